@@ -1,0 +1,151 @@
+//! `fpshaderc`: a glslc-like command line for shaders written with the ncnn GLSL extension.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use fpshader_build::manifest::Manifest;
+use fpshader_build::{Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv};
+
+/// Compile GLSL compute shaders written with the ncnn GLSL extension.
+#[derive(Parser)]
+#[command(name = "fpshaderc", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the shader with the extension preamble for one option set inserted.
+    Expand {
+        /// The `.comp` file.
+        file: PathBuf,
+        /// Option set, comma separated (`fp16s,fp16a`); empty means fp32.
+        #[arg(long, default_value = "")]
+        opt: String,
+        /// Print the preprocessed text (macros applied, includes inlined) instead.
+        #[arg(long)]
+        preprocess: bool,
+        /// Write to this file instead of standard output.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Compile one option set, or every variant, to `.spv` files plus `manifest.json`.
+    Compile {
+        /// The `.comp` file.
+        file: PathBuf,
+        /// Option set for a single variant, comma separated; empty means fp32.
+        #[arg(long, default_value = "", conflicts_with = "all_variants")]
+        opt: String,
+        /// Compile every valid permutation of the options given by `--opts`.
+        #[arg(long, requires = "opts")]
+        all_variants: bool,
+        /// Options the shader supports, for `--all-variants` (`fp16p,fp16s,fp16a,image,lmem`).
+        #[arg(long)]
+        opts: Option<String>,
+        /// Output folder.
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+}
+
+#[derive(Args)]
+struct CommonArgs {
+    /// Add an include folder.
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Define a macro, `NAME` or `NAME=VALUE`.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Target environment: vulkan1.0, vulkan1.1 (default), vulkan1.2, vulkan1.3.
+    #[arg(long, default_value = "vulkan1.1")]
+    target_env: String,
+    /// Optimization: `-O0`, `-Os`, `-O` (default).
+    #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_value = "performance", default_missing_value = "performance")]
+    optimization: String,
+}
+
+impl CommonArgs {
+    fn settings(&self) -> Result<Settings, Error> {
+        let mut settings = Settings::default()
+            .target_env(self.target_env.parse::<TargetEnv>()?)
+            .optimization(self.optimization.parse::<Optimization>()?);
+        settings.include_dirs = self.include.clone();
+        settings.defines = self
+            .define
+            .iter()
+            .map(|d| d.parse::<Define>())
+            .collect::<Result<_, _>>()?;
+        Ok(settings)
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    match cli.command {
+        Command::Expand {
+            file,
+            opt,
+            preprocess,
+            output,
+            common,
+        } => {
+            let compiler = Compiler::new(common.settings()?)?;
+            let source = Source::from_file(&file)?;
+            let set = OptionSet::parse(&opt)?;
+            let text = if preprocess {
+                compiler.preprocess(&source, set)?.text
+            } else {
+                compiler.expand(&source, set)?
+            };
+            match output {
+                Some(path) => std::fs::write(&path, text).map_err(|source| Error::Io { path, source }),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
+        }
+        Command::Compile {
+            file,
+            opt,
+            all_variants,
+            opts,
+            output,
+            common,
+        } => {
+            let settings = common.settings()?;
+            let compiler = Compiler::new(settings.clone())?;
+            let source = Source::from_file(&file)?;
+            let set = if all_variants {
+                let supported = OptionSet::parse(opts.as_deref().unwrap_or_default())?;
+                compiler.compile_variants(&source, supported)?
+            } else {
+                compiler.compile_single(&source, OptionSet::parse(&opt)?)?
+            };
+            let manifest = Manifest::write(&set, &settings, &output)?;
+            eprintln!(
+                "{}: {} variants, {} unique blobs -> {}",
+                file.display(),
+                manifest.variants.len(),
+                set.blobs.len(),
+                output.display()
+            );
+            Ok(())
+        }
+    }
+}

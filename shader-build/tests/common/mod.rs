@@ -1,0 +1,66 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fpshader_build::{Compiler, Settings, TargetEnv, words_as_bytes};
+
+/// `shader-build/tests/shaders`.
+pub fn shader_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("shaders")
+}
+
+/// The repository's `shaders/` folder.
+pub fn builtin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crate has a parent folder")
+        .join("shaders")
+}
+
+/// A compiler with default settings plus the built-in include folder.
+pub fn compiler() -> Compiler {
+    Compiler::new(Settings::default().include_dir(builtin_dir().join("include")))
+        .expect("shaderc starts")
+}
+
+/// Validates SPIR-V with `spirv-val`. Missing `spirv-val` fails the test unless
+/// `FPSHADER_SKIP_SPIRV_VAL=1` says to skip validation.
+pub fn validate(words: &[u32], env: TargetEnv, what: &str) {
+    if std::env::var_os("FPSHADER_SKIP_SPIRV_VAL").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("m.spv");
+    std::fs::write(&file, words_as_bytes(words)).expect("write spv");
+    let out = Command::new("spirv-val")
+        .args(["--target-env", env.name()])
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "spirv-val not runnable ({e}): run `cargo xtask deps`, or set \
+                 FPSHADER_SKIP_SPIRV_VAL=1 to skip SPIR-V validation"
+            )
+        });
+    assert!(
+        out.status.success(),
+        "spirv-val rejects {what}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Writes `files` (name, text) into a fresh temp dir.
+pub fn temp_tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(path, text).expect("write");
+    }
+    dir
+}

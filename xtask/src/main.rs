@@ -1,0 +1,79 @@
+//! `cargo xtask`: project chores that need more than cargo.
+//!
+//! - `cargo xtask test`: installs missing system packages (as root on Debian/Ubuntu; otherwise prints
+//!   the command), then runs formatting, lints and the whole test suite.
+//! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table.
+//! - `cargo xtask bench build`: compiles `shaders/` in all variants, cold, against glslc run once
+//!   per variant, and reports the ratio.
+//!
+//! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
+
+mod bench;
+mod deps;
+mod shaders;
+
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["test", rest @ ..] => test(rest),
+        ["demo"] => shaders::demo(),
+        ["bench", "build"] | ["bench"] => bench::build(),
+        ["deps"] => deps::ensure(),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask <command>
+  test [ARGS]    install missing system packages, then fmt check, clippy and cargo test
+                 (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`)
+  demo           compile shaders/ in all variants and print a table
+  bench build    compile shaders/ in all variants vs glslc once per variant
+  deps           only install or check the system packages";
+
+fn test(extra: &[&str]) -> Result<(), String> {
+    deps::ensure()?;
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    let mut args = vec!["test", "--workspace"];
+    args.extend_from_slice(extra);
+    cargo(&args)
+}
+
+/// Runs cargo with `args` from the workspace root, failing on a non-zero exit.
+pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let status = Command::new(&cargo)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// The workspace root (the parent of this crate's folder).
+pub(crate) fn workspace_root() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
