@@ -219,11 +219,14 @@ impl<'s> IncludeResolver<'s> {
 
         let key = (name.to_string(), from.to_string());
         let Some(path) = candidates.iter().find(|p| p.is_file()).cloned() else {
-            return self.fail(key, IncludeFailure::Missing {
-                name: name.to_string(),
-                from: from.to_string(),
-                searched: candidates,
-            });
+            return self.fail(
+                key,
+                IncludeFailure::Missing {
+                    name: name.to_string(),
+                    from: from.to_string(),
+                    searched: candidates,
+                },
+            );
         };
         let canon = canonical(&path);
         {
@@ -233,10 +236,13 @@ impl<'s> IncludeResolver<'s> {
                 let mut chain = stack.clone();
                 chain.push(canon);
                 drop(stack);
-                return self.fail(key, IncludeFailure::Cycle {
-                    from: from.to_string(),
-                    chain,
-                });
+                return self.fail(
+                    key,
+                    IncludeFailure::Cycle {
+                        from: from.to_string(),
+                        chain,
+                    },
+                );
             }
             stack.push(canon);
         }
@@ -334,9 +340,12 @@ fn canonical(path: &Path) -> PathBuf {
 pub(crate) fn parse_diagnostics(text: &str) -> Vec<Diagnostic> {
     text.lines()
         .filter_map(|line| {
-            let (severity, at, tag) = [(Severity::Error, ": error: "), (Severity::Warning, ": warning: ")]
-                .into_iter()
-                .find_map(|(sev, tag)| line.find(tag).map(|at| (sev, at, tag)))?;
+            let (severity, at, tag) = [
+                (Severity::Error, ": error: "),
+                (Severity::Warning, ": warning: "),
+            ]
+            .into_iter()
+            .find_map(|(sev, tag)| line.find(tag).map(|at| (sev, at, tag)))?;
             let location = &line[..at];
             let message = line[at + tag.len()..].trim().to_string();
             let (file, line_no) = match location.rsplit_once(':') {

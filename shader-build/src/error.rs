@@ -97,7 +97,10 @@ pub enum Error {
         problem: String,
     },
     /// An `#include` that names no file in the including file's folder or the include dirs.
-    #[error("{file}:{line}: error: cannot find include \"{name}\" (searched: {})", searched_list(searched))]
+    #[error(
+        "{file}:{line}: error: cannot find include \"{name}\" (searched: {})",
+        searched_list(searched)
+    )]
     MissingInclude {
         /// The file holding the `#include`.
         file: String,

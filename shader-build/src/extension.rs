@@ -71,7 +71,8 @@ struct Preamble {
 
 impl Preamble {
     fn extension(&mut self, name: &str) {
-        self.text.push_str(&format!("#extension {name} : require\n"));
+        self.text
+            .push_str(&format!("#extension {name} : require\n"));
     }
 
     fn define(&mut self, name: &str, body: &str) {
@@ -224,7 +225,11 @@ fn buffer_functions(p: &mut Preamble, class: FloatClass) {
             p.define("buffer_st1(buf,i,v)", "{buf[i]=float(v);}");
         }
         Storage::Fp16 => {
-            let load = if class.arithmetic { ident("buf[i]") } else { "float(buf[i])".into() };
+            let load = if class.arithmetic {
+                ident("buf[i]")
+            } else {
+                "float(buf[i])".into()
+            };
             p.define("buffer_ld1(buf,i)", &load);
             p.define("buffer_st1(buf,i,v)", "{buf[i]=float16_t(v);}");
         }
@@ -303,7 +308,10 @@ fn buffer_functions(p: &mut Preamble, class: FloatClass) {
         Storage::Fp16 => {
             p.define("buffer_ld2(buf,i)", "vec2(buf[i])");
             p.define("buffer_ld4(buf,i)", "vec4(buf[i])");
-            p.define("buffer_ld8(buf,i)", "mat2x4(vec4(buf[i][0]),vec4(buf[i][1]))");
+            p.define(
+                "buffer_ld8(buf,i)",
+                "mat2x4(vec4(buf[i][0]),vec4(buf[i][1]))",
+            );
             p.define("buffer_st2(buf,i,v)", "{buf[i]=f16vec2(v);}");
             p.define("buffer_st4(buf,i,v)", "{buf[i]=f16vec4(v);}");
             p.define(
@@ -315,7 +323,10 @@ fn buffer_functions(p: &mut Preamble, class: FloatClass) {
 
     // Same-type copies never touch arithmetic types, so no precision is lost on the way.
     for n in ["1", "2", "4"] {
-        p.define(&format!("buffer_cp{n}(buf,i,sbuf,si)"), "{buf[i]=sbuf[si];}");
+        p.define(
+            &format!("buffer_cp{n}(buf,i,sbuf,si)"),
+            "{buf[i]=sbuf[si];}",
+        );
     }
     // 16-bit storage alone cannot assign whole arrays of float16: copy the two halves.
     let cp8 = if class.storage == Storage::Fp16 && !class.arithmetic {
@@ -439,10 +450,7 @@ fn pack_copies(p: &mut Preamble, class: FloatClass) {
     );
     p.define(
         "buffer_cp8to4(buf,i2,sbuf,si)",
-        &format!(
-            "{{buf[(i2).r]={};buf[(i2).g]={};}}",
-            half8[0], half8[1]
-        ),
+        &format!("{{buf[(i2).r]={};buf[(i2).g]={};}}", half8[0], half8[1]),
     );
 }
 
@@ -513,9 +521,7 @@ fn image_functions(p: &mut Preamble, class: FloatClass) {
 
 fn local_functions(p: &mut Preamble, class: FloatClass) {
     let [s2l, s2l4, l2a, l2a4]: [String; 4] = match (class.storage, class.arithmetic) {
-        (Storage::Fp16, true) if class.uniform => {
-            ["(v)", "(v)", "(v)", "(v)"].map(String::from)
-        }
+        (Storage::Fp16, true) if class.uniform => ["(v)", "(v)", "(v)", "(v)"].map(String::from),
         (Storage::Fp16, true) => [
             "float(v)".into(),
             "pack64(float16BitsToUint16(v))".into(),
@@ -531,7 +537,11 @@ fn local_functions(p: &mut Preamble, class: FloatClass) {
         (Storage::Fp16Packed, arithmetic) => [
             "(v)".into(),
             "(v)".into(),
-            if arithmetic { "float16_t(v)".into() } else { "(v)".into() },
+            if arithmetic {
+                "float16_t(v)".into()
+            } else {
+                "(v)".into()
+            },
             format!(
                 "{}({},{})",
                 arith(class).vec4,
@@ -578,7 +588,13 @@ fn matrix_functions(p: &mut Preamble, class: FloatClass) {
                     pack2(class, &format!("{}((v)[{c}]).ba", a.vec4))
                 )
             };
-            let to_s = format!("uvec4[2](uvec4({},{}),uvec4({},{}))", pk(0), pk(1), pk(2), pk(3));
+            let to_s = format!(
+                "uvec4[2](uvec4({},{}),uvec4({},{}))",
+                pk(0),
+                pk(1),
+                pk(2),
+                pk(3)
+            );
             (to_a, to_s)
         }
     };

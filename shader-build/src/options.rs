@@ -404,14 +404,20 @@ mod tests {
     fn unknown_option_lists_valid_names() {
         let err = OptionSet::parse("fp16s,fp61a").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("fp61a") && msg.contains("fp16a") && msg.contains("lmem"), "{msg}");
+        assert!(
+            msg.contains("fp61a") && msg.contains("fp16a") && msg.contains("lmem"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn float_classes_enumerate_to_six() {
         let all = OptionSet::enumerate(set("fp16p,fp16s,fp16a,fp16u"));
         let names: Vec<String> = all.iter().map(|s| s.name()).collect();
-        assert_eq!(names, ["fp32", "fp16p", "fp16s", "fp16pa", "fp16sa", "fp16sau"]);
+        assert_eq!(
+            names,
+            ["fp32", "fp16p", "fp16s", "fp16pa", "fp16sa", "fp16sau"]
+        );
         let with_image_lmem = OptionSet::enumerate(set("fp16p,fp16s,fp16a,fp16u,image,lmem"));
         assert_eq!(with_image_lmem.len(), 24);
         assert_eq!(with_image_lmem[0], OptionSet::FP32);

@@ -74,7 +74,12 @@ fn compile_all_variants_writes_spv_and_manifest() {
     let status = fpshaderc()
         .arg("compile")
         .arg(dir.path().join("src/act.comp"))
-        .args(["--all-variants", "--opts", "fp16p,fp16s,fp16a,fp16u,image,lmem", "-I"])
+        .args([
+            "--all-variants",
+            "--opts",
+            "fp16p,fp16s,fp16a,fp16u,image,lmem",
+            "-I",
+        ])
         .arg(dir.path().join("inc"))
         .args(["-D", "UNUSED=1", "--target-env", "vulkan1.1", "-o"])
         .arg(&out)
@@ -87,8 +92,14 @@ fn compile_all_variants_writes_spv_and_manifest() {
     let variants = manifest["variants"].as_object().unwrap();
     assert_eq!(variants.len(), 24);
     let sau = &variants["fp16sau-lmem"];
-    assert_eq!(sau["options"], serde_json::json!(["fp16s", "fp16a", "fp16u", "lmem"]));
-    let mut files: Vec<&str> = variants.values().map(|v| v["file"].as_str().unwrap()).collect();
+    assert_eq!(
+        sau["options"],
+        serde_json::json!(["fp16s", "fp16a", "fp16u", "lmem"])
+    );
+    let mut files: Vec<&str> = variants
+        .values()
+        .map(|v| v["file"].as_str().unwrap())
+        .collect();
     files.sort_unstable();
     files.dedup();
     assert!(files.len() < 24, "deduplicated: {}", files.len());
@@ -105,7 +116,10 @@ fn compile_all_variants_writes_spv_and_manifest() {
 
 #[test]
 fn compile_single_option_set() {
-    let dir = common::temp_tree(&[("k.comp", "#version 450\nlayout (binding = 0) buffer b { sfpvec4 d[]; };\nvoid main() { buffer_st4(d, 0, buffer_ld4(d, 1)); }\n")]);
+    let dir = common::temp_tree(&[(
+        "k.comp",
+        "#version 450\nlayout (binding = 0) buffer b { sfpvec4 d[]; };\nvoid main() { buffer_st4(d, 0, buffer_ld4(d, 1)); }\n",
+    )]);
     let out = dir.path().join("out");
     let status = fpshaderc()
         .arg("compile")
@@ -159,7 +173,10 @@ fn failures_exit_non_zero_with_the_diagnostic() {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("{}:3: error:", path.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:3: error:", path.display())),
+        "{stderr}"
+    );
 
     let out = fpshaderc()
         .arg("compile")

@@ -18,7 +18,9 @@ fn syntax_error_in_main_file_names_its_line() {
         let err = common::compiler()
             .compile_file(&path, OptionSet::parse(opts).unwrap())
             .unwrap_err();
-        let d = err.first_diagnostic().unwrap_or_else(|| panic!("not a GLSL error: {err:?}"));
+        let d = err
+            .first_diagnostic()
+            .unwrap_or_else(|| panic!("not a GLSL error: {err:?}"));
         assert_eq!(d.file, path.display().to_string(), "[{opts}] {err}");
         assert_eq!(d.line, Some(4), "[{opts}] {err}");
         assert!(err.to_string().contains(&format!("{}:4:", path.display())));
@@ -38,7 +40,10 @@ fn syntax_error_in_include_names_the_include() {
         ),
     ]);
     let err = common::compiler()
-        .compile_file(dir.path().join("main.comp"), OptionSet::parse("fp16s,fp16a").unwrap())
+        .compile_file(
+            dir.path().join("main.comp"),
+            OptionSet::parse("fp16s,fp16a").unwrap(),
+        )
         .unwrap_err();
     let d = err.first_diagnostic().unwrap_or_else(|| panic!("{err:?}"));
     assert!(d.file.ends_with("helper.comp"), "{err}");
@@ -59,7 +64,11 @@ fn error_after_an_include_keeps_main_file_lines() {
         .compile_file(&path, OptionSet::FP32)
         .unwrap_err();
     let d = err.first_diagnostic().unwrap();
-    assert_eq!((d.file.as_str(), d.line), (path.display().to_string().as_str(), Some(4)), "{err}");
+    assert_eq!(
+        (d.file.as_str(), d.line),
+        (path.display().to_string().as_str(), Some(4)),
+        "{err}"
+    );
 }
 
 #[test]
@@ -82,17 +91,27 @@ fn missing_include_is_typed_with_location() {
             assert_eq!(file, &path.display().to_string());
             assert_eq!(*line, 3);
             assert_eq!(name, "nowhere.comp");
-            assert!(searched.iter().any(|p| p.starts_with(dir.path())), "{searched:?}");
+            assert!(
+                searched.iter().any(|p| p.starts_with(dir.path())),
+                "{searched:?}"
+            );
         }
         other => panic!("expected MissingInclude, got {other:?}"),
     }
-    assert!(err.to_string().contains(":3: error: cannot find include \"nowhere.comp\""), "{err}");
+    assert!(
+        err.to_string()
+            .contains(":3: error: cannot find include \"nowhere.comp\""),
+        "{err}"
+    );
 }
 
 #[test]
 fn include_cycle_is_typed() {
     let dir = common::temp_tree(&[
-        ("main.comp", "#version 450\n#include \"a.comp\"\nvoid main() {}\n"),
+        (
+            "main.comp",
+            "#version 450\n#include \"a.comp\"\nvoid main() {}\n",
+        ),
         ("a.comp", "// a\n#include \"b.comp\"\n"),
         ("b.comp", "// b\n\n#include \"a.comp\"\n"),
     ]);
@@ -115,11 +134,17 @@ fn include_cycle_is_typed() {
 
 #[test]
 fn self_include_is_a_cycle() {
-    let dir = common::temp_tree(&[("main.comp", "#version 450\n#include \"main.comp\"\nvoid main() {}\n")]);
+    let dir = common::temp_tree(&[(
+        "main.comp",
+        "#version 450\n#include \"main.comp\"\nvoid main() {}\n",
+    )]);
     let err = common::compiler()
         .compile_file(dir.path().join("main.comp"), OptionSet::FP32)
         .unwrap_err();
-    assert!(matches!(err, Error::IncludeCycle { line: 2, .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::IncludeCycle { line: 2, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -127,7 +152,10 @@ fn missing_version_is_typed() {
     let err = common::compiler()
         .compile_str("noversion.comp", "void main() {}\n", OptionSet::FP32)
         .unwrap_err();
-    assert!(matches!(&err, Error::MissingVersion { file } if file == "noversion.comp"), "{err:?}");
+    assert!(
+        matches!(&err, Error::MissingVersion { file } if file == "noversion.comp"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -149,7 +177,10 @@ fn invalid_combination_is_typed() {
         .compile(&source, OptionSet::parse("fp16a,image").unwrap())
         .unwrap_err();
     assert!(matches!(err, Error::InvalidCombination { .. }), "{err:?}");
-    assert!(err.to_string().contains("fp16a needs fp16p or fp16s"), "{err}");
+    assert!(
+        err.to_string().contains("fp16a needs fp16p or fp16s"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -165,11 +196,19 @@ fn missing_file_is_typed() {
 fn bad_bytes_are_typed() {
     let c = common::compiler();
     assert!(matches!(
-        c.compile_bytes("x.comp", b"#version 450\nvoid main() {}\xff\n", OptionSet::FP32),
+        c.compile_bytes(
+            "x.comp",
+            b"#version 450\nvoid main() {}\xff\n",
+            OptionSet::FP32
+        ),
         Err(Error::BadSource { .. })
     ));
     assert!(matches!(
-        c.compile_bytes("x.comp", b"#version 450\nvoid main() {}\0\n", OptionSet::FP32),
+        c.compile_bytes(
+            "x.comp",
+            b"#version 450\nvoid main() {}\0\n",
+            OptionSet::FP32
+        ),
         Err(Error::BadSource { .. })
     ));
 }
@@ -194,7 +233,10 @@ fn errors_in_variants_are_reported_not_panicked() {
         .compile_variants(&src, OptionSet::parse("fp16s,fp16a").unwrap())
         .unwrap_err();
     match &err {
-        Error::Glsl { variant, diagnostics } => {
+        Error::Glsl {
+            variant,
+            diagnostics,
+        } => {
             assert_eq!(variant, "fp16sa");
             assert_eq!(diagnostics.0[0].line, Some(7), "{err}");
         }

@@ -6,17 +6,75 @@ use fpshader_build::{OptionSet, Source, TargetEnv, extension};
 
 /// Every name in the seed's reference, plus the `sfpmat4`/`afpmat4` family real shaders use.
 const DOCUMENTED: &[&str] = &[
-    "sfp", "sfpvec2", "sfpvec4", "sfpvec8", "sfpmat4", "afp", "afpvec2", "afpvec4", "afpvec8",
-    "afpmat4", "lfp", "lfpvec4", "imfmtc1", "imfmtc4", "imfmt1", "imfmt4", "unfp", "buffer_ld1",
-    "buffer_ld2", "buffer_ld4", "buffer_ld8", "buffer_st1", "buffer_st2", "buffer_st4",
-    "buffer_st8", "buffer_cp1", "buffer_cp2", "buffer_cp4", "buffer_cp8", "buffer_cp1to4",
-    "buffer_cp1to8", "buffer_cp4to8", "buffer_cp4to1", "buffer_cp8to1", "buffer_cp8to4",
-    "image1d_ld1", "image2d_ld1", "image3d_ld1", "image1d_ld4", "image2d_ld4", "image3d_ld4",
-    "image1d_ld8", "image2d_ld8", "image3d_ld8", "image1d_st1", "image2d_st1", "image3d_st1",
-    "image1d_st4", "image2d_st4", "image3d_st4", "image1d_st8", "image2d_st8", "image3d_st8",
-    "image1d_cp1", "image2d_cp1", "image3d_cp1", "image1d_cp4", "image2d_cp4", "image3d_cp4",
-    "image1d_cp8", "image2d_cp8", "image3d_cp8", "sfp2lfp", "sfp2lfpvec4", "lfp2afp",
-    "lfp2afpvec4", "sfp2afpmat4", "afp2sfpmat4", "psc",
+    "sfp",
+    "sfpvec2",
+    "sfpvec4",
+    "sfpvec8",
+    "sfpmat4",
+    "afp",
+    "afpvec2",
+    "afpvec4",
+    "afpvec8",
+    "afpmat4",
+    "lfp",
+    "lfpvec4",
+    "imfmtc1",
+    "imfmtc4",
+    "imfmt1",
+    "imfmt4",
+    "unfp",
+    "buffer_ld1",
+    "buffer_ld2",
+    "buffer_ld4",
+    "buffer_ld8",
+    "buffer_st1",
+    "buffer_st2",
+    "buffer_st4",
+    "buffer_st8",
+    "buffer_cp1",
+    "buffer_cp2",
+    "buffer_cp4",
+    "buffer_cp8",
+    "buffer_cp1to4",
+    "buffer_cp1to8",
+    "buffer_cp4to8",
+    "buffer_cp4to1",
+    "buffer_cp8to1",
+    "buffer_cp8to4",
+    "image1d_ld1",
+    "image2d_ld1",
+    "image3d_ld1",
+    "image1d_ld4",
+    "image2d_ld4",
+    "image3d_ld4",
+    "image1d_ld8",
+    "image2d_ld8",
+    "image3d_ld8",
+    "image1d_st1",
+    "image2d_st1",
+    "image3d_st1",
+    "image1d_st4",
+    "image2d_st4",
+    "image3d_st4",
+    "image1d_st8",
+    "image2d_st8",
+    "image3d_st8",
+    "image1d_cp1",
+    "image2d_cp1",
+    "image3d_cp1",
+    "image1d_cp4",
+    "image2d_cp4",
+    "image3d_cp4",
+    "image1d_cp8",
+    "image2d_cp8",
+    "image3d_cp8",
+    "sfp2lfp",
+    "sfp2lfpvec4",
+    "lfp2afp",
+    "lfp2afpvec4",
+    "sfp2afpmat4",
+    "afp2sfpmat4",
+    "psc",
 ];
 
 fn all_float_image_lmem() -> Vec<OptionSet> {
@@ -39,7 +97,12 @@ fn every_documented_name_is_defined_in_every_class() {
 
 #[test]
 fn option_macros_follow_the_set() {
-    let names = extension::defined_names(OptionSet::parse("fp16p,fp16s,fp16a,image,lmem,moltenvk").unwrap().canonicalize().unwrap());
+    let names = extension::defined_names(
+        OptionSet::parse("fp16p,fp16s,fp16a,image,lmem,moltenvk")
+            .unwrap()
+            .canonicalize()
+            .unwrap(),
+    );
     for m in [
         "NCNN_fp16_storage",
         "NCNN_fp16_arithmetic",
@@ -93,15 +156,18 @@ fn every_function_compiles_with_int8_and_moltenvk_flags() {
 #[test]
 fn every_function_compiles_for_each_target_env() {
     for env in TargetEnv::ALL {
-        let compiler = fpshader_build::Compiler::new(
-            fpshader_build::Settings::default().target_env(env),
-        )
-        .unwrap();
+        let compiler =
+            fpshader_build::Compiler::new(fpshader_build::Settings::default().target_env(env))
+                .unwrap();
         let source = Source::from_file(common::shader_dir().join("every_function.comp")).unwrap();
         let set = OptionSet::parse("fp16s,fp16a,lmem").unwrap();
         let words = compiler.compile(&source, set).unwrap().words;
         let (major, minor) = env.spirv_version();
-        assert_eq!(words[1], (u32::from(major) << 16) | (u32::from(minor) << 8), "{env}");
+        assert_eq!(
+            words[1],
+            (u32::from(major) << 16) | (u32::from(minor) << 8),
+            "{env}"
+        );
         common::validate(&words, env, env.name());
     }
 }

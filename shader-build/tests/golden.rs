@@ -21,7 +21,9 @@ fn preamble(opts: &str) -> String {
 /// `FPSHADER_BLESS=1 cargo test --test golden` rewrites the files after a deliberate change.
 #[test]
 fn preamble_per_class_matches_golden_file() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("golden");
     let bless = std::env::var_os("FPSHADER_BLESS").is_some();
     for (class, opts) in CLASSES {
         let set = OptionSet::parse(opts).unwrap().canonicalize().unwrap();
@@ -35,7 +37,12 @@ fn preamble_per_class_matches_golden_file() {
         }
         let golden = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (FPSHADER_BLESS=1 writes it)", path.display()));
-        assert_eq!(text, golden, "{class} preamble differs from {}", path.display());
+        assert_eq!(
+            text,
+            golden,
+            "{class} preamble differs from {}",
+            path.display()
+        );
     }
 }
 

@@ -31,7 +31,10 @@ fn shader_without_arithmetic_types_gets_no_fp16a_blob() {
     assert_eq!(blob("fp16p,fp16a").hash, blob("fp16p").hash);
     assert_ne!(blob("fp16s").hash, blob("").hash);
     // the shared blob is the one compiled without fp16 arithmetic, so it needs no Float16
-    assert_eq!(blob("fp16s,fp16a").compiled_for, OptionSet::parse("fp16s").unwrap());
+    assert_eq!(
+        blob("fp16s,fp16a").compiled_for,
+        OptionSet::parse("fp16s").unwrap()
+    );
     for b in &set.blobs {
         common::validate(&b.words, TargetEnv::Vulkan1_1, &b.compiled_for.name());
     }
@@ -81,7 +84,11 @@ fn builtin_shaders_compile_in_all_variants_and_validate() {
             .compile_variants(&src, OptionSet::parse(ALL_FLOAT).unwrap())
             .unwrap_or_else(|e| panic!("{}:\n{e}", path.display()));
         assert_eq!(set.variants.len(), 24);
-        assert!(set.blobs.len() < set.variants.len(), "{}: no dedupe", path.display());
+        assert!(
+            set.blobs.len() < set.variants.len(),
+            "{}: no dedupe",
+            path.display()
+        );
         for b in &set.blobs {
             common::validate(
                 &b.words,
@@ -101,19 +108,28 @@ fn ncnn_style_shader_with_include_resolves_and_records_includes() {
     assert_eq!(set.includes.len(), 1);
     assert!(set.includes[0].ends_with("vulkan_activation.comp"));
     // the local-memory buffer path differs per lfp class: fp16sa and fp16sau do not share it
-    let sa = set.get(OptionSet::parse("fp16s,fp16a,lmem").unwrap()).unwrap();
-    let sau = set.get(OptionSet::parse("fp16s,fp16a,fp16u,lmem").unwrap()).unwrap();
+    let sa = set
+        .get(OptionSet::parse("fp16s,fp16a,lmem").unwrap())
+        .unwrap();
+    let sau = set
+        .get(OptionSet::parse("fp16s,fp16a,fp16u,lmem").unwrap())
+        .unwrap();
     assert_ne!(sa.hash, sau.hash);
     // without local memory, fp16u changes nothing
     let sa = set.get(OptionSet::parse("fp16s,fp16a").unwrap()).unwrap();
-    let sau = set.get(OptionSet::parse("fp16s,fp16a,fp16u").unwrap()).unwrap();
+    let sau = set
+        .get(OptionSet::parse("fp16s,fp16a,fp16u").unwrap())
+        .unwrap();
     assert_eq!(sa.hash, sau.hash);
 }
 
 #[test]
 fn relative_include_wins_over_include_dirs() {
     let dir = common::temp_tree(&[
-        ("main.comp", "#version 450\n#include \"h.comp\"\nvoid main() { int x = H; }\n"),
+        (
+            "main.comp",
+            "#version 450\n#include \"h.comp\"\nvoid main() { int x = H; }\n",
+        ),
         ("h.comp", "#define H 1\n"),
         ("other/h.comp", "#define H nope_this_is_the_wrong_one\n"),
     ]);
@@ -126,9 +142,16 @@ fn relative_include_wins_over_include_dirs() {
         .unwrap();
     // and an in-memory source finds it through the include dirs only
     let err = compiler
-        .compile_str("mem.comp", "#version 450\n#include \"h.comp\"\nvoid main() { int x = H; }\n", OptionSet::FP32)
+        .compile_str(
+            "mem.comp",
+            "#version 450\n#include \"h.comp\"\nvoid main() { int x = H; }\n",
+            OptionSet::FP32,
+        )
         .unwrap_err();
-    assert!(err.to_string().contains("nope_this_is_the_wrong_one"), "{err}");
+    assert!(
+        err.to_string().contains("nope_this_is_the_wrong_one"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -23,7 +23,14 @@ pub fn builtin_shaders() -> Result<Vec<PathBuf>, String> {
 
 /// Builds `fpshaderc` and returns its path.
 pub fn fpshaderc() -> Result<PathBuf, String> {
-    cargo(&["build", "--quiet", "-p", "fpshader-build", "--bin", "fpshaderc"])?;
+    cargo(&[
+        "build",
+        "--quiet",
+        "-p",
+        "fpshader-build",
+        "--bin",
+        "fpshaderc",
+    ])?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"));

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use fpshader_build::manifest::Manifest;
-use fpshader_build::{Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv};
+use fpshader_build::{
+    Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv,
+};
 
 /// Compile GLSL compute shaders written with the ncnn GLSL extension.
 #[derive(Parser)]
@@ -113,7 +115,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 compiler.expand(&source, set)?
             };
             match output {
-                Some(path) => std::fs::write(&path, text).map_err(|source| Error::Io { path, source }),
+                Some(path) => {
+                    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
+                }
                 None => {
                     print!("{text}");
                     Ok(())

@@ -8,7 +8,9 @@ use fpshader_build::{Compiler, Settings, TargetEnv, words_as_bytes};
 
 /// `shader-build/tests/shaders`.
 pub fn shader_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("shaders")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("shaders")
 }
 
 /// The repository's `shaders/` folder.
