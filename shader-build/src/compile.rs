@@ -3,9 +3,10 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
+use crate::cache::Cache;
 use crate::error::{Diagnostic, Diagnostics, Error, Result, Severity};
 use crate::options::OptionSet;
-use crate::settings::Settings;
+use crate::settings::{Optimization, Settings, TargetEnv};
 use crate::source::{self, Source};
 
 /// SPIR-V produced for one option set.
@@ -32,6 +33,7 @@ pub struct Preprocessed {
 pub struct Compiler {
     inner: shaderc::Compiler,
     settings: Settings,
+    cache: Option<Cache>,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -54,7 +56,23 @@ impl Compiler {
         }
         let inner = shaderc::Compiler::new()
             .map_err(|e| Error::Internal(format!("cannot create compiler: {e}")))?;
-        Ok(Compiler { inner, settings })
+        Ok(Compiler {
+            inner,
+            settings,
+            cache: None,
+        })
+    }
+
+    /// Uses `cache` for [`compile_variants`](Compiler::compile_variants).
+    #[must_use]
+    pub fn with_cache(mut self, cache: Cache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// The cache, if any.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_ref()
     }
 
     /// The settings this compiler uses.
@@ -140,11 +158,18 @@ impl Compiler {
         let mut o = shaderc::CompileOptions::new()
             .map_err(|e| Error::Internal(format!("cannot create compile options: {e}")))?;
         o.set_source_language(shaderc::SourceLanguage::GLSL);
-        o.set_target_env(
-            shaderc::TargetEnv::Vulkan,
-            self.settings.target_env.shaderc() as u32,
-        );
-        o.set_optimization_level(self.settings.optimization.shaderc());
+        let env = match self.settings.target_env {
+            TargetEnv::Vulkan1_0 => shaderc::EnvVersion::Vulkan1_0,
+            TargetEnv::Vulkan1_1 => shaderc::EnvVersion::Vulkan1_1,
+            TargetEnv::Vulkan1_2 => shaderc::EnvVersion::Vulkan1_2,
+            TargetEnv::Vulkan1_3 => shaderc::EnvVersion::Vulkan1_3,
+        };
+        o.set_target_env(shaderc::TargetEnv::Vulkan, env as u32);
+        o.set_optimization_level(match self.settings.optimization {
+            Optimization::Zero => shaderc::OptimizationLevel::Zero,
+            Optimization::Size => shaderc::OptimizationLevel::Size,
+            Optimization::Performance => shaderc::OptimizationLevel::Performance,
+        });
         for d in &self.settings.defines {
             o.add_macro_definition(&d.name, d.value.as_deref());
         }

@@ -132,6 +132,9 @@ pub enum Error {
     /// Bad command-line or API arguments (a malformed `-D`, an unknown target env, …).
     #[error("{0}")]
     Usage(String),
+    /// SPIR-V that cannot be reflected.
+    #[error(transparent)]
+    Reflect(#[from] crate::reflect::ReflectError),
     /// shaderc failed internally (initialization, or a failure it does not attribute to the source).
     #[error("shaderc: {0}")]
     Internal(String),

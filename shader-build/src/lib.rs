@@ -18,18 +18,36 @@
 //! # Ok::<(), fpshader_build::Error>(())
 //! ```
 
+//!
+//! Without the default `compiler` feature only the metadata shared with the runtime is built
+//! ([`meta`], [`OptionSet`], [`reflect`]): no shaderc, no C++.
+
+#[cfg(feature = "compiler")]
+pub mod cache;
+#[cfg(feature = "compiler")]
 mod compile;
 mod error;
 pub mod extension;
+#[cfg(feature = "compiler")]
 pub mod manifest;
+pub mod meta;
 mod options;
+pub mod reflect;
 mod settings;
 mod source;
+#[cfg(feature = "compiler")]
 mod variants;
 
+#[cfg(feature = "compiler")]
 pub use compile::{Compiled, Compiler, Preprocessed};
 pub use error::{Diagnostic, Diagnostics, Error, Result, Severity};
 pub use options::{FloatClass, Opt, OptionSet, Storage};
 pub use settings::{Define, Optimization, Settings, TargetEnv};
 pub use source::Source;
-pub use variants::{Blob, Variant, VariantSet, words_as_bytes};
+#[cfg(feature = "compiler")]
+pub use variants::{Blob, Variant, VariantSet};
+
+/// The SPIR-V words as little-endian bytes (the on-disk `.spv` form).
+pub fn words_as_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::options::Opt;
 use crate::settings::Settings;
-use crate::variants::{VariantSet, words_as_bytes};
+use crate::variants::VariantSet;
+use crate::words_as_bytes;
 
 /// The `manifest.json` that `fpshaderc compile` writes next to the `.spv` files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -173,13 +173,37 @@ impl FloatClass {
 }
 
 /// A set of [`Opt`] flags. Build one with [`OptionSet::parse`] or [`OptionSet::from_opts`], then
-/// [`canonicalize`](OptionSet::canonicalize) it before expanding.
+/// [`canonicalize`](OptionSet::canonicalize) it before expanding. Serialized as a list of names.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OptionSet(u16);
+
+impl Serialize for OptionSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for OptionSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let opts = Vec::<Opt>::deserialize(d)?;
+        Ok(OptionSet::from_opts(&opts))
+    }
+}
 
 impl OptionSet {
     /// The empty set: plain fp32 buffers.
     pub const FP32: OptionSet = OptionSet(0);
+
+    /// The set with these raw bits (one per [`Opt`], in [`Opt::ALL`] order); unknown bits are
+    /// dropped. Generated code uses this to build sets in `static`s.
+    pub const fn from_bits(bits: u16) -> Self {
+        OptionSet(bits & ((1 << Opt::ALL.len()) - 1))
+    }
+
+    /// The raw bits.
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
 
     /// A set holding exactly `opts` (not canonicalized).
     pub fn from_opts(opts: &[Opt]) -> Self {

@@ -49,15 +49,6 @@ impl TargetEnv {
             TargetEnv::Vulkan1_3 => (1, 6),
         }
     }
-
-    pub(crate) fn shaderc(self) -> shaderc::EnvVersion {
-        match self {
-            TargetEnv::Vulkan1_0 => shaderc::EnvVersion::Vulkan1_0,
-            TargetEnv::Vulkan1_1 => shaderc::EnvVersion::Vulkan1_1,
-            TargetEnv::Vulkan1_2 => shaderc::EnvVersion::Vulkan1_2,
-            TargetEnv::Vulkan1_3 => shaderc::EnvVersion::Vulkan1_3,
-        }
-    }
 }
 
 impl fmt::Display for TargetEnv {
@@ -84,14 +75,17 @@ impl FromStr for TargetEnv {
 }
 
 /// spirv-opt level applied after glslang.
+///
+/// The default is none, as in ncnn: drivers optimize anyway, and spirv-opt's recipes strip the
+/// names that reflection reports for push-constant members and specialization constants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Optimization {
-    /// No optimization (`-O0`): glslang's output as is.
+    /// No optimization (`-O0`): glslang's output as is, names kept. The default.
+    #[default]
     Zero,
     /// Optimize for size (`-Os`).
     Size,
-    /// Optimize for speed (`-O`), the default.
-    #[default]
+    /// Optimize for speed (`-O`).
     Performance,
 }
 
@@ -102,14 +96,6 @@ impl Optimization {
             Optimization::Zero => "-O0",
             Optimization::Size => "-Os",
             Optimization::Performance => "-O",
-        }
-    }
-
-    pub(crate) fn shaderc(self) -> shaderc::OptimizationLevel {
-        match self {
-            Optimization::Zero => shaderc::OptimizationLevel::Zero,
-            Optimization::Size => shaderc::OptimizationLevel::Size,
-            Optimization::Performance => shaderc::OptimizationLevel::Performance,
         }
     }
 }
@@ -173,7 +159,7 @@ impl FromStr for Define {
 pub struct Settings {
     /// Target environment (default Vulkan 1.1 / SPIR-V 1.3).
     pub target_env: TargetEnv,
-    /// Optimization level (default performance).
+    /// Optimization level (default none).
     pub optimization: Optimization,
     /// Folders searched for `#include`, after the including file's own folder.
     pub include_dirs: Vec<PathBuf>,

@@ -11,10 +11,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
+use crate::cache::Cache;
 use crate::compile::Compiler;
 use crate::error::Result;
 use crate::options::OptionSet;
 use crate::source::Source;
+use crate::words_as_bytes;
 
 /// One compiled, deduplicated SPIR-V module.
 #[derive(Clone, Debug)]
@@ -49,6 +51,10 @@ pub struct VariantSet {
     pub blobs: Vec<Blob>,
     /// Every include file any variant pulled in.
     pub includes: Vec<PathBuf>,
+    /// Blobs taken from the cache.
+    pub cache_hits: usize,
+    /// Blobs compiled (and stored in the cache, if there is one).
+    pub cache_misses: usize,
 }
 
 impl VariantSet {
@@ -90,6 +96,8 @@ impl Compiler {
             }],
             blobs: vec![Blob::new(compiled.words, set)],
             includes: compiled.includes,
+            cache_hits: 0,
+            cache_misses: 1,
         })
     }
 
@@ -99,41 +107,60 @@ impl Compiler {
     pub fn compile_variants(&self, source: &Source, supported: OptionSet) -> Result<VariantSet> {
         let sets = OptionSet::enumerate(supported);
 
-        let keys = parallel_map(&sets, |set| {
-            let pre = self.preprocess(source, *set)?;
-            Ok((dedupe_key(&pre.text), pre.includes))
-        })?;
+        let preprocessed = parallel_map(&sets, |set| self.preprocess(source, *set))?;
 
         let mut groups: HashMap<[u8; 32], usize> = HashMap::new();
-        let mut representatives: Vec<OptionSet> = Vec::new();
+        // (option set, its preprocessed text) for the first set of each group
+        let mut representatives: Vec<(OptionSet, String)> = Vec::new();
         let mut variants = Vec::with_capacity(sets.len());
         let mut includes: Vec<PathBuf> = Vec::new();
-        for (set, (key, incs)) in sets.iter().zip(keys) {
-            let blob = *groups.entry(key).or_insert_with(|| {
-                representatives.push(*set);
+        for (set, pre) in sets.iter().zip(preprocessed) {
+            let blob = *groups.entry(dedupe_key(&pre.text)).or_insert_with(|| {
+                representatives.push((*set, pre.text));
                 representatives.len() - 1
             });
             variants.push(Variant {
                 options: *set,
                 blob,
             });
-            for inc in incs {
+            for inc in pre.includes {
                 if !includes.contains(&inc) {
                     includes.push(inc);
                 }
             }
         }
 
-        let blobs = parallel_map(&representatives, |set| {
-            Ok(Blob::new(self.compile(source, *set)?.words, *set))
+        let hits = AtomicUsize::new(0);
+        let blobs = parallel_map(&representatives, |(set, text)| {
+            let cached = self.cache().map(|cache| {
+                let key = Cache::key(text, self.settings());
+                let hit = cache.get(&key, &format!("{} {}", source.name, set.name()));
+                (cache, key, hit)
+            });
+            let words = match cached {
+                Some((_, _, Some(words))) => {
+                    hits.fetch_add(1, Ordering::Relaxed);
+                    words
+                }
+                Some((cache, key, None)) => {
+                    let words = self.compile(source, *set)?.words;
+                    cache.put(&key, &words);
+                    words
+                }
+                None => self.compile(source, *set)?.words,
+            };
+            Ok(Blob::new(words, *set))
         })?;
+        let cache_hits = hits.into_inner();
 
         Ok(VariantSet {
             name: source.name.clone(),
             supported,
             variants,
+            cache_misses: blobs.len() - cache_hits,
             blobs,
             includes,
+            cache_hits,
         })
     }
 }
@@ -191,11 +218,6 @@ fn parallel_map<T: Sync, R: Send>(
     });
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
-}
-
-/// The SPIR-V words as little-endian bytes (the on-disk `.spv` form).
-pub fn words_as_bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Lowercase hex of `bytes`.

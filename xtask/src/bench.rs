@@ -43,7 +43,7 @@ pub fn build() -> Result<(), String> {
         cmd.args([
             "-fshader-stage=compute",
             "--target-env=vulkan1.1",
-            "-O",
+            "-O0",
             "-I",
         ])
         .arg(&include)

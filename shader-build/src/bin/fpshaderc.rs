@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use fpshader_build::manifest::Manifest;
+use fpshader_build::meta::Reflection;
 use fpshader_build::{
-    Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv,
+    Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv, reflect,
 };
 
 /// Compile GLSL compute shaders written with the ncnn GLSL extension.
@@ -32,6 +33,20 @@ enum Command {
         /// Write to this file instead of standard output.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Reflect a `.spv` file, or a `.comp` file compiled for `--opt`: bindings, push constants,
+    /// specialization constants, local size, required features.
+    Reflect {
+        /// A `.spv` file, or a `.comp` file to compile first.
+        file: PathBuf,
+        /// Option set when `file` is GLSL.
+        #[arg(long, default_value = "")]
+        opt: String,
+        /// Print JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         common: CommonArgs,
     },
@@ -67,8 +82,8 @@ struct CommonArgs {
     /// Target environment: vulkan1.0, vulkan1.1 (default), vulkan1.2, vulkan1.3.
     #[arg(long, default_value = "vulkan1.1")]
     target_env: String,
-    /// Optimization: `-O0`, `-Os`, `-O` (default).
-    #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_value = "performance", default_missing_value = "performance")]
+    /// Optimization: `-O0` (default), `-Os`, `-O`.
+    #[arg(short = 'O', value_name = "LEVEL", num_args = 0..=1, default_value = "0", default_missing_value = "performance")]
     optimization: String,
 }
 
@@ -124,6 +139,34 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
             }
         }
+        Command::Reflect {
+            file,
+            opt,
+            json,
+            common,
+        } => {
+            let reflection = if file.extension().is_some_and(|e| e == "spv") {
+                let bytes = std::fs::read(&file).map_err(|source| Error::Io {
+                    path: file.clone(),
+                    source,
+                })?;
+                reflect::reflect_bytes(&bytes)?
+            } else {
+                let compiler = Compiler::new(common.settings()?)?;
+                let words = compiler
+                    .compile(&Source::from_file(&file)?, OptionSet::parse(&opt)?)?
+                    .words;
+                reflect::reflect(&words)?
+            };
+            if json {
+                let text = serde_json::to_string_pretty(&reflection)
+                    .map_err(|e| Error::Internal(format!("cannot serialize reflection: {e}")))?;
+                println!("{text}");
+            } else {
+                print_reflection(&reflection);
+            }
+            Ok(())
+        }
         Command::Compile {
             file,
             opt,
@@ -152,4 +195,34 @@ fn run(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
     }
+}
+
+fn print_reflection(r: &Reflection) {
+    println!(
+        "SPIR-V {}.{}, entry point `{}`",
+        r.spirv_version.0, r.spirv_version.1, r.entry_point
+    );
+    println!("local size: {:?}", r.local_size);
+    for b in r.bindings.iter() {
+        println!(
+            "binding set={} binding={} {:?} count={} {:?} {}",
+            b.set, b.binding, b.kind, b.count, b.access, b.name
+        );
+    }
+    if let Some(pc) = &r.push_constants {
+        println!("push constants: {} bytes", pc.size);
+        for m in pc.members.iter() {
+            println!(
+                "  +{} {} bytes {} {}",
+                m.offset, m.size, m.ty.scalar, m.name
+            );
+        }
+    }
+    for s in r.spec_constants.iter() {
+        println!(
+            "spec constant id={} {} {} default={:#x} word={}",
+            s.id, s.ty, s.name, s.default, s.word_offset
+        );
+    }
+    println!("features: {}", r.features);
 }
