@@ -95,10 +95,8 @@ impl Cache {
     /// Stores `words` under `key`. Failures are not fatal (the blob was compiled anyway), so they
     /// are only logged.
     pub fn put(&self, key: &str, words: &[u32]) {
-        if let Err(e) = self.try_put(key, words) {
-            if self.log {
-                eprintln!("fpshader: cannot write cache entry {key}: {e}");
-            }
+        if let (Err(e), true) = (self.try_put(key, words), self.log) {
+            eprintln!("fpshader: cannot write cache entry {key}: {e}");
         }
     }
 
@@ -121,3 +119,34 @@ impl Cache {
 
 /// The compiler behind the blobs: shaderc's crate line and the SPIR-V version it reports.
 const COMPILER: &str = "shaderc-0.10";
+
+/// The cargo target dir at or above `path`: the nearest ancestor holding cargo's `CACHEDIR.TAG`.
+pub fn target_dir_above(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// The default cache folder for a crate whose manifest is in `manifest_dir` when no `OUT_DIR` is
+/// known (the proc-macro): `fpshader-cache` in `$CARGO_TARGET_DIR`, else in the `target/` of the
+/// nearest ancestor that has one, else in the system temp dir.
+pub fn default_dir_for_manifest(manifest_dir: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                d
+            } else {
+                manifest_dir.join(d)
+            }
+        })
+        .or_else(|| {
+            manifest_dir
+                .ancestors()
+                .map(|dir| dir.join("target"))
+                .find(|t| t.join("CACHEDIR.TAG").is_file())
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    target.join("fpshader-cache")
+}

@@ -209,8 +209,8 @@ struct IncludeResolver<'s> {
 
 impl<'s> IncludeResolver<'s> {
     fn new(main: &'s Source, include_dirs: &'s [PathBuf]) -> Self {
-        let root = match &main.dir {
-            Some(_) => canonical(Path::new(&main.name)),
+        let root = match &main.path {
+            Some(path) => canonical(path),
             None => PathBuf::from(format!("<{}>", main.name)),
         };
         IncludeResolver {

@@ -23,7 +23,11 @@
 //! ([`meta`], [`OptionSet`], [`reflect`]): no shaderc, no C++.
 
 #[cfg(feature = "compiler")]
+mod builder;
+#[cfg(feature = "compiler")]
 pub mod cache;
+#[cfg(feature = "compiler")]
+pub mod codegen;
 #[cfg(feature = "compiler")]
 mod compile;
 mod error;
@@ -38,6 +42,8 @@ mod source;
 #[cfg(feature = "compiler")]
 mod variants;
 
+#[cfg(feature = "compiler")]
+pub use builder::{BuildReport, Builder, DEFAULT_OUT_FILE};
 #[cfg(feature = "compiler")]
 pub use compile::{Compiled, Compiler, Preprocessed};
 pub use error::{Diagnostic, Diagnostics, Error, Result, Severity};

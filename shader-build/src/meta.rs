@@ -353,11 +353,12 @@ pub struct Aligned<T: ?Sized>(pub T);
 /// The little-endian SPIR-V bytes of `blob` as words, at compile time. SPIR-V files are written
 /// little-endian, so this is for little-endian targets (every wgpu target).
 pub const fn words<const N: usize>(blob: &'static Aligned<[u8; N]>) -> &'static [u32] {
-    assert!(N % 4 == 0, "SPIR-V blob length must be a multiple of 4");
     assert!(
-        cfg!(target_endian = "little"),
-        "embedded SPIR-V needs a little-endian target"
+        N.is_multiple_of(4),
+        "SPIR-V blob length must be a multiple of 4"
     );
+    #[cfg(target_endian = "big")]
+    panic!("embedded SPIR-V needs a little-endian target");
     // SAFETY: `Aligned` is 4-byte aligned with the array at offset 0, N is a multiple of 4, and
     // every bit pattern is a valid u32; the data is 'static.
     unsafe { std::slice::from_raw_parts(blob.0.as_ptr().cast::<u32>(), N / 4) }

@@ -41,7 +41,7 @@ const MAGIC: u32 = 0x0723_0203;
 
 /// Reflects SPIR-V given as bytes (either byte order).
 pub fn reflect_bytes(bytes: &[u8]) -> Result<Reflection, ReflectError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(ReflectError::NotSpirv(format!(
             "{} bytes is not a whole number of words",
             bytes.len()
@@ -88,6 +88,9 @@ struct Constant {
     word_offset: usize,
 }
 
+/// (decoration, its literal operands) pairs.
+type Decorations = Vec<(u32, Vec<u32>)>;
+
 #[derive(Default)]
 struct Module {
     version: (u8, u8),
@@ -97,8 +100,8 @@ struct Module {
     local_size_ids: Option<[u32; 3]>,
     names: HashMap<u32, String>,
     member_names: HashMap<(u32, u32), String>,
-    decorations: HashMap<u32, Vec<(u32, Vec<u32>)>>,
-    member_decorations: HashMap<(u32, u32), Vec<(u32, Vec<u32>)>>,
+    decorations: HashMap<u32, Decorations>,
+    member_decorations: HashMap<(u32, u32), Decorations>,
     types: HashMap<u32, Type>,
     constants: HashMap<u32, Constant>,
     composites: HashMap<u32, Vec<u32>>,
@@ -599,7 +602,11 @@ impl Module {
             });
         }
         out.sort_by_key(|m| m.offset);
-        let size = out.iter().map(|m| m.offset + m.size).max().unwrap_or(0);
+        let size = out
+            .iter()
+            .map(|m| m.offset.saturating_add(m.size))
+            .max()
+            .unwrap_or(0);
         Some(PushConstants {
             size,
             members: Cow::Owned(out),
@@ -623,6 +630,13 @@ impl Module {
     }
 
     fn member_type(&self, ty: u32) -> Option<MemberType> {
+        self.member_type_depth(ty, 0)
+    }
+
+    fn member_type_depth(&self, ty: u32, depth: u32) -> Option<MemberType> {
+        if depth > 32 {
+            return None;
+        }
         let one = |scalar| MemberType {
             scalar,
             components: 1,
@@ -635,7 +649,7 @@ impl Module {
                 ..one(self.scalar(*component)?)
             }),
             Type::Matrix { column, count } => {
-                let col = self.member_type(*column)?;
+                let col = self.member_type_depth(*column, depth + 1)?;
                 Some(MemberType {
                     columns: *count as u8,
                     ..col
@@ -643,7 +657,7 @@ impl Module {
             }
             Type::Array { element, length } => Some(MemberType {
                 array: *length,
-                ..self.member_type(*element)?
+                ..self.member_type_depth(*element, depth + 1)?
             }),
             _ => Some(one(self.scalar(ty)?)),
         }

@@ -15,6 +15,8 @@ pub struct Source {
     pub text: String,
     /// Folder for `#include "…"` relative to this file; `None` for in-memory sources.
     pub dir: Option<PathBuf>,
+    /// The file it was read from, if any.
+    pub path: Option<PathBuf>,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             name,
             text,
             dir: None,
+            path: None,
         })
     }
 
@@ -55,6 +58,7 @@ impl Source {
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| PathBuf::from(".")),
             ),
+            path: Some(path.to_path_buf()),
         })
     }
 

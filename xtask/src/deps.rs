@@ -12,6 +12,8 @@ const PACKAGES: &[(&str, Option<&str>)] = &[
     // baseline of the build benchmark, and SPIR-V validation in tests
     ("glslc", Some("glslc")),
     ("spirv-tools", Some("spirv-val")),
+    // peak memory in the build-time benchmark
+    ("time", None),
     // software Vulkan (lavapipe) for GPU tests
     ("mesa-vulkan-drivers", None),
     ("libvulkan1", None),

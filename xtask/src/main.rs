@@ -1,7 +1,8 @@
 //! `cargo xtask`: project chores that need more than cargo.
 //!
 //! - `cargo xtask test`: installs missing system packages (as root on Debian/Ubuntu; otherwise prints
-//!   the command), then runs formatting, lints and the whole test suite.
+//!   the command), then runs formatting, lints, the whole test suite, and builds a crate outside the
+//!   workspace that uses `shader!` and the build helper through path dependencies.
 //! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table.
 //! - `cargo xtask bench build`: compiles `shaders/` in all variants, cold, against glslc run once
 //!   per variant, and reports the ratio.
@@ -9,7 +10,9 @@
 //! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
 
 mod bench;
+mod bench_buildtime;
 mod deps;
+mod external;
 mod shaders;
 
 use std::process::{Command, ExitCode};
@@ -20,8 +23,11 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["test", rest @ ..] => test(rest),
         ["demo"] => shaders::demo(),
-        ["bench", "build"] | ["bench"] => bench::build(),
+        ["bench", "build"] => bench::build(),
+        ["bench", "buildtime"] => bench_buildtime::run(),
+        ["bench"] => bench::build().and_then(|()| bench_buildtime::run()),
         ["deps"] => deps::ensure(),
+        ["external"] => external::check(),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -38,7 +44,9 @@ const USAGE: &str = "usage: cargo xtask <command>
                  (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`)
   demo           compile shaders/ in all variants and print a table
   bench build    compile shaders/ in all variants vs glslc once per variant
-  deps           only install or check the system packages";
+  bench buildtime  shader! hit/miss, build.rs cold/warm, embedding cost in rustc
+  deps           only install or check the system packages
+  external       build a crate outside the workspace that uses shader! and the build helper";
 
 fn test(extra: &[&str]) -> Result<(), String> {
     deps::ensure()?;
@@ -53,7 +61,11 @@ fn test(extra: &[&str]) -> Result<(), String> {
     ])?;
     let mut args = vec!["test", "--workspace"];
     args.extend_from_slice(extra);
-    cargo(&args)
+    cargo(&args)?;
+    if extra.is_empty() {
+        external::check()?;
+    }
+    Ok(())
 }
 
 /// Runs cargo with `args` from the workspace root, failing on a non-zero exit.

@@ -1,0 +1,5 @@
+#version 450
+
+#include "nowhere.comp"
+
+void main() {}

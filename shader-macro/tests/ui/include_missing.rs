@@ -1,0 +1,3 @@
+static S: () = { fpshader_macro::shader!("include_missing.comp"); };
+
+fn main() {}

@@ -1,0 +1,3 @@
+static S: () = { fpshader_macro::shader!("does_not_exist.comp", fp16s); };
+
+fn main() {}
