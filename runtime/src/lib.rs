@@ -11,6 +11,8 @@ pub use fpshader_build::meta;
 pub use fpshader_build::{Opt, OptionSet};
 pub use fpshader_macro::shader;
 
+pub mod specialize;
+
 /// The built-in layer shaders (`shaders/` of the repository), compiled by this crate's build
 /// script: one `static` per shader, [`shaders::SHADERS`] and the index enum [`shaders::Shader`].
 pub mod shaders {

@@ -1,0 +1,466 @@
+//! Host-side specialization of SPIR-V: wgpu passes no specialization constants to raw SPIR-V and
+//! naga cannot read `OpSpecConstantOp` (FACTS §3), so the values are written into a copy of the
+//! module instead.
+//!
+//! Two forms, one per wgpu path:
+//! - [`patch`]: the spec constants keep their `SpecId`s, only their default literals and the
+//!   `LocalSize` words change. For Vulkan passthrough, where the driver specializes.
+//! - [`freeze`]: every specialization constant becomes a plain constant and every
+//!   `OpSpecConstantOp` is evaluated on the host, so `psc()` shaders pass naga. For the portable path.
+
+use std::collections::HashMap;
+
+use spirv::{Decoration, Op};
+
+use crate::meta::{LocalSize, Reflection};
+
+/// A value for one specialization constant, as ncnn's `vk_specialization_type` union.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpecValue {
+    /// `int` constants.
+    I32(i32),
+    /// `uint` constants.
+    U32(u32),
+    /// `float` constants.
+    F32(f32),
+    /// `bool` constants.
+    Bool(bool),
+}
+
+impl SpecValue {
+    /// The 32 bits SPIR-V stores.
+    pub fn bits(self) -> u32 {
+        match self {
+            SpecValue::I32(v) => v as u32,
+            SpecValue::U32(v) => v,
+            SpecValue::F32(v) => v.to_bits(),
+            SpecValue::Bool(v) => u32::from(v),
+        }
+    }
+}
+
+/// What to specialize: values by `constant_id`, and optionally the workgroup size.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Specialization {
+    /// (`constant_id`, value) pairs; ids the shader does not declare are an error.
+    pub values: Vec<(u32, SpecValue)>,
+    /// The workgroup size to write into `LocalSize`, if any.
+    pub local_size: Option<[u32; 3]>,
+}
+
+/// Why a module could not be specialized.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecializeError {
+    /// A value for a `constant_id` the shader does not have.
+    #[error("the shader has no specialization constant with id {0}")]
+    UnknownId(u32),
+    /// The module fixes its workgroup size itself.
+    #[error("the shader fixes its local size ({0:?}); it cannot be set to {1:?}")]
+    FixedLocalSize(LocalSize, [u32; 3]),
+    /// A zero-sized workgroup.
+    #[error("local size {0:?} has a zero dimension")]
+    ZeroLocalSize([u32; 3]),
+    /// An `OpSpecConstantOp` this evaluator does not implement.
+    #[error("cannot evaluate OpSpecConstantOp {0} on the host")]
+    Unsupported(String),
+    /// The module is not what its reflection says.
+    #[error("malformed SPIR-V: {0}")]
+    Malformed(String),
+}
+
+/// Writes `spec` into a copy of `words` as new defaults (constants stay specializable).
+pub fn patch(
+    words: &[u32],
+    reflection: &Reflection,
+    spec: &Specialization,
+) -> Result<Vec<u32>, SpecializeError> {
+    let mut out = words.to_vec();
+    for (id, value) in &spec.values {
+        let sc = reflection
+            .spec_constants
+            .iter()
+            .find(|s| s.id == *id)
+            .ok_or(SpecializeError::UnknownId(*id))?;
+        let at = sc.word_offset as usize;
+        let word = out
+            .get_mut(at)
+            .ok_or_else(|| SpecializeError::Malformed(format!("word offset {at} out of range")))?;
+        if sc.ty == crate::meta::Scalar::Bool {
+            // the instruction word itself: OpSpecConstantTrue or OpSpecConstantFalse
+            let op = if value.bits() != 0 {
+                Op::SpecConstantTrue
+            } else {
+                Op::SpecConstantFalse
+            };
+            *word = (*word & 0xffff_0000) | op as u32;
+        } else {
+            *word = value.bits();
+        }
+    }
+    if let Some(size) = spec.local_size {
+        patch_local_size(&mut out, reflection, size)?;
+    }
+    Ok(out)
+}
+
+fn patch_local_size(
+    words: &mut [u32],
+    reflection: &Reflection,
+    size: [u32; 3],
+) -> Result<(), SpecializeError> {
+    if size.contains(&0) {
+        return Err(SpecializeError::ZeroLocalSize(size));
+    }
+    match &reflection.local_size {
+        LocalSize::Literal { word_offset, .. } => {
+            let at = *word_offset as usize;
+            let slot = words
+                .get_mut(at..at + 3)
+                .ok_or_else(|| SpecializeError::Malformed("LocalSize out of range".into()))?;
+            slot.copy_from_slice(&size);
+            Ok(())
+        }
+        // a declared size that matches needs no patch
+        other if other.default_size() == Some(size) => Ok(()),
+        other => Err(SpecializeError::FixedLocalSize(other.clone(), size)),
+    }
+}
+
+/// Turns every specialization constant into a constant with the values of `spec` (defaults for the
+/// rest) and folds every `OpSpecConstantOp`, then applies `spec.local_size`. The result has no
+/// `SpecId` decorations left, and write-only storage buffer members become read-write, which
+/// naga's validator requires (bind such modules' buffers as read-write).
+pub fn freeze(
+    words: &[u32],
+    reflection: &Reflection,
+    spec: &Specialization,
+) -> Result<Vec<u32>, SpecializeError> {
+    let patched = patch(words, reflection, spec)?;
+    Freezer::default().run(&patched)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ty {
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+}
+
+/// A constant's value: its bits (bools are 0/1).
+#[derive(Clone, Copy, Debug)]
+struct Value {
+    ty: u32,
+    bits: u64,
+}
+
+#[derive(Default)]
+struct Freezer {
+    types: HashMap<u32, Ty>,
+    values: HashMap<u32, Value>,
+    composites: HashMap<u32, Vec<u32>>,
+}
+
+impl Freezer {
+    fn run(mut self, words: &[u32]) -> Result<Vec<u32>, SpecializeError> {
+        if words.len() < 5 {
+            return Err(SpecializeError::Malformed("shorter than a header".into()));
+        }
+        let buffers = buffer_variables(words);
+        let mut out = Vec::with_capacity(words.len());
+        out.extend_from_slice(&words[..5]);
+        let mut at = 5;
+        while at < words.len() {
+            let count = (words[at] >> 16) as usize;
+            let Some(inst) = words.get(at..at + count).filter(|_| count > 0) else {
+                return Err(SpecializeError::Malformed(format!(
+                    "bad instruction at word {at}"
+                )));
+            };
+            at += count;
+            let opcode = inst[0] & 0xffff;
+            let ops = &inst[1..];
+            match Op::from_u32(opcode) {
+                Some(Op::Decorate) if ops.get(1) == Some(&(Decoration::SpecId as u32)) => {
+                    continue; // a plain constant may not carry a SpecId
+                }
+                // naga's validator refuses write-only storage buffers: make them read-write
+                // (storage images keep their access)
+                Some(Op::MemberDecorate)
+                    if ops.get(2) == Some(&(Decoration::NonReadable as u32)) =>
+                {
+                    continue;
+                }
+                Some(Op::Decorate)
+                    if ops.get(1) == Some(&(Decoration::NonReadable as u32))
+                        && buffers.contains(&ops[0]) =>
+                {
+                    continue;
+                }
+                Some(Op::TypeBool) => {
+                    self.types.insert(ops[0], Ty::Bool);
+                }
+                Some(Op::TypeInt) if ops.len() >= 3 => {
+                    self.types.insert(
+                        ops[0],
+                        Ty::Int {
+                            width: ops[1],
+                            signed: ops[2] != 0,
+                        },
+                    );
+                }
+                Some(Op::TypeFloat) if ops.len() >= 2 => {
+                    self.types.insert(ops[0], Ty::Float { width: ops[1] });
+                }
+                Some(Op::Constant | Op::SpecConstant) if ops.len() >= 3 => {
+                    let bits = u64::from(ops[2]) | ops.get(3).map_or(0, |h| u64::from(*h) << 32);
+                    self.values.insert(ops[1], Value { ty: ops[0], bits });
+                    let mut copy = inst.to_vec();
+                    copy[0] = (copy[0] & 0xffff_0000) | Op::Constant as u32;
+                    out.extend_from_slice(&copy);
+                    continue;
+                }
+                Some(
+                    op @ (Op::ConstantTrue
+                    | Op::ConstantFalse
+                    | Op::SpecConstantTrue
+                    | Op::SpecConstantFalse),
+                ) if ops.len() >= 2 => {
+                    let truth = matches!(op, Op::ConstantTrue | Op::SpecConstantTrue);
+                    self.values.insert(
+                        ops[1],
+                        Value {
+                            ty: ops[0],
+                            bits: u64::from(truth),
+                        },
+                    );
+                    out.push(bool_constant(truth));
+                    out.extend_from_slice(&ops[..2]);
+                    continue;
+                }
+                Some(Op::ConstantComposite | Op::SpecConstantComposite) if ops.len() >= 2 => {
+                    self.composites.insert(ops[1], ops[2..].to_vec());
+                    let mut copy = inst.to_vec();
+                    copy[0] = (copy[0] & 0xffff_0000) | Op::ConstantComposite as u32;
+                    out.extend_from_slice(&copy);
+                    continue;
+                }
+                Some(Op::SpecConstantOp) if ops.len() >= 3 => {
+                    let (ty, id) = (ops[0], ops[1]);
+                    let bits = self.evaluate(ty, ops[2], &ops[3..])?;
+                    self.values.insert(id, Value { ty, bits });
+                    match self.types.get(&ty) {
+                        Some(Ty::Bool) => {
+                            out.push(bool_constant(bits != 0));
+                            out.extend_from_slice(&[ty, id]);
+                        }
+                        Some(Ty::Int { width, .. } | Ty::Float { width }) if *width == 64 => {
+                            out.push((5 << 16) | Op::Constant as u32);
+                            out.extend_from_slice(&[ty, id, bits as u32, (bits >> 32) as u32]);
+                        }
+                        Some(Ty::Int { .. } | Ty::Float { .. }) => {
+                            out.push((4 << 16) | Op::Constant as u32);
+                            out.extend_from_slice(&[ty, id, bits as u32]);
+                        }
+                        _ => {
+                            return Err(SpecializeError::Unsupported(format!(
+                                "with a non-scalar result (%{id})"
+                            )));
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            out.extend_from_slice(inst);
+        }
+        Ok(out)
+    }
+
+    fn value(&self, id: u32) -> Result<Value, SpecializeError> {
+        self.values.get(&id).copied().ok_or_else(|| {
+            SpecializeError::Unsupported(format!("operand %{id} is not a known scalar constant"))
+        })
+    }
+
+    fn int_ty(&self, ty: u32) -> Result<(u32, bool), SpecializeError> {
+        match self.types.get(&ty) {
+            Some(Ty::Int { width, signed }) => Ok((*width, *signed)),
+            Some(Ty::Bool) => Ok((1, false)),
+            _ => Err(SpecializeError::Unsupported(format!("on type %{ty}"))),
+        }
+    }
+
+    /// Evaluates one `OpSpecConstantOp` with a scalar result; returns the result's bits.
+    fn evaluate(&self, result_ty: u32, opcode: u32, args: &[u32]) -> Result<u64, SpecializeError> {
+        let op = Op::from_u32(opcode)
+            .ok_or_else(|| SpecializeError::Unsupported(format!("opcode {opcode}")))?;
+        let name = || format!("{op:?}");
+        let arg = |i: usize| -> Result<Value, SpecializeError> {
+            let id = *args
+                .get(i)
+                .ok_or_else(|| SpecializeError::Malformed(format!("{op:?} lacks operand {i}")))?;
+            self.value(id)
+        };
+        let (width, _) = match self.types.get(&result_ty) {
+            Some(Ty::Float { width }) => (*width, true),
+            _ => self.int_ty(result_ty)?,
+        };
+        let mask = |bits: u64| {
+            if width >= 64 {
+                bits
+            } else {
+                bits & ((1u64 << width) - 1)
+            }
+        };
+        // operands as signed / unsigned integers of their own width
+        let signed = |v: Value| -> Result<i64, SpecializeError> {
+            let (w, _) = self.int_ty(v.ty)?;
+            Ok(sign_extend(v.bits, w))
+        };
+        let unsigned = |v: Value| -> Result<u64, SpecializeError> {
+            let (w, _) = self.int_ty(v.ty)?;
+            Ok(if w >= 64 {
+                v.bits
+            } else {
+                v.bits & ((1u64 << w) - 1)
+            })
+        };
+        let b = |x: bool| u64::from(x);
+        let bits = match op {
+            Op::SConvert => mask(signed(arg(0)?)? as u64),
+            Op::UConvert => mask(unsigned(arg(0)?)?),
+            Op::FConvert => {
+                let v = arg(0)?;
+                let from = match self.types.get(&v.ty) {
+                    Some(Ty::Float { width }) => *width,
+                    _ => return Err(SpecializeError::Unsupported(name())),
+                };
+                let x = match from {
+                    64 => f64::from_bits(v.bits),
+                    32 => f64::from(f32::from_bits(v.bits as u32)),
+                    16 => half::f16::from_bits(v.bits as u16).to_f64(),
+                    _ => return Err(SpecializeError::Unsupported(format!("{op:?} from f{from}"))),
+                };
+                match width {
+                    64 => x.to_bits(),
+                    32 => u64::from((x as f32).to_bits()),
+                    16 => u64::from(half::f16::from_f64(x).to_bits()),
+                    _ => return Err(SpecializeError::Unsupported(format!("{op:?} to f{width}"))),
+                }
+            }
+            Op::SNegate => mask(signed(arg(0)?)?.wrapping_neg() as u64),
+            Op::Not => mask(!unsigned(arg(0)?)?),
+            Op::IAdd => mask(unsigned(arg(0)?)?.wrapping_add(unsigned(arg(1)?)?)),
+            Op::ISub => mask(unsigned(arg(0)?)?.wrapping_sub(unsigned(arg(1)?)?)),
+            Op::IMul => mask(unsigned(arg(0)?)?.wrapping_mul(unsigned(arg(1)?)?)),
+            Op::UDiv | Op::UMod => {
+                let (x, y) = (unsigned(arg(0)?)?, unsigned(arg(1)?)?);
+                if y == 0 {
+                    0 // undefined in SPIR-V; any value is valid
+                } else if op == Op::UDiv {
+                    mask(x / y)
+                } else {
+                    mask(x % y)
+                }
+            }
+            Op::SDiv | Op::SRem | Op::SMod => {
+                let (x, y) = (signed(arg(0)?)?, signed(arg(1)?)?);
+                if y == 0 {
+                    0
+                } else {
+                    let r = match op {
+                        Op::SDiv => x.wrapping_div(y),
+                        Op::SRem => x.wrapping_rem(y),
+                        _ => x.wrapping_rem(y).wrapping_add(y).wrapping_rem(y),
+                    };
+                    mask(r as u64)
+                }
+            }
+            Op::ShiftRightLogical => mask(unsigned(arg(0)?)? >> (unsigned(arg(1)?)? % 64)),
+            Op::ShiftRightArithmetic => {
+                mask((signed(arg(0)?)? >> (unsigned(arg(1)?)? % 64)) as u64)
+            }
+            Op::ShiftLeftLogical => mask(unsigned(arg(0)?)? << (unsigned(arg(1)?)? % 64)),
+            Op::BitwiseOr => mask(unsigned(arg(0)?)? | unsigned(arg(1)?)?),
+            Op::BitwiseXor => mask(unsigned(arg(0)?)? ^ unsigned(arg(1)?)?),
+            Op::BitwiseAnd => mask(unsigned(arg(0)?)? & unsigned(arg(1)?)?),
+            Op::LogicalOr => b(arg(0)?.bits != 0 || arg(1)?.bits != 0),
+            Op::LogicalAnd => b(arg(0)?.bits != 0 && arg(1)?.bits != 0),
+            Op::LogicalNot => b(arg(0)?.bits == 0),
+            Op::LogicalEqual => b((arg(0)?.bits != 0) == (arg(1)?.bits != 0)),
+            Op::LogicalNotEqual => b((arg(0)?.bits != 0) != (arg(1)?.bits != 0)),
+            Op::Select => {
+                if arg(0)?.bits != 0 {
+                    arg(1)?.bits
+                } else {
+                    arg(2)?.bits
+                }
+            }
+            Op::IEqual => b(unsigned(arg(0)?)? == unsigned(arg(1)?)?),
+            Op::INotEqual => b(unsigned(arg(0)?)? != unsigned(arg(1)?)?),
+            Op::ULessThan => b(unsigned(arg(0)?)? < unsigned(arg(1)?)?),
+            Op::UGreaterThan => b(unsigned(arg(0)?)? > unsigned(arg(1)?)?),
+            Op::ULessThanEqual => b(unsigned(arg(0)?)? <= unsigned(arg(1)?)?),
+            Op::UGreaterThanEqual => b(unsigned(arg(0)?)? >= unsigned(arg(1)?)?),
+            Op::SLessThan => b(signed(arg(0)?)? < signed(arg(1)?)?),
+            Op::SGreaterThan => b(signed(arg(0)?)? > signed(arg(1)?)?),
+            Op::SLessThanEqual => b(signed(arg(0)?)? <= signed(arg(1)?)?),
+            Op::SGreaterThanEqual => b(signed(arg(0)?)? >= signed(arg(1)?)?),
+            Op::CompositeExtract => {
+                let composite = *args
+                    .first()
+                    .ok_or_else(|| SpecializeError::Malformed(name()))?;
+                let index = *args
+                    .get(1)
+                    .ok_or_else(|| SpecializeError::Malformed(name()))?;
+                let part = self
+                    .composites
+                    .get(&composite)
+                    .and_then(|parts| parts.get(index as usize))
+                    .ok_or_else(|| SpecializeError::Unsupported(name()))?;
+                self.value(*part)?.bits
+            }
+            _ => return Err(SpecializeError::Unsupported(name())),
+        };
+        Ok(bits)
+    }
+}
+
+/// Ids of variables in the StorageBuffer or Uniform storage classes (buffer blocks).
+fn buffer_variables(words: &[u32]) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        if words[at] & 0xffff == Op::Variable as u32 && count >= 4 && at + 3 < words.len() {
+            let storage = words[at + 3];
+            if storage == spirv::StorageClass::StorageBuffer as u32
+                || storage == spirv::StorageClass::Uniform as u32
+            {
+                ids.push(words[at + 2]);
+            }
+        }
+        at += count;
+    }
+    ids
+}
+
+fn bool_constant(truth: bool) -> u32 {
+    let op = if truth {
+        Op::ConstantTrue
+    } else {
+        Op::ConstantFalse
+    };
+    (3 << 16) | op as u32
+}
+
+fn sign_extend(bits: u64, width: u32) -> i64 {
+    if width == 0 || width >= 64 {
+        return bits as i64;
+    }
+    let shift = 64 - width;
+    ((bits << shift) as i64) >> shift
+}

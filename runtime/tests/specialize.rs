@@ -1,0 +1,186 @@
+//! Host-side specialization of every built-in shader variant: valid SPIR-V after patching and
+//! freezing, and (for what naga supports) accepted by naga, the portable wgpu path.
+
+use std::process::Command;
+
+use fpshader::meta::{LocalSize, Scalar, ShaderVariant};
+use fpshader::shaders::SHADERS;
+use fpshader::specialize::{SpecValue, Specialization, SpecializeError, freeze, patch};
+
+fn spirv_val(words: &[u32], what: &str) {
+    if std::env::var_os("FPSHADER_SKIP_SPIRV_VAL").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("fpshader-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{}.spv", what.replace([' ', '/'], "_")));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&file, bytes).unwrap();
+    let out = Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("spirv-val not runnable ({e}): run `cargo xtask deps`"));
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        out.status.success(),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn naga_accepts(words: &[u32]) -> Result<(), String> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let module = naga::front::spv::parse_u8_slice(&bytes, &naga::front::spv::Options::default())
+        .map_err(|e| format!("parse: {e}"))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| format!("validate: {e:?}"))?;
+    Ok(())
+}
+
+/// Every spec constant set to a non-zero value of its type, so psc() takes the constant branch.
+fn nonzero(v: &ShaderVariant) -> Specialization {
+    Specialization {
+        values: v
+            .reflection
+            .spec_constants
+            .iter()
+            .map(|s| {
+                let value = match s.ty {
+                    Scalar::Float(_) => SpecValue::F32(0.5),
+                    Scalar::Bool => SpecValue::Bool(true),
+                    Scalar::Uint(_) => SpecValue::U32(3),
+                    _ => SpecValue::I32(3),
+                };
+                (s.id, value)
+            })
+            .collect(),
+        local_size: match v.reflection.local_size {
+            LocalSize::Literal { .. } => Some([8, 4, 2]),
+            _ => None,
+        },
+    }
+}
+
+#[test]
+fn frozen_builtin_variants_are_valid_and_constant_free() {
+    let mut naga_ok = 0;
+    let mut naga_failed = Vec::new();
+    for module in SHADERS {
+        for v in module.variants.iter() {
+            let what = format!("{} {}", module.name, v.options.name());
+            for spec in [Specialization::default(), nonzero(v)] {
+                let patched = patch(&v.spirv, &v.reflection, &spec).unwrap();
+                spirv_val(&patched, &format!("{what} patched"));
+                let frozen = freeze(&v.spirv, &v.reflection, &spec)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                spirv_val(&frozen, &format!("{what} frozen"));
+                let r = fpshader_build::reflect::reflect(&frozen).unwrap();
+                assert!(r.spec_constants.is_empty(), "{what}: spec constants left");
+                if let Some(size) = spec.local_size {
+                    assert!(
+                        matches!(r.local_size, LocalSize::Literal { size: s, .. } if s == size)
+                    );
+                }
+                match naga_accepts(&frozen) {
+                    Ok(()) => naga_ok += 1,
+                    Err(e) => {
+                        // known naga 30 gaps: images through spv-in, unpackFloat2x16 (fp16pa),
+                        // and the uint64 lfpvec4 conversions of fp16sa local memory
+                        let class = v.options.float_class().name();
+                        let known = v.options.contains(fpshader::Opt::Image)
+                            || class == "fp16pa"
+                            || (class == "fp16sa"
+                                && v.options.contains(fpshader::Opt::LocalMemory));
+                        assert!(known, "naga rejects {what}: {e}");
+                        naga_failed.push(format!("{what}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "naga accepted {naga_ok} frozen variants, rejected {}",
+        naga_failed.len()
+    );
+    for f in &naga_failed {
+        eprintln!("  {f}");
+    }
+    assert!(naga_ok > 0);
+}
+
+#[test]
+fn unfrozen_psc_shaders_are_what_naga_cannot_read() {
+    // the reason freezing exists: psc() compiles to OpSpecConstantOp
+    let relu = fpshader::shaders::Shader::Relu.module();
+    let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
+    assert!(naga_accepts(&v.spirv).is_err());
+    let frozen = freeze(&v.spirv, &v.reflection, &Specialization::default()).unwrap();
+    naga_accepts(&frozen).unwrap();
+}
+
+#[test]
+fn patch_writes_values_where_reflection_says() {
+    let relu = fpshader::shaders::Shader::Relu.module();
+    let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
+    let spec = Specialization {
+        values: vec![(0, SpecValue::F32(0.25)), (1, SpecValue::I32(7))],
+        local_size: Some([64, 1, 1]),
+    };
+    let patched = patch(&v.spirv, &v.reflection, &spec).unwrap();
+    let r = fpshader_build::reflect::reflect(&patched).unwrap();
+    assert_eq!(r.spec_constants[0].default, u64::from(0.25f32.to_bits()));
+    assert_eq!(r.spec_constants[1].default, 7);
+    assert!(matches!(
+        r.local_size,
+        LocalSize::Literal {
+            size: [64, 1, 1],
+            ..
+        }
+    ));
+}
+
+#[test]
+fn bad_specializations_are_errors() {
+    let relu = fpshader::shaders::Shader::Relu.module();
+    let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
+    let unknown = Specialization {
+        values: vec![(99, SpecValue::I32(1))],
+        local_size: None,
+    };
+    assert_eq!(
+        patch(&v.spirv, &v.reflection, &unknown),
+        Err(SpecializeError::UnknownId(99))
+    );
+    let zero = Specialization {
+        values: vec![],
+        local_size: Some([0, 1, 1]),
+    };
+    assert!(matches!(
+        freeze(&v.spirv, &v.reflection, &zero),
+        Err(SpecializeError::ZeroLocalSize(_))
+    ));
+    // innerproduct's local-memory path declares its own size
+    let ip = fpshader::shaders::Shader::Innerproduct.module();
+    let v = ip
+        .variant(fpshader::OptionSet::parse("lmem").unwrap())
+        .unwrap();
+    let other = Specialization {
+        values: vec![],
+        local_size: Some([32, 1, 1]),
+    };
+    assert!(matches!(
+        patch(&v.spirv, &v.reflection, &other),
+        Err(SpecializeError::FixedLocalSize(..))
+    ));
+    let same = Specialization {
+        values: vec![],
+        local_size: Some([64, 1, 1]),
+    };
+    assert!(patch(&v.spirv, &v.reflection, &same).is_ok());
+}
