@@ -11,7 +11,21 @@ pub use fpshader_build::meta;
 pub use fpshader_build::{Opt, OptionSet};
 pub use fpshader_macro::shader;
 
+mod context;
+mod dispatch;
+mod error;
+mod options;
+mod pipeline;
 pub mod specialize;
+mod storage;
+
+pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
+pub use dispatch::Recorder;
+pub use error::{Error, Result};
+pub use options::Options;
+pub use pipeline::Pipeline;
+pub use storage::StorageFormat;
+pub use wgpu;
 
 /// The built-in layer shaders (`shaders/` of the repository), compiled by this crate's build
 /// script: one `static` per shader, [`shaders::SHADERS`] and the index enum [`shaders::Shader`].

@@ -1,0 +1,280 @@
+//! The device a program runs on: adapter choice, requested features, the options the device
+//! allows, and which wgpu path takes the SPIR-V.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::OptionSet;
+use crate::error::{Error, Result};
+use crate::meta::Features;
+use crate::options::Options;
+use crate::pipeline::{Pipeline, PipelineKey};
+
+/// How SPIR-V reaches the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderPath {
+    /// Vulkan only: raw SPIR-V, explicit layouts, specialization patched into the defaults.
+    Passthrough,
+    /// Any backend: naga translates frozen SPIR-V (specialization folded on the host).
+    Naga,
+}
+
+impl std::str::FromStr for ShaderPath {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "passthrough" => Ok(ShaderPath::Passthrough),
+            "naga" => Ok(ShaderPath::Naga),
+            _ => Err(Error::Config(format!(
+                "unknown shader path `{s}`; expected `passthrough` or `naga`"
+            ))),
+        }
+    }
+}
+
+/// How to pick and open a device.
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// Backends to search; default: `WGPU_BACKEND`, else all.
+    pub backends: Option<wgpu::Backends>,
+    /// Only adapters whose name contains this (case-insensitive); default: `FPSHADER_ADAPTER`.
+    pub adapter_name: Option<String>,
+    /// Force a shader path; default: `FPSHADER_PATH`, else passthrough on Vulkan, naga elsewhere.
+    pub path: Option<ShaderPath>,
+    /// Narrow the options below what the device allows (ncnn's `Option`).
+    pub options: Option<Options>,
+}
+
+/// A wgpu device plus what fpshader knows about it.
+pub struct Context {
+    /// The adapter's description.
+    pub adapter_info: wgpu::AdapterInfo,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    features: wgpu::Features,
+    limits: wgpu::Limits,
+    path: ShaderPath,
+    allowed: OptionSet,
+    pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    pub(crate) dummy: wgpu::Buffer,
+}
+
+/// Features fpshader variants can use, requested whenever the adapter offers them.
+fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SHADER_F16
+        | wgpu::Features::IMMEDIATES
+        | wgpu::Features::PASSTHROUGH_SHADERS
+        | wgpu::Features::SUBGROUP
+        | wgpu::Features::SHADER_INT64
+        | wgpu::Features::SHADER_I16
+        | wgpu::Features::SHADER_F64
+}
+
+impl Context {
+    /// Picks an adapter (honouring `WGPU_BACKEND`, `FPSHADER_ADAPTER`, `FPSHADER_PATH`) and opens it.
+    pub fn new(opts: ContextOptions) -> Result<Context> {
+        let backends = opts
+            .backends
+            .or_else(wgpu::Backends::from_env)
+            .unwrap_or(wgpu::Backends::all());
+        let filter = opts
+            .adapter_name
+            .clone()
+            .or_else(|| std::env::var("FPSHADER_ADAPTER").ok())
+            .filter(|f| !f.is_empty());
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        let names: Vec<String> = adapters
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                format!("{} ({:?})", i.name, i.backend)
+            })
+            .collect();
+        let matches = |a: &wgpu::Adapter| {
+            filter
+                .as_ref()
+                .is_none_or(|f| a.get_info().name.to_lowercase().contains(&f.to_lowercase()))
+        };
+        // prefer Vulkan (both paths work there), then real GPUs
+        let rank = |a: &wgpu::Adapter| {
+            let i = a.get_info();
+            let backend = u8::from(i.backend != wgpu::Backend::Vulkan);
+            let kind = match i.device_type {
+                wgpu::DeviceType::DiscreteGpu => 0,
+                wgpu::DeviceType::IntegratedGpu => 1,
+                wgpu::DeviceType::VirtualGpu => 2,
+                wgpu::DeviceType::Cpu => 3,
+                wgpu::DeviceType::Other => 4,
+            };
+            (backend, kind)
+        };
+        let adapter = adapters
+            .into_iter()
+            .filter(matches)
+            .min_by_key(rank)
+            .ok_or_else(|| Error::NoAdapter {
+                backends: format!("{backends:?}"),
+                filter: filter.clone(),
+                available: if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                },
+            })?;
+        let features = adapter.features() & wanted_features();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("fpshader"),
+            required_features: features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        Context::from_wgpu(&adapter, device, queue, opts)
+    }
+
+    /// Wraps a device the program already has; features fpshader needs must have been requested
+    /// on it (those missing narrow the options and the path).
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        opts: ContextOptions,
+    ) -> Result<Context> {
+        let adapter_info = adapter.get_info();
+        let features = device.features();
+        let limits = device.limits();
+        let env_path = match std::env::var("FPSHADER_PATH") {
+            Ok(p) if !p.is_empty() => Some(p.parse::<ShaderPath>()?),
+            _ => None,
+        };
+        let passthrough_ok = adapter_info.backend == wgpu::Backend::Vulkan
+            && features.contains(wgpu::Features::PASSTHROUGH_SHADERS);
+        let path = match opts.path.or(env_path) {
+            Some(ShaderPath::Passthrough) if !passthrough_ok => {
+                return Err(Error::Config(format!(
+                    "the passthrough path needs Vulkan with PASSTHROUGH_SHADERS; {} is {:?}",
+                    adapter_info.name, adapter_info.backend
+                )));
+            }
+            Some(p) => p,
+            None if passthrough_ok => ShaderPath::Passthrough,
+            None => ShaderPath::Naga,
+        };
+        let device_allows = Options::for_device(features);
+        let user = opts.options.unwrap_or_default();
+        let allowed = device_allows.intersect(&user).to_option_set();
+        let dummy = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fpshader binding-gap filler"),
+            size: 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        Ok(Context {
+            adapter_info,
+            device,
+            queue,
+            features,
+            limits,
+            path,
+            allowed,
+            pipelines: Mutex::new(HashMap::new()),
+            dummy,
+        })
+    }
+
+    /// The path SPIR-V takes on this context.
+    pub fn path(&self) -> ShaderPath {
+        self.path
+    }
+
+    /// The options this device and the user's options allow.
+    pub fn allowed_options(&self) -> OptionSet {
+        self.allowed
+    }
+
+    /// The device's wgpu features.
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Whether the device can run a module that needs `needed`.
+    pub fn supports(&self, needed: Features) -> bool {
+        required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
+    }
+
+    /// A workgroup size like ncnn's `set_optimal_local_size_xyz`: up to 64 invocations spread over
+    /// the dimensions the work has, clamped to the device limits.
+    pub fn optimal_local_size(&self, global: [u32; 3]) -> [u32; 3] {
+        let l = &self.limits;
+        let max = [
+            l.max_compute_workgroup_size_x,
+            l.max_compute_workgroup_size_y,
+            l.max_compute_workgroup_size_z,
+        ];
+        let budget = l.max_compute_invocations_per_workgroup.min(64);
+        let mut size = match global {
+            [_, 1, 1] => [64, 1, 1],
+            [_, _, 1] => [8, 8, 1],
+            _ => [4, 4, 4],
+        };
+        for i in 0..3 {
+            size[i] = size[i]
+                .min(max[i])
+                .min(global[i].max(1).next_power_of_two())
+                .max(1);
+        }
+        while size.iter().product::<u32>() > budget {
+            let i = (0..3).max_by_key(|i| size[*i]).unwrap_or(0);
+            size[i] /= 2;
+        }
+        size
+    }
+
+    /// A short description for logs: adapter, backend, path, options.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?} path, options {})",
+            self.adapter_info.name,
+            self.adapter_info.backend,
+            self.path,
+            self.allowed.name()
+        )
+    }
+}
+
+/// The wgpu features a module's needs map to, or `None` if wgpu cannot enable one of them.
+pub fn required_wgpu_features(needed: Features) -> Option<wgpu::Features> {
+    let mut f = wgpu::Features::empty();
+    for (need, feature) in [
+        (Features::FLOAT16, wgpu::Features::SHADER_F16),
+        (Features::STORAGE_16BIT, wgpu::Features::SHADER_F16),
+        (Features::INT16, wgpu::Features::SHADER_I16),
+        (Features::INT64, wgpu::Features::SHADER_INT64),
+        (Features::FLOAT64, wgpu::Features::SHADER_F64),
+        (Features::SUBGROUP, wgpu::Features::SUBGROUP),
+    ] {
+        if needed.contains(need) {
+            f |= feature;
+        }
+    }
+    let impossible = Features::PUSH_CONSTANT_16BIT
+        .union(Features::INT8)
+        .union(Features::STORAGE_8BIT)
+        .union(Features::COOPERATIVE_MATRIX)
+        .union(Features::STORAGE_IMAGE_WITHOUT_FORMAT);
+    if needed.0 & impossible.0 != 0 {
+        return None;
+    }
+    Some(f)
+}

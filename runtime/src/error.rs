@@ -1,0 +1,81 @@
+//! The runtime's error type.
+
+use crate::specialize::SpecializeError;
+
+/// Everything that can go wrong between a compiled variant and its results.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No adapter matched the backends and name filter.
+    #[error(
+        "no GPU adapter found (backends {backends}, name filter {filter:?}); available: {available}"
+    )]
+    NoAdapter {
+        /// The backends searched.
+        backends: String,
+        /// The adapter-name filter, if any.
+        filter: Option<String>,
+        /// Adapters that exist but did not match.
+        available: String,
+    },
+    /// `request_device` failed.
+    #[error("cannot open device: {0}")]
+    RequestDevice(String),
+    /// A malformed `FPSHADER_PATH` or similar setting.
+    #[error("{0}")]
+    Config(String),
+    /// No compiled variant fits the device and the options.
+    #[error(
+        "no variant of `{shader}` fits: compiled {compiled}; device and options allow {allowed}, device features {features}"
+    )]
+    NoVariant {
+        /// The shader.
+        shader: String,
+        /// The variants it has.
+        compiled: String,
+        /// The options allowed.
+        allowed: String,
+        /// What the device offers.
+        features: String,
+    },
+    /// Specialization failed.
+    #[error(transparent)]
+    Specialize(#[from] SpecializeError),
+    /// wgpu refused the shader module or pipeline.
+    #[error("cannot create pipeline for `{shader}` ({variant}): {message}")]
+    Pipeline {
+        /// The shader.
+        shader: String,
+        /// The variant tried.
+        variant: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// A binding the shader declares was not given, or has the wrong kind.
+    #[error("binding {binding}: {problem}")]
+    Binding {
+        /// The binding number.
+        binding: u32,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Push-constant data that does not match the shader's block.
+    #[error("push constants: {0}")]
+    PushConstants(String),
+    /// A dispatch beyond the device's limits.
+    #[error("dispatch of {groups:?} workgroups exceeds the device limit of {limit} per dimension")]
+    DispatchTooLarge {
+        /// Workgroups asked for.
+        groups: [u32; 3],
+        /// The limit.
+        limit: u32,
+    },
+    /// Tensor shapes or sizes that do not fit together.
+    #[error("shape mismatch: {0}")]
+    Shape(String),
+    /// Something wgpu reported while running or reading back.
+    #[error("GPU: {0}")]
+    Gpu(String),
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

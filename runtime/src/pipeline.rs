@@ -1,0 +1,266 @@
+//! Choosing a variant, specializing it and turning it into a cached wgpu compute pipeline.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::context::{Context, ShaderPath};
+use crate::error::{Error, Result};
+use crate::meta::{Access, DescriptorKind, LocalSize, Reflection, ShaderModule, ShaderVariant};
+use crate::specialize::{Specialization, freeze, patch};
+use crate::{Opt, OptionSet};
+
+/// A ready compute pipeline for one variant, specialization and local size.
+#[derive(Debug)]
+pub struct Pipeline {
+    pub(crate) pipeline: wgpu::ComputePipeline,
+    pub(crate) bind_group_layout: wgpu::BindGroupLayout,
+    /// For each wgpu binding 0..=max, whether the shader declares it (else a gap filler is bound).
+    pub(crate) declared: Vec<bool>,
+    /// The shader's name.
+    pub shader: String,
+    /// The variant's options (tells which storage layout the buffers must have).
+    pub options: OptionSet,
+    /// The workgroup size the pipeline runs with.
+    pub local_size: [u32; 3],
+    /// What the variant declares.
+    pub reflection: Reflection,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    module: usize,
+    options: OptionSet,
+    values: Vec<(u32, u32)>,
+    local_size: Option<[u32; 3]>,
+}
+
+/// How much a variant is preferred when several fit: fp16 storage over packed over fp32, then
+/// fp16 arithmetic, fp16 uniform, local memory; images only when asked for (they then win).
+fn preference(options: OptionSet) -> u32 {
+    [
+        (Opt::Image, 64),
+        (Opt::Fp16Storage, 16),
+        (Opt::Fp16Packed, 8),
+        (Opt::Fp16Arithmetic, 4),
+        (Opt::Fp16Uniform, 2),
+        (Opt::LocalMemory, 1),
+    ]
+    .into_iter()
+    .filter(|(o, _)| options.contains(*o))
+    .map(|(_, w)| w)
+    .sum()
+}
+
+impl Context {
+    /// The variants of `module` this context could run within `options` (intersected with what
+    /// the device allows), best first.
+    pub fn candidates<'m>(
+        &self,
+        module: &'m ShaderModule,
+        options: OptionSet,
+    ) -> Vec<&'m ShaderVariant> {
+        let allowed = OptionSet::from_bits(options.bits() & self.allowed_options().bits());
+        let mut fits: Vec<&ShaderVariant> = module
+            .variants
+            .iter()
+            .filter(|v| v.options.is_subset_of(allowed) && self.supports(v.reflection.features))
+            .collect();
+        fits.sort_by_key(|v| std::cmp::Reverse(preference(v.options)));
+        fits
+    }
+
+    /// The pipeline for the best variant of `module` within `options` (use
+    /// [`Context::allowed_options`] for "everything the device allows"), specialized with `spec`.
+    /// A variant the path rejects (naga lacks some SPIR-V features) falls back to the next best.
+    /// Pipelines are cached per (module, variant, values, local size).
+    pub fn pipeline(
+        &self,
+        module: &'static ShaderModule,
+        options: OptionSet,
+        spec: &Specialization,
+    ) -> Result<Arc<Pipeline>> {
+        let candidates = self.candidates(module, options);
+        if candidates.is_empty() {
+            let compiled: Vec<String> = module.variants.iter().map(|v| v.options.name()).collect();
+            return Err(Error::NoVariant {
+                shader: module.name.to_string(),
+                compiled: compiled.join(", "),
+                allowed: OptionSet::from_bits(options.bits() & self.allowed_options().bits())
+                    .to_string(),
+                features: format!("{:?}", self.features()),
+            });
+        }
+        let mut last = None;
+        for v in candidates {
+            let key = PipelineKey {
+                module: module as *const ShaderModule as usize,
+                options: v.options,
+                values: spec
+                    .values
+                    .iter()
+                    .map(|(id, val)| (*id, val.bits()))
+                    .collect(),
+                local_size: spec.local_size,
+            };
+            if let Some(p) = self.cached(&key) {
+                return Ok(p);
+            }
+            match self.create_pipeline(&module.name, v, spec) {
+                Ok(p) => {
+                    let p = Arc::new(p);
+                    if let Ok(mut cache) = self.pipelines.lock() {
+                        cache.insert(key, p.clone());
+                    }
+                    return Ok(p);
+                }
+                Err(e @ Error::Pipeline { .. }) => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::Gpu("no pipeline".into())))
+    }
+
+    fn cached(&self, key: &PipelineKey) -> Option<Arc<Pipeline>> {
+        self.pipelines.lock().ok()?.get(key).cloned()
+    }
+
+    fn create_pipeline(
+        &self,
+        shader: &str,
+        v: &ShaderVariant,
+        spec: &Specialization,
+    ) -> Result<Pipeline> {
+        let r = &v.reflection;
+        // shaders that declare no size (glslang writes 1,1,1) get ncnn's default of 64 invocations
+        let local_size = match (spec.local_size, &r.local_size) {
+            (Some(s), _) => s,
+            (
+                None,
+                LocalSize::Literal {
+                    size: [1, 1, 1], ..
+                },
+            ) => [64, 1, 1],
+            (None, other) => other.default_size().unwrap_or([1, 1, 1]),
+        };
+        let spec = Specialization {
+            values: spec.values.clone(),
+            local_size: Some(local_size),
+        };
+        let words = match self.path() {
+            ShaderPath::Passthrough => patch(&v.spirv, r, &spec)?,
+            ShaderPath::Naga => freeze(&v.spirv, r, &spec)?,
+        };
+
+        let fail = |message: String| Error::Pipeline {
+            shader: shader.to_string(),
+            variant: v.options.name(),
+            message,
+        };
+        let max_binding = r.bindings.iter().map(|b| b.binding).max();
+        let mut entries = Vec::new();
+        let mut declared = Vec::new();
+        for n in 0..max_binding.map_or(0, |m| m + 1) {
+            let b = r.bindings.iter().find(|b| b.binding == n);
+            if let Some(b) = b.filter(|b| b.set != 0) {
+                return Err(Error::Binding {
+                    binding: b.binding,
+                    problem: format!("descriptor set {} is not supported, only set 0", b.set),
+                });
+            }
+            let ty = match b.map(|b| (b.kind, b.access)) {
+                None => storage(true),
+                // naga modules keep readonly; freeze made writeonly buffers read-write, which
+                // reflection of the original still calls WriteOnly: both are not read-only
+                Some((DescriptorKind::StorageBuffer, access)) => {
+                    storage(access == Access::ReadOnly)
+                }
+                Some((DescriptorKind::UniformBuffer, _)) => wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                Some((kind, _)) => {
+                    return Err(fail(format!(
+                        "binding {n}: {kind:?} bindings are not supported by this runtime yet"
+                    )));
+                }
+            };
+            declared.push(b.is_some());
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: n,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty,
+                count: None,
+            });
+        }
+        let immediate_size = r
+            .push_constants
+            .as_ref()
+            .map_or(0, |pc| pc.size.div_ceil(4) * 4);
+        if immediate_size > self.limits().max_immediate_size {
+            return Err(fail(format!(
+                "push constants of {immediate_size} bytes exceed the device's {}",
+                self.limits().max_immediate_size
+            )));
+        }
+
+        let device = &self.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = match self.path() {
+            // SAFETY: the SPIR-V comes from glslang (validated in our tests with spirv-val) and was
+            // only patched at offsets reflection found; the layout below matches its bindings.
+            ShaderPath::Passthrough => unsafe {
+                device.create_shader_module_passthrough(wgpu::ShaderModuleDescriptorPassthrough {
+                    label: Some(shader),
+                    entry_points: Cow::Owned(vec![wgpu::PassthroughShaderEntryPoint {
+                        name: Cow::Owned(r.entry_point.to_string()),
+                        workgroup_size: (local_size[0], local_size[1], local_size[2]),
+                    }]),
+                    spirv: Some(Cow::Owned(words)),
+                    ..Default::default()
+                })
+            },
+            ShaderPath::Naga => device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(shader),
+                source: wgpu::ShaderSource::SpirV(Cow::Owned(words)),
+            }),
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(shader),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(shader),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(shader),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(&r.entry_point),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(fail(e.to_string()));
+        }
+        Ok(Pipeline {
+            pipeline,
+            bind_group_layout,
+            declared,
+            shader: shader.to_string(),
+            options: v.options,
+            local_size,
+            reflection: r.clone(),
+        })
+    }
+}
+
+fn storage(read_only: bool) -> wgpu::BindingType {
+    wgpu::BindingType::Buffer {
+        ty: wgpu::BufferBindingType::Storage { read_only },
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    }
+}

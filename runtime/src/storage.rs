@@ -1,0 +1,66 @@
+//! Host-side encoding of fp32 values into the storage layout a variant's buffers use.
+//!
+//! fp32 stores `float`; fp16 storage stores `float16_t`; fp16 packed stores scalars (`sfp`) as
+//! `float` but vectors (`sfpvec2/4/8`) as fp16 pairs packed into `uint`s, which have the same bytes
+//! as `float16_t` pairs.
+
+use half::f16;
+
+use crate::OptionSet;
+use crate::options::Options;
+
+/// The buffer layout of `sfp*` data in a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageFormat {
+    /// 4 bytes per value.
+    Fp32,
+    /// 2 bytes per value.
+    Fp16,
+}
+
+impl StorageFormat {
+    /// The format of `elempack`-packed data in a variant with `options`.
+    pub fn of(options: OptionSet, elempack: usize) -> StorageFormat {
+        let o = Options::from_option_set(options.canonicalize().unwrap_or(options));
+        if o.use_fp16_storage || (o.use_fp16_packed && elempack > 1) {
+            StorageFormat::Fp16
+        } else {
+            StorageFormat::Fp32
+        }
+    }
+
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            StorageFormat::Fp32 => 4,
+            StorageFormat::Fp16 => 2,
+        }
+    }
+
+    /// `values` in this format.
+    pub fn encode(self, values: &[f32]) -> Vec<u8> {
+        match self {
+            StorageFormat::Fp32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            StorageFormat::Fp16 => values
+                .iter()
+                .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+                .collect(),
+        }
+    }
+
+    /// The first `count` values of `bytes` in this format.
+    pub fn decode(self, bytes: &[u8], count: usize) -> Vec<f32> {
+        match self {
+            StorageFormat::Fp32 => bytes
+                .chunks_exact(4)
+                .take(count)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            StorageFormat::Fp16 => bytes
+                .chunks_exact(2)
+                .take(count)
+                .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
+                .collect(),
+        }
+    }
+}

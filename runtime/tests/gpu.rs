@@ -1,0 +1,356 @@
+//! Built-in shaders run on a real device (lavapipe in CI) through both wgpu paths, compared with a
+//! CPU reference using ncnn's tolerances. Without a device these tests fail, unless
+//! `FPSHADER_SKIP_GPU=1` says to skip them.
+
+use fpshader::meta::ShaderModule;
+use fpshader::shaders::Shader;
+use fpshader::specialize::{SpecValue, Specialization};
+use fpshader::{Context, ContextOptions, Error, OptionSet, ShaderPath, StorageFormat, shader};
+
+fn contexts() -> Vec<Context> {
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
+        eprintln!("FPSHADER_SKIP_GPU set: skipping GPU tests");
+        return Vec::new();
+    }
+    [ShaderPath::Passthrough, ShaderPath::Naga]
+        .into_iter()
+        .map(|path| {
+            Context::new(ContextOptions {
+                path: Some(path),
+                ..Default::default()
+            })
+            .unwrap_or_else(|e| {
+                panic!("no GPU for {path:?} ({e}); install lavapipe (`cargo xtask deps`) or set FPSHADER_SKIP_GPU=1")
+            })
+        })
+        .collect()
+}
+
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 6.0 - 3.0
+        })
+        .collect()
+}
+
+fn opts(s: &str) -> OptionSet {
+    OptionSet::parse(s).unwrap()
+}
+
+/// ncnn's comparison: |a-b| <= eps, or relative error < eps; eps by precision.
+fn tolerance(options: OptionSet) -> f32 {
+    let class = options.float_class();
+    if class.arithmetic {
+        1.0
+    } else if class.storage != fpshader_build::Storage::Fp32 {
+        0.1
+    } else {
+        0.001
+    }
+}
+
+fn assert_close(got: &[f32], want: &[f32], eps: f32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let abs = (g - w).abs();
+        let rel = abs / w.abs().max(f32::MIN_POSITIVE);
+        assert!(abs <= eps || rel < eps, "{what}: [{i}] got {g}, want {w}");
+    }
+}
+
+/// Inputs as the GPU will see them: rounded through fp16 when stored as fp16.
+fn storable(values: &[f32], format: StorageFormat) -> Vec<f32> {
+    format.decode(&format.encode(values), values.len())
+}
+
+struct Shape {
+    w: u32,
+    h: u32,
+    c: u32,
+}
+
+/// Runs a unary elementwise built-in over a pack-`pack` blob and returns (variant, input, output).
+fn run_unary(
+    ctx: &Context,
+    module: &'static ShaderModule,
+    pack: usize,
+    shape: &Shape,
+    options: OptionSet,
+    params: &[(u32, SpecValue)],
+    use_spec_for_shape: bool,
+) -> (OptionSet, Vec<f32>, Vec<f32>) {
+    let Shape { w, h, c } = *shape;
+    let cstep = w * h;
+    let offset = params.len() as u32;
+    let mut values = params.to_vec();
+    if use_spec_for_shape {
+        for (i, v) in [w, h, c, cstep].into_iter().enumerate() {
+            values.push((offset + i as u32, SpecValue::I32(v as i32)));
+        }
+    }
+    let spec = Specialization {
+        values,
+        local_size: None,
+    };
+    let pipeline = ctx.pipeline(module, options, &spec).unwrap();
+    let format = StorageFormat::of(pipeline.options, pack);
+    let n = (cstep * c) as usize * pack;
+    let input = storable(&random(n, u64::from(w * 31 + h * 7 + c)), format);
+    let a = ctx.upload(&format.encode(&input));
+    let b = ctx.storage_buffer((n * format.size()) as u64);
+    let push = if use_spec_for_shape {
+        vec![0; 4]
+    } else {
+        vec![w, h, c, cstep]
+    };
+    let mut rec = ctx.recorder();
+    rec.dispatch(&pipeline, &[&a, &b], &push, [w, h, c])
+        .unwrap();
+    rec.submit_and_wait().unwrap();
+    let out = format.decode(&ctx.download(&b).unwrap(), n);
+    (pipeline.options, input, out)
+}
+
+const CLASSES: [&str; 6] = [
+    "",
+    "fp16p",
+    "fp16p,fp16a",
+    "fp16s",
+    "fp16s,fp16a",
+    "fp16s,fp16a,fp16u",
+];
+
+#[test]
+fn relu_in_every_class_and_packing_on_both_paths() {
+    for ctx in contexts() {
+        for (module, pack) in [
+            (Shader::Relu.module(), 1),
+            (Shader::ReluPack4.module(), 4),
+            (Shader::ReluPack8.module(), 8),
+        ] {
+            for class in CLASSES {
+                let shape = Shape { w: 13, h: 5, c: 3 };
+                let (ran, input, out) = run_unary(
+                    &ctx,
+                    module,
+                    pack,
+                    &shape,
+                    opts(class),
+                    &[(0, SpecValue::F32(0.1))],
+                    true,
+                );
+                let want: Vec<f32> = input
+                    .iter()
+                    .map(|x| if *x < 0.0 { x * 0.1 } else { *x })
+                    .collect();
+                let what = format!(
+                    "{} {} ran {} on {}",
+                    module.name,
+                    class,
+                    ran.name(),
+                    ctx.describe()
+                );
+                assert_close(&out, &want, tolerance(ran), &what);
+                // the requested class runs, except where naga cannot take it (fp16pa)
+                let expected = opts(class).canonicalize().unwrap();
+                if ctx.path() == ShaderPath::Passthrough
+                    || expected.float_class().name() != "fp16pa"
+                {
+                    assert_eq!(ran, expected, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn psc_uses_push_constants_when_specialization_is_zero() {
+    for ctx in contexts() {
+        for class in ["", "fp16s,fp16a"] {
+            for module in [Shader::Sigmoid.module(), Shader::SigmoidPack4.module()] {
+                let pack = if module.name.ends_with("pack4") { 4 } else { 1 };
+                let shape = Shape { w: 9, h: 4, c: 2 };
+                let (ran_s, input_s, out_s) =
+                    run_unary(&ctx, module, pack, &shape, opts(class), &[], true);
+                let (ran_p, input_p, out_p) =
+                    run_unary(&ctx, module, pack, &shape, opts(class), &[], false);
+                assert_eq!(ran_s, ran_p);
+                assert_eq!(input_s, input_p);
+                let want: Vec<f32> = input_s.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect();
+                let what = format!("{} {class} {}", module.name, ctx.describe());
+                assert_close(&out_s, &want, tolerance(ran_s), &format!("{what} spec"));
+                assert_close(&out_p, &want, tolerance(ran_p), &format!("{what} push"));
+            }
+        }
+    }
+}
+
+#[test]
+fn binaryop_broadcasts_per_channel() {
+    for ctx in contexts() {
+        for class in CLASSES {
+            let (w, h, c) = (7u32, 3u32, 4u32);
+            // op 2 = mul, b broadcast over w and h
+            let spec = Specialization {
+                values: vec![(0, SpecValue::I32(2))],
+                local_size: Some([8, 2, 1]),
+            };
+            let pipeline = ctx
+                .pipeline(Shader::Binaryop.module(), opts(class), &spec)
+                .unwrap();
+            let format = StorageFormat::of(pipeline.options, 1);
+            let a = storable(&random((w * h * c) as usize, 1), format);
+            let b = storable(&random(c as usize, 2), format);
+            let (ba, bb) = (
+                ctx.upload(&format.encode(&a)),
+                ctx.upload(&format.encode(&b)),
+            );
+            let out = ctx.storage_buffer(u64::from(w * h * c) * format.size() as u64);
+            let push = [w, h, c, w * h, 1, 1, c, 1, w, h, c, w * h];
+            let mut rec = ctx.recorder();
+            rec.dispatch(&pipeline, &[&ba, &bb, &out], &push, [w, h, c])
+                .unwrap();
+            rec.submit_and_wait().unwrap();
+            let got = format.decode(&ctx.download(&out).unwrap(), (w * h * c) as usize);
+            let want: Vec<f32> = a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| x * b[i / (w * h) as usize])
+                .collect();
+            let what = format!(
+                "binaryop {class} ran {} {}",
+                pipeline.options.name(),
+                ctx.describe()
+            );
+            assert_close(&got, &want, tolerance(pipeline.options), &what);
+        }
+    }
+}
+
+static GAPPED: ShaderModule = shader!(
+    src: "#version 450
+layout (binding = 0) readonly buffer a { float a_data[]; };
+layout (binding = 3) writeonly buffer b { float b_data[]; };
+layout (push_constant) uniform parameter { int n; } p;
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    if (i < p.n)
+        b_data[i] = a_data[i] * 2.0 + 1.0;
+}
+"
+);
+
+#[test]
+fn binding_gaps_bind_the_right_buffers() {
+    for ctx in contexts() {
+        let pipeline = ctx
+            .pipeline(&GAPPED, OptionSet::FP32, &Specialization::default())
+            .unwrap();
+        let n = 100u32;
+        let input = random(n as usize, 5);
+        let a = ctx.upload(&StorageFormat::Fp32.encode(&input));
+        let b = ctx.storage_buffer(u64::from(n) * 4);
+        let mut rec = ctx.recorder();
+        rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
+        rec.submit_and_wait().unwrap();
+        let got = StorageFormat::Fp32.decode(&ctx.download(&b).unwrap(), n as usize);
+        let want: Vec<f32> = input.iter().map(|x| x * 2.0 + 1.0).collect();
+        assert_close(
+            &got,
+            &want,
+            0.001,
+            &format!("gapped bindings on {}", ctx.describe()),
+        );
+    }
+}
+
+#[test]
+fn several_dispatches_in_one_submission() {
+    for ctx in contexts() {
+        let spec = Specialization {
+            values: vec![(0, SpecValue::F32(0.5))],
+            local_size: Some([32, 1, 1]),
+        };
+        let pipeline = ctx
+            .pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
+            .unwrap();
+        let n = 1000u32;
+        let input = random(n as usize, 9);
+        let a = ctx.upload(&StorageFormat::Fp32.encode(&input));
+        let b = ctx.storage_buffer(u64::from(n) * 4);
+        let c = ctx.storage_buffer(u64::from(n) * 4);
+        let push = [n, 1, 1, n];
+        let mut rec = ctx.recorder();
+        rec.dispatch(&pipeline, &[&a, &b], &push, [n, 1, 1])
+            .unwrap();
+        rec.dispatch(&pipeline, &[&b, &c], &push, [n, 1, 1])
+            .unwrap();
+        assert_eq!(rec.len(), 2);
+        rec.submit_and_wait().unwrap();
+        let got = StorageFormat::Fp32.decode(&ctx.download(&c).unwrap(), n as usize);
+        let want: Vec<f32> = input
+            .iter()
+            .map(|x| if *x < 0.0 { x * 0.25 } else { *x })
+            .collect();
+        assert_close(&got, &want, 0.001, "two relus");
+    }
+}
+
+static NEEDS_INT8: ShaderModule = shader!(
+    src: "#version 450
+#extension GL_EXT_shader_8bit_storage : require
+layout (binding = 0) buffer a { int8_t a_data[]; };
+void main() { a_data[0] = a_data[1]; }
+"
+);
+
+#[test]
+fn bad_use_is_an_error_not_a_panic() {
+    for ctx in contexts() {
+        let spec = Specialization::default();
+        let pipeline = ctx
+            .pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
+            .unwrap();
+        let a = ctx.storage_buffer(64);
+        let mut rec = ctx.recorder();
+        assert!(matches!(
+            rec.dispatch(&pipeline, &[&a], &[1, 1, 1, 1], [1, 1, 1]),
+            Err(Error::Binding { .. })
+        ));
+        assert!(matches!(
+            rec.dispatch(&pipeline, &[&a, &a], &[1, 1], [1, 1, 1]),
+            Err(Error::PushConstants(_))
+        ));
+        let limit = ctx.limits().max_compute_workgroups_per_dimension;
+        assert!(matches!(
+            rec.dispatch(
+                &pipeline,
+                &[&a, &a],
+                &[1, 1, 1, 1],
+                [1, 1, (limit + 1) * pipeline.local_size[2]]
+            ),
+            Err(Error::DispatchTooLarge { .. })
+        ));
+        let err = ctx
+            .pipeline(&NEEDS_INT8, OptionSet::FP32, &spec)
+            .unwrap_err();
+        assert!(matches!(err, Error::NoVariant { .. }), "{err}");
+        assert!(err.to_string().contains("fp32"), "{err}");
+        let unknown = Specialization {
+            values: vec![(42, SpecValue::I32(1))],
+            local_size: None,
+        };
+        assert!(matches!(
+            ctx.pipeline(Shader::Relu.module(), OptionSet::FP32, &unknown),
+            Err(Error::Specialize(_))
+        ));
+    }
+}
