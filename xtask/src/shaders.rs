@@ -130,5 +130,7 @@ pub fn demo() -> Result<(), String> {
         bytes,
         time.as_secs_f64() * 1e3
     );
-    Ok(())
+    println!();
+    println!("relu_pack4 in every buffer variant on the default adapter (examples/relu.rs):");
+    cargo(&["run", "--quiet", "--example", "relu", "--", "262144"])
 }
