@@ -17,6 +17,10 @@ const PACKAGES: &[(&str, Option<&str>)] = &[
     // software Vulkan (lavapipe) for GPU tests
     ("mesa-vulkan-drivers", None),
     ("libvulkan1", None),
+    // llvmpipe OpenGL through EGL: wgpu's GL backend, the second real backend of the GPU tests
+    ("libegl1", None),
+    ("libegl-mesa0", None),
+    ("libgl1-mesa-dri", None),
 ];
 
 /// Installs what is missing (as root with apt-get), or explains exactly what to run.
