@@ -375,3 +375,77 @@ fn bad_use_is_an_error_not_a_panic() {
         ));
     }
 }
+
+#[test]
+fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
+    for ctx in contexts() {
+        for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
+            let options = OptionSet::from_bits(opts(class).bits() & ctx.allowed_options().bits());
+            let (w, h, c) = (5, 3, 16);
+            let values = random(w * h * c, 11);
+            let pack1 = fpshader::Mat::from_values(w, h, c, &values).unwrap();
+            let what = format!("{class} on {}", ctx.describe());
+            let eps = tolerance(options.canonicalize().unwrap());
+            let check = |got: &fpshader::Mat, want: &fpshader::Mat, step: &str| {
+                assert_eq!(
+                    (got.c, got.elempack),
+                    (want.c, want.elempack),
+                    "{what} {step}"
+                );
+                let n = got.w * got.h;
+                let pick = |m: &fpshader::Mat| -> Vec<f32> {
+                    (0..m.c)
+                        .flat_map(|q| {
+                            (0..n).flat_map(move |i| (0..m.elempack).map(move |k| (q, i, k)))
+                        })
+                        .map(|(q, i, k)| m.at(q, i, k))
+                        .collect()
+                };
+                assert_close(&pick(got), &pick(want), eps, &format!("{what} {step}"));
+            };
+            let g1 = ctx.upload_mat(&pack1, options).unwrap();
+            check(
+                &ctx.download_mat(&g1).unwrap(),
+                &pack1,
+                "upload/download pack1",
+            );
+            let g4 = ctx.convert_packing(&g1, 4).unwrap();
+            check(
+                &ctx.download_mat(&g4).unwrap(),
+                &pack1.to_packing(4).unwrap(),
+                "1->4",
+            );
+            let g8 = ctx.convert_packing(&g4, 8).unwrap();
+            check(
+                &ctx.download_mat(&g8).unwrap(),
+                &pack1.to_packing(8).unwrap(),
+                "4->8",
+            );
+            let back4 = ctx.convert_packing(&g8, 4).unwrap();
+            check(
+                &ctx.download_mat(&back4).unwrap(),
+                &pack1.to_packing(4).unwrap(),
+                "8->4",
+            );
+            let back1 = ctx.convert_packing(&back4, 1).unwrap();
+            check(&ctx.download_mat(&back1).unwrap(), &pack1, "4->1");
+            let via = ctx.convert_packing(&g1, 8).unwrap();
+            check(
+                &ctx.download_mat(&via).unwrap(),
+                &pack1.to_packing(8).unwrap(),
+                "1->8",
+            );
+            assert!(matches!(
+                ctx.convert_packing(
+                    &ctx.upload_mat(
+                        &fpshader::Mat::from_values(2, 1, 3, &[0.0; 6]).unwrap(),
+                        options
+                    )
+                    .unwrap(),
+                    4
+                ),
+                Err(Error::Shape(_))
+            ));
+        }
+    }
+}
