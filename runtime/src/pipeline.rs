@@ -26,6 +26,18 @@ pub struct Pipeline {
     pub reflection: Reflection,
 }
 
+impl Pipeline {
+    /// The wgpu pipeline, for recording it by hand.
+    pub fn wgpu_pipeline(&self) -> &wgpu::ComputePipeline {
+        &self.pipeline
+    }
+
+    /// Its bind group layout (binding gaps included).
+    pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.bind_group_layout
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PipelineKey {
     module: usize,

@@ -1,0 +1,139 @@
+//! Memory bandwidth of the built-in elementwise shaders, and fpshader's per-dispatch overhead
+//! next to a raw wgpu dispatch of the same pipeline.
+//!
+//! `cargo run --release --example bandwidth [-- ELEMENTS [REPEATS]]` (defaults: 2^28 values, 50).
+//! For fp32, fp16p, fp16s and fp16sa: relu_pack4 (read + write) and binaryop_pack4 add (2 reads +
+//! write), `REPEATS` dispatches in one submission, GB/s counting bytes read and written. Prints one
+//! line per measurement, `key value` pairs, for scripts.
+
+use std::time::Instant;
+
+use fpshader::shaders::Shader;
+use fpshader::specialize::{SpecValue, Specialization};
+use fpshader::{Context, ContextOptions, OptionSet, StorageFormat};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let elements: u64 = args
+        .next()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(1 << 28);
+    let repeats: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
+    let ctx = Context::new(ContextOptions::default())?;
+    println!("device {}", ctx.describe().replace(' ', "_"));
+    // pack4 elements along x, split over y to stay under the per-dimension group limit
+    let vec4s = elements / 4;
+    let w = 65536u32.min(vec4s as u32);
+    let h = (vec4s / u64::from(w)) as u32;
+    let elements = u64::from(w) * u64::from(h) * 4;
+
+    for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
+        let options = OptionSet::parse(class)?;
+        for (name, shader, inputs) in [
+            ("relu", Shader::ReluPack4, 1),
+            ("add", Shader::BinaryopPack4, 2),
+        ] {
+            let mut values = vec![(0, SpecValue::F32(0.0))];
+            if inputs == 2 {
+                values = vec![(0, SpecValue::I32(0))];
+            }
+            let spec = Specialization {
+                values,
+                local_size: Some([256, 1, 1]),
+            };
+            let pipeline = ctx.pipeline(shader.module(), options, &spec)?;
+            let format = StorageFormat::of(pipeline.options, 4);
+            let bytes = elements * format.size() as u64;
+            let a = ctx.storage_buffer(bytes);
+            let b = ctx.storage_buffer(bytes);
+            let out = ctx.storage_buffer(bytes);
+            let (buffers, push): (Vec<&fpshader::wgpu::Buffer>, Vec<u32>) = if inputs == 1 {
+                (vec![&a, &out], vec![w, h, 1, w * h])
+            } else {
+                let s = [w, h, 1, w * h];
+                (vec![&a, &b, &out], [s, s, s].concat())
+            };
+            let run = |n: usize| -> Result<f64, fpshader::Error> {
+                let mut rec = ctx.recorder();
+                for _ in 0..n {
+                    rec.dispatch(&pipeline, &buffers, &push, [w, h, 1])?;
+                }
+                let start = Instant::now();
+                rec.submit_and_wait()?;
+                Ok(start.elapsed().as_secs_f64())
+            };
+            run(2)?;
+            let secs = run(repeats)? / repeats as f64;
+            let moved = (inputs + 1) as f64 * bytes as f64;
+            println!(
+                "bandwidth op {name} class {} ran {} bytes {bytes} ms {:.4} GBps {:.1}",
+                options.name(),
+                pipeline.options.name(),
+                secs * 1e3,
+                moved / secs / 1e9
+            );
+        }
+    }
+
+    // per-dispatch overhead: tiny dispatches, fpshader's recorder vs raw wgpu with one bind group
+    let spec = Specialization {
+        values: vec![(0, SpecValue::F32(0.0))],
+        local_size: Some([64, 1, 1]),
+    };
+    let pipeline = ctx.pipeline(Shader::ReluPack4.module(), OptionSet::FP32, &spec)?;
+    let a = ctx.storage_buffer(4096);
+    let b = ctx.storage_buffer(4096);
+    let push = [64u32, 1, 1, 64];
+    let n = 2000;
+    let ours = {
+        let start = Instant::now();
+        let mut rec = ctx.recorder();
+        for _ in 0..n {
+            rec.dispatch(&pipeline, &[&a, &b], &push, [64, 1, 1])?;
+        }
+        rec.submit_and_wait()?;
+        start.elapsed().as_secs_f64()
+    };
+    let raw = {
+        let start = Instant::now();
+        let bind_group = ctx
+            .device
+            .create_bind_group(&fpshader::wgpu::BindGroupDescriptor {
+                label: None,
+                layout: pipeline.bind_group_layout(),
+                entries: &[
+                    fpshader::wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: a.as_entire_binding(),
+                    },
+                    fpshader::wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: b.as_entire_binding(),
+                    },
+                ],
+            });
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        let bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for _ in 0..n {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipeline.wgpu_pipeline());
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.set_immediates(0, &bytes);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        let index = ctx.queue.submit([encoder.finish()]);
+        ctx.device.poll(fpshader::wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })?;
+        start.elapsed().as_secs_f64()
+    };
+    println!(
+        "overhead dispatches {n} fpshader_us {:.2} raw_wgpu_us {:.2} ratio {:.2}",
+        ours / n as f64 * 1e6,
+        raw / n as f64 * 1e6,
+        ours / raw
+    );
+    Ok(())
+}
