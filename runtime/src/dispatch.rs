@@ -134,6 +134,52 @@ impl Recorder<'_> {
             return Ok(());
         }
 
+        // what wgpu would reject when creating the bind group, reported instead of panicking
+        for (b, buffer) in pipeline.reflection.bindings.iter().zip(buffers) {
+            let usage = match b.kind {
+                crate::meta::DescriptorKind::UniformBuffer => wgpu::BufferUsages::UNIFORM,
+                _ => wgpu::BufferUsages::STORAGE,
+            };
+            if !buffer.usage().contains(usage) {
+                return Err(Error::Binding {
+                    binding: b.binding,
+                    problem: format!("the buffer lacks {usage:?} usage"),
+                });
+            }
+        }
+        let bind_group = self.bind_group(pipeline, buffers);
+        let mut pass = self
+            .encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&pipeline.shader),
+                timestamp_writes: None,
+            });
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        if !push.is_empty() {
+            let bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
+            pass.set_immediates(0, &bytes);
+        }
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        drop(pass);
+        self.dispatches += 1;
+        Ok(())
+    }
+
+    /// The bind group of `buffers` for `pipeline`, cached on the pipeline. The buffers were checked
+    /// against the layout by the caller, so creating it cannot fail validation.
+    fn bind_group(&self, pipeline: &Pipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        const KEEP: usize = 32;
+        let key: Vec<wgpu::Buffer> = buffers.iter().map(|b| (*b).clone()).collect();
+        let hit = pipeline.bind_groups.lock().ok().and_then(|cache| {
+            cache
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, group)| group.clone())
+        });
+        if let Some(group) = hit {
+            return group;
+        }
         let mut given = buffers.iter();
         let entries: Vec<wgpu::BindGroupEntry> = pipeline
             .declared
@@ -150,33 +196,21 @@ impl Recorder<'_> {
                 }
             })
             .collect();
-        let device = &self.ctx.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&pipeline.shader),
-            layout: &pipeline.bind_group_layout,
-            entries: &entries,
-        });
-        {
-            let mut pass = self
-                .encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&pipeline.shader),
-                    timestamp_writes: None,
-                });
-            pass.set_pipeline(&pipeline.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            if !push.is_empty() {
-                let bytes: Vec<u8> = push.iter().flat_map(|w| w.to_le_bytes()).collect();
-                pass.set_immediates(0, &bytes);
+        let group = self
+            .ctx
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&pipeline.shader),
+                layout: &pipeline.bind_group_layout,
+                entries: &entries,
+            });
+        if let Ok(mut cache) = pipeline.bind_groups.lock() {
+            if cache.len() >= KEEP {
+                cache.remove(0);
             }
-            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            cache.push((key, group.clone()));
         }
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(e.to_string()));
-        }
-        self.dispatches += 1;
-        Ok(())
+        group
     }
 
     /// How many dispatches were recorded.

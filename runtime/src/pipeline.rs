@@ -24,6 +24,9 @@ pub struct Pipeline {
     pub local_size: [u32; 3],
     /// What the variant declares.
     pub reflection: Reflection,
+    /// Recently used bind groups by their buffers: re-recording a dispatch over the same buffers,
+    /// the common case in a network, must not create a bind group each time.
+    pub(crate) bind_groups: std::sync::Mutex<Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)>>,
 }
 
 impl Pipeline {
@@ -265,6 +268,7 @@ impl Context {
             options: v.options,
             local_size,
             reflection: r.clone(),
+            bind_groups: std::sync::Mutex::new(Vec::new()),
         })
     }
 }
