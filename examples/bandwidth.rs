@@ -2,8 +2,8 @@
 //! next to a raw wgpu dispatch of the same pipeline.
 //!
 //! `cargo run --release --example bandwidth [-- ELEMENTS [REPEATS]]` (defaults: 2^28 values, 50).
-//! For fp32, fp16p, fp16s and fp16sa: relu_pack4 (read + write) and binaryop_pack4 add (2 reads +
-//! write), `REPEATS` dispatches in one submission, GB/s counting bytes read and written. Prints one
+//! For fp32, fp16p, fp16s and fp16sa: relu_pack4 and relu_pack8 (read + write) and binaryop_pack4
+//! add (2 reads + write), shapes given as push constants or as specialization constants, `REPEATS` dispatches in one submission, GB/s counting bytes read and written. Prints one
 //! line per measurement, `key value` pairs, for scripts.
 
 use std::time::Instant;
@@ -30,20 +30,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
         let options = OptionSet::parse(class)?;
-        for (name, shader, inputs) in [
-            ("relu", Shader::ReluPack4, 1),
-            ("add", Shader::BinaryopPack4, 2),
-        ] {
+        for ((name, shader, inputs, pack), shapes) in [
+            ("relu", Shader::ReluPack4, 1, 4),
+            ("relu_pack8", Shader::ReluPack8, 1, 8),
+            ("add", Shader::BinaryopPack4, 2, 4),
+        ]
+        .into_iter()
+        .flat_map(|op| [(op, "push"), (op, "spec")])
+        {
             let mut values = vec![(0, SpecValue::F32(0.0))];
             if inputs == 2 {
                 values = vec![(0, SpecValue::I32(0))];
+            }
+            // pack8 covers the same values with half the elements along y
+            let h = h * 4 / pack;
+            // shapes as specialization constants (ncnn does this when shapes are known) or, all
+            // zero, through psc()'s push-constant fallback
+            if shapes == "spec" {
+                let shape = [w, h, 1, w * h].map(|v| SpecValue::I32(v as i32));
+                for (i, v) in shape
+                    .iter()
+                    .cycle()
+                    .take(if inputs == 1 { 4 } else { 12 })
+                    .enumerate()
+                {
+                    values.push((1 + i as u32, *v));
+                }
             }
             let spec = Specialization {
                 values,
                 local_size: Some([256, 1, 1]),
             };
             let pipeline = ctx.pipeline(shader.module(), options, &spec)?;
-            let format = StorageFormat::of(pipeline.options, 4);
+            let format = StorageFormat::of(pipeline.options, pack as usize);
             let bytes = elements * format.size() as u64;
             let a = ctx.storage_buffer(bytes);
             let b = ctx.storage_buffer(bytes);
@@ -67,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let secs = run(repeats)? / repeats as f64;
             let moved = (inputs + 1) as f64 * bytes as f64;
             println!(
-                "bandwidth op {name} class {} ran {} bytes {bytes} ms {:.4} GBps {:.1}",
+                "bandwidth op {name} shapes {shapes} class {} ran {} bytes {bytes} ms {:.4} GBps {:.1}",
                 options.name(),
                 pipeline.options.name(),
                 secs * 1e3,
