@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::external::External;
+use crate::external::{External, touch};
 use crate::{cargo, workspace_root};
 
 pub fn run() -> Result<(), String> {
@@ -116,12 +116,6 @@ pub fn run() -> Result<(), String> {
 
 fn best(times: &[Duration]) -> Duration {
     times.iter().copied().min().unwrap_or_default()
-}
-
-fn touch(path: &Path) -> Result<(), String> {
-    let text = std::fs::read(path).map_err(|e| e.to_string())?;
-    std::thread::sleep(Duration::from_millis(20));
-    std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
 /// The `.spv` files the runtime's build script wrote, with their sizes.

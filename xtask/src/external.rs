@@ -148,14 +148,18 @@ debug = true
         }
     }
 
-    /// Marks a file as changed (same content, new mtime) so cargo reruns what depends on it.
+    /// Marks one of the crate's files as changed.
     pub fn touch(&self, rel: &str) -> Result<(), String> {
-        let path = self.dir.join(rel);
-        let text = std::fs::read(&path).map_err(|e| e.to_string())?;
-        // a later mtime than the last build's
-        std::thread::sleep(Duration::from_millis(20));
-        std::fs::write(&path, text).map_err(|e| e.to_string())
+        touch(&self.dir.join(rel))
     }
+}
+
+/// Marks a file as changed (same content, new mtime) so cargo reruns what depends on it.
+pub fn touch(path: &Path) -> Result<(), String> {
+    let text = std::fs::read(path).map_err(|e| e.to_string())?;
+    // a later mtime than the last build's
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(path, text).map_err(|e| e.to_string())
 }
 
 /// Builds and runs the external crate: it must compile shaders through both entry points.
