@@ -37,6 +37,9 @@ pub enum Error {
         /// What the device offers.
         features: String,
     },
+    /// A shader compiled at run time did not compile.
+    #[error(transparent)]
+    Compile(#[from] fpshader_build::Error),
     /// Specialization failed.
     #[error(transparent)]
     Specialize(#[from] SpecializeError),

@@ -11,6 +11,8 @@ pub use fpshader_build::meta;
 pub use fpshader_build::{Opt, OptionSet};
 pub use fpshader_macro::shader;
 
+#[cfg(feature = "runtime-compile")]
+mod compile;
 mod context;
 mod dispatch;
 mod error;

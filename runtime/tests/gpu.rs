@@ -449,3 +449,68 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
         }
     }
 }
+
+#[cfg(feature = "runtime-compile")]
+#[test]
+fn shaders_compiled_at_run_time_run() {
+    const GLSL: &str = "#version 450
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+layout (constant_id = 0) const int n = 0;
+layout (binding = 0) readonly buffer a { sfpvec4 a_data[]; };
+layout (binding = 1) writeonly buffer b { sfpvec4 b_data[]; };
+layout (push_constant) uniform parameter { int n; } p;
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    if (i >= psc(n)) return;
+    buffer_st4(b_data, i, buffer_ld4(a_data, i) * afp(3) - afp(1));
+}
+";
+    for ctx in contexts() {
+        let module = ctx
+            .compile_module(
+                "triple",
+                GLSL,
+                opts("fp16p,fp16s,fp16a"),
+                Default::default(),
+            )
+            .unwrap();
+        assert_eq!(module.variants.len(), 5);
+        for class in ["", "fp16s"] {
+            let pipeline = ctx
+                .pipeline(module, opts(class), &Specialization::default())
+                .unwrap();
+            let format = StorageFormat::of(pipeline.options, 4);
+            let n = 64u32;
+            let input = storable(&random(n as usize * 4, 3), format);
+            let a = ctx.upload(&format.encode(&input));
+            let b = ctx.storage_buffer(u64::from(n) * 4 * format.size() as u64);
+            let mut rec = ctx.recorder();
+            rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
+            rec.submit_and_wait().unwrap();
+            let got = format.decode(&ctx.download(&b).unwrap(), input.len());
+            let want: Vec<f32> = input.iter().map(|x| x * 3.0 - 1.0).collect();
+            assert_close(
+                &got,
+                &want,
+                tolerance(pipeline.options),
+                &format!("run-time {class} {}", ctx.describe()),
+            );
+        }
+        let err = ctx
+            .compile_module(
+                "bad",
+                "#version 450\nvoid main() { nope(); }\n",
+                OptionSet::FP32,
+                Default::default(),
+            )
+            .unwrap_err();
+        assert!(matches!(err, Error::Compile(_)), "{err}");
+        assert!(err.to_string().contains("bad:2:"), "{err}");
+    }
+}

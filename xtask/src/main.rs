@@ -55,11 +55,13 @@ fn test(extra: &[&str]) -> Result<(), String> {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--all-features",
         "--",
         "-D",
         "warnings",
     ])?;
-    let mut args = vec!["test", "--workspace"];
+    // all features: the runtime-compile path is tested too
+    let mut args = vec!["test", "--workspace", "--all-features"];
     args.extend_from_slice(extra);
     cargo(&args)?;
     if extra.is_empty() {
