@@ -514,3 +514,113 @@ void main()
         assert!(err.to_string().contains("bad:2:"), "{err}");
     }
 }
+
+static BUFFER_FUNCTIONS: ShaderModule = shader!(
+    "tests/shaders/buffer_functions.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+);
+
+/// Every buffer, local-memory and matrix function of the extension, executed in every float class
+/// and compared value by value with the CPU.
+#[test]
+fn every_buffer_function_in_every_class() {
+    const N: usize = 64;
+    for ctx in contexts() {
+        for class in CLASSES {
+            let spec = Specialization {
+                values: vec![],
+                local_size: Some([N as u32, 1, 1]),
+            };
+            let pipeline = ctx.pipeline(&BUFFER_FUNCTIONS, opts(class), &spec).unwrap();
+            let ran = pipeline.options;
+            let f1 = StorageFormat::of(ran, 1);
+            let fv = StorageFormat::of(ran, 4);
+            // values exactly representable in fp16, so every class must reproduce them exactly
+            let half = |n: usize, seed: u64| storable(&random(n, seed), StorageFormat::Fp16);
+            let (s1, s2, s4, s8, sm) = (
+                half(8 * N, 1),
+                half(2 * N, 2),
+                half(8 * N, 3),
+                half(8 * N, 4),
+                half(16 * N, 5),
+            );
+            let bufs_in = [
+                ctx.upload(&f1.encode(&s1)),
+                ctx.upload(&fv.encode(&s2)),
+                ctx.upload(&fv.encode(&s4)),
+                ctx.upload(&fv.encode(&s8)),
+                ctx.upload(&fv.encode(&sm)),
+            ];
+            let sizes = [
+                (15 * N, f1),
+                (2 * N * 2, fv),
+                (6 * N * 4, fv),
+                (4 * N * 8, fv),
+                (16 * N, fv),
+            ];
+            let bufs_out: Vec<_> = sizes
+                .iter()
+                .map(|(n, f)| ctx.storage_buffer((n * f.size()) as u64))
+                .collect();
+            let all: Vec<&wgpu::Buffer> = bufs_in.iter().chain(bufs_out.iter()).collect();
+            let mut rec = ctx.recorder();
+            rec.dispatch(&pipeline, &all, &[], [N as u32, 1, 1])
+                .unwrap();
+            rec.submit_and_wait().unwrap();
+            let got: Vec<Vec<f32>> = bufs_out
+                .iter()
+                .zip(sizes)
+                .map(|(b, (n, f))| f.decode(&ctx.download(b).unwrap(), n))
+                .collect();
+
+            let twice = |v: &[f32]| v.iter().map(|x| x * 2.0).collect::<Vec<f32>>();
+            let mut o1 = twice(&s1[..N]);
+            o1.extend_from_slice(&s1[..N]); // cp1
+            o1.extend_from_slice(&s4[..4 * N]); // cp4to1: vec4 i to 4i..4i+3
+            o1.extend_from_slice(&s8[..8 * N]); // cp8to1
+            o1.extend((0..N).map(|i| s1[N - 1 - i])); // lfp round trip
+            let mut o2 = twice(&s2[..2 * N]);
+            o2.extend_from_slice(&s2[..2 * N]);
+            let mut o4 = twice(&s4[..4 * N]);
+            o4.extend_from_slice(&s4[..4 * N]); // cp4
+            o4.extend_from_slice(&s1[..4 * N]); // cp1to4
+            o4.extend_from_slice(&s8[..8 * N]); // cp8to4
+            o4.extend((0..N).flat_map(|i| s4[4 * (N - 1 - i)..4 * (N - i)].to_vec())); // lfpvec4
+            let mut o8 = twice(&s8[..8 * N]);
+            o8.extend_from_slice(&s8[..8 * N]); // cp8
+            o8.extend_from_slice(&s1[..8 * N]); // cp1to8
+            o8.extend_from_slice(&s4[..8 * N]); // cp4to8
+            let om = twice(&sm);
+            let what = |name: &str| {
+                format!(
+                    "{name} in {class} (ran {}) on {}",
+                    ran.name(),
+                    ctx.describe()
+                )
+            };
+            let eps = tolerance(ran);
+            assert_close(&got[0], &o1, eps, &what("sfp results"));
+            assert_close(&got[1], &o2, eps, &what("sfpvec2 results"));
+            assert_close(&got[2], &o4, eps, &what("sfpvec4 results"));
+            assert_close(&got[3], &o8, eps, &what("sfpvec8 results"));
+            assert_close(&got[4], &om, eps, &what("sfpmat4 results"));
+            // the copies never pass through arithmetic types: exact in every class
+            assert_eq!(
+                &got[0][N..14 * N],
+                &o1[N..14 * N],
+                "{}",
+                what("scalar copies")
+            );
+            assert_eq!(
+                &got[2][4 * N..20 * N],
+                &o4[4 * N..20 * N],
+                "{}",
+                what("vec4 copies")
+            );
+            assert_eq!(&got[3][8 * N..], &o8[8 * N..], "{}", what("vec8 copies"));
+        }
+    }
+}
