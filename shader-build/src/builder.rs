@@ -231,13 +231,7 @@ impl Builder {
         settings.defines = self
             .defines
             .iter()
-            .map(|(n, v)| {
-                let spelled = match v {
-                    Some(v) => format!("{n}={v}"),
-                    None => n.clone(),
-                };
-                spelled.parse::<Define>()
-            })
+            .map(|(n, v)| Define::new(n, v.as_deref()))
             .collect::<Result<_>>()?;
         let default_options = OptionSet::parse(&self.options.join(","))?;
 

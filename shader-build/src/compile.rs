@@ -48,11 +48,7 @@ impl Compiler {
     /// A compiler with `settings`; fails only if shaderc cannot start or a define is malformed.
     pub fn new(settings: Settings) -> Result<Self> {
         for d in &settings.defines {
-            let spelled = match &d.value {
-                Some(v) => format!("{}={v}", d.name),
-                None => d.name.clone(),
-            };
-            spelled.parse::<crate::settings::Define>()?;
+            crate::settings::Define::new(&d.name, d.value.as_deref())?;
         }
         let inner = shaderc::Compiler::new()
             .map_err(|e| Error::Internal(format!("cannot create compiler: {e}")))?;

@@ -124,33 +124,39 @@ pub struct Define {
     pub value: Option<String>,
 }
 
-impl FromStr for Define {
-    type Err = Error;
-
-    /// Parses `NAME` or `NAME=VALUE` (as glslc's `-D`).
-    fn from_str(s: &str) -> Result<Self, Error> {
-        let (name, value) = match s.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (s, None),
-        };
+impl Define {
+    /// A checked define: `name` must be an identifier, `value` free of newlines and NULs.
+    pub fn new(name: &str, value: Option<&str>) -> Result<Define, Error> {
         let valid_name = name
             .chars()
             .enumerate()
             .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
         if name.is_empty() || !valid_name {
             return Err(Error::Usage(format!(
-                "invalid define `{s}`: expected NAME or NAME=VALUE with NAME an identifier"
+                "invalid define `{name}`: expected NAME or NAME=VALUE with NAME an identifier"
             )));
         }
-        if value.as_deref().is_some_and(|v| v.contains(['\0', '\n'])) {
+        if value.is_some_and(|v| v.contains(['\0', '\n'])) {
             return Err(Error::Usage(format!(
                 "invalid define `{name}`: value contains a newline or NUL"
             )));
         }
         Ok(Define {
             name: name.to_string(),
-            value,
+            value: value.map(str::to_string),
         })
+    }
+}
+
+impl FromStr for Define {
+    type Err = Error;
+
+    /// Parses `NAME` or `NAME=VALUE` (as glslc's `-D`).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.split_once('=') {
+            Some((name, value)) => Define::new(name, Some(value)),
+            None => Define::new(s, None),
+        }
     }
 }
 

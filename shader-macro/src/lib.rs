@@ -180,13 +180,9 @@ fn expand(args: Args, source_dir: Option<PathBuf>) -> syn::Result<TokenStream> {
         ..Settings::default()
     };
     for (name, value) in &args.defines {
-        let spelled = match value {
-            Some(v) => format!("{}={}", name.value(), v.value()),
-            None => name.value(),
-        };
-        let d: Define = spelled
-            .parse()
-            .map_err(|e: fpshader_build::Error| syn::Error::new(name.span(), e.to_string()))?;
+        let value = value.as_ref().map(LitStr::value);
+        let d = Define::new(&name.value(), value.as_deref())
+            .map_err(|e| syn::Error::new(name.span(), e.to_string()))?;
         settings.defines.push(d);
     }
     if let Some(env) = &args.target_env {
