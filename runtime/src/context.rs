@@ -60,6 +60,8 @@ pub struct Context {
     allowed: OptionSet,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     pub(crate) dummy: wgpu::Buffer,
+    /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
+    pub(crate) sampler: wgpu::Sampler,
 }
 
 /// Features fpshader variants can use, requested whenever the adapter offers them.
@@ -71,6 +73,8 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::SHADER_INT64
         | wgpu::Features::SHADER_I16
         | wgpu::Features::SHADER_F64
+        // r16f storage images (fp16-storage image variants) are not a WebGPU storage format
+        | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
 }
 
 impl Context {
@@ -166,7 +170,12 @@ impl Context {
             None if passthrough_ok => ShaderPath::Passthrough,
             None => ShaderPath::Naga,
         };
-        let device_allows = Options::for_device(features);
+        let mut device_allows = Options::for_device(features);
+        // wgpu 30's GL backend binds a 3-D storage image as one layer (glBindImageTexture with
+        // layered = false), so only slice 0 of an image mat would be written: no image variants
+        if adapter_info.backend == wgpu::Backend::Gl {
+            device_allows.use_image_storage = false;
+        }
         let user = opts.options.unwrap_or_default();
         let allowed = device_allows.intersect(&user).to_option_set();
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -175,7 +184,12 @@ impl Context {
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("fpshader nearest"),
+            ..Default::default()
+        });
         Ok(Context {
+            sampler,
             adapter_info,
             device,
             queue,

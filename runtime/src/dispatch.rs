@@ -2,7 +2,8 @@
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::pipeline::Pipeline;
+use crate::mat::GpuMat;
+use crate::pipeline::{Kind, Pipeline, Slot};
 
 /// Records dispatches into one command encoder; [`Recorder::submit_and_wait`] runs them all.
 pub struct Recorder<'c> {
@@ -85,31 +86,137 @@ impl Context {
     }
 }
 
+/// What a declared binding is given: a buffer, or a texture view for image bindings.
+#[derive(Clone, Copy, Debug)]
+pub enum Resource<'a> {
+    /// A storage or uniform buffer.
+    Buffer(&'a wgpu::Buffer),
+    /// A sampled texture or storage image (a full view of the texture).
+    Texture(&'a wgpu::TextureView),
+}
+
+impl<'a> From<&'a wgpu::Buffer> for Resource<'a> {
+    fn from(b: &'a wgpu::Buffer) -> Self {
+        Resource::Buffer(b)
+    }
+}
+
+impl<'a> From<&'a wgpu::TextureView> for Resource<'a> {
+    fn from(v: &'a wgpu::TextureView) -> Self {
+        Resource::Texture(v)
+    }
+}
+
+impl<'a> From<&'a GpuMat> for Resource<'a> {
+    fn from(m: &'a GpuMat) -> Self {
+        m.resource()
+    }
+}
+
+/// A bind group cache key: the resources by identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    Buffer(wgpu::Buffer),
+    Texture(wgpu::TextureView),
+}
+
+impl Resource<'_> {
+    fn held(self) -> Held {
+        match self {
+            Resource::Buffer(b) => Held::Buffer(b.clone()),
+            Resource::Texture(v) => Held::Texture(v.clone()),
+        }
+    }
+}
+
+/// What wgpu would reject when creating the bind group, as an error instead of a panic.
+fn check(binding: u32, kind: Kind, resource: Resource<'_>) -> Result<()> {
+    let problem = |problem: String| Err(Error::Binding { binding, problem });
+    let view_dim = |t: &wgpu::Texture| match t.dimension() {
+        wgpu::TextureDimension::D1 => wgpu::TextureViewDimension::D1,
+        wgpu::TextureDimension::D2 => wgpu::TextureViewDimension::D2,
+        wgpu::TextureDimension::D3 => wgpu::TextureViewDimension::D3,
+    };
+    match (kind, resource) {
+        (Kind::Storage | Kind::Uniform, Resource::Buffer(buffer)) => {
+            let usage = if kind == Kind::Uniform {
+                wgpu::BufferUsages::UNIFORM
+            } else {
+                wgpu::BufferUsages::STORAGE
+            };
+            if !buffer.usage().contains(usage) {
+                return problem(format!("the buffer lacks {usage:?} usage"));
+            }
+        }
+        (Kind::Texture(dim) | Kind::StorageTexture(dim, _), Resource::Texture(view)) => {
+            let t = view.texture();
+            let (usage, format) = match kind {
+                Kind::StorageTexture(_, f) => (wgpu::TextureUsages::STORAGE_BINDING, Some(f)),
+                _ => (wgpu::TextureUsages::TEXTURE_BINDING, None),
+            };
+            if !t.usage().contains(usage) {
+                return problem(format!("the texture lacks {usage:?} usage"));
+            }
+            if view_dim(t) != dim {
+                return problem(format!(
+                    "the shader reads a {dim:?} image, the texture is {:?}",
+                    t.dimension()
+                ));
+            }
+            if format.is_some_and(|f| f != t.format()) {
+                return problem(format!(
+                    "the shader's image format is {format:?}, the texture's {:?}",
+                    t.format()
+                ));
+            }
+            if format.is_none() && t.format().sample_type(None, None).is_none() {
+                return problem(format!("{:?} cannot be sampled", t.format()));
+            }
+        }
+        (Kind::Storage | Kind::Uniform, Resource::Texture(_)) => {
+            return problem("a buffer binding was given a texture".into());
+        }
+        (_, Resource::Buffer(_)) => {
+            return problem("an image binding was given a buffer".into());
+        }
+    }
+    Ok(())
+}
+
 impl Recorder<'_> {
     /// Records one dispatch of `pipeline` over `global` invocations (rounded up to whole
-    /// workgroups, like ncnn's dispatcher). `buffers` go to the shader's declared bindings in
-    /// binding order; `push` holds the push-constant block as 4-byte words (ncnn's
+    /// workgroups, like ncnn's dispatcher). `resources` (buffers, texture views or [`GpuMat`]s)
+    /// go to the shader's declared bindings in binding order; samplers of `sampler*D` bindings
+    /// are supplied by the context. `push` holds the push-constant block as 4-byte words (ncnn's
     /// `vk_constant_type`), empty when the shader has none.
-    pub fn dispatch(
+    pub fn dispatch<'a, R: Into<Resource<'a>> + Copy>(
         &mut self,
         pipeline: &Pipeline,
-        buffers: &[&wgpu::Buffer],
+        resources: &[R],
         push: &[u32],
         global: [u32; 3],
     ) -> Result<()> {
-        let declared = pipeline.declared.iter().filter(|d| **d).count();
-        if buffers.len() != declared {
-            let missing = pipeline
-                .reflection
-                .bindings
-                .get(buffers.len().min(declared))
-                .map_or(0, |b| b.binding);
+        let resources: Vec<Resource<'a>> = resources.iter().map(|r| (*r).into()).collect();
+        let kinds: Vec<(u32, Kind)> = pipeline
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(n, s)| match s {
+                Slot::Declared(k) => Some((n as u32, *k)),
+                _ => None,
+            })
+            .collect();
+        if resources.len() != kinds.len() {
+            let missing = kinds
+                .get(resources.len().min(kinds.len()))
+                .map_or(0, |(n, _)| *n);
             return Err(Error::Binding {
                 binding: missing,
                 problem: format!(
-                    "`{}` declares {declared} bindings, {} buffers were given",
+                    "`{}` declares {} bindings, {} resources were given",
                     pipeline.shader,
-                    buffers.len()
+                    kinds.len(),
+                    resources.len()
                 ),
             });
         }
@@ -133,21 +240,10 @@ impl Recorder<'_> {
         if groups.contains(&0) {
             return Ok(());
         }
-
-        // what wgpu would reject when creating the bind group, reported instead of panicking
-        for (b, buffer) in pipeline.reflection.bindings.iter().zip(buffers) {
-            let usage = match b.kind {
-                crate::meta::DescriptorKind::UniformBuffer => wgpu::BufferUsages::UNIFORM,
-                _ => wgpu::BufferUsages::STORAGE,
-            };
-            if !buffer.usage().contains(usage) {
-                return Err(Error::Binding {
-                    binding: b.binding,
-                    problem: format!("the buffer lacks {usage:?} usage"),
-                });
-            }
+        for ((binding, kind), resource) in kinds.iter().zip(&resources) {
+            check(*binding, *kind, *resource)?;
         }
-        let bind_group = self.bind_group(pipeline, buffers);
+        let bind_group = self.bind_group(pipeline, &resources);
         let mut pass = self
             .encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -166,11 +262,11 @@ impl Recorder<'_> {
         Ok(())
     }
 
-    /// The bind group of `buffers` for `pipeline`, cached on the pipeline. The buffers were checked
-    /// against the layout by the caller, so creating it cannot fail validation.
-    fn bind_group(&self, pipeline: &Pipeline, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    /// The bind group of `resources` for `pipeline`, cached on the pipeline. The resources were
+    /// checked against the layout by the caller, so creating it cannot fail validation.
+    fn bind_group(&self, pipeline: &Pipeline, resources: &[Resource<'_>]) -> wgpu::BindGroup {
         const KEEP: usize = 32;
-        let key: Vec<wgpu::Buffer> = buffers.iter().map(|b| (*b).clone()).collect();
+        let key: Vec<Held> = resources.iter().map(|r| r.held()).collect();
         let hit = pipeline.bind_groups.lock().ok().and_then(|cache| {
             cache
                 .iter()
@@ -180,19 +276,24 @@ impl Recorder<'_> {
         if let Some(group) = hit {
             return group;
         }
-        let mut given = buffers.iter();
+        let mut given = resources.iter().peekable();
         let entries: Vec<wgpu::BindGroupEntry> = pipeline
-            .declared
+            .slots
             .iter()
             .enumerate()
-            .map(|(n, declared)| {
-                let buffer = match declared.then(|| given.next()).flatten() {
-                    Some(b) => *b,
-                    None => &self.ctx.dummy,
+            .map(|(n, slot)| {
+                let resource = match (slot, given.next_if(|_| matches!(slot, Slot::Declared(_)))) {
+                    (Slot::Declared(_), Some(Resource::Buffer(b))) => b.as_entire_binding(),
+                    (Slot::Declared(_), Some(Resource::Texture(v))) => {
+                        wgpu::BindingResource::TextureView(v)
+                    }
+                    (Slot::Sampler, _) => wgpu::BindingResource::Sampler(&self.ctx.sampler),
+                    _ => self.ctx.dummy.as_entire_binding(),
                 };
+                // slots are dense: gaps are filled and samplers follow the highest binding
                 wgpu::BindGroupEntry {
                     binding: n as u32,
-                    resource: buffer.as_entire_binding(),
+                    resource,
                 }
             })
             .collect();
@@ -227,7 +328,9 @@ impl Recorder<'_> {
     pub fn submit_and_wait(self) -> Result<()> {
         let device = &self.ctx.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let index = self.ctx.queue.submit([self.encoder.finish()]);
+        // recording errors surface when the encoder finishes
+        let commands = self.encoder.finish();
+        let index = self.ctx.queue.submit([commands]);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
         }

@@ -19,13 +19,15 @@ mod error;
 mod mat;
 mod options;
 mod pipeline;
+pub mod samplers;
 pub mod specialize;
 mod storage;
+mod texture;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
-pub use dispatch::Recorder;
+pub use dispatch::{Recorder, Resource};
 pub use error::{Error, Result};
-pub use mat::{GpuMat, Mat};
+pub use mat::{GpuData, GpuMat, Mat};
 pub use options::Options;
 pub use pipeline::Pipeline;
 pub use storage::StorageFormat;

@@ -2,12 +2,13 @@
 //! variant's storage format), with uploads, downloads and repacking done on the GPU by the
 //! built-in cast and packing shaders.
 
-use crate::OptionSet;
 use crate::context::Context;
+use crate::dispatch::Resource;
 use crate::error::{Error, Result};
 use crate::shaders::Shader;
 use crate::specialize::Specialization;
 use crate::storage::StorageFormat;
+use crate::{Opt, OptionSet};
 
 /// A host tensor like ncnn's `Mat`: `c` channels of `w × h × d` elements, each element `elempack`
 /// fp32 values; channel starts are `cstep` elements apart, aligned to 16 bytes.
@@ -100,11 +101,27 @@ impl Mat {
     }
 }
 
-/// A tensor on the device: a buffer holding `sfp*` data of the variant options it was made for.
+/// Where a [`GpuMat`]'s values live.
+#[derive(Debug)]
+pub enum GpuData {
+    /// A storage buffer of `sfp*` values (`c` channels `cstep` elements apart).
+    Buffer(wgpu::Buffer),
+    /// A 3-D image like ncnn's `VkImageMat`: `w × h × c` texels of `imfmtc1` (elempack 1) or
+    /// `imfmtc4` (elempack 4; elempack 8 takes two texels along x).
+    Image {
+        /// The texture (sampled, storage, copy source and destination).
+        texture: wgpu::Texture,
+        /// A full view of it, what bindings take.
+        view: wgpu::TextureView,
+    },
+}
+
+/// A tensor on the device, in the storage format of the variant options it was made for:
+/// buffer-backed, or image-backed when those options include `image`.
 #[derive(Debug)]
 pub struct GpuMat {
-    /// The storage buffer.
-    pub buffer: wgpu::Buffer,
+    /// The buffer or image.
+    pub data: GpuData,
     /// Width.
     pub w: usize,
     /// Height.
@@ -113,15 +130,37 @@ pub struct GpuMat {
     pub c: usize,
     /// Values per element.
     pub elempack: usize,
-    /// Elements between channel starts (the host mat's, so casts never reshape).
+    /// Elements between channel starts (the host mat's, so casts never reshape; for images the
+    /// layout a download produces).
     pub cstep: usize,
-    /// How values are stored.
+    /// How values are stored (fp16 images hold `r16f`/`rgba16f` texels).
     pub format: StorageFormat,
     /// The options whose shaders read and write it.
     pub options: OptionSet,
 }
 
 impl GpuMat {
+    /// What a dispatch binds for it.
+    pub fn resource(&self) -> Resource<'_> {
+        match &self.data {
+            GpuData::Buffer(b) => Resource::Buffer(b),
+            GpuData::Image { view, .. } => Resource::Texture(view),
+        }
+    }
+
+    /// Its buffer, if buffer-backed.
+    pub fn buffer(&self) -> Option<&wgpu::Buffer> {
+        match &self.data {
+            GpuData::Buffer(b) => Some(b),
+            GpuData::Image { .. } => None,
+        }
+    }
+
+    fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
+        self.buffer()
+            .ok_or_else(|| Error::Shape("an image-backed mat where a buffer is needed".into()))
+    }
+
     fn vec4_shape(&self) -> Result<[u32; 4]> {
         let per_channel = self.cstep * self.elempack;
         if !per_channel.is_multiple_of(4) {
@@ -143,12 +182,35 @@ impl GpuMat {
     }
 }
 
+/// The texel format of an image mat: the extension's `imfmtc1`/`imfmtc4` for its class.
+fn texel_format(format: StorageFormat, elempack: usize) -> wgpu::TextureFormat {
+    match (format, elempack) {
+        (StorageFormat::Fp32, 1) => wgpu::TextureFormat::R32Float,
+        (StorageFormat::Fp16, 1) => wgpu::TextureFormat::R16Float,
+        (StorageFormat::Fp32, _) => wgpu::TextureFormat::Rgba32Float,
+        (StorageFormat::Fp16, _) => wgpu::TextureFormat::Rgba16Float,
+    }
+}
+
+/// Options for the variant that runs on a mat: with `image` exactly when it is image-backed.
+fn variant_options(options: OptionSet, image: bool) -> OptionSet {
+    if image {
+        options.with(Opt::Image)
+    } else {
+        options.without(Opt::Image)
+    }
+}
+
 impl Context {
-    /// Uploads `mat` for shaders of variant `options`: fp32 goes up as is, and fp16 formats are made
-    /// on the GPU by `cast_fp32_to_fp16`.
+    /// Uploads `mat` for shaders of variant `options`. Buffers: fp32 goes up as is, and fp16
+    /// formats are made on the GPU by `cast_fp32_to_fp16`. With `image` in `options` the mat
+    /// becomes an image of the class's texel format (texels are converted while copied in).
     pub fn upload_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        if options.contains(Opt::Image) {
+            return self.upload_image_mat(mat, options);
+        }
         let fp32 = GpuMat {
-            buffer: self.upload(&StorageFormat::Fp32.encode(&mat.data)),
+            data: GpuData::Buffer(self.upload(&StorageFormat::Fp32.encode(&mat.data))),
             w: mat.w,
             h: mat.h,
             c: mat.c,
@@ -163,8 +225,11 @@ impl Context {
         }
     }
 
-    /// Downloads `m` into a host mat; fp16 data is widened on the GPU by `cast_fp16_to_fp32`.
+    /// Downloads `m` into a host mat; fp16 buffers are widened on the GPU by `cast_fp16_to_fp32`.
     pub fn download_mat(&self, m: &GpuMat) -> Result<Mat> {
+        if let GpuData::Image { texture, .. } = &m.data {
+            return self.download_image_mat(m, texture);
+        }
         let fp32 = match m.format {
             StorageFormat::Fp32 => None,
             StorageFormat::Fp16 => {
@@ -173,7 +238,7 @@ impl Context {
         };
         let src = fp32.as_ref().unwrap_or(m);
         let n = m.c * m.cstep * m.elempack;
-        let data = StorageFormat::Fp32.decode(&self.download(&src.buffer)?, n);
+        let data = StorageFormat::Fp32.decode(&self.download(src.expect_buffer()?)?, n);
         Ok(Mat {
             dims: 3,
             w: m.w,
@@ -187,7 +252,8 @@ impl Context {
     }
 
     fn cast(&self, m: &GpuMat, shader: Shader, to: StorageFormat) -> Result<GpuMat> {
-        let pipeline = self.pipeline(shader.module(), m.options, &Specialization::default())?;
+        let options = variant_options(m.options, false);
+        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
         // the cast variant must store exactly the fp16 layout the mat's options use
         let fp16_side = StorageFormat::of(pipeline.options, 4);
         if fp16_side != StorageFormat::Fp16 {
@@ -203,13 +269,13 @@ impl Context {
         let mut rec = self.recorder();
         rec.dispatch(
             &pipeline,
-            &[&m.buffer, &out],
+            &[m.expect_buffer()?, &out],
             &shape,
             [shape[0], 1, shape[2]],
         )?;
         rec.submit_and_wait()?;
         Ok(GpuMat {
-            buffer: out,
+            data: GpuData::Buffer(out),
             w: m.w,
             h: m.h,
             c: m.c,
@@ -253,9 +319,21 @@ impl Context {
         let c = channels / elempack;
         let cstep = cstep_for(m.w * m.h, 4 * elempack);
         let format = StorageFormat::of(m.options, elempack);
-        let out = self.storage_buffer((c * cstep * elempack * format.size()) as u64);
+        let image = matches!(m.data, GpuData::Image { .. });
+        let data = if image {
+            let extent = image_extent(m.w, m.h, c, elempack);
+            let (texture, view) = self.upload_texture(
+                wgpu::TextureDimension::D3,
+                extent,
+                texel_format(format, elempack),
+                &[],
+            )?;
+            GpuData::Image { texture, view }
+        } else {
+            GpuData::Buffer(self.storage_buffer((c * cstep * elempack * format.size()) as u64))
+        };
         let result = GpuMat {
-            buffer: out,
+            data,
             w: m.w,
             h: m.h,
             c,
@@ -270,22 +348,24 @@ impl Context {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("copy"),
                 });
-            enc.copy_buffer_to_buffer(
-                &m.buffer,
-                0,
-                &result.buffer,
-                0,
-                m.buffer.size().min(result.buffer.size()),
-            );
+            match (&m.data, &result.data) {
+                (GpuData::Buffer(from), GpuData::Buffer(to)) => {
+                    enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()))
+                }
+                (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => enc
+                    .copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size()),
+                _ => return Err(Error::Shape("copy between a buffer and an image".into())),
+            }
             self.queue.submit([enc.finish()]);
             return Ok(result);
         };
-        let pipeline = self.pipeline(shader.module(), m.options, &Specialization::default())?;
+        let options = variant_options(m.options, image);
+        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
         let (fin, fout) = (
             StorageFormat::of(pipeline.options, m.elempack),
             StorageFormat::of(pipeline.options, elempack),
         );
-        if fin != m.format || fout != format {
+        if fin != m.format || fout != format || pipeline.options.contains(Opt::Image) != image {
             return Err(Error::Shape(format!(
                 "packing variant {} stores {fin:?}/{fout:?}, the mats are {:?}/{format:?}",
                 pipeline.options.name(),
@@ -298,11 +378,69 @@ impl Context {
         let mut rec = self.recorder();
         rec.dispatch(
             &pipeline,
-            &[&m.buffer, &result.buffer],
+            &[m, &result],
             &push,
             [grid.w as u32, grid.h as u32, grid.c as u32],
         )?;
         rec.submit_and_wait()?;
         Ok(result)
+    }
+
+    fn upload_image_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        let format = StorageFormat::of(options, mat.elempack);
+        let plane = mat.w * mat.h * mat.elempack;
+        if mat.cstep * mat.elempack < plane || mat.data.len() < mat.c * mat.cstep * mat.elempack {
+            return Err(Error::Shape(format!(
+                "{} values with cstep {} for a {}x{}x{} mat of elempack {}",
+                mat.data.len(),
+                mat.cstep,
+                mat.w,
+                mat.h,
+                mat.c,
+                mat.elempack
+            )));
+        }
+        let values: Vec<f32> = (0..mat.c)
+            .flat_map(|q| {
+                let start = q * mat.cstep * mat.elempack;
+                mat.data[start..start + plane].iter().copied()
+            })
+            .collect();
+        let (texture, view) = self.upload_texture(
+            wgpu::TextureDimension::D3,
+            image_extent(mat.w, mat.h, mat.c, mat.elempack),
+            texel_format(format, mat.elempack),
+            &values,
+        )?;
+        Ok(GpuMat {
+            data: GpuData::Image { texture, view },
+            w: mat.w,
+            h: mat.h,
+            c: mat.c,
+            elempack: mat.elempack,
+            cstep: mat.cstep,
+            format,
+            options,
+        })
+    }
+
+    fn download_image_mat(&self, m: &GpuMat, texture: &wgpu::Texture) -> Result<Mat> {
+        let values = self.download_texture(texture)?;
+        let mut out = Mat::new_3d(m.w, m.h, m.c, m.elempack)?;
+        let plane = m.w * m.h * m.elempack;
+        for (q, chunk) in values.chunks(plane).take(m.c).enumerate() {
+            let start = q * out.cstep * m.elempack;
+            out.data[start..start + chunk.len()].copy_from_slice(chunk);
+        }
+        Ok(out)
+    }
+}
+
+/// The texture extent of a `w × h × c` image mat (pack8 takes two texels along x).
+fn image_extent(w: usize, h: usize, c: usize, elempack: usize) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: (w * if elempack == 8 { 2 } else { 1 }) as u32,
+        height: h as u32,
+        depth_or_array_layers: c as u32,
     }
 }

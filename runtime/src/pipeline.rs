@@ -4,8 +4,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::context::{Context, ShaderPath};
+use crate::dispatch::Held;
 use crate::error::{Error, Result};
-use crate::meta::{Access, DescriptorKind, LocalSize, Reflection, ShaderModule, ShaderVariant};
+use crate::meta::{
+    Access, Binding, DescriptorKind, ImageDim, LocalSize, Reflection, ShaderModule, ShaderVariant,
+};
+use crate::samplers;
 use crate::specialize::{Specialization, freeze, patch};
 use crate::{Opt, OptionSet};
 
@@ -14,8 +18,8 @@ use crate::{Opt, OptionSet};
 pub struct Pipeline {
     pub(crate) pipeline: wgpu::ComputePipeline,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
-    /// For each wgpu binding 0..=max, whether the shader declares it (else a gap filler is bound).
-    pub(crate) declared: Vec<bool>,
+    /// What goes in each wgpu binding, in binding order (gap fillers and samplers included).
+    pub(crate) slots: Vec<Slot>,
     /// The shader's name.
     pub shader: String,
     /// The variant's options (tells which storage layout the buffers must have).
@@ -26,7 +30,7 @@ pub struct Pipeline {
     pub reflection: Reflection,
     /// Recently used bind groups by their buffers: re-recording a dispatch over the same buffers,
     /// the common case in a network, must not create a bind group each time.
-    pub(crate) bind_groups: std::sync::Mutex<Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)>>,
+    pub(crate) bind_groups: std::sync::Mutex<Vec<(Vec<Held>, wgpu::BindGroup)>>,
 }
 
 impl Pipeline {
@@ -39,6 +43,30 @@ impl Pipeline {
     pub fn bind_group_layout(&self) -> &wgpu::BindGroupLayout {
         &self.bind_group_layout
     }
+}
+
+/// What one wgpu binding of a pipeline holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A binding the shader declares: the caller gives its resource.
+    Declared(Kind),
+    /// A binding number the shader skips: a dummy buffer keeps the layout dense.
+    Gap,
+    /// The sampler half of a split combined image-sampler: the context's sampler.
+    Sampler,
+}
+
+/// The resource a declared binding takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A storage buffer.
+    Storage,
+    /// A uniform buffer.
+    Uniform,
+    /// A texture read through a sampler (texel fetches).
+    Texture(wgpu::TextureViewDimension),
+    /// A storage image.
+    StorageTexture(wgpu::TextureViewDimension, wgpu::TextureFormat),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -171,10 +199,12 @@ impl Context {
             variant: v.options.name(),
             message,
         };
-        let max_binding = r.bindings.iter().map(|b| b.binding).max();
+        let first_free = r.bindings.iter().map(|b| b.binding + 1).max().unwrap_or(0);
+        let split = samplers::split(&words, first_free).map_err(|e| fail(e.to_string()))?;
+        let words = split.words;
         let mut entries = Vec::new();
-        let mut declared = Vec::new();
-        for n in 0..max_binding.map_or(0, |m| m + 1) {
+        let mut slots = Vec::new();
+        for n in 0..first_free {
             let b = r.bindings.iter().find(|b| b.binding == n);
             if let Some(b) = b.filter(|b| b.set != 0) {
                 return Err(Error::Binding {
@@ -182,29 +212,24 @@ impl Context {
                     problem: format!("descriptor set {} is not supported, only set 0", b.set),
                 });
             }
-            let ty = match b.map(|b| (b.kind, b.access)) {
-                None => storage(true),
-                // naga modules keep readonly; freeze made writeonly buffers read-write, which
-                // reflection of the original still calls WriteOnly: both are not read-only
-                Some((DescriptorKind::StorageBuffer, access)) => {
-                    storage(access == Access::ReadOnly)
-                }
-                Some((DescriptorKind::UniformBuffer, _)) => wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                Some((kind, _)) => {
-                    return Err(fail(format!(
-                        "binding {n}: {kind:?} bindings are not supported by this runtime yet"
-                    )));
-                }
+            let (slot, ty) = match b {
+                None => (Slot::Gap, storage(true)),
+                Some(b) => layout_entry(b).map_err(|m| fail(format!("binding {n}: {m}")))?,
             };
-            declared.push(b.is_some());
+            slots.push(slot);
             entries.push(wgpu::BindGroupLayoutEntry {
                 binding: n,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty,
+                count: None,
+            });
+        }
+        for (_, sampler) in &split.samplers {
+            slots.push(Slot::Sampler);
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: *sampler,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
                 count: None,
             });
         }
@@ -263,7 +288,7 @@ impl Context {
         Ok(Pipeline {
             pipeline,
             bind_group_layout,
-            declared,
+            slots,
             shader: shader.to_string(),
             options: v.options,
             local_size,
@@ -271,6 +296,92 @@ impl Context {
             bind_groups: std::sync::Mutex::new(Vec::new()),
         })
     }
+}
+
+/// The layout of one declared binding.
+fn layout_entry(b: &Binding) -> std::result::Result<(Slot, wgpu::BindingType), String> {
+    let dim = || match b.image_dim {
+        Some(ImageDim::D1) => Ok(wgpu::TextureViewDimension::D1),
+        Some(ImageDim::D2) => Ok(wgpu::TextureViewDimension::D2),
+        Some(ImageDim::D3) => Ok(wgpu::TextureViewDimension::D3),
+        Some(ImageDim::Cube) => Ok(wgpu::TextureViewDimension::Cube),
+        other => Err(format!("image dimension {other:?} is not supported")),
+    };
+    Ok(match b.kind {
+        // naga modules keep readonly; freeze made writeonly buffers read-write, which
+        // reflection of the original still calls WriteOnly: both are not read-only
+        DescriptorKind::StorageBuffer => (
+            Slot::Declared(Kind::Storage),
+            storage(b.access == Access::ReadOnly),
+        ),
+        DescriptorKind::UniformBuffer => (
+            Slot::Declared(Kind::Uniform),
+            wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+        ),
+        // image loads are texel fetches: any float format, no filtering
+        DescriptorKind::CombinedImageSampler | DescriptorKind::SampledImage => {
+            let dim = dim()?;
+            (
+                Slot::Declared(Kind::Texture(dim)),
+                wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: dim,
+                    multisampled: false,
+                },
+            )
+        }
+        DescriptorKind::Sampler => (
+            Slot::Sampler,
+            wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
+        ),
+        DescriptorKind::StorageImage => {
+            let dim = dim()?;
+            let name = b.image_format.as_deref().unwrap_or("Unknown");
+            let format = texture_format(name)
+                .ok_or_else(|| format!("storage image format {name} is not supported"))?;
+            let access = match b.access {
+                Access::ReadOnly => wgpu::StorageTextureAccess::ReadOnly,
+                Access::WriteOnly => wgpu::StorageTextureAccess::WriteOnly,
+                Access::ReadWrite => wgpu::StorageTextureAccess::ReadWrite,
+            };
+            (
+                Slot::Declared(Kind::StorageTexture(dim, format)),
+                wgpu::BindingType::StorageTexture {
+                    access,
+                    format,
+                    view_dimension: dim,
+                },
+            )
+        }
+        kind => {
+            return Err(format!(
+                "{kind:?} bindings are not supported by this runtime"
+            ));
+        }
+    })
+}
+
+/// The wgpu format of a SPIR-V storage image format (as reflection names it).
+fn texture_format(spirv_name: &str) -> Option<wgpu::TextureFormat> {
+    use wgpu::TextureFormat as F;
+    Some(match spirv_name {
+        "Rgba32f" => F::Rgba32Float,
+        "Rgba16f" => F::Rgba16Float,
+        "Rg32f" => F::Rg32Float,
+        "Rg16f" => F::Rg16Float,
+        "R32f" => F::R32Float,
+        "R16f" => F::R16Float,
+        "Rgba8" => F::Rgba8Unorm,
+        "Rgba32ui" => F::Rgba32Uint,
+        "Rgba32i" => F::Rgba32Sint,
+        "R32ui" => F::R32Uint,
+        "R32i" => F::R32Sint,
+        _ => return None,
+    })
 }
 
 fn storage(read_only: bool) -> wgpu::BindingType {

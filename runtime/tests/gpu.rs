@@ -29,6 +29,11 @@ fn contexts() -> Vec<Context> {
             Context::new(ContextOptions {
                 backends: Some(backends),
                 path: Some(path),
+                // ncnn's defaults plus images, so image variants can be asked for
+                options: Some(fpshader::Options {
+                    use_image_storage: true,
+                    ..Default::default()
+                }),
                 ..Default::default()
             })
             .unwrap_or_else(|e| {
@@ -186,6 +191,87 @@ fn relu_in_every_class_and_packing_on_both_paths() {
                 );
                 assert_close(&out, &want, tolerance(ran), &what);
                 assert!(is_expected_variant(&ctx, opts(class), ran), "{what}");
+            }
+        }
+    }
+}
+
+/// The built-in relu and sigmoid image variants (`sampler3D` in, `image3D` out, pack 1/4/8) on
+/// image-backed mats, in every float class, on every context that allows images.
+#[test]
+fn builtin_image_variants_run_on_image_mats() {
+    for ctx in contexts() {
+        if !ctx.allowed_options().contains(fpshader::Opt::Image) {
+            eprintln!("{}: no image variants allowed, skipped", ctx.describe());
+            continue;
+        }
+        for (module, pack, sigmoid) in [
+            (Shader::Relu.module(), 1, false),
+            (Shader::ReluPack4.module(), 4, false),
+            (Shader::ReluPack8.module(), 8, false),
+            (Shader::Sigmoid.module(), 1, true),
+            (Shader::SigmoidPack4.module(), 4, true),
+        ] {
+            for class in CLASSES {
+                let requested = opts(class).with(fpshader::Opt::Image);
+                let spec = Specialization::default();
+                let pipeline = ctx.pipeline(module, requested, &spec).unwrap();
+                let ran = pipeline.options;
+                let what = format!(
+                    "{} {class} ran {} on {}",
+                    module.name,
+                    ran.name(),
+                    ctx.describe()
+                );
+                assert!(ran.contains(fpshader::Opt::Image), "{what}");
+                let (w, h, c) = (7, 3, 2);
+                let mut input = fpshader::Mat::new_3d(w, h, c, pack).unwrap();
+                let format = StorageFormat::of(ran, pack);
+                input.data = storable(&random(input.data.len(), 5), format);
+                let a = ctx.upload_mat(&input, ran).unwrap();
+                let b = ctx
+                    .upload_mat(&fpshader::Mat::new_3d(w, h, c, pack).unwrap(), ran)
+                    .unwrap();
+                assert!(a.buffer().is_none(), "{what}: image-backed");
+                let shape = [w as u32, h as u32, c as u32, input.cstep as u32];
+                let mut rec = ctx.recorder();
+                rec.dispatch(&pipeline, &[&a, &b], &shape, [shape[0], shape[1], shape[2]])
+                    .unwrap();
+                rec.submit_and_wait().unwrap();
+                let got = ctx.download_mat(&b).unwrap();
+                // a buffer for an image binding, or an image of the wrong format: errors
+                let buffer = ctx.storage_buffer(64);
+                let bad = ctx
+                    .recorder()
+                    .dispatch(&pipeline, &[&buffer, &buffer], &shape, [1; 3]);
+                assert!(
+                    matches!(bad, Err(Error::Binding { binding: 0, .. })),
+                    "{what}: {bad:?}"
+                );
+                let other = if pack == 1 { 4 } else { 1 };
+                let wrong = ctx
+                    .upload_mat(&fpshader::Mat::new_3d(w, h, c, other).unwrap(), ran)
+                    .unwrap();
+                let bad = ctx
+                    .recorder()
+                    .dispatch(&pipeline, &[&a, &wrong], &shape, [1; 3]);
+                assert!(
+                    matches!(bad, Err(Error::Binding { binding: 1, .. })),
+                    "{what}: {bad:?}"
+                );
+                let f = |x: f32| {
+                    if sigmoid {
+                        1.0 / (1.0 + (-x).exp())
+                    } else {
+                        x.max(0.0)
+                    }
+                };
+                let n = w * h * pack;
+                for q in 0..c {
+                    let at = q * input.cstep * pack;
+                    let want: Vec<f32> = input.data[at..at + n].iter().map(|x| f(*x)).collect();
+                    assert_close(&got.data[at..at + n], &want, tolerance(ran), &what);
+                }
             }
         }
     }
@@ -379,7 +465,16 @@ fn bad_use_is_an_error_not_a_panic() {
 #[test]
 fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
     for ctx in contexts() {
-        for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
+        for class in [
+            "",
+            "fp16p",
+            "fp16s",
+            "fp16s,fp16a",
+            "image",
+            "fp16p,image",
+            "fp16s,image",
+            "fp16s,fp16a,image",
+        ] {
             let options = OptionSet::from_bits(opts(class).bits() & ctx.allowed_options().bits());
             let (w, h, c) = (5, 3, 16);
             let values = random(w * h * c, 11);
@@ -621,6 +716,146 @@ fn every_buffer_function_in_every_class() {
                 what("vec4 copies")
             );
             assert_eq!(&got[3][8 * N..], &o8[8 * N..], "{}", what("vec8 copies"));
+        }
+    }
+}
+
+static IMAGE_FUNCTIONS: [ShaderModule; 3] = [
+    shader!(
+        "tests/shaders/image_functions.comp",
+        fp16p,
+        fp16s,
+        fp16a,
+        fp16u,
+        image,
+        define: [("DIM", "1")],
+    ),
+    shader!(
+        "tests/shaders/image_functions.comp",
+        fp16p,
+        fp16s,
+        fp16a,
+        fp16u,
+        image,
+        define: [("DIM", "2")],
+    ),
+    shader!(
+        "tests/shaders/image_functions.comp",
+        fp16p,
+        fp16s,
+        fp16a,
+        fp16u,
+        image,
+        define: [("DIM", "3")],
+    ),
+];
+
+/// Every image function of the extension (`image{1,2,3}d_{ld,st,cp}{1,4,8}`), executed in every
+/// float class through sampled textures and storage images, compared texel by texel with the CPU.
+#[test]
+fn every_image_function_in_every_class() {
+    const N: usize = 64;
+    for ctx in contexts() {
+        for (dim, module) in IMAGE_FUNCTIONS.iter().enumerate() {
+            // wgpu 30's GL backend reads and writes zeros through 1-D images, and binds 3-D
+            // storage images as their first layer only (why GL contexts allow no image variants)
+            if dim != 1 && ctx.adapter_info.backend == wgpu::Backend::Gl {
+                continue;
+            }
+            let (dimension, extent) = match dim {
+                0 => (wgpu::TextureDimension::D1, [N as u32, 1, 1]),
+                1 => (wgpu::TextureDimension::D2, [8, 8, 1]),
+                _ => (wgpu::TextureDimension::D3, [4, 4, 4]),
+            };
+            // the last axis doubled (outputs: stores, then copies), x doubled (pack8)
+            let size = |wide: bool, twice: bool| {
+                let mut e = extent;
+                if wide {
+                    e[0] *= 2;
+                }
+                if twice {
+                    e[dim] *= 2;
+                }
+                wgpu::Extent3d {
+                    width: e[0],
+                    height: e[1],
+                    depth_or_array_layers: e[2],
+                }
+            };
+            for class in CLASSES {
+                let spec = Specialization {
+                    values: vec![],
+                    local_size: Some([N as u32, 1, 1]),
+                };
+                let requested = opts(class).with(fpshader::Opt::Image);
+                let pipeline = ctx.pipeline(module, requested, &spec).unwrap();
+                let ran = pipeline.options;
+                let (c1, c4) = match StorageFormat::of(ran, 1) {
+                    StorageFormat::Fp16 => (
+                        wgpu::TextureFormat::R16Float,
+                        wgpu::TextureFormat::Rgba16Float,
+                    ),
+                    StorageFormat::Fp32 => (
+                        wgpu::TextureFormat::R32Float,
+                        wgpu::TextureFormat::Rgba32Float,
+                    ),
+                };
+                let c4 = if StorageFormat::of(ran, 4) == StorageFormat::Fp16 {
+                    wgpu::TextureFormat::Rgba16Float
+                } else {
+                    c4
+                };
+                let half = |n: usize, seed: u64| storable(&random(n, seed), StorageFormat::Fp16);
+                let (s1, s4, s8) = (half(N, 21), half(4 * N, 22), half(8 * N, 23));
+                let tex = |wide, twice, format, values: &[f32]| {
+                    ctx.upload_texture(dimension, size(wide, twice), format, values)
+                        .unwrap()
+                };
+                let inputs = [
+                    tex(false, false, c1, &s1),
+                    tex(false, false, c4, &s4),
+                    tex(true, false, c4, &s8),
+                ];
+                let outputs = [
+                    tex(false, true, c1, &[]),
+                    tex(false, true, c4, &[]),
+                    tex(true, true, c4, &[]),
+                ];
+                let views: Vec<&wgpu::TextureView> =
+                    inputs.iter().chain(&outputs).map(|(_, v)| v).collect();
+                let mut rec = ctx.recorder();
+                rec.dispatch(&pipeline, &views, &[], [N as u32, 1, 1])
+                    .unwrap();
+                rec.submit_and_wait().unwrap();
+                let what = |name: &str| {
+                    format!(
+                        "image{}d {name} in {class} (ran {}) on {}",
+                        dim + 1,
+                        ran.name(),
+                        ctx.describe()
+                    )
+                };
+                for ((texture, _), (want, name)) in
+                    outputs.iter().zip([(&s1, "1"), (&s4, "4"), (&s8, "8")])
+                {
+                    let got = ctx.download_texture(texture).unwrap();
+                    let mut expected: Vec<f32> = want.iter().map(|v| v * 2.0).collect();
+                    expected.extend_from_slice(want);
+                    assert_close(
+                        &got,
+                        &expected,
+                        tolerance(ran),
+                        &what(&format!("ld{name}/st{name}")),
+                    );
+                    // copies never pass through arithmetic types: exact in every class
+                    assert_eq!(
+                        &got[want.len()..],
+                        &want[..],
+                        "{}",
+                        what(&format!("cp{name}"))
+                    );
+                }
+            }
         }
     }
 }

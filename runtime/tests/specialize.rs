@@ -3,7 +3,8 @@
 
 use std::process::Command;
 
-use fpshader::meta::{LocalSize, Scalar, ShaderVariant};
+use fpshader::meta::{DescriptorKind, LocalSize, Scalar, ShaderVariant};
+use fpshader::samplers;
 use fpshader::shaders::SHADERS;
 use fpshader::specialize::{SpecValue, Specialization, SpecializeError, freeze, patch};
 
@@ -77,9 +78,21 @@ fn frozen_builtin_variants_are_valid_and_constant_free() {
             for spec in [Specialization::default(), nonzero(v)] {
                 let patched = patch(&v.spirv, &v.reflection, &spec).unwrap();
                 spirv_val(&patched, &format!("{what} patched"));
+                let first_free = v.reflection.bindings.len() as u32;
+                let split = samplers::split(&patched, first_free).unwrap();
+                let combined = v
+                    .reflection
+                    .bindings
+                    .iter()
+                    .filter(|b| b.kind == DescriptorKind::CombinedImageSampler)
+                    .count();
+                assert_eq!(split.samplers.len(), combined, "{what}");
+                spirv_val(&split.words, &format!("{what} patched, samplers split"));
                 let frozen = freeze(&v.spirv, &v.reflection, &spec)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 spirv_val(&frozen, &format!("{what} frozen"));
+                let frozen = samplers::split(&frozen, first_free).unwrap().words;
+                spirv_val(&frozen, &format!("{what} frozen, samplers split"));
                 let r = fpshader_build::reflect::reflect(&frozen).unwrap();
                 assert!(r.spec_constants.is_empty(), "{what}: spec constants left");
                 if let Some(size) = spec.local_size {
@@ -90,11 +103,10 @@ fn frozen_builtin_variants_are_valid_and_constant_free() {
                 match naga_accepts(&frozen) {
                     Ok(()) => naga_ok += 1,
                     Err(e) => {
-                        // known naga 30 gaps: images through spv-in, unpackFloat2x16 (fp16pa),
-                        // and the uint64 lfpvec4 conversions of fp16sa local memory
+                        // known naga 30 gaps: unpackFloat2x16 (fp16pa) and the uint64 lfpvec4
+                        // conversions of fp16sa local memory; images pass once samplers are split
                         let class = v.options.float_class().name();
-                        let known = v.options.contains(fpshader::Opt::Image)
-                            || class == "fp16pa"
+                        let known = class == "fp16pa"
                             || (class == "fp16sa"
                                 && v.options.contains(fpshader::Opt::LocalMemory));
                         assert!(known, "naga rejects {what}: {e}");
@@ -183,4 +195,32 @@ fn bad_specializations_are_errors() {
         local_size: Some([64, 1, 1]),
     };
     assert!(patch(&v.spirv, &v.reflection, &same).is_ok());
+}
+
+/// Splitting samplers is given whatever a variant holds: damaged modules are errors, never panics,
+/// and modules with no combined image-sampler come back unchanged.
+#[test]
+fn sampler_split_survives_damaged_modules() {
+    let relu = fpshader::shaders::Shader::Relu.module();
+    let v = relu
+        .variant(fpshader::OptionSet::FP32.with(fpshader::Opt::Image))
+        .unwrap();
+    let words: Vec<u32> = v.spirv.to_vec();
+    for len in 0..words.len() {
+        let _ = samplers::split(&words[..len], 2);
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..3000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut damaged = words.clone();
+        let at = 5 + (state as usize) % (words.len() - 5);
+        damaged[at] = (state >> 32) as u32 & if state & 1 == 0 { 0xffff } else { u32::MAX };
+        let _ = samplers::split(&damaged, 2);
+    }
+    let buffers = relu.variant(fpshader::OptionSet::FP32).unwrap();
+    let same = samplers::split(&buffers.spirv, 2).unwrap();
+    assert!(same.samplers.is_empty());
+    assert_eq!(same.words, buffers.spirv.to_vec());
 }

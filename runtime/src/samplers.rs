@@ -1,0 +1,241 @@
+//! Combined image-samplers (`sampler3D` …, what ncnn's image shaders read from) split into a
+//! texture and a sampler: wgpu has no combined binding, so each such variable keeps its binding
+//! for the texture and gains a sampler variable at a fresh binding; every load of it becomes two
+//! loads joined by `OpSampledImage`, which both Vulkan and naga accept.
+
+use std::collections::HashMap;
+
+use spirv::{Decoration, Op, StorageClass};
+
+use crate::specialize::SpecializeError;
+
+/// A module whose combined image-samplers were split.
+#[derive(Debug)]
+pub struct Split {
+    /// The rewritten module.
+    pub words: Vec<u32>,
+    /// (texture binding, its sampler's binding), all in descriptor set 0.
+    pub samplers: Vec<(u32, u32)>,
+}
+
+struct Inst {
+    op: u32,
+    words: Vec<u32>,
+}
+
+fn malformed(what: &str) -> SpecializeError {
+    SpecializeError::Malformed(what.to_string())
+}
+
+fn parse(words: &[u32]) -> Result<Vec<Inst>, SpecializeError> {
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return Err(malformed("instruction runs past the end of the module"));
+        }
+        out.push(Inst {
+            op: words[at] & 0xffff,
+            words: words[at..at + count].to_vec(),
+        });
+        at += count;
+    }
+    Ok(out)
+}
+
+fn inst(op: Op, operands: &[u32]) -> Vec<u32> {
+    let mut w = vec![((operands.len() as u32 + 1) << 16) | op as u32];
+    w.extend_from_slice(operands);
+    w
+}
+
+/// Splits every combined image-sampler variable of `words`; new sampler bindings start at
+/// `first_free` (one past the module's highest binding, so the texture keeps its number).
+pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
+    if words.len() < 5 {
+        return Err(malformed("no SPIR-V header"));
+    }
+    let insts = parse(words)?;
+    let is = |i: &Inst, op: Op| i.op == op as u32;
+
+    // sampled-image type -> image type; pointers to each in UniformConstant
+    let mut sampled: HashMap<u32, u32> = HashMap::new();
+    let mut sampler_type = None;
+    let mut pointers: HashMap<u32, u32> = HashMap::new(); // pointee -> UniformConstant pointer
+    let mut pointer_to_sampled: HashMap<u32, u32> = HashMap::new(); // pointer -> sampled type
+    for i in &insts {
+        let w = &i.words;
+        if is(i, Op::TypeSampledImage) && w.len() == 3 {
+            sampled.insert(w[1], w[2]);
+        } else if is(i, Op::TypeSampler) && w.len() == 2 {
+            sampler_type = Some(w[1]);
+        } else if is(i, Op::TypePointer)
+            && w.len() == 4
+            && w[2] == StorageClass::UniformConstant as u32
+        {
+            pointers.entry(w[3]).or_insert(w[1]);
+            if sampled.contains_key(&w[3]) {
+                pointer_to_sampled.insert(w[1], w[3]);
+            }
+        } else if (is(i, Op::TypeArray) || is(i, Op::TypeRuntimeArray))
+            && w.len() >= 3
+            && sampled.contains_key(&w[2])
+        {
+            return Err(SpecializeError::Unsupported(
+                "arrays of combined image-samplers".into(),
+            ));
+        }
+    }
+    // combined variables -> (sampled type, image type)
+    let mut combined: Vec<(u32, u32, u32)> = Vec::new();
+    for i in insts.iter().filter(|i| is(i, Op::Variable)) {
+        if let (Some(&st), Some(&var)) = (
+            i.words.get(1).and_then(|p| pointer_to_sampled.get(p)),
+            i.words.get(2),
+        ) {
+            combined.push((var, st, sampled[&st]));
+        }
+    }
+    if combined.is_empty() {
+        return Ok(Split {
+            words: words.to_vec(),
+            samplers: Vec::new(),
+        });
+    }
+
+    let mut bound = words[3];
+    let mut fresh = || {
+        bound += 1;
+        bound - 1
+    };
+    let mut new_types = Vec::new();
+    let sampler_type = sampler_type.unwrap_or_else(|| {
+        let id = fresh();
+        new_types.push(inst(Op::TypeSampler, &[id]));
+        id
+    });
+    let mut pointer_to =
+        |pointee: u32, new_types: &mut Vec<Vec<u32>>, fresh: &mut dyn FnMut() -> u32| {
+            *pointers.entry(pointee).or_insert_with(|| {
+                let id = fresh();
+                new_types.push(inst(
+                    Op::TypePointer,
+                    &[id, StorageClass::UniformConstant as u32, pointee],
+                ));
+                id
+            })
+        };
+    let sampler_pointer = pointer_to(sampler_type, &mut new_types, &mut fresh);
+    // variable -> (image pointer, image type, sampler variable)
+    let mut rewrite: HashMap<u32, (u32, u32, u32)> = HashMap::new();
+    for &(var, _, image) in &combined {
+        let image_pointer = pointer_to(image, &mut new_types, &mut fresh);
+        rewrite.insert(var, (image_pointer, image, fresh()));
+    }
+
+    // bindings and sets of the combined variables
+    let mut binding_of: HashMap<u32, u32> = HashMap::new();
+    let mut set_of: HashMap<u32, u32> = HashMap::new();
+    for i in insts
+        .iter()
+        .filter(|i| is(i, Op::Decorate) && i.words.len() >= 4)
+    {
+        let (target, deco, value) = (i.words[1], i.words[2], i.words[3]);
+        if rewrite.contains_key(&target) {
+            if deco == Decoration::Binding as u32 {
+                binding_of.insert(target, value);
+            } else if deco == Decoration::DescriptorSet as u32 {
+                set_of.insert(target, value);
+            }
+        }
+    }
+    let mut samplers = Vec::new();
+    let mut sampler_binding: HashMap<u32, u32> = HashMap::new();
+    for (k, &(var, _, _)) in combined.iter().enumerate() {
+        let binding = *binding_of
+            .get(&var)
+            .ok_or_else(|| malformed("combined image-sampler without a binding"))?;
+        if set_of.get(&var).copied().unwrap_or(0) != 0 {
+            return Err(SpecializeError::Unsupported(
+                "image-samplers outside descriptor set 0".into(),
+            ));
+        }
+        let s = first_free + k as u32;
+        samplers.push((binding, s));
+        sampler_binding.insert(var, s);
+    }
+
+    let version = words[1];
+    let mut out: Vec<u32> = words[..5].to_vec();
+    let mut types_done = false;
+    for i in &insts {
+        let w = &i.words;
+        if !types_done && is(i, Op::Function) {
+            // every new type and variable goes at the end of the global section, where all
+            // the types they refer to exist
+            types_done = true;
+            for t in &new_types {
+                out.extend(t);
+            }
+            for (var, _, _) in &combined {
+                let (image_pointer, _, sampler_var) = rewrite[var];
+                let class = StorageClass::UniformConstant as u32;
+                out.extend(inst(Op::Variable, &[image_pointer, *var, class]));
+                out.extend(inst(Op::Variable, &[sampler_pointer, sampler_var, class]));
+            }
+        }
+        if is(i, Op::EntryPoint) && version >= 0x0001_0400 {
+            // from SPIR-V 1.4 the interface lists every global the entry point uses
+            let mut e = w.clone();
+            e.extend(combined.iter().map(|(var, _, _)| rewrite[var].2));
+            e[0] = ((e.len() as u32) << 16) | (e[0] & 0xffff);
+            out.extend(e);
+        } else if is(i, Op::Decorate) && w.len() >= 4 && w[2] == Decoration::Binding as u32 {
+            out.extend(w);
+            if let Some((_, _, sampler_var)) = rewrite.get(&w[1]) {
+                out.extend(inst(
+                    Op::Decorate,
+                    &[*sampler_var, Decoration::DescriptorSet as u32, 0],
+                ));
+                out.extend(inst(
+                    Op::Decorate,
+                    &[
+                        *sampler_var,
+                        Decoration::Binding as u32,
+                        sampler_binding[&w[1]],
+                    ],
+                ));
+            }
+        } else if is(i, Op::Variable) && w.get(2).is_some_and(|v| rewrite.contains_key(v)) {
+            // declared again below, after the pointer type it now needs
+        } else if is(i, Op::Load) && w.len() >= 4 && rewrite.contains_key(&w[3]) {
+            let (_, image, sampler_var) = rewrite[&w[3]];
+            let (texture, sampler) = (fresh(), fresh());
+            out.extend(inst(Op::Load, &[image, texture, w[3]]));
+            out.extend(inst(Op::Load, &[sampler_type, sampler, sampler_var]));
+            out.extend(inst(Op::SampledImage, &[w[1], w[2], texture, sampler]));
+        } else if (is(i, Op::FunctionCall)
+            && w.get(4..)
+                .is_some_and(|args| args.iter().any(|a| rewrite.contains_key(a))))
+            || ((is(i, Op::AccessChain) || is(i, Op::InBoundsAccessChain) || is(i, Op::CopyObject))
+                && w.len() >= 4
+                && rewrite.contains_key(&w[3]))
+        {
+            return Err(SpecializeError::Unsupported(
+                "a combined image-sampler used other than by loading it (passed to a function?)"
+                    .into(),
+            ));
+        } else {
+            out.extend(w);
+        }
+    }
+    if !types_done {
+        return Err(malformed("no function in the module"));
+    }
+    out[3] = bound;
+    Ok(Split {
+        words: out,
+        samplers,
+    })
+}
