@@ -302,41 +302,48 @@ fn psc_uses_push_constants_when_specialization_is_zero() {
 #[test]
 fn binaryop_broadcasts_per_channel() {
     for ctx in contexts() {
-        for class in CLASSES {
-            let (w, h, c) = (7u32, 3u32, 4u32);
-            // op 2 = mul, b broadcast over w and h
-            let spec = Specialization {
-                values: vec![(0, SpecValue::I32(2))],
-                local_size: Some([8, 2, 1]),
-            };
-            let pipeline = ctx
-                .pipeline(Shader::Binaryop.module(), opts(class), &spec)
-                .unwrap();
-            let format = StorageFormat::of(pipeline.options, 1);
-            let a = storable(&random((w * h * c) as usize, 1), format);
-            let b = storable(&random(c as usize, 2), format);
-            let (ba, bb) = (
-                ctx.upload(&format.encode(&a)),
-                ctx.upload(&format.encode(&b)),
-            );
-            let out = ctx.storage_buffer(u64::from(w * h * c) * format.size() as u64);
-            let push = [w, h, c, w * h, 1, 1, c, 1, w, h, c, w * h];
-            let mut rec = ctx.recorder();
-            rec.dispatch(&pipeline, &[&ba, &bb, &out], &push, [w, h, c])
-                .unwrap();
-            rec.submit_and_wait().unwrap();
-            let got = format.decode(&ctx.download(&out).unwrap(), (w * h * c) as usize);
-            let want: Vec<f32> = a
-                .iter()
-                .enumerate()
-                .map(|(i, x)| x * b[i / (w * h) as usize])
-                .collect();
-            let what = format!(
-                "binaryop {class} ran {} {}",
-                pipeline.options.name(),
-                ctx.describe()
-            );
-            assert_close(&got, &want, tolerance(pipeline.options), &what);
+        for (shader, pack) in [
+            (Shader::Binaryop, 1),
+            (Shader::BinaryopPack4, 4),
+            (Shader::BinaryopPack8, 8),
+        ] {
+            for class in CLASSES {
+                let (w, h, c) = (7u32, 3u32, 4u32);
+                // op 2 = mul, b broadcast over w and h
+                let spec = Specialization {
+                    values: vec![(0, SpecValue::I32(2))],
+                    local_size: Some([8, 2, 1]),
+                };
+                let pipeline = ctx.pipeline(shader.module(), opts(class), &spec).unwrap();
+                let format = StorageFormat::of(pipeline.options, pack);
+                let n = (w * h * c) as usize * pack;
+                let a = storable(&random(n, 1), format);
+                let b = storable(&random(c as usize * pack, 2), format);
+                let (ba, bb) = (
+                    ctx.upload(&format.encode(&a)),
+                    ctx.upload(&format.encode(&b)),
+                );
+                let out = ctx.storage_buffer((n * format.size()) as u64);
+                let push = [w, h, c, w * h, 1, 1, c, 1, w, h, c, w * h];
+                let mut rec = ctx.recorder();
+                rec.dispatch(&pipeline, &[&ba, &bb, &out], &push, [w, h, c])
+                    .unwrap();
+                rec.submit_and_wait().unwrap();
+                let got = format.decode(&ctx.download(&out).unwrap(), n);
+                let plane = (w * h) as usize;
+                let want: Vec<f32> = a
+                    .iter()
+                    .enumerate()
+                    .map(|(j, x)| x * b[(j / pack / plane) * pack + j % pack])
+                    .collect();
+                let what = format!(
+                    "{} {class} ran {} {}",
+                    shader.module().name,
+                    pipeline.options.name(),
+                    ctx.describe()
+                );
+                assert_close(&got, &want, tolerance(pipeline.options), &what);
+            }
         }
     }
 }

@@ -9,12 +9,14 @@
 //! (`buffer_st4(out, gi, v * 2.0)`), unlike ncnn's expansion which breaks on them.
 //!
 //! Corrections made on top of the expansion ncnn shipped (FACTS §1):
-//! - `sfpvec8`/`sfpmat4` with fp16 storage but fp32 arithmetic: `f16mat2x4` is not a legal type
-//!   with 16-bit storage alone, and a `struct` in the preamble would be a non-preprocessor token
-//!   before the shader's own `#extension` lines. `sfpvec8` expands to the array `f16vec4[2]`
-//!   (indexing `v[0]` reads as on a matrix, so the copy functions are shared) and `sfpmat4` to
-//!   `uvec4[2]` of packed pairs (same bytes), because 16-bit storage alone can neither construct nor
-//!   assign arrays of `float16_t`.
+//! - `sfpvec8` with fp16 storage is a `uvec4` of packed pairs (the same 16 bytes as eight
+//!   `float16_t`), as with fp16 packed: a whole `f16mat2x4`/`f16vec4[2]` element is read as two
+//!   8-byte accesses, which ran at 2.7 TB/s on an H200 where 16-byte accesses ran at 3.97 TB/s
+//!   (`examples/fp16_access.rs`); ncnn's `f16mat2x4` is not even legal with 16-bit storage alone.
+//!   Shaders that compile with fp16 packed treat `sfpvec8` opaquely, so they compile here too.
+//!   Even with fp16 arithmetic it is unpacked with `unpackHalf2x16` (exact, and naga reads it).
+//! - `sfpmat4` with fp16 storage but fp32 arithmetic is `uvec4[2]` of packed pairs (same bytes),
+//!   because 16-bit storage alone can neither construct nor assign arrays of `float16_t`.
 //! - `lfpvec4` with fp16 storage+arithmetic (no fp16 uniform) is a `uint64_t`; the int16/int64
 //!   arithmetic extensions it needs are enabled.
 //! - the image format for one channel is `imfmtc1` (`r32f`/`r16f`); the seed's `imfmt1`/`imfmt4`
@@ -145,9 +147,9 @@ fn storage_types(p: &mut Preamble, class: FloatClass) {
         Storage::Fp32 => ["float", "vec2", "vec4", "mat2x4", "mat4"],
         Storage::Fp16Packed => ["float", "uint", "uvec2", "uvec4", "uvec4[2]"],
         Storage::Fp16 if class.arithmetic => {
-            ["float16_t", "f16vec2", "f16vec4", "f16mat2x4", "f16mat4"]
+            ["float16_t", "f16vec2", "f16vec4", "uvec4", "f16mat4"]
         }
-        Storage::Fp16 => ["float16_t", "f16vec2", "f16vec4", "f16vec4[2]", "uvec4[2]"],
+        Storage::Fp16 => ["float16_t", "f16vec2", "f16vec4", "uvec4", "uvec4[2]"],
     };
     p.define("sfp", sfp);
     p.define("sfpvec2", v2);
@@ -297,26 +299,40 @@ fn buffer_functions(p: &mut Preamble, class: FloatClass) {
                 ),
             );
         }
-        Storage::Fp16 if class.arithmetic => {
-            p.define("buffer_ld2(buf,i)", "buf[i]");
-            p.define("buffer_ld4(buf,i)", "buf[i]");
-            p.define("buffer_ld8(buf,i)", "buf[i]");
+        Storage::Fp16 => {
+            if class.arithmetic {
+                p.define("buffer_ld2(buf,i)", "buf[i]");
+                p.define("buffer_ld4(buf,i)", "buf[i]");
+            } else {
+                p.define("buffer_ld2(buf,i)", "vec2(buf[i])");
+                p.define("buffer_ld4(buf,i)", "vec4(buf[i])");
+            }
             p.define("buffer_st2(buf,i,v)", "{buf[i]=f16vec2(v);}");
             p.define("buffer_st4(buf,i,v)", "{buf[i]=f16vec4(v);}");
-            p.define("buffer_st8(buf,i,v)", "{buf[i]=f16mat2x4(v);}");
-        }
-        Storage::Fp16 => {
-            p.define("buffer_ld2(buf,i)", "vec2(buf[i])");
-            p.define("buffer_ld4(buf,i)", "vec4(buf[i])");
+            // sfpvec8 is a uvec4 of packed pairs: one 16-byte access
+            let un = |c: &str| format!("unpackHalf2x16(buf[i].{c})");
             p.define(
                 "buffer_ld8(buf,i)",
-                "mat2x4(vec4(buf[i][0]),vec4(buf[i][1]))",
+                &format!(
+                    "{m}({v}({},{}),{v}({},{}))",
+                    un("r"),
+                    un("g"),
+                    un("b"),
+                    un("a"),
+                    m = a.mat2x4,
+                    v = a.vec4
+                ),
             );
-            p.define("buffer_st2(buf,i,v)", "{buf[i]=f16vec2(v);}");
-            p.define("buffer_st4(buf,i,v)", "{buf[i]=f16vec4(v);}");
+            let pk = |col: &str, half: &str| format!("packHalf2x16(vec4((v)[{col}]).{half})");
             p.define(
                 "buffer_st8(buf,i,v)",
-                "{buf[i][0]=f16vec4((v)[0]);buf[i][1]=f16vec4((v)[1]);}",
+                &format!(
+                    "{{buf[i]=uvec4({},{},{},{});}}",
+                    pk("0", "rg"),
+                    pk("0", "ba"),
+                    pk("1", "rg"),
+                    pk("1", "ba")
+                ),
             );
         }
     }
@@ -328,13 +344,7 @@ fn buffer_functions(p: &mut Preamble, class: FloatClass) {
             "{buf[i]=sbuf[si];}",
         );
     }
-    // 16-bit storage alone cannot assign whole arrays of float16: copy the two halves.
-    let cp8 = if class.storage == Storage::Fp16 && !class.arithmetic {
-        "{buf[i][0]=sbuf[si][0];buf[i][1]=sbuf[si][1];}"
-    } else {
-        "{buf[i]=sbuf[si];}"
-    };
-    p.define("buffer_cp8(buf,i,sbuf,si)", cp8);
+    p.define("buffer_cp8(buf,i,sbuf,si)", "{buf[i]=sbuf[si];}");
     pack_copies(p, class);
 }
 
@@ -362,7 +372,8 @@ fn pack_copies(p: &mut Preamble, class: FloatClass) {
                 "{buf[i]=mat2x4(sbuf[(si2).r],sbuf[(si2).g]);}",
             );
         }
-        Storage::Fp16Packed => {
+        Storage::Fp16Packed | Storage::Fp16 => {
+            // fp16 values widen exactly to fp32 and pack back to the same bits
             let pairs = |idx: &str| -> Vec<String> {
                 let g = gather(idx);
                 vec![
@@ -370,10 +381,33 @@ fn pack_copies(p: &mut Preamble, class: FloatClass) {
                     format!("packHalf2x16(vec2({},{}))", g[2], g[3]),
                 ]
             };
-            p.define(
-                "buffer_cp1to4(buf,i,sbuf,si4)",
-                &format!("{{buf[i]=uvec2({});}}", pairs("si4").join(",")),
-            );
+            if class.storage == Storage::Fp16Packed {
+                p.define(
+                    "buffer_cp1to4(buf,i,sbuf,si4)",
+                    &format!("{{buf[i]=uvec2({});}}", pairs("si4").join(",")),
+                );
+                p.define(
+                    "buffer_cp4to8(buf,i,sbuf,si2)",
+                    "{buf[i]=uvec4(sbuf[(si2).r],sbuf[(si2).g]);}",
+                );
+            } else {
+                let to4: String = R
+                    .iter()
+                    .map(|c| format!("buf[i].{c}=sbuf[(si4).{c}];"))
+                    .collect();
+                p.define("buffer_cp1to4(buf,i,sbuf,si4)", &format!("{{{to4}}}"));
+                let halves = |idx: &str| {
+                    format!("packHalf2x16(vec4(sbuf[{idx}]).rg),packHalf2x16(vec4(sbuf[{idx}]).ba)")
+                };
+                p.define(
+                    "buffer_cp4to8(buf,i,sbuf,si2)",
+                    &format!(
+                        "{{buf[i]=uvec4({},{});}}",
+                        halves("(si2).r"),
+                        halves("(si2).g")
+                    ),
+                );
+            }
             p.define(
                 "buffer_cp1to8(buf,i,sbuf,si4,sii4)",
                 &format!(
@@ -382,35 +416,18 @@ fn pack_copies(p: &mut Preamble, class: FloatClass) {
                     pairs("sii4").join(",")
                 ),
             );
-            p.define(
-                "buffer_cp4to8(buf,i,sbuf,si2)",
-                "{buf[i]=uvec4(sbuf[(si2).r],sbuf[(si2).g]);}",
-            );
-        }
-        Storage::Fp16 => {
-            let to4: String = R
-                .iter()
-                .map(|c| format!("buf[i].{c}=sbuf[(si4).{c}];"))
-                .collect();
-            p.define("buffer_cp1to4(buf,i,sbuf,si4)", &format!("{{{to4}}}"));
-            let to8: String = [("0", "si4"), ("1", "sii4")]
-                .iter()
-                .flat_map(|(col, idx)| {
-                    R.iter()
-                        .map(move |c| format!("buf[i][{col}].{c}=sbuf[({idx}).{c}];"))
-                })
-                .collect();
-            p.define("buffer_cp1to8(buf,i,sbuf,si4,sii4)", &format!("{{{to8}}}"));
-            p.define(
-                "buffer_cp4to8(buf,i,sbuf,si2)",
-                "{buf[i][0]=sbuf[(si2).r];buf[i][1]=sbuf[(si2).g];}",
-            );
         }
     }
 
     // Unpacking copies: the source element's components, as storage scalars or vec4s.
+    let unpacked8 = |wrap: &str| -> Vec<String> {
+        ["r", "g", "b", "a"]
+            .iter()
+            .flat_map(|w| ["x", "y"].map(|h| format!("{wrap}(unpackHalf2x16(sbuf[si].{w}).{h})")))
+            .collect()
+    };
     let (comp4, comp8, half8): (Vec<String>, Vec<String>, [&str; 2]) = match class.storage {
-        Storage::Fp32 | Storage::Fp16 => (
+        Storage::Fp32 => (
             R.map(|c| format!("sbuf[si].{c}")).to_vec(),
             ["0", "1"]
                 .iter()
@@ -418,15 +435,20 @@ fn pack_copies(p: &mut Preamble, class: FloatClass) {
                 .collect(),
             ["sbuf[si][0]", "sbuf[si][1]"],
         ),
+        Storage::Fp16 => (
+            R.map(|c| format!("sbuf[si].{c}")).to_vec(),
+            unpacked8("float16_t"),
+            [
+                "f16vec4(vec4(unpackHalf2x16(sbuf[si].r),unpackHalf2x16(sbuf[si].g)))",
+                "f16vec4(vec4(unpackHalf2x16(sbuf[si].b),unpackHalf2x16(sbuf[si].a)))",
+            ],
+        ),
         Storage::Fp16Packed => (
             ["x", "y"]
                 .iter()
                 .flat_map(|w| ["x", "y"].map(|h| format!("unpackHalf2x16(sbuf[si].{w}).{h}")))
                 .collect(),
-            ["r", "g", "b", "a"]
-                .iter()
-                .flat_map(|w| ["x", "y"].map(|h| format!("unpackHalf2x16(sbuf[si].{w}).{h}")))
-                .collect(),
+            unpacked8(""),
             ["sbuf[si].rg", "sbuf[si].ba"],
         ),
     };

@@ -98,11 +98,12 @@ fn fp16_packed_arithmetic_functions() {
 #[test]
 fn fp16_storage_functions() {
     assert_has("fp16s", "#extension GL_EXT_shader_16bit_storage : require");
-    assert_has("fp16s", "#define sfpvec8 f16vec4[2]");
+    // 16-byte accesses: a uvec4 of packed pairs, as with fp16 packed
+    assert_has("fp16s", "#define sfpvec8 uvec4");
     assert_has("fp16s", "#define buffer_ld4(buf,i) vec4(buf[i])");
     assert_has(
         "fp16s",
-        "#define buffer_ld8(buf,i) mat2x4(vec4(buf[i][0]),vec4(buf[i][1]))",
+        "#define buffer_ld8(buf,i) mat2x4(vec4(unpackHalf2x16(buf[i].r),unpackHalf2x16(buf[i].g)),vec4(unpackHalf2x16(buf[i].b),unpackHalf2x16(buf[i].a)))",
     );
     assert_has("fp16s", "#define imfmtc1 r16f");
     assert_has("fp16s", "#define unfp mediump");
@@ -110,7 +111,8 @@ fn fp16_storage_functions() {
 
 #[test]
 fn fp16_storage_arithmetic_functions() {
-    assert_has("fp16s,fp16a", "#define sfpvec8 f16mat2x4");
+    assert_has("fp16s,fp16a", "#define sfpvec8 uvec4");
+    assert_has("fp16s,fp16a", "#define afpvec8 f16mat2x4");
     assert_has("fp16s,fp16a", "#define buffer_ld4(buf,i) buf[i]");
     assert_has("fp16s,fp16a", "#define lfp float");
     assert_has("fp16s,fp16a", "#define lfpvec4 uint64_t");

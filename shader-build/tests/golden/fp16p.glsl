@@ -29,10 +29,10 @@
 #define buffer_cp4(buf,i,sbuf,si) {buf[i]=sbuf[si];}
 #define buffer_cp8(buf,i,sbuf,si) {buf[i]=sbuf[si];}
 #define buffer_cp1to4(buf,i,sbuf,si4) {buf[i]=uvec2(packHalf2x16(vec2(sbuf[(si4).r],sbuf[(si4).g])),packHalf2x16(vec2(sbuf[(si4).b],sbuf[(si4).a])));}
-#define buffer_cp1to8(buf,i,sbuf,si4,sii4) {buf[i]=uvec4(packHalf2x16(vec2(sbuf[(si4).r],sbuf[(si4).g])),packHalf2x16(vec2(sbuf[(si4).b],sbuf[(si4).a])),packHalf2x16(vec2(sbuf[(sii4).r],sbuf[(sii4).g])),packHalf2x16(vec2(sbuf[(sii4).b],sbuf[(sii4).a])));}
 #define buffer_cp4to8(buf,i,sbuf,si2) {buf[i]=uvec4(sbuf[(si2).r],sbuf[(si2).g]);}
+#define buffer_cp1to8(buf,i,sbuf,si4,sii4) {buf[i]=uvec4(packHalf2x16(vec2(sbuf[(si4).r],sbuf[(si4).g])),packHalf2x16(vec2(sbuf[(si4).b],sbuf[(si4).a])),packHalf2x16(vec2(sbuf[(sii4).r],sbuf[(sii4).g])),packHalf2x16(vec2(sbuf[(sii4).b],sbuf[(sii4).a])));}
 #define buffer_cp4to1(buf,i4,sbuf,si) {buf[(i4).r]=unpackHalf2x16(sbuf[si].x).x;buf[(i4).g]=unpackHalf2x16(sbuf[si].x).y;buf[(i4).b]=unpackHalf2x16(sbuf[si].y).x;buf[(i4).a]=unpackHalf2x16(sbuf[si].y).y;}
-#define buffer_cp8to1(buf,i4,ii4,sbuf,si) {buf[(i4).r]=unpackHalf2x16(sbuf[si].r).x;buf[(i4).g]=unpackHalf2x16(sbuf[si].r).y;buf[(i4).b]=unpackHalf2x16(sbuf[si].g).x;buf[(i4).a]=unpackHalf2x16(sbuf[si].g).y;buf[(ii4).r]=unpackHalf2x16(sbuf[si].b).x;buf[(ii4).g]=unpackHalf2x16(sbuf[si].b).y;buf[(ii4).b]=unpackHalf2x16(sbuf[si].a).x;buf[(ii4).a]=unpackHalf2x16(sbuf[si].a).y;}
+#define buffer_cp8to1(buf,i4,ii4,sbuf,si) {buf[(i4).r]=(unpackHalf2x16(sbuf[si].r).x);buf[(i4).g]=(unpackHalf2x16(sbuf[si].r).y);buf[(i4).b]=(unpackHalf2x16(sbuf[si].g).x);buf[(i4).a]=(unpackHalf2x16(sbuf[si].g).y);buf[(ii4).r]=(unpackHalf2x16(sbuf[si].b).x);buf[(ii4).g]=(unpackHalf2x16(sbuf[si].b).y);buf[(ii4).b]=(unpackHalf2x16(sbuf[si].a).x);buf[(ii4).a]=(unpackHalf2x16(sbuf[si].a).y);}
 #define buffer_cp8to4(buf,i2,sbuf,si) {buf[(i2).r]=sbuf[si].rg;buf[(i2).g]=sbuf[si].ba;}
 #define image1d_ld1(tex,p) texelFetch(tex,p,0).r
 #define image1d_ld4(tex,p) texelFetch(tex,p,0)
