@@ -6,6 +6,8 @@
 //! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table.
 //! - `cargo xtask bench build`: compiles `shaders/` in all variants, cold, against glslc run once
 //!   per variant, and reports the ratio.
+//! - `cargo xtask bench gpu [VALUES [REPEATS]]`: the bandwidth and fp16-access examples (release)
+//!   on the default adapter.
 //!
 //! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
 
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
         ["demo"] => shaders::demo(),
         ["bench", "build"] => bench::build(),
         ["bench", "buildtime"] => bench_buildtime::run(),
+        ["bench", "gpu", rest @ ..] => bench_gpu(rest),
         ["bench"] => bench::build().and_then(|()| bench_buildtime::run()),
         ["deps"] => deps::ensure(),
         ["external"] => external::check(),
@@ -45,8 +48,20 @@ const USAGE: &str = "usage: cargo xtask <command>
   demo           compile shaders/ in all variants and print a table
   bench build    compile shaders/ in all variants vs glslc once per variant
   bench buildtime  shader! hit/miss, build.rs cold/warm, embedding cost in rustc
+  bench gpu [VALUES [REPEATS]]  relu/add GB/s per class, dispatch overhead vs raw wgpu,
+                 fp16 access widths (release examples, default adapter)
   deps           only install or check the system packages
   external       build a crate outside the workspace that uses shader! and the build helper";
+
+fn bench_gpu(args: &[&str]) -> Result<(), String> {
+    deps::ensure()?;
+    for example in ["bandwidth", "fp16_access"] {
+        let mut cmd = vec!["run", "--release", "--example", example, "--"];
+        cmd.extend_from_slice(args);
+        cargo(&cmd)?;
+    }
+    Ok(())
+}
 
 fn test(extra: &[&str]) -> Result<(), String> {
     deps::ensure()?;
