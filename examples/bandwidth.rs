@@ -74,17 +74,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let s = [w, h, 1, w * h];
                 (vec![&a, &b, &out], [s, s, s].concat())
             };
-            let run = |n: usize| -> Result<f64, fpshader::Error> {
-                let mut rec = ctx.recorder();
-                for _ in 0..n {
-                    rec.dispatch(&pipeline, &buffers, &push, [w, h, 1])?;
-                }
-                let start = Instant::now();
-                rec.submit_and_wait()?;
-                Ok(start.elapsed().as_secs_f64())
-            };
-            run(2)?;
-            let secs = run(repeats)? / repeats as f64;
+            let secs = fpshader_tests::seconds_per_dispatch(
+                &ctx,
+                &pipeline,
+                &buffers,
+                &push,
+                [w, h, 1],
+                repeats,
+            )?;
             let moved = (inputs + 1) as f64 * bytes as f64;
             println!(
                 "bandwidth op {name} shapes {shapes} class {} ran {} bytes {bytes} ms {:.4} GBps {:.1}",

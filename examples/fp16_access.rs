@@ -6,12 +6,10 @@
 //! `cargo run --release --example fp16_access [-- VALUES [REPEATS]]` (defaults: 2^28, 50).
 //! One line per measurement: `access NAME local L GBps X`.
 
-use std::time::Instant;
-
 use fpshader::meta::ShaderModule;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
-use fpshader::{Context, ContextOptions, OptionSet, shader, wgpu};
+use fpshader::{Context, ContextOptions, OptionSet, shader};
 
 /// One f16vec4 per invocation (8-byte accesses).
 static VEC4: ShaderModule = shader!(
@@ -186,18 +184,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     continue;
                 }
             };
-            let buffers: [&wgpu::Buffer; 2] = [&a, &b];
-            let run = |n: usize| -> Result<f64, fpshader::Error> {
-                let mut rec = ctx.recorder();
-                for _ in 0..n {
-                    rec.dispatch(&pipeline, &buffers, &push, [w, h, 1])?;
-                }
-                let start = Instant::now();
-                rec.submit_and_wait()?;
-                Ok(start.elapsed().as_secs_f64())
-            };
-            run(2)?;
-            let secs = run(repeats)? / repeats as f64;
+            let secs = fpshader_tests::seconds_per_dispatch(
+                &ctx,
+                &pipeline,
+                &[&a, &b],
+                &push,
+                [w, h, 1],
+                repeats,
+            )?;
             println!(
                 "access {name} ran {} local {local} GBps {:.1}",
                 pipeline.options.name(),

@@ -727,34 +727,25 @@ fn every_buffer_function_in_every_class() {
     }
 }
 
+/// `image_functions.comp` for one dimensionality, in every float class with images.
+macro_rules! image_functions {
+    ($dim:literal) => {
+        shader!(
+            "tests/shaders/image_functions.comp",
+            fp16p,
+            fp16s,
+            fp16a,
+            fp16u,
+            image,
+            define: [("DIM", $dim)],
+        )
+    };
+}
+
 static IMAGE_FUNCTIONS: [ShaderModule; 3] = [
-    shader!(
-        "tests/shaders/image_functions.comp",
-        fp16p,
-        fp16s,
-        fp16a,
-        fp16u,
-        image,
-        define: [("DIM", "1")],
-    ),
-    shader!(
-        "tests/shaders/image_functions.comp",
-        fp16p,
-        fp16s,
-        fp16a,
-        fp16u,
-        image,
-        define: [("DIM", "2")],
-    ),
-    shader!(
-        "tests/shaders/image_functions.comp",
-        fp16p,
-        fp16s,
-        fp16a,
-        fp16u,
-        image,
-        define: [("DIM", "3")],
-    ),
+    image_functions!("1"),
+    image_functions!("2"),
+    image_functions!("3"),
 ];
 
 /// Every image function of the extension (`image{1,2,3}d_{ld,st,cp}{1,4,8}`), executed in every

@@ -132,13 +132,17 @@ impl Parse for Args {
 
 /// `("NAME", "VALUE")`, `("NAME")` or `"NAME"`.
 fn define(e: &Expr) -> syn::Result<(LitStr, Option<LitStr>)> {
-    let lit = |e: &Expr| match e {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Ok(s.clone()),
-        other => Err(syn::Error::new_spanned(other, "expected a string literal")),
-    };
+    fn lit(e: &Expr) -> syn::Result<LitStr> {
+        match e {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Ok(s.clone()),
+            // a `$x:literal` or `$x:expr` passed in from a macro_rules macro arrives grouped
+            Expr::Group(g) => lit(&g.expr),
+            other => Err(syn::Error::new_spanned(other, "expected a string literal")),
+        }
+    }
     match e {
         Expr::Tuple(t) if t.elems.len() == 2 => Ok((lit(&t.elems[0])?, Some(lit(&t.elems[1])?))),
         Expr::Tuple(t) if t.elems.len() == 1 => Ok((lit(&t.elems[0])?, None)),

@@ -4,3 +4,27 @@
 pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/fpshader_shaders.rs"));
 }
+
+/// Seconds per dispatch of `pipeline` over `global`, with `repeats` dispatches recorded into one
+/// submission after a two-dispatch warm-up; timed from submission to completion (the benchmark
+/// examples' measurement).
+pub fn seconds_per_dispatch(
+    ctx: &fpshader::Context,
+    pipeline: &fpshader::Pipeline,
+    buffers: &[&fpshader::wgpu::Buffer],
+    push: &[u32],
+    global: [u32; 3],
+    repeats: usize,
+) -> Result<f64, fpshader::Error> {
+    let run = |n: usize| -> Result<f64, fpshader::Error> {
+        let mut rec = ctx.recorder();
+        for _ in 0..n {
+            rec.dispatch(pipeline, buffers, push, global)?;
+        }
+        let start = std::time::Instant::now();
+        rec.submit_and_wait()?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    run(2)?;
+    Ok(run(repeats.max(1))? / repeats.max(1) as f64)
+}
