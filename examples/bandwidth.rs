@@ -10,18 +10,10 @@ use std::time::Instant;
 
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
-use fpshader::{Context, ContextOptions, OptionSet, StorageFormat};
+use fpshader::{OptionSet, StorageFormat};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let elements: u64 = args
-        .next()
-        .map(|s| s.parse())
-        .transpose()?
-        .unwrap_or(1 << 28);
-    let repeats: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
-    let ctx = Context::new(ContextOptions::default())?;
-    println!("device {}", ctx.describe().replace(' ', "_"));
+    let (elements, repeats, ctx) = fpshader_tests::bench_setup()?;
     // pack4 elements along x, split over y to stay under the per-dimension group limit
     let vec4s = elements / 4;
     let w = 65536u32.min(vec4s as u32);

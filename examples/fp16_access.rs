@@ -9,7 +9,7 @@
 use fpshader::meta::ShaderModule;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
-use fpshader::{Context, ContextOptions, OptionSet, shader};
+use fpshader::{OptionSet, shader};
 
 /// One f16vec4 per invocation (8-byte accesses).
 static VEC4: ShaderModule = shader!(
@@ -108,15 +108,7 @@ void main() {
 );
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let values: u64 = args
-        .next()
-        .map(|s| s.parse())
-        .transpose()?
-        .unwrap_or(1 << 28);
-    let repeats: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
-    let ctx = Context::new(ContextOptions::default())?;
-    println!("device {}", ctx.describe().replace(' ', "_"));
+    let (values, repeats, ctx) = fpshader_tests::bench_setup()?;
     let bytes = values * 2;
     let a = ctx.storage_buffer(bytes);
     let b = ctx.storage_buffer(bytes);

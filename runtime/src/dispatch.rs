@@ -202,25 +202,27 @@ impl Recorder<'_> {
         global: [u32; 3],
     ) -> Result<()> {
         let resources: Vec<Resource<'a>> = resources.iter().map(|r| (*r).into()).collect();
-        let kinds: Vec<(u32, Kind)> = pipeline
-            .slots
-            .iter()
-            .enumerate()
-            .filter_map(|(n, s)| match s {
-                Slot::Declared(k) => Some((n as u32, *k)),
-                _ => None,
-            })
-            .collect();
-        if resources.len() != kinds.len() {
-            let missing = kinds
-                .get(resources.len().min(kinds.len()))
-                .map_or(0, |(n, _)| *n);
+        // the declared bindings, by number, in order: what `resources` must match
+        let kinds = || {
+            pipeline
+                .slots
+                .iter()
+                .enumerate()
+                .filter_map(|(n, s)| match s {
+                    Slot::Declared(k) => Some((n as u32, *k)),
+                    _ => None,
+                })
+        };
+        let declared = kinds().count();
+        if resources.len() != declared {
+            let missing = kinds()
+                .nth(resources.len().min(declared))
+                .map_or(0, |(n, _)| n);
             return Err(Error::Binding {
                 binding: missing,
                 problem: format!(
-                    "`{}` declares {} bindings, {} resources were given",
+                    "`{}` declares {declared} bindings, {} resources were given",
                     pipeline.shader,
-                    kinds.len(),
                     resources.len()
                 ),
             });
@@ -245,8 +247,8 @@ impl Recorder<'_> {
         if groups.contains(&0) {
             return Ok(());
         }
-        for ((binding, kind), resource) in kinds.iter().zip(&resources) {
-            check(*binding, *kind, *resource)?;
+        for ((binding, kind), resource) in kinds().zip(&resources) {
+            check(binding, kind, *resource)?;
         }
         let bind_group = self.bind_group(pipeline, &resources);
         let encoder = &mut self.encoder;

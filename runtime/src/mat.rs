@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::shaders::Shader;
 use crate::specialize::Specialization;
 use crate::storage::StorageFormat;
+use crate::texture::texel_format;
 use crate::{Opt, OptionSet};
 
 /// A host tensor like ncnn's `Mat`: `c` channels of `w × h × d` elements, each element `elempack`
@@ -182,14 +183,12 @@ impl GpuMat {
     }
 }
 
-/// The texel format of an image mat: the extension's `imfmtc1`/`imfmtc4` for its class.
-fn texel_format(format: StorageFormat, elempack: usize) -> wgpu::TextureFormat {
-    match (format, elempack) {
-        (StorageFormat::Fp32, 1) => wgpu::TextureFormat::R32Float,
-        (StorageFormat::Fp16, 1) => wgpu::TextureFormat::R16Float,
-        (StorageFormat::Fp32, _) => wgpu::TextureFormat::Rgba32Float,
-        (StorageFormat::Fp16, _) => wgpu::TextureFormat::Rgba16Float,
-    }
+/// The texel format of an image mat: the extension's `imfmtc1`/`imfmtc4` for its class
+/// (one channel for elempack 1, four otherwise).
+fn image_format(format: StorageFormat, elempack: usize) -> Result<wgpu::TextureFormat> {
+    let channels = if elempack == 1 { 1 } else { 4 };
+    texel_format(format, channels)
+        .ok_or_else(|| Error::Shape(format!("no {format:?} texel of {channels} channels")))
 }
 
 /// Options for the variant that runs on a mat: with `image` exactly when it is image-backed.
@@ -325,7 +324,7 @@ impl Context {
             let (texture, view) = self.upload_texture(
                 wgpu::TextureDimension::D3,
                 extent,
-                texel_format(format, elempack),
+                image_format(format, elempack)?,
                 &[],
             )?;
             GpuData::Image { texture, view }
@@ -409,7 +408,7 @@ impl Context {
         let (texture, view) = self.upload_texture(
             wgpu::TextureDimension::D3,
             image_extent(mat.w, mat.h, mat.c, mat.elempack),
-            texel_format(format, mat.elempack),
+            image_format(format, mat.elempack)?,
             &values,
         )?;
         Ok(GpuMat {

@@ -5,26 +5,34 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::storage::StorageFormat;
 
-/// The storage format and channel count of a float texel format fpshader reads and writes.
-fn texel_layout(format: wgpu::TextureFormat) -> Option<(StorageFormat, usize)> {
-    use wgpu::TextureFormat as F;
-    Some(match format {
-        F::R32Float => (StorageFormat::Fp32, 1),
-        F::Rg32Float => (StorageFormat::Fp32, 2),
-        F::Rgba32Float => (StorageFormat::Fp32, 4),
-        F::R16Float => (StorageFormat::Fp16, 1),
-        F::Rg16Float => (StorageFormat::Fp16, 2),
-        F::Rgba16Float => (StorageFormat::Fp16, 4),
-        _ => return None,
-    })
+/// The float texel formats fpshader reads and writes: (format, value encoding, channels).
+const FLOAT_TEXELS: [(wgpu::TextureFormat, StorageFormat, usize); 6] = [
+    (wgpu::TextureFormat::R32Float, StorageFormat::Fp32, 1),
+    (wgpu::TextureFormat::Rg32Float, StorageFormat::Fp32, 2),
+    (wgpu::TextureFormat::Rgba32Float, StorageFormat::Fp32, 4),
+    (wgpu::TextureFormat::R16Float, StorageFormat::Fp16, 1),
+    (wgpu::TextureFormat::Rg16Float, StorageFormat::Fp16, 2),
+    (wgpu::TextureFormat::Rgba16Float, StorageFormat::Fp16, 4),
+];
+
+/// The texel format holding `channels` values encoded as `storage`, if there is one.
+pub(crate) fn texel_format(storage: StorageFormat, channels: usize) -> Option<wgpu::TextureFormat> {
+    FLOAT_TEXELS
+        .iter()
+        .find(|(_, s, c)| *s == storage && *c == channels)
+        .map(|(f, _, _)| *f)
 }
 
 fn layout_of(format: wgpu::TextureFormat) -> Result<(StorageFormat, usize)> {
-    texel_layout(format).ok_or_else(|| {
-        Error::Shape(format!(
-            "{format:?} textures are not supported (only 16- and 32-bit float formats)"
-        ))
-    })
+    FLOAT_TEXELS
+        .iter()
+        .find(|(f, _, _)| *f == format)
+        .map(|(_, s, c)| (*s, *c))
+        .ok_or_else(|| {
+            Error::Shape(format!(
+                "{format:?} textures are not supported (only 16- and 32-bit float formats)"
+            ))
+        })
 }
 
 impl Context {

@@ -511,32 +511,25 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
                 &pack1,
                 "upload/download pack1",
             );
-            let g4 = ctx.convert_packing(&g1, 4).unwrap();
-            check(
-                &ctx.download_mat(&g4).unwrap(),
-                &pack1.to_packing(4).unwrap(),
-                "1->4",
-            );
-            let g8 = ctx.convert_packing(&g4, 8).unwrap();
-            check(
-                &ctx.download_mat(&g8).unwrap(),
-                &pack1.to_packing(8).unwrap(),
-                "4->8",
-            );
-            let back4 = ctx.convert_packing(&g8, 4).unwrap();
-            check(
-                &ctx.download_mat(&back4).unwrap(),
-                &pack1.to_packing(4).unwrap(),
-                "8->4",
-            );
-            let back1 = ctx.convert_packing(&back4, 1).unwrap();
-            check(&ctx.download_mat(&back1).unwrap(), &pack1, "4->1");
-            let via = ctx.convert_packing(&g1, 8).unwrap();
-            check(
-                &ctx.download_mat(&via).unwrap(),
-                &pack1.to_packing(8).unwrap(),
-                "1->8",
-            );
+            // (source step, target elempack, label): 1->4->8->4->1, and 1->8 through 4
+            let steps = [
+                (0, 4, "1->4"),
+                (1, 8, "4->8"),
+                (2, 4, "8->4"),
+                (3, 1, "4->1"),
+                (0, 8, "1->8"),
+            ];
+            let mut mats = vec![g1];
+            for (from, pack, label) in steps {
+                let next = ctx.convert_packing(&mats[from], pack).unwrap();
+                let want = if pack == 1 {
+                    pack1.clone()
+                } else {
+                    pack1.to_packing(pack).unwrap()
+                };
+                check(&ctx.download_mat(&next).unwrap(), &want, label);
+                mats.push(next);
+            }
             assert!(matches!(
                 ctx.convert_packing(
                     &ctx.upload_mat(
@@ -788,20 +781,14 @@ fn every_image_function_in_every_class() {
                 let requested = opts(class).with(fpshader::Opt::Image);
                 let pipeline = ctx.pipeline(module, requested, &spec).unwrap();
                 let ran = pipeline.options;
-                let (c1, c4) = match StorageFormat::of(ran, 1) {
-                    StorageFormat::Fp16 => (
-                        wgpu::TextureFormat::R16Float,
-                        wgpu::TextureFormat::Rgba16Float,
-                    ),
-                    StorageFormat::Fp32 => (
-                        wgpu::TextureFormat::R32Float,
-                        wgpu::TextureFormat::Rgba32Float,
-                    ),
+                // the extension's imfmtc1 / imfmtc4 for the class that ran
+                let c1 = match StorageFormat::of(ran, 1) {
+                    StorageFormat::Fp16 => wgpu::TextureFormat::R16Float,
+                    StorageFormat::Fp32 => wgpu::TextureFormat::R32Float,
                 };
-                let c4 = if StorageFormat::of(ran, 4) == StorageFormat::Fp16 {
-                    wgpu::TextureFormat::Rgba16Float
-                } else {
-                    c4
+                let c4 = match StorageFormat::of(ran, 4) {
+                    StorageFormat::Fp16 => wgpu::TextureFormat::Rgba16Float,
+                    StorageFormat::Fp32 => wgpu::TextureFormat::Rgba32Float,
                 };
                 let half = |n: usize, seed: u64| storable(&random(n, seed), StorageFormat::Fp16);
                 let (s1, s4, s8) = (half(N, 21), half(4 * N, 22), half(8 * N, 23));

@@ -28,3 +28,18 @@ pub fn seconds_per_dispatch(
     run(2)?;
     Ok(run(repeats.max(1))? / repeats.max(1) as f64)
 }
+
+/// The benchmark examples' command line, `[VALUES [REPEATS]]` (defaults 2^28 and 50), and the
+/// default adapter's context, announced on stdout as `device NAME`.
+pub fn bench_setup() -> Result<(u64, usize, fpshader::Context), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let values: u64 = args
+        .next()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(1 << 28);
+    let repeats: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
+    let ctx = fpshader::Context::new(fpshader::ContextOptions::default())?;
+    println!("device {}", ctx.describe().replace(' ', "_"));
+    Ok((values, repeats, ctx))
+}
