@@ -12,7 +12,7 @@ use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{OptionSet, shader};
 
 /// One f16vec4 per invocation (8-byte accesses).
-static VEC4: ShaderModule = shader!(
+static VEC4: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_16bit_storage: require
 layout (binding = 0) readonly buffer A { f16vec4 a[]; };
@@ -26,7 +26,7 @@ void main() {
 );
 
 /// Two adjacent f16vec4 per invocation (16 contiguous bytes, two 8-byte accesses).
-static VEC4X2: ShaderModule = shader!(
+static VEC4X2: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_16bit_storage: require
 layout (binding = 0) readonly buffer A { f16vec4 a[]; };
@@ -43,7 +43,7 @@ void main() {
 );
 
 /// Eight fp16 values as one uvec4 (16-byte accesses), unpacked to fp32.
-static UVEC4: ShaderModule = shader!(
+static UVEC4: &ShaderModule = shader!(
     src: "#version 450
 layout (binding = 0) readonly buffer A { uvec4 a[]; };
 layout (binding = 1) writeonly buffer B { uvec4 b[]; };
@@ -58,7 +58,7 @@ void main() {
 );
 
 /// Eight fp16 values as one uvec4, reinterpreted as f16vec2s (16-byte accesses, fp16 math).
-static UVEC4_F16: ShaderModule = shader!(
+static UVEC4_F16: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_float16: require
 layout (binding = 0) readonly buffer A { uvec4 a[]; };
@@ -74,7 +74,7 @@ void main() {
 );
 
 /// One f16mat2x4 per invocation (fp16 arithmetic's `sfpvec8`).
-static MAT2X4: ShaderModule = shader!(
+static MAT2X4: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_16bit_storage: require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16: require
@@ -92,7 +92,7 @@ void main() {
 );
 
 /// One f16vec4[2] per invocation (16-bit storage's `sfpvec8`), element by element.
-static ARRAY2: ShaderModule = shader!(
+static ARRAY2: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_16bit_storage: require
 layout (binding = 0) readonly buffer A { f16vec4 a[][2]; };
@@ -117,12 +117,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fp16s = OptionSet::parse("fp16s")?;
     let fp16sa = OptionSet::parse("fp16s,fp16a")?;
     let probes: [(&str, &'static ShaderModule, OptionSet, u64, bool); 10] = [
-        ("vec4", &VEC4, OptionSet::FP32, 4, false),
-        ("vec4x2", &VEC4X2, OptionSet::FP32, 8, false),
-        ("uvec4", &UVEC4, OptionSet::FP32, 8, false),
-        ("uvec4_f16", &UVEC4_F16, OptionSet::FP32, 8, false),
-        ("mat2x4", &MAT2X4, OptionSet::FP32, 8, false),
-        ("array2", &ARRAY2, OptionSet::FP32, 8, false),
+        ("vec4", VEC4, OptionSet::FP32, 4, false),
+        ("vec4x2", VEC4X2, OptionSet::FP32, 8, false),
+        ("uvec4", UVEC4, OptionSet::FP32, 8, false),
+        ("uvec4_f16", UVEC4_F16, OptionSet::FP32, 8, false),
+        ("mat2x4", MAT2X4, OptionSet::FP32, 8, false),
+        ("array2", ARRAY2, OptionSet::FP32, 8, false),
         (
             "builtin_relu_pack4_fp16s",
             Shader::ReluPack4.module(),

@@ -4,7 +4,7 @@ use fpshader::meta::{Access, DescriptorKind, LocalSize, Scalar, ShaderModule};
 use fpshader::{OptionSet, shader};
 use fpshader_tests::generated::{COPY, SCALE, SHADERS, Shader};
 
-static SCALE_BY_MACRO: ShaderModule = shader!(
+static SCALE_BY_MACRO: &ShaderModule = shader!(
     "tests/shaders/scale.comp",
     fp16p,
     fp16s,
@@ -12,7 +12,7 @@ static SCALE_BY_MACRO: ShaderModule = shader!(
     include: ["tests/shaders/include"],
 );
 
-static INLINE: ShaderModule = shader!(
+static INLINE: &ShaderModule = shader!(
     src: "#version 450\nlayout (binding = 0) buffer b { sfpvec4 d[]; };\nshared float tile[TILE];\nvoid main() { tile[0] = 1.0; buffer_st4(d, 0, buffer_ld4(d, 1)); }\n",
     fp16s,
     define: [("TILE", "16")],
@@ -125,4 +125,41 @@ fn runtime_exposes_builtin_shaders_by_name_and_index() {
             ..
         }
     ));
+}
+
+/// `shader!` as a `const` initializer.
+const SCALE_CONST: &ShaderModule = shader!(
+    "tests/shaders/scale.comp",
+    fp16s,
+    include: ["tests/shaders/include"],
+);
+
+/// `shader!` as the return value of a function.
+fn scale_module() -> &'static ShaderModule {
+    shader!("tests/shaders/scale.comp", fp16s, include: ["tests/shaders/include"])
+}
+
+/// Takes a module the way `Context::pipeline` does.
+fn variant_names(module: &'static ShaderModule) -> Vec<String> {
+    module.variants.iter().map(|v| v.options.name()).collect()
+}
+
+#[test]
+fn shader_macro_works_in_every_expression_position() {
+    // a plain `let`, as with include_bytes!
+    let scale = shader!("tests/shaders/scale.comp", fp16s, include: ["tests/shaders/include"]);
+    // a function argument
+    let from_argument = variant_names(shader!(
+        "tests/shaders/scale.comp",
+        fp16s,
+        include: ["tests/shaders/include"]
+    ));
+    for module in [scale, SCALE_CONST, scale_module()] {
+        assert_eq!(module.name, "scale");
+        assert_eq!(variant_names(module), ["fp32", "fp16s"]);
+        assert_eq!(module.variants[1].spirv, SCALE.variants[2].spirv);
+    }
+    assert_eq!(from_argument, ["fp32", "fp16s"]);
+    // each expansion is its own static: the same call site gives the same module every time
+    assert!(std::ptr::eq(scale_module(), scale_module()));
 }

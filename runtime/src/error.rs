@@ -1,6 +1,6 @@
 //! The runtime's error type.
 
-use crate::specialize::SpecializeError;
+use crate::gpu::specialize::SpecializeError;
 
 /// Everything that can go wrong between a compiled variant and its results.
 #[derive(Debug, thiserror::Error)]

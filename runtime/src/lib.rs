@@ -11,26 +11,16 @@ pub use fpshader_build::meta;
 pub use fpshader_build::{Opt, OptionSet};
 pub use fpshader_macro::shader;
 
-#[cfg(feature = "runtime-compile")]
-mod compile;
-mod context;
-mod dispatch;
 mod error;
-mod mat;
-mod options;
-mod pipeline;
-pub mod samplers;
-pub mod specialize;
-mod storage;
-mod texture;
+pub mod gpu;
+pub mod tensor;
 
-pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
-pub use dispatch::{Recorder, Resource};
 pub use error::{Error, Result};
-pub use mat::{GpuData, GpuMat, Mat};
-pub use options::Options;
-pub use pipeline::Pipeline;
-pub use storage::StorageFormat;
+pub use gpu::{
+    Context, ContextOptions, Options, Pipeline, Recorder, Resource, ShaderPath,
+    required_wgpu_features, samplers, specialize,
+};
+pub use tensor::{ElemType, GpuData, GpuMat, Mat, MatData, StorageFormat};
 pub use wgpu;
 
 /// The built-in layer shaders (`shaders/` of the repository), compiled by this crate's build

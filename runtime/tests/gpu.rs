@@ -227,7 +227,7 @@ fn builtin_image_variants_run_on_image_mats() {
                 let (w, h, c) = (7, 3, 2);
                 let mut input = fpshader::Mat::new_3d(w, h, c, pack).unwrap();
                 let format = StorageFormat::of(ran, pack);
-                input.data = storable(&random(input.data.len(), 5), format);
+                input.data = fpshader::MatData::F32(storable(&random(input.data.len(), 5), format));
                 let a = ctx.upload_mat(&input, ran).unwrap();
                 let b = ctx
                     .upload_mat(&fpshader::Mat::new_3d(w, h, c, pack).unwrap(), ran)
@@ -269,8 +269,16 @@ fn builtin_image_variants_run_on_image_mats() {
                 let n = w * h * pack;
                 for q in 0..c {
                     let at = q * input.cstep * pack;
-                    let want: Vec<f32> = input.data[at..at + n].iter().map(|x| f(*x)).collect();
-                    assert_close(&got.data[at..at + n], &want, tolerance(ran), &what);
+                    let want: Vec<f32> = input.f32().unwrap()[at..at + n]
+                        .iter()
+                        .map(|x| f(*x))
+                        .collect();
+                    assert_close(
+                        &got.f32().unwrap()[at..at + n],
+                        &want,
+                        tolerance(ran),
+                        &what,
+                    );
                 }
             }
         }
@@ -348,7 +356,7 @@ fn binaryop_broadcasts_per_channel() {
     }
 }
 
-static GAPPED: ShaderModule = shader!(
+static GAPPED: &ShaderModule = shader!(
     src: "#version 450
 layout (binding = 0) readonly buffer a { float a_data[]; };
 layout (binding = 3) writeonly buffer b { float b_data[]; };
@@ -366,7 +374,7 @@ void main()
 fn binding_gaps_bind_the_right_buffers() {
     for ctx in contexts() {
         let pipeline = ctx
-            .pipeline(&GAPPED, OptionSet::FP32, &Specialization::default())
+            .pipeline(GAPPED, OptionSet::FP32, &Specialization::default())
             .unwrap();
         let n = 100u32;
         let input = random(n as usize, 5);
@@ -418,7 +426,7 @@ fn several_dispatches_in_one_submission() {
     }
 }
 
-static NEEDS_INT8: ShaderModule = shader!(
+static NEEDS_INT8: &ShaderModule = shader!(
     src: "#version 450
 #extension GL_EXT_shader_8bit_storage : require
 layout (binding = 0) buffer a { int8_t a_data[]; };
@@ -454,7 +462,7 @@ fn bad_use_is_an_error_not_a_panic() {
             Err(Error::DispatchTooLarge { .. })
         ));
         let err = ctx
-            .pipeline(&NEEDS_INT8, OptionSet::FP32, &spec)
+            .pipeline(NEEDS_INT8, OptionSet::FP32, &spec)
             .unwrap_err();
         assert!(matches!(err, Error::NoVariant { .. }), "{err}");
         assert!(err.to_string().contains("fp32"), "{err}");
@@ -610,7 +618,7 @@ void main()
     }
 }
 
-static BUFFER_FUNCTIONS: ShaderModule = shader!(
+static BUFFER_FUNCTIONS: &ShaderModule = shader!(
     "tests/shaders/buffer_functions.comp",
     fp16p,
     fp16s,
@@ -629,7 +637,7 @@ fn every_buffer_function_in_every_class() {
                 values: vec![],
                 local_size: Some([N as u32, 1, 1]),
             };
-            let pipeline = ctx.pipeline(&BUFFER_FUNCTIONS, opts(class), &spec).unwrap();
+            let pipeline = ctx.pipeline(BUFFER_FUNCTIONS, opts(class), &spec).unwrap();
             let ran = pipeline.options;
             let f1 = StorageFormat::of(ran, 1);
             let fv = StorageFormat::of(ran, 4);
@@ -735,7 +743,7 @@ macro_rules! image_functions {
     };
 }
 
-static IMAGE_FUNCTIONS: [ShaderModule; 3] = [
+static IMAGE_FUNCTIONS: [&ShaderModule; 3] = [
     image_functions!("1"),
     image_functions!("2"),
     image_functions!("3"),

@@ -1,10 +1,13 @@
 //! The `shader!` proc-macro: compiles a GLSL compute shader written with the ncnn GLSL extension
 //! in every valid permutation of the options it supports, at build time, and expands to a
-//! `fpshader::meta::ShaderModule` usable in a `static`.
+//! `&'static fpshader::meta::ShaderModule` (the module itself lives in a `static` the expansion
+//! declares), so it works wherever an expression does: `let`, `static`, `const`, an argument, a
+//! return value.
 //!
 //! ```ignore
-//! static CONV: fpshader::meta::ShaderModule = fpshader::shader!("shaders/conv.comp", fp16s, fp16a);
-//! static INLINE: fpshader::meta::ShaderModule = fpshader::shader!(
+//! let conv = fpshader::shader!("shaders/conv.comp", fp16s, fp16a);
+//! static CONV: &fpshader::meta::ShaderModule = fpshader::shader!("shaders/conv.comp", fp16s, fp16a);
+//! static INLINE: &fpshader::meta::ShaderModule = fpshader::shader!(
 //!     src: "#version 450\nvoid main() {}\n",
 //!     fp16p, fp16s,
 //!     include: ["shaders/include"],
@@ -29,7 +32,8 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, LitStr, Token, bracketed};
 
-/// Compiles a shader in all its variants; see the crate documentation.
+/// Compiles a shader in all its variants into a `&'static ShaderModule`; see the crate
+/// documentation.
 #[proc_macro]
 pub fn shader(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as Args);
@@ -242,11 +246,15 @@ fn expand(args: Args, source_dir: Option<PathBuf>) -> syn::Result<TokenStream> {
         .parse()
         .map_err(|e| syn::Error::new(Span::call_site(), format!("fpshader codegen: {e}")))?;
     let tracked = tracked.iter().map(|p| p.display().to_string());
+    // the module lives in a static the expansion declares, so the value is a `&'static`
+    // reference: usable in `let`, `static`, `const`, argument and return positions alike, and
+    // what `Context::pipeline` takes
     Ok(quote! {
         {
             // rustc rebuilds the crate when these files change
             #( const _: &[u8] = ::core::include_bytes!(#tracked); )*
-            #module
+            static __FPSHADER_MODULE: ::fpshader::meta::ShaderModule = #module;
+            &__FPSHADER_MODULE
         }
     })
 }

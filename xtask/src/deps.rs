@@ -79,7 +79,8 @@ fn dpkg_installed(pkg: &str) -> bool {
         })
 }
 
-fn which(cmd: &str) -> bool {
+/// Whether `cmd` is on the `PATH`.
+pub(crate) fn which(cmd: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
 }

@@ -29,22 +29,43 @@ void main()
 
 const HELPER: &str = "afpvec4 twice(afpvec4 v) { return v * afp(2); }\n";
 
-const MAIN: &str = r#"static DOUBLE: fpshader::meta::ShaderModule =
+const MAIN: &str = r#"use fpshader::meta::ShaderModule;
+
+// shader! in every position a user may write it
+static DOUBLE: &ShaderModule =
     fpshader::shader!("shaders/double.comp", fp16p, fp16s, fp16a, include: ["shaders/include"]);
+const DOUBLE_CONST: &ShaderModule =
+    fpshader::shader!("shaders/double.comp", fp16s, include: ["shaders/include"]);
+
+fn double_fp16s() -> &'static ShaderModule {
+    fpshader::shader!("shaders/double.comp", fp16s, include: ["shaders/include"])
+}
+
+fn count(module: &'static ShaderModule) -> usize {
+    module.variants.len()
+}
 
 mod built {
     include!(concat!(env!("OUT_DIR"), "/fpshader_shaders.rs"));
 }
 
 fn main() {
+    let double = fpshader::shader!("shaders/double.comp", fp16s, include: ["shaders/include"]);
     let from_build = built::Shader::Double.module();
     assert_eq!(DOUBLE.variants.len(), 5);
     assert_eq!(from_build.variants.len(), 3);
     for v in DOUBLE.variants.iter() {
         assert_eq!(v.spirv[0], 0x0723_0203);
     }
+    let fp16s = [
+        double.variants.len(),
+        DOUBLE_CONST.variants.len(),
+        double_fp16s().variants.len(),
+        count(fpshader::shader!("shaders/double.comp", fp16s, include: ["shaders/include"])),
+    ];
+    assert_eq!(fp16s, [2; 4]);
     println!(
-        "external crate: shader! gave {} variants, build.rs {} variants",
+        "external crate: shader! gave {} variants (let/static/const/return/argument), build.rs {} variants",
         DOUBLE.variants.len(),
         from_build.variants.len()
     );

@@ -15,6 +15,7 @@ mod bench;
 mod bench_buildtime;
 mod deps;
 mod external;
+mod shaderc;
 mod shaders;
 
 use std::process::{Command, ExitCode};
@@ -23,14 +24,16 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
-        ["test", rest @ ..] => test(rest),
-        ["demo"] => shaders::demo(),
-        ["bench", "build"] => bench::build(),
-        ["bench", "buildtime"] => bench_buildtime::run(),
-        ["bench", "gpu", rest @ ..] => bench_gpu(rest),
-        ["bench"] => bench::build().and_then(|()| bench_buildtime::run()),
-        ["deps"] => deps::ensure(),
-        ["external"] => external::check(),
+        ["test", rest @ ..] => prepare().and_then(|()| test(rest)),
+        ["demo"] => prepare().and_then(|()| shaders::demo()),
+        ["bench", "build"] => prepare().and_then(|()| bench::build()),
+        ["bench", "buildtime"] => prepare().and_then(|()| bench_buildtime::run()),
+        ["bench", "gpu", rest @ ..] => prepare().and_then(|()| bench_gpu(rest)),
+        ["bench"] => prepare()
+            .and_then(|()| bench::build())
+            .and_then(|()| bench_buildtime::run()),
+        ["deps"] => prepare(),
+        ["external"] => prepare().and_then(|()| external::check()),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -50,11 +53,31 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench buildtime  shader! hit/miss, build.rs cold/warm, embedding cost in rustc
   bench gpu [VALUES [REPEATS]]  relu/add GB/s per class, dispatch overhead vs raw wgpu,
                  fp16 access widths (release examples, default adapter)
-  deps           only install or check the system packages
+  deps           only install the system packages and build shaderc's C++ (once per machine)
   external       build a crate outside the workspace that uses shader! and the build helper";
 
-fn bench_gpu(args: &[&str]) -> Result<(), String> {
+/// System packages, then shaderc's C++ built once per machine; every cargo that xtask runs from
+/// here on (the external crate and trybuild's too) links that build instead of compiling its own.
+fn prepare() -> Result<(), String> {
     deps::ensure()?;
+    let lib_dir = shaderc::ensure()?;
+    // SAFETY: xtask is single-threaded, and nothing reads the environment concurrently
+    unsafe { std::env::set_var("SHADERC_LIB_DIR", lib_dir) };
+    // Mesa's implicit Vulkan layer VK_LAYER_MESA_device_select connects to Wayland when wgpu
+    // enables the Wayland surface extension, and on a machine without a display libwayland
+    // prints "error: XDG_RUNTIME_DIR is invalid…" twice on a run that then succeeds. The layer
+    // only reorders GPUs by the display's, so without a display it has nothing to do.
+    let headless = ["DISPLAY", "WAYLAND_DISPLAY", "NODEVICE_SELECT"]
+        .iter()
+        .all(|v| std::env::var_os(v).is_none());
+    if headless {
+        // SAFETY: as above
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+    Ok(())
+}
+
+fn bench_gpu(args: &[&str]) -> Result<(), String> {
     for example in ["bandwidth", "fp16_access"] {
         let mut cmd = vec!["run", "--release", "--example", example, "--"];
         cmd.extend_from_slice(args);
@@ -64,7 +87,6 @@ fn bench_gpu(args: &[&str]) -> Result<(), String> {
 }
 
 fn test(extra: &[&str]) -> Result<(), String> {
-    deps::ensure()?;
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&[
         "clippy",

@@ -1,5 +1,7 @@
 //! `fpshaderc`: a glslc-like command line for shaders written with the ncnn GLSL extension.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -104,7 +106,20 @@ impl CommonArgs {
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(text) => {
+            // a reader that closed the pipe early (`fpshaderc … | head`) is no error
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("fpshaderc: cannot write to standard output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
         Err(e) => {
             eprintln!("{e}");
             ExitCode::FAILURE
@@ -112,7 +127,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), Error> {
+/// Runs the command; returns what goes to standard output.
+fn run(cli: Cli) -> Result<String, Error> {
     match cli.command {
         Command::Expand {
             file,
@@ -130,13 +146,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                 compiler.expand(&source, set)?
             };
             match output {
-                Some(path) => {
-                    std::fs::write(&path, text).map_err(|source| Error::Io { path, source })
-                }
-                None => {
-                    print!("{text}");
-                    Ok(())
-                }
+                Some(path) => std::fs::write(&path, text)
+                    .map(|()| String::new())
+                    .map_err(|source| Error::Io { path, source }),
+                None => Ok(text),
             }
         }
         Command::Reflect {
@@ -161,11 +174,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             if json {
                 let text = serde_json::to_string_pretty(&reflection)
                     .map_err(|e| Error::Internal(format!("cannot serialize reflection: {e}")))?;
-                println!("{text}");
+                Ok(text + "\n")
             } else {
-                print_reflection(&reflection);
+                Ok(describe_reflection(&reflection))
             }
-            Ok(())
         }
         Command::Compile {
             file,
@@ -192,37 +204,47 @@ fn run(cli: Cli) -> Result<(), Error> {
                 set.blobs.len(),
                 output.display()
             );
-            Ok(())
+            Ok(String::new())
         }
     }
 }
 
-fn print_reflection(r: &Reflection) {
-    println!(
+fn describe_reflection(r: &Reflection) -> String {
+    let mut out = String::new();
+    writeln!(
+        out,
         "SPIR-V {}.{}, entry point `{}`",
         r.spirv_version.0, r.spirv_version.1, r.entry_point
-    );
-    println!("local size: {:?}", r.local_size);
+    )
+    .ok();
+    writeln!(out, "local size: {:?}", r.local_size).ok();
     for b in r.bindings.iter() {
-        println!(
+        writeln!(
+            out,
             "binding set={} binding={} {:?} count={} {:?} {}",
             b.set, b.binding, b.kind, b.count, b.access, b.name
-        );
+        )
+        .ok();
     }
     if let Some(pc) = &r.push_constants {
-        println!("push constants: {} bytes", pc.size);
+        writeln!(out, "push constants: {} bytes", pc.size).ok();
         for m in pc.members.iter() {
-            println!(
+            writeln!(
+                out,
                 "  +{} {} bytes {} {}",
                 m.offset, m.size, m.ty.scalar, m.name
-            );
+            )
+            .ok();
         }
     }
     for s in r.spec_constants.iter() {
-        println!(
+        writeln!(
+            out,
             "spec constant id={} {} {} default={:#x} word={}",
             s.id, s.ty, s.name, s.default, s.word_offset
-        );
+        )
+        .ok();
     }
-    println!("features: {}", r.features);
+    writeln!(out, "features: {}", r.features).ok();
+    out
 }

@@ -7,7 +7,7 @@
 use half::f16;
 
 use crate::OptionSet;
-use crate::options::Options;
+use crate::gpu::options::Options;
 
 /// The buffer layout of `sfp*` data in a variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 //! Textures holding float values: creation with data, and reading back. Image-backed mats and
 //! image tests use these; texel conversion (fp32 ↔ fp16) happens here while copying.
 
-use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::storage::StorageFormat;
+use crate::gpu::context::Context;
+use crate::tensor::storage::StorageFormat;
 
 /// The float texel formats fpshader reads and writes: (format, value encoding, channels).
 const FLOAT_TEXELS: [(wgpu::TextureFormat, StorageFormat, usize); 6] = [

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use fpshader_build::{Compiler, Settings, Source};
 
 use crate::OptionSet;
-use crate::context::Context;
 use crate::error::Result;
+use crate::gpu::context::Context;
 use crate::meta::{ShaderModule, ShaderVariant};
 
 impl Context {

@@ -3,14 +3,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::context::{Context, ShaderPath};
-use crate::dispatch::Held;
 use crate::error::{Error, Result};
+use crate::gpu::context::{Context, ShaderPath};
+use crate::gpu::recorder::Held;
+use crate::gpu::samplers;
+use crate::gpu::specialize::{Specialization, freeze, patch};
 use crate::meta::{
     Access, Binding, DescriptorKind, ImageDim, LocalSize, Reflection, ShaderModule, ShaderVariant,
 };
-use crate::samplers;
-use crate::specialize::{Specialization, freeze, patch};
 use crate::{Opt, OptionSet};
 
 /// A ready compute pipeline for one variant, specialization and local size.

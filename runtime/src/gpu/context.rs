@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::OptionSet;
 use crate::error::{Error, Result};
+use crate::gpu::options::Options;
+use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::meta::Features;
-use crate::options::Options;
-use crate::pipeline::{Pipeline, PipelineKey};
 
 /// How SPIR-V reaches the driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,7 +36,8 @@ impl std::str::FromStr for ShaderPath {
 /// How to pick and open a device.
 #[derive(Clone, Debug, Default)]
 pub struct ContextOptions {
-    /// Backends to search; default: `WGPU_BACKEND`, else all.
+    /// Backends to search; default: `WGPU_BACKEND`, else Vulkan/Metal/DX12, and GL only if
+    /// those have no (matching) adapter.
     pub backends: Option<wgpu::Backends>,
     /// Only adapters whose name contains this (case-insensitive); default: `FPSHADER_ADAPTER`.
     pub adapter_name: Option<String>,
@@ -64,6 +65,14 @@ pub struct Context {
     pub(crate) sampler: wgpu::Sampler,
 }
 
+/// The adapters of `backends`, from an instance that initializes only those backends.
+fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.enumerate_adapters(backends))
+}
+
 /// Features fpshader variants can use, requested whenever the adapter offers them.
 fn wanted_features() -> wgpu::Features {
     wgpu::Features::SHADER_F16
@@ -80,19 +89,25 @@ fn wanted_features() -> wgpu::Features {
 impl Context {
     /// Picks an adapter (honouring `WGPU_BACKEND`, `FPSHADER_ADAPTER`, `FPSHADER_PATH`) and opens it.
     pub fn new(opts: ContextOptions) -> Result<Context> {
-        let backends = opts
-            .backends
-            .or_else(wgpu::Backends::from_env)
-            .unwrap_or(wgpu::Backends::all());
         let filter = opts
             .adapter_name
             .clone()
             .or_else(|| std::env::var("FPSHADER_ADAPTER").ok())
             .filter(|f| !f.is_empty());
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = backends;
-        let instance = wgpu::Instance::new(desc);
-        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        let matches = |a: &wgpu::Adapter| {
+            filter
+                .as_ref()
+                .is_none_or(|f| a.get_info().name.to_lowercase().contains(&f.to_lowercase()))
+        };
+        let (backends, adapters) = match opts.backends.or_else(wgpu::Backends::from_env) {
+            Some(backends) => (backends, enumerate(backends)),
+            // GL only when no primary backend has a matching adapter: Vulkan is preferred
+            // anyway, and initializing EGL probes display platforms for nothing
+            None => match enumerate(wgpu::Backends::PRIMARY) {
+                found if found.iter().any(matches) => (wgpu::Backends::PRIMARY, found),
+                _ => (wgpu::Backends::all(), enumerate(wgpu::Backends::all())),
+            },
+        };
         let names: Vec<String> = adapters
             .iter()
             .map(|a| {
@@ -100,11 +115,6 @@ impl Context {
                 format!("{} ({:?})", i.name, i.backend)
             })
             .collect();
-        let matches = |a: &wgpu::Adapter| {
-            filter
-                .as_ref()
-                .is_none_or(|f| a.get_info().name.to_lowercase().contains(&f.to_lowercase()))
-        };
         // prefer Vulkan (both paths work there), then real GPUs
         let rank = |a: &wgpu::Adapter| {
             let i = a.get_info();

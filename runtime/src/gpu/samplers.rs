@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use spirv::{Decoration, Op, StorageClass};
 
-use crate::specialize::SpecializeError;
+use crate::gpu::specialize::SpecializeError;
 
 /// A module whose combined image-samplers were split.
 #[derive(Debug)]

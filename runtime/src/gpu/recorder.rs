@@ -1,9 +1,8 @@
 //! Recording dispatches (many per submission), and moving buffer data in and out.
 
-use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::mat::GpuMat;
-use crate::pipeline::{Kind, Pipeline, Slot};
+use crate::gpu::context::Context;
+use crate::gpu::pipeline::{Kind, Pipeline, Slot};
 
 /// Records dispatches into one command encoder; [`Recorder::submit_and_wait`] runs them all.
 pub struct Recorder<'c> {
@@ -112,12 +111,6 @@ impl<'a> From<&'a wgpu::TextureView> for Resource<'a> {
     }
 }
 
-impl<'a> From<&'a GpuMat> for Resource<'a> {
-    fn from(m: &'a GpuMat) -> Self {
-        m.resource()
-    }
-}
-
 /// A bind group cache key: the resources by identity.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Held {
@@ -190,7 +183,8 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>) -> Result<()> {
 
 impl Recorder<'_> {
     /// Records one dispatch of `pipeline` over `global` invocations (rounded up to whole
-    /// workgroups, like ncnn's dispatcher). `resources` (buffers, texture views or [`GpuMat`]s)
+    /// workgroups, like ncnn's dispatcher). `resources` (buffers, texture views, or anything
+    /// that converts into a [`Resource`], such as a `GpuMat`)
     /// go to the shader's declared bindings in binding order; samplers of `sampler*D` bindings
     /// are supplied by the context. `push` holds the push-constant block as 4-byte words (ncnn's
     /// `vk_constant_type`), empty when the shader has none.
@@ -321,6 +315,21 @@ impl Recorder<'_> {
             cache.push((key, group.clone()));
         }
         group
+    }
+
+    /// Records a copy of all of `from` into `to` (between dispatches, in order).
+    pub fn copy_buffer(&mut self, from: &wgpu::Buffer, to: &wgpu::Buffer) {
+        // copies cannot happen inside a compute pass: end it, the next dispatch opens another
+        drop(self.pass.take());
+        self.encoder
+            .copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
+    }
+
+    /// Records a copy of all of `from` into `to` (same size and format).
+    pub fn copy_texture(&mut self, from: &wgpu::Texture, to: &wgpu::Texture) {
+        drop(self.pass.take());
+        self.encoder
+            .copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
     }
 
     /// How many dispatches were recorded.

@@ -1,0 +1,16 @@
+//! The device: adapter and context, the options it allows, variant choice and specialization,
+//! pipelines, and recording dispatches. Knows nothing of tensors or layers.
+
+#[cfg(feature = "runtime-compile")]
+mod compile;
+pub(crate) mod context;
+pub(crate) mod options;
+pub(crate) mod pipeline;
+pub(crate) mod recorder;
+pub mod samplers;
+pub mod specialize;
+
+pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
+pub use options::Options;
+pub use pipeline::Pipeline;
+pub use recorder::{Recorder, Resource};

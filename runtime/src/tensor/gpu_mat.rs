@@ -1,0 +1,453 @@
+//! The device tensor [`GpuMat`] (a buffer in a variant's storage format, or a 3-D image), with
+//! uploads, downloads and repacking done on the GPU by the built-in cast and packing shaders.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::Context;
+use crate::gpu::recorder::{Recorder, Resource};
+use crate::gpu::specialize::Specialization;
+use crate::shaders::Shader;
+use crate::tensor::mat::{ElemType, Mat, MatData, cstep_for};
+use crate::tensor::storage::StorageFormat;
+use crate::tensor::texture::texel_format;
+use crate::{Opt, OptionSet};
+
+/// Where a [`GpuMat`]'s values live.
+#[derive(Clone, Debug)]
+pub enum GpuData {
+    /// A storage buffer of `sfp*` values (`c` channels `cstep` elements apart).
+    Buffer(wgpu::Buffer),
+    /// A 3-D image like ncnn's `VkImageMat`: `w × h × c` texels of `imfmtc1` (elempack 1) or
+    /// `imfmtc4` (elempack 4; elempack 8 takes two texels along x).
+    Image {
+        /// The texture (sampled, storage, copy source and destination).
+        texture: wgpu::Texture,
+        /// A full view of it, what bindings take.
+        view: wgpu::TextureView,
+    },
+}
+
+/// A tensor on the device, in the storage format of the variant options it was made for:
+/// buffer-backed, or image-backed when those options include `image`. Cloning shares the
+/// buffer, like ncnn's reference-counted `VkMat`.
+///
+/// Shaders see every mat as 3-D (`w × h × c`, channels `cstep` elements apart): a 2-D mat of
+/// `w × h` is `w × 1 × h` with `cstep = w`, a 1-D mat of `w` is `1 × 1 × w` with `cstep = 1`,
+/// which is the same memory as the host layout.
+#[derive(Clone, Debug)]
+pub struct GpuMat {
+    /// The buffer or image.
+    pub data: GpuData,
+    /// 1, 2 or 3, as the host mat's.
+    pub dims: u8,
+    /// Width of the 3-D view.
+    pub w: usize,
+    /// Height of the 3-D view.
+    pub h: usize,
+    /// Channels of the 3-D view, in packed elements.
+    pub c: usize,
+    /// Values per element.
+    pub elempack: usize,
+    /// Elements between channel starts (the host mat's, so casts never reshape; for images the
+    /// layout a download produces).
+    pub cstep: usize,
+    /// How values are stored (fp16 images hold `r16f`/`rgba16f` texels).
+    pub format: StorageFormat,
+    /// The options whose shaders read and write it.
+    pub options: OptionSet,
+}
+
+impl<'a> From<&'a GpuMat> for Resource<'a> {
+    fn from(m: &'a GpuMat) -> Self {
+        m.resource()
+    }
+}
+
+impl GpuMat {
+    /// What a dispatch binds for it.
+    pub fn resource(&self) -> Resource<'_> {
+        match &self.data {
+            GpuData::Buffer(b) => Resource::Buffer(b),
+            GpuData::Image { view, .. } => Resource::Texture(view),
+        }
+    }
+
+    /// Its buffer, if buffer-backed.
+    pub fn buffer(&self) -> Option<&wgpu::Buffer> {
+        match &self.data {
+            GpuData::Buffer(b) => Some(b),
+            GpuData::Image { .. } => None,
+        }
+    }
+
+    fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
+        self.buffer()
+            .ok_or_else(|| Error::Shape("an image-backed mat where a buffer is needed".into()))
+    }
+
+    /// `[w, h, c, cstep]` as the built-in shaders' push constants take them.
+    pub fn shape_words(&self) -> [u32; 4] {
+        [
+            self.w as u32,
+            self.h as u32,
+            self.c as u32,
+            self.cstep as u32,
+        ]
+    }
+
+    /// The dispatch grid over its elements.
+    pub fn grid(&self) -> [u32; 3] {
+        [self.w as u32, self.h as u32, self.c as u32]
+    }
+
+    /// Values stored, padding included.
+    pub fn total(&self) -> usize {
+        self.c * self.cstep * self.elempack
+    }
+
+    /// `[w, h, d, c]` in unpacked values along the packed dimension, as [`Mat::shape`] says.
+    pub fn shape(&self) -> [usize; 4] {
+        let p = self.elempack;
+        match self.dims {
+            1 => [self.c * p, 1, 1, 1],
+            2 => [self.w, self.c * p, 1, 1],
+            _ => [self.w, self.h, 1, self.c * p],
+        }
+    }
+}
+
+/// The 3-D view (`w, h, c, cstep`) of a host mat's layout.
+fn view_of(mat: &Mat) -> (usize, usize, usize, usize) {
+    match mat.dims {
+        1 => (1, 1, mat.w, 1),
+        2 => (mat.w, 1, mat.h, mat.w),
+        _ => (mat.w, mat.h, mat.c, mat.cstep),
+    }
+}
+
+/// The texel format of an image mat: the extension's `imfmtc1`/`imfmtc4` for its class
+/// (one channel for elempack 1, four otherwise).
+fn image_format(format: StorageFormat, elempack: usize) -> Result<wgpu::TextureFormat> {
+    let channels = if elempack == 1 { 1 } else { 4 };
+    texel_format(format, channels)
+        .ok_or_else(|| Error::Shape(format!("no {format:?} texel of {channels} channels")))
+}
+
+/// Options for the variant that runs on a mat: with `image` exactly when it is image-backed.
+fn variant_options(options: OptionSet, image: bool) -> OptionSet {
+    if image {
+        options.with(Opt::Image)
+    } else {
+        options.without(Opt::Image)
+    }
+}
+
+/// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer
+/// (casts) never run past its end.
+fn mat_bytes(values: usize, format: StorageFormat) -> u64 {
+    ((values * format.size()).div_ceil(32).max(1) * 32) as u64
+}
+
+impl Context {
+    /// Uploads `mat` for shaders of variant `options` and waits. See [`Context::record_upload`].
+    pub fn upload_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        let mut rec = self.recorder();
+        let m = self.record_upload(&mut rec, mat, options)?;
+        rec.submit_and_wait()?;
+        Ok(m)
+    }
+
+    /// Uploads `mat` for shaders of variant `options`, recording any conversion into `rec`.
+    /// Buffers: fp32 goes up as is, and fp16 formats are made on the GPU by
+    /// `cast_fp32_to_fp16`. With `image` in `options` the mat becomes an image of the class's
+    /// texel format (texels are converted while copied in). Mats of other element types are
+    /// widened to fp32 on the host first.
+    pub fn record_upload(
+        &self,
+        rec: &mut Recorder<'_>,
+        mat: &Mat,
+        options: OptionSet,
+    ) -> Result<GpuMat> {
+        if mat.elemtype() != ElemType::F32 {
+            return self.record_upload(rec, &mat.cast(ElemType::F32), options);
+        }
+        if mat.dims > 3 {
+            return Err(Error::Shape(format!(
+                "{}-D mats have no GPU layout",
+                mat.dims
+            )));
+        }
+        if options.contains(Opt::Image) {
+            return self.upload_image_mat(mat, options);
+        }
+        let (w, h, c, cstep) = view_of(mat);
+        let mut bytes = StorageFormat::Fp32.encode(mat.f32()?);
+        bytes.resize(mat_bytes(mat.data.len(), StorageFormat::Fp32) as usize, 0);
+        let fp32 = GpuMat {
+            data: GpuData::Buffer(self.upload(&bytes)),
+            dims: mat.dims,
+            w,
+            h,
+            c,
+            elempack: mat.elempack,
+            cstep,
+            format: StorageFormat::Fp32,
+            options,
+        };
+        match StorageFormat::of(options, mat.elempack) {
+            StorageFormat::Fp32 => Ok(fp32),
+            StorageFormat::Fp16 => {
+                self.record_cast(rec, &fp32, Shader::CastFp32ToFp16, StorageFormat::Fp16)
+            }
+        }
+    }
+
+    /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
+    /// `cast_fp16_to_fp32` first.
+    pub fn download_mat(&self, m: &GpuMat) -> Result<Mat> {
+        if let GpuData::Image { texture, .. } = &m.data {
+            return self.download_image_mat(m, texture);
+        }
+        let fp32 = match m.format {
+            StorageFormat::Fp32 => None,
+            StorageFormat::Fp16 => {
+                let mut rec = self.recorder();
+                let wide =
+                    self.record_cast(&mut rec, m, Shader::CastFp16ToFp32, StorageFormat::Fp32)?;
+                rec.submit_and_wait()?;
+                Some(wide)
+            }
+        };
+        let src = fp32.as_ref().unwrap_or(m);
+        let data = StorageFormat::Fp32.decode(&self.download(src.expect_buffer()?)?, m.total());
+        self.host_mat(m, MatData::F32(data))
+    }
+
+    /// A host mat of `m`'s shape holding `data` (laid out as `m`).
+    fn host_mat(&self, m: &GpuMat, data: MatData) -> Result<Mat> {
+        let s = m.shape();
+        let p = m.elempack;
+        let packed = match m.dims {
+            1 => [s[0] / p, 1, 1, 1],
+            2 => [s[0], s[1] / p, 1, 1],
+            _ => [s[0], s[1], 1, s[3] / p],
+        };
+        let mut out = Mat::zeros(m.dims, packed, p, ElemType::F32)?;
+        if out.data.len() != data.len() || view_of(&out).3 != m.cstep {
+            return Err(Error::Shape(format!(
+                "a GPU mat of {} values (cstep {}) does not match its host layout ({} values)",
+                data.len(),
+                m.cstep,
+                out.data.len()
+            )));
+        }
+        out.data = data;
+        Ok(out)
+    }
+
+    fn record_cast(
+        &self,
+        rec: &mut Recorder<'_>,
+        m: &GpuMat,
+        shader: Shader,
+        to: StorageFormat,
+    ) -> Result<GpuMat> {
+        let options = variant_options(m.options, false);
+        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
+        // the cast variant must store exactly the fp16 layout the mat's options use
+        let fp16_side = StorageFormat::of(pipeline.options, 4);
+        if fp16_side != StorageFormat::Fp16 {
+            return Err(Error::Shape(format!(
+                "no fp16 cast variant for options {} (got {})",
+                m.options.name(),
+                pipeline.options.name()
+            )));
+        }
+        // the whole buffer as one channel of vec4s (buffers hold whole 32-byte blocks)
+        let v = m.total().div_ceil(4) as u32;
+        let out = self.storage_buffer(mat_bytes(m.total(), to));
+        rec.dispatch(
+            &pipeline,
+            &[m.expect_buffer()?, &out],
+            &[v, 1, 1, v],
+            [v, 1, 1],
+        )?;
+        Ok(GpuMat {
+            data: GpuData::Buffer(out),
+            format: to,
+            ..m.clone()
+        })
+    }
+
+    /// Repacks `m` to `elempack` on the GPU and waits. See [`Context::record_packing`].
+    pub fn convert_packing(&self, m: &GpuMat, elempack: usize) -> Result<GpuMat> {
+        let mut rec = self.recorder();
+        let out = self.record_packing(&mut rec, m, elempack)?;
+        rec.submit_and_wait()?;
+        Ok(out)
+    }
+
+    /// Records repacking `m` to `elempack` with the built-in packing shaders (1↔4, 4↔8, and
+    /// 1↔8 through 4). The result keeps `m`'s options; the same packing returns `m` shared.
+    pub fn record_packing(
+        &self,
+        rec: &mut Recorder<'_>,
+        m: &GpuMat,
+        elempack: usize,
+    ) -> Result<GpuMat> {
+        let channels = m.c * m.elempack;
+        if ![1, 4, 8].contains(&elempack) || !channels.is_multiple_of(elempack) {
+            return Err(Error::Shape(format!(
+                "{channels} channels of elempack {} cannot become elempack {elempack}",
+                m.elempack
+            )));
+        }
+        match (m.elempack, elempack) {
+            (a, b) if a == b => Ok(m.clone()),
+            (1, 8) | (8, 1) => {
+                let four = self.record_packing(rec, m, 4)?;
+                self.record_packing(rec, &four, elempack)
+            }
+            (1, 4) => self.repack(rec, m, 4, Shader::Packing1to4, true),
+            (4, 1) => self.repack(rec, m, 1, Shader::Packing4to1, false),
+            (4, 8) => self.repack(rec, m, 8, Shader::Packing4to8, true),
+            (8, 4) => self.repack(rec, m, 4, Shader::Packing8to4, false),
+            (a, b) => Err(Error::Shape(format!("no packing from {a} to {b}"))),
+        }
+    }
+
+    /// A device copy of `m` that no other mat shares (recorded into `rec`).
+    pub fn record_copy(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+        let data = match &m.data {
+            GpuData::Buffer(from) => {
+                let to = self.storage_buffer(from.size());
+                rec.copy_buffer(from, &to);
+                GpuData::Buffer(to)
+            }
+            GpuData::Image { texture, .. } => {
+                let (to, view) = self.upload_texture(
+                    texture.dimension(),
+                    texture.size(),
+                    texture.format(),
+                    &[],
+                )?;
+                rec.copy_texture(texture, &to);
+                GpuData::Image { texture: to, view }
+            }
+        };
+        Ok(GpuMat { data, ..m.clone() })
+    }
+
+    /// `over_output`: the packing shader is dispatched over the output's elements.
+    fn repack(
+        &self,
+        rec: &mut Recorder<'_>,
+        m: &GpuMat,
+        elempack: usize,
+        shader: Shader,
+        over_output: bool,
+    ) -> Result<GpuMat> {
+        let channels = m.c * m.elempack;
+        let c = channels / elempack;
+        let cstep = match m.dims {
+            1 | 2 => m.cstep,
+            _ => cstep_for(m.w * m.h, 4 * elempack),
+        };
+        let format = StorageFormat::of(m.options, elempack);
+        let image = matches!(m.data, GpuData::Image { .. });
+        let data = if image {
+            let extent = image_extent(m.w, m.h, c, elempack);
+            let (texture, view) = self.upload_texture(
+                wgpu::TextureDimension::D3,
+                extent,
+                image_format(format, elempack)?,
+                &[],
+            )?;
+            GpuData::Image { texture, view }
+        } else {
+            GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format)))
+        };
+        let result = GpuMat {
+            data,
+            c,
+            elempack,
+            cstep,
+            format,
+            ..m.clone()
+        };
+        let options = variant_options(m.options, image);
+        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
+        let (fin, fout) = (
+            StorageFormat::of(pipeline.options, m.elempack),
+            StorageFormat::of(pipeline.options, elempack),
+        );
+        if fin != m.format || fout != format || pipeline.options.contains(Opt::Image) != image {
+            return Err(Error::Shape(format!(
+                "packing variant {} stores {fin:?}/{fout:?}, the mats are {:?}/{format:?}",
+                pipeline.options.name(),
+                m.format
+            )));
+        }
+        let mut push = m.shape_words().to_vec();
+        push.extend(result.shape_words());
+        let grid = if over_output { &result } else { m };
+        rec.dispatch(&pipeline, &[m, &result], &push, grid.grid())?;
+        Ok(result)
+    }
+
+    fn upload_image_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        if mat.dims != 3 {
+            return Err(Error::Shape(format!(
+                "image mats are 3-D; this mat has {} dims",
+                mat.dims
+            )));
+        }
+        let format = StorageFormat::of(options, mat.elempack);
+        let plane = mat.w * mat.h * mat.elempack;
+        let data = mat.f32()?;
+        let values: Vec<f32> = (0..mat.c)
+            .flat_map(|q| {
+                let start = q * mat.cstep * mat.elempack;
+                data[start..start + plane].iter().copied()
+            })
+            .collect();
+        let (texture, view) = self.upload_texture(
+            wgpu::TextureDimension::D3,
+            image_extent(mat.w, mat.h, mat.c, mat.elempack),
+            image_format(format, mat.elempack)?,
+            &values,
+        )?;
+        Ok(GpuMat {
+            data: GpuData::Image { texture, view },
+            dims: 3,
+            w: mat.w,
+            h: mat.h,
+            c: mat.c,
+            elempack: mat.elempack,
+            cstep: mat.cstep,
+            format,
+            options,
+        })
+    }
+
+    fn download_image_mat(&self, m: &GpuMat, texture: &wgpu::Texture) -> Result<Mat> {
+        let values = self.download_texture(texture)?;
+        let mut out = Mat::new_3d(m.w, m.h, m.c, m.elempack)?;
+        let plane = m.w * m.h * m.elempack;
+        let cstep = out.cstep;
+        let data = out.f32_mut()?;
+        for (q, chunk) in values.chunks(plane).take(m.c).enumerate() {
+            let start = q * cstep * m.elempack;
+            data[start..start + chunk.len()].copy_from_slice(chunk);
+        }
+        Ok(out)
+    }
+}
+
+/// The texture extent of a `w × h × c` image mat (pack8 takes two texels along x).
+fn image_extent(w: usize, h: usize, c: usize, elempack: usize) -> wgpu::Extent3d {
+    wgpu::Extent3d {
+        width: (w * if elempack == 8 { 2 } else { 1 }) as u32,
+        height: h as u32,
+        depth_or_array_layers: c as u32,
+    }
+}

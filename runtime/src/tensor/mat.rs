@@ -1,0 +1,533 @@
+//! The host tensor, ncnn's `Mat`: 1–4 dims, fp32/fp16/bf16/int8 elements, elempack 1/4/8.
+//!
+//! Layout as in ncnn: the packed dimension is `w` for 1-D, `h` for 2-D and `c` for 3-D/4-D mats;
+//! value `k` of element `i` of packed channel `q` sits at `(q * cstep + i) * elempack + k`, and
+//! for 3-D/4-D mats `cstep` rounds a channel up to 16 bytes.
+
+use half::{bf16, f16};
+
+use crate::error::{Error, Result};
+
+/// The scalar type of a mat's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    /// 32-bit float.
+    F32,
+    /// IEEE half (fp16 storage).
+    F16,
+    /// bfloat16 (bf16 storage).
+    Bf16,
+    /// Signed 8-bit integer (int8 storage).
+    I8,
+}
+
+impl ElemType {
+    /// Bytes per value (ncnn's `elemsize / elempack`).
+    pub fn size(self) -> usize {
+        match self {
+            ElemType::F32 => 4,
+            ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::I8 => 1,
+        }
+    }
+
+    /// Bits per value (ncnn's `elembits()`).
+    pub fn bits(self) -> usize {
+        self.size() * 8
+    }
+}
+
+/// The values of a mat, typed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MatData {
+    /// fp32 values.
+    F32(Vec<f32>),
+    /// fp16 values.
+    F16(Vec<f16>),
+    /// bf16 values.
+    Bf16(Vec<bf16>),
+    /// int8 values.
+    I8(Vec<i8>),
+}
+
+impl MatData {
+    fn zeros(elemtype: ElemType, n: usize) -> MatData {
+        match elemtype {
+            ElemType::F32 => MatData::F32(vec![0.0; n]),
+            ElemType::F16 => MatData::F16(vec![f16::ZERO; n]),
+            ElemType::Bf16 => MatData::Bf16(vec![bf16::ZERO; n]),
+            ElemType::I8 => MatData::I8(vec![0; n]),
+        }
+    }
+
+    /// The element type.
+    pub fn elemtype(&self) -> ElemType {
+        match self {
+            MatData::F32(_) => ElemType::F32,
+            MatData::F16(_) => ElemType::F16,
+            MatData::Bf16(_) => ElemType::Bf16,
+            MatData::I8(_) => ElemType::I8,
+        }
+    }
+
+    /// How many values.
+    pub fn len(&self) -> usize {
+        match self {
+            MatData::F32(v) => v.len(),
+            MatData::F16(v) => v.len(),
+            MatData::Bf16(v) => v.len(),
+            MatData::I8(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i` widened to fp32 (int8 values as their integer value).
+    pub fn get(&self, i: usize) -> f32 {
+        match self {
+            MatData::F32(v) => v[i],
+            MatData::F16(v) => v[i].to_f32(),
+            MatData::Bf16(v) => v[i].to_f32(),
+            MatData::I8(v) => f32::from(v[i]),
+        }
+    }
+
+    /// Stores `x` at `i`, rounded to the element type (int8 saturates and rounds to nearest).
+    pub fn set(&mut self, i: usize, x: f32) {
+        match self {
+            MatData::F32(v) => v[i] = x,
+            MatData::F16(v) => v[i] = f16::from_f32(x),
+            MatData::Bf16(v) => v[i] = bf16::from_f32(x),
+            MatData::I8(v) => v[i] = x.round().clamp(-127.0, 127.0) as i8,
+        }
+    }
+}
+
+/// A host tensor like ncnn's `Mat`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mat {
+    /// 1, 2, 3 or 4.
+    pub dims: u8,
+    /// Width (in packed elements for 1-D mats).
+    pub w: usize,
+    /// Height (in packed elements for 2-D mats).
+    pub h: usize,
+    /// Depth (4-D mats).
+    pub d: usize,
+    /// Channels (in packed elements for 3-D/4-D mats; 1 for 1-D/2-D).
+    pub c: usize,
+    /// Values per element: 1, 4 or 8.
+    pub elempack: usize,
+    /// Elements from one channel's start to the next.
+    pub cstep: usize,
+    /// The values, `c * cstep * elempack` of them.
+    pub data: MatData,
+}
+
+/// Elements per channel once `elements` of `elemsize` bytes are aligned to 16 bytes (ncnn's
+/// `alignSize(w * h * d * elemsize, 16) / elemsize`).
+pub(crate) fn cstep_for(elements: usize, elemsize: usize) -> usize {
+    (elements * elemsize).div_ceil(16) * 16 / elemsize
+}
+
+fn check_pack(elempack: usize) -> Result<()> {
+    if [1, 4, 8].contains(&elempack) {
+        Ok(())
+    } else {
+        Err(Error::Shape(format!(
+            "elempack {elempack}; expected 1, 4 or 8"
+        )))
+    }
+}
+
+impl Mat {
+    /// A zeroed mat of `dims` (1–4) with extents `[w, h, d, c]` (the packed one in packed
+    /// elements, unused ones 1).
+    pub fn zeros(
+        dims: u8,
+        [w, h, d, c]: [usize; 4],
+        elempack: usize,
+        elemtype: ElemType,
+    ) -> Result<Mat> {
+        check_pack(elempack)?;
+        let (h, d, c) = match dims {
+            1 => (1, 1, 1),
+            2 => (h, 1, 1),
+            3 => (h, 1, c),
+            4 => (h, d, c),
+            _ => return Err(Error::Shape(format!("{dims} dims; expected 1 to 4"))),
+        };
+        let too_large = || Error::Shape(format!("a {w}x{h}x{d}x{c} mat is too large"));
+        let plane = w
+            .checked_mul(h)
+            .and_then(|p| p.checked_mul(d))
+            .ok_or_else(too_large)?;
+        let cstep = if dims <= 2 {
+            plane
+        } else {
+            cstep_for(plane, elemtype.size() * elempack)
+        };
+        let n = c
+            .checked_mul(cstep)
+            .and_then(|n| n.checked_mul(elempack))
+            .filter(|n| n.checked_mul(elemtype.size()).is_some_and(|b| b < 1 << 40))
+            .ok_or_else(too_large)?;
+        Ok(Mat {
+            dims,
+            w,
+            h,
+            d,
+            c,
+            elempack,
+            cstep,
+            data: MatData::zeros(elemtype, n),
+        })
+    }
+
+    /// A zeroed fp32 1-D mat.
+    pub fn new_1d(w: usize, elempack: usize) -> Result<Mat> {
+        Mat::zeros(1, [w, 1, 1, 1], elempack, ElemType::F32)
+    }
+
+    /// A zeroed fp32 2-D mat.
+    pub fn new_2d(w: usize, h: usize, elempack: usize) -> Result<Mat> {
+        Mat::zeros(2, [w, h, 1, 1], elempack, ElemType::F32)
+    }
+
+    /// A zeroed fp32 3-D mat (`c` in packed elements).
+    pub fn new_3d(w: usize, h: usize, c: usize, elempack: usize) -> Result<Mat> {
+        Mat::zeros(3, [w, h, 1, c], elempack, ElemType::F32)
+    }
+
+    /// A zeroed fp32 4-D mat (`c` in packed elements).
+    pub fn new_4d(w: usize, h: usize, d: usize, c: usize, elempack: usize) -> Result<Mat> {
+        Mat::zeros(4, [w, h, d, c], elempack, ElemType::F32)
+    }
+
+    /// A zeroed mat of the same shape, packing and element type.
+    pub fn zeros_like(&self) -> Mat {
+        self.with_data(MatData::zeros(self.elemtype(), self.data.len()))
+    }
+
+    /// A mat of this shape and packing holding `data` (as many values as this one).
+    pub(crate) fn with_data(&self, data: MatData) -> Mat {
+        Mat {
+            dims: self.dims,
+            w: self.w,
+            h: self.h,
+            d: self.d,
+            c: self.c,
+            elempack: self.elempack,
+            cstep: self.cstep,
+            data,
+        }
+    }
+
+    /// An unpacked fp32 mat of `dims` with `shape = [w, h, d, c]`, filled from `values` in
+    /// ncnn's order (channel after channel, rows of `w`).
+    pub fn from_shape_values(dims: u8, shape: [usize; 4], values: &[f32]) -> Result<Mat> {
+        let mut m = Mat::zeros(dims, shape, 1, ElemType::F32)?;
+        let plane = m.w * m.h * m.d;
+        if values.len() != plane * m.c {
+            return Err(Error::Shape(format!(
+                "{} values for a {}-D {:?} mat",
+                values.len(),
+                dims,
+                m.shape()
+            )));
+        }
+        let cstep = m.cstep;
+        let data = m.f32_mut()?;
+        for (q, chunk) in values.chunks(plane.max(1)).enumerate() {
+            data[q * cstep..q * cstep + chunk.len()].copy_from_slice(chunk);
+        }
+        Ok(m)
+    }
+
+    /// A pack1 3-D fp32 mat filled from `values` laid out channel after channel (`w*h*c`).
+    pub fn from_values(w: usize, h: usize, c: usize, values: &[f32]) -> Result<Mat> {
+        Mat::from_shape_values(3, [w, h, 1, c], values)
+    }
+
+    /// `[w, h, d, c]` in unpacked values along the packed dimension.
+    pub fn shape(&self) -> [usize; 4] {
+        let p = self.elempack;
+        match self.dims {
+            1 => [self.w * p, 1, 1, 1],
+            2 => [self.w, self.h * p, 1, 1],
+            _ => [self.w, self.h, self.d, self.c * p],
+        }
+    }
+
+    /// The element type.
+    pub fn elemtype(&self) -> ElemType {
+        self.data.elemtype()
+    }
+
+    /// ncnn's `elembits()`.
+    pub fn elembits(&self) -> usize {
+        self.elemtype().bits()
+    }
+
+    /// Packed "channels": what elempack packs (w for 1-D, h for 2-D, c otherwise).
+    pub fn outer(&self) -> usize {
+        match self.dims {
+            1 => self.w,
+            2 => self.h,
+            _ => self.c,
+        }
+    }
+
+    /// Elements per packed channel (1 for 1-D, w for 2-D, w·h·d otherwise).
+    pub fn inner(&self) -> usize {
+        match self.dims {
+            1 => 1,
+            2 => self.w,
+            _ => self.w * self.h * self.d,
+        }
+    }
+
+    /// Where packed channel `q` starts, in values.
+    fn outer_offset(&self, q: usize) -> usize {
+        match self.dims {
+            1 | 2 => q * self.inner() * self.elempack,
+            _ => q * self.cstep * self.elempack,
+        }
+    }
+
+    /// Value `k` (0..elempack) of element `i` (0..inner) in packed channel `q`, as fp32.
+    pub fn at(&self, q: usize, i: usize, k: usize) -> f32 {
+        self.data.get(self.outer_offset(q) + i * self.elempack + k)
+    }
+
+    /// Every real value in unpacked ncnn order (channel after channel, no padding), as fp32.
+    pub fn to_values(&self) -> Vec<f32> {
+        let (outer, inner, p) = (self.outer(), self.inner(), self.elempack);
+        let mut out = Vec::with_capacity(outer * p * inner);
+        for ch in 0..outer * p {
+            for i in 0..inner {
+                out.push(self.at(ch / p, i, ch % p));
+            }
+        }
+        out
+    }
+
+    /// The fp32 values (error if the mat holds another type).
+    pub fn f32(&self) -> Result<&[f32]> {
+        match &self.data {
+            MatData::F32(v) => Ok(v),
+            other => Err(Error::Shape(format!(
+                "an fp32 mat was expected, this one holds {:?}",
+                other.elemtype()
+            ))),
+        }
+    }
+
+    /// The fp32 values, mutable.
+    pub fn f32_mut(&mut self) -> Result<&mut [f32]> {
+        match &mut self.data {
+            MatData::F32(v) => Ok(v),
+            other => Err(Error::Shape(format!(
+                "an fp32 mat was expected, this one holds {:?}",
+                other.elemtype()
+            ))),
+        }
+    }
+
+    /// Packed channel `q` of an fp32 mat (`inner * elempack` values, padding excluded).
+    pub fn channel(&self, q: usize) -> Result<&[f32]> {
+        let start = self.outer_offset(q);
+        let n = self.inner() * self.elempack;
+        Ok(&self.f32()?[start..start + n])
+    }
+
+    /// The same values converted to `to` (fp32 widening is exact; int8 rounds and saturates).
+    pub fn cast(&self, to: ElemType) -> Mat {
+        if self.elemtype() == to {
+            return self.clone();
+        }
+        let n = self.data.len();
+        let data = match (&self.data, to) {
+            (MatData::F32(v), ElemType::F16) => {
+                MatData::F16(v.iter().map(|x| f16::from_f32(*x)).collect())
+            }
+            (MatData::F32(v), ElemType::Bf16) => {
+                MatData::Bf16(v.iter().map(|x| bf16::from_f32(*x)).collect())
+            }
+            (src, ElemType::F32) => MatData::F32((0..n).map(|i| src.get(i)).collect()),
+            (src, to) => {
+                let mut out = MatData::zeros(to, n);
+                for i in 0..n {
+                    out.set(i, src.get(i));
+                }
+                out
+            }
+        };
+        self.with_data(data)
+    }
+
+    /// The same values repacked to `elempack` (ncnn's `convert_packing`) on the CPU.
+    pub fn to_packing(&self, elempack: usize) -> Result<Mat> {
+        check_pack(elempack)?;
+        if elempack == self.elempack {
+            return Ok(self.clone());
+        }
+        let channels = self.outer() * self.elempack;
+        if !channels.is_multiple_of(elempack) {
+            return Err(Error::Shape(format!(
+                "{channels} channels cannot be packed by {elempack}"
+            )));
+        }
+        let outer = channels / elempack;
+        let shape = match self.dims {
+            1 => [outer, 1, 1, 1],
+            2 => [self.w, outer, 1, 1],
+            _ => [self.w, self.h, self.d, outer],
+        };
+        let mut out = Mat::zeros(self.dims, shape, elempack, self.elemtype())?;
+        let inner = self.inner();
+        let (from, to) = (self.elempack, elempack);
+        for ch in 0..channels {
+            let (sq, sk) = (ch / from, ch % from);
+            let (dq, dk) = (ch / to, ch % to);
+            let (so, dst_o) = (self.outer_offset(sq), out.outer_offset(dq));
+            copy_strided(
+                &self.data,
+                so + sk,
+                from,
+                &mut out.data,
+                dst_o + dk,
+                to,
+                inner,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The same values reinterpreted as another shape with the same total (pack1 only), like
+    /// ncnn's `Mat::reshape`: channels are re-aligned to `cstep`.
+    pub fn reshape(&self, dims: u8, shape: [usize; 4]) -> Result<Mat> {
+        if self.elempack != 1 {
+            return Err(Error::Shape("reshape needs an unpacked mat".into()));
+        }
+        let values = self.to_values();
+        let want: usize = match dims {
+            1 => shape[0],
+            2 => shape[0] * shape[1],
+            3 => shape[0] * shape[1] * shape[3],
+            _ => shape.iter().product(),
+        };
+        if want != values.len() {
+            return Err(Error::Shape(format!(
+                "cannot reshape {} values to {dims}-D {shape:?}",
+                values.len()
+            )));
+        }
+        Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()))
+    }
+
+    /// Whether the shapes (dims and extents, in unpacked values) agree.
+    pub fn same_shape(&self, other: &Mat) -> bool {
+        self.dims == other.dims && self.shape() == other.shape()
+    }
+}
+
+/// Copies `count` values from every `sstride`-th of `src` to every `dstride`-th of `dst`.
+fn copy_strided(
+    src: &MatData,
+    so: usize,
+    sstride: usize,
+    dst: &mut MatData,
+    dso: usize,
+    dstride: usize,
+    count: usize,
+) {
+    macro_rules! strided {
+        ($s:expr, $d:expr) => {
+            for i in 0..count {
+                $d[dso + i * dstride] = $s[so + i * sstride];
+            }
+        };
+    }
+    match (src, dst) {
+        (MatData::F32(s), MatData::F32(d)) => strided!(s, d),
+        (MatData::F16(s), MatData::F16(d)) => strided!(s, d),
+        (MatData::Bf16(s), MatData::Bf16(d)) => strided!(s, d),
+        (MatData::I8(s), MatData::I8(d)) => strided!(s, d),
+        // both come from the same mat's element type
+        _ => unreachable!("to_packing keeps the element type"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cstep_is_16_byte_aligned_for_3d_only() {
+        let m = Mat::new_3d(3, 3, 2, 1).unwrap();
+        assert_eq!(m.cstep, 12);
+        let m = Mat::zeros(3, [3, 3, 1, 2], 1, ElemType::F16).unwrap();
+        assert_eq!(m.cstep, 16);
+        let m = Mat::new_2d(3, 5, 1).unwrap();
+        assert_eq!(m.cstep, 15);
+        let m = Mat::new_3d(3, 3, 2, 4).unwrap();
+        assert_eq!(m.cstep, 9);
+    }
+
+    #[test]
+    fn packing_round_trips_in_every_dims_and_type() {
+        for dims in 1..=4u8 {
+            let shape = [3, 16, 2, 16];
+            let n: usize = match dims {
+                1 => 16,
+                2 => 48,
+                3 => 3 * 16 * 16,
+                _ => 3 * 16 * 2 * 16,
+            };
+            let values: Vec<f32> = (0..n).map(|i| i as f32 - 7.0).collect();
+            let shape = match dims {
+                1 => [16, 1, 1, 1],
+                _ => shape,
+            };
+            let m = Mat::from_shape_values(dims, shape, &values).unwrap();
+            for ty in [ElemType::F32, ElemType::F16, ElemType::Bf16, ElemType::I8] {
+                let m = m.cast(ty);
+                for p in [4, 8] {
+                    let packed = m.to_packing(p).unwrap();
+                    assert_eq!(packed.elempack, p);
+                    assert_eq!(packed.shape(), m.shape());
+                    assert_eq!(
+                        packed.to_values(),
+                        m.to_values(),
+                        "dims {dims} {ty:?} pack {p}"
+                    );
+                    assert_eq!(packed.to_packing(1).unwrap(), m, "dims {dims} {ty:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn casts_round_and_saturate() {
+        let m = Mat::from_values(4, 1, 1, &[1.0, -300.0, 0.5, 65504.0]).unwrap();
+        assert_eq!(m.cast(ElemType::I8).to_values(), [1.0, -127.0, 1.0, 127.0]);
+        assert_eq!(
+            m.cast(ElemType::F16).cast(ElemType::F32).to_values(),
+            [1.0, -300.0, 0.5, 65504.0]
+        );
+        assert_eq!(m.cast(ElemType::Bf16).elembits(), 16);
+    }
+
+    #[test]
+    fn bad_shapes_are_errors() {
+        assert!(Mat::new_3d(1, 1, 1, 3).is_err());
+        assert!(Mat::zeros(5, [1; 4], 1, ElemType::F32).is_err());
+        assert!(Mat::new_3d(1, 1, 3, 1).unwrap().to_packing(4).is_err());
+        assert!(Mat::from_values(2, 2, 1, &[0.0; 3]).is_err());
+        assert!(Mat::new_3d(usize::MAX / 2, 4, 4, 1).is_err());
+    }
+}

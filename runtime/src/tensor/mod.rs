@@ -1,0 +1,12 @@
+//! Tensors: the host [`Mat`] (fp32, fp16, bf16 or int8 elements, elempack 1/4/8, ncnn's layout),
+//! the device [`GpuMat`], element encodings, and conversions between them (casts and repacking,
+//! on the CPU and on the GPU through the built-in shaders).
+
+pub(crate) mod gpu_mat;
+pub(crate) mod mat;
+pub(crate) mod storage;
+pub(crate) mod texture;
+
+pub use gpu_mat::{GpuData, GpuMat};
+pub use mat::{ElemType, Mat, MatData};
+pub use storage::StorageFormat;
