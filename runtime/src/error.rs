@@ -75,6 +75,51 @@ pub enum Error {
     /// Tensor shapes or sizes that do not fit together.
     #[error("shape mismatch: {0}")]
     Shape(String),
+    /// A malformed `.param` model (text: `line` is 1-based; binary: the byte offset).
+    #[error("{file}: {location}: {message}")]
+    Param {
+        /// The file (or `<bytes>`).
+        file: String,
+        /// `line N` or `byte N`.
+        location: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Weights (`.bin`) that do not fit what a layer needs.
+    #[error("weights of layer `{layer}` at byte {offset}: {message}")]
+    Weights {
+        /// The layer reading them.
+        layer: String,
+        /// Where in the weight data.
+        offset: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A layer refused its parameters or inputs.
+    #[error("layer `{layer}` ({kind}): {message}")]
+    Layer {
+        /// The layer's name.
+        layer: String,
+        /// Its type.
+        kind: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A layer claims a support flag whose forward method it does not implement.
+    #[error("layer `{layer}` ({kind}) claims `{flag}` but does not implement {method}")]
+    Unimplemented {
+        /// The layer's name.
+        layer: String,
+        /// Its type.
+        kind: String,
+        /// The support flag.
+        flag: &'static str,
+        /// The missing method.
+        method: &'static str,
+    },
+    /// A blob name the net does not have, or an input that was not given.
+    #[error("blob: {0}")]
+    Blob(String),
     /// Something wgpu reported while running or reading back.
     #[error("GPU: {0}")]
     Gpu(String),

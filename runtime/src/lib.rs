@@ -13,6 +13,8 @@ pub use fpshader_macro::shader;
 
 mod error;
 pub mod gpu;
+pub mod layer;
+pub mod net;
 pub mod tensor;
 
 pub use error::{Error, Result};

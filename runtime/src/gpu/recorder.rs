@@ -181,7 +181,7 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>) -> Result<()> {
     Ok(())
 }
 
-impl Recorder<'_> {
+impl<'c> Recorder<'c> {
     /// Records one dispatch of `pipeline` over `global` invocations (rounded up to whole
     /// workgroups, like ncnn's dispatcher). `resources` (buffers, texture views, or anything
     /// that converts into a [`Resource`], such as a `GpuMat`)
@@ -330,6 +330,11 @@ impl Recorder<'_> {
         drop(self.pass.take());
         self.encoder
             .copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
+    }
+
+    /// The context it records for.
+    pub fn context(&self) -> &'c Context {
+        self.ctx
     }
 
     /// How many dispatches were recorded.

@@ -315,6 +315,23 @@ impl Context {
         }
     }
 
+    /// A new mat of `m`'s shape, packing, format and options (contents undefined).
+    pub fn alloc_like(&self, m: &GpuMat) -> Result<GpuMat> {
+        let data = match &m.data {
+            GpuData::Buffer(b) => GpuData::Buffer(self.storage_buffer(b.size())),
+            GpuData::Image { texture, .. } => {
+                let (texture, view) = self.upload_texture(
+                    texture.dimension(),
+                    texture.size(),
+                    texture.format(),
+                    &[],
+                )?;
+                GpuData::Image { texture, view }
+            }
+        };
+        Ok(GpuMat { data, ..m.clone() })
+    }
+
     /// A device copy of `m` that no other mat shares (recorded into `rec`).
     pub fn record_copy(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
         let data = match &m.data {

@@ -1,0 +1,276 @@
+//! Elementwise activations: ReLU (leaky), Sigmoid, TanH, Clip, Swish, HardSwish, HardSigmoid,
+//! GELU, Dropout (a scale at inference) and Noop. In place, any packing, fp32/fp16/bf16 on the
+//! CPU; ReLU, Sigmoid and Clip also on the GPU through the built-in shaders.
+
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{PackPipelines, unary};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat, MatData};
+
+/// Which function an [`Activation`] applies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// `x < 0 ? x * slope : x` (param 0 = slope).
+    Relu {
+        /// Negative slope.
+        slope: f32,
+    },
+    /// `1 / (1 + e^-x)`.
+    Sigmoid,
+    /// `tanh(x)`.
+    TanH,
+    /// `clamp(x, min, max)` (params 0, 1).
+    Clip {
+        /// Lower bound.
+        min: f32,
+        /// Upper bound.
+        max: f32,
+    },
+    /// `x * sigmoid(x)`.
+    Swish,
+    /// `x * clamp(x * alpha + beta, 0, 1)` (params 0, 1; defaults 0.2, 0.5).
+    HardSwish {
+        /// Slope.
+        alpha: f32,
+        /// Offset.
+        beta: f32,
+    },
+    /// `clamp(x * alpha + beta, 0, 1)` (params 0, 1; defaults 0.2, 0.5).
+    HardSigmoid {
+        /// Slope.
+        alpha: f32,
+        /// Offset.
+        beta: f32,
+    },
+    /// `0.5 x (1 + erf(x / √2))`, or the tanh approximation with param 0 = 1.
+    Gelu {
+        /// The tanh approximation.
+        fast: bool,
+    },
+    /// `x * scale` (Dropout at inference; param 0, default 1).
+    Scale {
+        /// The factor.
+        scale: f32,
+    },
+    /// `x` (Noop).
+    Identity,
+}
+
+impl Op {
+    /// The function on one value.
+    #[inline]
+    pub fn apply(self, x: f32) -> f32 {
+        match self {
+            Op::Relu { slope } => {
+                if x < 0.0 {
+                    x * slope
+                } else {
+                    x
+                }
+            }
+            Op::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+            Op::TanH => x.tanh(),
+            Op::Clip { min, max } => x.max(min).min(max),
+            Op::Swish => x / (1.0 + (-x).exp()),
+            Op::HardSwish { alpha, beta } => x * (x * alpha + beta).clamp(0.0, 1.0),
+            Op::HardSigmoid { alpha, beta } => (x * alpha + beta).clamp(0.0, 1.0),
+            Op::Gelu { fast: false } => {
+                0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+            }
+            Op::Gelu { fast: true } => {
+                let c = (2.0 / std::f32::consts::PI).sqrt();
+                0.5 * x * (1.0 + (c * (x + 0.044_715 * x * x * x)).tanh())
+            }
+            Op::Scale { scale } => x * scale,
+            Op::Identity => x,
+        }
+    }
+}
+
+/// Shaders by elempack, and the specialization values they share.
+type GpuShaders = (Vec<(usize, Shader)>, Vec<(u32, SpecValue)>);
+
+/// One elementwise activation layer.
+pub struct Activation {
+    op: Op,
+    kind: &'static str,
+    gpu: core::option::Option<PackPipelines>,
+}
+
+impl Activation {
+    /// The layer of ncnn type `kind` with its default parameters.
+    pub fn new(kind: &'static str) -> Self {
+        let op = match kind {
+            "ReLU" => Op::Relu { slope: 0.0 },
+            "Sigmoid" => Op::Sigmoid,
+            "TanH" => Op::TanH,
+            "Clip" => Op::Clip {
+                min: -f32::MAX,
+                max: f32::MAX,
+            },
+            "Swish" => Op::Swish,
+            "HardSwish" => Op::HardSwish {
+                alpha: 0.2,
+                beta: 0.5,
+            },
+            "HardSigmoid" => Op::HardSigmoid {
+                alpha: 0.2,
+                beta: 0.5,
+            },
+            "GELU" => Op::Gelu { fast: false },
+            "Dropout" => Op::Scale { scale: 1.0 },
+            _ => Op::Identity,
+        };
+        Activation {
+            op,
+            kind,
+            gpu: None,
+        }
+    }
+
+    /// The function it applies.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    fn shaders(&self) -> core::option::Option<GpuShaders> {
+        match self.op {
+            Op::Relu { slope } => Some((
+                vec![
+                    (1, Shader::Relu),
+                    (4, Shader::ReluPack4),
+                    (8, Shader::ReluPack8),
+                ],
+                vec![(0, SpecValue::F32(slope))],
+            )),
+            Op::Sigmoid => Some((
+                vec![(1, Shader::Sigmoid), (4, Shader::SigmoidPack4)],
+                Vec::new(),
+            )),
+            Op::Clip { min, max } => Some((
+                vec![(1, Shader::Clip), (4, Shader::ClipPack4)],
+                vec![(0, SpecValue::F32(min)), (1, SpecValue::F32(max))],
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Applies `f` to every value of `m` in place, in parallel chunks.
+pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
+    const CHUNK: usize = 1 << 14;
+    match &mut m.data {
+        MatData::F32(v) => v
+            .par_chunks_mut(CHUNK)
+            .for_each(|c| c.iter_mut().for_each(|x| *x = f(*x))),
+        MatData::F16(v) => v.par_chunks_mut(CHUNK).for_each(|c| {
+            c.iter_mut()
+                .for_each(|x| *x = half::f16::from_f32(f(x.to_f32())))
+        }),
+        MatData::Bf16(v) => v.par_chunks_mut(CHUNK).for_each(|c| {
+            c.iter_mut()
+                .for_each(|x| *x = half::bf16::from_f32(f(x.to_f32())))
+        }),
+        MatData::I8(v) => v.iter_mut().for_each(|x| {
+            *x = f(f32::from(*x)).round().clamp(-127.0, 127.0) as i8;
+        }),
+    }
+}
+
+impl Layer for Activation {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: true,
+            inplace: true,
+            vulkan: self.shaders().is_some(),
+            packing: true,
+            any_packing: true,
+            vulkan_packing: true,
+            vulkan_any_packing: false,
+            bf16_storage: true,
+            fp16_storage: true,
+            int8_storage: false,
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward_inplace: true,
+            forward_gpu_inplace: true,
+            ..Implements::default()
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.op = match self.op {
+            Op::Relu { .. } => Op::Relu {
+                slope: pd.float(0, 0.0),
+            },
+            Op::Clip { .. } => Op::Clip {
+                min: pd.float(0, -f32::MAX),
+                max: pd.float(1, f32::MAX),
+            },
+            Op::HardSwish { .. } => Op::HardSwish {
+                alpha: pd.float(0, 0.2),
+                beta: pd.float(1, 0.5),
+            },
+            Op::HardSigmoid { .. } => Op::HardSigmoid {
+                alpha: pd.float(0, 0.2),
+                beta: pd.float(1, 0.5),
+            },
+            Op::Gelu { .. } => Op::Gelu {
+                fast: pd.int(0, 0) != 0,
+            },
+            Op::Scale { .. } => Op::Scale {
+                scale: pd.float(0, 1.0),
+            },
+            other => other,
+        };
+        Ok(())
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match (gpu, self.shaders()) {
+            (Some(gpu), Some((shaders, values))) => {
+                let modules: Vec<_> = shaders.iter().map(|(p, s)| (*p, s.module())).collect();
+                Some(PackPipelines::create(gpu, &modules, &values)?)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn forward_inplace(&self, blob: &mut Mat, _opt: &Option) -> Result<()> {
+        if self.op != Op::Identity {
+            let op = self.op;
+            map_inplace(blob, move |x| op.apply(x));
+        }
+        Ok(())
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| crate::Error::Layer {
+            layer: String::new(),
+            kind: self.kind.to_string(),
+            message: "create_pipeline ran without a device".into(),
+        })?;
+        *blob = unary(rec, pipelines, blob)?;
+        Ok(())
+    }
+}

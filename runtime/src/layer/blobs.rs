@@ -1,0 +1,229 @@
+//! Layers that move blobs without arithmetic: Input, MemoryData, Split, Flatten, Reshape.
+
+use crate::error::{Error, Result};
+use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::layer::weights::Weights;
+use crate::tensor::Mat;
+
+/// `[w, h, d, c]` and dims from ncnn's `0=w 1=h 11=d 2=c` parameters (0 = absent).
+fn shape_params(pd: &ParamDict) -> (u8, [usize; 4]) {
+    let g = |id, default| pd.int(id, default).max(0) as usize;
+    let (w, h, d, c) = (g(0, 0), g(1, 0), g(11, 0), g(2, 0));
+    let dims = if c > 0 && d > 0 {
+        4
+    } else if c > 0 {
+        3
+    } else if h > 0 {
+        2
+    } else {
+        1
+    };
+    (dims, [w.max(1), h.max(1), d.max(1), c.max(1)])
+}
+
+/// Names the net's inputs; passes them through.
+#[derive(Default)]
+pub struct Input;
+
+impl Layer for Input {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: true,
+            inplace: true,
+            packing: true,
+            any_packing: true,
+            vulkan: false,
+            bf16_storage: true,
+            fp16_storage: true,
+            int8_storage: true,
+            ..Support::default()
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward_inplace: true,
+            ..Implements::default()
+        }
+    }
+
+    fn forward_inplace(&self, _blob: &mut Mat, _opt: &Option) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A constant blob stored in the weights (no inputs).
+#[derive(Default)]
+pub struct MemoryData {
+    dims: u8,
+    shape: [usize; 4],
+    data: core::option::Option<Mat>,
+}
+
+impl Layer for MemoryData {
+    fn support(&self) -> Support {
+        Support::default()
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        (self.dims, self.shape) = shape_params(pd);
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        let [w, h, d, c] = self.shape;
+        let n = match self.dims {
+            1 => w,
+            2 => w * h,
+            3 => w * h * c,
+            _ => w * h * d * c,
+        };
+        let values = weights.load(n, 1)?;
+        self.data = Some(Mat::from_shape_values(self.dims, self.shape, &values)?);
+        Ok(())
+    }
+
+    fn forward_many(&self, _bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+        let m = self
+            .data
+            .clone()
+            .ok_or_else(|| Error::Shape("MemoryData has no weights loaded".into()))?;
+        Ok(vec![m])
+    }
+}
+
+/// One input shared by several outputs (each consumer gets the same values).
+#[derive(Default)]
+pub struct Split;
+
+impl Layer for Split {
+    fn support(&self) -> Support {
+        Support {
+            packing: true,
+            any_packing: true,
+            bf16_storage: true,
+            fp16_storage: true,
+            int8_storage: true,
+            ..Support::default()
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn forward_many(&self, _bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+        // the net knows how many tops there are and clones the one bottom into each
+        Err(Error::Shape("Split is expanded by the net".into()))
+    }
+}
+
+/// Everything into one row (ncnn's Flatten: `w * h * d * c` values, 1-D).
+#[derive(Default)]
+pub struct Flatten;
+
+impl Layer for Flatten {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: true,
+            ..Support::default()
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward: true,
+            ..Implements::default()
+        }
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        let n = bottom.to_values().len();
+        bottom.reshape(1, [n, 1, 1, 1])
+    }
+}
+
+/// A new shape for the same values (ncnn's Reshape: `0=w 1=h 11=d 2=c`, -1 inferred, 0 kept).
+#[derive(Default)]
+pub struct Reshape {
+    target: [i32; 4],
+    dims: u8,
+}
+
+impl Layer for Reshape {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: true,
+            ..Support::default()
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward: true,
+            ..Implements::default()
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.target = [
+            pd.int(0, -233),
+            pd.int(1, -233),
+            pd.int(11, -233),
+            pd.int(2, -233),
+        ];
+        self.dims = match self.target {
+            [_, -233, _, -233] => 1,
+            [_, _, _, -233] => 2,
+            [_, _, -233, _] => 3,
+            _ => 4,
+        };
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        let total = bottom.to_values().len();
+        let src = bottom.shape();
+        let mut shape = [1usize; 4];
+        let mut infer = None;
+        let used: &[usize] = match self.dims {
+            1 => &[0],
+            2 => &[0, 1],
+            3 => &[0, 1, 3],
+            _ => &[0, 1, 2, 3],
+        };
+        for &i in used {
+            shape[i] = match self.target[i] {
+                -1 => {
+                    infer = Some(i);
+                    1
+                }
+                0 => src[i],
+                v if v > 0 => v as usize,
+                v => return Err(Error::Shape(format!("reshape extent {v}"))),
+            };
+        }
+        let known: usize = shape.iter().product();
+        if let Some(i) = infer {
+            if known == 0 || !total.is_multiple_of(known) {
+                return Err(Error::Shape(format!(
+                    "cannot infer a reshape extent: {total} values, {known} known"
+                )));
+            }
+            shape[i] = total / known;
+        }
+        bottom.reshape(self.dims, shape)
+    }
+}

@@ -1,0 +1,198 @@
+//! The layer contract: ncnn's `Layer` with its `support_*` flags, in Rust.
+
+use crate::OptionSet;
+use crate::error::{Error, Result};
+use crate::gpu::{Context, Recorder};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::layer::weights::Weights;
+use crate::tensor::{GpuMat, Mat};
+
+/// What a layer declares it can take (ncnn's `support_*` fields and `one_blob_only`). The net
+/// calls only the forward methods these promise, and converts inputs to what they allow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Support {
+    /// One input, one output: the single-mat forward methods are called.
+    pub one_blob_only: bool,
+    /// Output written over the input: the in-place forward methods are called.
+    pub inplace: bool,
+    /// A GPU implementation exists.
+    pub vulkan: bool,
+    /// CPU inputs may be packed (elempack 4/8) when the channels allow.
+    pub packing: bool,
+    /// CPU inputs may have any elempack; none is forced.
+    pub any_packing: bool,
+    /// GPU inputs may be pack4 (pack8 with `use_shader_pack8`) when the channels allow.
+    pub vulkan_packing: bool,
+    /// GPU inputs may have any elempack.
+    pub vulkan_any_packing: bool,
+    /// CPU inputs may be bf16.
+    pub bf16_storage: bool,
+    /// CPU inputs may be fp16.
+    pub fp16_storage: bool,
+    /// CPU inputs may be int8.
+    pub int8_storage: bool,
+}
+
+/// Which forward methods a layer implements; checked against its [`Support`] when the net
+/// creates pipelines, so a flag without its method is an error then, not later.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Implements {
+    /// [`Layer::forward`].
+    pub forward: bool,
+    /// [`Layer::forward_many`].
+    pub forward_many: bool,
+    /// [`Layer::forward_inplace`].
+    pub forward_inplace: bool,
+    /// [`Layer::forward_many_inplace`].
+    pub forward_many_inplace: bool,
+    /// [`Layer::forward_gpu`].
+    pub forward_gpu: bool,
+    /// [`Layer::forward_gpu_many`].
+    pub forward_gpu_many: bool,
+    /// [`Layer::forward_gpu_inplace`].
+    pub forward_gpu_inplace: bool,
+}
+
+/// The device side a layer creates pipelines and uploads weights for.
+#[derive(Clone, Copy)]
+pub struct GpuSetup<'a> {
+    /// The device.
+    pub ctx: &'a Context,
+    /// The shader variant options the net's GPU mats use for this layer.
+    pub options: OptionSet,
+}
+
+/// The error a forward method's default gives.
+fn missing(method: &'static str) -> Error {
+    Error::Unimplemented {
+        layer: String::new(),
+        kind: String::new(),
+        flag: "",
+        method,
+    }
+}
+
+/// One layer: its parameters, weights, pipelines and forward methods.
+pub trait Layer: Send + Sync {
+    /// What inputs it can take (may change in `load_param`, `load_model` or
+    /// `create_pipeline`, as the seed's "dynamically").
+    fn support(&self) -> Support;
+
+    /// Which forward methods it implements.
+    fn implements(&self) -> Implements;
+
+    /// Reads its parameters.
+    fn load_param(&mut self, _pd: &ParamDict) -> Result<()> {
+        Ok(())
+    }
+
+    /// Reads its weights in ncnn's load order.
+    fn load_model(&mut self, _weights: &mut Weights<'_>) -> Result<()> {
+        Ok(())
+    }
+
+    /// Prepares to run with `opt`; `gpu` is set when the net runs this layer on a device.
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        _gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Moves its weights to the device, once per net.
+    fn upload_model(&mut self, _gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        Ok(())
+    }
+
+    /// One input, one new output.
+    fn forward(&self, _bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        Err(missing("forward"))
+    }
+
+    /// Many inputs, new outputs.
+    fn forward_many(&self, _bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+        Err(missing("forward_many"))
+    }
+
+    /// One blob, overwritten.
+    fn forward_inplace(&self, _blob: &mut Mat, _opt: &Option) -> Result<()> {
+        Err(missing("forward_inplace"))
+    }
+
+    /// Many blobs, overwritten.
+    fn forward_many_inplace(&self, _blobs: &mut [Mat], _opt: &Option) -> Result<()> {
+        Err(missing("forward_many_inplace"))
+    }
+
+    /// One GPU input, one new GPU output, recorded into `rec`.
+    fn forward_gpu(
+        &self,
+        _bottom: &GpuMat,
+        _rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        Err(missing("forward_gpu"))
+    }
+
+    /// Many GPU inputs, new GPU outputs.
+    fn forward_gpu_many(
+        &self,
+        _bottoms: &[GpuMat],
+        _rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        Err(missing("forward_gpu_many"))
+    }
+
+    /// One GPU blob, overwritten.
+    fn forward_gpu_inplace(
+        &self,
+        _blob: &mut GpuMat,
+        _rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        Err(missing("forward_gpu_inplace"))
+    }
+}
+
+/// Checks that every method `support` promises is in `implements`: the flag and method that
+/// do not match, if any.
+pub fn check_contract(
+    support: Support,
+    implements: Implements,
+) -> core::result::Result<(), (&'static str, &'static str)> {
+    let cpu = match (support.one_blob_only, support.inplace) {
+        (true, true) => (
+            implements.forward_inplace,
+            "support_inplace",
+            "forward_inplace",
+        ),
+        (true, false) => (implements.forward, "one_blob_only", "forward"),
+        (false, true) => (
+            implements.forward_many_inplace,
+            "support_inplace",
+            "forward_many_inplace",
+        ),
+        (false, false) => (
+            implements.forward_many,
+            "one_blob_only = false",
+            "forward_many",
+        ),
+    };
+    if !cpu.0 {
+        return Err((cpu.1, cpu.2));
+    }
+    if support.vulkan {
+        let gpu = match (support.one_blob_only, support.inplace) {
+            (true, true) => (implements.forward_gpu_inplace, "forward_gpu_inplace"),
+            (true, false) => (implements.forward_gpu, "forward_gpu"),
+            (false, _) => (implements.forward_gpu_many, "forward_gpu_many"),
+        };
+        if !gpu.0 {
+            return Err(("support_vulkan", gpu.1));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! What GPU layers share: pipelines per packing, checked against the mats they run on.
+
+use std::sync::Arc;
+
+use crate::Opt;
+use crate::error::{Error, Result};
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::GpuSetup;
+use crate::meta::ShaderModule;
+use crate::tensor::{GpuData, GpuMat, StorageFormat};
+
+/// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader).
+#[derive(Default)]
+pub struct PackPipelines {
+    by_pack: [core::option::Option<Arc<Pipeline>>; 3],
+}
+
+fn slot(elempack: usize) -> usize {
+    match elempack {
+        1 => 0,
+        4 => 1,
+        _ => 2,
+    }
+}
+
+impl PackPipelines {
+    /// Pipelines for each `(elempack, module)` given, with the same specialization values.
+    pub fn create(
+        gpu: GpuSetup<'_>,
+        modules: &[(usize, &'static ShaderModule)],
+        values: &[(u32, SpecValue)],
+    ) -> Result<Self> {
+        let spec = Specialization {
+            values: values.to_vec(),
+            local_size: None,
+        };
+        let mut out = PackPipelines::default();
+        for (pack, module) in modules {
+            out.by_pack[slot(*pack)] = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
+        }
+        Ok(out)
+    }
+
+    /// The pipeline for `m`'s packing, checked to read and write `m`'s storage layout.
+    pub fn for_mat(&self, m: &GpuMat) -> Result<&Arc<Pipeline>> {
+        let p = self.by_pack[slot(m.elempack)]
+            .as_ref()
+            .ok_or_else(|| Error::Shape(format!("no shader for elempack {}", m.elempack)))?;
+        let image = matches!(m.data, GpuData::Image { .. });
+        if StorageFormat::of(p.options, m.elempack) != m.format
+            || p.options.contains(Opt::Image) != image
+        {
+            return Err(Error::Shape(format!(
+                "`{}` variant {} does not store {:?} {} mats",
+                p.shader,
+                p.options.name(),
+                m.format,
+                if image { "image" } else { "buffer" }
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Whether a shader exists for `elempack`.
+    pub fn has(&self, elempack: usize) -> bool {
+        self.by_pack[slot(elempack)].is_some()
+    }
+}
+
+/// Runs an elementwise `bottom → top` shader (push constants `w, h, c, cstep`) over a new
+/// mat like `bottom`; pack8 mats go through pack4 where the layer has no pack8 shader.
+pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
+    let ctx = rec.context();
+    if !pipelines.has(bottom.elempack) && bottom.elempack == 8 {
+        let four = ctx.record_packing(rec, bottom, 4)?;
+        return unary(rec, pipelines, &four);
+    }
+    let pipeline = pipelines.for_mat(bottom)?.clone();
+    let top = rec.context().alloc_like(bottom)?;
+    rec.dispatch(
+        &pipeline,
+        &[bottom, &top],
+        &bottom.shape_words(),
+        bottom.grid(),
+    )?;
+    Ok(top)
+}

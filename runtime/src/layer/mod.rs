@@ -1,0 +1,22 @@
+//! Layers: ncnn's layer contract ([`Layer`], [`Support`]), the run options ([`Option`]),
+//! parameters and weights as a model stores them, the registry, and one file per layer family.
+//! A layer knows its math and its flags; layouts, precision and placement are the net's.
+
+pub mod activation;
+pub mod arith;
+pub mod axis;
+pub mod blobs;
+pub mod contract;
+pub mod gpu_util;
+pub mod innerproduct;
+pub mod option;
+pub mod params;
+pub mod pooling;
+pub mod registry;
+pub mod weights;
+
+pub use contract::{GpuSetup, Implements, Layer, Support, check_contract};
+pub use option::{FeatureMask, Option};
+pub use params::{ParamDict, ParamValue};
+pub use registry::{BUILTIN, Creator, Registry};
+pub use weights::Weights;

@@ -1,0 +1,103 @@
+//! ncnn's `ParamDict`: a layer's parameters by id, as a `.param` line gives them.
+
+use std::collections::BTreeMap;
+
+/// One parameter value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamValue {
+    /// An integer (`0=3`).
+    Int(i32),
+    /// A float (`1=0.5`, written with `.` or `e`).
+    Float(f32),
+    /// An array (`-23303=3,1,2,3`).
+    Array(Vec<ParamValue>),
+    /// A string (`2="text"` in newer ncnn).
+    Str(String),
+}
+
+impl ParamValue {
+    fn as_f32(&self) -> Option<f32> {
+        match self {
+            ParamValue::Int(i) => Some(*i as f32),
+            ParamValue::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+/// A layer's parameters, by id (0..=31 in ncnn).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParamDict {
+    values: BTreeMap<u32, ParamValue>,
+}
+
+impl ParamDict {
+    /// An empty dict (every parameter at its default).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets parameter `id`.
+    pub fn set(&mut self, id: u32, value: ParamValue) -> &mut Self {
+        self.values.insert(id, value);
+        self
+    }
+
+    /// Builder form of [`ParamDict::set`].
+    #[must_use]
+    pub fn with(mut self, id: u32, value: ParamValue) -> Self {
+        self.set(id, value);
+        self
+    }
+
+    /// Whether `id` was given.
+    pub fn has(&self, id: u32) -> bool {
+        self.values.contains_key(&id)
+    }
+
+    /// The raw value of `id`.
+    pub fn get(&self, id: u32) -> Option<&ParamValue> {
+        self.values.get(&id)
+    }
+
+    /// Integer parameter `id`, or `default` (a float given where an int is meant truncates).
+    pub fn int(&self, id: u32, default: i32) -> i32 {
+        match self.values.get(&id) {
+            Some(ParamValue::Int(i)) => *i,
+            Some(ParamValue::Float(f)) => *f as i32,
+            _ => default,
+        }
+    }
+
+    /// Float parameter `id`, or `default` (an int given where a float is meant converts).
+    pub fn float(&self, id: u32, default: f32) -> f32 {
+        self.values
+            .get(&id)
+            .and_then(ParamValue::as_f32)
+            .unwrap_or(default)
+    }
+
+    /// Integer array `id` (empty if absent).
+    pub fn ints(&self, id: u32) -> Vec<i32> {
+        match self.values.get(&id) {
+            Some(ParamValue::Array(v)) => v
+                .iter()
+                .filter_map(|x| x.as_f32().map(|f| f as i32))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Float array `id` (empty if absent).
+    pub fn floats(&self, id: u32) -> Vec<f32> {
+        match self.values.get(&id) {
+            Some(ParamValue::Array(v)) => v.iter().filter_map(ParamValue::as_f32).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every `(id, value)`, by id.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &ParamValue)> {
+        self.values.iter().map(|(k, v)| (*k, v))
+    }
+}

@@ -1,0 +1,188 @@
+//! Pooling: max/avg, global, adaptive, ncnn's pad modes (`0=pooling_type 1=kernel_w
+//! 11=kernel_h 2=stride_w 12=stride_h 3=pad_left 13=pad_top 14=pad_right 15=pad_bottom
+//! 4=global_pooling 5=pad_mode 6=avgpool_count_include_pad 7=adaptive_pooling 8=out_w
+//! 18=out_h`).
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::tensor::Mat;
+
+/// A pooling layer.
+#[derive(Default)]
+pub struct Pooling {
+    max: bool,
+    kernel: [usize; 2],
+    stride: [usize; 2],
+    pad: [usize; 4], // left, right, top, bottom
+    global: bool,
+    pad_mode: i32,
+    include_pad: bool,
+    adaptive: bool,
+    out: [usize; 2],
+}
+
+impl Layer for Pooling {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: true,
+            ..Support::default()
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward: true,
+            ..Implements::default()
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        let pooling_type = pd.int(0, 0);
+        if !(0..=1).contains(&pooling_type) {
+            return Err(Error::Shape(format!("pooling_type {pooling_type}")));
+        }
+        self.max = pooling_type == 0;
+        let kw = pd.int(1, 0);
+        let sw = pd.int(2, 1);
+        let pl = pd.int(3, 0);
+        let k = [kw, pd.int(11, kw)];
+        let s = [sw, pd.int(12, sw)];
+        if k.iter().chain(&s).any(|v| *v <= 0) && pd.int(4, 0) == 0 && pd.int(7, 0) == 0 {
+            return Err(Error::Shape(format!("pooling kernel {k:?} stride {s:?}")));
+        }
+        self.kernel = k.map(|v| v.max(1) as usize);
+        self.stride = s.map(|v| v.max(1) as usize);
+        let pt = pd.int(13, pl);
+        self.pad = [pl, pd.int(14, pl), pt, pd.int(15, pt)].map(|v| v.max(0) as usize);
+        self.global = pd.int(4, 0) != 0;
+        self.pad_mode = pd.int(5, 0);
+        self.include_pad = pd.int(6, 0) != 0;
+        self.adaptive = pd.int(7, 0) != 0;
+        let ow = pd.int(8, 0).max(0) as usize;
+        self.out = [ow, pd.int(18, ow as i32).max(0) as usize];
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        if bottom.dims != 3 {
+            return Err(Error::Shape(format!(
+                "Pooling takes 3-D blobs, got {}-D",
+                bottom.dims
+            )));
+        }
+        let [w, h, _, c] = bottom.shape();
+        let v = bottom.to_values();
+        let plane = w * h;
+        if self.global {
+            let out: Vec<f32> = v
+                .chunks(plane.max(1))
+                .map(|ch| {
+                    if self.max {
+                        ch.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+                    } else {
+                        ch.iter().sum::<f32>() / plane as f32
+                    }
+                })
+                .collect();
+            return Mat::from_shape_values(1, [c, 1, 1, 1], &out);
+        }
+        if self.adaptive {
+            let [ow, oh] = [
+                if self.out[0] == 0 { w } else { self.out[0] },
+                if self.out[1] == 0 { h } else { self.out[1] },
+            ];
+            let mut out = vec![0.0; ow * oh * c];
+            out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
+                let ch = &v[q * plane..(q + 1) * plane];
+                for i in 0..oh {
+                    let (y0, y1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
+                    for j in 0..ow {
+                        let (x0, x1) = (j * w / ow, ((j + 1) * w).div_ceil(ow));
+                        let vals = (y0..y1).flat_map(|y| (x0..x1).map(move |x| ch[y * w + x]));
+                        o[i * ow + j] = if self.max {
+                            vals.fold(f32::NEG_INFINITY, f32::max)
+                        } else {
+                            vals.sum::<f32>() / ((y1 - y0) * (x1 - x0)) as f32
+                        };
+                    }
+                }
+            });
+            return Mat::from_shape_values(3, [ow, oh, 1, c], &out);
+        }
+        let [kw, kh] = self.kernel;
+        let [sw, sh] = self.stride;
+        let [mut pl, mut pr, mut pt, mut pb] = self.pad;
+        // extra padding at the far side that is not counted for averages (ncnn's tail pad)
+        let (mut tail_w, mut tail_h) = (0, 0);
+        match self.pad_mode {
+            0 => {
+                let rw = (w + pl + pr).saturating_sub(kw) % sw;
+                let rh = (h + pt + pb).saturating_sub(kh) % sh;
+                tail_w = if rw != 0 { sw - rw } else { 0 };
+                tail_h = if rh != 0 { sh - rh } else { 0 };
+            }
+            1 => {}
+            2 | 3 => {
+                let wpad = (kw + (w - 1) / sw * sw).saturating_sub(w);
+                let hpad = (kh + (h - 1) / sh * sh).saturating_sub(h);
+                let (small_w, small_h) = (wpad / 2, hpad / 2);
+                (pl, pr) = if self.pad_mode == 2 {
+                    (small_w, wpad - small_w)
+                } else {
+                    (wpad - small_w, small_w)
+                };
+                (pt, pb) = if self.pad_mode == 2 {
+                    (small_h, hpad - small_h)
+                } else {
+                    (hpad - small_h, small_h)
+                };
+            }
+            m => return Err(Error::Shape(format!("pad_mode {m}"))),
+        }
+        let (pw, ph) = (w + pl + pr + tail_w, h + pt + pb + tail_h);
+        if pw < kw || ph < kh {
+            return Err(Error::Shape(format!(
+                "pooling kernel {kw}x{kh} is larger than the padded input {pw}x{ph}"
+            )));
+        }
+        let (ow, oh) = ((pw - kw) / sw + 1, (ph - kh) / sh + 1);
+        let mut out = vec![0.0; ow * oh * c];
+        out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
+            let ch = &v[q * plane..(q + 1) * plane];
+            for i in 0..oh {
+                for j in 0..ow {
+                    let mut acc = if self.max { f32::NEG_INFINITY } else { 0.0 };
+                    let (mut real, mut padded) = (0usize, 0usize);
+                    for ky in 0..kh {
+                        for kx in 0..kw {
+                            let (py, px) = (i * sh + ky, j * sw + kx);
+                            if py < h + pt + pb && px < w + pl + pr {
+                                padded += 1;
+                            }
+                            let inside = py >= pt && py < pt + h && px >= pl && px < pl + w;
+                            let x = if inside {
+                                real += 1;
+                                ch[(py - pt) * w + (px - pl)]
+                            } else if self.max {
+                                f32::NEG_INFINITY
+                            } else {
+                                0.0
+                            };
+                            acc = if self.max { acc.max(x) } else { acc + x };
+                        }
+                    }
+                    o[i * ow + j] = if self.max {
+                        acc
+                    } else {
+                        acc / (if self.include_pad { padded } else { real }).max(1) as f32
+                    };
+                }
+            }
+        });
+        Mat::from_shape_values(3, [ow, oh, 1, c], &out)
+    }
+}

@@ -1,0 +1,94 @@
+//! `convert_layout`: what a layer's flags allow, applied to a blob before it runs.
+
+use crate::error::Result;
+use crate::layer::{Option, Support};
+use crate::tensor::{ElemType, Mat};
+
+/// Whether the CPU has 256-bit SIMD (fp32 pack8 pays off there).
+pub fn cpu_has_256bit_simd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The element type a layer with `support` receives for `m` under `opt`: bf16 before fp16
+/// when both are allowed, fp32 for any 16-bit or int8 mat the layer does not declare.
+pub fn cpu_elemtype(m: &Mat, support: Support, opt: &Option) -> ElemType {
+    let t = m.elemtype();
+    let allowed = match t {
+        ElemType::F32 => true,
+        ElemType::Bf16 => support.bf16_storage && opt.use_bf16_storage,
+        ElemType::F16 => support.fp16_storage && opt.use_fp16_storage,
+        ElemType::I8 => support.int8_storage && opt.use_int8_inference,
+    };
+    match (t, allowed) {
+        (ElemType::F32, _) if support.bf16_storage && opt.use_bf16_storage => ElemType::Bf16,
+        (ElemType::F32, _) if support.fp16_storage && opt.use_fp16_storage => ElemType::F16,
+        (t, true) => t,
+        (_, false) => ElemType::F32,
+    }
+}
+
+/// The elempack a layer with `support` receives for `channels` values of `elemtype`.
+pub fn cpu_elempack(
+    current: usize,
+    channels: usize,
+    elemtype: ElemType,
+    support: Support,
+    opt: &Option,
+) -> usize {
+    if !(opt.use_packing_layout && support.packing) {
+        return 1;
+    }
+    if support.any_packing {
+        return current;
+    }
+    let eight = match elemtype {
+        ElemType::F32 => cpu_has_256bit_simd(),
+        ElemType::F16 | ElemType::I8 => true,
+        ElemType::Bf16 => false,
+    };
+    if eight && channels.is_multiple_of(8) {
+        8
+    } else if channels.is_multiple_of(4) {
+        4
+    } else {
+        1
+    }
+}
+
+/// The elempack a GPU layer with `support` receives for `channels` channels.
+pub fn gpu_elempack(current: usize, channels: usize, support: Support, opt: &Option) -> usize {
+    if !(opt.use_packing_layout && support.vulkan_packing) {
+        return 1;
+    }
+    if support.vulkan_any_packing {
+        return current;
+    }
+    if opt.use_shader_pack8 && channels.is_multiple_of(8) {
+        8
+    } else if channels.is_multiple_of(4) {
+        4
+    } else {
+        1
+    }
+}
+
+/// `m` in the layout a CPU layer with `support` takes under `opt` (ncnn's `convert_layout`).
+pub fn to_cpu_layout(m: Mat, support: Support, opt: &Option) -> Result<Mat> {
+    let ty = cpu_elemtype(&m, support, opt);
+    let channels = m.outer() * m.elempack;
+    let pack = cpu_elempack(m.elempack, channels, ty, support, opt);
+    // repack in the wider type, then narrow: int8 and 16-bit repack the same way
+    let m = if m.elemtype() != ty { m.cast(ty) } else { m };
+    if m.elempack != pack {
+        m.to_packing(pack)
+    } else {
+        Ok(m)
+    }
+}
