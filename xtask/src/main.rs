@@ -15,6 +15,7 @@ mod bench;
 mod bench_buildtime;
 mod deps;
 mod external;
+mod oracle;
 mod shaderc;
 mod shaders;
 
@@ -74,6 +75,10 @@ fn prepare() -> Result<(), String> {
         // SAFETY: as above
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
+    // ncnn's wheel for the tests that compare against ncnn itself
+    let python = oracle::ensure()?;
+    // SAFETY: as above
+    unsafe { std::env::set_var("FPSHADER_NCNN_PYTHON", python) };
     Ok(())
 }
 

@@ -42,7 +42,12 @@ type Broadcast = ([usize; 4], [usize; 4], [usize; 4], u8);
 /// the innermost axis like numpy's and extents of 1 stretch.
 fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
     let (mut sa, mut sb) = (nchw(a), nchw(b));
-    let outer = |m: &Mat| 4 - m.dims as usize;
+    // the index of a mat's outermost extent in `[c, d, h, w]`
+    let outer = |m: &Mat| match m.dims {
+        1 => 3,
+        2 => 2,
+        _ => 0,
+    };
     if a.dims != b.dims && a.dims > 1 && b.dims == 1 && b.w * b.elempack == sa[outer(a)] {
         sb = [1; 4];
         sb[outer(a)] = b.w * b.elempack;

@@ -159,9 +159,11 @@ pub trait Layer: Send + Sync {
 
 /// Checks that every method `support` promises is in `implements`: the flag and method that
 /// do not match, if any.
+/// The GPU methods count only when the layer runs on a device (`gpu`).
 pub fn check_contract(
     support: Support,
     implements: Implements,
+    gpu: bool,
 ) -> core::result::Result<(), (&'static str, &'static str)> {
     let cpu = match (support.one_blob_only, support.inplace) {
         (true, true) => (
@@ -184,7 +186,7 @@ pub fn check_contract(
     if !cpu.0 {
         return Err((cpu.1, cpu.2));
     }
-    if support.vulkan {
+    if support.vulkan && gpu {
         let gpu = match (support.one_blob_only, support.inplace) {
             (true, true) => (implements.forward_gpu_inplace, "forward_gpu_inplace"),
             (true, false) => (implements.forward_gpu, "forward_gpu"),

@@ -116,6 +116,7 @@ impl Layer for Pooling {
         let [kw, kh] = self.kernel;
         let [sw, sh] = self.stride;
         let [mut pl, mut pr, mut pt, mut pb] = self.pad;
+        let (param_l, param_t) = (pl, pt);
         // extra padding at the far side that is not counted for averages (ncnn's tail pad)
         let (mut tail_w, mut tail_h) = (0, 0);
         match self.pad_mode {
@@ -130,6 +131,7 @@ impl Layer for Pooling {
                 let wpad = (kw + (w - 1) / sw * sw).saturating_sub(w);
                 let hpad = (kh + (h - 1) / sh * sh).saturating_sub(h);
                 let (small_w, small_h) = (wpad / 2, hpad / 2);
+                (tail_w, tail_h) = (0, 0);
                 (pl, pr) = if self.pad_mode == 2 {
                     (small_w, wpad - small_w)
                 } else {
@@ -156,16 +158,21 @@ impl Layer for Pooling {
             for i in 0..oh {
                 for j in 0..ow {
                     let mut acc = if self.max { f32::NEG_INFINITY } else { 0.0 };
-                    let (mut real, mut padded) = (0usize, 0usize);
+                    let mut real = 0usize;
                     for ky in 0..kh {
                         for kx in 0..kw {
                             let (py, px) = (i * sh + ky, j * sw + kx);
-                            if py < h + pt + pb && px < w + pl + pr {
-                                padded += 1;
+                            // ncnn counts positions inside the parameter pads' frame as real,
+                            // which differs from the data's place only in the "same" modes
+                            if py >= param_t
+                                && py < param_t + h
+                                && px >= param_l
+                                && px < param_l + w
+                            {
+                                real += 1;
                             }
                             let inside = py >= pt && py < pt + h && px >= pl && px < pl + w;
                             let x = if inside {
-                                real += 1;
                                 ch[(py - pt) * w + (px - pl)]
                             } else if self.max {
                                 f32::NEG_INFINITY
@@ -178,7 +185,7 @@ impl Layer for Pooling {
                     o[i * ow + j] = if self.max {
                         acc
                     } else {
-                        acc / (if self.include_pad { padded } else { real }).max(1) as f32
+                        acc / (if self.include_pad { kh * kw } else { real }).max(1) as f32
                     };
                 }
             }

@@ -19,18 +19,15 @@ pub fn cpu_has_256bit_simd() -> bool {
 /// The element type a layer with `support` receives for `m` under `opt`: bf16 before fp16
 /// when both are allowed, fp32 for any 16-bit or int8 mat the layer does not declare.
 pub fn cpu_elemtype(m: &Mat, support: Support, opt: &Option) -> ElemType {
-    let t = m.elemtype();
-    let allowed = match t {
-        ElemType::F32 => true,
-        ElemType::Bf16 => support.bf16_storage && opt.use_bf16_storage,
-        ElemType::F16 => support.fp16_storage && opt.use_fp16_storage,
-        ElemType::I8 => support.int8_storage && opt.use_int8_inference,
-    };
-    match (t, allowed) {
-        (ElemType::F32, _) if support.bf16_storage && opt.use_bf16_storage => ElemType::Bf16,
-        (ElemType::F32, _) if support.fp16_storage && opt.use_fp16_storage => ElemType::F16,
-        (t, true) => t,
-        (_, false) => ElemType::F32,
+    if m.elemtype() == ElemType::I8 && support.int8_storage && opt.use_int8_inference {
+        return ElemType::I8;
+    }
+    if support.bf16_storage && opt.use_bf16_storage {
+        ElemType::Bf16
+    } else if support.fp16_storage && opt.use_fp16_storage {
+        ElemType::F16
+    } else {
+        ElemType::F32
     }
 }
 

@@ -269,15 +269,16 @@ impl Net {
                 .create_pipeline(&opt, if wants_gpu { gpu } else { None })
                 .map_err(|e| err_layer(l, e))?;
             l.support = l.layer.support();
-            check_contract(l.support, l.layer.implements()).map_err(|(flag, method)| {
-                Error::Unimplemented {
+            let wants_gpu = wants_gpu && l.support.vulkan;
+            check_contract(l.support, l.layer.implements(), wants_gpu).map_err(
+                |(flag, method)| Error::Unimplemented {
                     layer: l.name.clone(),
                     kind: l.kind.clone(),
                     flag,
                     method,
-                }
-            })?;
-            l.on_gpu = wants_gpu && l.support.vulkan;
+                },
+            )?;
+            l.on_gpu = wants_gpu;
             if let (true, Some(gpu)) = (l.on_gpu, gpu) {
                 l.layer
                     .upload_model(gpu, &opt)
@@ -309,6 +310,7 @@ impl Net {
             cpu: vec![None; self.blobs.len()],
             gpu: vec![None; self.blobs.len()],
             shared: vec![false; self.blobs.len()],
+            remaining: self.blobs.iter().map(|b| b.consumers.len()).collect(),
         })
     }
 }
@@ -321,6 +323,9 @@ pub struct Extractor<'n> {
     gpu: Vec<core::option::Option<GpuMat>>,
     /// GPU blobs whose buffer another blob shares (Split), so in place needs a copy.
     shared: Vec<bool>,
+    /// Readers of each blob that have not read it yet: a blob is released (light mode) or
+    /// handed to an in-place layer without a copy only when no other reader is left.
+    remaining: Vec<usize>,
 }
 
 impl Extractor<'_> {
@@ -369,15 +374,7 @@ impl Extractor<'_> {
                 stack.extend(l.bottoms.iter().copied());
             }
         }
-        // readers still to come, per blob, among the layers that run
-        let mut remaining = vec![0usize; self.net.blobs.len()];
-        for (i, l) in self.net.layers.iter().enumerate() {
-            if needed[i] {
-                for b in &l.bottoms {
-                    remaining[*b] += 1;
-                }
-            }
-        }
+        let mut remaining = std::mem::take(&mut self.remaining);
         let ctx = self.net.ctx.clone();
         let mut rec: core::option::Option<Recorder<'_>> = None;
         let net = self.net;
@@ -398,8 +395,12 @@ impl Extractor<'_> {
                 }
                 self.forward_cpu(i, &mut remaining, target)
             };
-            result.map_err(|e| err_layer(l, e))?;
+            if let Err(e) = result {
+                self.remaining = remaining;
+                return Err(err_layer(l, e));
+            }
         }
+        self.remaining = remaining;
         if let Some(r) = rec.take() {
             r.submit_and_wait()?;
         }
@@ -439,7 +440,7 @@ impl Extractor<'_> {
                 self.gpu[b] = None;
             }
         }
-        remaining[b] -= 1;
+        remaining[b] = remaining[b].saturating_sub(1);
         let last = remaining[b] == 0 && self.opt.lightmode && b != target;
         if last {
             self.cpu[b]
@@ -534,7 +535,7 @@ impl Extractor<'_> {
                 self.cpu[b] = None;
             }
         }
-        remaining[b] -= 1;
+        remaining[b] = remaining[b].saturating_sub(1);
         let last = remaining[b] == 0 && self.opt.lightmode && b != target;
         let g = if last {
             self.gpu[b].take()
