@@ -107,6 +107,8 @@ fn test(extra: &[&str]) -> Result<(), String> {
     args.extend_from_slice(extra);
     cargo(&args)?;
     if extra.is_empty() {
+        // a user's own layer inside a net, GPU and CPU compared (exits non-zero on a mismatch)
+        cargo(&["run", "--quiet", "--example", "custom_layer"])?;
         external::check()?;
     }
     Ok(())

@@ -264,12 +264,13 @@ impl Net {
                     ctx,
                     options: opt.variant_options(self.gpu_options),
                 });
-            let wants_gpu = gpu.is_some() && l.layer.support().vulkan;
+            // the device goes to every layer: flags may be set in create_pipeline (the seed's
+            // "dynamically"), and support_vulkan is read afterwards, as ncnn does
             l.layer
-                .create_pipeline(&opt, if wants_gpu { gpu } else { None })
+                .create_pipeline(&opt, gpu)
                 .map_err(|e| err_layer(l, e))?;
             l.support = l.layer.support();
-            let wants_gpu = wants_gpu && l.support.vulkan;
+            let wants_gpu = gpu.is_some() && l.support.vulkan;
             check_contract(l.support, l.layer.implements(), wants_gpu).map_err(
                 |(flag, method)| Error::Unimplemented {
                     layer: l.name.clone(),
