@@ -166,10 +166,7 @@ impl Layer for Eltwise {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -47,18 +47,11 @@ pub struct Softmax {
 
 impl Layer for Softmax {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            inplace: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB_INPLACE
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_inplace: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_INPLACE
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -107,10 +100,7 @@ impl Layer for Concat {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -184,18 +174,11 @@ pub struct BatchNorm {
 
 impl Layer for BatchNorm {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            inplace: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB_INPLACE
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_inplace: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_INPLACE
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

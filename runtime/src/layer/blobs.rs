@@ -43,10 +43,7 @@ impl Layer for Input {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_inplace: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_INPLACE
     }
 
     fn forward_inplace(&self, _blob: &mut Mat, _opt: &Option) -> Result<()> {
@@ -68,10 +65,7 @@ impl Layer for MemoryData {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -118,10 +112,7 @@ impl Layer for Split {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY
     }
 
     fn forward_many(&self, _bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
@@ -136,17 +127,11 @@ pub struct Flatten;
 
 impl Layer for Flatten {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD
     }
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
@@ -164,17 +149,11 @@ pub struct Reshape {
 
 impl Layer for Reshape {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -34,6 +34,27 @@ pub struct Support {
     pub int8_storage: bool,
 }
 
+impl Support {
+    /// One blob in, one new blob out, fp32 pack1 on the CPU.
+    pub const ONE_BLOB: Support = Support {
+        one_blob_only: true,
+        inplace: false,
+        vulkan: false,
+        packing: false,
+        any_packing: false,
+        vulkan_packing: false,
+        vulkan_any_packing: false,
+        bf16_storage: false,
+        fp16_storage: false,
+        int8_storage: false,
+    };
+    /// One blob, overwritten, fp32 pack1 on the CPU.
+    pub const ONE_BLOB_INPLACE: Support = Support {
+        inplace: true,
+        ..Support::ONE_BLOB
+    };
+}
+
 /// Which forward methods a layer implements; checked against its [`Support`] when the net
 /// creates pipelines, so a flag without its method is an error then, not later.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,6 +73,33 @@ pub struct Implements {
     pub forward_gpu_many: bool,
     /// [`Layer::forward_gpu_inplace`].
     pub forward_gpu_inplace: bool,
+}
+
+impl Implements {
+    const NONE: Implements = Implements {
+        forward: false,
+        forward_many: false,
+        forward_inplace: false,
+        forward_many_inplace: false,
+        forward_gpu: false,
+        forward_gpu_many: false,
+        forward_gpu_inplace: false,
+    };
+    /// Only [`Layer::forward`].
+    pub const FORWARD: Implements = Implements {
+        forward: true,
+        ..Implements::NONE
+    };
+    /// Only [`Layer::forward_many`].
+    pub const FORWARD_MANY: Implements = Implements {
+        forward_many: true,
+        ..Implements::NONE
+    };
+    /// Only [`Layer::forward_inplace`].
+    pub const FORWARD_INPLACE: Implements = Implements {
+        forward_inplace: true,
+        ..Implements::NONE
+    };
 }
 
 /// The device side a layer creates pipelines and uploads weights for.

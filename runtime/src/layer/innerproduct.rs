@@ -47,17 +47,11 @@ pub struct InnerProduct {
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

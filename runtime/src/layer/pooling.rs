@@ -27,17 +27,11 @@ pub struct Pooling {
 
 impl Layer for Pooling {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: true,
-            ..Support::default()
-        }
+        Support::ONE_BLOB
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
