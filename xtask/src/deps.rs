@@ -93,14 +93,9 @@ fn is_root() -> bool {
 }
 
 fn run(cmd: &str, args: &[&str]) -> Result<(), String> {
-    let status = Command::new(cmd)
-        .args(args)
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .status()
-        .map_err(|e| format!("cannot run {cmd}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{cmd} {}` failed ({status})", args.join(" ")))
-    }
+    crate::run(
+        Command::new(cmd)
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
 }

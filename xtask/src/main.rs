@@ -130,6 +130,18 @@ pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Runs `cmd`, failing on a non-zero exit.
+pub(crate) fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed ({status})"))
+    }
+}
+
 /// The workspace root (the parent of this crate's folder).
 pub(crate) fn workspace_root() -> std::path::PathBuf {
     let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -23,10 +23,12 @@ pub fn ensure() -> Result<PathBuf, String> {
         return Ok(python);
     }
     eprintln!("xtask: installing ncnn's wheel into {}", venv.display());
-    run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-    run(Command::new(&python)
-        .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
-        .args(PACKAGES))?;
+    crate::run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    crate::run(
+        Command::new(&python)
+            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
+            .args(PACKAGES),
+    )?;
     if ok(&python) {
         Ok(python)
     } else {
@@ -34,16 +36,5 @@ pub fn ensure() -> Result<PathBuf, String> {
             "{} cannot import ncnn after installing it",
             python.display()
         ))
-    }
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed ({status})"))
     }
 }

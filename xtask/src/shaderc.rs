@@ -36,29 +36,33 @@ pub fn ensure() -> Result<PathBuf, String> {
         "Unix Makefiles"
     };
     // the options shaderc-sys's own build script passes to cmake
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(source.join("build"))
-        .arg("-B")
-        .arg(&build)
-        .args(["-G", generator])
-        .args([
-            "-DCMAKE_BUILD_TYPE=Release",
-            "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
-            "-DCMAKE_INSTALL_LIBDIR=lib",
-            "-DENABLE_SPVREMAPPER=OFF",
-            "-DENABLE_GLSLANG_BINARIES=OFF",
-            "-DSHADERC_SKIP_TESTS=ON",
-            "-DSHADERC_SKIP_EXAMPLES=ON",
-            "-DSPIRV_SKIP_EXECUTABLES=ON",
-            "-DSPIRV_WERROR=OFF",
-        ]))?;
+    crate::run(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(source.join("build"))
+            .arg("-B")
+            .arg(&build)
+            .args(["-G", generator])
+            .args([
+                "-DCMAKE_BUILD_TYPE=Release",
+                "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+                "-DCMAKE_INSTALL_LIBDIR=lib",
+                "-DENABLE_SPVREMAPPER=OFF",
+                "-DENABLE_GLSLANG_BINARIES=OFF",
+                "-DSHADERC_SKIP_TESTS=ON",
+                "-DSHADERC_SKIP_EXAMPLES=ON",
+                "-DSPIRV_SKIP_EXECUTABLES=ON",
+                "-DSPIRV_WERROR=OFF",
+            ]),
+    )?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    run(Command::new("cmake")
-        .arg("--build")
-        .arg(&build)
-        .args(["--target", "shaderc_combined", "--parallel"])
-        .arg(jobs.to_string()))?;
+    crate::run(
+        Command::new("cmake")
+            .arg("--build")
+            .arg(&build)
+            .args(["--target", "shaderc_combined", "--parallel"])
+            .arg(jobs.to_string()),
+    )?;
     let built = find(&build, "libshaderc_combined.a")
         .ok_or_else(|| format!("no libshaderc_combined.a under {}", build.display()))?;
     std::fs::create_dir_all(&lib_dir).map_err(|e| format!("{}: {e}", lib_dir.display()))?;
@@ -127,15 +131,4 @@ fn find(dir: &Path, name: &str) -> Option<PathBuf> {
         }
     }
     None
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed ({status})"))
-    }
 }

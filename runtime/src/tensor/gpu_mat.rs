@@ -334,24 +334,15 @@ impl Context {
 
     /// A device copy of `m` that no other mat shares (recorded into `rec`).
     pub fn record_copy(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
-        let data = match &m.data {
-            GpuData::Buffer(from) => {
-                let to = self.storage_buffer(from.size());
-                rec.copy_buffer(from, &to);
-                GpuData::Buffer(to)
+        let copy = self.alloc_like(m)?;
+        match (&m.data, &copy.data) {
+            (GpuData::Buffer(from), GpuData::Buffer(to)) => rec.copy_buffer(from, to),
+            (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
+                rec.copy_texture(from, to)
             }
-            GpuData::Image { texture, .. } => {
-                let (to, view) = self.upload_texture(
-                    texture.dimension(),
-                    texture.size(),
-                    texture.format(),
-                    &[],
-                )?;
-                rec.copy_texture(texture, &to);
-                GpuData::Image { texture: to, view }
-            }
-        };
-        Ok(GpuMat { data, ..m.clone() })
+            _ => return Err(Error::Shape("alloc_like changed the backing".into())),
+        }
+        Ok(copy)
     }
 
     /// `over_output`: the packing shader is dispatched over the output's elements.
