@@ -202,14 +202,19 @@ fn one_layer(kind: &str, bottoms: &[&str], params: &str) -> String {
 
 /// The layer in fpshader (CPU, fp32 and ncnn's default options) against ncnn.
 fn check_layer(what: &str, param: &str, weights: &[u8], inputs: &[Input]) {
-    let got = run_net(param, weights, inputs, "out", NetOption::fp32(), None)
+    check_output(what, param, weights, inputs, "out");
+}
+
+/// Blob `output` in fpshader (CPU, fp32 and ncnn's default options) against ncnn.
+fn check_output(what: &str, param: &str, weights: &[u8], inputs: &[Input], output: &str) {
+    let got = run_net(param, weights, inputs, output, NetOption::fp32(), None)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let Some(want) = ncnn(param, weights, inputs, "out") else {
+    let Some(want) = ncnn(param, weights, inputs, output) else {
         return;
     };
     assert_close(&got.to_values(), &want, 1e-3, what);
     // packing and 16-bit storage as the layer's flags allow: ncnn's looser tolerance
-    let packed = run_net(param, weights, inputs, "out", NetOption::default(), None)
+    let packed = run_net(param, weights, inputs, output, NetOption::default(), None)
         .unwrap_or_else(|e| panic!("{what} (default options): {e}"));
     assert_close(
         &packed.to_values(),
@@ -416,6 +421,140 @@ fn shape_layers_match_ncnn() {
             &[x],
         );
     }
+}
+
+#[test]
+fn slice_matches_ncnn_by_sizes_and_indices_on_every_axis() {
+    let mut rng = Rng(19);
+    for (dims, shape, params) in [
+        (3, [7, 6, 1, 9], "-23300=3,2,-233,-233 1=0"),
+        (3, [7, 6, 1, 9], "-23302=2,1,4 1=1"),
+        (3, [7, 6, 1, 9], "-23300=3,3,-233,2 1=-1"),
+        (4, [3, 4, 6, 2], "-23300=3,1,-233,-233 1=1"),
+        (2, [8, 5, 1, 1], "-23300=3,-233,-233,-233 1=1"),
+        (1, [10, 1, 1, 1], "-23302=2,3,-2"),
+    ] {
+        let x = Input::new(&mut rng, "data", dims, shape);
+        let param = format!(
+            "7767517\n2 4\nInput data_in 0 1 data\nSlice slice 1 3 data out0 out1 out2 {params}\n"
+        );
+        for out in ["out0", "out1", "out2"] {
+            let x = Input {
+                values: x.values.clone(),
+                ..Input::new(&mut Rng(0), "data", dims, shape)
+            };
+            check_output(&format!("Slice {params} {out}"), &param, &[], &[x], out);
+        }
+    }
+}
+
+#[test]
+fn crop_matches_ncnn_by_offsets_numpy_slices_and_reference() {
+    let mut rng = Rng(29);
+    for (dims, shape, params) in [
+        (3, [7, 6, 1, 5], "0=1 1=2 2=1 3=4 4=3 5=2"),
+        (3, [7, 6, 1, 5], "0=1 1=1 6=2 7=1 3=-233 4=-233 5=-233"),
+        (
+            3,
+            [7, 6, 1, 5],
+            "-23309=2,1,-3 -23310=2,-233,5 -23311=2,0,2",
+        ),
+        (3, [7, 6, 1, 5], "-23309=3,1,2,0 -23310=3,-1,5,-2"),
+        (4, [5, 4, 6, 3], "-23309=1,2 -23310=1,5 -23311=1,1"),
+        (2, [7, 6, 1, 1], "0=2 1=1 3=3 4=4"),
+        (1, [9, 1, 1, 1], "0=2 3=5"),
+    ] {
+        let x = Input::new(&mut rng, "data", dims, shape);
+        check_layer(
+            &format!("Crop {dims}-D {params}"),
+            &one_layer("Crop", &["data"], params),
+            &[],
+            &[x],
+        );
+    }
+    let ins = vec![
+        Input::new(&mut rng, "a", 3, [7, 6, 1, 5]),
+        Input::new(&mut rng, "b", 3, [4, 3, 1, 2]),
+    ];
+    check_layer(
+        "Crop to a reference",
+        &one_layer("Crop", &["a", "b"], "0=1 1=2 2=1"),
+        &[],
+        &ins,
+    );
+}
+
+#[test]
+fn permute_and_shufflechannel_match_ncnn_in_every_order() {
+    let mut rng = Rng(31);
+    for (dims, shape, orders) in [
+        (2, [5, 3, 1, 1], 2),
+        (3, [5, 4, 1, 3], 6),
+        (4, [5, 4, 3, 2], 24),
+    ] {
+        for order in 0..orders {
+            let x = Input::new(&mut rng, "data", dims, shape);
+            check_layer(
+                &format!("Permute {dims}-D order {order}"),
+                &one_layer("Permute", &["data"], &format!("0={order}")),
+                &[],
+                &[x],
+            );
+        }
+    }
+    for params in ["0=2", "0=3", "0=2 1=1", "0=3 1=1"] {
+        let x = Input::new(&mut rng, "data", 3, [5, 4, 1, 6]);
+        check_layer(
+            &format!("ShuffleChannel {params}"),
+            &one_layer("ShuffleChannel", &["data"], params),
+            &[],
+            &[x],
+        );
+    }
+}
+
+#[test]
+fn padding_matches_ncnn_in_every_mode() {
+    let mut rng = Rng(37);
+    for (dims, shape, params) in [
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=0 5=0.5"),
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=1"),
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=2"),
+        (3, [5, 4, 1, 3], "0=1 2=1 7=1 8=2 5=-1"),
+        (2, [5, 4, 1, 1], "0=2 1=1 2=1 3=2 4=2"),
+        (1, [6, 1, 1, 1], "2=2 3=3 4=1"),
+    ] {
+        let x = Input::new(&mut rng, "data", dims, shape);
+        check_layer(
+            &format!("Padding {dims}-D {params}"),
+            &one_layer("Padding", &["data"], params),
+            &[],
+            &[x],
+        );
+    }
+    let pad = rng.vec(3);
+    check_layer(
+        "Padding with per-channel values",
+        &one_layer("Padding", &["data"], "0=1 1=1 2=2 3=1 6=3"),
+        &bin(&[(&pad, false)]),
+        &[Input::new(&mut rng, "data", 3, [5, 4, 1, 3])],
+    );
+}
+
+#[test]
+fn packing_and_cast_match_ncnn() {
+    let mut rng = Rng(41);
+    for params in ["0=4", "0=8", "0=4 2=1 3=1"] {
+        let x = Input::new(&mut rng, "data", 3, [5, 4, 1, 8]);
+        let param = format!(
+            "7767517\n3 3\nInput data_in 0 1 data\nPacking pack 1 1 data p {params}\nPacking unpack 1 1 p out 0=1\n"
+        );
+        check_layer(&format!("Packing {params}"), &param, &[], &[x]);
+    }
+    // fp32 → fp16 → fp32 rounds every value to fp16, in both
+    let x = Input::new(&mut rng, "data", 3, [5, 4, 1, 6]);
+    let param = "7767517\n3 3\nInput data_in 0 1 data\nCast half 1 1 data h 0=1 1=2\nCast full 1 1 h out 0=2 1=1\n";
+    check_layer("Cast fp32 → fp16 → fp32", param, &[], &[x]);
 }
 
 /// A net with branches (Split), an in-place layer whose input another branch also reads,

@@ -10,9 +10,13 @@ pub mod contract;
 pub mod gpu_util;
 pub mod innerproduct;
 pub mod option;
+pub mod packing;
+pub mod padding;
 pub mod params;
+pub mod permute;
 pub mod pooling;
 pub mod registry;
+pub mod slicing;
 pub mod weights;
 
 pub use contract::{GpuSetup, Implements, Layer, Support, check_contract};

@@ -9,7 +9,11 @@ use crate::layer::axis::{BatchNorm, Concat, Scale, Softmax};
 use crate::layer::blobs::{Flatten, Input, MemoryData, Reshape, Split};
 use crate::layer::contract::Layer;
 use crate::layer::innerproduct::InnerProduct;
+use crate::layer::packing::{Cast, Packing};
+use crate::layer::padding::Padding;
+use crate::layer::permute::{Permute, ShuffleChannel};
 use crate::layer::pooling::Pooling;
+use crate::layer::slicing::{Crop, Slice};
 
 /// Makes a fresh layer of one type.
 pub type Creator = Arc<dyn Fn() -> Box<dyn Layer> + Send + Sync>;
@@ -39,6 +43,13 @@ pub const BUILTIN: &[&str] = &[
     "Scale",
     "InnerProduct",
     "Pooling",
+    "Slice",
+    "Crop",
+    "Permute",
+    "ShuffleChannel",
+    "Padding",
+    "Packing",
+    "Cast",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -66,6 +77,13 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Scale" => Box::<Scale>::default(),
         "InnerProduct" => Box::<InnerProduct>::default(),
         "Pooling" => Box::<Pooling>::default(),
+        "Slice" => Box::<Slice>::default(),
+        "Crop" => Box::<Crop>::default(),
+        "Permute" => Box::<Permute>::default(),
+        "ShuffleChannel" => Box::<ShuffleChannel>::default(),
+        "Padding" => Box::<Padding>::default(),
+        "Packing" => Box::<Packing>::default(),
+        "Cast" => Box::<Cast>::default(),
         _ => return None,
     })
 }

@@ -247,6 +247,34 @@ impl Mat {
         Ok(m)
     }
 
+    /// numpy's shape of the same values: `[w]`, `[h, w]`, `[c, h, w]` or `[c, d, h, w]`.
+    pub fn numpy_shape(&self) -> Vec<usize> {
+        let [w, h, d, c] = self.shape();
+        match self.dims {
+            1 => vec![w],
+            2 => vec![h, w],
+            3 => vec![c, h, w],
+            _ => vec![c, d, h, w],
+        }
+    }
+
+    /// An unpacked fp32 mat of numpy shape `shape` (1 to 4 axes, outermost first).
+    pub fn from_numpy(shape: &[usize], values: &[f32]) -> Result<Mat> {
+        let (dims, s) = match *shape {
+            [w] => (1, [w, 1, 1, 1]),
+            [h, w] => (2, [w, h, 1, 1]),
+            [c, h, w] => (3, [w, h, 1, c]),
+            [c, d, h, w] => (4, [w, h, d, c]),
+            _ => {
+                return Err(Error::Shape(format!(
+                    "a mat has 1 to 4 axes, not {}",
+                    shape.len()
+                )));
+            }
+        };
+        Mat::from_shape_values(dims, s, values)
+    }
+
     /// A pack1 3-D fp32 mat filled from `values` laid out channel after channel (`w*h*c`).
     pub fn from_values(w: usize, h: usize, c: usize, values: &[f32]) -> Result<Mat> {
         Mat::from_shape_values(3, [w, h, 1, c], values)

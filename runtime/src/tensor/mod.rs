@@ -5,8 +5,10 @@
 pub(crate) mod gpu_mat;
 pub(crate) mod mat;
 pub(crate) mod storage;
+pub mod strided;
 pub(crate) mod texture;
 
 pub use gpu_mat::{GpuData, GpuMat};
 pub use mat::{ElemType, Mat, MatData};
 pub use storage::StorageFormat;
+pub use strided::Strided;

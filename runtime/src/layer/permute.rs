@@ -1,0 +1,143 @@
+//! Reordering: Permute (axes, ncnn's `order_type`) and ShuffleChannel (channel groups).
+
+use crate::error::{Error, Result};
+use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::tensor::{Mat, Strided};
+
+/// ncnn's 4-D `order_type`s: the output's axes innermost first, named by the input axis each
+/// comes from. The 3-D orders are the first six with `c` for `d`; the 2-D ones the first two.
+const ORDERS_4D: [&str; 24] = [
+    "whdc", "hwdc", "wdhc", "dwhc", "hdwc", "dhwc", "whcd", "hwcd", "wchd", "cwhd", "hcwd", "chwd",
+    "wdch", "dwch", "wcdh", "cwdh", "dcwh", "cdwh", "hdcw", "dhcw", "hcdw", "chdw", "dchw", "cdhw",
+];
+
+/// The numpy-axis permutation of `order_type` for a `dims`-D blob: output axis `k` reads
+/// input axis `perm[k]`.
+fn permutation(order_type: i32, dims: usize) -> Result<Vec<usize>> {
+    let count = match dims {
+        1 => 1,
+        2 => 2,
+        3 => 6,
+        _ => 24,
+    };
+    if !(0..count).contains(&order_type) {
+        return Err(Error::Shape(format!(
+            "Permute order_type {order_type} for a {dims}-D blob (0..{count})"
+        )));
+    }
+    let order = ORDERS_4D[order_type as usize];
+    // numpy axis of each named input axis
+    let axis_of = |ch: char| match (dims, ch) {
+        (3, 'd') => 0,
+        (3, 'h') => 1,
+        (3, 'w') => 2,
+        (4, 'c') => 0,
+        (4, 'd') => 1,
+        (4, 'h') => 2,
+        (4, 'w') => 3,
+        (2, 'h') => 0,
+        _ => dims - 1,
+    };
+    Ok(order
+        .chars()
+        .take(dims)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(axis_of)
+        .collect())
+}
+
+/// Permute: `0=order_type`.
+#[derive(Default)]
+pub struct Permute {
+    order_type: i32,
+}
+
+impl Layer for Permute {
+    fn support(&self) -> Support {
+        Support::ONE_BLOB
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.order_type = pd.int(0, 0);
+        if !(0..24).contains(&self.order_type) {
+            return Err(Error::Shape(format!(
+                "Permute order_type {}",
+                self.order_type
+            )));
+        }
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        let shape = bottom.numpy_shape();
+        let perm = permutation(self.order_type, shape.len())?;
+        let view = Strided::contiguous(&shape).permute(&perm);
+        Mat::from_numpy(&view.shape, &view.gather(&bottom.to_values())?)
+    }
+}
+
+/// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
+/// transposed (reversed: seen as `(c / group) × group`).
+#[derive(Default)]
+pub struct ShuffleChannel {
+    group: usize,
+    reverse: bool,
+}
+
+impl Layer for ShuffleChannel {
+    fn support(&self) -> Support {
+        Support::ONE_BLOB
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        let group = pd.int(0, 1);
+        if group < 1 {
+            return Err(Error::Shape(format!("ShuffleChannel group {group}")));
+        }
+        self.group = group as usize;
+        self.reverse = pd.int(1, 0) != 0;
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        let shape = bottom.numpy_shape();
+        if bottom.dims < 3 {
+            return Err(Error::Shape(format!(
+                "ShuffleChannel needs channels, got a {}-D blob",
+                bottom.dims
+            )));
+        }
+        let c = shape[0];
+        if !c.is_multiple_of(self.group) {
+            return Err(Error::Shape(format!(
+                "{c} channels do not split into {} groups",
+                self.group
+            )));
+        }
+        let group = if self.reverse {
+            c / self.group
+        } else {
+            self.group
+        };
+        let plane: usize = shape[1..].iter().product();
+        // output channel j * group + i is input channel i * (c / group) + j
+        let view = Strided {
+            offset: 0,
+            shape: vec![c / group, group, plane],
+            strides: vec![plane, (c / group) * plane, 1],
+        };
+        Mat::from_numpy(&shape, &view.gather(&bottom.to_values())?)
+    }
+}

@@ -1,0 +1,267 @@
+//! Parts of a blob: Slice (one blob into several along an axis) and Crop (a box, given by
+//! offsets and sizes, by numpy-style starts/ends, or by a reference blob's shape).
+
+use crate::error::{Error, Result};
+use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::tensor::{Mat, Strided};
+
+/// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.
+pub(crate) fn resolve_axis(axis: i32, dims: usize) -> Result<usize> {
+    let a = if axis < 0 { axis + dims as i32 } else { axis };
+    if (0..dims as i32).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
+    }
+}
+
+/// The values of `view` over `m`'s unpacked values, as a mat of the view's shape.
+fn take(m: &Mat, view: &Strided) -> Result<Mat> {
+    Mat::from_numpy(&view.shape, &view.gather(&m.to_values())?)
+}
+
+/// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
+/// (boundaries, the alternative to sizes).
+#[derive(Default)]
+pub struct Slice {
+    slices: Vec<i32>,
+    indices: Vec<i32>,
+    axis: i32,
+}
+
+impl Slice {
+    /// `(start, len)` of each part along an axis of `extent`.
+    fn parts(&self, extent: usize) -> Result<Vec<(usize, usize)>> {
+        let n = extent as i64;
+        let mut out = Vec::new();
+        if !self.indices.is_empty() {
+            let mut start = 0i64;
+            let bounds = self.indices.iter().map(|&i| {
+                let i = i64::from(i);
+                if i < 0 { i + n } else { i.min(n) }
+            });
+            for end in bounds.chain([n]) {
+                if end < start {
+                    return Err(Error::Shape(format!(
+                        "slice indices {:?} go backwards on an axis of {extent}",
+                        self.indices
+                    )));
+                }
+                out.push((start as usize, (end - start) as usize));
+                start = end;
+            }
+            return Ok(out);
+        }
+        let mut start = 0i64;
+        let count = self.slices.len() as i64;
+        for (i, &s) in self.slices.iter().enumerate() {
+            let len = if s == -233 {
+                (n - start) / (count - i as i64)
+            } else {
+                i64::from(s)
+            };
+            if len < 0 || start + len > n {
+                return Err(Error::Shape(format!(
+                    "slices {:?} do not fit an axis of {extent}",
+                    self.slices
+                )));
+            }
+            out.push((start as usize, len as usize));
+            start += len;
+        }
+        Ok(out)
+    }
+}
+
+impl Layer for Slice {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: false,
+            ..Support::ONE_BLOB
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_MANY
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.slices = pd.ints(0);
+        self.axis = pd.int(1, 0);
+        self.indices = pd.ints(2);
+        if self.slices.is_empty() && self.indices.is_empty() {
+            return Err(Error::Shape("Slice needs slices (0) or indices (2)".into()));
+        }
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+        let [bottom] = bottoms else {
+            return Err(Error::Shape(format!(
+                "Slice takes 1 input, got {}",
+                bottoms.len()
+            )));
+        };
+        let shape = bottom.numpy_shape();
+        let axis = resolve_axis(self.axis, shape.len())?;
+        let all = Strided::contiguous(&shape);
+        let values = bottom.to_values();
+        self.parts(shape[axis])?
+            .into_iter()
+            .map(|(start, len)| {
+                let view = all.clone().narrow(axis, start, len);
+                Mat::from_numpy(&view.shape, &view.gather(&values)?)
+            })
+            .collect()
+    }
+}
+
+/// Crop: offsets `0=w 1=h 13=d 2=c`, sizes `3=w 4=h 14=d 5=c` (0 or -233: the rest) and end
+/// margins `6=w 7=h 15=d 8=c`; or numpy-style `9=starts 10=ends 11=axes`; or, with no sizes,
+/// a second input whose shape is the output's.
+#[derive(Default)]
+pub struct Crop {
+    /// Offsets, sizes and end margins per axis, as `[w, h, d, c]`.
+    offset: [i32; 4],
+    size: [i32; 4],
+    margin: [i32; 4],
+    starts: Vec<i32>,
+    ends: Vec<i32>,
+    axes: Vec<i32>,
+    reference: bool,
+}
+
+/// numpy axis `k` of a `dims`-D blob as an index into `[w, h, d, c]`.
+fn whdc_index(dims: usize, k: usize) -> usize {
+    match (dims, k) {
+        (1, _) => 0,
+        (2, 0) => 1,
+        (2, _) => 0,
+        (3, 0) => 3,
+        (3, 1) => 1,
+        (3, _) => 0,
+        (_, k) => 3 - k,
+    }
+}
+
+impl Crop {
+    /// `(start, len)` per numpy axis of a blob of `shape`.
+    fn roi(
+        &self,
+        shape: &[usize],
+        reference: core::option::Option<&Mat>,
+    ) -> Result<Vec<(usize, usize)>> {
+        let dims = shape.len();
+        let mut roi: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
+        if !self.starts.is_empty() && !self.ends.is_empty() {
+            let axes: Vec<i32> = if self.axes.is_empty() {
+                (0..dims as i32).collect()
+            } else {
+                self.axes.clone()
+            };
+            for (i, &a) in axes.iter().enumerate() {
+                let axis = resolve_axis(a, dims)?;
+                let n = shape[axis] as i64;
+                let (mut s, mut e) = (
+                    i64::from(*self.starts.get(i).unwrap_or(&0)),
+                    i64::from(*self.ends.get(i).unwrap_or(&-233)),
+                );
+                if s == -233 {
+                    s = 0;
+                }
+                if e == -233 {
+                    e = n;
+                }
+                let start = if s >= 0 { s } else { n + s }.clamp(0, n);
+                let end = n.min(if e > 0 { e } else { n + e });
+                roi[axis] = (start as usize, (end - start).max(0) as usize);
+            }
+            return Ok(roi);
+        }
+        for (k, r) in roi.iter_mut().enumerate() {
+            let j = whdc_index(dims, k);
+            let n = shape[k] as i64;
+            let off = i64::from(self.offset[j]);
+            if off < 0 || off > n {
+                return Err(Error::Shape(format!("crop offset {off} on an axis of {n}")));
+            }
+            let rest = n - off - i64::from(self.margin[j]);
+            let len = match reference {
+                Some(m) if m.dims as usize == dims || j < 3 => m.shape()[j] as i64,
+                Some(_) => rest,
+                None => match self.size[j] {
+                    0 | -233 => rest,
+                    s => i64::from(s).min(rest),
+                },
+            };
+            if len < 0 || off + len > n {
+                return Err(Error::Shape(format!(
+                    "crop of {len} from {off} on an axis of {n}"
+                )));
+            }
+            *r = (off as usize, len as usize);
+        }
+        Ok(roi)
+    }
+
+    fn crop(&self, bottom: &Mat, reference: core::option::Option<&Mat>) -> Result<Mat> {
+        let shape = bottom.numpy_shape();
+        let mut view = Strided::contiguous(&shape);
+        for (axis, (start, len)) in self.roi(&shape, reference)?.into_iter().enumerate() {
+            view = view.narrow(axis, start, len);
+        }
+        take(bottom, &view)
+    }
+}
+
+impl Layer for Crop {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: !self.reference,
+            ..Support::ONE_BLOB
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward: true,
+            forward_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.offset = [pd.int(0, 0), pd.int(1, 0), pd.int(13, 0), pd.int(2, 0)];
+        self.size = [pd.int(3, 0), pd.int(4, 0), pd.int(14, 0), pd.int(5, 0)];
+        self.margin = [pd.int(6, 0), pd.int(7, 0), pd.int(15, 0), pd.int(8, 0)];
+        self.starts = pd.ints(9);
+        self.ends = pd.ints(10);
+        self.axes = pd.ints(11);
+        if self.offset.iter().chain(&self.margin).any(|&v| v < 0) {
+            return Err(Error::Shape(format!(
+                "Crop offsets {:?} and margins {:?} must not be negative",
+                self.offset, self.margin
+            )));
+        }
+        let numpy = !self.starts.is_empty() && !self.ends.is_empty();
+        self.reference = !numpy && self.size == [0; 4] && self.margin == [0; 4];
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        self.crop(bottom, None)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+        match bottoms {
+            [bottom, reference] => Ok(vec![self.crop(bottom, Some(reference))?]),
+            [bottom] => Ok(vec![self.crop(bottom, None)?]),
+            _ => Err(Error::Shape(format!(
+                "Crop takes 1 or 2 inputs, got {}",
+                bottoms.len()
+            ))),
+        }
+    }
+}
