@@ -13,6 +13,9 @@ pub enum ParamValue {
     Array(Vec<ParamValue>),
     /// A string (`2="text"` in newer ncnn).
     Str(String),
+    /// A 32-bit word from a `.param.bin`, which does not say whether it is an int or a float:
+    /// the reader's getter decides, as ncnn's does.
+    Word(u32),
 }
 
 impl ParamValue {
@@ -20,6 +23,16 @@ impl ParamValue {
         match self {
             ParamValue::Int(i) => Some(*i as f32),
             ParamValue::Float(f) => Some(*f),
+            ParamValue::Word(w) => Some(f32::from_bits(*w)),
+            _ => None,
+        }
+    }
+
+    fn as_i32(&self) -> Option<i32> {
+        match self {
+            ParamValue::Int(i) => Some(*i),
+            ParamValue::Float(f) => Some(*f as i32),
+            ParamValue::Word(w) => Some(*w as i32),
             _ => None,
         }
     }
@@ -62,11 +75,10 @@ impl ParamDict {
 
     /// Integer parameter `id`, or `default` (a float given where an int is meant truncates).
     pub fn int(&self, id: u32, default: i32) -> i32 {
-        match self.values.get(&id) {
-            Some(ParamValue::Int(i)) => *i,
-            Some(ParamValue::Float(f)) => *f as i32,
-            _ => default,
-        }
+        self.values
+            .get(&id)
+            .and_then(ParamValue::as_i32)
+            .unwrap_or(default)
     }
 
     /// Float parameter `id`, or `default` (an int given where a float is meant converts).
@@ -80,10 +92,7 @@ impl ParamDict {
     /// Integer array `id` (empty if absent).
     pub fn ints(&self, id: u32) -> Vec<i32> {
         match self.values.get(&id) {
-            Some(ParamValue::Array(v)) => v
-                .iter()
-                .filter_map(|x| x.as_f32().map(|f| f as i32))
-                .collect(),
+            Some(ParamValue::Array(v)) => v.iter().filter_map(ParamValue::as_i32).collect(),
             _ => Vec::new(),
         }
     }

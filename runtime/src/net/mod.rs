@@ -151,19 +151,39 @@ impl Net {
 
     /// Reads `.param` text (`file` names it in errors).
     pub fn load_param_str(&mut self, file: &str, text: &str) -> Result<()> {
-        let parsed = param::parse(file, text)?;
+        self.load_parsed(file, param::parse(file, text)?)
+    }
+
+    /// Reads a `.param.bin` file (blobs are named by their index: `"0"`, `"1"`, …).
+    pub fn load_param_bin(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| Error::Param {
+            file: file.clone(),
+            location: "open".into(),
+            message: e.to_string(),
+        })?;
+        self.load_param_bin_bytes(&file, &bytes)
+    }
+
+    /// Reads `.param.bin` bytes (`file` names it in errors).
+    pub fn load_param_bin_bytes(&mut self, file: &str, bytes: &[u8]) -> Result<()> {
+        self.load_parsed(file, param::parse_bin(file, bytes)?)
+    }
+
+    fn load_parsed(&mut self, file: &str, parsed: param::ParamFile) -> Result<()> {
+        let fail = |location: &str, message: String| Error::Param {
+            file: file.to_string(),
+            location: location.to_string(),
+            message,
+        };
         let mut layers = Vec::with_capacity(parsed.layers.len());
         let mut blobs: Vec<Blob> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
-        let fail = |line: usize, message: String| Error::Param {
-            file: file.to_string(),
-            location: format!("line {line}"),
-            message,
-        };
         for (i, l) in parsed.layers.iter().enumerate() {
             let mut layer = self.registry.create(&l.kind).ok_or_else(|| {
                 fail(
-                    l.line,
+                    &l.location,
                     format!("unknown layer type `{}` (layer `{}`)", l.kind, l.name),
                 )
             })?;
@@ -171,7 +191,7 @@ impl Net {
             for b in &l.bottoms {
                 let &id = by_name.get(b).ok_or_else(|| {
                     fail(
-                        l.line,
+                        &l.location,
                         format!(
                             "layer `{}` reads blob `{b}` before any layer writes it",
                             l.name
@@ -187,7 +207,7 @@ impl Net {
                     && blobs[id].producer.is_some()
                     && !l.bottoms.contains(t)
                 {
-                    return Err(fail(l.line, format!("blob `{t}` is written twice")));
+                    return Err(fail(&l.location, format!("blob `{t}` is written twice")));
                 }
                 let id = blobs.len();
                 blobs.push(Blob {
@@ -199,7 +219,7 @@ impl Net {
                 tops.push(id);
             }
             layer.load_param(&l.params).map_err(|e| match e {
-                Error::Shape(m) => fail(l.line, format!("layer `{}`: {m}", l.name)),
+                Error::Shape(m) => fail(&l.location, format!("layer `{}`: {m}", l.name)),
                 other => other,
             })?;
             layers.push(NetLayer {

@@ -1,5 +1,6 @@
 //! ncnn's `.param` text: `7767517`, `layer_count blob_count`, then one line per layer:
-//! `Type name bottom_count top_count bottoms… tops… id=value…`.
+//! `Type name bottom_count top_count bottoms… tops… id=value…`; and its binary twin
+//! `.param.bin` (ncnn2mem's output: type indices instead of names, blob indices, raw words).
 
 use crate::error::{Error, Result};
 use crate::layer::{ParamDict, ParamValue};
@@ -17,8 +18,8 @@ pub struct LayerLine {
     pub tops: Vec<String>,
     /// Its parameters.
     pub params: ParamDict,
-    /// The 1-based line it came from.
-    pub line: usize,
+    /// Where it came from: `line N` (text) or `byte N` (binary).
+    pub location: String,
 }
 
 /// A parsed `.param`.
@@ -159,7 +160,7 @@ pub fn parse(file: &str, text: &str) -> Result<ParamFile> {
             bottoms,
             tops,
             params,
-            line: n,
+            location: format!("line {n}"),
         });
     }
     if layers.len() != layer_count {
@@ -170,6 +171,230 @@ pub fn parse(file: &str, text: &str) -> Result<ParamFile> {
                 layers.len()
             ),
         ));
+    }
+    Ok(ParamFile { layers, blob_count })
+}
+
+/// ncnn's built-in layer types in the order of its type index (its `layer_type_enum`), which
+/// `.param.bin` stores instead of names.
+pub const LAYER_TYPE_INDEX: &[&str] = &[
+    "AbsVal",
+    "ArgMax",
+    "BatchNorm",
+    "Bias",
+    "BNLL",
+    "Concat",
+    "Convolution",
+    "Crop",
+    "Deconvolution",
+    "Dropout",
+    "Eltwise",
+    "ELU",
+    "Embed",
+    "Exp",
+    "Flatten",
+    "InnerProduct",
+    "Input",
+    "Log",
+    "LRN",
+    "MemoryData",
+    "MVN",
+    "Pooling",
+    "Power",
+    "PReLU",
+    "Proposal",
+    "Reduction",
+    "ReLU",
+    "Reshape",
+    "ROIPooling",
+    "Scale",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Split",
+    "SPP",
+    "TanH",
+    "Threshold",
+    "Tile",
+    "RNN",
+    "LSTM",
+    "BinaryOp",
+    "UnaryOp",
+    "ConvolutionDepthWise",
+    "Padding",
+    "Squeeze",
+    "ExpandDims",
+    "Normalize",
+    "Permute",
+    "PriorBox",
+    "DetectionOutput",
+    "Interp",
+    "DeconvolutionDepthWise",
+    "ShuffleChannel",
+    "InstanceNorm",
+    "Clip",
+    "Reorg",
+    "YoloDetectionOutput",
+    "Quantize",
+    "Dequantize",
+    "Yolov3DetectionOutput",
+    "PSROIPooling",
+    "ROIAlign",
+    "Packing",
+    "Requantize",
+    "Cast",
+    "HardSigmoid",
+    "SELU",
+    "HardSwish",
+    "Noop",
+    "PixelShuffle",
+    "DeepCopy",
+    "Mish",
+    "StatisticsPooling",
+    "Swish",
+    "Gemm",
+    "GroupNorm",
+    "LayerNorm",
+    "Softplus",
+    "GRU",
+    "MultiHeadAttention",
+    "GELU",
+    "Convolution1D",
+    "Pooling1D",
+    "ConvolutionDepthWise1D",
+    "Convolution3D",
+    "ConvolutionDepthWise3D",
+    "Pooling3D",
+    "MatMul",
+    "Deconvolution1D",
+    "DeconvolutionDepthWise1D",
+    "Deconvolution3D",
+    "DeconvolutionDepthWise3D",
+    "Einsum",
+    "DeformableConv2D",
+    "GLU",
+    "Fold",
+    "Unfold",
+    "GridSample",
+    "CumulativeSum",
+];
+
+/// The type-index bit that marks a user layer in `.param.bin`.
+const CUSTOM_BIT: i32 = 1 << 8;
+/// Ends one layer's parameters in `.param.bin`.
+const END_OF_PARAMS: i32 = -233;
+
+/// The layer type that `.param.bin` type index `index` names: an ncnn built-in, or for a user
+/// layer (ncnn's custom bit) `custom#N`, the name to register it under.
+pub fn type_name(index: i32) -> core::option::Option<String> {
+    if index & CUSTOM_BIT != 0 {
+        return Some(format!("custom#{}", index & !CUSTOM_BIT));
+    }
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| LAYER_TYPE_INDEX.get(i))
+        .map(|s| s.to_string())
+}
+
+/// Little-endian 32-bit words with the byte offset of each, for errors.
+struct Words<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    file: &'a str,
+}
+
+impl Words<'_> {
+    fn fail(&self, at: usize, message: String) -> Error {
+        Error::Param {
+            file: self.file.to_string(),
+            location: format!("byte {at}"),
+            message,
+        }
+    }
+
+    fn next(&mut self, what: &str) -> Result<i32> {
+        let at = self.at;
+        let word = self
+            .bytes
+            .get(at..at + 4)
+            .ok_or_else(|| self.fail(at, format!("file ends where {what} should be")))?;
+        self.at += 4;
+        Ok(i32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+    }
+
+    fn count(&mut self, what: &str, max: usize) -> Result<usize> {
+        let at = self.at;
+        let n = self.next(what)?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= max)
+            .ok_or_else(|| self.fail(at, format!("bad {what} {n}")))
+    }
+}
+
+/// Parses `.param.bin` bytes; `file` names it in errors. Blobs and layers have no names in
+/// this format: both are named by their index (`"0"`, `"1"`, …), as ncnn addresses them.
+pub fn parse_bin(file: &str, bytes: &[u8]) -> Result<ParamFile> {
+    let mut w = Words { bytes, at: 0, file };
+    let magic = w.next("the magic")?;
+    if magic != 7_767_517 {
+        return Err(w.fail(
+            0,
+            format!("magic {magic}; expected 7767517 (is this an ncnn .param.bin?)"),
+        ));
+    }
+    let layer_count = w.count("layer count", MAX_COUNT)?;
+    let blob_count = w.count("blob count", MAX_COUNT)?;
+    let mut layers = Vec::with_capacity(layer_count.min(bytes.len() / 16));
+    for i in 0..layer_count {
+        let start = w.at;
+        let index = w.next("a layer type index")?;
+        let kind = type_name(index)
+            .ok_or_else(|| w.fail(start, format!("layer type index {index} is not ncnn's")))?;
+        let bottom_count = w.count("bottom count", MAX_COUNT)?;
+        let top_count = w.count("top count", MAX_COUNT)?;
+        let mut blob_names = |k: usize, what: &str| -> Result<Vec<String>> {
+            (0..k)
+                .map(|_| {
+                    w.count(what, blob_count.saturating_sub(1))
+                        .map(|b| b.to_string())
+                })
+                .collect()
+        };
+        let bottoms = blob_names(bottom_count, "bottom blob index")?;
+        let tops = blob_names(top_count, "top blob index")?;
+        let mut params = ParamDict::new();
+        loop {
+            let at = w.at;
+            let id = w.next("a parameter id")?;
+            if id == END_OF_PARAMS {
+                break;
+            }
+            if id <= -23300 {
+                let id = -id - 23300;
+                if !(0..32).contains(&id) {
+                    return Err(w.fail(at, format!("array parameter id {id} out of range 0..32")));
+                }
+                let len = w.count("array length", MAX_COUNT)?;
+                let values = (0..len)
+                    .map(|_| w.next("an array value").map(|v| ParamValue::Word(v as u32)))
+                    .collect::<Result<Vec<_>>>()?;
+                params.set(id as u32, ParamValue::Array(values));
+            } else if (0..32).contains(&id) {
+                let v = w.next("a parameter value")?;
+                params.set(id as u32, ParamValue::Word(v as u32));
+            } else {
+                return Err(w.fail(at, format!("parameter id {id} out of range 0..32")));
+            }
+        }
+        layers.push(LayerLine {
+            kind,
+            name: i.to_string(),
+            bottoms,
+            tops,
+            params,
+            location: format!("byte {start}"),
+        });
     }
     Ok(ParamFile { layers, blob_count })
 }
@@ -192,7 +417,7 @@ mod tests {
             p.layers[2].params.get(2),
             Some(&ParamValue::Str("x".into()))
         );
-        assert_eq!(p.layers[2].line, 5);
+        assert_eq!(p.layers[2].location, "line 5");
     }
 
     #[test]
@@ -214,5 +439,64 @@ mod tests {
         assert!(matches!(parse("t", "7767518\n"), Err(Error::Param { .. })));
         let e = parse("t", "7767517\n1 1\nReLU r 1 1 a\n").unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    /// Input (type 16) then ReLU (type 26) with slope 0.1 and an int array.
+    fn bin_net() -> Vec<u8> {
+        let words: [i32; 19] = [
+            7767517,
+            2,
+            2,
+            16,
+            0,
+            1,
+            0,
+            -233,
+            26,
+            1,
+            1,
+            0,
+            1,
+            0,
+            0.1f32.to_bits() as i32,
+            -23301,
+            1,
+            7,
+            -233,
+        ];
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn param_bin_reads_type_indices_blob_indices_and_raw_words() {
+        let p = parse_bin("t", &bin_net()).unwrap();
+        assert_eq!(p.layers[0].kind, "Input");
+        assert_eq!(p.layers[1].kind, "ReLU");
+        assert_eq!(p.layers[1].bottoms, ["0"]);
+        assert_eq!(p.layers[1].tops, ["1"]);
+        assert_eq!(p.layers[1].params.float(0, 0.0), 0.1);
+        assert_eq!(p.layers[1].params.ints(1), [7]);
+        assert_eq!(p.layers[1].location, "byte 32");
+        assert_eq!(type_name(6).as_deref(), Some("Convolution"));
+        assert_eq!(type_name(256 + 3).as_deref(), Some("custom#3"));
+        assert_eq!(type_name(100_000), None);
+    }
+
+    #[test]
+    fn every_param_bin_truncation_and_mutation_is_an_error_or_a_parse_never_a_panic() {
+        let bytes = bin_net();
+        for cut in 0..bytes.len() {
+            assert!(parse_bin("t", &bytes[..cut]).is_err(), "cut {cut}");
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..5000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut b = bytes.clone();
+            let at = (seed % b.len() as u64) as usize;
+            b[at] = (seed >> 32) as u8;
+            let _ = parse_bin("t", &b);
+        }
     }
 }

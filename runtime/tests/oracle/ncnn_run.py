@@ -1,6 +1,7 @@
 """Runs an ncnn model with ncnn's own wheel (CPU, plain fp32) for fpshader's tests.
 
-Argument: a JSON object {"param", "bin", "inputs": [{"name", "file", "shape"}], "outputs":
+Argument: a JSON object {"param" (a .param, or a .param.bin whose blobs are named by index),
+"bin", "inputs": [{"name", "file", "shape"}], "outputs":
 [{"name", "file"}]}; inputs are raw little-endian fp32 in numpy (c, h, w) order. Prints a JSON
 list of the outputs' shapes.
 """
@@ -17,7 +18,9 @@ net.opt.num_threads = 1
 for flag in ("use_packing_layout", "use_fp16_packed", "use_fp16_storage",
              "use_fp16_arithmetic", "use_bf16_storage"):
     setattr(net.opt, flag, False)
-if net.load_param(spec["param"]) != 0:
+binary = spec["param"].endswith(".param.bin")
+load = net.load_param_bin if binary else net.load_param
+if load(spec["param"]) != 0:
     sys.exit("ncnn could not load the param")
 if net.load_model(spec["bin"]) != 0:
     sys.exit("ncnn could not load the model")
@@ -25,10 +28,10 @@ ex = net.create_extractor()
 for i in spec["inputs"]:
     x = np.fromfile(i["file"], dtype=np.float32).reshape(i["shape"])
     # ncnn.Mat(array) wraps the array's memory; clone so in-place layers own their data
-    ex.input(i["name"], ncnn.Mat(x).clone())
+    ex.input(int(i["name"]) if binary else i["name"], ncnn.Mat(x).clone())
 shapes = []
 for o in spec["outputs"]:
-    ret, out = ex.extract(o["name"])
+    ret, out = ex.extract(int(o["name"]) if binary else o["name"])
     if ret != 0:
         sys.exit(f"ncnn extract {o['name']} failed: {ret}")
     a = np.array(out, dtype=np.float32)
