@@ -590,7 +590,7 @@ fn to_param_bin(text: &str) -> (Vec<u8>, std::collections::HashMap<String, usize
     let mut lines = text.lines().skip(2).filter(|l| !l.trim().is_empty());
     let mut blobs = std::collections::HashMap::new();
     let mut body = Vec::new();
-    let mut word = |out: &mut Vec<u8>, w: i32| out.extend(w.to_le_bytes());
+    let word = |out: &mut Vec<u8>, w: i32| out.extend(w.to_le_bytes());
     let value = |t: &str| -> i32 {
         if t.contains(['.', 'e']) {
             t.parse::<f32>().unwrap().to_bits() as i32
