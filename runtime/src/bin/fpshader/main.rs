@@ -1,0 +1,68 @@
+//! `fpshader`: run ncnn models on any wgpu GPU (or the CPU) from the command line.
+//!
+//! `fpshader run MODEL.param [MODEL.bin] --input NAME=FILE.npy … [--output NAME …] [-o OUT]
+//! [--cpu] [--opt fp32|fp16p,fp16s,…] [--path naga|passthrough] [--threads N] [--time]`
+
+mod npy;
+mod run;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// What can go wrong, with the file or name it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The library refused (model, device, shapes).
+    #[error(transparent)]
+    Fpshader(#[from] fpshader::Error),
+    /// A `.npy` file could not be read or written.
+    #[error("{path}: {message}")]
+    Npy {
+        /// The file.
+        path: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The arguments do not fit the model.
+    #[error("{0}")]
+    Usage(String),
+}
+
+#[derive(Parser)]
+#[command(
+    name = "fpshader",
+    version,
+    about = "Run ncnn models on any wgpu GPU, or the CPU"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a model on inputs from .npy files and write or print its outputs.
+    Run(run::RunArgs),
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) is not an error.
+pub fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fpshader: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

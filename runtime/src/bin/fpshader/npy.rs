@@ -1,0 +1,73 @@
+//! `.npy` files as `Mat`s: numpy's `(c, h, w)` is ncnn's `w/h/c`, `(c, d, h, w)` its 4-D.
+
+use fpshader::Mat;
+use npyz::{DType, TypeChar, WriterBuilder};
+
+use crate::CliError;
+
+fn npy_error(path: &str, message: impl ToString) -> CliError {
+    CliError::Npy {
+        path: path.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Reads a 1- to 4-axis array of floats or integers (converted to fp32) as a mat.
+pub fn read(path: &str) -> Result<Mat, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| npy_error(path, e))?;
+    let file = npyz::NpyFile::new(&bytes[..]).map_err(|e| npy_error(path, e))?;
+    let shape: Vec<usize> = file.shape().iter().map(|&n| n as usize).collect();
+    let DType::Plain(ty) = file.dtype() else {
+        return Err(npy_error(path, "structured arrays are not tensors"));
+    };
+    let bad = |e: std::io::Error| npy_error(path, e);
+    let values: Vec<f32> = match (ty.type_char(), ty.size_field()) {
+        (TypeChar::Float, 4) => file.into_vec::<f32>().map_err(bad)?,
+        (TypeChar::Float, 8) => file
+            .into_vec::<f64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+        (TypeChar::Int, 4) => file
+            .into_vec::<i32>()
+            .map_err(bad)?
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+        (TypeChar::Int, 8) => file
+            .into_vec::<i64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(|v| v as f32)
+            .collect(),
+        (TypeChar::Uint, 1) => file
+            .into_vec::<u8>()
+            .map_err(bad)?
+            .into_iter()
+            .map(f32::from)
+            .collect(),
+        _ => {
+            return Err(npy_error(
+                path,
+                format!("dtype {ty} (float32/64, int32/64 and uint8 are read)"),
+            ));
+        }
+    };
+    Mat::from_numpy(&shape, &values).map_err(|e| npy_error(path, e))
+}
+
+/// Writes `m` as float32 in numpy's axis order.
+pub fn write(path: &str, m: &Mat) -> Result<(), CliError> {
+    let shape: Vec<u64> = m.numpy_shape().iter().map(|&n| n as u64).collect();
+    let mut bytes = Vec::new();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&shape)
+        .writer(&mut bytes)
+        .begin_nd()
+        .map_err(|e| npy_error(path, e))?;
+    w.extend(m.to_values()).map_err(|e| npy_error(path, e))?;
+    w.finish().map_err(|e| npy_error(path, e))?;
+    std::fs::write(path, bytes).map_err(|e| npy_error(path, e))
+}

@@ -1,0 +1,238 @@
+//! `fpshader run`: one model, inputs from `.npy` files, outputs to `.npy` files or stdout.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use fpshader::layer::Option as NetOption;
+use fpshader::net::Net;
+use fpshader::{Context, ContextOptions, Mat, ShaderPath};
+
+use crate::{CliError, npy, print};
+
+/// Arguments of `fpshader run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The model's structure: ncnn `.param` text or `.param.bin` (blobs named by index).
+    param: PathBuf,
+    /// Its weights (`.bin`); without it every weight is zero, like benchncnn.
+    bin: Option<PathBuf>,
+    /// An input blob and the array for it; the name may be left out when the model has one input.
+    #[arg(short, long = "input", value_name = "NAME=FILE.npy")]
+    inputs: Vec<String>,
+    /// A blob to compute (repeatable); default: every blob no layer reads.
+    #[arg(long = "output", value_name = "NAME")]
+    outputs: Vec<String>,
+    /// Where outputs go: the .npy file for one output, a directory of NAME.npy for several;
+    /// without it a summary is printed.
+    #[arg(short = 'o', value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// Run every layer on the CPU.
+    #[arg(long)]
+    cpu: bool,
+    /// Precision and layout: `fp32`, or a comma list of fp16p, fp16s, fp16a, bf16s, int8, pack8,
+    /// image, nopack, nolmem; default: everything the device allows, as ncnn.
+    #[arg(long, value_name = "fp32|fp16p,fp16s,…")]
+    opt: Option<String>,
+    /// The shader path on the GPU (default: passthrough on Vulkan, naga elsewhere).
+    #[arg(long, value_name = "naga|passthrough")]
+    path: Option<ShaderPath>,
+    /// CPU threads for CPU layers (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Print load and run times (a first run, then a second one on warm pipelines).
+    #[arg(long)]
+    time: bool,
+}
+
+/// The `Option` that `--opt` asks for.
+fn parse_opt(text: core::option::Option<&str>) -> Result<NetOption, CliError> {
+    let Some(text) = text else {
+        return Ok(NetOption::default());
+    };
+    let mut opt = NetOption {
+        use_fp16_packed: false,
+        use_fp16_storage: false,
+        use_fp16_arithmetic: false,
+        use_bf16_storage: false,
+        use_int8_inference: false,
+        ..NetOption::default()
+    };
+    for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match name {
+            "fp32" => {}
+            "fp16p" => opt.use_fp16_packed = true,
+            "fp16s" => opt.use_fp16_storage = true,
+            "fp16a" => opt.use_fp16_arithmetic = true,
+            "bf16s" => opt.use_bf16_storage = true,
+            "int8" => opt.use_int8_inference = true,
+            "pack8" => opt.use_shader_pack8 = true,
+            "image" => opt.use_image_storage = true,
+            "nopack" => opt.use_packing_layout = false,
+            "nolmem" => opt.use_local_memory = false,
+            other => {
+                return Err(CliError::Usage(format!(
+                    "--opt `{other}`: expected fp32, fp16p, fp16s, fp16a, bf16s, int8, pack8, \
+                     image, nopack or nolmem"
+                )));
+            }
+        }
+    }
+    Ok(opt)
+}
+
+/// A loaded model on the device the arguments chose.
+fn load(args: &RunArgs, opt: NetOption) -> Result<Net, CliError> {
+    let mut net = Net::new();
+    net.opt = opt;
+    if !args.cpu {
+        let ctx = Context::new(ContextOptions {
+            path: args.path,
+            ..Default::default()
+        })
+        .map_err(|e| CliError::Usage(format!("{e} (use --cpu to run without a GPU)")))?;
+        net.set_context(Arc::new(ctx));
+    }
+    let param = args.param.to_string_lossy();
+    if param.ends_with(".param.bin") {
+        net.load_param_bin(&args.param)?;
+    } else {
+        net.load_param(&args.param)?;
+    }
+    match &args.bin {
+        Some(bin) => net.load_model(bin)?,
+        None => net.load_model_zeros()?,
+    }
+    Ok(net)
+}
+
+/// `(blob name, array)` for each `--input`.
+fn inputs(net: &Net, args: &RunArgs) -> Result<Vec<(String, Mat)>, CliError> {
+    let declared: Vec<&str> = net
+        .layers()
+        .iter()
+        .filter(|l| l.kind == "Input")
+        .flat_map(|l| l.tops.iter().map(|&t| net.blobs()[t].name.as_str()))
+        .collect();
+    args.inputs
+        .iter()
+        .map(|spec| {
+            let (name, file) = match spec.split_once('=') {
+                Some((name, file)) => (name.to_string(), file),
+                None => match declared[..] {
+                    [only] => (only.to_string(), spec.as_str()),
+                    _ => {
+                        return Err(CliError::Usage(format!(
+                            "--input {spec}: name the blob (NAME=FILE.npy); the model's inputs \
+                             are {declared:?}"
+                        )));
+                    }
+                },
+            };
+            Ok((name, npy::read(file)?))
+        })
+        .collect()
+}
+
+/// One pass: every input set, every output extracted.
+fn extract(net: &Net, inputs: &[(String, Mat)], outputs: &[String]) -> Result<Vec<Mat>, CliError> {
+    let mut ex = net.create_extractor()?;
+    for (name, m) in inputs {
+        ex.input(name, m.clone())?;
+    }
+    Ok(outputs
+        .iter()
+        .map(|o| ex.extract(o))
+        .collect::<fpshader::Result<_>>()?)
+}
+
+fn summary(name: &str, m: &Mat) -> String {
+    let v = m.to_values();
+    let (min, max) = v
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / v.len().max(1) as f64;
+    let head: Vec<String> = v.iter().take(8).map(|x| format!("{x:.6}")).collect();
+    format!(
+        "{name}: shape {:?} min {min:.6} max {max:.6} mean {mean:.6}\n  [{}{}]\n",
+        m.numpy_shape(),
+        head.join(", "),
+        if v.len() > 8 { ", …" } else { "" }
+    )
+}
+
+/// Runs `fpshader run`.
+pub fn run(args: RunArgs) -> Result<(), CliError> {
+    let mut opt = parse_opt(args.opt.as_deref())?;
+    let pool = match args.threads {
+        Some(n) => {
+            opt.num_threads = n.max(1);
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| CliError::Usage(format!("--threads {n}: {e}")))?,
+            )
+        }
+        None => None,
+    };
+    let work = || run_with(&args, opt);
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {
+    let t0 = Instant::now();
+    let net = load(args, opt)?;
+    let loaded = t0.elapsed();
+    let inputs = inputs(&net, args)?;
+    let outputs: Vec<String> = if args.outputs.is_empty() {
+        net.blobs()
+            .iter()
+            .filter(|b| b.producer.is_some() && b.consumers.is_empty())
+            .map(|b| b.name.clone())
+            .collect()
+    } else {
+        args.outputs.clone()
+    };
+    let t1 = Instant::now();
+    let mats = extract(&net, &inputs, &outputs)?;
+    let first = t1.elapsed();
+    let mut report = String::new();
+    if args.time {
+        let t2 = Instant::now();
+        extract(&net, &inputs, &outputs)?;
+        let second = t2.elapsed();
+        let device = net.context().map_or("CPU".to_string(), |c| c.describe());
+        report += &format!(
+            "{device}: load {:.3} ms, first run {:.3} ms, second run {:.3} ms\n",
+            loaded.as_secs_f64() * 1e3,
+            first.as_secs_f64() * 1e3,
+            second.as_secs_f64() * 1e3
+        );
+    }
+    match &args.out {
+        Some(path) if outputs.len() == 1 => npy::write(&path.to_string_lossy(), &mats[0])?,
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| CliError::Npy {
+                path: dir.display().to_string(),
+                message: e.to_string(),
+            })?;
+            for (name, m) in outputs.iter().zip(&mats) {
+                let file = dir.join(format!("{}.npy", name.replace(['/', '\\'], "_")));
+                npy::write(&file.to_string_lossy(), m)?;
+            }
+        }
+        None => {
+            for (name, m) in outputs.iter().zip(&mats) {
+                report += &summary(name, m);
+            }
+        }
+    }
+    print(&report);
+    Ok(())
+}
