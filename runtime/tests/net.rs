@@ -742,6 +742,123 @@ fn gpu_contexts() -> Vec<Arc<Context>> {
         .collect()
 }
 
+/// ncnn's layer-test option tuples on the GPU: packing, fp16 packed/storage/arithmetic,
+/// pack8 and image storage; with the tolerance each earns (ncnn's: 0.001 fp32, 0.1 with
+/// fp16 storage, 1.0 relative-or-absolute with fp16 arithmetic).
+fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
+    let base = NetOption::fp32();
+    let fp16s = NetOption {
+        use_packing_layout: true,
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..base
+    };
+    let fp16a = NetOption {
+        use_fp16_arithmetic: true,
+        ..fp16s
+    };
+    vec![
+        ("fp32 pack1", base, 1e-3),
+        (
+            "fp32 packed",
+            NetOption {
+                use_packing_layout: true,
+                ..base
+            },
+            1e-3,
+        ),
+        ("fp16 packed+storage", fp16s, 0.1),
+        ("fp16 storage+arithmetic", fp16a, 1.0),
+        (
+            "fp16 pack8",
+            NetOption {
+                use_shader_pack8: true,
+                ..fp16a
+            },
+            1.0,
+        ),
+        (
+            "fp32 image",
+            NetOption {
+                use_packing_layout: true,
+                use_image_storage: true,
+                ..base
+            },
+            1e-3,
+        ),
+        (
+            "fp16 image pack8",
+            NetOption {
+                use_image_storage: true,
+                use_shader_pack8: true,
+                ..fp16s
+            },
+            0.1,
+        ),
+    ]
+}
+
+/// The model on every GPU path and option tuple against the CPU in fp32; `gpu_kinds` are the
+/// layer types that must have run on the device.
+fn check_gpu(what: &str, param: &str, weights: &[u8], inputs: &[Input], gpu_kinds: &[&str]) {
+    let want = run_net(param, weights, inputs, "out", NetOption::fp32(), None)
+        .unwrap_or_else(|e| panic!("{what} on the CPU: {e}"))
+        .to_values();
+    for ctx in gpu_contexts() {
+        for (name, opt, eps) in gpu_option_tuples() {
+            let label = format!("{what}, {name}, {}", ctx.describe());
+            let mut net = Net::new();
+            net.opt = opt;
+            net.set_context(ctx.clone());
+            net.load_param_str("gpu", param).unwrap();
+            net.load_model_bytes(weights).unwrap();
+            for kind in gpu_kinds {
+                assert!(
+                    net.layers().iter().any(|l| l.kind == *kind && l.on_gpu()),
+                    "{label}: {kind} did not run on the GPU"
+                );
+            }
+            let mut ex = net.create_extractor().unwrap();
+            for i in inputs {
+                ex.input(i.name, i.mat()).unwrap();
+            }
+            let got = ex.extract("out").unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_close(&got.to_values(), &want, eps, &label);
+        }
+    }
+}
+
+#[test]
+fn every_activation_runs_on_the_gpu_in_every_option_tuple() {
+    let mut rng = Rng(53);
+    for (kind, params) in [
+        ("ReLU", ""),
+        ("ReLU", "0=0.2"),
+        ("Sigmoid", ""),
+        ("TanH", ""),
+        ("Clip", "0=-0.3 1=0.4"),
+        ("Swish", ""),
+        ("HardSwish", "0=0.25 1=0.4"),
+        ("HardSigmoid", ""),
+        ("GELU", ""),
+        ("GELU", "0=1"),
+        ("Dropout", "0=0.5"),
+        ("Noop", ""),
+    ] {
+        for c in [16, 3] {
+            let x = Input::new(&mut rng, "data", 3, [7, 5, 1, c]);
+            let param = one_layer(kind, &["data"], params);
+            check_gpu(
+                &format!("{kind} {params} c={c}"),
+                &param,
+                &[],
+                &[x],
+                &[kind],
+            );
+        }
+    }
+}
+
 /// GPU layers (ReLU, Sigmoid) around CPU layers (Split, BinaryOp, Pooling, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]

@@ -1,6 +1,6 @@
 //! Elementwise activations: ReLU (leaky), Sigmoid, TanH, Clip, Swish, HardSwish, HardSigmoid,
 //! GELU, Dropout (a scale at inference) and Noop. In place, any packing, fp32/fp16/bf16 on the
-//! CPU; ReLU, Sigmoid and Clip also on the GPU through the built-in shaders.
+//! CPU; on the GPU every one through the built-in `unaryop` shaders (pack 1/4/8).
 
 use rayon::prelude::*;
 
@@ -140,26 +140,37 @@ impl Activation {
         self.op
     }
 
-    fn shaders(&self) -> core::option::Option<GpuShaders> {
+    /// The op code and parameters of `shaders/include/unary_op.comp` for this function.
+    fn unary_spec(&self) -> (i32, f32, f32) {
         match self.op {
-            Op::Relu { slope } => Some((
-                vec![
-                    (1, Shader::Relu),
-                    (4, Shader::ReluPack4),
-                    (8, Shader::ReluPack8),
-                ],
-                vec![(0, SpecValue::F32(slope))],
-            )),
-            Op::Sigmoid => Some((
-                vec![(1, Shader::Sigmoid), (4, Shader::SigmoidPack4)],
-                Vec::new(),
-            )),
-            Op::Clip { min, max } => Some((
-                vec![(1, Shader::Clip), (4, Shader::ClipPack4)],
-                vec![(0, SpecValue::F32(min)), (1, SpecValue::F32(max))],
-            )),
-            _ => None,
+            Op::Scale { scale } => (0, scale, 0.0),
+            Op::Identity => (0, 1.0, 0.0),
+            Op::Relu { slope } => (1, slope, 0.0),
+            Op::Sigmoid => (2, 0.0, 0.0),
+            Op::TanH => (3, 0.0, 0.0),
+            Op::Clip { min, max } => (4, min, max),
+            Op::Swish => (5, 0.0, 0.0),
+            Op::HardSwish { alpha, beta } => (6, alpha, beta),
+            Op::HardSigmoid { alpha, beta } => (7, alpha, beta),
+            Op::Gelu { fast: false } => (8, 0.0, 0.0),
+            Op::Gelu { fast: true } => (9, 0.0, 0.0),
         }
+    }
+
+    fn shaders(&self) -> GpuShaders {
+        let (op, p0, p1) = self.unary_spec();
+        (
+            vec![
+                (1, Shader::Unaryop),
+                (4, Shader::UnaryopPack4),
+                (8, Shader::UnaryopPack8),
+            ],
+            vec![
+                (0, SpecValue::I32(op)),
+                (1, SpecValue::F32(p0)),
+                (2, SpecValue::F32(p1)),
+            ],
+        )
     }
 }
 
@@ -189,7 +200,7 @@ impl Layer for Activation {
         Support {
             one_blob_only: true,
             inplace: true,
-            vulkan: self.shaders().is_some(),
+            vulkan: true,
             packing: true,
             any_packing: true,
             vulkan_packing: true,
@@ -241,12 +252,13 @@ impl Layer for Activation {
         _opt: &Option,
         gpu: core::option::Option<GpuSetup<'_>>,
     ) -> Result<()> {
-        self.gpu = match (gpu, self.shaders()) {
-            (Some(gpu), Some((shaders, values))) => {
+        self.gpu = match gpu {
+            Some(gpu) => {
+                let (shaders, values) = self.shaders();
                 let modules: Vec<_> = shaders.iter().map(|(p, s)| (*p, s.module())).collect();
                 Some(PackPipelines::create(gpu, &modules, &values)?)
             }
-            _ => None,
+            None => None,
         };
         Ok(())
     }
