@@ -1,6 +1,6 @@
 // Binary operation with broadcast on pack1 blobs: top = a op b, where a dimension of size 1 in
 // a or b is broadcast along the output's. op_type: 0 add, 1 sub, 2 mul, 3 div, 4 max, 5 min,
-// 6 pow, 7 rsub (b - a), 8 rdiv (b / a).
+// 6 pow, 7 rsub (b - a), 8 rdiv (b / a), 9 rpow (b ^ a), 10 atan2(a, b), 11 atan2(b, a).
 #version 450
 
 #if NCNN_fp16_storage
@@ -62,7 +62,10 @@ afp binary_op(afp x, afp y)
     if (op_type == 5) return min(x, y);
     if (op_type == 6) return pow(x, y);
     if (op_type == 7) return y - x;
-    return y / x;
+    if (op_type == 8) return y / x;
+    if (op_type == 9) return pow(y, x);
+    if (op_type == 10) return atan(x, y);
+    return atan(y, x);
 }
 
 void main()

@@ -859,7 +859,64 @@ fn every_activation_runs_on_the_gpu_in_every_option_tuple() {
     }
 }
 
-/// GPU layers (ReLU, Sigmoid) around CPU layers (Split, BinaryOp, Pooling, Eltwise): each run
+#[test]
+fn binaryop_runs_on_the_gpu_for_every_op_and_broadcast() {
+    let mut rng = Rng(59);
+    let positive = |mut i: Input| {
+        i.values.iter_mut().for_each(|v| *v = v.abs() + 0.1);
+        i
+    };
+    for op in 0..=11 {
+        for c in [16, 3] {
+            let ins = vec![
+                positive(Input::new(&mut rng, "a", 3, [7, 5, 1, c])),
+                positive(Input::new(&mut rng, "b", 3, [7, 5, 1, c])),
+            ];
+            let param = one_layer("BinaryOp", &["a", "b"], &format!("0={op}"));
+            check_gpu(
+                &format!("BinaryOp {op} c={c}"),
+                &param,
+                &[],
+                &ins,
+                &["BinaryOp"],
+            );
+            let a = positive(Input::new(&mut rng, "a", 3, [7, 5, 1, c]));
+            let param = one_layer("BinaryOp", &["a"], &format!("0={op} 1=1 2=0.7"));
+            check_gpu(
+                &format!("BinaryOp {op} scalar c={c}"),
+                &param,
+                &[],
+                &[a],
+                &["BinaryOp"],
+            );
+        }
+    }
+    // broadcasts: per channel (either side), along w, along h, 2-D, and one the GPU declines
+    for (a, b) in [
+        ((3, [7, 5, 1, 16]), (1, [16, 1, 1, 1])),
+        ((1, [16, 1, 1, 1]), (3, [7, 5, 1, 16])),
+        ((3, [7, 5, 1, 16]), (3, [1, 5, 1, 16])),
+        ((3, [7, 1, 1, 8]), (3, [7, 5, 1, 8])),
+        ((2, [7, 12, 1, 1]), (2, [7, 12, 1, 1])),
+        ((2, [7, 12, 1, 1]), (1, [12, 1, 1, 1])),
+        ((3, [7, 5, 1, 16]), (3, [7, 5, 1, 1])),
+    ] {
+        let ins = vec![
+            Input::new(&mut rng, "a", a.0, a.1),
+            Input::new(&mut rng, "b", b.0, b.1),
+        ];
+        let param = one_layer("BinaryOp", &["a", "b"], "0=2");
+        check_gpu(
+            &format!("BinaryOp {a:?} * {b:?}"),
+            &param,
+            &[],
+            &ins,
+            &["BinaryOp"],
+        );
+    }
+}
+
+/// GPU layers (ReLU, Sigmoid, BinaryOp) around CPU layers (Split, Pooling, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]
 fn gpu_layers_with_cpu_fallback_match_ncnn() {
@@ -887,7 +944,7 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
                 .filter(|l| l.on_gpu())
                 .map(|l| l.kind.as_str())
                 .collect();
-            assert_eq!(on_gpu, ["ReLU", "Sigmoid"], "{}", ctx.describe());
+            assert_eq!(on_gpu, ["ReLU", "Sigmoid", "BinaryOp"], "{}", ctx.describe());
             let mut ex = net.create_extractor().unwrap();
             // keep intermediates, so `s` can be extracted after the run
             ex.set_light_mode(false);

@@ -1,13 +1,18 @@
-//! Arithmetic on whole blobs: BinaryOp (broadcasting, scalar, reversed ops) and Eltwise.
+//! Arithmetic on whole blobs: BinaryOp (broadcasting, scalar, reversed ops; on the GPU for
+//! scalars, equal shapes and broadcasts along w, h or per channel) and Eltwise.
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::PackPipelines;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::tensor::Mat;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
 
 /// ncnn's BinaryOp `op_type` on two values.
 pub fn binary(op: i32, x: f32, y: f32) -> f32 {
@@ -76,6 +81,62 @@ fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
 pub struct BinaryOp {
     op: i32,
     scalar: core::option::Option<f32>,
+    gpu: core::option::Option<PackPipelines>,
+    /// The scalar as a one-element mat per elempack (1, 4, 8), every lane the scalar.
+    gpu_scalar: [core::option::Option<GpuMat>; 3],
+}
+
+/// A mat's 3-D view in unpacked values (`[w, h, c]`), as GPU mats lay 1-D and 2-D blobs out.
+fn view3(dims: u8, [w, h, _, c]: [usize; 4]) -> [usize; 3] {
+    match dims {
+        1 => [1, 1, w],
+        2 => [w, 1, h],
+        _ => [w, h, c],
+    }
+}
+
+/// The output view when the GPU shaders can compute `a op b` directly: channels equal (so
+/// both have the same packing), w and h equal or 1 on one side, the output as large as one
+/// input; a 1-D operand only as ncnn's per-channel broadcast.
+fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> core::option::Option<[usize; 3]> {
+    let (va, vb) = (view3(a.0, a.1), view3(b.0, b.1));
+    if a.0 > 3 || b.0 > 3 || va[2] != vb[2] {
+        return None;
+    }
+    if a.0 != b.0 && a.0 != 1 && b.0 != 1 {
+        return None;
+    }
+    let mut out = [0; 3];
+    for i in 0..2 {
+        out[i] = match (va[i], vb[i]) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return None,
+        };
+    }
+    out[2] = va[2];
+    (out == va || out == vb).then_some(out)
+}
+
+impl BinaryOp {
+    fn pipelines(&self) -> Result<&PackPipelines> {
+        self.gpu.as_ref().ok_or_else(|| Error::Layer {
+            layer: String::new(),
+            kind: "BinaryOp".into(),
+            message: "create_pipeline ran without a device".into(),
+        })
+    }
+
+    /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1).
+    fn dispatch(&self, rec: &mut Recorder<'_>, a: &GpuMat, b: &GpuMat, top: &GpuMat) -> Result<()> {
+        let pipeline = self.pipelines()?.for_mat(top)?.clone();
+        let mut words = [0u32; 12];
+        words[..4].copy_from_slice(&a.shape_words());
+        words[4..8].copy_from_slice(&b.shape_words());
+        words[8..].copy_from_slice(&top.shape_words());
+        rec.dispatch(&pipeline, &[a, b, top], &words, top.grid())
+    }
 }
 
 impl Layer for BinaryOp {
@@ -83,6 +144,8 @@ impl Layer for BinaryOp {
         Support {
             one_blob_only: self.scalar.is_some(),
             inplace: self.scalar.is_some(),
+            vulkan: true,
+            vulkan_packing: true,
             ..Support::default()
         }
     }
@@ -91,8 +154,98 @@ impl Layer for BinaryOp {
         Implements {
             forward_many: true,
             forward_inplace: true,
+            forward_gpu_many: true,
+            forward_gpu_inplace: true,
             ..Implements::default()
         }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) => Some(PackPipelines::create(
+                gpu,
+                &[
+                    (1, Shader::Binaryop.module()),
+                    (4, Shader::BinaryopPack4.module()),
+                    (8, Shader::BinaryopPack8.module()),
+                ],
+                &[(0, SpecValue::I32(self.op))],
+            )?),
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        if let Some(s) = self.scalar {
+            for (slot, pack) in [1, 4, 8].into_iter().enumerate() {
+                let m = Mat::from_values(1, 1, pack, &vec![s; pack])?.to_packing(pack)?;
+                self.gpu_scalar[slot] = Some(gpu.ctx.upload_mat(&m, gpu.options)?);
+            }
+        }
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        match bottoms {
+            [_] => self.scalar.is_some(),
+            [a, b] => gpu_out_view(*a, *b).is_some(),
+            _ => false,
+        }
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        let slot = match blob.elempack {
+            1 => 0,
+            4 => 1,
+            _ => 2,
+        };
+        let b = self.gpu_scalar[slot]
+            .as_ref()
+            .ok_or_else(|| Error::Shape("BinaryOp has no scalar on the device".into()))?;
+        // a new mat: one binding cannot be both read-only and written in a dispatch
+        let top = rec.context().alloc_like(blob)?;
+        self.dispatch(rec, blob, b, &top)?;
+        *blob = top;
+        Ok(())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        let [a, b] = bottoms else {
+            return Err(Error::Shape(format!(
+                "BinaryOp takes 2 inputs, got {}",
+                bottoms.len()
+            )));
+        };
+        let out = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())).ok_or_else(|| {
+            Error::Shape(format!(
+                "no GPU broadcast of {:?} with {:?}",
+                a.shape(),
+                b.shape()
+            ))
+        })?;
+        let like = if view3(a.dims, a.shape()) == out {
+            a
+        } else {
+            b
+        };
+        let top = rec.context().alloc_like(like)?;
+        self.dispatch(rec, a, b, &top)?;
+        Ok(vec![top])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -154,6 +154,13 @@ pub trait Layer: Send + Sync {
         Ok(())
     }
 
+    /// Whether the GPU path takes inputs of these shapes (`(dims, [w, h, d, c])` per input).
+    /// A layer with shaders for only some shapes declines the others, and the net runs its CPU
+    /// path for that forward instead; asked before anything is recorded.
+    fn gpu_accepts(&self, _bottoms: &[(u8, [usize; 4])]) -> bool {
+        true
+    }
+
     /// One input, one new output.
     fn forward(&self, _bottom: &Mat, _opt: &Option) -> Result<Mat> {
         Err(missing("forward"))

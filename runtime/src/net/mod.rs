@@ -403,7 +403,21 @@ impl Extractor<'_> {
             if !needed[i] {
                 continue;
             }
-            let result = if l.on_gpu {
+            // GPU mats are at most 3-D, and a layer may decline shapes it has no shader for:
+            // then it runs on the CPU this time
+            let shapes: Vec<(u8, [usize; 4])> = l
+                .bottoms
+                .iter()
+                .map(|&b| match (&self.cpu[b], &self.gpu[b]) {
+                    (Some(m), _) => (m.dims, m.shape()),
+                    (None, Some(g)) => (g.dims, g.shape()),
+                    (None, None) => (0, [0; 4]),
+                })
+                .collect();
+            let gpu_now = l.on_gpu
+                && shapes.iter().all(|(dims, _)| *dims <= 3)
+                && l.layer.gpu_accepts(&shapes);
+            let result = if gpu_now {
                 let ctx = ctx
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
