@@ -734,6 +734,11 @@ fn gpu_contexts() -> Vec<Arc<Context>> {
                 Context::new(ContextOptions {
                     backends: Some(wgpu::Backends::VULKAN),
                     path: Some(path),
+                    // allow image mats too; each net's options choose
+                    options: Some(fpshader::Options {
+                        use_image_storage: true,
+                        ..Default::default()
+                    }),
                     ..Default::default()
                 })
                 .unwrap_or_else(|e| panic!("no Vulkan device ({e}); set FPSHADER_SKIP_GPU=1")),
@@ -799,8 +804,19 @@ fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
 }
 
 /// The model on every GPU path and option tuple against the CPU in fp32; `gpu_kinds` are the
-/// layer types that must have run on the device.
+/// layer types that must be placed on the device (with image storage too, unless `buffers_only`).
 fn check_gpu(what: &str, param: &str, weights: &[u8], inputs: &[Input], gpu_kinds: &[&str]) {
+    check_gpu_with(what, param, weights, inputs, gpu_kinds, false);
+}
+
+fn check_gpu_with(
+    what: &str,
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    gpu_kinds: &[&str],
+    buffers_only: bool,
+) {
     let want = run_net(param, weights, inputs, "out", NetOption::fp32(), None)
         .unwrap_or_else(|e| panic!("{what} on the CPU: {e}"))
         .to_values();
@@ -812,7 +828,10 @@ fn check_gpu(what: &str, param: &str, weights: &[u8], inputs: &[Input], gpu_kind
             net.set_context(ctx.clone());
             net.load_param_str("gpu", param).unwrap();
             net.load_model_bytes(weights).unwrap();
-            for kind in gpu_kinds {
+            for kind in gpu_kinds
+                .iter()
+                .filter(|_| !(buffers_only && opt.use_image_storage))
+            {
                 assert!(
                     net.layers().iter().any(|l| l.kind == *kind && l.on_gpu()),
                     "{label}: {kind} did not run on the GPU"
@@ -916,6 +935,46 @@ fn binaryop_runs_on_the_gpu_for_every_op_and_broadcast() {
     }
 }
 
+#[test]
+fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
+    let mut rng = Rng(61);
+    for activation in 0..=6 {
+        for (num_input, num_output, bias) in [(64, 10, 1), (32, 7, 0)] {
+            let w = rng.vec(num_input * num_output);
+            let b = rng.vec(num_output);
+            let params = format!(
+                "0={num_output} 1={bias} 2={} 9={activation} -23310=2,0.1,0.6",
+                w.len()
+            );
+            let weights = if bias == 1 {
+                bin(&[(&w, true), (&b, false)])
+            } else {
+                bin(&[(&w, true)])
+            };
+            let x = Input::new(&mut rng, "data", 1, [num_input, 1, 1, 1]);
+            check_gpu_with(
+                &format!("InnerProduct {params}"),
+                &one_layer("InnerProduct", &["data"], &params),
+                &weights,
+                &[x],
+                &["InnerProduct"],
+                true,
+            );
+        }
+    }
+    // a 3-D input is declined by the GPU path and runs on the CPU, with the same result
+    let w = rng.vec(4 * 4 * 8 * 5);
+    let param = one_layer("InnerProduct", &["data"], &format!("0=5 2={}", w.len()));
+    let x = Input::new(&mut rng, "data", 3, [4, 4, 1, 8]);
+    check_gpu(
+        "InnerProduct of a 3-D blob",
+        &param,
+        &bin(&[(&w, true)]),
+        &[x],
+        &[],
+    );
+}
+
 /// GPU layers (ReLU, Sigmoid, BinaryOp) around CPU layers (Split, Pooling, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]
@@ -944,7 +1003,12 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
                 .filter(|l| l.on_gpu())
                 .map(|l| l.kind.as_str())
                 .collect();
-            assert_eq!(on_gpu, ["ReLU", "Sigmoid", "BinaryOp"], "{}", ctx.describe());
+            assert_eq!(
+                on_gpu,
+                ["ReLU", "Sigmoid", "BinaryOp"],
+                "{}",
+                ctx.describe()
+            );
             let mut ex = net.create_extractor().unwrap();
             // keep intermediates, so `s` can be extracted after the run
             ex.set_light_mode(false);

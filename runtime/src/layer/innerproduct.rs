@@ -1,14 +1,22 @@
 //! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 9=activation_type
 //! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
+//! On the GPU for flat inputs (1-D, a multiple of 4 values: after Flatten or global pooling),
+//! buffer storage; other inputs run on the CPU.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::Opt;
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::shaders::Shader;
+use crate::tensor::{GpuData, GpuMat, Mat, StorageFormat};
 
 /// ncnn's fused activation `activation_type` (0–6) with its parameters.
 pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
@@ -43,15 +51,145 @@ pub struct InnerProduct {
     activation_params: Vec<f32>,
     weights: Vec<f32>,
     bias: Vec<f32>,
+    gpu: core::option::Option<GpuInnerProduct>,
+}
+
+/// The device side: the pipeline, and the weights (pack4 rows) and bias uploaded once.
+struct GpuInnerProduct {
+    pipeline: Arc<Pipeline>,
+    weights: core::option::Option<GpuMat>,
+    bias: core::option::Option<GpuMat>,
+}
+
+impl InnerProduct {
+    fn num_input(&self) -> usize {
+        self.weight_data_size / self.num_output.max(1)
+    }
 }
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            vulkan_packing: true,
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements {
+            forward: true,
+            forward_gpu: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
+        self.gpu = match gpu {
+            Some(gpu)
+                if !gpu.options.contains(Opt::Image) && self.num_input().is_multiple_of(4) =>
+            {
+                let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
+                let spec = Specialization {
+                    values: vec![
+                        (0, SpecValue::I32(i32::from(self.bias_term))),
+                        (1, SpecValue::I32(self.activation)),
+                        (2, SpecValue::F32(p(0))),
+                        (3, SpecValue::F32(p(1))),
+                    ],
+                    local_size: None,
+                };
+                let pipeline =
+                    gpu.ctx
+                        .pipeline(Shader::Innerproduct.module(), gpu.options, &spec)?;
+                Some(GpuInnerProduct {
+                    pipeline,
+                    weights: None,
+                    bias: None,
+                })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let weights = Mat::from_shape_values(1, [self.weights.len(), 1, 1, 1], &self.weights)?
+            .to_packing(4)?;
+        state.weights = Some(gpu.ctx.upload_mat(&weights, gpu.options)?);
+        // a bias binding exists even without a bias term
+        let bias = if self.bias.is_empty() {
+            vec![0.0]
+        } else {
+            self.bias.clone()
+        };
+        let bias = Mat::from_shape_values(1, [bias.len(), 1, 1, 1], &bias)?;
+        state.bias = Some(gpu.ctx.upload_mat(&bias, gpu.options)?);
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        matches!(bottoms, [(1, [w, ..])] if *w == self.num_input())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let state = self.gpu.as_ref().ok_or_else(|| Error::Layer {
+            layer: String::new(),
+            kind: "InnerProduct".into(),
+            message: "create_pipeline ran without a device".into(),
+        })?;
+        let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
+            return Err(Error::Shape(
+                "InnerProduct weights are not on the device".into(),
+            ));
+        };
+        let ctx = rec.context();
+        let [w, ..] = bottom.shape();
+        if bottom.dims != 1 || w != self.num_input() {
+            return Err(Error::Shape(format!(
+                "InnerProduct on the GPU takes {} flat values, got {:?}",
+                self.num_input(),
+                bottom.shape()
+            )));
+        }
+        let bottom = ctx.record_packing(rec, bottom, 4)?;
+        let options = state.pipeline.options;
+        let format = StorageFormat::of(options, 1);
+        let n = self.num_output;
+        let top = GpuMat {
+            data: GpuData::Buffer(
+                ctx.storage_buffer((n * format.size()).next_multiple_of(4) as u64),
+            ),
+            dims: 1,
+            w: 1,
+            h: 1,
+            c: n,
+            elempack: 1,
+            cstep: 1,
+            format,
+            options,
+        };
+        let words = [(self.num_input() / 4) as u32, n as u32];
+        rec.dispatch(
+            &state.pipeline,
+            &[&bottom, &top, weights, bias],
+            &words,
+            [n as u32, 1, 1],
+        )?;
+        Ok(top)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

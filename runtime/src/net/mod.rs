@@ -403,8 +403,8 @@ impl Extractor<'_> {
             if !needed[i] {
                 continue;
             }
-            // GPU mats are at most 3-D, and a layer may decline shapes it has no shader for:
-            // then it runs on the CPU this time
+            // GPU mats are at most 3-D (image mats exactly 3-D), and a layer may decline
+            // shapes it has no shader for: then it runs on the CPU this time
             let shapes: Vec<(u8, [usize; 4])> = l
                 .bottoms
                 .iter()
@@ -414,8 +414,16 @@ impl Extractor<'_> {
                     (None, None) => (0, [0; 4]),
                 })
                 .collect();
+            let image = self
+                .opt
+                .masked(l.featmask)
+                .variant_options(net.gpu_options)
+                .contains(crate::Opt::Image);
+            let min_dims = if image { 3 } else { 1 };
             let gpu_now = l.on_gpu
-                && shapes.iter().all(|(dims, _)| *dims <= 3)
+                && shapes
+                    .iter()
+                    .all(|(dims, _)| *dims <= 3 && *dims >= min_dims)
                 && l.layer.gpu_accepts(&shapes);
             let result = if gpu_now {
                 let ctx = ctx
