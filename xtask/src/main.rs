@@ -8,6 +8,8 @@
 //!   per variant, and reports the ratio.
 //! - `cargo xtask bench gpu [VALUES [REPEATS]]`: the bandwidth and fp16-access examples (release)
 //!   on the default adapter.
+//! - `cargo xtask bench layers [THREADS [LOOPS]]`: layers through the net API on the CPU against
+//!   ncnn's wheel, then on the GPU (examples/layer_bench.rs).
 //!
 //! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
 
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         ["bench", "build"] => prepare().and_then(|()| bench::build()),
         ["bench", "buildtime"] => prepare().and_then(|()| bench_buildtime::run()),
         ["bench", "gpu", rest @ ..] => prepare().and_then(|()| bench_gpu(rest)),
+        ["bench", "layers", rest @ ..] => prepare().and_then(|()| bench_layers(rest)),
         ["bench"] => prepare()
             .and_then(|()| bench::build())
             .and_then(|()| bench_buildtime::run()),
@@ -54,6 +57,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench buildtime  shader! hit/miss, build.rs cold/warm, embedding cost in rustc
   bench gpu [VALUES [REPEATS]]  relu/add GB/s per class, dispatch overhead vs raw wgpu,
                  fp16 access widths (release examples, default adapter)
+  bench layers [THREADS [LOOPS]]  CPU layers (fp32) vs ncnn's wheel, same shapes and
+                 threads (default: all cores, 20 loops); then the GPU layers through the net
+                 on the default adapter, when it has one
   deps           only install the system packages and build shaderc's C++ (once per machine)
   external       build a crate outside the workspace that uses shader! and the build helper";
 
@@ -89,6 +95,18 @@ fn bench_gpu(args: &[&str]) -> Result<(), String> {
         cargo(&cmd)?;
     }
     Ok(())
+}
+
+fn bench_layers(args: &[&str]) -> Result<(), String> {
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .to_string();
+    let threads = args.first().copied().unwrap_or(&cores);
+    let loops = args.get(1).copied().unwrap_or("20");
+    let run = ["run", "--release", "--example", "layer_bench", "--"];
+    cargo(&[&run[..], &["cpu", threads, loops]].concat())?;
+    // the GPU half needs a device; lavapipe's figures say little, but they show it runs
+    cargo(&[&run[..], &["gpu", loops]].concat())
 }
 
 fn test(extra: &[&str]) -> Result<(), String> {

@@ -60,6 +60,9 @@ pub struct Context {
     path: ShaderPath,
     allowed: OptionSet,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// Storage buffers given back by nets (blobs no reader needs any more), by size, for
+    /// [`Context::storage_buffer`] to hand out again (ncnn's blob allocator).
+    pub(crate) pool: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
     pub(crate) dummy: wgpu::Buffer,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
@@ -208,6 +211,7 @@ impl Context {
             path,
             allowed,
             pipelines: Mutex::new(HashMap::new()),
+            pool: Mutex::new(HashMap::new()),
             dummy,
         })
     }

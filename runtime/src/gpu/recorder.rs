@@ -42,16 +42,45 @@ impl Context {
         buffer
     }
 
-    /// An uninitialized storage buffer of `size` bytes (rounded up to 4).
+    /// An uninitialized storage buffer of `size` bytes (rounded up to 4): one given back by
+    /// [`Context::recycle`] when one of that size is free, else a new one.
     pub fn storage_buffer(&self, size: u64) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fpshader storage"),
-            size: size.div_ceil(4).max(1) * 4,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+        let size = size.div_ceil(4).max(1) * 4;
+        let reused = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut pool| pool.get_mut(&size).and_then(Vec::pop));
+        reused.unwrap_or_else(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("fpshader storage"),
+                size,
+                usage: Self::STORAGE_USAGE,
+                mapped_at_creation: false,
+            })
         })
+    }
+
+    const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+        .union(wgpu::BufferUsages::COPY_SRC)
+        .union(wgpu::BufferUsages::COPY_DST);
+
+    /// Gives a storage buffer that nothing will read or write again (outside work already
+    /// recorded, which wgpu orders before any later use) back for [`Context::storage_buffer`].
+    pub fn recycle(&self, buffer: wgpu::Buffer) {
+        if buffer.usage() != Self::STORAGE_USAGE {
+            return;
+        }
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.entry(buffer.size()).or_default().push(buffer);
+        }
+    }
+
+    /// Frees every pooled buffer.
+    pub fn trim_pool(&self) {
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.clear();
+        }
     }
 
     /// Reads a buffer back (waits for the GPU).
@@ -128,7 +157,7 @@ impl Resource<'_> {
 }
 
 /// What wgpu would reject when creating the bind group, as an error instead of a panic.
-fn check(binding: u32, kind: Kind, resource: Resource<'_>) -> Result<()> {
+fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits) -> Result<()> {
     let problem = |problem: String| Err(Error::Binding { binding, problem });
     let view_dim = |t: &wgpu::Texture| match t.dimension() {
         wgpu::TextureDimension::D1 => wgpu::TextureViewDimension::D1,
@@ -144,6 +173,17 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>) -> Result<()> {
             };
             if !buffer.usage().contains(usage) {
                 return problem(format!("the buffer lacks {usage:?} usage"));
+            }
+            let limit = if kind == Kind::Uniform {
+                limits.max_uniform_buffer_binding_size
+            } else {
+                limits.max_storage_buffer_binding_size
+            };
+            if buffer.size() > u64::from(limit) {
+                return problem(format!(
+                    "the buffer has {} bytes; the device binds at most {limit}",
+                    buffer.size()
+                ));
             }
         }
         (Kind::Texture(dim) | Kind::StorageTexture(dim, _), Resource::Texture(view)) => {
@@ -242,7 +282,7 @@ impl<'c> Recorder<'c> {
             return Ok(());
         }
         for ((binding, kind), resource) in kinds().zip(&resources) {
-            check(binding, kind, *resource)?;
+            check(binding, kind, *resource, self.ctx.limits())?;
         }
         let bind_group = self.bind_group(pipeline, &resources);
         let encoder = &mut self.encoder;

@@ -264,9 +264,14 @@ impl Layer for Activation {
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &Option) -> Result<()> {
-        if self.op != Op::Identity {
-            let op = self.op;
-            map_inplace(blob, move |x| op.apply(x));
+        // one loop per function, so each inner loop is branch-free and vectorizes
+        match self.op {
+            Op::Identity => {}
+            Op::Relu { slope } => map_inplace(blob, move |x| if x < 0.0 { x * slope } else { x }),
+            Op::Clip { min, max } => map_inplace(blob, move |x| x.max(min).min(max)),
+            Op::Scale { scale } => map_inplace(blob, move |x| x * scale),
+            Op::Sigmoid => map_inplace(blob, |x| 1.0 / (1.0 + (-x).exp())),
+            op => map_inplace(blob, move |x| op.apply(x)),
         }
         Ok(())
     }

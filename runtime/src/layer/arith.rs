@@ -139,6 +139,43 @@ impl BinaryOp {
     }
 }
 
+/// `out[i] = f(x[i], y[i])` in parallel chunks, written so the compiler vectorizes the body.
+fn zip_map(out: &mut [f32], x: &[f32], y: &[f32], f: impl Fn(f32, f32) -> f32 + Sync + Send) {
+    const CHUNK: usize = 1 << 14;
+    out.par_chunks_mut(CHUNK)
+        .zip(x.par_chunks(CHUNK).zip(y.par_chunks(CHUNK)))
+        .for_each(|(o, (x, y))| {
+            for ((o, x), y) in o.iter_mut().zip(x).zip(y) {
+                *o = f(*x, *y);
+            }
+        });
+}
+
+impl BinaryOp {
+    /// `a op b` straight over the stored values when both are fp32 with the same shape and
+    /// layout (any packing): no broadcast, no unpacking.
+    fn same_layout(&self, a: &Mat, b: &Mat) -> core::option::Option<Mat> {
+        if !a.same_shape(b) || a.elempack != b.elempack || a.cstep != b.cstep {
+            return None;
+        }
+        let (x, y) = (a.f32().ok()?, b.f32().ok()?);
+        let mut out = a.zeros_like();
+        let o = out.f32_mut().ok()?;
+        match self.op {
+            0 => zip_map(o, x, y, |x, y| x + y),
+            1 => zip_map(o, x, y, |x, y| x - y),
+            2 => zip_map(o, x, y, |x, y| x * y),
+            3 => zip_map(o, x, y, |x, y| x / y),
+            4 => zip_map(o, x, y, f32::max),
+            5 => zip_map(o, x, y, f32::min),
+            7 => zip_map(o, x, y, |x, y| y - x),
+            8 => zip_map(o, x, y, |x, y| y / x),
+            op => zip_map(o, x, y, move |x, y| binary(op, x, y)),
+        }
+        Some(out)
+    }
+}
+
 impl Layer for BinaryOp {
     fn support(&self) -> Support {
         Support {
@@ -146,6 +183,9 @@ impl Layer for BinaryOp {
             inplace: self.scalar.is_some(),
             vulkan: true,
             vulkan_packing: true,
+            // equal layouts run over the stored values; broadcasts unpack
+            packing: true,
+            any_packing: true,
             ..Support::default()
         }
     }
@@ -270,6 +310,9 @@ impl Layer for BinaryOp {
                 bottoms.len()
             )));
         };
+        if let Some(out) = self.same_layout(a, b) {
+            return Ok(vec![out]);
+        }
         let (sa, sb, out, dims) = broadcast(a, b)?;
         let (va, vb) = (a.to_values(), b.to_values());
         let strides = |s: [usize; 4]| {

@@ -369,6 +369,54 @@ impl Extractor<'_> {
 
     /// Computes blob `name` (fp32, elempack 1), running what it needs.
     pub fn extract(&mut self, name: &str) -> Result<Mat> {
+        let target = self.compute(name)?;
+        let out = match (&self.cpu[target], &self.gpu[target]) {
+            (Some(m), _) => m.clone(),
+            (None, Some(g)) => {
+                let ctx = self
+                    .net
+                    .ctx
+                    .as_deref()
+                    .ok_or_else(|| Error::Gpu("no device".into()))?;
+                ctx.download_mat(g)?
+            }
+            (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
+        };
+        let out = if out.elemtype() == ElemType::F32 {
+            out
+        } else {
+            out.cast(ElemType::F32)
+        };
+        out.to_packing(1)
+    }
+
+    /// Sets input blob `name` from a device mat (ncnn's `input(VkMat)`): no upload.
+    pub fn input_gpu(&mut self, name: &str, mat: GpuMat) -> Result<()> {
+        let id = self.net.blob_index(name)?;
+        self.gpu[id] = Some(mat);
+        self.cpu[id] = None;
+        self.shared[id] = true;
+        Ok(())
+    }
+
+    /// Computes blob `name` and leaves it on the device as the last layer made it (ncnn's
+    /// `extract(VkMat)`): packed and in the net's storage format; a CPU result is uploaded.
+    pub fn extract_gpu(&mut self, name: &str) -> Result<GpuMat> {
+        let target = self.compute(name)?;
+        let ctx = self
+            .net
+            .ctx
+            .clone()
+            .ok_or_else(|| Error::Gpu("the net has no device".into()))?;
+        match (&self.gpu[target], &self.cpu[target]) {
+            (Some(g), _) => Ok(g.clone()),
+            (None, Some(m)) => ctx.upload_mat(m, self.net.gpu_options),
+            (None, None) => Err(Error::Blob(format!("blob `{name}` was not produced"))),
+        }
+    }
+
+    /// Runs what blob `name` needs; its index.
+    fn compute(&mut self, name: &str) -> Result<usize> {
         let target = self.net.blob_index(name)?;
         // the layers to run: producers of missing blobs, back from the target
         let mut needed = vec![false; self.net.layers.len()];
@@ -447,22 +495,7 @@ impl Extractor<'_> {
         if let Some(r) = rec.take() {
             r.submit_and_wait()?;
         }
-        let out = match (&self.cpu[target], &self.gpu[target]) {
-            (Some(m), _) => m.clone(),
-            (None, Some(g)) => {
-                let ctx = ctx
-                    .as_deref()
-                    .ok_or_else(|| Error::Gpu("no device".into()))?;
-                ctx.download_mat(g)?
-            }
-            (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
-        };
-        let out = if out.elemtype() == ElemType::F32 {
-            out
-        } else {
-            out.cast(ElemType::F32)
-        };
-        out.to_packing(1)
+        Ok(target)
     }
 
     /// The CPU mat of blob `b` for a reader: taken if nothing else reads it later (light mode)
@@ -620,8 +653,16 @@ impl Extractor<'_> {
         let options = opt.variant_options(net.gpu_options);
         let s = l.support;
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
+        // buffers of blobs this layer reads last, that no other blob shares: free afterwards
+        let mut spent = Vec::new();
         for b in &l.bottoms {
-            bottoms.push(self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?);
+            let exclusive =
+                self.opt.lightmode && remaining[*b] == 1 && *b != target && !self.shared[*b];
+            let m = self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?;
+            if let (true, Some(buffer)) = (exclusive, m.buffer()) {
+                spent.push(buffer.clone());
+            }
+            bottoms.push(m);
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
@@ -639,6 +680,12 @@ impl Extractor<'_> {
             }
             (false, _) => l.layer.forward_gpu_many(&bottoms, rec, &opt)?,
         };
+        let ctx = rec.context();
+        for buffer in spent {
+            if !tops.iter().any(|t| t.buffer() == Some(&buffer)) {
+                ctx.recycle(buffer);
+            }
+        }
         for (t, m) in l.tops.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;

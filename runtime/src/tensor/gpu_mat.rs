@@ -262,14 +262,27 @@ impl Context {
                 pipeline.options.name()
             )));
         }
-        // the whole buffer as one channel of vec4s (buffers hold whole 32-byte blocks)
-        let v = m.total().div_ceil(4) as u32;
+        // the whole buffer as rows of vec4s (buffers hold whole 32-byte blocks): one row, or
+        // rows of a width that divides the count when one row needs more workgroups than a
+        // dispatch dimension allows
+        let v = m.total().div_ceil(4);
+        let max_x = self.limits().max_compute_workgroups_per_dimension as usize
+            * pipeline.local_size[0] as usize;
+        let w = if v <= max_x {
+            v
+        } else {
+            (1..=max_x)
+                .rev()
+                .find(|w| v.is_multiple_of(*w))
+                .unwrap_or(1)
+        };
+        let (w, h) = (w as u32, (v / w) as u32);
         let out = self.storage_buffer(mat_bytes(m.total(), to));
         rec.dispatch(
             &pipeline,
             &[m.expect_buffer()?, &out],
-            &[v, 1, 1, v],
-            [v, 1, 1],
+            &[w, h, 1, w * h],
+            [w, h, 1],
         )?;
         Ok(GpuMat {
             data: GpuData::Buffer(out),
