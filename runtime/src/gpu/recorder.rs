@@ -179,7 +179,7 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits
             } else {
                 limits.max_storage_buffer_binding_size
             };
-            if buffer.size() > u64::from(limit) {
+            if buffer.size() > limit {
                 return problem(format!(
                     "the buffer has {} bytes; the device binds at most {limit}",
                     buffer.size()
