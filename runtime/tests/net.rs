@@ -975,6 +975,40 @@ fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
     );
 }
 
+/// Spent GPU blobs go back to the context's pool and are handed out again: repeated extracts
+/// on a chain of GPU layers (each reusing the last run's buffers) stay right.
+#[test]
+fn pooled_buffers_are_reused_without_corrupting_later_runs() {
+    let mut rng = Rng(67);
+    let param = "7767517\n6 7\nInput a_in 0 1 a\nInput b_in 0 1 b\nReLU r 1 1 a r 0=0.1\n\
+                 BinaryOp add 2 1 r b s 0=0\nSigmoid sig 1 1 s t\nBinaryOp mul 2 1 t b out 0=2\n";
+    let ins = [
+        Input::new(&mut rng, "a", 3, [9, 7, 1, 8]),
+        Input::new(&mut rng, "b", 3, [9, 7, 1, 8]),
+    ];
+    let want = run_net(param, &[], &ins, "out", NetOption::fp32(), None).unwrap();
+    for ctx in gpu_contexts() {
+        let mut net = Net::new();
+        net.opt = NetOption::fp32();
+        net.set_context(ctx.clone());
+        net.load_param_str("pool", param).unwrap();
+        net.load_model_bytes(&[]).unwrap();
+        for run in 0..4 {
+            let mut ex = net.create_extractor().unwrap();
+            for i in &ins {
+                ex.input(i.name, i.mat()).unwrap();
+            }
+            let got = ex.extract("out").unwrap();
+            assert_close(
+                &got.to_values(),
+                &want.to_values(),
+                1e-3,
+                &format!("run {run}, {}", ctx.describe()),
+            );
+        }
+    }
+}
+
 /// GPU layers (ReLU, Sigmoid, BinaryOp) around CPU layers (Split, Pooling, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]

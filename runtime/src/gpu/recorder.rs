@@ -30,10 +30,12 @@ impl Context {
         }
     }
 
-    /// A storage buffer holding `bytes` (also usable as copy source and destination).
+    /// A storage buffer holding `bytes` (also usable as copy source and destination). Always a
+    /// new one: the queue writes it before any recorded work runs, so a pooled buffer that
+    /// recorded work still reads must not be handed to it.
     pub fn upload(&self, bytes: &[u8]) -> wgpu::Buffer {
         let size = (bytes.len() as u64).div_ceil(4).max(1) * 4;
-        let buffer = self.storage_buffer(size);
+        let buffer = self.new_storage_buffer(size);
         if !bytes.is_empty() {
             let mut padded = bytes.to_vec();
             padded.resize(size as usize, 0);
@@ -42,8 +44,9 @@ impl Context {
         buffer
     }
 
-    /// An uninitialized storage buffer of `size` bytes (rounded up to 4): one given back by
-    /// [`Context::recycle`] when one of that size is free, else a new one.
+    /// An uninitialized storage buffer of `size` bytes (rounded up to 4) for recorded work to
+    /// write: one given back by [`Context::recycle`] when one of that size is free, else a new
+    /// one. Data written through the queue needs [`Context::upload`] instead.
     pub fn storage_buffer(&self, size: u64) -> wgpu::Buffer {
         let size = size.div_ceil(4).max(1) * 4;
         let reused = self
@@ -51,13 +54,15 @@ impl Context {
             .lock()
             .ok()
             .and_then(|mut pool| pool.get_mut(&size).and_then(Vec::pop));
-        reused.unwrap_or_else(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("fpshader storage"),
-                size,
-                usage: Self::STORAGE_USAGE,
-                mapped_at_creation: false,
-            })
+        reused.unwrap_or_else(|| self.new_storage_buffer(size))
+    }
+
+    fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fpshader storage"),
+            size: size.div_ceil(4).max(1) * 4,
+            usage: Self::STORAGE_USAGE,
+            mapped_at_creation: false,
         })
     }
 
