@@ -297,7 +297,7 @@ fn gpu(loops: usize) -> Res<()> {
             let packed = host.to_packing(if weights {
                 4
             } else {
-                8.min(if opt.use_shader_pack8 { 8 } else { 4 })
+                if opt.use_shader_pack8 { 8 } else { 4 }
             })?;
             let a = ctx.upload_mat(&packed, opts)?;
             let per_run = if weights { 1 } else { layers };

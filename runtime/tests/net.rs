@@ -29,6 +29,7 @@ impl Rng {
 }
 
 /// One input: blob name, dims, `[w, h, d, c]`, values in ncnn order.
+#[derive(Clone)]
 struct Input {
     name: &'static str,
     dims: u8,
@@ -236,6 +237,20 @@ fn check_output(what: &str, param: &str, weights: &[u8], inputs: &[Input], outpu
     );
 }
 
+/// `kind` on one random input `data` per `(dims, shape, params)`, against ncnn.
+fn check_cases(rng: &mut Rng, kind: &str, cases: &[(u8, [usize; 4], impl AsRef<str>)]) {
+    for (dims, shape, params) in cases {
+        let params = params.as_ref();
+        let x = Input::new(rng, "data", *dims, *shape);
+        check_layer(
+            &format!("{kind} {dims}-D {params}"),
+            &one_layer(kind, &["data"], params),
+            &[],
+            &[x],
+        );
+    }
+}
+
 #[test]
 fn elementwise_layers_match_ncnn() {
     let mut rng = Rng(7);
@@ -353,15 +368,7 @@ fn weighted_layers_match_ncnn() {
         (&bias, false),
     ]);
     let param = one_layer("BatchNorm", &["data"], &format!("0={c} 1=0.001"));
-    check_layer(
-        "BatchNorm",
-        &param,
-        &weights,
-        &[Input {
-            values: x.values.clone(),
-            ..Input::new(&mut Rng(1), "data", 3, [5, 4, 1, c])
-        }],
-    );
+    check_layer("BatchNorm", &param, &weights, std::slice::from_ref(&x));
 
     let (scale, sbias) = (rng.vec(c), rng.vec(c));
     let param = one_layer("Scale", &["data"], &format!("0={c} 1=1"));
@@ -451,11 +458,13 @@ fn slice_matches_ncnn_by_sizes_and_indices_on_every_axis() {
             "7767517\n2 4\nInput data_in 0 1 data\nSlice slice 1 3 data out0 out1 out2 {params}\n"
         );
         for out in ["out0", "out1", "out2"] {
-            let x = Input {
-                values: x.values.clone(),
-                ..Input::new(&mut Rng(0), "data", dims, shape)
-            };
-            check_output(&format!("Slice {params} {out}"), &param, &[], &[x], out);
+            check_output(
+                &format!("Slice {params} {out}"),
+                &param,
+                &[],
+                std::slice::from_ref(&x),
+                out,
+            );
         }
     }
 }
@@ -463,7 +472,7 @@ fn slice_matches_ncnn_by_sizes_and_indices_on_every_axis() {
 #[test]
 fn crop_matches_ncnn_by_offsets_numpy_slices_and_reference() {
     let mut rng = Rng(29);
-    for (dims, shape, params) in [
+    let cases = [
         (3, [7, 6, 1, 5], "0=1 1=2 2=1 3=4 4=3 5=2"),
         (3, [7, 6, 1, 5], "0=1 1=1 6=2 7=1 3=-233 4=-233 5=-233"),
         (
@@ -475,15 +484,8 @@ fn crop_matches_ncnn_by_offsets_numpy_slices_and_reference() {
         (4, [5, 4, 6, 3], "-23309=1,2 -23310=1,5 -23311=1,1"),
         (2, [7, 6, 1, 1], "0=2 1=1 3=3 4=4"),
         (1, [9, 1, 1, 1], "0=2 3=5"),
-    ] {
-        let x = Input::new(&mut rng, "data", dims, shape);
-        check_layer(
-            &format!("Crop {dims}-D {params}"),
-            &one_layer("Crop", &["data"], params),
-            &[],
-            &[x],
-        );
-    }
+    ];
+    check_cases(&mut rng, "Crop", &cases);
     let ins = vec![
         Input::new(&mut rng, "a", 3, [7, 6, 1, 5]),
         Input::new(&mut rng, "b", 3, [4, 3, 1, 2]),
@@ -499,51 +501,31 @@ fn crop_matches_ncnn_by_offsets_numpy_slices_and_reference() {
 #[test]
 fn permute_and_shufflechannel_match_ncnn_in_every_order() {
     let mut rng = Rng(31);
-    for (dims, shape, orders) in [
+    let orders: Vec<(u8, [usize; 4], String)> = [
         (2, [5, 3, 1, 1], 2),
         (3, [5, 4, 1, 3], 6),
         (4, [5, 4, 3, 2], 24),
-    ] {
-        for order in 0..orders {
-            let x = Input::new(&mut rng, "data", dims, shape);
-            check_layer(
-                &format!("Permute {dims}-D order {order}"),
-                &one_layer("Permute", &["data"], &format!("0={order}")),
-                &[],
-                &[x],
-            );
-        }
-    }
-    for params in ["0=2", "0=3", "0=2 1=1", "0=3 1=1"] {
-        let x = Input::new(&mut rng, "data", 3, [5, 4, 1, 6]);
-        check_layer(
-            &format!("ShuffleChannel {params}"),
-            &one_layer("ShuffleChannel", &["data"], params),
-            &[],
-            &[x],
-        );
-    }
+    ]
+    .into_iter()
+    .flat_map(|(dims, shape, n)| (0..n).map(move |o| (dims, shape, format!("0={o}"))))
+    .collect();
+    check_cases(&mut rng, "Permute", &orders);
+    let groups = ["0=2", "0=3", "0=2 1=1", "0=3 1=1"].map(|p| (3, [5, 4, 1, 6], p));
+    check_cases(&mut rng, "ShuffleChannel", &groups);
 }
 
 #[test]
 fn padding_matches_ncnn_in_every_mode() {
     let mut rng = Rng(37);
-    for (dims, shape, params) in [
+    let cases = [
         (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=0 5=0.5"),
         (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=1"),
         (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=2"),
         (3, [5, 4, 1, 3], "0=1 2=1 7=1 8=2 5=-1"),
         (2, [5, 4, 1, 1], "0=2 1=1 2=1 3=2 4=2"),
         (1, [6, 1, 1, 1], "2=2 3=3 4=1"),
-    ] {
-        let x = Input::new(&mut rng, "data", dims, shape);
-        check_layer(
-            &format!("Padding {dims}-D {params}"),
-            &one_layer("Padding", &["data"], params),
-            &[],
-            &[x],
-        );
-    }
+    ];
+    check_cases(&mut rng, "Padding", &cases);
     let pad = rng.vec(3);
     check_layer(
         "Padding with per-channel values",
@@ -643,11 +625,7 @@ fn param_bin_runs_like_the_text_param_in_ncnn_and_fpshader() {
     let weights = bin(&[(&mem, false)]);
     let x = Input::new(&mut rng, "data", 3, [6, 5, 1, 8]);
     let (param_bin, index) = to_param_bin(&param);
-    let named = |name: &'static str| Input {
-        name,
-        values: x.values.clone(),
-        ..Input::new(&mut Rng(0), "data", 3, [6, 5, 1, 8])
-    };
+    let named = |name: &'static str| Input { name, ..x.clone() };
     let want = run_net(
         &param,
         &weights,
@@ -694,24 +672,13 @@ fn multi_layer_net_with_branches_matches_ncnn() {
         let got = run_net(
             BRANCHY,
             &weights,
-            &[Input {
-                values: x.values.clone(),
-                ..Input::new(&mut Rng(0), "data", 3, [6, 5, 1, 4])
-            }],
+            std::slice::from_ref(&x),
             "out",
             opt,
             None,
         )
         .unwrap();
-        if let Some(want) = ncnn(
-            BRANCHY,
-            &weights,
-            &[Input {
-                values: x.values.clone(),
-                ..Input::new(&mut Rng(0), "data", 3, [6, 5, 1, 4])
-            }],
-            "out",
-        ) {
+        if let Some(want) = ncnn(BRANCHY, &weights, std::slice::from_ref(&x), "out") {
             assert_close(
                 &got.to_values(),
                 &want,
@@ -1018,10 +985,7 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
     let mem = rng.vec(8);
     let param = BRANCHY.replace("0=4\n", "0=8\n");
     let weights = bin(&[(&mem, false)]);
-    let input = || Input {
-        values: x.values.clone(),
-        ..Input::new(&mut Rng(0), "data", 3, [6, 5, 1, 8])
-    };
+    let input = || x.clone();
     let want = ncnn(&param, &weights, &[input()], "out");
     let cpu = run_net(&param, &weights, &[input()], "out", NetOption::fp32(), None).unwrap();
     for ctx in gpu_contexts() {

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, unary};
+use crate::layer::gpu_util::{PackPipelines, no_device, unary};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -282,11 +282,7 @@ impl Layer for Activation {
         rec: &mut Recorder<'_>,
         _opt: &Option,
     ) -> Result<()> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| crate::Error::Layer {
-            layer: String::new(),
-            kind: self.kind.to_string(),
-            message: "create_pipeline ran without a device".into(),
-        })?;
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device(self.kind))?;
         *blob = unary(rec, pipelines, blob)?;
         Ok(())
     }

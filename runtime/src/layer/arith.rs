@@ -8,7 +8,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::PackPipelines;
+use crate::layer::gpu_util::{PackPipelines, no_device, slot};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -121,11 +121,7 @@ fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> core::option::Optio
 
 impl BinaryOp {
     fn pipelines(&self) -> Result<&PackPipelines> {
-        self.gpu.as_ref().ok_or_else(|| Error::Layer {
-            layer: String::new(),
-            kind: "BinaryOp".into(),
-            message: "create_pipeline ran without a device".into(),
-        })
+        self.gpu.as_ref().ok_or_else(|| no_device("BinaryOp"))
     }
 
     /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1).
@@ -222,9 +218,9 @@ impl Layer for BinaryOp {
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
         if let Some(s) = self.scalar {
-            for (slot, pack) in [1, 4, 8].into_iter().enumerate() {
+            for pack in [1, 4, 8] {
                 let m = Mat::from_values(1, 1, pack, &vec![s; pack])?.to_packing(pack)?;
-                self.gpu_scalar[slot] = Some(gpu.ctx.upload_mat(&m, gpu.options)?);
+                self.gpu_scalar[slot(pack)] = Some(gpu.ctx.upload_mat(&m, gpu.options)?);
             }
         }
         Ok(())
@@ -244,12 +240,7 @@ impl Layer for BinaryOp {
         rec: &mut Recorder<'_>,
         _opt: &Option,
     ) -> Result<()> {
-        let slot = match blob.elempack {
-            1 => 0,
-            4 => 1,
-            _ => 2,
-        };
-        let b = self.gpu_scalar[slot]
+        let b = self.gpu_scalar[slot(blob.elempack)]
             .as_ref()
             .ok_or_else(|| Error::Shape("BinaryOp has no scalar on the device".into()))?;
         // a new mat: one binding cannot be both read-only and written in a dispatch

@@ -16,7 +16,8 @@ pub struct PackPipelines {
     by_pack: [core::option::Option<Arc<Pipeline>>; 3],
 }
 
-fn slot(elempack: usize) -> usize {
+/// The index of `elempack` (1, 4, 8) in per-packing arrays.
+pub(crate) fn slot(elempack: usize) -> usize {
     match elempack {
         1 => 0,
         4 => 1,
@@ -65,6 +66,15 @@ impl PackPipelines {
     /// Whether a shader exists for `elempack`.
     pub fn has(&self, elempack: usize) -> bool {
         self.by_pack[slot(elempack)].is_some()
+    }
+}
+
+/// The error of a GPU forward whose `create_pipeline` had no device.
+pub(crate) fn no_device(kind: &str) -> Error {
+    Error::Layer {
+        layer: String::new(),
+        kind: kind.to_string(),
+        message: "create_pipeline ran without a device".into(),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::no_device;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
@@ -146,11 +147,7 @@ impl Layer for InnerProduct {
         rec: &mut Recorder<'_>,
         _opt: &Option,
     ) -> Result<GpuMat> {
-        let state = self.gpu.as_ref().ok_or_else(|| Error::Layer {
-            layer: String::new(),
-            kind: "InnerProduct".into(),
-            message: "create_pipeline ran without a device".into(),
-        })?;
+        let state = self.gpu.as_ref().ok_or_else(|| no_device("InnerProduct"))?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::Shape(
                 "InnerProduct weights are not on the device".into(),

@@ -79,8 +79,9 @@ impl Layer for Permute {
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let shape = bottom.numpy_shape();
         let perm = permutation(self.order_type, shape.len())?;
-        let view = Strided::contiguous(&shape).permute(&perm);
-        Mat::from_numpy(&view.shape, &view.gather(&bottom.to_values())?)
+        Strided::contiguous(&shape)
+            .permute(&perm)
+            .gather_mat(&bottom.to_values())
     }
 }
 

@@ -17,11 +17,6 @@ pub(crate) fn resolve_axis(axis: i32, dims: usize) -> Result<usize> {
     }
 }
 
-/// The values of `view` over `m`'s unpacked values, as a mat of the view's shape.
-fn take(m: &Mat, view: &Strided) -> Result<Mat> {
-    Mat::from_numpy(&view.shape, &view.gather(&m.to_values())?)
-}
-
 /// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
 /// (boundaries, the alternative to sizes).
 #[derive(Default)]
@@ -110,10 +105,7 @@ impl Layer for Slice {
         let values = bottom.to_values();
         self.parts(shape[axis])?
             .into_iter()
-            .map(|(start, len)| {
-                let view = all.clone().narrow(axis, start, len);
-                Mat::from_numpy(&view.shape, &view.gather(&values)?)
-            })
+            .map(|(start, len)| all.clone().narrow(axis, start, len).gather_mat(&values))
             .collect()
     }
 }
@@ -212,7 +204,7 @@ impl Crop {
         for (axis, (start, len)) in self.roi(&shape, reference)?.into_iter().enumerate() {
             view = view.narrow(axis, start, len);
         }
-        take(bottom, &view)
+        view.gather_mat(&bottom.to_values())
     }
 }
 

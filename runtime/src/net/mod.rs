@@ -451,29 +451,7 @@ impl Extractor<'_> {
             if !needed[i] {
                 continue;
             }
-            // GPU mats are at most 3-D (image mats exactly 3-D), and a layer may decline
-            // shapes it has no shader for: then it runs on the CPU this time
-            let shapes: Vec<(u8, [usize; 4])> = l
-                .bottoms
-                .iter()
-                .map(|&b| match (&self.cpu[b], &self.gpu[b]) {
-                    (Some(m), _) => (m.dims, m.shape()),
-                    (None, Some(g)) => (g.dims, g.shape()),
-                    (None, None) => (0, [0; 4]),
-                })
-                .collect();
-            let image = self
-                .opt
-                .masked(l.featmask)
-                .variant_options(net.gpu_options)
-                .contains(crate::Opt::Image);
-            let min_dims = if image { 3 } else { 1 };
-            let gpu_now = l.on_gpu
-                && shapes
-                    .iter()
-                    .all(|(dims, _)| *dims <= 3 && *dims >= min_dims)
-                && l.layer.gpu_accepts(&shapes);
-            let result = if gpu_now {
+            let result = if l.on_gpu && self.gpu_takes(l) {
                 let ctx = ctx
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
@@ -496,6 +474,28 @@ impl Extractor<'_> {
             r.submit_and_wait()?;
         }
         Ok(target)
+    }
+
+    /// Whether GPU layer `l` runs on the device for the blobs it has now: GPU mats are at most
+    /// 3-D (image mats exactly 3-D), and a layer may decline shapes it has no shader for; then
+    /// it runs on the CPU this time.
+    fn gpu_takes(&self, l: &NetLayer) -> bool {
+        let shapes: Vec<(u8, [usize; 4])> = l
+            .bottoms
+            .iter()
+            .map(|&b| match (&self.cpu[b], &self.gpu[b]) {
+                (Some(m), _) => (m.dims, m.shape()),
+                (None, Some(g)) => (g.dims, g.shape()),
+                (None, None) => (0, [0; 4]),
+            })
+            .collect();
+        let image = self
+            .opt
+            .masked(l.featmask)
+            .variant_options(self.net.gpu_options)
+            .contains(crate::Opt::Image);
+        let min_dims = if image { 3 } else { 1 };
+        shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims)) && l.layer.gpu_accepts(&shapes)
     }
 
     /// The CPU mat of blob `b` for a reader: taken if nothing else reads it later (light mode)
@@ -581,7 +581,9 @@ impl Extractor<'_> {
     }
 
     /// The GPU mat of blob `b` in the layout layer `l` takes: uploaded if it is only on the
-    /// host, repacked, and copied when an in-place layer must not touch a shared buffer.
+    /// host, repacked, and copied when an in-place layer must not touch a shared buffer. Also
+    /// whether the mat is this reader's alone (the blob's last reader, no other blob sharing
+    /// it), so its buffer can be recycled after the layer.
     #[allow(clippy::too_many_arguments)] // one blob, one layer's needs, the run's bookkeeping
     fn gpu_bottom(
         &mut self,
@@ -593,7 +595,7 @@ impl Extractor<'_> {
         inplace: bool,
         remaining: &mut [usize],
         target: usize,
-    ) -> Result<GpuMat> {
+    ) -> Result<(GpuMat, bool)> {
         let ctx = rec.context();
         if self.gpu[b].is_none() {
             let m = self.cpu[b].as_ref().ok_or_else(|| {
@@ -634,10 +636,11 @@ impl Extractor<'_> {
         let channels = g.c * g.elempack;
         let pack = convert::gpu_elempack(g.elempack, channels, support, opt);
         let g = ctx.record_packing(rec, &g, pack)?;
-        if inplace && (!last || self.shared[b]) {
-            return ctx.record_copy(rec, &g);
+        let alone = last && !self.shared[b];
+        if inplace && !alone {
+            return Ok((ctx.record_copy(rec, &g)?, false));
         }
-        Ok(g)
+        Ok((g, alone))
     }
 
     fn forward_gpu(
@@ -656,10 +659,9 @@ impl Extractor<'_> {
         // buffers of blobs this layer reads last, that no other blob shares: free afterwards
         let mut spent = Vec::new();
         for b in &l.bottoms {
-            let exclusive =
-                self.opt.lightmode && remaining[*b] == 1 && *b != target && !self.shared[*b];
-            let m = self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?;
-            if let (true, Some(buffer)) = (exclusive, m.buffer()) {
+            let (m, alone) =
+                self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?;
+            if let (true, Some(buffer)) = (alone, m.buffer()) {
                 spent.push(buffer.clone());
             }
             bottoms.push(m);

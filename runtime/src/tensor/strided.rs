@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::tensor::Mat;
 
 /// A view of a flat value array: `shape` and `strides` per axis (outermost first), from `offset`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +75,11 @@ impl Strided {
                 .map(|(n, s)| (n - 1) * s)
                 .sum::<usize>()
             + 1
+    }
+
+    /// The values it shows as an unpacked fp32 mat of its shape (1 to 4 axes).
+    pub fn gather_mat(&self, values: &[f32]) -> Result<Mat> {
+        Mat::from_numpy(&self.shape, &self.gather(values)?)
     }
 
     /// The values it shows, contiguous, in parallel over rows; an error if it reaches past
