@@ -272,9 +272,9 @@ fn gpu(loops: usize) -> Res<()> {
                 "innerproduct",
                 chain(
                     &["a"],
-                    1,
+                    layers,
                     &format!(
-                        "InnerProduct fc 1 1 {{prev}} {{top}} 0={fc} 1=1 2={}",
+                        "InnerProduct fc{{i}} 1 1 {{prev}} {{top}} 0={fc} 1=1 2={}",
                         fc * fc
                     ),
                 ),
@@ -300,7 +300,7 @@ fn gpu(loops: usize) -> Res<()> {
                 if opt.use_shader_pack8 { 8 } else { 4 }
             })?;
             let a = ctx.upload_mat(&packed, opts)?;
-            let per_run = if weights { 1 } else { layers };
+            let per_run = layers;
             let ms = min_ms(loops, || {
                 let mut ex = net.create_extractor()?;
                 ex.input_gpu("a", a.clone())?;
@@ -315,6 +315,40 @@ fn gpu(loops: usize) -> Res<()> {
                 (moves * bytes) as usize,
                 moves * bytes / ms / 1e6
             );
+            if name == "relu" {
+                // the same shader on the same mats, ping-ponged through a bare Recorder: what
+                // the net's executor costs at this size
+                let bare = bare_chain(&ctx, &a, opts, layers, loops, false)?;
+                println!(
+                    "gpu_bare {name} class {class} options {} elempack {} ms_per_layer {bare:.4} GBps {:.1}",
+                    opts.name(),
+                    a.elempack,
+                    moves * bytes / bare / 1e6
+                );
+                // each 16-bit storage variant and packing the device allows, for comparison
+                if class == "fp16" {
+                    for list in [
+                        "fp16p",
+                        "fp16p,fp16a",
+                        "fp16s",
+                        "fp16s,fp16a",
+                        "fp16p,fp16s,fp16a",
+                    ] {
+                        let o = fpshader::OptionSet::parse(list)?;
+                        if !o.is_subset_of(ctx.allowed_options()) {
+                            continue;
+                        }
+                        for (pack, flat) in [(4, false), (8, false), (4, true)] {
+                            let m = ctx.upload_mat(&host.to_packing(pack)?, o)?;
+                            let t = bare_chain(&ctx, &m, o, layers, loops, flat)?;
+                            println!(
+                                "gpu_bare {name} class {class} options {list} elempack {pack} flat {flat} ms_per_layer {t:.4} GBps {:.1}",
+                                moves * bytes / t / 1e6
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
     // executor overhead: a chain of small ReLUs through the net vs the same pipeline, same
@@ -343,6 +377,24 @@ fn gpu(loops: usize) -> Res<()> {
         ex.extract_gpu("out")?;
         Ok(())
     })?;
+    let bare = bare_chain(&ctx, &a, opts, layers, loops, false)? * layers as f64;
+    println!(
+        "executor layers {layers} shape 64x64x64 net_ms {via_net:.4} bare_recorder_ms {bare:.4} ratio {:.2}",
+        via_net / bare
+    );
+    Ok(())
+}
+
+/// Milliseconds per ReLU over `a` (its packing's `unaryop` shader), `layers` of them recorded
+/// into one bare `Recorder` over preallocated buffers, one submission, waited.
+fn bare_chain(
+    ctx: &Context,
+    a: &fpshader::GpuMat,
+    opts: fpshader::OptionSet,
+    layers: usize,
+    loops: usize,
+    flat: bool,
+) -> Res<f64> {
     let spec = Specialization {
         values: vec![
             (0, SpecValue::I32(1)),
@@ -351,28 +403,35 @@ fn gpu(loops: usize) -> Res<()> {
         ],
         local_size: None,
     };
-    let pipeline = ctx.pipeline(Shader::UnaryopPack4.module(), opts, &spec)?;
-    let bufs: Vec<_> = (0..=layers)
-        .map(|_| ctx.alloc_like(&a))
-        .collect::<Result<_, _>>()?;
-    let bare = min_ms(loops, || {
+    let shader = match a.elempack {
+        _ if flat => Shader::UnaryopFlat,
+        1 => Shader::Unaryop,
+        4 => Shader::UnaryopPack4,
+        _ => Shader::UnaryopPack8,
+    };
+    let pipeline = ctx.pipeline(shader.module(), opts, &spec)?;
+    let bufs = [ctx.alloc_like(a)?, ctx.alloc_like(a)?];
+    let bytes = bufs[0].buffer().map_or(0, |b| b.size());
+    let (words, grid) = if flat {
+        let n = bytes / 16;
+        let row = n.clamp(1, 1 << 20);
+        (
+            vec![n as u32, row as u32],
+            [row as u32, n.div_ceil(row) as u32, 1],
+        )
+    } else {
+        (a.shape_words().to_vec(), a.grid())
+    };
+    let ms = min_ms(loops, || {
         let mut rec = ctx.recorder();
-        for i in 0..layers {
-            rec.dispatch(
-                &pipeline,
-                &[&bufs[i], &bufs[i + 1]],
-                &a.shape_words(),
-                a.grid(),
-            )?;
+        rec.dispatch(&pipeline, &[a, &bufs[0]], &words, grid)?;
+        for i in 1..layers {
+            rec.dispatch(&pipeline, &[&bufs[(i + 1) % 2], &bufs[i % 2]], &words, grid)?;
         }
         rec.submit_and_wait()?;
         Ok(())
     })?;
-    println!(
-        "executor layers {layers} shape 64x64x64 net_ms {via_net:.4} bare_recorder_ms {bare:.4} ratio {:.2}",
-        via_net / bare
-    );
-    Ok(())
+    Ok(ms / layers as f64)
 }
 
 fn main() -> Res<()> {

@@ -52,21 +52,7 @@ layout (push_constant) uniform parameter
     int outcstep;
 } p;
 
-afpvec4 binary_op(afpvec4 x, afpvec4 y)
-{
-    if (op_type == 0) return x + y;
-    if (op_type == 1) return x - y;
-    if (op_type == 2) return x * y;
-    if (op_type == 3) return x / y;
-    if (op_type == 4) return max(x, y);
-    if (op_type == 5) return min(x, y);
-    if (op_type == 6) return pow(x, y);
-    if (op_type == 7) return y - x;
-    if (op_type == 8) return y / x;
-    if (op_type == 9) return pow(y, x);
-    if (op_type == 10) return atan(x, y);
-    return atan(y, x);
-}
+#include "binary_op.comp"
 
 void main()
 {

@@ -668,7 +668,11 @@ fn every_buffer_function_in_every_class() {
                 .iter()
                 .map(|(n, f)| ctx.storage_buffer((n * f.size()) as u64))
                 .collect();
-            let all: Vec<&wgpu::Buffer> = bufs_in.iter().chain(bufs_out.iter()).collect();
+            let all: Vec<&wgpu::Buffer> = bufs_in
+                .iter()
+                .chain(bufs_out.iter())
+                .map(|b| b.raw())
+                .collect();
             let mut rec = ctx.recorder();
             rec.dispatch(&pipeline, &all, &[], [N as u32, 1, 1])
                 .unwrap();

@@ -976,6 +976,52 @@ fn pooled_buffers_are_reused_without_corrupting_later_runs() {
     }
 }
 
+/// Buffers go back to the context's pool when the last mat holding them drops, the user's
+/// outputs included: from the second run on, a GPU net allocates nothing, and the pool holds
+/// the same bytes after every run.
+#[test]
+fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
+    let mut rng = Rng(71);
+    let param = "7767517\n6 7\nInput a_in 0 1 a\nInput b_in 0 1 b\nReLU r 1 1 a r 0=0.1\n\
+                 BinaryOp add 2 1 r b s 0=0\nSigmoid sig 1 1 s t\nBinaryOp mul 2 1 t b out 0=2\n";
+    let ins = [
+        Input::new(&mut rng, "a", 3, [16, 8, 1, 8]),
+        Input::new(&mut rng, "b", 3, [16, 8, 1, 8]),
+    ];
+    for ctx in gpu_contexts() {
+        let mut net = Net::new();
+        net.opt = NetOption::fp32();
+        net.set_context(ctx.clone());
+        net.load_param_str("pool", param).unwrap();
+        net.load_model_bytes(&[]).unwrap();
+        let opts = net.opt.variant_options(ctx.allowed_options());
+        let inputs: Vec<_> = ins
+            .iter()
+            .map(|i| ctx.upload_mat(&i.mat(), opts).unwrap())
+            .collect();
+        let mut pooled = Vec::new();
+        for _ in 0..3 {
+            let mut ex = net.create_extractor().unwrap();
+            for (i, m) in ins.iter().zip(&inputs) {
+                ex.input_gpu(i.name, m.clone()).unwrap();
+            }
+            let out = ex.extract_gpu("out").unwrap();
+            drop(ex);
+            let before = ctx.pooled_bytes();
+            drop(out);
+            assert!(
+                ctx.pooled_bytes() > before,
+                "a dropped output goes back to the pool ({})",
+                ctx.describe()
+            );
+            pooled.push(ctx.pooled_bytes());
+        }
+        assert!(pooled[0] > 0, "{}", ctx.describe());
+        assert_eq!(pooled[1], pooled[0], "{}", ctx.describe());
+        assert_eq!(pooled[2], pooled[0], "{}", ctx.describe());
+    }
+}
+
 /// GPU layers (ReLU, Sigmoid, BinaryOp) around CPU layers (Split, Pooling, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]

@@ -101,12 +101,37 @@ fn builtin_shaders_compile_in_all_variants_and_validate() {
 
 #[test]
 fn ncnn_style_shader_with_include_resolves_and_records_includes() {
-    let src = Source::from_file(common::builtin_dir().join("innerproduct.comp")).unwrap();
+    // ncnn's shape: an included helper, a shared-memory path under lmem in lfp types
+    let dir = common::temp_tree(&[
+        (
+            "main.comp",
+            "#version 450\n\
+             #if NCNN_fp16_storage\n#extension GL_EXT_shader_16bit_storage: require\n#endif\n\
+             #if NCNN_fp16_arithmetic\n\
+             #extension GL_EXT_shader_explicit_arithmetic_types_float16: require\n#endif\n\
+             #include \"twice.comp\"\n\
+             layout (binding = 0) buffer blob { sfpvec4 data[]; };\n\
+             layout (local_size_x = 64) in;\n\
+             #if NCNN_shader_local_memory\nshared lfpvec4 tmp[64];\n#endif\n\
+             void main() {\n\
+                 const int i = int(gl_GlobalInvocationID.x);\n\
+                 afpvec4 v = buffer_ld4(data, i);\n\
+             #if NCNN_shader_local_memory\n\
+                 tmp[gl_LocalInvocationID.x] = sfp2lfpvec4(data[i]);\n\
+                 barrier();\n\
+                 v = lfp2afpvec4(tmp[63 - gl_LocalInvocationID.x]);\n\
+             #endif\n\
+                 buffer_st4(data, i, twice(v));\n\
+             }\n",
+        ),
+        ("twice.comp", "afpvec4 twice(afpvec4 v) { return v + v; }\n"),
+    ]);
+    let src = Source::from_file(dir.path().join("main.comp")).unwrap();
     let set = common::compiler()
         .compile_variants(&src, OptionSet::parse(ALL_FLOAT).unwrap())
         .unwrap();
     assert_eq!(set.includes.len(), 1);
-    assert!(set.includes[0].ends_with("vulkan_activation.comp"));
+    assert!(set.includes[0].ends_with("twice.comp"));
     // the local-memory buffer path differs per lfp class: fp16sa and fp16sau do not share it
     let sa = set
         .get(OptionSet::parse("fp16s,fp16a,lmem").unwrap())

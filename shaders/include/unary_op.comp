@@ -2,8 +2,9 @@
 // op_type (folded when the pipeline is made): 0 x * param_0 (Dropout, Noop), 1 leaky ReLU
 // (param_0 = slope), 2 sigmoid, 3 tanh, 4 clip (param_0, param_1), 5 swish, 6 hardswish and
 // 7 hardsigmoid (alpha = param_0, beta = param_1), 8 GELU with erf, 9 GELU, tanh form.
-// Computed in fp32 whatever the arithmetic class: exp/tanh of fp16 overflow long before the
-// values these layers see, and the cost hides behind memory traffic.
+// Piecewise-linear ones compute in the arithmetic class (no conversions: they are what
+// bounds fp16 elementwise layers); those with exp/tanh in fp32, which fp16 overflows long
+// before the values these layers see.
 
 vec4 erf_approx(vec4 x)
 {
@@ -17,16 +18,16 @@ vec4 erf_approx(vec4 x)
 
 afpvec4 unary_op(afpvec4 v)
 {
+    if (op_type == 0) return v * afp(param_0);
+    if (op_type == 1) return mix(v, v * afp(param_0), lessThan(v, afpvec4(0.f)));
+    if (op_type == 4) return clamp(v, afp(param_0), afp(param_1));
+    if (op_type == 6) return v * clamp(v * afp(param_0) + afp(param_1), afp(0.f), afp(1.f));
+    if (op_type == 7) return clamp(v * afp(param_0) + afp(param_1), afp(0.f), afp(1.f));
     const vec4 x = vec4(v);
     vec4 y = x;
-    if (op_type == 0) y = x * param_0;
-    if (op_type == 1) y = mix(x, x * param_0, lessThan(x, vec4(0.f)));
     if (op_type == 2) y = 1.f / (1.f + exp(-x));
     if (op_type == 3) y = tanh(x);
-    if (op_type == 4) y = clamp(x, param_0, param_1);
     if (op_type == 5) y = x / (1.f + exp(-x));
-    if (op_type == 6) y = x * clamp(x * param_0 + param_1, 0.f, 1.f);
-    if (op_type == 7) y = clamp(x * param_0 + param_1, 0.f, 1.f);
     if (op_type == 8) y = 0.5f * x * (1.f + erf_approx(x * 0.70710678f));
     if (op_type == 9) y = 0.5f * x * (1.f + tanh(0.79788456f * (x + 0.044715f * x * x * x)));
     return afpvec4(y);

@@ -8,6 +8,7 @@ use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
+use crate::gpu::pool::BufferPool;
 use crate::meta::Features;
 
 /// How SPIR-V reaches the driver.
@@ -60,9 +61,9 @@ pub struct Context {
     path: ShaderPath,
     allowed: OptionSet,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
-    /// Storage buffers given back by nets (blobs no reader needs any more), by size, for
-    /// [`Context::storage_buffer`] to hand out again (ncnn's blob allocator).
-    pub(crate) pool: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    /// Storage buffers no mat holds any more, for [`Context::storage_buffer`] to hand out
+    /// again (ncnn's blob allocator).
+    pub(crate) pool: Arc<BufferPool>,
     pub(crate) dummy: wgpu::Buffer,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
@@ -211,7 +212,7 @@ impl Context {
             path,
             allowed,
             pipelines: Mutex::new(HashMap::new()),
-            pool: Mutex::new(HashMap::new()),
+            pool: Arc::default(),
             dummy,
         })
     }

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Kind, Pipeline, Slot};
+use crate::gpu::pool::DeviceBuffer;
 
 /// Records dispatches into one command encoder; [`Recorder::submit_and_wait`] runs them all.
 pub struct Recorder<'c> {
@@ -13,6 +14,12 @@ pub struct Recorder<'c> {
     /// H200 (see the README's overhead figures).
     pass: Option<wgpu::ComputePass<'static>>,
     dispatches: usize,
+}
+
+/// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
+/// any mat's buffer whole.
+fn padded_size(bytes: u64) -> u64 {
+    bytes.div_ceil(16).max(1) * 16
 }
 
 impl Context {
@@ -32,60 +39,50 @@ impl Context {
 
     /// A storage buffer holding `bytes` (also usable as copy source and destination). Always a
     /// new one: the queue writes it before any recorded work runs, so a pooled buffer that
-    /// recorded work still reads must not be handed to it.
-    pub fn upload(&self, bytes: &[u8]) -> wgpu::Buffer {
-        let size = (bytes.len() as u64).div_ceil(4).max(1) * 4;
+    /// recorded work still reads must not be handed to it. It joins the pool when dropped.
+    pub fn upload(&self, bytes: &[u8]) -> DeviceBuffer {
+        let size = padded_size(bytes.len() as u64);
         let buffer = self.new_storage_buffer(size);
         if !bytes.is_empty() {
             let mut padded = bytes.to_vec();
             padded.resize(size as usize, 0);
             self.queue.write_buffer(&buffer, 0, &padded);
         }
-        buffer
+        DeviceBuffer::pooled(buffer, &self.pool)
     }
 
-    /// An uninitialized storage buffer of `size` bytes (rounded up to 4) for recorded work to
-    /// write: one given back by [`Context::recycle`] when one of that size is free, else a new
-    /// one. Data written through the queue needs [`Context::upload`] instead.
-    pub fn storage_buffer(&self, size: u64) -> wgpu::Buffer {
-        let size = size.div_ceil(4).max(1) * 4;
-        let reused = self
+    /// An uninitialized storage buffer of `size` bytes (rounded up to 16) for recorded work to
+    /// write: a pooled one of that size when one is free, else a new one; it goes back to the
+    /// pool when its last handle drops. Data written through the queue needs
+    /// [`Context::upload`] instead.
+    pub fn storage_buffer(&self, size: u64) -> DeviceBuffer {
+        let size = padded_size(size);
+        let buffer = self
             .pool
-            .lock()
-            .ok()
-            .and_then(|mut pool| pool.get_mut(&size).and_then(Vec::pop));
-        reused.unwrap_or_else(|| self.new_storage_buffer(size))
+            .take(size)
+            .unwrap_or_else(|| self.new_storage_buffer(size));
+        DeviceBuffer::pooled(buffer, &self.pool)
     }
 
     fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fpshader storage"),
-            size: size.div_ceil(4).max(1) * 4,
-            usage: Self::STORAGE_USAGE,
+            size: padded_size(size),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         })
     }
 
-    const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
-        .union(wgpu::BufferUsages::COPY_SRC)
-        .union(wgpu::BufferUsages::COPY_DST);
-
-    /// Gives a storage buffer that nothing will read or write again (outside work already
-    /// recorded, which wgpu orders before any later use) back for [`Context::storage_buffer`].
-    pub fn recycle(&self, buffer: wgpu::Buffer) {
-        if buffer.usage() != Self::STORAGE_USAGE {
-            return;
-        }
-        if let Ok(mut pool) = self.pool.lock() {
-            pool.entry(buffer.size()).or_default().push(buffer);
-        }
+    /// Frees every pooled buffer (those no mat holds).
+    pub fn trim_pool(&self) {
+        self.pool.clear();
     }
 
-    /// Frees every pooled buffer.
-    pub fn trim_pool(&self) {
-        if let Ok(mut pool) = self.pool.lock() {
-            pool.clear();
-        }
+    /// Bytes held by pooled buffers that no mat holds.
+    pub fn pooled_bytes(&self) -> u64 {
+        self.pool.bytes()
     }
 
     /// Reads a buffer back (waits for the GPU).
@@ -136,6 +133,12 @@ pub enum Resource<'a> {
 impl<'a> From<&'a wgpu::Buffer> for Resource<'a> {
     fn from(b: &'a wgpu::Buffer) -> Self {
         Resource::Buffer(b)
+    }
+}
+
+impl<'a> From<&'a DeviceBuffer> for Resource<'a> {
+    fn from(b: &'a DeviceBuffer) -> Self {
+        Resource::Buffer(b.raw())
     }
 }
 

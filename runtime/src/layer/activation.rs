@@ -256,7 +256,11 @@ impl Layer for Activation {
             Some(gpu) => {
                 let (shaders, values) = self.shaders();
                 let modules: Vec<_> = shaders.iter().map(|(p, s)| (*p, s.module())).collect();
-                Some(PackPipelines::create(gpu, &modules, &values)?)
+                Some(PackPipelines::create(gpu, &modules, &values)?.with_flat(
+                    gpu,
+                    Shader::UnaryopFlat.module(),
+                    &values,
+                )?)
             }
             None => None,
         };

@@ -8,7 +8,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, no_device, slot};
+use crate::layer::gpu_util::{PackPipelines, dispatch_flat, no_device, slot};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -124,9 +124,26 @@ impl BinaryOp {
         self.gpu.as_ref().ok_or_else(|| no_device("BinaryOp"))
     }
 
-    /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1).
+    /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1):
+    /// flat over the buffers when `a`, `b` and `top` share one layout, or `b` is the scalar.
     fn dispatch(&self, rec: &mut Recorder<'_>, a: &GpuMat, b: &GpuMat, top: &GpuMat) -> Result<()> {
-        let pipeline = self.pipelines()?.for_mat(top)?.clone();
+        let pipelines = self.pipelines()?;
+        let flat = match self.scalar {
+            // the pack8 scalar's first 16 bytes are the scalar in every flat lane
+            Some(_) => pipelines
+                .flat_for(&[a, top])
+                .zip(self.gpu_scalar[slot(8)].as_ref()),
+            None => pipelines
+                .flat_for(&[a, b, top])
+                .filter(|_| a.same_layout(b) && a.same_layout(top))
+                .map(|p| (p, b)),
+        };
+        if let Some((flat, b)) = flat {
+            let flat = flat.clone();
+            let bytes = top.buffer().map_or(0, |t| t.size());
+            return dispatch_flat(rec, &flat, &[a, b, top], bytes);
+        }
+        let pipeline = pipelines.for_mat(top)?.clone();
         let mut words = [0u32; 12];
         words[..4].copy_from_slice(&a.shape_words());
         words[4..8].copy_from_slice(&b.shape_words());
@@ -202,15 +219,25 @@ impl Layer for BinaryOp {
         gpu: core::option::Option<GpuSetup<'_>>,
     ) -> Result<()> {
         self.gpu = match gpu {
-            Some(gpu) => Some(PackPipelines::create(
-                gpu,
-                &[
-                    (1, Shader::Binaryop.module()),
-                    (4, Shader::BinaryopPack4.module()),
-                    (8, Shader::BinaryopPack8.module()),
-                ],
-                &[(0, SpecValue::I32(self.op))],
-            )?),
+            Some(gpu) => Some(
+                PackPipelines::create(
+                    gpu,
+                    &[
+                        (1, Shader::Binaryop.module()),
+                        (4, Shader::BinaryopPack4.module()),
+                        (8, Shader::BinaryopPack8.module()),
+                    ],
+                    &[(0, SpecValue::I32(self.op))],
+                )?
+                .with_flat(
+                    gpu,
+                    Shader::BinaryopFlat.module(),
+                    &[
+                        (0, SpecValue::I32(self.op)),
+                        (1, SpecValue::I32(i32::from(self.scalar.is_some()))),
+                    ],
+                )?,
+            ),
             None => None,
         };
         Ok(())

@@ -10,10 +10,12 @@ use crate::layer::contract::GpuSetup;
 use crate::meta::ShaderModule;
 use crate::tensor::{GpuData, GpuMat, StorageFormat};
 
-/// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader).
+/// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader), and the flat
+/// one for buffer mats of one layout, any packing (`shaders/include/flat.comp`).
 #[derive(Default)]
 pub struct PackPipelines {
     by_pack: [core::option::Option<Arc<Pipeline>>; 3],
+    flat: core::option::Option<Arc<Pipeline>>,
 }
 
 /// The index of `elempack` (1, 4, 8) in per-packing arrays.
@@ -41,6 +43,36 @@ impl PackPipelines {
             out.by_pack[slot(*pack)] = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
         }
         Ok(out)
+    }
+
+    /// Adds the flat pipeline of `module` (same specialization values plus `extra`); image
+    /// mats have none.
+    pub fn with_flat(
+        mut self,
+        gpu: GpuSetup<'_>,
+        module: &'static ShaderModule,
+        values: &[(u32, SpecValue)],
+    ) -> Result<Self> {
+        if !gpu.options.contains(Opt::Image) {
+            let spec = Specialization {
+                values: values.to_vec(),
+                local_size: None,
+            };
+            self.flat = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
+        }
+        Ok(self)
+    }
+
+    /// The flat pipeline, when `mats` are buffers of its storage format (that of packed data:
+    /// 16-bit with fp16 packed or storage), one byte size, a whole number of flat elements.
+    pub fn flat_for(&self, mats: &[&GpuMat]) -> core::option::Option<&Arc<Pipeline>> {
+        let p = self.flat.as_ref()?;
+        let size = mats.first()?.buffer()?.size();
+        let fits = |m: &&GpuMat| {
+            m.buffer().is_some_and(|b| b.size() == size)
+                && StorageFormat::of(p.options, 8) == m.format
+        };
+        (size.is_multiple_of(FLAT_BYTES) && mats.iter().all(fits)).then_some(p)
     }
 
     /// The pipeline for `m`'s packing, checked to read and write `m`'s storage layout.
@@ -78,6 +110,28 @@ pub(crate) fn no_device(kind: &str) -> Error {
     }
 }
 
+/// Bytes per invocation of a flat shader.
+const FLAT_BYTES: u64 = 16;
+
+/// Records a flat shader over `bindings` (the last written), `flat_elements` 16-byte elements,
+/// rows of at most 2^20 invocations so that no grid dimension passes the dispatch limit.
+pub fn dispatch_flat(
+    rec: &mut Recorder<'_>,
+    pipeline: &Arc<Pipeline>,
+    bindings: &[&GpuMat],
+    bytes: u64,
+) -> Result<()> {
+    let n = bytes / FLAT_BYTES;
+    let row = n.clamp(1, 1 << 20);
+    let words = [n as u32, row as u32];
+    rec.dispatch(
+        pipeline,
+        bindings,
+        &words,
+        [row as u32, n.div_ceil(row) as u32, 1],
+    )
+}
+
 /// Runs an elementwise `bottom → top` shader (push constants `w, h, c, cstep`) over a new
 /// mat like `bottom`; pack8 mats go through pack4 where the layer has no pack8 shader.
 pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
@@ -86,8 +140,14 @@ pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat)
         let four = ctx.record_packing(rec, bottom, 4)?;
         return unary(rec, pipelines, &four);
     }
-    let pipeline = pipelines.for_mat(bottom)?.clone();
     let top = rec.context().alloc_like(bottom)?;
+    if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
+        let flat = flat.clone();
+        let bytes = top.buffer().map_or(0, |b| b.size());
+        dispatch_flat(rec, &flat, &[bottom, &top], bytes)?;
+        return Ok(top);
+    }
+    let pipeline = pipelines.for_mat(bottom)?.clone();
     rec.dispatch(
         &pipeline,
         &[bottom, &top],

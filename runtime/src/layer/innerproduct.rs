@@ -138,7 +138,8 @@ impl Layer for InnerProduct {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        matches!(bottoms, [(1, [w, ..])] if *w == self.num_input())
+        // one workgroup per output along y: within every device's dispatch limit
+        self.num_output <= 65535 && matches!(bottoms, [(1, [w, ..])] if *w == self.num_input())
     }
 
     fn forward_gpu(
@@ -184,7 +185,8 @@ impl Layer for InnerProduct {
             &state.pipeline,
             &[&bottom, &top, weights, bias],
             &words,
-            [n as u32, 1, 1],
+            // one workgroup of the shader's 64 invocations per output, along y
+            [64, n as u32, 1],
         )?;
         Ok(top)
     }

@@ -581,9 +581,8 @@ impl Extractor<'_> {
     }
 
     /// The GPU mat of blob `b` in the layout layer `l` takes: uploaded if it is only on the
-    /// host, repacked, and copied when an in-place layer must not touch a shared buffer. Also
-    /// whether the mat is this reader's alone (the blob's last reader, no other blob sharing
-    /// it), so its buffer can be recycled after the layer.
+    /// host, repacked, and copied when an in-place layer must not touch a shared buffer. The
+    /// blob's last reader takes the mat out of the extractor (light mode).
     #[allow(clippy::too_many_arguments)] // one blob, one layer's needs, the run's bookkeeping
     fn gpu_bottom(
         &mut self,
@@ -595,7 +594,7 @@ impl Extractor<'_> {
         inplace: bool,
         remaining: &mut [usize],
         target: usize,
-    ) -> Result<(GpuMat, bool)> {
+    ) -> Result<GpuMat> {
         let ctx = rec.context();
         if self.gpu[b].is_none() {
             let m = self.cpu[b].as_ref().ok_or_else(|| {
@@ -636,11 +635,12 @@ impl Extractor<'_> {
         let channels = g.c * g.elempack;
         let pack = convert::gpu_elempack(g.elempack, channels, support, opt);
         let g = ctx.record_packing(rec, &g, pack)?;
-        let alone = last && !self.shared[b];
-        if inplace && !alone {
-            return Ok((ctx.record_copy(rec, &g)?, false));
+        // the reader may write the blob only when no one else can see it
+        let exclusive = last && !self.shared[b];
+        if inplace && !exclusive {
+            return ctx.record_copy(rec, &g);
         }
-        Ok((g, alone))
+        Ok(g)
     }
 
     fn forward_gpu(
@@ -655,16 +655,11 @@ impl Extractor<'_> {
         let opt = self.opt.masked(l.featmask);
         let options = opt.variant_options(net.gpu_options);
         let s = l.support;
+        // blobs this layer reads last leave the extractor here: their buffers go back to the
+        // pool when `bottoms` drops
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
-        // buffers of blobs this layer reads last, that no other blob shares: free afterwards
-        let mut spent = Vec::new();
         for b in &l.bottoms {
-            let (m, alone) =
-                self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?;
-            if let (true, Some(buffer)) = (alone, m.buffer()) {
-                spent.push(buffer.clone());
-            }
-            bottoms.push(m);
+            bottoms.push(self.gpu_bottom(rec, *b, s, &opt, options, s.inplace, remaining, target)?);
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
@@ -682,12 +677,6 @@ impl Extractor<'_> {
             }
             (false, _) => l.layer.forward_gpu_many(&bottoms, rec, &opt)?,
         };
-        let ctx = rec.context();
-        for buffer in spent {
-            if !tops.iter().any(|t| t.buffer() == Some(&buffer)) {
-                ctx.recycle(buffer);
-            }
-        }
         for (t, m) in l.tops.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;

@@ -2,6 +2,7 @@
 //! uploads, downloads and repacking done on the GPU by the built-in cast and packing shaders.
 
 use crate::error::{Error, Result};
+use crate::gpu::DeviceBuffer;
 use crate::gpu::context::Context;
 use crate::gpu::recorder::{Recorder, Resource};
 use crate::gpu::specialize::Specialization;
@@ -15,7 +16,7 @@ use crate::{Opt, OptionSet};
 #[derive(Clone, Debug)]
 pub enum GpuData {
     /// A storage buffer of `sfp*` values (`c` channels `cstep` elements apart).
-    Buffer(wgpu::Buffer),
+    Buffer(DeviceBuffer),
     /// A 3-D image like ncnn's `VkImageMat`: `w × h × c` texels of `imfmtc1` (elempack 1) or
     /// `imfmtc4` (elempack 4; elempack 8 takes two texels along x).
     Image {
@@ -97,6 +98,28 @@ impl GpuMat {
     /// The dispatch grid over its elements.
     pub fn grid(&self) -> [u32; 3] {
         [self.w as u32, self.h as u32, self.c as u32]
+    }
+
+    /// Whether `other` has this mat's shape, packing, channel step and storage format, so
+    /// that the two line up value for value.
+    pub fn same_layout(&self, other: &GpuMat) -> bool {
+        (
+            self.dims,
+            self.w,
+            self.h,
+            self.c,
+            self.cstep,
+            self.elempack,
+            self.format,
+        ) == (
+            other.dims,
+            other.w,
+            other.h,
+            other.c,
+            other.cstep,
+            other.elempack,
+            other.format,
+        )
     }
 
     /// Values stored, padding included.
