@@ -180,7 +180,7 @@ fn run_net(
     ex.extract(output)
 }
 
-/// ncnn's test rule: |a - b| <= eps, or relative error below eps.
+/// ncnn's test rule: |a - b| <= eps, or relative error below eps (and NaN where ncnn has NaN).
 fn assert_close(got: &[f32], want: &[f32], eps: f32, what: &str) {
     assert_eq!(
         got.len(),
@@ -190,7 +190,9 @@ fn assert_close(got: &[f32], want: &[f32], eps: f32, what: &str) {
         want.len()
     );
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
-        let ok = (a - b).abs() <= eps
+        // equal infinities (a max pool over padding only) are equal
+        let ok = a == b
+            || (a - b).abs() <= eps
             || (a - b).abs() / a.abs().max(b.abs()) < eps
             || (a.is_nan() && b.is_nan());
         assert!(ok, "{what}: value {i}: fpshader {a}, ncnn {b}");
@@ -814,6 +816,42 @@ fn check_gpu_with(
     }
 }
 
+/// Pooling on the GPU (buffer nets; image nets pool on the CPU): max and average, kernels,
+/// strides, explicit pads with and without counting them, every pad mode, global and adaptive,
+/// channel counts for pack1, pack4 and pack8.
+#[test]
+fn pooling_runs_on_the_gpu_in_every_mode() {
+    let mut rng = Rng(59);
+    for params in [
+        "0=0 1=2 2=2",
+        "0=1 1=3 2=2 3=1",
+        "0=1 1=3 2=1 3=1 6=1",
+        "0=0 1=3 11=2 2=2 12=1 3=1 13=0 14=2 15=1",
+        "0=1 1=3 2=2 5=0",
+        "0=1 1=3 2=2 5=1 3=1",
+        "0=0 1=3 2=2 5=2",
+        "0=1 1=3 2=2 5=3",
+        "0=1 1=2 2=2 5=2",
+        "0=0 4=1",
+        "0=1 4=1",
+        "0=0 7=1 8=3 18=2",
+        "0=1 7=1 8=4",
+    ] {
+        for c in [3, 8, 16] {
+            let x = Input::new(&mut rng, "data", 3, [9, 7, 1, c]);
+            let param = one_layer("Pooling", &["data"], params);
+            check_gpu_with(
+                &format!("Pooling {params} c={c}"),
+                &param,
+                &[],
+                &[x],
+                &["Pooling"],
+                true,
+            );
+        }
+    }
+}
+
 #[test]
 fn every_activation_runs_on_the_gpu_in_every_option_tuple() {
     let mut rng = Rng(53);
@@ -1022,7 +1060,7 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
     }
 }
 
-/// GPU layers (ReLU, Sigmoid, BinaryOp) around CPU layers (Split, Pooling, Eltwise): each run
+/// GPU layers (ReLU, Sigmoid, BinaryOp, Pooling) around CPU layers (Split, Eltwise): each run
 /// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
 #[test]
 fn gpu_layers_with_cpu_fallback_match_ncnn() {
@@ -1049,7 +1087,7 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
                 .collect();
             assert_eq!(
                 on_gpu,
-                ["ReLU", "Sigmoid", "BinaryOp"],
+                ["ReLU", "Sigmoid", "BinaryOp", "Pooling"],
                 "{}",
                 ctx.describe()
             );

@@ -5,11 +5,16 @@
 
 use rayon::prelude::*;
 
+use crate::Opt;
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{PackPipelines, no_device};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::tensor::Mat;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
 
 /// A pooling layer.
 #[derive(Default)]
@@ -23,15 +28,169 @@ pub struct Pooling {
     include_pad: bool,
     adaptive: bool,
     out: [usize; 2],
+    /// pack1 and pack4 buffer pipelines (pack8 blobs go through pack4).
+    gpu: core::option::Option<PackPipelines>,
+}
+
+/// Where a window pooling's data sits in its padded input, for an input of `w × h`.
+struct Window {
+    /// The data's offset (left, top): the parameter pads, or the "same" modes' own.
+    pad: [usize; 2],
+    /// The parameter pads (left, top): the frame averages count positions in.
+    param: [usize; 2],
+    /// The output's `[w, h]`.
+    out: [usize; 2],
+}
+
+impl Pooling {
+    /// The window geometry of a (not global, not adaptive) pooling over `w × h`.
+    fn window(&self, w: usize, h: usize) -> Result<Window> {
+        let [kw, kh] = self.kernel;
+        let [sw, sh] = self.stride;
+        let [mut pl, mut pr, mut pt, mut pb] = self.pad;
+        let (param_l, param_t) = (pl, pt);
+        // extra padding at the far side that is not counted for averages (ncnn's tail pad)
+        let (mut tail_w, mut tail_h) = (0, 0);
+        match self.pad_mode {
+            0 => {
+                let rw = (w + pl + pr).saturating_sub(kw) % sw;
+                let rh = (h + pt + pb).saturating_sub(kh) % sh;
+                tail_w = if rw != 0 { sw - rw } else { 0 };
+                tail_h = if rh != 0 { sh - rh } else { 0 };
+            }
+            1 => {}
+            2 | 3 => {
+                let wpad = (kw + (w.max(1) - 1) / sw * sw).saturating_sub(w);
+                let hpad = (kh + (h.max(1) - 1) / sh * sh).saturating_sub(h);
+                let (small_w, small_h) = (wpad / 2, hpad / 2);
+                (pl, pr) = if self.pad_mode == 2 {
+                    (small_w, wpad - small_w)
+                } else {
+                    (wpad - small_w, small_w)
+                };
+                (pt, pb) = if self.pad_mode == 2 {
+                    (small_h, hpad - small_h)
+                } else {
+                    (hpad - small_h, small_h)
+                };
+            }
+            m => return Err(Error::Shape(format!("pad_mode {m}"))),
+        }
+        let (pw, ph) = (w + pl + pr + tail_w, h + pt + pb + tail_h);
+        if pw < kw || ph < kh {
+            return Err(Error::Shape(format!(
+                "pooling kernel {kw}x{kh} is larger than the padded input {pw}x{ph}"
+            )));
+        }
+        Ok(Window {
+            pad: [pl, pt],
+            param: [param_l, param_t],
+            out: [(pw - kw) / sw + 1, (ph - kh) / sh + 1],
+        })
+    }
+
+    /// The adaptive output size over `w × h` (0 in the params keeps the input's).
+    fn adaptive_out(&self, w: usize, h: usize) -> [usize; 2] {
+        [
+            if self.out[0] == 0 { w } else { self.out[0] },
+            if self.out[1] == 0 { h } else { self.out[1] },
+        ]
+    }
 }
 
 impl Layer for Pooling {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            vulkan_packing: true,
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements {
+            forward: true,
+            forward_gpu: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // buffer shaders only: image nets pool on the CPU
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+                let i = |v: usize| SpecValue::I32(v as i32);
+                Some(PackPipelines::create(
+                    gpu,
+                    &[
+                        (1, Shader::Pooling.module()),
+                        (4, Shader::PoolingPack4.module()),
+                    ],
+                    &[
+                        (0, SpecValue::I32(i32::from(!self.max))),
+                        (1, i(self.kernel[0])),
+                        (2, i(self.kernel[1])),
+                        (3, i(self.stride[0])),
+                        (4, i(self.stride[1])),
+                        (5, SpecValue::I32(i32::from(self.include_pad))),
+                        (6, SpecValue::I32(i32::from(self.global))),
+                        (7, SpecValue::I32(i32::from(self.adaptive))),
+                    ],
+                )?)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        match bottoms {
+            [(3, [w, h, ..])] => self.global || self.adaptive || self.window(*w, *h).is_ok(),
+            _ => false,
+        }
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        opt: &Option,
+    ) -> Result<GpuMat> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Pooling"))?;
+        let ctx = rec.context();
+        if bottom.elempack == 8 {
+            let four = ctx.record_packing(rec, bottom, 4)?;
+            return self.forward_gpu(&four, rec, opt);
+        }
+        if bottom.dims != 3 {
+            return Err(Error::Shape(format!(
+                "Pooling takes 3-D blobs, got {}-D",
+                bottom.dims
+            )));
+        }
+        let (w, h) = (bottom.w, bottom.h);
+        let (dims, [ow, oh], pads) = if self.global {
+            (1, [1, 1], [0; 4])
+        } else if self.adaptive {
+            (3, self.adaptive_out(w, h), [0; 4])
+        } else {
+            let win = self.window(w, h)?;
+            (3, win.out, [win.pad[0], win.pad[1], win.param[0], win.param[1]])
+        };
+        let top = ctx.alloc_mat(dims, [ow, oh, bottom.c], bottom.elempack, bottom.options);
+        let pipeline = pipelines.for_mat(bottom)?.clone();
+        let mut words = [0u32; 12];
+        words[..4].copy_from_slice(&bottom.shape_words());
+        words[4..8].copy_from_slice(&[ow as u32, oh as u32, top.c as u32, top.cstep as u32]);
+        for (word, pad) in words[8..].iter_mut().zip(pads) {
+            *word = pad as u32;
+        }
+        rec.dispatch(&pipeline, &[bottom, &top], &words, [ow as u32, oh as u32, top.c as u32])?;
+        Ok(top)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -85,10 +244,7 @@ impl Layer for Pooling {
             return Mat::from_shape_values(1, [c, 1, 1, 1], &out);
         }
         if self.adaptive {
-            let [ow, oh] = [
-                if self.out[0] == 0 { w } else { self.out[0] },
-                if self.out[1] == 0 { h } else { self.out[1] },
-            ];
+            let [ow, oh] = self.adaptive_out(w, h);
             let mut out = vec![0.0; ow * oh * c];
             out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
                 let ch = &v[q * plane..(q + 1) * plane];
@@ -109,43 +265,11 @@ impl Layer for Pooling {
         }
         let [kw, kh] = self.kernel;
         let [sw, sh] = self.stride;
-        let [mut pl, mut pr, mut pt, mut pb] = self.pad;
-        let (param_l, param_t) = (pl, pt);
-        // extra padding at the far side that is not counted for averages (ncnn's tail pad)
-        let (mut tail_w, mut tail_h) = (0, 0);
-        match self.pad_mode {
-            0 => {
-                let rw = (w + pl + pr).saturating_sub(kw) % sw;
-                let rh = (h + pt + pb).saturating_sub(kh) % sh;
-                tail_w = if rw != 0 { sw - rw } else { 0 };
-                tail_h = if rh != 0 { sh - rh } else { 0 };
-            }
-            1 => {}
-            2 | 3 => {
-                let wpad = (kw + (w - 1) / sw * sw).saturating_sub(w);
-                let hpad = (kh + (h - 1) / sh * sh).saturating_sub(h);
-                let (small_w, small_h) = (wpad / 2, hpad / 2);
-                (tail_w, tail_h) = (0, 0);
-                (pl, pr) = if self.pad_mode == 2 {
-                    (small_w, wpad - small_w)
-                } else {
-                    (wpad - small_w, small_w)
-                };
-                (pt, pb) = if self.pad_mode == 2 {
-                    (small_h, hpad - small_h)
-                } else {
-                    (hpad - small_h, small_h)
-                };
-            }
-            m => return Err(Error::Shape(format!("pad_mode {m}"))),
-        }
-        let (pw, ph) = (w + pl + pr + tail_w, h + pt + pb + tail_h);
-        if pw < kw || ph < kh {
-            return Err(Error::Shape(format!(
-                "pooling kernel {kw}x{kh} is larger than the padded input {pw}x{ph}"
-            )));
-        }
-        let (ow, oh) = ((pw - kw) / sw + 1, (ph - kh) / sh + 1);
+        let Window {
+            pad: [pl, pt],
+            param: [param_l, param_t],
+            out: [ow, oh],
+        } = self.window(w, h)?;
         let mut out = vec![0.0; ow * oh * c];
         out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
             let ch = &v[q * plane..(q + 1) * plane];

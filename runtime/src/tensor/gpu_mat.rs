@@ -351,6 +351,35 @@ impl Context {
         }
     }
 
+    /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
+    /// `w × h` per channel (1-D blobs are `c` channels of one value, 2-D ones `c` rows of `w`,
+    /// as GPU mats lay them out), `c` channels of `elempack` values.
+    pub fn alloc_mat(
+        &self,
+        dims: u8,
+        [w, h, c]: [usize; 3],
+        elempack: usize,
+        options: OptionSet,
+    ) -> GpuMat {
+        let format = StorageFormat::of(options, elempack);
+        let cstep = match dims {
+            1 => 1,
+            2 => w,
+            _ => cstep_for(w * h, 4 * elempack),
+        };
+        GpuMat {
+            data: GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format))),
+            dims,
+            w,
+            h,
+            c,
+            elempack,
+            cstep,
+            format,
+            options,
+        }
+    }
+
     /// A new mat of `m`'s shape, packing, format and options (contents undefined).
     pub fn alloc_like(&self, m: &GpuMat) -> Result<GpuMat> {
         let data = match &m.data {

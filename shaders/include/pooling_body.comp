@@ -1,0 +1,109 @@
+// The pooling shaders' body, for one packing: `T` (afp or afpvec4), `LOAD(i)`, `STORE(i, v)`.
+// pooling_type 0 max, 1 average. Windows run over the padded input: the data sits at
+// (pad_left, pad_top) of it; averages divide by kernel_w * kernel_h with include_pad, else by
+// the positions inside the frame the parameter pads give (param_left, param_top: ncnn's count,
+// which differs from the data's place only in the "same" pad modes). global: one window over
+// the whole plane; adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
+
+layout (constant_id = 0) const int pooling_type = 0;
+layout (constant_id = 1) const int kernel_w = 1;
+layout (constant_id = 2) const int kernel_h = 1;
+layout (constant_id = 3) const int stride_w = 1;
+layout (constant_id = 4) const int stride_h = 1;
+layout (constant_id = 5) const int include_pad = 0;
+layout (constant_id = 6) const int global_pooling = 0;
+layout (constant_id = 7) const int adaptive_pooling = 0;
+
+// pads depend on the input's size in the "same" modes: push constants, with the shapes
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+    int outc;
+    int outcstep;
+    int pad_left;
+    int pad_top;
+    int param_left;
+    int param_top;
+} p;
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+        return;
+
+    // the window in input coordinates, clipped to the data
+    int x0, x1, y0, y1;
+    if (global_pooling == 1)
+    {
+        x0 = 0; x1 = p.w; y0 = 0; y1 = p.h;
+    }
+    else if (adaptive_pooling == 1)
+    {
+        x0 = gx * p.w / p.outw;
+        x1 = ((gx + 1) * p.w + p.outw - 1) / p.outw;
+        y0 = gy * p.h / p.outh;
+        y1 = ((gy + 1) * p.h + p.outh - 1) / p.outh;
+    }
+    else
+    {
+        x0 = gx * stride_w - p.pad_left;
+        y0 = gy * stride_h - p.pad_top;
+        x1 = x0 + kernel_w;
+        y1 = y0 + kernel_h;
+    }
+    const int cx0 = max(x0, 0);
+    const int cx1 = min(x1, p.w);
+    const int cy0 = max(y0, 0);
+    const int cy1 = min(y1, p.h);
+
+    // fp16 cannot hold fp32's lowest value; the first element seeds the maximum instead
+    T res = T(0.f);
+    bool seeded = false;
+    const int base = gz * p.cstep;
+    for (int y = cy0; y < cy1; y++)
+    {
+        for (int x = cx0; x < cx1; x++)
+        {
+            const T v = LOAD(base + y * p.w + x);
+            if (pooling_type == 0)
+                res = seeded ? max(res, v) : v;
+            else
+                res += v;
+            seeded = true;
+        }
+    }
+
+    // a window wholly in the padding: the maximum of nothing, as the CPU path gives it
+    if (pooling_type == 0 && !seeded)
+        res = T(uintBitsToFloat(0xff800000u));
+
+    if (pooling_type == 1)
+    {
+        int count;
+        if (global_pooling == 1 || adaptive_pooling == 1)
+            count = (x1 - x0) * (y1 - y0);
+        else if (include_pad == 1)
+            count = kernel_w * kernel_h;
+        else
+        {
+            // the window in padded coordinates against the parameter pads' frame
+            const int px0 = x0 + p.pad_left;
+            const int py0 = y0 + p.pad_top;
+            const int fw = min(px0 + kernel_w, p.param_left + p.w) - max(px0, p.param_left);
+            const int fh = min(py0 + kernel_h, p.param_top + p.h) - max(py0, p.param_top);
+            count = max(fw, 0) * max(fh, 0);
+        }
+        res /= afp(max(count, 1));
+    }
+
+    STORE(gz * p.outcstep + gy * p.outw + gx, res);
+}
