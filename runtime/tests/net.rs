@@ -852,6 +852,42 @@ fn pooling_runs_on_the_gpu_in_every_mode() {
     }
 }
 
+/// Eltwise on the GPU (buffer nets): product, sum with and without coefficients, max, over
+/// two and three inputs, channel counts for pack1, pack4 and pack8.
+#[test]
+fn eltwise_runs_on_the_gpu() {
+    let mut rng = Rng(61);
+    for (n, params) in [
+        (2, "0=0"),
+        (2, "0=1"),
+        (3, "0=1 -23301=3,0.5,-2,1.5"),
+        (2, "0=1 -23301=2,-1,0.25"),
+        (3, "0=2"),
+        (3, "0=0"),
+    ] {
+        for c in [3, 8, 16] {
+            let names = ["a", "b", "c"];
+            let ins: Vec<Input> = names[..n]
+                .iter()
+                .map(|&name| Input::new(&mut rng, name, 3, [7, 5, 1, c]))
+                .collect();
+            let mut param = format!("7767517\n{} {}\n", n + 1, n + 1);
+            for name in &names[..n] {
+                param += &format!("Input {name}_in 0 1 {name}\n");
+            }
+            param += &format!("Eltwise e {n} 1 {} out {params}\n", names[..n].join(" "));
+            check_gpu_with(
+                &format!("Eltwise {params} n={n} c={c}"),
+                &param,
+                &[],
+                &ins,
+                &["Eltwise"],
+                true,
+            );
+        }
+    }
+}
+
 #[test]
 fn every_activation_runs_on_the_gpu_in_every_option_tuple() {
     let mut rng = Rng(53);
@@ -1060,14 +1096,22 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
     }
 }
 
-/// GPU layers (ReLU, Sigmoid, BinaryOp, Pooling) around CPU layers (Split, Eltwise): each run
-/// of GPU layers in one submission, downloads where a CPU layer follows; fp32 and fp16.
+/// GPU layers (ReLU, Sigmoid, BinaryOp, Pooling, Eltwise) around CPU layers (Split, Softmax,
+/// MemoryData): each run of GPU layers in one submission, downloads where a CPU layer
+/// follows; fp32 and fp16.
 #[test]
 fn gpu_layers_with_cpu_fallback_match_ncnn() {
     let mut rng = Rng(23);
     let x = Input::new(&mut rng, "data", 3, [6, 5, 1, 8]);
     let mem = rng.vec(8);
-    let param = BRANCHY.replace("0=4\n", "0=8\n");
+    // Softmax (no GPU path) between GPU layers Pooling and Eltwise
+    let param = BRANCHY
+        .replace("0=4\n", "0=8\n")
+        .replace("8 10\n", "9 11\n")
+        .replace(
+            "Eltwise mul 2 1 g m out",
+            "Softmax sm 1 1 g g2\nEltwise mul 2 1 g2 m out",
+        );
     let weights = bin(&[(&mem, false)]);
     let input = || x.clone();
     let want = ncnn(&param, &weights, &[input()], "out");
@@ -1087,7 +1131,7 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
                 .collect();
             assert_eq!(
                 on_gpu,
-                ["ReLU", "Sigmoid", "BinaryOp", "Pooling"],
+                ["ReLU", "Sigmoid", "BinaryOp", "Pooling", "Eltwise"],
                 "{}",
                 ctx.describe()
             );

@@ -30,6 +30,10 @@ layout (push_constant) uniform parameter
     int n;
     // invocations per row of the dispatch grid (x is limited, rows run along y)
     int stride;
+#ifdef FLAT_PUSH_EXTRA
+    // the shader's own parameters, after the two above
+    FLAT_PUSH_EXTRA
+#endif
 } p;
 
 int flat_index()

@@ -132,7 +132,8 @@ impl BinaryOp {
             // the pack8 scalar's first 16 bytes are the scalar in every flat lane
             Some(_) => pipelines
                 .flat_for(&[a, top])
-                .zip(self.gpu_scalar[slot(8)].as_ref()),
+                .zip(self.gpu_scalar[slot(8)].as_ref())
+                .filter(|(_, s)| s.format == a.format),
             None => pipelines
                 .flat_for(&[a, b, top])
                 .filter(|_| a.same_layout(b) && a.same_layout(top))
@@ -141,7 +142,7 @@ impl BinaryOp {
         if let Some((flat, b)) = flat {
             let flat = flat.clone();
             let bytes = top.buffer().map_or(0, |t| t.size());
-            return dispatch_flat(rec, &flat, &[a, b, top], bytes);
+            return dispatch_flat(rec, &flat, &[a, b, top], bytes, &[]);
         }
         let pipeline = pipelines.for_mat(top)?.clone();
         let mut words = [0u32; 12];
@@ -372,15 +373,87 @@ impl Layer for BinaryOp {
 pub struct Eltwise {
     op: i32,
     coeffs: Vec<f32>,
+    /// The flat pipeline: buffer mats, one layout for every input.
+    gpu: core::option::Option<PackPipelines>,
 }
 
 impl Layer for Eltwise {
     fn support(&self) -> Support {
-        Support::default()
+        Support {
+            vulkan: self.gpu.is_some(),
+            // the net packs every input alike (same shapes): one layout for the flat shader
+            vulkan_packing: true,
+            ..Support::default()
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY
+        Implements {
+            forward_many: true,
+            forward_gpu_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // flat shaders only: image nets run Eltwise on the CPU
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(crate::Opt::Image) => {
+                Some(PackPipelines::default().with_flat(
+                    gpu,
+                    Shader::EltwiseFlat.module(),
+                    &[(0, SpecValue::I32(self.op))],
+                )?)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.len() >= 2
+            && bottoms.iter().all(|b| *b == bottoms[0])
+            && (self.coeffs.is_empty() || self.coeffs.len() == bottoms.len())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Eltwise"))?;
+        let [first, rest @ ..] = bottoms else {
+            return Err(Error::Shape("Eltwise needs inputs".into()));
+        };
+        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
+        let ctx = rec.context();
+        let mut acc = first.clone();
+        for (i, b) in rest.iter().enumerate() {
+            let top = ctx.alloc_like(first)?;
+            let flat = pipelines
+                .flat_for(&[&acc, b, &top])
+                .filter(|_| acc.same_layout(b))
+                .ok_or_else(|| {
+                    Error::Shape(format!(
+                        "Eltwise on the GPU takes buffer mats of one layout, got {:?} and {:?}",
+                        first.shape(),
+                        b.shape()
+                    ))
+                })?
+                .clone();
+            // the first step scales the first input too
+            let ca = if i == 0 { coeff(0) } else { 1.0 };
+            let bytes = top.buffer().map_or(0, |t| t.size());
+            let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
+            dispatch_flat(rec, &flat, &[&acc, b, &top], bytes, &extra)?;
+            acc = top;
+        }
+        Ok(vec![acc])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

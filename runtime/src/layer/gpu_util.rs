@@ -15,7 +15,8 @@ use crate::tensor::{GpuData, GpuMat, StorageFormat};
 #[derive(Default)]
 pub struct PackPipelines {
     by_pack: [core::option::Option<Arc<Pipeline>>; 3],
-    flat: core::option::Option<Arc<Pipeline>>,
+    /// Flat pipelines by the storage format they read (fp16 packed keeps pack1 mats in fp32).
+    flat: Vec<Arc<Pipeline>>,
 }
 
 /// The index of `elempack` (1, 4, 8) in per-packing arrays.
@@ -53,12 +54,23 @@ impl PackPipelines {
         module: &'static ShaderModule,
         values: &[(u32, SpecValue)],
     ) -> Result<Self> {
-        if !gpu.options.contains(Opt::Image) {
-            let spec = Specialization {
-                values: values.to_vec(),
-                local_size: None,
-            };
-            self.flat = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
+        if gpu.options.contains(Opt::Image) {
+            return Ok(self);
+        }
+        let spec = Specialization {
+            values: values.to_vec(),
+            local_size: None,
+        };
+        let mut variants = vec![gpu.options];
+        if StorageFormat::of(gpu.options, 1) != StorageFormat::of(gpu.options, 8) {
+            variants.push(
+                gpu.options
+                    .without(Opt::Fp16Packed)
+                    .without(Opt::Fp16Arithmetic),
+            );
+        }
+        for options in variants {
+            self.flat.push(gpu.ctx.pipeline(module, options, &spec)?);
         }
         Ok(self)
     }
@@ -66,13 +78,16 @@ impl PackPipelines {
     /// The flat pipeline, when `mats` are buffers of its storage format (that of packed data:
     /// 16-bit with fp16 packed or storage), one byte size, a whole number of flat elements.
     pub fn flat_for(&self, mats: &[&GpuMat]) -> core::option::Option<&Arc<Pipeline>> {
-        let p = self.flat.as_ref()?;
-        let size = mats.first()?.buffer()?.size();
-        let fits = |m: &&GpuMat| {
-            m.buffer().is_some_and(|b| b.size() == size)
-                && StorageFormat::of(p.options, 8) == m.format
-        };
-        (size.is_multiple_of(FLAT_BYTES) && mats.iter().all(fits)).then_some(p)
+        let first = mats.first()?;
+        let size = first.buffer()?.size();
+        let fits =
+            |m: &&GpuMat| m.buffer().is_some_and(|b| b.size() == size) && m.format == first.format;
+        if !size.is_multiple_of(FLAT_BYTES) || !mats.iter().all(fits) {
+            return None;
+        }
+        self.flat
+            .iter()
+            .find(|p| StorageFormat::of(p.options, 8) == first.format)
     }
 
     /// The pipeline for `m`'s packing, checked to read and write `m`'s storage layout.
@@ -113,17 +128,20 @@ pub(crate) fn no_device(kind: &str) -> Error {
 /// Bytes per invocation of a flat shader.
 const FLAT_BYTES: u64 = 16;
 
-/// Records a flat shader over `bindings` (the last written), `flat_elements` 16-byte elements,
-/// rows of at most 2^20 invocations so that no grid dimension passes the dispatch limit.
+/// Records a flat shader over `bindings` (the last written) of `bytes` each, in rows of at
+/// most 2^20 invocations so that no grid dimension passes the dispatch limit; `extra` push
+/// constant words follow the shader's two (`FLAT_PUSH_EXTRA`).
 pub fn dispatch_flat(
     rec: &mut Recorder<'_>,
     pipeline: &Arc<Pipeline>,
     bindings: &[&GpuMat],
     bytes: u64,
+    extra: &[u32],
 ) -> Result<()> {
     let n = bytes / FLAT_BYTES;
     let row = n.clamp(1, 1 << 20);
-    let words = [n as u32, row as u32];
+    let mut words = vec![n as u32, row as u32];
+    words.extend_from_slice(extra);
     rec.dispatch(
         pipeline,
         bindings,
@@ -144,7 +162,7 @@ pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat)
     if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
         let flat = flat.clone();
         let bytes = top.buffer().map_or(0, |b| b.size());
-        dispatch_flat(rec, &flat, &[bottom, &top], bytes)?;
+        dispatch_flat(rec, &flat, &[bottom, &top], bytes, &[])?;
         return Ok(top);
     }
     let pipeline = pipelines.for_mat(bottom)?.clone();

@@ -158,14 +158,17 @@ impl Layer for Pooling {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        opt: &Option,
+        _opt: &Option,
     ) -> Result<GpuMat> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Pooling"))?;
         let ctx = rec.context();
-        if bottom.elempack == 8 {
-            let four = ctx.record_packing(rec, bottom, 4)?;
-            return self.forward_gpu(&four, rec, opt);
-        }
+        let four;
+        let bottom = if bottom.elempack == 8 {
+            four = ctx.record_packing(rec, bottom, 4)?;
+            &four
+        } else {
+            bottom
+        };
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(
                 "Pooling takes 3-D blobs, got {}-D",
@@ -179,7 +182,11 @@ impl Layer for Pooling {
             (3, self.adaptive_out(w, h), [0; 4])
         } else {
             let win = self.window(w, h)?;
-            (3, win.out, [win.pad[0], win.pad[1], win.param[0], win.param[1]])
+            (
+                3,
+                win.out,
+                [win.pad[0], win.pad[1], win.param[0], win.param[1]],
+            )
         };
         let top = ctx.alloc_mat(dims, [ow, oh, bottom.c], bottom.elempack, bottom.options);
         let pipeline = pipelines.for_mat(bottom)?.clone();
@@ -189,7 +196,12 @@ impl Layer for Pooling {
         for (word, pad) in words[8..].iter_mut().zip(pads) {
             *word = pad as u32;
         }
-        rec.dispatch(&pipeline, &[bottom, &top], &words, [ow as u32, oh as u32, top.c as u32])?;
+        rec.dispatch(
+            &pipeline,
+            &[bottom, &top],
+            &words,
+            [ow as u32, oh as u32, top.c as u32],
+        )?;
         Ok(top)
     }
 
