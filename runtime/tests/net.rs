@@ -888,6 +888,43 @@ fn eltwise_runs_on_the_gpu() {
     }
 }
 
+/// Concat on the GPU (buffer nets): 1-, 2- and 3-D blobs along every axis (negative ones too),
+/// inputs that pack alike (pack4, pack8) and inputs that do not (back to pack1).
+#[test]
+fn concat_runs_on_the_gpu_on_every_axis() {
+    let mut rng = Rng(63);
+    // (dims, axis, the two inputs' shapes)
+    let cases: [(u8, i32, [[usize; 4]; 2]); 10] = [
+        (1, 0, [[8, 1, 1, 1], [12, 1, 1, 1]]),
+        (1, 0, [[5, 1, 1, 1], [8, 1, 1, 1]]),
+        (2, 0, [[6, 8, 1, 1], [6, 16, 1, 1]]),
+        (2, 1, [[5, 8, 1, 1], [7, 8, 1, 1]]),
+        (2, -1, [[5, 3, 1, 1], [2, 3, 1, 1]]),
+        (3, 0, [[5, 4, 1, 8], [5, 4, 1, 16]]),
+        (3, 0, [[5, 4, 1, 3], [5, 4, 1, 8]]),
+        (3, 1, [[5, 4, 1, 8], [5, 6, 1, 8]]),
+        (3, 2, [[5, 4, 1, 16], [3, 4, 1, 16]]),
+        (3, -3, [[5, 4, 1, 16], [5, 4, 1, 16]]),
+    ];
+    for (dims, axis, [sa, sb]) in cases {
+        let ins = [
+            Input::new(&mut rng, "a", dims, sa),
+            Input::new(&mut rng, "b", dims, sb),
+        ];
+        let param = format!(
+            "7767517\n3 3\nInput a_in 0 1 a\nInput b_in 0 1 b\nConcat cat 2 1 a b out 0={axis}\n"
+        );
+        check_gpu_with(
+            &format!("Concat {dims}-D axis {axis} {sa:?} {sb:?}"),
+            &param,
+            &[],
+            &ins,
+            &["Concat"],
+            true,
+        );
+    }
+}
+
 #[test]
 fn every_activation_runs_on_the_gpu_in_every_option_tuple() {
     let mut rng = Rng(53);

@@ -2,11 +2,14 @@
 //! Concat, BatchNorm and Scale (per "channel": w for 1-D, h for 2-D, c otherwise).
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{PackPipelines, no_device};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
 
 /// Extents outermost first (`[w]`, `[h, w]`, `[c, h, w]`, `[c, d, h, w]`).
 fn extents(m: &Mat) -> Vec<usize> {
@@ -92,15 +95,122 @@ impl Layer for Softmax {
 #[derive(Default)]
 pub struct Concat {
     axis: i32,
+    /// pack1 and pack4 buffer pipelines (pack8 inputs go through pack4).
+    gpu: core::option::Option<PackPipelines>,
+}
+
+/// The index in a GPU mat's `[w, h, c]` view of ncnn axis `axis` (non-negative) of a
+/// `dims`-D blob: 1-D blobs lie along c, 2-D ones as c rows of w.
+fn gpu_view_axis(dims: u8, axis: usize) -> core::option::Option<usize> {
+    match (dims, axis) {
+        (1..=3, 0) => Some(2),
+        (2, 1) | (3, 2) => Some(0),
+        (3, 1) => Some(1),
+        _ => None,
+    }
 }
 
 impl Layer for Concat {
     fn support(&self) -> Support {
-        Support::default()
+        Support {
+            vulkan: self.gpu.is_some(),
+            vulkan_packing: true,
+            ..Support::default()
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY
+        Implements {
+            forward_many: true,
+            forward_gpu_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // buffer shaders only: image nets concatenate on the CPU
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(crate::Opt::Image) => Some(PackPipelines::create(
+                gpu,
+                &[
+                    (1, Shader::Concat.module()),
+                    (4, Shader::ConcatPack4.module()),
+                ],
+                &[],
+            )?),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        let Some((dims, _)) = bottoms.first() else {
+            return false;
+        };
+        bottoms.iter().all(|(d, _)| d == dims)
+            && positive_axis(self.axis, usize::from(*dims))
+                .is_ok_and(|a| gpu_view_axis(*dims, a).is_some())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Concat"))?;
+        let first = bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Concat needs inputs".into()))?;
+        let dims = first.dims;
+        let at = positive_axis(self.axis, usize::from(dims))
+            .ok()
+            .and_then(|a| gpu_view_axis(dims, a))
+            .ok_or_else(|| Error::Shape(format!("Concat axis {} on the GPU", self.axis)))?;
+        let ctx = rec.context();
+        // one packing for all: theirs when they agree (pack8 as pack4), else pack1
+        let same = bottoms.iter().all(|b| b.elempack == first.elempack);
+        let pack = match first.elempack {
+            8 if same => 4,
+            p if same => p,
+            _ => 1,
+        };
+        let parts = bottoms
+            .iter()
+            .map(|b| ctx.record_packing(rec, b, pack))
+            .collect::<Result<Vec<_>>>()?;
+        let view = |m: &GpuMat| [m.w, m.h, m.c];
+        let mut out = view(&parts[0]);
+        out[at] = 0;
+        for m in &parts {
+            let v = view(m);
+            if (0..3).any(|i| i != at && v[i] != out[i]) || m.dims != dims {
+                return Err(Error::Shape(format!(
+                    "Concat on the GPU: {:?} does not fit {:?} along axis {}",
+                    m.shape(),
+                    first.shape(),
+                    self.axis
+                )));
+            }
+            out[at] += v[at];
+        }
+        let top = ctx.alloc_mat(dims, out, pack, parts[0].options);
+        let mut offset = 0;
+        for m in &parts {
+            let pipeline = pipelines.for_mat(m)?.clone();
+            let mut offsets = [0u32; 3];
+            offsets[at] = offset as u32;
+            let mut words = m.shape_words().to_vec();
+            words.extend([top.w as u32, top.cstep as u32]);
+            words.extend(offsets);
+            rec.dispatch(&pipeline, &[m, &top], &words, m.grid())?;
+            offset += view(m)[at];
+        }
+        Ok(vec![top])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
