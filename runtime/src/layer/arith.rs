@@ -388,11 +388,7 @@ impl Layer for Eltwise {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            forward_gpu_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY_CPU_GPU
     }
 
     fn create_pipeline(

@@ -120,11 +120,7 @@ impl Layer for Concat {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward_many: true,
-            forward_gpu_many: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_MANY_CPU_GPU
     }
 
     fn create_pipeline(

@@ -95,6 +95,18 @@ impl Implements {
         forward_many: true,
         ..Implements::NONE
     };
+    /// [`Layer::forward`] and [`Layer::forward_gpu`].
+    pub const FORWARD_CPU_GPU: Implements = Implements {
+        forward: true,
+        forward_gpu: true,
+        ..Implements::NONE
+    };
+    /// [`Layer::forward_many`] and [`Layer::forward_gpu_many`].
+    pub const FORWARD_MANY_CPU_GPU: Implements = Implements {
+        forward_many: true,
+        forward_gpu_many: true,
+        ..Implements::NONE
+    };
     /// Only [`Layer::forward_inplace`].
     pub const FORWARD_INPLACE: Implements = Implements {
         forward_inplace: true,

@@ -78,11 +78,7 @@ impl Layer for InnerProduct {
     }
 
     fn implements(&self) -> Implements {
-        Implements {
-            forward: true,
-            forward_gpu: true,
-            ..Implements::default()
-        }
+        Implements::FORWARD_CPU_GPU
     }
 
     fn create_pipeline(
