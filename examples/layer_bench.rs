@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fpshader::layer::Option as NetOption;
+use fpshader::layer::gpu_util::dispatch_flat;
 use fpshader::net::Net;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
@@ -411,22 +412,19 @@ fn bare_chain(
     };
     let pipeline = ctx.pipeline(shader.module(), opts, &spec)?;
     let bufs = [ctx.alloc_like(a)?, ctx.alloc_like(a)?];
-    let bytes = bufs[0].buffer().map_or(0, |b| b.size());
-    let (words, grid) = if flat {
-        let n = bytes / 16;
-        let row = n.clamp(1, 1 << 20);
-        (
-            vec![n as u32, row as u32],
-            [row as u32, n.div_ceil(row) as u32, 1],
-        )
-    } else {
-        (a.shape_words().to_vec(), a.grid())
-    };
     let ms = min_ms(loops, || {
         let mut rec = ctx.recorder();
-        rec.dispatch(&pipeline, &[a, &bufs[0]], &words, grid)?;
-        for i in 1..layers {
-            rec.dispatch(&pipeline, &[&bufs[(i + 1) % 2], &bufs[i % 2]], &words, grid)?;
+        for i in 0..layers {
+            let (from, to) = if i == 0 {
+                (a, &bufs[0])
+            } else {
+                (&bufs[(i + 1) % 2], &bufs[i % 2])
+            };
+            if flat {
+                dispatch_flat(&mut rec, &pipeline, &[from, to], &[])?;
+            } else {
+                rec.dispatch(&pipeline, &[from, to], &a.shape_words(), a.grid())?;
+            }
         }
         rec.submit_and_wait()?;
         Ok(())

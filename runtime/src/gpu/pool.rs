@@ -7,7 +7,7 @@ use std::ops::Deref;
 use std::sync::{Arc, Mutex, Weak};
 
 /// Free storage buffers by size.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
 }
@@ -55,12 +55,6 @@ struct Pooled {
     home: Weak<BufferPool>,
 }
 
-impl std::fmt::Debug for BufferPool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BufferPool")
-    }
-}
-
 impl Drop for Pooled {
     fn drop(&mut self) {
         if let Some(pool) = self.home.upgrade() {
@@ -77,14 +71,6 @@ impl DeviceBuffer {
         }))
     }
 
-    /// A buffer made elsewhere, freed normally when the last handle drops.
-    pub fn unpooled(buffer: wgpu::Buffer) -> Self {
-        DeviceBuffer(Arc::new(Pooled {
-            buffer,
-            home: Weak::new(),
-        }))
-    }
-
     /// The wgpu buffer.
     pub fn raw(&self) -> &wgpu::Buffer {
         &self.0.buffer
@@ -97,11 +83,3 @@ impl Deref for DeviceBuffer {
         &self.0.buffer
     }
 }
-
-impl PartialEq for DeviceBuffer {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.buffer == other.0.buffer
-    }
-}
-
-impl Eq for DeviceBuffer {}

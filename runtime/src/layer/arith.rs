@@ -134,15 +134,11 @@ impl BinaryOp {
                 .flat_for(&[a, top])
                 .zip(self.gpu_scalar[slot(8)].as_ref())
                 .filter(|(_, s)| s.format == a.format),
-            None => pipelines
-                .flat_for(&[a, b, top])
-                .filter(|_| a.same_layout(b) && a.same_layout(top))
-                .map(|p| (p, b)),
+            None => pipelines.flat_for(&[a, b, top]).map(|p| (p, b)),
         };
         if let Some((flat, b)) = flat {
             let flat = flat.clone();
-            let bytes = top.buffer().map_or(0, |t| t.size());
-            return dispatch_flat(rec, &flat, &[a, b, top], bytes, &[]);
+            return dispatch_flat(rec, &flat, &[a, b, top], &[]);
         }
         let pipeline = pipelines.for_mat(top)?.clone();
         let mut words = [0u32; 12];
@@ -433,7 +429,6 @@ impl Layer for Eltwise {
             let top = ctx.alloc_like(first)?;
             let flat = pipelines
                 .flat_for(&[&acc, b, &top])
-                .filter(|_| acc.same_layout(b))
                 .ok_or_else(|| {
                     Error::Shape(format!(
                         "Eltwise on the GPU takes buffer mats of one layout, got {:?} and {:?}",
@@ -444,9 +439,8 @@ impl Layer for Eltwise {
                 .clone();
             // the first step scales the first input too
             let ca = if i == 0 { coeff(0) } else { 1.0 };
-            let bytes = top.buffer().map_or(0, |t| t.size());
             let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
-            dispatch_flat(rec, &flat, &[&acc, b, &top], bytes, &extra)?;
+            dispatch_flat(rec, &flat, &[&acc, b, &top], &extra)?;
             acc = top;
         }
         Ok(vec![acc])

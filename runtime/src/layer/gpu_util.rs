@@ -15,8 +15,9 @@ use crate::tensor::{GpuData, GpuMat, StorageFormat};
 #[derive(Default)]
 pub struct PackPipelines {
     by_pack: [core::option::Option<Arc<Pipeline>>; 3],
-    /// Flat pipelines by the storage format they read (fp16 packed keeps pack1 mats in fp32).
-    flat: Vec<Arc<Pipeline>>,
+    /// Flat pipelines with the storage format they read, known when made so that dispatches
+    /// need not work it out (fp16 packed keeps pack1 mats in fp32: two formats then).
+    flat: Vec<(StorageFormat, Arc<Pipeline>)>,
 }
 
 /// The index of `elempack` (1, 4, 8) in per-packing arrays.
@@ -46,8 +47,7 @@ impl PackPipelines {
         Ok(out)
     }
 
-    /// Adds the flat pipeline of `module` (same specialization values plus `extra`); image
-    /// mats have none.
+    /// Adds the flat pipelines of `module` with specialization `values`; image mats have none.
     pub fn with_flat(
         mut self,
         gpu: GpuSetup<'_>,
@@ -70,24 +70,27 @@ impl PackPipelines {
             );
         }
         for options in variants {
-            self.flat.push(gpu.ctx.pipeline(module, options, &spec)?);
+            let format = StorageFormat::of(options, 8);
+            self.flat
+                .push((format, gpu.ctx.pipeline(module, options, &spec)?));
         }
         Ok(self)
     }
 
-    /// The flat pipeline, when `mats` are buffers of its storage format (that of packed data:
-    /// 16-bit with fp16 packed or storage), one byte size, a whole number of flat elements.
+    /// The flat pipeline for `mats` when they line up value for value (one layout, buffers
+    /// of one byte size, a whole number of flat elements) in a format it reads.
     pub fn flat_for(&self, mats: &[&GpuMat]) -> core::option::Option<&Arc<Pipeline>> {
         let first = mats.first()?;
         let size = first.buffer()?.size();
         let fits =
-            |m: &&GpuMat| m.buffer().is_some_and(|b| b.size() == size) && m.format == first.format;
+            |m: &&GpuMat| m.same_layout(first) && m.buffer().is_some_and(|b| b.size() == size);
         if !size.is_multiple_of(FLAT_BYTES) || !mats.iter().all(fits) {
             return None;
         }
         self.flat
             .iter()
-            .find(|p| StorageFormat::of(p.options, 8) == first.format)
+            .find(|(format, _)| *format == first.format)
+            .map(|(_, p)| p)
     }
 
     /// The pipeline for `m`'s packing, checked to read and write `m`'s storage layout.
@@ -128,16 +131,19 @@ pub(crate) fn no_device(kind: &str) -> Error {
 /// Bytes per invocation of a flat shader.
 const FLAT_BYTES: u64 = 16;
 
-/// Records a flat shader over `bindings` (the last written) of `bytes` each, in rows of at
-/// most 2^20 invocations so that no grid dimension passes the dispatch limit; `extra` push
-/// constant words follow the shader's two (`FLAT_PUSH_EXTRA`).
+/// Records a flat shader over `bindings` (the last written, whose buffer size sets the
+/// count), in rows of at most 2^20 invocations so that no grid dimension passes the dispatch
+/// limit; `extra` push constant words follow the shader's two (`FLAT_PUSH_EXTRA`).
 pub fn dispatch_flat(
     rec: &mut Recorder<'_>,
     pipeline: &Arc<Pipeline>,
     bindings: &[&GpuMat],
-    bytes: u64,
     extra: &[u32],
 ) -> Result<()> {
+    let bytes = bindings
+        .last()
+        .and_then(|m| m.buffer())
+        .map_or(0, |b| b.size());
     let n = bytes / FLAT_BYTES;
     let row = n.clamp(1, 1 << 20);
     let mut words = vec![n as u32, row as u32];
@@ -150,20 +156,28 @@ pub fn dispatch_flat(
     )
 }
 
-/// Runs an elementwise `bottom → top` shader (push constants `w, h, c, cstep`) over a new
-/// mat like `bottom`; pack8 mats go through pack4 where the layer has no pack8 shader.
-pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
-    let ctx = rec.context();
-    if !pipelines.has(bottom.elempack) && bottom.elempack == 8 {
-        let four = ctx.record_packing(rec, bottom, 4)?;
-        return unary(rec, pipelines, &four);
+/// `m` as pack4 when it is pack8 (recorded into `rec`), for layers with no pack8 shader.
+pub fn pack8_as_pack4(rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+    if m.elempack == 8 {
+        rec.context().record_packing(rec, m, 4)
+    } else {
+        Ok(m.clone())
     }
+}
+
+/// Runs an elementwise `bottom → top` shader over a new mat like `bottom`: the flat one over
+/// buffers, else the packing's (push constants `w, h, c, cstep`); pack8 mats go through pack4
+/// where the layer has no pack8 shader.
+pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
     let top = rec.context().alloc_like(bottom)?;
     if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
         let flat = flat.clone();
-        let bytes = top.buffer().map_or(0, |b| b.size());
-        dispatch_flat(rec, &flat, &[bottom, &top], bytes, &[])?;
+        dispatch_flat(rec, &flat, &[bottom, &top], &[])?;
         return Ok(top);
+    }
+    if !pipelines.has(bottom.elempack) && bottom.elempack == 8 {
+        let four = pack8_as_pack4(rec, bottom)?;
+        return unary(rec, pipelines, &four);
     }
     let pipeline = pipelines.for_mat(bottom)?.clone();
     rec.dispatch(

@@ -17,7 +17,7 @@ use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
-use crate::tensor::{GpuData, GpuMat, Mat, StorageFormat};
+use crate::tensor::{GpuMat, Mat};
 
 /// ncnn's fused activation `activation_type` (0–6) with its parameters.
 pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
@@ -161,21 +161,8 @@ impl Layer for InnerProduct {
         }
         let bottom = ctx.record_packing(rec, bottom, 4)?;
         let options = state.pipeline.options;
-        let format = StorageFormat::of(options, 1);
         let n = self.num_output;
-        let top = GpuMat {
-            data: GpuData::Buffer(
-                ctx.storage_buffer((n * format.size()).next_multiple_of(4) as u64),
-            ),
-            dims: 1,
-            w: 1,
-            h: 1,
-            c: n,
-            elempack: 1,
-            cstep: 1,
-            format,
-            options,
-        };
+        let top = ctx.alloc_mat(1, [1, 1, n], 1, options);
         let words = [(self.num_input() / 4) as u32, n as u32];
         rec.dispatch(
             &state.pipeline,

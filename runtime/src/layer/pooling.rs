@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, no_device};
+use crate::layer::gpu_util::{PackPipelines, no_device, pack8_as_pack4};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -157,14 +157,8 @@ impl Layer for Pooling {
         _opt: &Option,
     ) -> Result<GpuMat> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Pooling"))?;
+        let bottom = &pack8_as_pack4(rec, bottom)?;
         let ctx = rec.context();
-        let four;
-        let bottom = if bottom.elempack == 8 {
-            four = ctx.record_packing(rec, bottom, 4)?;
-            &four
-        } else {
-            bottom
-        };
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(
                 "Pooling takes 3-D blobs, got {}-D",
