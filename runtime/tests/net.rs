@@ -786,9 +786,35 @@ fn check_gpu_with(
     gpu_kinds: &[&str],
     buffers_only: bool,
 ) {
-    let want = run_net(param, weights, inputs, "out", NetOption::fp32(), None)
-        .unwrap_or_else(|e| panic!("{what} on the CPU: {e}"))
-        .to_values();
+    check_gpu_outputs(
+        what,
+        param,
+        weights,
+        inputs,
+        gpu_kinds,
+        buffers_only,
+        &["out"],
+    );
+}
+
+/// [`check_gpu_with`] on each blob of `outputs`, extracted in turn from one extractor.
+fn check_gpu_outputs(
+    what: &str,
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    gpu_kinds: &[&str],
+    buffers_only: bool,
+    outputs: &[&str],
+) {
+    let want: Vec<Vec<f32>> = outputs
+        .iter()
+        .map(|o| {
+            run_net(param, weights, inputs, o, NetOption::fp32(), None)
+                .unwrap_or_else(|e| panic!("{what} {o} on the CPU: {e}"))
+                .to_values()
+        })
+        .collect();
     for ctx in gpu_contexts() {
         for (name, opt, eps) in gpu_option_tuples() {
             let label = format!("{what}, {name}, {}", ctx.describe());
@@ -810,8 +836,10 @@ fn check_gpu_with(
             for i in inputs {
                 ex.input(i.name, i.mat()).unwrap();
             }
-            let got = ex.extract("out").unwrap_or_else(|e| panic!("{label}: {e}"));
-            assert_close(&got.to_values(), &want, eps, &label);
+            for (o, want) in outputs.iter().zip(&want) {
+                let got = ex.extract(o).unwrap_or_else(|e| panic!("{label} {o}: {e}"));
+                assert_close(&got.to_values(), want, eps, &format!("{label} {o}"));
+            }
         }
     }
 }
@@ -922,6 +950,254 @@ fn concat_runs_on_the_gpu_on_every_axis() {
             &["Concat"],
             true,
         );
+    }
+}
+
+/// Softmax on the GPU (buffer nets): every axis of 1-, 2- and 3-D blobs, the packed one
+/// included, rows longer than the shader's 64 invocations, channels for pack1, pack4, pack8.
+#[test]
+fn softmax_runs_on_the_gpu_along_every_axis() {
+    let mut rng = Rng(67);
+    let mut cases: Vec<(u8, [usize; 4], i32)> = vec![
+        (1, [200, 1, 1, 1], 0),
+        (1, [7, 1, 1, 1], -1),
+        (2, [150, 8, 1, 1], 0),
+        (2, [150, 8, 1, 1], 1),
+        (2, [5, 3, 1, 1], -1),
+    ];
+    for c in [3, 8, 16] {
+        for axis in [0, 1, 2, -1] {
+            cases.push((3, [70, 5, 1, c], axis));
+        }
+    }
+    for (dims, shape, axis) in cases {
+        // values far apart, so that exp overflows unless the line's true maximum comes off
+        let mut x = Input::new(&mut rng, "data", dims, shape);
+        x.values.iter_mut().for_each(|v| *v *= 60.0);
+        check_gpu_with(
+            &format!("Softmax {dims}-D {shape:?} axis {axis}"),
+            &one_layer("Softmax", &["data"], &format!("0={axis} 1=1")),
+            &[],
+            &[x],
+            &["Softmax"],
+            true,
+        );
+    }
+}
+
+/// BatchNorm and Scale on the GPU (buffer nets), in place over the channel axis of 1-, 2- and
+/// 3-D blobs; channels for pack1, pack4 and pack8; Scale with and without bias.
+#[test]
+fn batchnorm_and_scale_run_on_the_gpu() {
+    let mut rng = Rng(71);
+    for (dims, c) in [(3, 3), (3, 8), (3, 16), (2, 8), (1, 12)] {
+        let shape = match dims {
+            1 => [c, 1, 1, 1],
+            2 => [9, c, 1, 1],
+            _ => [9, 5, 1, c],
+        };
+        let (slope, mean, bias) = (rng.vec(c), rng.vec(c), rng.vec(c));
+        let var: Vec<f32> = rng.vec(c).iter().map(|v| v.abs() + 0.1).collect();
+        let weights = bin(&[
+            (&slope, false),
+            (&mean, false),
+            (&var, false),
+            (&bias, false),
+        ]);
+        check_gpu_with(
+            &format!("BatchNorm {dims}-D c={c}"),
+            &one_layer("BatchNorm", &["data"], &format!("0={c} 1=0.001")),
+            &weights,
+            &[Input::new(&mut rng, "data", dims, shape)],
+            &["BatchNorm"],
+            true,
+        );
+        for bias_term in [0, 1] {
+            let (scale, sbias) = (rng.vec(c), rng.vec(c));
+            let parts: Vec<(&[f32], bool)> = if bias_term == 1 {
+                vec![(&scale, false), (&sbias, false)]
+            } else {
+                vec![(&scale, false)]
+            };
+            check_gpu_with(
+                &format!("Scale {dims}-D c={c} bias {bias_term}"),
+                &one_layer("Scale", &["data"], &format!("0={c} 1={bias_term}")),
+                &bin(&parts),
+                &[Input::new(&mut rng, "data", dims, shape)],
+                &["Scale"],
+                true,
+            );
+        }
+    }
+}
+
+/// The copy layers on the GPU (buffer nets), in the cases their ncnn tests use: Flatten and
+/// Reshape (sharing the buffer where both layouts have no gaps, gathering where they do),
+/// Slice, Crop, Permute in every order, ShuffleChannel and Padding in every mode.
+#[test]
+fn copy_layers_run_on_the_gpu() {
+    let mut rng = Rng(73);
+    let one = |kind: &str, dims: u8, shape: [usize; 4], params: &str, rng: &mut Rng| {
+        let x = Input::new(rng, "data", dims, shape);
+        check_gpu_with(
+            &format!("{kind} {dims}-D {shape:?} {params}"),
+            &one_layer(kind, &["data"], params),
+            &[],
+            &[x],
+            &[kind],
+            true,
+        );
+    };
+    for (kind, dims, shape, params) in [
+        ("Flatten", 3, [5, 4, 1, 6], ""),
+        ("Flatten", 3, [4, 4, 1, 6], ""),
+        ("Flatten", 2, [5, 3, 1, 1], ""),
+        ("Reshape", 3, [5, 4, 1, 6], "0=12 1=10"),
+        ("Reshape", 3, [5, 4, 1, 6], "0=-1 1=5 2=2"),
+        ("Reshape", 3, [4, 4, 1, 6], "0=8 1=2 2=6"),
+        ("Reshape", 3, [5, 4, 1, 6], "0=120"),
+        ("Reshape", 1, [24, 1, 1, 1], "0=3 1=2 2=4"),
+        ("Reshape", 2, [6, 4, 1, 1], "0=4 1=6"),
+    ] {
+        one(kind, dims, shape, params, &mut rng);
+    }
+    for (dims, shape, params) in [
+        (3, [7, 6, 1, 5], "0=1 1=2 2=1 3=4 4=3 5=2"),
+        (3, [7, 6, 1, 5], "0=1 1=1 6=2 7=1 3=-233 4=-233 5=-233"),
+        (
+            3,
+            [7, 6, 1, 5],
+            "-23309=2,1,-3 -23310=2,-233,5 -23311=2,0,2",
+        ),
+        (3, [7, 6, 1, 5], "-23309=3,1,2,0 -23310=3,-1,5,-2"),
+        (2, [7, 6, 1, 1], "0=2 1=1 3=3 4=4"),
+        (1, [9, 1, 1, 1], "0=2 3=5"),
+    ] {
+        one("Crop", dims, shape, params, &mut rng);
+    }
+    for (dims, shape, n) in [(2, [5, 3, 1, 1], 2), (3, [5, 4, 1, 3], 6)] {
+        for o in 0..n {
+            one("Permute", dims, shape, &format!("0={o}"), &mut rng);
+        }
+    }
+    for params in ["0=2", "0=3", "0=2 1=1", "0=4 1=1"] {
+        one("ShuffleChannel", 3, [5, 4, 1, 12], params, &mut rng);
+    }
+    for (dims, shape, params) in [
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=0 5=0.5"),
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=1"),
+        (3, [5, 4, 1, 3], "0=1 1=2 2=3 3=1 4=2"),
+        (3, [5, 4, 1, 8], "0=1 2=1 7=1 8=2 5=-1"),
+        (2, [5, 4, 1, 1], "0=2 1=1 2=1 3=2 4=2"),
+        (1, [6, 1, 1, 1], "2=2 3=3 4=1"),
+    ] {
+        one("Padding", dims, shape, params, &mut rng);
+    }
+    for (dims, shape, params) in [
+        (3, [7, 6, 1, 9], "-23300=3,2,-233,-233 1=0"),
+        (3, [7, 6, 1, 9], "-23302=2,1,4 1=1"),
+        (3, [7, 6, 1, 9], "-23300=3,3,-233,2 1=-1"),
+        (2, [8, 5, 1, 1], "-23300=3,-233,-233,-233 1=1"),
+        (1, [10, 1, 1, 1], "-23302=2,3,-2"),
+    ] {
+        let x = Input::new(&mut rng, "data", dims, shape);
+        let param = format!(
+            "7767517\n2 4\nInput data_in 0 1 data\nSlice slice 1 3 data out0 out1 out2 {params}\n"
+        );
+        check_gpu_outputs(
+            &format!("Slice {dims}-D {params}"),
+            &param,
+            &[],
+            &[x],
+            &["Slice"],
+            true,
+            &["out0", "out1", "out2"],
+        );
+    }
+    let ins = [
+        Input::new(&mut rng, "a", 3, [7, 6, 1, 5]),
+        Input::new(&mut rng, "b", 3, [4, 3, 1, 2]),
+    ];
+    check_gpu_with(
+        "Crop to a reference",
+        &one_layer("Crop", &["a", "b"], "0=1 1=2 2=1"),
+        &[],
+        &ins,
+        &["Crop"],
+        true,
+    );
+}
+
+/// Cast (rounding to fp16 and bf16) and Packing on the GPU between GPU layers, in every
+/// option tuple (image nets too: Cast is elementwise; Packing is buffers only).
+#[test]
+fn cast_and_packing_run_on_the_gpu() {
+    let mut rng = Rng(79);
+    for (to, code) in [("fp16", 2), ("bf16", 4)] {
+        let x = Input::new(&mut rng, "data", 3, [7, 5, 1, 8]);
+        let param = format!(
+            "7767517\n4 4\nInput data_in 0 1 data\nReLU r 1 1 data a\nCast narrow 1 1 a h 0=1 1={code}\nCast widen 1 1 h out 0={code} 1=1\n"
+        );
+        check_gpu(
+            &format!("Cast fp32 → {to} → fp32"),
+            &param,
+            &[],
+            &[x],
+            &["Cast"],
+        );
+    }
+    for (from, to) in [(1, 4), (4, 8), (8, 1), (4, 1)] {
+        let x = Input::new(&mut rng, "data", 3, [7, 5, 1, 16]);
+        let param = format!(
+            "7767517\n4 4\nInput data_in 0 1 data\nPacking p 1 1 data a 0={from}\nPacking q 1 1 a b 0={to}\nSigmoid s 1 1 b out\n"
+        );
+        check_gpu_with(
+            &format!("Packing {from} → {to}"),
+            &param,
+            &[],
+            &[x],
+            &["Packing"],
+            true,
+        );
+    }
+}
+
+/// MemoryData on the GPU hands out its uploaded blob; an in-place GPU layer after it (Softmax)
+/// must copy it first, or the second run would see the first run's output as its data.
+#[test]
+fn memorydata_stays_unchanged_under_in_place_gpu_layers() {
+    let mut rng = Rng(83);
+    let values = rng.vec(7 * 5 * 8);
+    let param = "7767517\n3 3\nMemoryData mem 0 1 m 0=7 1=5 2=8\nSoftmax soft 1 1 m s 0=0\nReLU r 1 1 s out\n";
+    let weights = bin(&[(&values, false)]);
+    let want = run_net(param, &weights, &[], "out", NetOption::fp32(), None)
+        .unwrap()
+        .to_values();
+    // pack1 fp32: no repacking between them that would copy the blob anyway
+    for (ctx, opt) in gpu_contexts()
+        .into_iter()
+        .flat_map(|c| [(c.clone(), NetOption::fp32()), (c, NetOption::default())])
+    {
+        let mut net = Net::new();
+        net.opt = opt;
+        net.set_context(ctx.clone());
+        net.load_param_str("mem", param).unwrap();
+        net.load_model_bytes(&weights).unwrap();
+        for kind in ["MemoryData", "Softmax"] {
+            assert!(
+                net.layers().iter().any(|l| l.kind == kind && l.on_gpu()),
+                "{kind} did not run on the GPU"
+            );
+        }
+        for run in 0..2 {
+            let got = net.create_extractor().unwrap().extract("out").unwrap();
+            assert_close(
+                &got.to_values(),
+                &want,
+                0.1,
+                &format!("run {run} on {}", ctx.describe()),
+            );
+        }
     }
 }
 
@@ -1133,21 +1409,21 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
     }
 }
 
-/// GPU layers (ReLU, Sigmoid, BinaryOp, Pooling, Eltwise) around CPU layers (Split, Softmax,
-/// MemoryData): each run of GPU layers in one submission, downloads where a CPU layer
+/// GPU layers (ReLU, Sigmoid, BinaryOp, MemoryData, Pooling, Eltwise) around CPU layers
+/// (Split, Scale by a blob): each run of GPU layers in one submission, downloads where a CPU layer
 /// follows; fp32 and fp16.
 #[test]
 fn gpu_layers_with_cpu_fallback_match_ncnn() {
     let mut rng = Rng(23);
     let x = Input::new(&mut rng, "data", 3, [6, 5, 1, 8]);
     let mem = rng.vec(8);
-    // Softmax (no GPU path) between GPU layers Pooling and Eltwise
+    // Scale by a second blob (no GPU path) between GPU layers Pooling and Eltwise
     let param = BRANCHY
         .replace("0=4\n", "0=8\n")
-        .replace("8 10\n", "9 11\n")
+        .replace("8 10\n", "10 13\n")
         .replace(
             "Eltwise mul 2 1 g m out",
-            "Softmax sm 1 1 g g2\nEltwise mul 2 1 g2 m out",
+            "Split msp 1 2 m m1 m2\nScale sc 2 1 g m1 g2 0=-233\nEltwise mul 2 1 g2 m2 out",
         );
     let weights = bin(&[(&mem, false)]);
     let input = || x.clone();
@@ -1168,7 +1444,14 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
                 .collect();
             assert_eq!(
                 on_gpu,
-                ["ReLU", "Sigmoid", "BinaryOp", "Pooling", "Eltwise"],
+                [
+                    "ReLU",
+                    "Sigmoid",
+                    "BinaryOp",
+                    "MemoryData",
+                    "Pooling",
+                    "Eltwise"
+                ],
                 "{}",
                 ctx.describe()
             );
@@ -1578,4 +1861,37 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Cast on the GPU rounds to fp16 and bf16 exactly as the host cast does (fp32 nets, where
+/// nothing else rounds).
+#[test]
+fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
+    let mut rng = Rng(89);
+    let mut x = Input::new(&mut rng, "data", 1, [64, 1, 1, 1]);
+    x.values.iter_mut().for_each(|v| *v *= 300.0);
+    for code in [2, 4] {
+        let param = format!(
+            "7767517\n2 2\nInput data_in 0 1 data\nCast narrow 1 1 data out 0=1 1={code}\n"
+        );
+        let input = std::slice::from_ref(&x);
+        let cpu = run_net(&param, &[], input, "out", NetOption::fp32(), None).unwrap();
+        assert_ne!(cpu.to_values(), x.values, "type {code} rounds on the CPU");
+        for ctx in gpu_contexts() {
+            let gpu = run_net(
+                &param,
+                &[],
+                input,
+                "out",
+                NetOption::fp32(),
+                Some(ctx.clone()),
+            );
+            assert_eq!(
+                gpu.unwrap().to_values(),
+                cpu.to_values(),
+                "type {code}, {}",
+                ctx.describe()
+            );
+        }
+    }
 }

@@ -1,7 +1,9 @@
 // The elementwise functions of the activation layers, chosen by the specialization constant
 // op_type (folded when the pipeline is made): 0 x * param_0 (Dropout, Noop), 1 leaky ReLU
 // (param_0 = slope), 2 sigmoid, 3 tanh, 4 clip (param_0, param_1), 5 swish, 6 hardswish and
-// 7 hardsigmoid (alpha = param_0, beta = param_1), 8 GELU with erf, 9 GELU, tanh form.
+// 7 hardsigmoid (alpha = param_0, beta = param_1), 8 GELU with erf, 9 GELU, tanh form,
+// 10 and 11 rounding to the nearest fp16 and bf16 value (Cast; bf16 ties to even, as the
+// host cast rounds).
 // Piecewise-linear ones compute in the arithmetic class (no conversions: they are what
 // bounds fp16 elementwise layers); those with exp/tanh in fp32, which fp16 overflows long
 // before the values these layers see.
@@ -30,5 +32,11 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 5) y = x / (1.f + exp(-x));
     if (op_type == 8) y = 0.5f * x * (1.f + erf_approx(x * 0.70710678f));
     if (op_type == 9) y = 0.5f * x * (1.f + tanh(0.79788456f * (x + 0.044715f * x * x * x)));
+    if (op_type == 10) y = vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHalf2x16(packHalf2x16(x.zw)));
+    if (op_type == 11)
+    {
+        const uvec4 u = floatBitsToUint(x);
+        y = uintBitsToFloat((u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u);
+    }
     return afpvec4(y);
 }

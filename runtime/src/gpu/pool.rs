@@ -71,6 +71,11 @@ impl DeviceBuffer {
         }))
     }
 
+    /// Whether another handle holds this buffer too (a mat that aliases it).
+    pub fn is_shared(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
+    }
+
     /// The wgpu buffer.
     pub fn raw(&self) -> &wgpu::Buffer {
         &self.0.buffer

@@ -2,9 +2,10 @@
 //! Concat, BatchNorm and Scale (per "channel": w for 1-D, h for 2-D, c otherwise).
 
 use crate::error::{Error, Result};
-use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, no_device};
+use crate::layer::gpu_util::{PackPipelines, no_device, pack8_as_pack4, view_axis};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
@@ -46,20 +47,84 @@ fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
 #[derive(Default)]
 pub struct Softmax {
     axis: i32,
+    /// pack1 and pack4 buffer pipelines per axis of the 3-D view (pack8 goes through pack4).
+    gpu: core::option::Option<[PackPipelines; 3]>,
 }
 
 impl Layer for Softmax {
     fn support(&self) -> Support {
-        Support::ONE_BLOB_INPLACE
+        Support {
+            vulkan: self.gpu.is_some(),
+            vulkan_packing: true,
+            ..Support::ONE_BLOB_INPLACE
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_INPLACE
+        Implements {
+            forward_inplace: true,
+            forward_gpu_inplace: true,
+            ..Implements::default()
+        }
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.axis = pd.int(0, 0);
         Ok(())
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(crate::Opt::Image) => {
+                let along = |axis: i32| {
+                    PackPipelines::create(
+                        gpu,
+                        &[
+                            (1, Shader::Softmax.module()),
+                            (4, Shader::SoftmaxPack4.module()),
+                        ],
+                        &[(0, SpecValue::I32(axis))],
+                    )
+                };
+                Some([along(0)?, along(1)?, along(2)?])
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.iter().all(|(dims, _)| {
+            positive_axis(self.axis, usize::from(*dims))
+                .is_ok_and(|a| view_axis(*dims, a).is_some())
+        })
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Softmax"))?;
+        let along = positive_axis(self.axis, usize::from(blob.dims))
+            .ok()
+            .and_then(|a| view_axis(blob.dims, a))
+            .ok_or_else(|| Error::Shape(format!("Softmax axis {} on the GPU", self.axis)))?;
+        *blob = pack8_as_pack4(rec, blob)?;
+        let pipeline = pipelines[along].for_mat(blob)?.clone();
+        let [w, h, c] = blob.grid();
+        // the shader's 64 invocations per row along w; one per line otherwise
+        let grid = match along {
+            0 => [64, h, c],
+            1 => [w, 1, c],
+            _ => [w, h, 1],
+        };
+        rec.dispatch(&pipeline, &[&*blob], &blob.shape_words(), grid)
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &Option) -> Result<()> {
@@ -97,17 +162,6 @@ pub struct Concat {
     axis: i32,
     /// pack1 and pack4 buffer pipelines (pack8 inputs go through pack4).
     gpu: core::option::Option<PackPipelines>,
-}
-
-/// The index in a GPU mat's `[w, h, c]` view of ncnn axis `axis` (non-negative) of a
-/// `dims`-D blob: 1-D blobs lie along c, 2-D ones as c rows of w.
-fn gpu_view_axis(dims: u8, axis: usize) -> core::option::Option<usize> {
-    match (dims, axis) {
-        (1..=3, 0) => Some(2),
-        (2, 1) | (3, 2) => Some(0),
-        (3, 1) => Some(1),
-        _ => None,
-    }
 }
 
 impl Layer for Concat {
@@ -149,7 +203,7 @@ impl Layer for Concat {
         };
         bottoms.iter().all(|(d, _)| d == dims)
             && positive_axis(self.axis, usize::from(*dims))
-                .is_ok_and(|a| gpu_view_axis(*dims, a).is_some())
+                .is_ok_and(|a| view_axis(*dims, a).is_some())
     }
 
     fn forward_gpu_many(
@@ -165,7 +219,7 @@ impl Layer for Concat {
         let dims = first.dims;
         let at = positive_axis(self.axis, usize::from(dims))
             .ok()
-            .and_then(|a| gpu_view_axis(dims, a))
+            .and_then(|a| view_axis(dims, a))
             .ok_or_else(|| Error::Shape(format!("Concat axis {} on the GPU", self.axis)))?;
         let ctx = rec.context();
         // one packing for all: theirs when they agree (pack8 as pack4), else pack1
@@ -249,6 +303,63 @@ impl Layer for Concat {
     }
 }
 
+/// The device side of a per-channel affine layer (BatchNorm, Scale): pipelines per packing
+/// and the coefficients, fp32, uploaded once.
+struct AffineGpu {
+    pipelines: PackPipelines,
+    coefs: core::option::Option<(DeviceBuffer, DeviceBuffer)>,
+}
+
+impl AffineGpu {
+    /// Pipelines for buffer nets; `None` for image nets, which run these on the CPU.
+    fn create(gpu: core::option::Option<GpuSetup<'_>>) -> Result<core::option::Option<Self>> {
+        let Some(gpu) = gpu.filter(|g| !g.options.contains(crate::Opt::Image)) else {
+            return Ok(None);
+        };
+        let pipelines = PackPipelines::create(
+            gpu,
+            &[
+                (1, Shader::ChannelAffine.module()),
+                (4, Shader::ChannelAffinePack4.module()),
+                (8, Shader::ChannelAffinePack8.module()),
+            ],
+            &[],
+        )?;
+        Ok(Some(AffineGpu {
+            pipelines,
+            coefs: None,
+        }))
+    }
+
+    /// Uploads `a` and `b` (zeros where `b` is empty).
+    fn upload(&mut self, gpu: GpuSetup<'_>, a: &[f32], b: &[f32]) {
+        let zeros;
+        let b = if b.is_empty() {
+            zeros = vec![0.0f32; a.len()];
+            &zeros
+        } else {
+            b
+        };
+        let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        self.coefs = Some((gpu.ctx.upload(&bytes(a)), gpu.ctx.upload(&bytes(b))));
+    }
+
+    /// Records `blob = blob * a[ch] + b[ch]` in place.
+    fn record(&self, rec: &mut Recorder<'_>, blob: &GpuMat, kind: &str) -> Result<()> {
+        let (a, b) = self.coefs.as_ref().ok_or_else(|| no_device(kind))?;
+        let channels = blob.c * blob.elempack;
+        if a.size() < (channels * 4) as u64 {
+            return Err(Error::Shape(format!(
+                "{kind} has {} per-channel values for {channels} channels",
+                a.size() / 4
+            )));
+        }
+        let pipeline = self.pipelines.for_mat(blob)?.clone();
+        let resources = [blob.resource(), Resource::from(a), Resource::from(b)];
+        rec.dispatch(&pipeline, &resources, &blob.shape_words(), blob.grid())
+    }
+}
+
 /// `y = x * scale[ch] + bias[ch]` over the channel axis, in place.
 fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result<()> {
     let e = extents(blob);
@@ -276,15 +387,55 @@ pub struct BatchNorm {
     eps: f32,
     a: Vec<f32>,
     b: Vec<f32>,
+    gpu: core::option::Option<AffineGpu>,
+}
+
+/// Support of BatchNorm and Scale: in place, any GPU packing when there is a device side.
+fn affine_support(gpu: bool) -> Support {
+    Support {
+        vulkan: gpu,
+        vulkan_packing: true,
+        ..Support::ONE_BLOB_INPLACE
+    }
 }
 
 impl Layer for BatchNorm {
     fn support(&self) -> Support {
-        Support::ONE_BLOB_INPLACE
+        affine_support(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_INPLACE
+        Implements {
+            forward_inplace: true,
+            forward_gpu_inplace: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = AffineGpu::create(gpu)?;
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        if let Some(g) = &mut self.gpu {
+            g.upload(gpu, &self.a, &self.b);
+        }
+        Ok(())
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        let gpu = self.gpu.as_ref().ok_or_else(|| no_device("BatchNorm"))?;
+        gpu.record(rec, blob, "BatchNorm")
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -319,14 +470,14 @@ pub struct Scale {
     bias_term: bool,
     scale: Vec<f32>,
     bias: Vec<f32>,
+    gpu: core::option::Option<AffineGpu>,
 }
 
 impl Layer for Scale {
     fn support(&self) -> Support {
         Support {
             one_blob_only: self.size != -233,
-            inplace: true,
-            ..Support::default()
+            ..affine_support(self.gpu.is_some())
         }
     }
 
@@ -334,8 +485,40 @@ impl Layer for Scale {
         Implements {
             forward_inplace: true,
             forward_many_inplace: true,
+            forward_gpu_inplace: true,
             ..Implements::default()
         }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // a scale given as a second blob stays on the CPU
+        self.gpu = if self.size == -233 {
+            None
+        } else {
+            AffineGpu::create(gpu)?
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        if let Some(g) = &mut self.gpu {
+            g.upload(gpu, &self.scale, &self.bias);
+        }
+        Ok(())
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<()> {
+        let gpu = self.gpu.as_ref().ok_or_else(|| no_device("Scale"))?;
+        gpu.record(rec, blob, "Scale")
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

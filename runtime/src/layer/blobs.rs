@@ -1,11 +1,13 @@
 //! Layers that move blobs without arithmetic: Input, MemoryData, Split, Flatten, Reshape.
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{Border, Gather, GatherMap, no_device, reshape, to_view};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// `[w, h, d, c]` and dims from ncnn's `0=w 1=h 11=d 2=c` parameters (0 = absent).
 fn shape_params(pd: &ParamDict) -> (u8, [usize; 4]) {
@@ -57,15 +59,50 @@ pub struct MemoryData {
     dims: u8,
     shape: [usize; 4],
     data: core::option::Option<Mat>,
+    /// The data on the device (uploaded once), when the net runs the layer there.
+    gpu: core::option::Option<GpuMat>,
+    on_device: bool,
 }
 
 impl Layer for MemoryData {
     fn support(&self) -> Support {
-        Support::default()
+        Support {
+            vulkan: self.on_device,
+            ..Support::default()
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY
+        Implements::FORWARD_MANY_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // GPU mats are at most 3-D, and image nets keep 1- and 2-D blobs on the CPU
+        self.on_device = gpu.is_some_and(|g| {
+            self.dims <= 3 && (self.dims == 3 || !g.options.contains(crate::Opt::Image))
+        });
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        if let Some(m) = &self.data {
+            self.gpu = Some(gpu.ctx.upload_mat(m, gpu.options)?);
+        }
+        Ok(())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        _bottoms: &[GpuMat],
+        _rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        let m = self.gpu.clone().ok_or_else(|| no_device("MemoryData"))?;
+        Ok(vec![m])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -123,15 +160,53 @@ impl Layer for Split {
 
 /// Everything into one row (ncnn's Flatten: `w * h * d * c` values, 1-D).
 #[derive(Default)]
-pub struct Flatten;
+pub struct Flatten {
+    gpu: core::option::Option<Gather>,
+}
+
+/// The reshape gather, for layers that keep values in order; `None` without a device.
+fn reshape_gather(gpu: core::option::Option<GpuSetup<'_>>) -> Result<core::option::Option<Gather>> {
+    match gpu {
+        Some(gpu) => Gather::create(gpu, GatherMap::Reshape, Border::Constant),
+        None => Ok(None),
+    }
+}
+
+/// Values of a blob of `[w, h, d, c]` (the extents a blob lacks are 1).
+fn count(shape: [usize; 4]) -> usize {
+    shape.iter().product()
+}
 
 impl Layer for Flatten {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = reshape_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Flatten"))?;
+        let n = count(bottom.shape());
+        reshape(rec, gather, bottom, 1, [1, 1, n])
     }
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
@@ -145,15 +220,55 @@ impl Layer for Flatten {
 pub struct Reshape {
     target: [i32; 4],
     dims: u8,
+    gpu: core::option::Option<Gather>,
 }
 
 impl Layer for Reshape {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // GPU mats are at most 3-D
+        self.gpu = if self.dims <= 3 {
+            reshape_gather(gpu)?
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Reshape"))?;
+        let [w, h, _, c] = self.target_shape(bottom.shape())?;
+        let numpy = match self.dims {
+            1 => vec![w],
+            2 => vec![h, w],
+            _ => vec![c, h, w],
+        };
+        reshape(
+            rec,
+            gather,
+            bottom,
+            self.dims,
+            to_view(self.dims, &numpy, 1),
+        )
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -173,8 +288,15 @@ impl Layer for Reshape {
     }
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
-        let total = bottom.to_values().len();
-        let src = bottom.shape();
+        let shape = self.target_shape(bottom.shape())?;
+        bottom.reshape(self.dims, shape)
+    }
+}
+
+impl Reshape {
+    /// The `[w, h, d, c]` a blob of `src` becomes (0 keeps an extent, -1 infers one).
+    fn target_shape(&self, src: [usize; 4]) -> Result<[usize; 4]> {
+        let total = count(src);
         let mut shape = [1usize; 4];
         let mut infer = None;
         let used: &[usize] = match self.dims {
@@ -203,6 +325,6 @@ impl Layer for Reshape {
             }
             shape[i] = total / known;
         }
-        bottom.reshape(self.dims, shape)
+        Ok(shape)
     }
 }

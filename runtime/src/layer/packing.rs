@@ -3,10 +3,14 @@
 //! outputs for whatever reads them next.
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{PackPipelines, no_device, unary};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::tensor::{ElemType, Mat};
+use crate::shaders::Shader;
+use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
 fn elemtype(code: i32) -> Result<core::option::Option<ElemType>> {
@@ -37,15 +41,63 @@ pub struct Packing {
     out_elempack: usize,
     use_padding: bool,
     cast_to: core::option::Option<ElemType>,
+    on_device: bool,
+}
+
+/// [`ANY`], on the GPU too when `gpu` (any GPU packing: these layers set it themselves).
+fn any_support(gpu: bool) -> Support {
+    Support {
+        vulkan: gpu,
+        vulkan_packing: true,
+        vulkan_any_packing: true,
+        ..ANY
+    }
+}
+
+/// The channels (values along the packed axis) of a blob of `dims` and `[w, h, d, c]`.
+fn channels(dims: u8, [w, h, _, c]: [usize; 4]) -> usize {
+    match dims {
+        1 => w,
+        2 => h,
+        _ => c,
+    }
 }
 
 impl Layer for Packing {
     fn support(&self) -> Support {
-        ANY
+        any_support(self.on_device)
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // the device keeps the net's storage type: casting packings stay on the CPU, as do
+        // image nets (their packing is the texel's)
+        self.on_device = gpu.is_some_and(|g| !g.options.contains(crate::Opt::Image))
+            && matches!(self.cast_to, None | Some(ElemType::F32));
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        // padding channels up is a CPU job
+        bottoms
+            .iter()
+            .all(|&(dims, shape)| channels(dims, shape).is_multiple_of(self.out_elempack))
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        rec.context().record_packing(rec, bottom, self.out_elempack)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -87,22 +139,80 @@ impl Layer for Packing {
 /// the blob holds, so a model's `type_from` that the net has already changed still works.
 #[derive(Default)]
 pub struct Cast {
+    from: core::option::Option<ElemType>,
     to: core::option::Option<ElemType>,
+    /// The rounding shaders (`unaryop` ops 10 and 11) for 16-bit targets.
+    gpu: core::option::Option<PackPipelines>,
+    on_device: bool,
 }
 
 impl Layer for Cast {
     fn support(&self) -> Support {
-        ANY
+        any_support(self.on_device)
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        elemtype(pd.int(0, 0))?;
+        self.from = elemtype(pd.int(0, 0))?;
         self.to = elemtype(pd.int(1, 0))?;
         Ok(())
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        // GPU mats hold floats in the net's storage type: a cast there rounds values to the
+        // target type; int8 stays on the CPU
+        let int8 = self.from == Some(ElemType::I8) || self.to == Some(ElemType::I8);
+        let op = match self.to {
+            Some(ElemType::F16) => Some(10),
+            Some(ElemType::Bf16) => Some(11),
+            _ => None,
+        };
+        self.gpu = match (gpu, op) {
+            (Some(gpu), Some(op)) if !int8 => {
+                let values = [
+                    (0, SpecValue::I32(op)),
+                    (1, SpecValue::F32(0.0)),
+                    (2, SpecValue::F32(0.0)),
+                ];
+                Some(
+                    PackPipelines::create(
+                        gpu,
+                        &[
+                            (1, Shader::Unaryop.module()),
+                            (4, Shader::UnaryopPack4.module()),
+                            (8, Shader::UnaryopPack8.module()),
+                        ],
+                        &values,
+                    )?
+                    .with_flat(gpu, Shader::UnaryopFlat.module(), &values)?,
+                )
+            }
+            _ => None,
+        };
+        self.on_device = gpu.is_some() && !int8;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        if !self.on_device {
+            return Err(no_device("Cast"));
+        }
+        match &self.gpu {
+            Some(pipelines) => unary(rec, pipelines, bottom),
+            None => Ok(bottom.clone()),
+        }
     }
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {

@@ -5,11 +5,13 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{Border, Gather, GatherMap, no_device, numpy_shape, to_view};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// How border values are made (param 4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,6 +36,7 @@ pub struct Padding {
     value: f32,
     per_channel: Vec<f32>,
     per_channel_size: usize,
+    gpu: core::option::Option<Gather>,
 }
 
 /// The input index for output index `i` along an axis of `n` with `before` padding, or `None`
@@ -56,13 +59,92 @@ fn source(i: usize, before: usize, n: usize, mode: Mode) -> core::option::Option
     }
 }
 
+impl Padding {
+    /// `(before, after)` per numpy axis of a blob of `shape`, checked for reflection.
+    fn pads(&self, shape: &[usize]) -> Result<Vec<(usize, usize)>> {
+        let pads: Vec<(usize, usize)> = match shape.len() {
+            1 => vec![(self.left, self.right)],
+            2 => vec![(self.top, self.bottom), (self.left, self.right)],
+            3 => vec![
+                (self.front, self.behind),
+                (self.top, self.bottom),
+                (self.left, self.right),
+            ],
+            _ => vec![
+                (0, 0),
+                (self.front, self.behind),
+                (self.top, self.bottom),
+                (self.left, self.right),
+            ],
+        };
+        if self.mode == Mode::Reflect
+            && shape
+                .iter()
+                .zip(&pads)
+                .any(|(&n, &(b, a))| b.max(a) >= n && b.max(a) > 0)
+        {
+            return Err(Error::Shape(format!(
+                "reflect padding {pads:?} needs more than that many values on {shape:?}"
+            )));
+        }
+        Ok(pads)
+    }
+}
+
 impl Layer for Padding {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        let border = match self.mode {
+            Mode::Constant => Border::Constant,
+            Mode::Replicate => Border::Replicate,
+            Mode::Reflect => Border::Reflect,
+        };
+        // per-channel constants stay on the CPU
+        self.gpu = match gpu {
+            Some(gpu) if self.per_channel_size == 0 => {
+                Gather::create(gpu, GatherMap::shift([0; 3]), border)?
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Padding"))?;
+        let dims = bottom.dims;
+        let shape = numpy_shape(dims, bottom.shape());
+        let pads = self.pads(&shape)?;
+        let out: Vec<usize> = shape
+            .iter()
+            .zip(&pads)
+            .map(|(n, (b, a))| n + b + a)
+            .collect();
+        let before: Vec<i64> = pads.iter().map(|p| -(p.0 as i64)).collect();
+        let map = GatherMap::Shift {
+            perm: [0, 1, 2],
+            offset: to_view(dims, &before, 0),
+            value: self.value,
+        };
+        gather.record(rec, bottom, dims, to_view(dims, &out, 1), map)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -101,32 +183,7 @@ impl Layer for Padding {
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let shape = bottom.numpy_shape();
         let dims = shape.len();
-        // (before, after) per numpy axis
-        let pads: Vec<(usize, usize)> = match dims {
-            1 => vec![(self.left, self.right)],
-            2 => vec![(self.top, self.bottom), (self.left, self.right)],
-            3 => vec![
-                (self.front, self.behind),
-                (self.top, self.bottom),
-                (self.left, self.right),
-            ],
-            _ => vec![
-                (0, 0),
-                (self.front, self.behind),
-                (self.top, self.bottom),
-                (self.left, self.right),
-            ],
-        };
-        if self.mode == Mode::Reflect
-            && shape
-                .iter()
-                .zip(&pads)
-                .any(|(&n, &(b, a))| b.max(a) >= n && b.max(a) > 0)
-        {
-            return Err(Error::Shape(format!(
-                "reflect padding {pads:?} needs more than that many values on {shape:?}"
-            )));
-        }
+        let pads = self.pads(&shape)?;
         let out_shape: Vec<usize> = shape
             .iter()
             .zip(&pads)

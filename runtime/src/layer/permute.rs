@@ -1,10 +1,15 @@
 //! Reordering: Permute (axes, ncnn's `order_type`) and ShuffleChannel (channel groups).
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{
+    Border, Gather, GatherMap, no_device, numpy_shape, to_view, view_axis,
+};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::tensor::{Mat, Strided};
+use crate::layer::slicing::box_gather;
+use crate::tensor::{GpuMat, Mat, Strided};
 
 /// ncnn's 4-D `order_type`s: the output's axes innermost first, named by the input axis each
 /// comes from. The 3-D orders are the first six with `c` for `d`; the 2-D ones the first two.
@@ -54,15 +59,55 @@ fn permutation(order_type: i32, dims: usize) -> Result<Vec<usize>> {
 #[derive(Default)]
 pub struct Permute {
     order_type: i32,
+    gpu: core::option::Option<Gather>,
 }
 
 impl Layer for Permute {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = box_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Permute"))?;
+        let dims = bottom.dims;
+        let shape = numpy_shape(dims, bottom.shape());
+        let perm = permutation(self.order_type, shape.len())?;
+        let out: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
+        // input axis perm[k] becomes output axis k: the source view axis of the one reads the
+        // output view coordinate of the other
+        let mut view_perm = [0, 1, 2];
+        for (k, &a) in perm.iter().enumerate() {
+            if let (Some(from), Some(to)) = (view_axis(dims, a), view_axis(dims, k)) {
+                view_perm[from] = to;
+            }
+        }
+        let map = GatherMap::Shift {
+            perm: view_perm,
+            offset: [0; 3],
+            value: 0.0,
+        };
+        gather.record(rec, bottom, dims, to_view(dims, &out, 1), map)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -91,15 +136,68 @@ impl Layer for Permute {
 pub struct ShuffleChannel {
     group: usize,
     reverse: bool,
+    gpu: core::option::Option<Gather>,
+}
+
+impl ShuffleChannel {
+    /// The groups the channels are seen as (`reverse` swaps the two factors), checked.
+    fn groups(&self, dims: u8, channels: usize) -> Result<usize> {
+        if dims < 3 {
+            return Err(Error::Shape(format!(
+                "ShuffleChannel needs channels, got a {dims}-D blob"
+            )));
+        }
+        if !channels.is_multiple_of(self.group) {
+            return Err(Error::Shape(format!(
+                "{channels} channels do not split into {} groups",
+                self.group
+            )));
+        }
+        Ok(if self.reverse {
+            channels / self.group
+        } else {
+            self.group
+        })
+    }
 }
 
 impl Layer for ShuffleChannel {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) => Gather::create(gpu, GatherMap::Shuffle { group: 1 }, Border::Constant)?,
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let gather = self
+            .gpu
+            .as_ref()
+            .ok_or_else(|| no_device("ShuffleChannel"))?;
+        let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
+        let view = [bottom.w, bottom.h, bottom.c];
+        gather.record(rec, bottom, bottom.dims, view, GatherMap::Shuffle { group })
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -114,24 +212,8 @@ impl Layer for ShuffleChannel {
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let shape = bottom.numpy_shape();
-        if bottom.dims < 3 {
-            return Err(Error::Shape(format!(
-                "ShuffleChannel needs channels, got a {}-D blob",
-                bottom.dims
-            )));
-        }
         let c = shape[0];
-        if !c.is_multiple_of(self.group) {
-            return Err(Error::Shape(format!(
-                "{c} channels do not split into {} groups",
-                self.group
-            )));
-        }
-        let group = if self.reverse {
-            c / self.group
-        } else {
-            self.group
-        };
+        let group = self.groups(bottom.dims, c)?;
         let plane: usize = shape[1..].iter().product();
         // output channel j * group + i is input channel i * (c / group) + j
         let view = Strided {

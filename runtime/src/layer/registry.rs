@@ -57,7 +57,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Input" => Box::new(Input),
         "MemoryData" => Box::<MemoryData>::default(),
         "Split" => Box::new(Split),
-        "Flatten" => Box::new(Flatten),
+        "Flatten" => Box::new(Flatten::default()),
         "Reshape" => Box::<Reshape>::default(),
         "ReLU" => Box::new(Activation::new("ReLU")),
         "Sigmoid" => Box::new(Activation::new("Sigmoid")),

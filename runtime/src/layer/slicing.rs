@@ -2,10 +2,41 @@
 //! offsets and sizes, by numpy-style starts/ends, or by a reference blob's shape).
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{Border, Gather, GatherMap, no_device, numpy_shape, to_view};
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::tensor::{Mat, Strided};
+use crate::tensor::{GpuMat, Mat, Strided};
+
+/// The shift gather (a box copy) for GPU layers that cut boxes; `None` without a device.
+pub(crate) fn box_gather(
+    gpu: core::option::Option<GpuSetup<'_>>,
+) -> Result<core::option::Option<Gather>> {
+    match gpu {
+        Some(gpu) => Gather::create(gpu, GatherMap::shift([0; 3]), Border::Constant),
+        None => Ok(None),
+    }
+}
+
+/// Records copying the box `roi` (`(start, len)` per numpy axis) of pack1 `bottom`.
+fn record_box(
+    rec: &mut Recorder<'_>,
+    gather: &Gather,
+    bottom: &GpuMat,
+    roi: &[(usize, usize)],
+) -> Result<GpuMat> {
+    let dims = bottom.dims;
+    let starts: Vec<i64> = roi.iter().map(|r| r.0 as i64).collect();
+    let lens: Vec<usize> = roi.iter().map(|r| r.1).collect();
+    gather.record(
+        rec,
+        bottom,
+        dims,
+        to_view(dims, &lens, 1),
+        GatherMap::shift(to_view(dims, &starts, 0)),
+    )
+}
 
 /// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.
 pub(crate) fn resolve_axis(axis: i32, dims: usize) -> Result<usize> {
@@ -24,6 +55,7 @@ pub struct Slice {
     slices: Vec<i32>,
     indices: Vec<i32>,
     axis: i32,
+    gpu: core::option::Option<Gather>,
 }
 
 impl Slice {
@@ -74,12 +106,48 @@ impl Layer for Slice {
     fn support(&self) -> Support {
         Support {
             one_blob_only: false,
+            vulkan: self.gpu.is_some(),
             ..Support::ONE_BLOB
         }
     }
 
     fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY
+        Implements::FORWARD_MANY_CPU_GPU
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = box_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Slice"))?;
+        let [bottom] = bottoms else {
+            return Err(Error::Shape(format!(
+                "Slice takes 1 input, got {}",
+                bottoms.len()
+            )));
+        };
+        let shape = numpy_shape(bottom.dims, bottom.shape());
+        let axis = resolve_axis(self.axis, shape.len())?;
+        let whole: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
+        self.parts(shape[axis])?
+            .into_iter()
+            .map(|part| {
+                let mut roi = whole.clone();
+                roi[axis] = part;
+                record_box(rec, gather, bottom, &roi)
+            })
+            .collect()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -123,6 +191,7 @@ pub struct Crop {
     ends: Vec<i32>,
     axes: Vec<i32>,
     reference: bool,
+    gpu: core::option::Option<Gather>,
 }
 
 /// numpy axis `k` of a `dims`-D blob as an index into `[w, h, d, c]`.
@@ -143,7 +212,7 @@ impl Crop {
     fn roi(
         &self,
         shape: &[usize],
-        reference: core::option::Option<&Mat>,
+        reference: core::option::Option<(u8, [usize; 4])>,
     ) -> Result<Vec<(usize, usize)>> {
         let dims = shape.len();
         let mut roi: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
@@ -181,7 +250,7 @@ impl Crop {
             }
             let rest = n - off - i64::from(self.margin[j]);
             let len = match reference {
-                Some(m) if m.dims as usize == dims || j < 3 => m.shape()[j] as i64,
+                Some((rdims, rshape)) if usize::from(rdims) == dims || j < 3 => rshape[j] as i64,
                 Some(_) => rest,
                 None => match self.size[j] {
                     0 | -233 => rest,
@@ -201,6 +270,7 @@ impl Crop {
     fn crop(&self, bottom: &Mat, reference: core::option::Option<&Mat>) -> Result<Mat> {
         let shape = bottom.numpy_shape();
         let mut view = Strided::contiguous(&shape);
+        let reference = reference.map(|m| (m.dims, m.shape()));
         for (axis, (start, len)) in self.roi(&shape, reference)?.into_iter().enumerate() {
             view = view.narrow(axis, start, len);
         }
@@ -208,10 +278,25 @@ impl Crop {
     }
 }
 
+impl Crop {
+    fn crop_gpu(
+        &self,
+        rec: &mut Recorder<'_>,
+        bottom: &GpuMat,
+        reference: core::option::Option<&GpuMat>,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Crop"))?;
+        let shape = numpy_shape(bottom.dims, bottom.shape());
+        let roi = self.roi(&shape, reference.map(|m| (m.dims, m.shape())))?;
+        record_box(rec, gather, bottom, &roi)
+    }
+}
+
 impl Layer for Crop {
     fn support(&self) -> Support {
         Support {
             one_blob_only: !self.reference,
+            vulkan: self.gpu.is_some(),
             ..Support::ONE_BLOB
         }
     }
@@ -220,7 +305,43 @@ impl Layer for Crop {
         Implements {
             forward: true,
             forward_many: true,
+            forward_gpu: true,
+            forward_gpu_many: true,
             ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = box_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        self.crop_gpu(rec, bottom, None)
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<Vec<GpuMat>> {
+        match bottoms {
+            [bottom, reference] => Ok(vec![self.crop_gpu(rec, bottom, Some(reference))?]),
+            [bottom] => Ok(vec![self.crop_gpu(rec, bottom, None)?]),
+            _ => Err(Error::Shape(format!(
+                "Crop takes 1 or 2 inputs, got {}",
+                bottoms.len()
+            ))),
         }
     }
 

@@ -636,7 +636,7 @@ impl Extractor<'_> {
         let pack = convert::gpu_elempack(g.elempack, channels, support, opt);
         let g = ctx.record_packing(rec, &g, pack)?;
         // the reader may write the blob only when no one else can see it
-        let exclusive = last && !self.shared[b];
+        let exclusive = last && !self.shared[b] && !g.buffer_is_shared();
         if inplace && !exclusive {
             return ctx.record_copy(rec, &g);
         }

@@ -72,6 +72,12 @@ impl GpuMat {
         }
     }
 
+    /// Whether another mat holds its buffer too (layers such as Reshape or MemoryData hand
+    /// out mats that alias one), so that writing it in place would show elsewhere.
+    pub fn buffer_is_shared(&self) -> bool {
+        matches!(&self.data, GpuData::Buffer(b) if b.is_shared())
+    }
+
     /// Its buffer, if buffer-backed.
     pub fn buffer(&self) -> Option<&wgpu::Buffer> {
         match &self.data {
@@ -135,6 +141,16 @@ impl GpuMat {
             2 => [self.w, self.c * p, 1, 1],
             _ => [self.w, self.h, 1, self.c * p],
         }
+    }
+}
+
+/// Elements between channel starts of a new `dims`-D GPU mat with `w × h` per channel: the
+/// host mat's (1-D: 1, 2-D: w, 3-D: aligned like fp32 host mats, so casts never reshape).
+pub fn gpu_cstep(dims: u8, w: usize, h: usize, elempack: usize) -> usize {
+    match dims {
+        1 => 1,
+        2 => w,
+        _ => cstep_for(w * h, 4 * elempack),
     }
 }
 
@@ -362,11 +378,7 @@ impl Context {
         options: OptionSet,
     ) -> GpuMat {
         let format = StorageFormat::of(options, elempack);
-        let cstep = match dims {
-            1 => 1,
-            2 => w,
-            _ => cstep_for(w * h, 4 * elempack),
-        };
+        let cstep = gpu_cstep(dims, w, h, elempack);
         GpuMat {
             data: GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format))),
             dims,

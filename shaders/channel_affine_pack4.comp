@@ -1,0 +1,18 @@
+// Per-channel affine, in place (BatchNorm, Scale), pack4 buffer blobs; the body is
+// include/channel_affine_body.comp.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (binding = 0) buffer blob { sfpvec4 blob_data[]; };
+
+#define LOAD(i) buffer_ld4(blob_data, i)
+#define STORE(i, v) buffer_st4(blob_data, i, v)
+#define COEF(buf, z) afpvec4(buf[z])
+#define AFFINE(v, a, b) ((v) * (a) + (b))
+#include "channel_affine_body.comp"

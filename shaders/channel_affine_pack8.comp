@@ -1,0 +1,18 @@
+// Per-channel affine, in place (BatchNorm, Scale), pack8 buffer blobs; the body is
+// include/channel_affine_body.comp.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (binding = 0) buffer blob { sfpvec8 blob_data[]; };
+
+#define LOAD(i) buffer_ld8(blob_data, i)
+#define STORE(i, v) buffer_st8(blob_data, i, v)
+#define COEF(buf, z) afpvec8(afpvec4(buf[(z) * 2]), afpvec4(buf[(z) * 2 + 1]))
+#define AFFINE(v, a, b) afpvec8((v)[0] * (a)[0] + (b)[0], (v)[1] * (a)[1] + (b)[1])
+#include "channel_affine_body.comp"

@@ -1,0 +1,103 @@
+// Copies with an index map, pack1 buffer blobs in and out: each invocation writes one output
+// value, read from the input position the specialization constant `mode` maps it to:
+// - 0 (permute and shift: Permute, Crop, Slice, Padding): source axis k (x, y, z) takes
+//   output coordinate perm_k plus off_k; out of range, `border` says what is written:
+//   0 the constant `value`, 1 the nearest edge value, 2 the value mirrored at the edge.
+// - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
+//   apart on each side.
+// - 2 (channel shuffle): output channel z reads input channel (z % group) * (c / group)
+//   + z / group.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (constant_id = 0) const int mode = 0;
+layout (constant_id = 1) const int border = 0;
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+    int outc;
+    int outcstep;
+    int perm_x;
+    int perm_y;
+    int perm_z;
+    int off_x;
+    int off_y;
+    int off_z;
+    int group;
+    float value;
+} p;
+
+// coordinate i on an axis of n values, or -1 for the constant
+int fold(int i, int n)
+{
+    if (i >= 0 && i < n)
+        return i;
+    if (border == 0)
+        return -1;
+    if (border == 1)
+        return clamp(i, 0, n - 1);
+    const int period = max(2 * (n - 1), 1);
+    int m = i % period;
+    if (m < 0)
+        m += period;
+    return m < n ? m : period - m;
+}
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+        return;
+
+    int sx;
+    int sy;
+    int sz;
+    if (mode == 1)
+    {
+        const int i = (gz * p.outh + gy) * p.outw + gx;
+        sx = i % p.w;
+        sy = (i / p.w) % p.h;
+        sz = i / (p.w * p.h);
+    }
+    else if (mode == 2)
+    {
+        sx = gx;
+        sy = gy;
+        sz = (gz % p.group) * (p.c / p.group) + gz / p.group;
+    }
+    else
+    {
+        const ivec3 o = ivec3(gx, gy, gz);
+        sx = fold(o[p.perm_x] + p.off_x, p.w);
+        sy = fold(o[p.perm_y] + p.off_y, p.h);
+        sz = fold(o[p.perm_z] + p.off_z, p.c);
+    }
+
+    const int gi = gz * p.outcstep + gy * p.outw + gx;
+    if (sx < 0 || sy < 0 || sz < 0)
+    {
+        buffer_st1(top_blob_data, gi, afp(p.value));
+    }
+    else
+    {
+        buffer_cp1(top_blob_data, gi, bottom_blob_data, sz * p.cstep + sy * p.w + sx);
+    }
+}

@@ -1,0 +1,29 @@
+// The channel_affine shaders' body, for one packing: `T` (the arithmetic type), `LOAD(i)`,
+// `STORE(i, v)`, `COEF(buf, z)` (channel z's coefficients, fp32 in the weight buffers). In
+// place: blob = blob * a[channel] + b[channel], channel being the 3-D view's z (what ncnn
+// calls the channel of a 1-, 2- or 3-D blob). Coefficients stay fp32 whatever the storage:
+// BatchNorm folds mean and variance into them, which fp16 would round twice.
+
+layout (binding = 1) readonly buffer a_blob { vec4 a_data[]; };
+layout (binding = 2) readonly buffer b_blob { vec4 b_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+} p;
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.w || gy >= p.h || gz >= p.c)
+        return;
+
+    const int gi = gz * p.cstep + gy * p.w + gx;
+    STORE(gi, AFFINE(LOAD(gi), COEF(a_data, gz), COEF(b_data, gz)));
+}

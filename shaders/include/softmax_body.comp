@@ -1,0 +1,106 @@
+// The softmax shaders' body, for one packing: `F` (the fp32 compute type), `LOAD(i)` (as F),
+// `STORE(i, v)`, `LANES_MAX(v)` and `LANES_SUM(v)` (across a packed element's lanes). In
+// place along one axis of the 3-D view, the specialization constant `axis`:
+// - 0 (w, contiguous): one workgroup per row; its invocations stride along the row together
+//   (coalesced) and reduce in shared memory. Dispatch [LANES, h, c].
+// - 1 (h) and 2 (c, the packed axis): one invocation per line, looping along it; neighbours
+//   walk neighbouring lines (coalesced). Dispatch [w, 1, c] or [w, h, 1]. Along c the lanes
+//   of an element lie on the same line, so its max and sum also reduce across lanes.
+// Sums and exponentials are fp32: fp16 overflows the sum of long rows.
+
+layout (constant_id = 0) const int axis = 0;
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+} p;
+
+#define LANES 64
+layout (local_size_x = LANES) in;
+shared F partial[LANES];
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (axis == 0)
+    {
+        // a workgroup shares gy and gz: all of it returns here or none, before any barrier
+        if (gy >= p.h || gz >= p.c)
+            return;
+
+        const int lx = int(gl_LocalInvocationID.x);
+        const int base = gz * p.cstep + gy * p.w;
+
+        F m = F(-3.402823466e+38f);
+        for (int x = lx; x < p.w; x += LANES)
+            m = max(m, LOAD(base + x));
+        partial[lx] = m;
+        barrier();
+        for (int s = LANES / 2; s > 0; s >>= 1)
+        {
+            if (lx < s)
+                partial[lx] = max(partial[lx], partial[lx + s]);
+            barrier();
+        }
+        m = partial[0];
+        barrier();
+
+        F sum = F(0.f);
+        for (int x = lx; x < p.w; x += LANES)
+            sum += exp(LOAD(base + x) - m);
+        partial[lx] = sum;
+        barrier();
+        for (int s = LANES / 2; s > 0; s >>= 1)
+        {
+            if (lx < s)
+                partial[lx] += partial[lx + s];
+            barrier();
+        }
+        sum = partial[0];
+
+        for (int x = lx; x < p.w; x += LANES)
+            STORE(base + x, exp(LOAD(base + x) - m) / sum);
+        return;
+    }
+
+    int base;
+    int stride;
+    int n;
+    if (axis == 1)
+    {
+        if (gx >= p.w || gz >= p.c)
+            return;
+        base = gz * p.cstep + gx;
+        stride = p.w;
+        n = p.h;
+    }
+    else
+    {
+        if (gx >= p.w || gy >= p.h)
+            return;
+        base = gy * p.w + gx;
+        stride = p.cstep;
+        n = p.c;
+    }
+
+    F m = F(-3.402823466e+38f);
+    for (int k = 0; k < n; k++)
+        m = max(m, LOAD(base + k * stride));
+    if (axis == 2)
+        m = F(LANES_MAX(m));
+
+    F sum = F(0.f);
+    for (int k = 0; k < n; k++)
+        sum += exp(LOAD(base + k * stride) - m);
+    if (axis == 2)
+        sum = F(LANES_SUM(sum));
+
+    for (int k = 0; k < n; k++)
+        STORE(base + k * stride, exp(LOAD(base + k * stride) - m) / sum);
+}

@@ -1,0 +1,18 @@
+// Softmax along one axis, in place, pack1 buffer blobs; the body is include/softmax_body.comp.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (binding = 0) buffer blob { sfp blob_data[]; };
+
+#define F float
+#define LOAD(i) float(buffer_ld1(blob_data, i))
+#define STORE(i, v) buffer_st1(blob_data, i, afp(v))
+#define LANES_MAX(v) (v)
+#define LANES_SUM(v) (v)
+#include "softmax_body.comp"

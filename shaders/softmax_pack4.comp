@@ -1,0 +1,18 @@
+// Softmax along one axis, in place, pack4 buffer blobs; the body is include/softmax_body.comp.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (binding = 0) buffer blob { sfpvec4 blob_data[]; };
+
+#define F vec4
+#define LOAD(i) vec4(buffer_ld4(blob_data, i))
+#define STORE(i, v) buffer_st4(blob_data, i, afpvec4(v))
+#define LANES_MAX(v) max(max((v).x, (v).y), max((v).z, (v).w))
+#define LANES_SUM(v) (((v).x + (v).y) + ((v).z + (v).w))
+#include "softmax_body.comp"
