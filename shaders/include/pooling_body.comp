@@ -1,8 +1,9 @@
 // The pooling shaders' body, for one packing: `T` (afp or afpvec4), `LOAD(i)`, `STORE(i, v)`.
 // pooling_type 0 max, 1 average. Windows run over the padded input: the data sits at
 // (pad_left, pad_top) of it; averages divide by kernel_w * kernel_h with include_pad, else by
-// the positions inside the frame the parameter pads give (param_left, param_top: ncnn's count,
-// which differs from the data's place only in the "same" pad modes). global: one window over
+// the positions inside the frame [frame_left, frame_right) x [frame_top, frame_bottom) of the
+// padded input (ncnn's count: inside the parameter pads and the tail pad; in the "same" pad
+// modes the frame holds the modes' own padding). global: one window over
 // the whole plane; adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
 
 layout (constant_id = 0) const int pooling_type = 0;
@@ -27,8 +28,10 @@ layout (push_constant) uniform parameter
     int outcstep;
     int pad_left;
     int pad_top;
-    int param_left;
-    int param_top;
+    int frame_left;
+    int frame_top;
+    int frame_right;
+    int frame_bottom;
 } p;
 
 void main()
@@ -98,8 +101,8 @@ void main()
             // the window in padded coordinates against the parameter pads' frame
             const int px0 = x0 + p.pad_left;
             const int py0 = y0 + p.pad_top;
-            const int fw = min(px0 + kernel_w, p.param_left + p.w) - max(px0, p.param_left);
-            const int fh = min(py0 + kernel_h, p.param_top + p.h) - max(py0, p.param_top);
+            const int fw = min(px0 + kernel_w, p.frame_right) - max(px0, p.frame_left);
+            const int fh = min(py0 + kernel_h, p.frame_bottom) - max(py0, p.frame_top);
             count = max(fw, 0) * max(fh, 0);
         }
         res /= afp(max(count, 1));

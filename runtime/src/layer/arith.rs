@@ -42,9 +42,10 @@ fn nchw(m: &Mat) -> [usize; 4] {
 /// `a`'s and `b`'s extents (`[c, d, h, w]`, 1 where broadcast), the output's, its dims.
 type Broadcast = ([usize; 4], [usize; 4], [usize; 4], u8);
 
-/// The broadcast shape of `a` and `b` as ncnn's BinaryOp forms it: a 1-D `b` whose length is
-/// `a`'s outermost extent broadcasts along that axis (per channel), otherwise shapes align from
-/// the innermost axis like numpy's and extents of 1 stretch.
+/// The broadcast shape of `a` and `b` as ncnn's BinaryOp forms it: a 1-D operand whose length
+/// is the other's outermost extent broadcasts along that axis (per channel), other 1-D ones
+/// align with the innermost axis like numpy's; a lower-rank operand of 2 or more dims aligns
+/// with the other's outermost axes; extents of 1 stretch.
 fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
     let (mut sa, mut sb) = (nchw(a), nchw(b));
     // the index of a mat's outermost extent in `[c, d, h, w]`
@@ -59,6 +60,24 @@ fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
     } else if a.dims != b.dims && b.dims > 1 && a.dims == 1 && a.w * a.elempack == sb[outer(b)] {
         sa = [1; 4];
         sa[outer(b)] = a.w * a.elempack;
+    } else if a.dims != b.dims && a.dims.min(b.dims) >= 2 {
+        // ncnn aligns the lower-rank operand with the other's outer axes (a 2-D [h, w] against
+        // a 3-D [c, h, w] pairs its h with c), where numpy aligns the inner ones
+        let rank = usize::from(a.dims.max(b.dims));
+        let left_aligned = |m: &Mat| {
+            let mut v = m.numpy_shape();
+            v.resize(rank, 1);
+            match v[..] {
+                [c, h, w] => [c, 1, h, w],
+                [c, d, h, w] => [c, d, h, w],
+                _ => nchw(m),
+            }
+        };
+        if a.dims < b.dims {
+            sa = left_aligned(a);
+        } else {
+            sb = left_aligned(b);
+        }
     }
     let mut out = [1; 4];
     for i in 0..4 {

@@ -36,8 +36,10 @@ pub struct Pooling {
 struct Window {
     /// The data's offset (left, top): the parameter pads, or the "same" modes' own.
     pad: [usize; 2],
-    /// The parameter pads (left, top): the frame averages count positions in.
-    param: [usize; 2],
+    /// The frame averages count positions in, `[left, top, right, bottom]` (ends exclusive)
+    /// in padded coordinates: inside the parameter pads and the tail pad (ncnn's count; in
+    /// the "same" modes it holds the modes' own padding, so averages divide by the kernel).
+    frame: [usize; 4],
     /// The output's `[w, h]`.
     out: [usize; 2],
 }
@@ -48,7 +50,7 @@ impl Pooling {
         let [kw, kh] = self.kernel;
         let [sw, sh] = self.stride;
         let [mut pl, mut pr, mut pt, mut pb] = self.pad;
-        let (param_l, param_t) = (pl, pt);
+        let [param_l, param_r, param_t, param_b] = self.pad;
         // extra padding at the far side that is not counted for averages (ncnn's tail pad)
         let (mut tail_w, mut tail_h) = (0, 0);
         match self.pad_mode {
@@ -84,7 +86,12 @@ impl Pooling {
         }
         Ok(Window {
             pad: [pl, pt],
-            param: [param_l, param_t],
+            frame: [
+                param_l,
+                param_t,
+                (pw - tail_w).saturating_sub(param_r),
+                (ph - tail_h).saturating_sub(param_b),
+            ],
             out: [(pw - kw) / sw + 1, (ph - kh) / sh + 1],
         })
     }
@@ -167,20 +174,17 @@ impl Layer for Pooling {
         }
         let (w, h) = (bottom.w, bottom.h);
         let (dims, [ow, oh], pads) = if self.global {
-            (1, [1, 1], [0; 4])
+            (1, [1, 1], [0; 6])
         } else if self.adaptive {
-            (3, self.adaptive_out(w, h), [0; 4])
+            (3, self.adaptive_out(w, h), [0; 6])
         } else {
             let win = self.window(w, h)?;
-            (
-                3,
-                win.out,
-                [win.pad[0], win.pad[1], win.param[0], win.param[1]],
-            )
+            let [fl, ft, fr, fb] = win.frame;
+            (3, win.out, [win.pad[0], win.pad[1], fl, ft, fr, fb])
         };
         let top = ctx.alloc_mat(dims, [ow, oh, bottom.c], bottom.elempack, bottom.options);
         let pipeline = pipelines.for_mat(bottom)?.clone();
-        let mut words = [0u32; 12];
+        let mut words = [0u32; 14];
         words[..4].copy_from_slice(&bottom.shape_words());
         words[4..8].copy_from_slice(&[ow as u32, oh as u32, top.c as u32, top.cstep as u32]);
         for (word, pad) in words[8..].iter_mut().zip(pads) {
@@ -269,7 +273,7 @@ impl Layer for Pooling {
         let [sw, sh] = self.stride;
         let Window {
             pad: [pl, pt],
-            param: [param_l, param_t],
+            frame: [frame_l, frame_t, frame_r, frame_b],
             out: [ow, oh],
         } = self.window(w, h)?;
         let mut out = vec![0.0; ow * oh * c];
@@ -282,12 +286,7 @@ impl Layer for Pooling {
                     for ky in 0..kh {
                         for kx in 0..kw {
                             let (py, px) = (i * sh + ky, j * sw + kx);
-                            // ncnn counts positions inside the parameter pads' frame as real,
-                            // which differs from the data's place only in the "same" modes
-                            if py >= param_t
-                                && py < param_t + h
-                                && px >= param_l
-                                && px < param_l + w
+                            if (frame_t..frame_b).contains(&py) && (frame_l..frame_r).contains(&px)
                             {
                                 real += 1;
                             }
