@@ -9,6 +9,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::{PackPipelines, no_device, unary};
+use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -178,9 +179,7 @@ impl Activation {
 pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
     const CHUNK: usize = 1 << 14;
     match &mut m.data {
-        MatData::F32(v) => v
-            .par_chunks_mut(CHUNK)
-            .for_each(|c| c.iter_mut().for_each(|x| *x = f(*x))),
+        MatData::F32(v) => v.par_chunks_mut(CHUNK).for_each(|c| kernels::map(c, &f)),
         MatData::F16(v) => v.par_chunks_mut(CHUNK).for_each(|c| {
             c.iter_mut()
                 .for_each(|x| *x = half::f16::from_f32(f(x.to_f32())))
@@ -274,7 +273,8 @@ impl Layer for Activation {
             Op::Relu { slope } => map_inplace(blob, move |x| if x < 0.0 { x * slope } else { x }),
             Op::Clip { min, max } => map_inplace(blob, move |x| x.max(min).min(max)),
             Op::Scale { scale } => map_inplace(blob, move |x| x * scale),
-            Op::Sigmoid => map_inplace(blob, |x| 1.0 / (1.0 + (-x).exp())),
+            Op::Sigmoid => map_inplace(blob, kernels::sigmoid),
+            Op::Swish => map_inplace(blob, |x| x * kernels::sigmoid(x)),
             op => map_inplace(blob, move |x| op.apply(x)),
         }
         Ok(())

@@ -9,6 +9,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::{PackPipelines, dispatch_flat, no_device, slot};
+use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -493,6 +494,33 @@ impl Layer for Eltwise {
             )));
         }
         let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
+        // fp32 inputs of one layout: their storage combined in place, padding and all
+        fn raw<'m>(m: &'m Mat, first: &Mat) -> core::option::Option<&'m [f32]> {
+            m.f32().ok().filter(|_| m.same_layout(first))
+        }
+        if first.f32().is_ok() && bottoms.iter().all(|b| raw(b, first).is_some()) {
+            const CHUNK: usize = 1 << 14;
+            let mut top = first.clone();
+            let acc = top.f32_mut()?;
+            if self.op == 1 && coeff(0) != 1.0 {
+                let c = coeff(0);
+                acc.par_chunks_mut(CHUNK)
+                    .for_each(|a| kernels::map(a, |x| x * c));
+            }
+            for (i, b) in bottoms.iter().enumerate().skip(1) {
+                let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
+                let op = self.op;
+                acc.par_chunks_mut(CHUNK)
+                    .zip(v.par_chunks(CHUNK))
+                    .for_each(|(a, b)| match op {
+                        0 => kernels::zip_with(a, b, |x, y| x * y),
+                        1 if c == 1.0 => kernels::zip_with(a, b, |x, y| x + y),
+                        1 => kernels::zip_with(a, b, |x, y| x + y * c),
+                        _ => kernels::zip_with(a, b, f32::max),
+                    });
+            }
+            return Ok(vec![top]);
+        }
         let mut acc: Vec<f32> = first.to_values();
         if self.op == 1 {
             acc.iter_mut().for_each(|x| *x *= coeff(0));

@@ -5,7 +5,10 @@ use crate::error::{Error, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use rayon::prelude::*;
+
 use crate::layer::gpu_util::{PackPipelines, no_device, pack8_as_pack4, view_axis};
+use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
@@ -41,6 +44,45 @@ fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     } else {
         Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
     }
+}
+
+/// Softmax over the `n` rows of an `n × inner` block, along the rows (each column is one
+/// line). Whole rows at a time so that every pass vectorizes; columns split across threads
+/// for the reductions, rows for the elementwise passes.
+fn softmax_block(block: &mut [f32], n: usize, inner: usize) {
+    if inner == 1 {
+        let m = kernels::max(block);
+        kernels::map(block, |x| kernels::exp(x - m));
+        let inv = 1.0 / kernels::sum(block);
+        kernels::map(block, |x| x * inv);
+        return;
+    }
+    const COLUMNS: usize = 2048;
+    let columns = |f: fn(f32, f32) -> f32, init: f32, block: &[f32]| -> Vec<f32> {
+        (0..inner.div_ceil(COLUMNS))
+            .into_par_iter()
+            .flat_map_iter(|t| {
+                let cols = t * COLUMNS..((t + 1) * COLUMNS).min(inner);
+                let mut acc = vec![init; cols.len()];
+                for k in 0..n {
+                    let row = &block[k * inner..(k + 1) * inner];
+                    kernels::zip_with(&mut acc, &row[cols.clone()], f);
+                }
+                acc
+            })
+            .collect()
+    };
+    let max = columns(f32::max, f32::NEG_INFINITY, block);
+    block
+        .par_chunks_mut(inner)
+        .for_each(|row| kernels::zip_with(row, &max, |x, m| kernels::exp(x - m)));
+    let inv: Vec<f32> = columns(|a, b| a + b, 0.0, block)
+        .into_iter()
+        .map(|s| 1.0 / s)
+        .collect();
+    block
+        .par_chunks_mut(inner)
+        .for_each(|row| kernels::zip_with(row, &inv, |x, s| x * s));
 }
 
 /// Softmax: `0=axis`.
@@ -136,20 +178,10 @@ impl Layer for Softmax {
             e[axis + 1..].iter().product(),
         );
         let mut v = blob.to_values();
-        for o in 0..outer {
-            for i in 0..inner {
-                let at = |k: usize| (o * n + k) * inner + i;
-                let max = (0..n).map(|k| v[at(k)]).fold(f32::NEG_INFINITY, f32::max);
-                let mut sum = 0.0;
-                for k in 0..n {
-                    let x = (v[at(k)] - max).exp();
-                    v[at(k)] = x;
-                    sum += x;
-                }
-                for k in 0..n {
-                    v[at(k)] /= sum;
-                }
-            }
+        if n > 0 {
+            v.par_chunks_mut(n * inner.max(1))
+                .take(outer)
+                .for_each(|block| softmax_block(block, n, inner));
         }
         *blob = from_extents(&e, &v)?;
         Ok(())

@@ -13,6 +13,7 @@ use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::no_device;
+use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
@@ -213,16 +214,24 @@ impl Layer for InnerProduct {
             )));
         }
         let mut out = vec![0.0f32; rows * self.num_output];
-        out.par_chunks_mut(self.num_output)
-            .zip(x.par_chunks(num_input))
-            .for_each(|(o, row)| {
-                for (p, y) in o.iter_mut().enumerate() {
-                    let w = &self.weights[p * num_input..(p + 1) * num_input];
-                    let dot: f32 = w.iter().zip(row).map(|(a, b)| a * b).sum();
-                    let sum = dot + self.bias.get(p).copied().unwrap_or(0.0);
-                    *y = activate(self.activation, &self.activation_params, sum);
-                }
-            });
+        // threads split the outputs (a single row has nothing else to split); each output is
+        // one vectorized dot product over its weight row
+        const OUTPUTS_PER_TASK: usize = 16;
+        for (o, row) in out
+            .chunks_mut(self.num_output.max(1))
+            .zip(x.chunks(num_input.max(1)))
+        {
+            o.par_chunks_mut(OUTPUTS_PER_TASK)
+                .enumerate()
+                .for_each(|(t, ys)| {
+                    for (i, y) in ys.iter_mut().enumerate() {
+                        let p = t * OUTPUTS_PER_TASK + i;
+                        let w = &self.weights[p * num_input..(p + 1) * num_input];
+                        let sum = kernels::dot(w, row) + self.bias.get(p).copied().unwrap_or(0.0);
+                        *y = activate(self.activation, &self.activation_params, sum);
+                    }
+                });
+        }
         if rows > 1 {
             Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
         } else {

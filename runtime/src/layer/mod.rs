@@ -9,6 +9,7 @@ pub mod blobs;
 pub mod contract;
 pub mod gpu_util;
 pub mod innerproduct;
+pub(crate) mod kernels;
 pub mod option;
 pub mod packing;
 pub mod padding;

@@ -276,39 +276,58 @@ impl Layer for Pooling {
             frame: [frame_l, frame_t, frame_r, frame_b],
             out: [ow, oh],
         } = self.window(w, h)?;
+        // each channel copied once into its padded plane (padding −∞ for max, 0 for average), so
+        // that the window loops have no bounds checks and the row loops vectorize
+        let (pw, ph) = ((ow - 1) * sw + kw, (oh - 1) * sh + kh);
+        let fill = if self.max { f32::NEG_INFINITY } else { 0.0 };
+        // average divisors: the window's positions inside the counting frame, per output
+        let counts: Vec<f32> = (0..oh)
+            .flat_map(|i| (0..ow).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                if self.include_pad {
+                    return (kw * kh) as f32;
+                }
+                let span = |start: usize, k: usize, lo: usize, hi: usize| {
+                    (start + k).min(hi).saturating_sub(start.max(lo))
+                };
+                let n = span(j * sw, kw, frame_l, frame_r) * span(i * sh, kh, frame_t, frame_b);
+                n.max(1) as f32
+            })
+            .collect();
         let mut out = vec![0.0; ow * oh * c];
-        out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
-            let ch = &v[q * plane..(q + 1) * plane];
-            for i in 0..oh {
-                for j in 0..ow {
-                    let mut acc = if self.max { f32::NEG_INFINITY } else { 0.0 };
-                    let mut real = 0usize;
-                    for ky in 0..kh {
-                        for kx in 0..kw {
-                            let (py, px) = (i * sh + ky, j * sw + kx);
-                            if (frame_t..frame_b).contains(&py) && (frame_l..frame_r).contains(&px)
-                            {
-                                real += 1;
+        out.par_chunks_mut((ow * oh).max(1))
+            .enumerate()
+            .for_each_init(
+                || vec![fill; pw * ph],
+                |padded, (q, o)| {
+                    let ch = &v[q * plane..(q + 1) * plane];
+                    // rows of the data inside the padded plane (the rest keeps `fill`; a window
+                    // may reach past the data's far edge only into padding)
+                    for y in 0..h.min(ph.saturating_sub(pt)) {
+                        let cols = w.min(pw.saturating_sub(pl));
+                        padded[(y + pt) * pw + pl..(y + pt) * pw + pl + cols]
+                            .copy_from_slice(&ch[y * w..y * w + cols]);
+                    }
+                    for i in 0..oh {
+                        let row = &mut o[i * ow..(i + 1) * ow];
+                        row.fill(fill);
+                        for ky in 0..kh {
+                            let line = &padded[(i * sh + ky) * pw..(i * sh + ky + 1) * pw];
+                            for kx in 0..kw {
+                                for (j, acc) in row.iter_mut().enumerate() {
+                                    let x = line[j * sw + kx];
+                                    *acc = if self.max { acc.max(x) } else { *acc + x };
+                                }
                             }
-                            let inside = py >= pt && py < pt + h && px >= pl && px < pl + w;
-                            let x = if inside {
-                                ch[(py - pt) * w + (px - pl)]
-                            } else if self.max {
-                                f32::NEG_INFINITY
-                            } else {
-                                0.0
-                            };
-                            acc = if self.max { acc.max(x) } else { acc + x };
+                        }
+                        if !self.max {
+                            for (acc, n) in row.iter_mut().zip(&counts[i * ow..(i + 1) * ow]) {
+                                *acc /= n;
+                            }
                         }
                     }
-                    o[i * ow + j] = if self.max {
-                        acc
-                    } else {
-                        acc / (if self.include_pad { kh * kw } else { real }).max(1) as f32
-                    };
-                }
-            }
-        });
+                },
+            );
         Mat::from_shape_values(3, [ow, oh, 1, c], &out)
     }
 }

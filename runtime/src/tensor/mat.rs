@@ -334,10 +334,27 @@ impl Mat {
     /// Every real value in unpacked ncnn order (channel after channel, no padding), as fp32.
     pub fn to_values(&self) -> Vec<f32> {
         let (outer, inner, p) = (self.outer(), self.inner(), self.elempack);
-        let mut out = Vec::with_capacity(outer * p * inner);
-        for ch in 0..outer * p {
-            for i in 0..inner {
-                out.push(self.at(ch / p, i, ch % p));
+        let widened;
+        let data = match &self.data {
+            MatData::F32(v) => v,
+            _ => {
+                widened = self.cast(ElemType::F32);
+                return widened.to_values();
+            }
+        };
+        let mut out = vec![0.0f32; outer * p * inner];
+        // one packed channel (p unpacked channels) at a time: slices, no per-value dispatch
+        for (q, dst) in out.chunks_mut((p * inner).max(1)).enumerate() {
+            let start = self.outer_offset(q);
+            let src = &data[start..start + p * inner];
+            if p == 1 {
+                dst.copy_from_slice(src);
+            } else {
+                for (i, values) in src.chunks_exact(p).enumerate() {
+                    for (k, v) in values.iter().enumerate() {
+                        dst[k * inner + i] = *v;
+                    }
+                }
             }
         }
         out
@@ -455,6 +472,28 @@ impl Mat {
             )));
         }
         Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()))
+    }
+
+    /// Whether `other` stores its values at the same places (dims, extents, packing and
+    /// channel step agree), so that the two line up value for value, padding included.
+    pub fn same_layout(&self, other: &Mat) -> bool {
+        (
+            self.dims,
+            self.w,
+            self.h,
+            self.d,
+            self.c,
+            self.elempack,
+            self.cstep,
+        ) == (
+            other.dims,
+            other.w,
+            other.h,
+            other.d,
+            other.c,
+            other.elempack,
+            other.cstep,
+        ) && self.data.len() == other.data.len()
     }
 
     /// Whether the shapes (dims and extents, in unpacked values) agree.

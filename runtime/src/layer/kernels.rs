@@ -1,0 +1,131 @@
+//! CPU inner loops written for the compiler to vectorize, compiled for AVX2 (x86-64) and NEON
+//! (aarch64) next to the baseline and picked at run time (`multiversion`): a portable build
+//! targets SSE2 only, where ncnn dispatches to AVX2 itself. Callers split work across threads;
+//! these run one chunk.
+
+use multiversion::multiversion;
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+/// ln 2 in two parts, so that `x - n ln2` loses no bits for the n that fp32 exp meets.
+const LN2_HI: f32 = 0.693_359_4;
+const LN2_LO: f32 = -2.121_944_4e-4;
+
+/// e^x, branch-free so that loops over it vectorize (libm's `expf` is one call per value):
+/// x = n·ln2 + r with |r| ≤ ln2/2, e^r by its Taylor series to r^6 (relative error below
+/// 2e-7), 2^n through the exponent bits. Inputs are clamped to [-87, 88], where e^x stays a
+/// normal number; NaN stays NaN.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    let x = x.clamp(-87.0, 88.0);
+    let n = (x * LOG2E).round();
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    f32::from_bits(((n as i32 + 127) << 23) as u32) * p
+}
+
+/// `1 / (1 + e^-x)`.
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + exp(-x))
+}
+
+/// Applies `f` to every value of `v`.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+pub fn map<F: Fn(f32) -> f32>(v: &mut [f32], f: F) {
+    for x in v.iter_mut() {
+        *x = f(*x);
+    }
+}
+
+/// `acc[i] = f(acc[i], b[i])` over the common length.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+pub fn zip_with<F: Fn(f32, f32) -> f32>(acc: &mut [f32], b: &[f32], f: F) {
+    for (x, y) in acc.iter_mut().zip(b) {
+        *x = f(*x, *y);
+    }
+}
+
+/// The dot product of `a` and `b` (their common length), in 16 running sums so that the
+/// loop vectorizes without reassociating one sum.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..16 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The maximum of `v` (−∞ when empty), in 16 running maxima.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+pub fn max(v: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; 16];
+    let chunks = v.chunks_exact(16);
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(f32::NEG_INFINITY, |m, x| m.max(*x));
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] = acc[i].max(c[i]);
+        }
+    }
+    acc.iter().fold(tail, |m, x| m.max(*x))
+}
+
+/// The sum of `v`, in 16 running sums.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+pub fn sum(v: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 16];
+    let chunks = v.chunks_exact(16);
+    let tail: f32 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for i in 0..16 {
+            acc[i] += c[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_is_within_fp32_rounding_of_libm() {
+        let (mut worst, mut at) = (0.0f32, 0.0f32);
+        for i in -86_990..87_990 {
+            let x = i as f32 * 1e-3;
+            let (got, want) = (exp(x), x.exp());
+            let e = (got - want).abs() / want;
+            if e > worst {
+                worst = e;
+                at = x;
+            }
+        }
+        assert!(worst < 5e-7, "relative error {worst} at {at}");
+        assert!(exp(f32::NAN).is_nan());
+        assert_eq!(exp(-1000.0), exp(-87.0));
+        assert_eq!(exp(1000.0), exp(88.0));
+    }
+
+    #[test]
+    fn dot_sums_every_value() {
+        let a: Vec<f32> = (0..37).map(|i| i as f32).collect();
+        let b = vec![2.0f32; 37];
+        assert_eq!(dot(&a, &b), (0..37).map(|i| 2.0 * i as f32).sum::<f32>());
+    }
+}
