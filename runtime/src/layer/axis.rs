@@ -46,43 +46,45 @@ fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     }
 }
 
-/// Softmax over the `n` rows of an `n × inner` block, along the rows (each column is one
-/// line). Whole rows at a time so that every pass vectorizes; columns split across threads
-/// for the reductions, rows for the elementwise passes.
-fn softmax_block(block: &mut [f32], n: usize, inner: usize) {
-    if inner == 1 {
+/// Softmax over the `n` rows of an `n × inner` block (rows `stride` values apart), along the
+/// rows (each column is one line). Passes run along rows, so that they vectorize.
+fn softmax_block(block: &mut [f32], n: usize, inner: usize, stride: usize) {
+    if inner == 1 && stride == 1 {
+        let block = &mut block[..n];
         let m = kernels::max(block);
         kernels::map(block, |x| kernels::exp(x - m));
         let inv = 1.0 / kernels::sum(block);
         kernels::map(block, |x| x * inv);
         return;
     }
-    const COLUMNS: usize = 2048;
-    let columns = |f: fn(f32, f32) -> f32, init: f32, block: &[f32]| -> Vec<f32> {
-        (0..inner.div_ceil(COLUMNS))
-            .into_par_iter()
-            .flat_map_iter(|t| {
-                let cols = t * COLUMNS..((t + 1) * COLUMNS).min(inner);
-                let mut acc = vec![init; cols.len()];
-                for k in 0..n {
-                    let row = &block[k * inner..(k + 1) * inner];
-                    kernels::zip_with(&mut acc, &row[cols.clone()], f);
-                }
-                acc
-            })
-            .collect()
-    };
-    let max = columns(f32::max, f32::NEG_INFINITY, block);
-    block
-        .par_chunks_mut(inner)
-        .for_each(|row| kernels::zip_with(row, &max, |x, m| kernels::exp(x - m)));
-    let inv: Vec<f32> = columns(|a, b| a + b, 0.0, block)
-        .into_iter()
-        .map(|s| 1.0 / s)
+    // tiles of COLUMNS columns × all rows, split across threads: each tile's three passes
+    // (max, exp and sum, scale) run over data its core has just read (256 rows of 256 columns
+    // stay in L2), so memory sees one read and one write per value
+    const COLUMNS: usize = 256;
+    let mut tiles: Vec<Vec<&mut [f32]>> = (0..inner.div_ceil(COLUMNS))
+        .map(|_| Vec::with_capacity(n))
         .collect();
-    block
-        .par_chunks_mut(inner)
-        .for_each(|row| kernels::zip_with(row, &inv, |x, s| x * s));
+    for row in block.chunks_mut(stride).take(n) {
+        for (tile, piece) in tiles.iter_mut().zip(row[..inner].chunks_mut(COLUMNS)) {
+            tile.push(piece);
+        }
+    }
+    tiles.into_par_iter().for_each(|mut rows| {
+        let width = rows.first().map_or(0, |r| r.len());
+        let mut max = vec![f32::NEG_INFINITY; width];
+        for r in &rows {
+            kernels::zip_with(&mut max, r, f32::max);
+        }
+        let mut sum = vec![0.0f32; width];
+        for r in rows.iter_mut() {
+            kernels::zip_with(r, &max, |x, m| kernels::exp(x - m));
+            kernels::zip_with(&mut sum, r, |a, b| a + b);
+        }
+        kernels::map(&mut sum, |s| 1.0 / s);
+        for r in rows.iter_mut() {
+            kernels::zip_with(r, &sum, |x, s| x * s);
+        }
+    });
 }
 
 /// Softmax: `0=axis`.
@@ -177,13 +179,33 @@ impl Layer for Softmax {
             e[axis],
             e[axis + 1..].iter().product(),
         );
-        let mut v = blob.to_values();
-        if n > 0 {
-            v.par_chunks_mut(n * inner.max(1))
-                .take(outer)
-                .for_each(|block| softmax_block(block, n, inner));
+        if n == 0 || inner == 0 {
+            return Ok(());
         }
-        *blob = from_extents(&e, &v)?;
+        let (dims, cstep) = (blob.dims, blob.cstep);
+        let Ok(data) = blob.f32_mut() else {
+            // the net hands this layer fp32 pack1 mats; anything else goes through values
+            let mut v = blob.to_values();
+            v.par_chunks_mut(n * inner)
+                .for_each(|block| softmax_block(block, n, inner, inner));
+            *blob = from_extents(&e, &v)?;
+            return Ok(());
+        };
+        // in the storage itself: channels of 3-D and 4-D blobs lie `cstep` apart
+        if dims >= 3 && axis == 0 {
+            softmax_block(data, n, inner, cstep);
+        } else if dims >= 3 {
+            let plane: usize = e[1..].iter().product();
+            data.par_chunks_mut(cstep).for_each(|ch| {
+                ch[..plane]
+                    .chunks_mut(n * inner)
+                    .for_each(|block| softmax_block(block, n, inner, inner))
+            });
+        } else {
+            data[..outer * n * inner]
+                .par_chunks_mut(n * inner)
+                .for_each(|block| softmax_block(block, n, inner, inner));
+        }
         Ok(())
     }
 }

@@ -17,7 +17,8 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
     let x = x.clamp(-87.0, 88.0);
-    let n = (x * LOG2E).round();
+    // ties to even: one vroundps (round() rounds ties away, a libm call per value)
+    let n = (x * LOG2E).round_ties_even();
     let r = x - n * LN2_HI - n * LN2_LO;
     let p = 1.0
         + r * (1.0

@@ -11,6 +11,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::{PackPipelines, no_device, pack8_as_pack4};
+use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::shaders::Shader;
@@ -234,16 +235,25 @@ impl Layer for Pooling {
             )));
         }
         let [w, h, _, c] = bottom.shape();
-        let v = bottom.to_values();
+        // channels read from the storage itself when it is fp32 pack1 (what the net gives)
+        let values;
+        let (v, step) = match bottom.f32() {
+            Ok(data) if bottom.elempack == 1 => (data, bottom.cstep),
+            _ => {
+                values = bottom.to_values();
+                (&values[..], w * h)
+            }
+        };
         let plane = w * h;
         if self.global {
-            let out: Vec<f32> = v
-                .chunks(plane.max(1))
-                .map(|ch| {
+            let out: Vec<f32> = (0..c)
+                .into_par_iter()
+                .map(|q| {
+                    let ch = &v[q * step..q * step + plane];
                     if self.max {
-                        ch.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+                        kernels::max(ch)
                     } else {
-                        ch.iter().sum::<f32>() / plane as f32
+                        kernels::sum(ch) / plane as f32
                     }
                 })
                 .collect();
@@ -253,7 +263,7 @@ impl Layer for Pooling {
             let [ow, oh] = self.adaptive_out(w, h);
             let mut out = vec![0.0; ow * oh * c];
             out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
-                let ch = &v[q * plane..(q + 1) * plane];
+                let ch = &v[q * step..q * step + plane];
                 for i in 0..oh {
                     let (y0, y1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
                     for j in 0..ow {
@@ -300,7 +310,7 @@ impl Layer for Pooling {
             .for_each_init(
                 || vec![fill; pw * ph],
                 |padded, (q, o)| {
-                    let ch = &v[q * plane..(q + 1) * plane];
+                    let ch = &v[q * step..q * step + plane];
                     // rows of the data inside the padded plane (the rest keeps `fill`; a window
                     // may reach past the data's far edge only into padding)
                     for y in 0..h.min(ph.saturating_sub(pt)) {
