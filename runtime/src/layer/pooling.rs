@@ -308,8 +308,8 @@ impl Layer for Pooling {
         out.par_chunks_mut((ow * oh).max(1))
             .enumerate()
             .for_each_init(
-                || vec![fill; pw * ph],
-                |padded, (q, o)| {
+                || (vec![fill; pw * ph], Vec::new()),
+                |(padded, phased), (q, o)| {
                     let ch = &v[q * step..q * step + plane];
                     // rows of the data inside the padded plane (the rest keeps `fill`; a window
                     // may reach past the data's far edge only into padding)
@@ -318,15 +318,42 @@ impl Layer for Pooling {
                         padded[(y + pt) * pw + pl..(y + pt) * pw + pl + cols]
                             .copy_from_slice(&ch[y * w..y * w + cols]);
                     }
+                    // every padded row split into its `sw` phases (phase p holds columns
+                    // p, p + sw, …), so that a window column reads a contiguous run
+                    let cols = pw.div_ceil(sw);
+                    phased.resize(ph * sw * cols, fill);
+                    for (line, out) in padded.chunks(pw).zip(phased.chunks_mut(sw * cols)) {
+                        if sw == 2 {
+                            // the common stride, as a pair loop the compiler turns into shuffles
+                            let (even, odd) = out.split_at_mut(cols);
+                            for ((e, o), pair) in even.iter_mut().zip(odd).zip(line.chunks_exact(2))
+                            {
+                                (*e, *o) = (pair[0], pair[1]);
+                            }
+                            if pw % 2 == 1 {
+                                even[cols - 1] = line[pw - 1];
+                            }
+                        } else {
+                            for (p, phase) in out.chunks_mut(cols).enumerate() {
+                                for (d, v) in phase.iter_mut().zip(line[p..].iter().step_by(sw)) {
+                                    *d = *v;
+                                }
+                            }
+                        }
+                    }
                     for i in 0..oh {
                         let row = &mut o[i * ow..(i + 1) * ow];
                         row.fill(fill);
                         for ky in 0..kh {
-                            let line = &padded[(i * sh + ky) * pw..(i * sh + ky + 1) * pw];
+                            let y = i * sh + ky;
+                            let line = &phased[y * sw * cols..(y + 1) * sw * cols];
                             for kx in 0..kw {
-                                for (j, acc) in row.iter_mut().enumerate() {
-                                    let x = line[j * sw + kx];
-                                    *acc = if self.max { acc.max(x) } else { *acc + x };
+                                let start = (kx % sw) * cols + kx / sw;
+                                let run = &line[start..start + ow];
+                                if self.max {
+                                    kernels::zip_with(row, run, f32::max);
+                                } else {
+                                    kernels::zip_with(row, run, |a, b| a + b);
                                 }
                             }
                         }
