@@ -270,6 +270,13 @@ fn gpu(loops: usize) -> Res<()> {
                 false,
             ),
             (
+                // rows of 2048 along w: one workgroup per row
+                "softmax",
+                chain(&["a"], layers, "Softmax s{i} 1 1 {prev} {top} 0=2"),
+                2.0 * n,
+                false,
+            ),
+            (
                 "innerproduct",
                 chain(
                     &["a"],

@@ -1,7 +1,8 @@
 """PyTorch CUDA baseline for `layer_bench gpu`: the same layers at the same sizes.
 
 python3 examples/torch_layers.py [VALUES [FC]] (defaults 2**26 values, fc 16384). Prints
-`torch_layer NAME class C bytes B ms M GBps G` lines: relu (clamp_min out=), add (out=), and a
+`torch_layer NAME class C bytes B ms M GBps G` lines: relu (clamp_min out=), add (out=),
+softmax over rows of 2048, and a
 fully connected layer on one row (F.linear, FC x FC weights plus bias), fp32 and fp16,
 CUDA events over 20 repeats after a warm-up, bytes read + written.
 """
@@ -40,6 +41,7 @@ def main():
         for op, moved, fn in (
             ("relu", 2 * values * size, lambda: torch.clamp_min(a, 0, out=out)),
             ("binaryop_add", 3 * values * size, lambda: torch.add(a, b, out=out)),
+            ("softmax", 2 * values * size, lambda: torch.softmax(a.view(-1, 2048), dim=-1)),
             ("innerproduct", fc * fc * size, lambda: F.linear(x, w, bias)),
         ):
             ms = timed(fn)

@@ -954,7 +954,8 @@ fn concat_runs_on_the_gpu_on_every_axis() {
 }
 
 /// Softmax on the GPU (buffer nets): every axis of 1-, 2- and 3-D blobs, the packed one
-/// included, rows longer than the shader's 64 invocations, channels for pack1, pack4, pack8.
+/// included, rows shorter and longer than the shader keeps in registers, channels for pack1,
+/// pack4, pack8.
 #[test]
 fn softmax_runs_on_the_gpu_along_every_axis() {
     let mut rng = Rng(67);
@@ -963,6 +964,8 @@ fn softmax_runs_on_the_gpu_along_every_axis() {
         (1, [7, 1, 1, 1], -1),
         (2, [150, 8, 1, 1], 0),
         (2, [150, 8, 1, 1], 1),
+        // longer than the rows the shader keeps in registers
+        (2, [2100, 3, 1, 1], 1),
         (2, [5, 3, 1, 1], -1),
     ];
     for c in [3, 8, 16] {
@@ -1613,6 +1616,28 @@ fn storage_flags_choose_bf16_over_fp16_and_never_give_16_bit_to_others() {
             Some(want),
             "{flags:?} bf16 {bf16}"
         );
+    }
+}
+
+/// In-place GPU layers write a blob nothing else holds without copying it: a ReLU's output
+/// through three Softmax layers asks for one buffer (the ReLU's), where a copy per layer would
+/// ask for four.
+#[test]
+fn in_place_gpu_layers_copy_only_what_others_hold() {
+    let mut rng = Rng(97);
+    let x = Input::new(&mut rng, "data", 3, [64, 8, 1, 4]);
+    let param = "7767517\n5 5\nInput data_in 0 1 data\nReLU r 1 1 data a 0=0.1\nSoftmax s0 1 1 a b 0=2\nSoftmax s1 1 1 b c 0=1\nSoftmax s2 1 1 c out 0=0\n";
+    for ctx in gpu_contexts() {
+        let mut net = Net::new();
+        net.opt = NetOption::fp32();
+        net.set_context(ctx.clone());
+        net.load_param_str("inplace", param).unwrap();
+        net.load_model_bytes(&[]).unwrap();
+        let before = ctx.storage_requests();
+        let mut ex = net.create_extractor().unwrap();
+        ex.input("data", x.mat()).unwrap();
+        ex.extract("out").unwrap();
+        assert_eq!(ctx.storage_requests() - before, 1, "{}", ctx.describe());
     }
 }
 

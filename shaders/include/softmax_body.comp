@@ -2,7 +2,8 @@
 // `STORE(i, v)`, `LANES_MAX(v)` and `LANES_SUM(v)` (across a packed element's lanes). In
 // place along one axis of the 3-D view, the specialization constant `axis`:
 // - 0 (w, contiguous): one workgroup per row; its invocations stride along the row together
-//   (coalesced) and reduce in shared memory. Dispatch [LANES, h, c].
+//   (coalesced), keep rows of up to CACHED * LANES values in registers, and reduce in shared
+//   memory. Dispatch [LANES, h, c].
 // - 1 (h) and 2 (c, the packed axis): one invocation per line, looping along it; neighbours
 //   walk neighbouring lines (coalesced). Dispatch [w, 1, c] or [w, h, 1]. Along c the lanes
 //   of an element lie on the same line, so its max and sum also reduce across lanes.
@@ -18,7 +19,8 @@ layout (push_constant) uniform parameter
     int cstep;
 } p;
 
-#define LANES 64
+#define LANES 256
+#define CACHED 8
 layout (local_size_x = LANES) in;
 shared F partial[LANES];
 
@@ -36,10 +38,25 @@ void main()
 
         const int lx = int(gl_LocalInvocationID.x);
         const int base = gz * p.cstep + gy * p.w;
+        // rows up to CACHED * LANES long stay in registers: one read and one write per value
+        const bool cached = p.w <= CACHED * LANES;
 
+        F v[CACHED];
         F m = F(-3.402823466e+38f);
-        for (int x = lx; x < p.w; x += LANES)
-            m = max(m, LOAD(base + x));
+        if (cached)
+        {
+            for (int j = 0; j < CACHED; j++)
+            {
+                const int x = lx + j * LANES;
+                v[j] = x < p.w ? LOAD(base + x) : F(-3.402823466e+38f);
+                m = max(m, v[j]);
+            }
+        }
+        else
+        {
+            for (int x = lx; x < p.w; x += LANES)
+                m = max(m, LOAD(base + x));
+        }
         partial[lx] = m;
         barrier();
         for (int s = LANES / 2; s > 0; s >>= 1)
@@ -52,8 +69,19 @@ void main()
         barrier();
 
         F sum = F(0.f);
-        for (int x = lx; x < p.w; x += LANES)
-            sum += exp(LOAD(base + x) - m);
+        if (cached)
+        {
+            for (int j = 0; j < CACHED; j++)
+            {
+                v[j] = lx + j * LANES < p.w ? exp(v[j] - m) : F(0.f);
+                sum += v[j];
+            }
+        }
+        else
+        {
+            for (int x = lx; x < p.w; x += LANES)
+                sum += exp(LOAD(base + x) - m);
+        }
         partial[lx] = sum;
         barrier();
         for (int s = LANES / 2; s > 0; s >>= 1)
@@ -64,8 +92,20 @@ void main()
         }
         sum = partial[0];
 
-        for (int x = lx; x < p.w; x += LANES)
-            STORE(base + x, exp(LOAD(base + x) - m) / sum);
+        if (cached)
+        {
+            for (int j = 0; j < CACHED; j++)
+            {
+                const int x = lx + j * LANES;
+                if (x < p.w)
+                    STORE(base + x, v[j] / sum);
+            }
+        }
+        else
+        {
+            for (int x = lx; x < p.w; x += LANES)
+                STORE(base + x, exp(LOAD(base + x) - m) / sum);
+        }
         return;
     }
 

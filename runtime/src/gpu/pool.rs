@@ -4,15 +4,27 @@
 
 use std::collections::HashMap;
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 /// Free storage buffers by size.
 #[derive(Debug, Default)]
 pub(crate) struct BufferPool {
     free: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    requests: AtomicU64,
 }
 
 impl BufferPool {
+    /// Counts one request for a storage buffer.
+    pub(crate) fn count_request(&self) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Storage buffers requested so far.
+    pub(crate) fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
     /// A free buffer of exactly `size` bytes, if one is pooled.
     pub(crate) fn take(&self, size: u64) -> Option<wgpu::Buffer> {
         self.free

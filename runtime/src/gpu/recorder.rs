@@ -57,6 +57,7 @@ impl Context {
     /// [`Context::upload`] instead.
     pub fn storage_buffer(&self, size: u64) -> DeviceBuffer {
         let size = padded_size(size);
+        self.pool.count_request();
         let buffer = self
             .pool
             .take(size)
@@ -83,6 +84,12 @@ impl Context {
     /// Bytes held by pooled buffers that no mat holds.
     pub fn pooled_bytes(&self) -> u64 {
         self.pool.bytes()
+    }
+
+    /// How many storage buffers recorded work has asked for so far (pooled or new): what a
+    /// run allocates, copies included.
+    pub fn storage_requests(&self) -> u64 {
+        self.pool.requests()
     }
 
     /// Reads a buffer back (waits for the GPU).

@@ -162,9 +162,9 @@ impl Layer for Softmax {
         *blob = pack8_as_pack4(rec, blob)?;
         let pipeline = pipelines[along].for_mat(blob)?.clone();
         let [w, h, c] = blob.grid();
-        // the shader's 64 invocations per row along w; one per line otherwise
+        // the shader's 256 invocations per row along w; one per line otherwise
         let grid = match along {
-            0 => [64, h, c],
+            0 => [256, h, c],
             1 => [w, 1, c],
             _ => [w, h, 1],
         };

@@ -634,8 +634,13 @@ impl Extractor<'_> {
         };
         let channels = g.c * g.elempack;
         let pack = convert::gpu_elempack(g.elempack, channels, support, opt);
-        let g = ctx.record_packing(rec, &g, pack)?;
-        // the reader may write the blob only when no one else can see it
+        let g = if g.elempack == pack {
+            g
+        } else {
+            ctx.record_packing(rec, &g, pack)?
+        };
+        // the reader may write the blob only when no one else can see it (the mat taken out
+        // of the extractor is the only handle unless another blob or the user aliases it)
         let exclusive = last && !self.shared[b] && !g.buffer_is_shared();
         if inplace && !exclusive {
             return ctx.record_copy(rec, &g);
