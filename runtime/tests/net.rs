@@ -1920,3 +1920,89 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
         }
     }
 }
+
+/// Convolution cases: (input `[w, h, 1, c]`, params without weight size, groups, outputs,
+/// kernel `[kw, kh]`).
+fn convolution_cases() -> Vec<([usize; 4], String, usize, usize, [usize; 2])> {
+    let mut cases = Vec::new();
+    for (c, outc, k, extra) in [
+        (3, 8, [3, 3], "3=2 4=1"),
+        (4, 8, [1, 1], ""),
+        (8, 4, [3, 3], "4=1 9=1"),
+        (5, 7, [3, 3], "2=2 4=2"),
+        (8, 8, [5, 5], "3=2 4=-233 9=2 -23310=1,0.1"),
+        (6, 5, [7, 7], "3=2 4=-234 9=3 -23310=2,-0.5,0.5"),
+        (8, 12, [3, 1], "12=2 14=1 16=2 4=0 18=0.5 9=4"),
+        (4, 4, [2, 3], "13=2 9=5"),
+        (16, 8, [3, 3], "4=1 9=6 -23310=2,0.2,0.5"),
+        (3, 3, [3, 3], "5=0"),
+    ] {
+        cases.push(([9, 8, 1, c], extra.to_string(), 1, outc, k));
+    }
+    // grouped and depthwise (ConvolutionDepthWise)
+    for (c, outc, group, k, extra) in [
+        (8, 8, 8, [3, 3], "4=1 9=1"),
+        (12, 12, 12, [3, 3], "3=2 4=1"),
+        (5, 5, 5, [5, 5], "4=-233"),
+        (8, 16, 4, [3, 3], "4=1"),
+        (6, 4, 2, [1, 1], ""),
+    ] {
+        cases.push(([9, 8, 1, c], extra.to_string(), group, outc, k));
+    }
+    cases
+}
+
+/// The one-layer model and `.bin` of a convolution case (random weights and bias).
+fn convolution_model(
+    rng: &mut Rng,
+    (shape, extra, group, outc, [kw, kh]): &([usize; 4], String, usize, usize, [usize; 2]),
+) -> (String, Vec<u8>) {
+    let c = shape[3];
+    let size = outc * (c / group) * kw * kh;
+    let bias = !extra.contains("5=0");
+    let kind = if *group > 1 {
+        "ConvolutionDepthWise"
+    } else {
+        "Convolution"
+    };
+    let mut params = format!("0={outc} 1={kw} 11={kh} 6={size} {extra}");
+    if bias {
+        params += " 5=1";
+    }
+    if *group > 1 {
+        params += &format!(" 7={group}");
+    }
+    let (w, b) = (rng.vec(size), rng.vec(*outc));
+    let mut parts: Vec<(&[f32], bool)> = vec![(&w, true)];
+    if bias {
+        parts.push((&b, false));
+    }
+    (one_layer(kind, &["data"], &params), bin(&parts))
+}
+
+#[test]
+fn convolution_matches_ncnn_in_every_mode() {
+    let mut rng = Rng(101);
+    for case in convolution_cases() {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let x = Input::new(&mut rng, "data", 3, case.0);
+        check_layer(&param, &param, &weights, &[x]);
+    }
+}
+
+/// Convolution on the GPU (buffer nets): the pack1 shader (any groups) and the pack4 ones
+/// (dense, depthwise), every kernel, stride, dilation, pad mode and activation of the ncnn cases.
+#[test]
+fn convolution_runs_on_the_gpu_in_every_mode() {
+    let mut rng = Rng(103);
+    for case in convolution_cases() {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let x = Input::new(&mut rng, "data", 3, case.0);
+        let kind = if case.2 > 1 {
+            "ConvolutionDepthWise"
+        } else {
+            "Convolution"
+        };
+        check_gpu_with(&param, &param, &weights, &[x], &[kind], true);
+    }
+}

@@ -7,6 +7,7 @@ pub mod arith;
 pub mod axis;
 pub mod blobs;
 pub mod contract;
+pub mod convolution;
 pub mod gpu_util;
 pub mod innerproduct;
 pub(crate) mod kernels;

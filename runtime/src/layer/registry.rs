@@ -8,6 +8,7 @@ use crate::layer::arith::{BinaryOp, Eltwise};
 use crate::layer::axis::{BatchNorm, Concat, Scale, Softmax};
 use crate::layer::blobs::{Flatten, Input, MemoryData, Reshape, Split};
 use crate::layer::contract::Layer;
+use crate::layer::convolution::Convolution;
 use crate::layer::innerproduct::InnerProduct;
 use crate::layer::packing::{Cast, Packing};
 use crate::layer::padding::Padding;
@@ -42,6 +43,8 @@ pub const BUILTIN: &[&str] = &[
     "BatchNorm",
     "Scale",
     "InnerProduct",
+    "Convolution",
+    "ConvolutionDepthWise",
     "Pooling",
     "Slice",
     "Crop",
@@ -76,6 +79,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "BatchNorm" => Box::<BatchNorm>::default(),
         "Scale" => Box::<Scale>::default(),
         "InnerProduct" => Box::<InnerProduct>::default(),
+        "Convolution" => Box::<Convolution>::default(),
+        "ConvolutionDepthWise" => Box::new(Convolution::depthwise()),
         "Pooling" => Box::<Pooling>::default(),
         "Slice" => Box::<Slice>::default(),
         "Crop" => Box::<Crop>::default(),

@@ -1,0 +1,513 @@
+//! Convolution and ConvolutionDepthWise: `0=num_output 1=kernel_w 11=kernel_h 2=dilation_w
+//! 12=dilation_h 3=stride_w 13=stride_h 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom
+//! (-233 / -234: ncnn's "same" padding, upper / lower) 18=pad_value 5=bias_term
+//! 6=weight_data_size 7=group (depthwise) 8=int8_scale_term 9=activation_type
+//! 10=activation_params`; weights `[num_output][channels / group][kernel_h][kernel_w]` (type
+//! 0: fp32, fp16, int8 or quantized), then the bias, then with `int8_scale_term` the weight
+//! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
+//!
+//! CPU: im2col over tiles of output positions, then the tile's GEMM as vectorized row updates.
+//! GPU: direct convolution shaders (pack1 any groups; pack4 dense and depthwise).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::Opt;
+use crate::error::{Error, Result};
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::{no_device, pack8_as_pack4};
+use crate::layer::innerproduct::activate;
+use crate::layer::kernels;
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::layer::weights::Weights;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+
+/// A convolution (dense, grouped or depthwise).
+#[derive(Default)]
+pub struct Convolution {
+    /// ConvolutionDepthWise: `7=group` is read (a plain Convolution has one group).
+    grouped: bool,
+    num_output: usize,
+    kernel: [usize; 2],
+    dilation: [usize; 2],
+    stride: [usize; 2],
+    /// left, right, top, bottom as the params give them (-233 / -234: "same").
+    pad: [i32; 4],
+    pad_value: f32,
+    bias_term: bool,
+    weight_data_size: usize,
+    group: usize,
+    int8_scale_term: i32,
+    activation: i32,
+    activation_params: Vec<f32>,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+    gpu: core::option::Option<GpuConvolution>,
+}
+
+/// The device side: pipelines per algorithm and the weights each reads, uploaded once.
+struct GpuConvolution {
+    pack1: Arc<Pipeline>,
+    pack4: core::option::Option<Arc<Pipeline>>,
+    weights1: core::option::Option<GpuMat>,
+    weights4: core::option::Option<GpuMat>,
+    bias: core::option::Option<GpuMat>,
+    bias4: core::option::Option<GpuMat>,
+}
+
+/// Where the output's windows lie in the padded input of one forward.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    pad_left: usize,
+    pad_top: usize,
+    /// Padded width and height.
+    padded: [usize; 2],
+    /// Output width and height.
+    out: [usize; 2],
+}
+
+impl Convolution {
+    /// ConvolutionDepthWise (reads `7=group`).
+    pub fn depthwise() -> Self {
+        Convolution {
+            grouped: true,
+            ..Convolution::default()
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.grouped {
+            "ConvolutionDepthWise"
+        } else {
+            "Convolution"
+        }
+    }
+
+    /// Input channels per group, from the weight count.
+    fn channels_per_group(&self) -> usize {
+        let [kw, kh] = self.kernel;
+        self.weight_data_size / (self.num_output * kw * kh).max(1)
+    }
+
+    /// The input channels the weights fit.
+    fn channels(&self) -> usize {
+        self.channels_per_group() * self.group
+    }
+
+    /// The window geometry over an input of `w × h`.
+    fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
+        let [kw, kh] = self.kernel;
+        let [dw, dh] = self.dilation;
+        let [sw, sh] = self.stride;
+        let (ext_w, ext_h) = (dw * (kw - 1) + 1, dh * (kh - 1) + 1);
+        let [l, r, t, b] = self.pad;
+        let (pl, pr, pt, pb) = if l == -233 || l == -234 {
+            let wpad = (ext_w + (w.max(1) - 1) / sw * sw).saturating_sub(w);
+            let hpad = (ext_h + (h.max(1) - 1) / sh * sh).saturating_sub(h);
+            if l == -233 {
+                (wpad / 2, wpad - wpad / 2, hpad / 2, hpad - hpad / 2)
+            } else {
+                (wpad - wpad / 2, wpad / 2, hpad - hpad / 2, hpad / 2)
+            }
+        } else {
+            let p = |v: i32| v.max(0) as usize;
+            (p(l), p(r), p(t), p(b))
+        };
+        let (pw, ph) = (w + pl + pr, h + pt + pb);
+        if pw < ext_w || ph < ext_h {
+            return Err(Error::Shape(format!(
+                "{} kernel {kw}x{kh} (dilation {dw}x{dh}) is larger than the padded input {pw}x{ph}",
+                self.kind()
+            )));
+        }
+        Ok(Geometry {
+            pad_left: pl,
+            pad_top: pt,
+            padded: [pw, ph],
+            out: [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1],
+        })
+    }
+
+    /// Checks a `c`-channel 3-D input against the weights.
+    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
+        if dims != 3 {
+            return Err(Error::Shape(format!(
+                "{} takes 3-D blobs, got {dims}-D",
+                self.kind()
+            )));
+        }
+        if c != self.channels() {
+            return Err(Error::Shape(format!(
+                "{} weights ({} of them, {} outputs, {} groups, kernel {:?}) fit {} channels, the input has {c}",
+                self.kind(),
+                self.weight_data_size,
+                self.num_output,
+                self.group,
+                self.kernel,
+                self.channels()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether every input channel feeds only its own output channel.
+    fn is_depthwise(&self) -> bool {
+        self.group > 1 && self.group == self.num_output && self.channels_per_group() == 1
+    }
+
+    /// The pack4 weights of the dense (one group) shader: per output block of 4, input block
+    /// of 4 and kernel position, four rows (one per output lane) of four input weights.
+    fn weights_pack4(&self) -> Vec<f32> {
+        let [kw, kh] = self.kernel;
+        let (cin, kk) = (self.channels(), kw * kh);
+        let mut out = Vec::with_capacity(self.weights.len());
+        for o4 in 0..self.num_output / 4 {
+            for i4 in 0..cin / 4 {
+                for k in 0..kk {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
+                            out.push(self.weights[(o * cin + i) * kk + k]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The pack4 weights of the depthwise shader: per channel block and kernel position, the
+    /// four channels' weights.
+    fn weights_depthwise_pack4(&self) -> Vec<f32> {
+        let kk = self.kernel[0] * self.kernel[1];
+        let mut out = Vec::with_capacity(self.weights.len());
+        for c4 in 0..self.num_output / 4 {
+            for k in 0..kk {
+                for lane in 0..4 {
+                    out.push(self.weights[(c4 * 4 + lane) * kk + k]);
+                }
+            }
+        }
+        out
+    }
+
+    /// Which pack4 shader fits, if any: 1 dense, 2 depthwise.
+    fn pack4_kind(&self) -> i32 {
+        if self.is_depthwise() && self.num_output.is_multiple_of(4) {
+            2
+        } else if self.group == 1
+            && self.channels().is_multiple_of(4)
+            && self.num_output.is_multiple_of(4)
+        {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+impl Layer for Convolution {
+    fn support(&self) -> Support {
+        Support {
+            vulkan: self.gpu.is_some(),
+            vulkan_packing: true,
+            ..Support::ONE_BLOB
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        let kind = self.kind();
+        let positive = |id: u32, v: i32| {
+            if v > 0 {
+                Ok(v as usize)
+            } else {
+                Err(Error::Shape(format!("{kind} param {id} is {v}")))
+            }
+        };
+        self.num_output = positive(0, pd.int(0, 0))?;
+        let kw = pd.int(1, 0);
+        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
+        let dw = pd.int(2, 1);
+        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
+        let sw = pd.int(3, 1);
+        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
+        let pl = pd.int(4, 0);
+        let pt = pd.int(14, pl);
+        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        self.pad_value = pd.float(18, 0.0);
+        self.bias_term = pd.int(5, 0) != 0;
+        self.weight_data_size = pd.int(6, 0).max(0) as usize;
+        self.group = if self.grouped {
+            positive(7, pd.int(7, 1))?
+        } else {
+            1
+        };
+        self.int8_scale_term = pd.int(8, 0);
+        self.activation = pd.int(9, 0);
+        self.activation_params = pd.floats(10);
+        let per_output = self.kernel[0] * self.kernel[1];
+        if !self.num_output.is_multiple_of(self.group)
+            || !self
+                .weight_data_size
+                .is_multiple_of(self.num_output * per_output)
+            || self.weight_data_size == 0
+        {
+            return Err(Error::Shape(format!(
+                "{kind}: weight_data_size {} does not fit {} outputs of kernel {:?} in {} groups",
+                self.weight_data_size, self.num_output, self.kernel, self.group
+            )));
+        }
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        self.weights = weights.load(self.weight_data_size, 0)?;
+        if self.bias_term {
+            self.bias = weights.load(self.num_output, 1)?;
+        }
+        if self.int8_scale_term != 0 {
+            // per output (per group for depthwise) scales of the int8 weights; the input's
+            // scale only matters to int8 arithmetic, which this layer does not do
+            let n = if self.grouped && self.group > 1 {
+                self.group
+            } else {
+                self.num_output
+            };
+            let scales = weights.load(n, 1)?;
+            weights.load(1, 1)?;
+            let per = self.weights.len() / n.max(1);
+            for (chunk, s) in self.weights.chunks_mut(per.max(1)).zip(&scales) {
+                let inv = if *s == 0.0 { 0.0 } else { 1.0 / s };
+                chunk.iter_mut().for_each(|w| *w *= inv);
+            }
+        }
+        Ok(())
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+                let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
+                let i = |v: usize| SpecValue::I32(v as i32);
+                let values = |kind: i32| Specialization {
+                    values: vec![
+                        (0, SpecValue::I32(i32::from(self.bias_term))),
+                        (1, SpecValue::I32(self.activation)),
+                        (2, SpecValue::F32(p(0))),
+                        (3, SpecValue::F32(p(1))),
+                        (4, i(self.kernel[0])),
+                        (5, i(self.kernel[1])),
+                        (6, i(self.dilation[0])),
+                        (7, i(self.dilation[1])),
+                        (8, i(self.stride[0])),
+                        (9, i(self.stride[1])),
+                        (10, i(self.group)),
+                        (11, SpecValue::I32(kind)),
+                    ],
+                    local_size: None,
+                };
+                let pack1 =
+                    gpu.ctx
+                        .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
+                let kind = self.pack4_kind();
+                let pack4 = if kind == 0 {
+                    None
+                } else {
+                    Some(gpu.ctx.pipeline(
+                        Shader::ConvolutionPack4.module(),
+                        gpu.options,
+                        &values(kind),
+                    )?)
+                };
+                Some(GpuConvolution {
+                    pack1,
+                    pack4,
+                    weights1: None,
+                    weights4: None,
+                    bias: None,
+                    bias4: None,
+                })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+        let bias = if self.bias.is_empty() {
+            vec![0.0; self.num_output]
+        } else {
+            self.bias.clone()
+        };
+        let packed = match self.pack4_kind() {
+            1 => Some(self.weights_pack4()),
+            2 => Some(self.weights_depthwise_pack4()),
+            _ => None,
+        };
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let flat = |v: &[f32]| Mat::from_shape_values(1, [v.len(), 1, 1, 1], v);
+        state.weights1 = Some(gpu.ctx.upload_mat(&flat(&self.weights)?, gpu.options)?);
+        state.bias = Some(gpu.ctx.upload_mat(&flat(&bias)?, gpu.options)?);
+        if let Some(w4) = packed {
+            let up = |v: &[f32]| -> Result<GpuMat> {
+                gpu.ctx.upload_mat(&flat(v)?.to_packing(4)?, gpu.options)
+            };
+            state.weights4 = Some(up(&w4)?);
+            state.bias4 = Some(up(&bias)?);
+        }
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.iter().all(|&(dims, [w, h, _, c])| {
+            dims == 3 && c == self.channels() && self.geometry(w, h).is_ok()
+        })
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
+        self.check_input(bottom.dims, bottom.c * bottom.elempack)?;
+        let geo = self.geometry(bottom.w, bottom.h)?;
+        let ctx = rec.context();
+        let packed = match (&state.pack4, &state.weights4, &state.bias4) {
+            (Some(p), Some(w), Some(b)) if bottom.elempack >= 4 => Some((p, w, b)),
+            _ => None,
+        };
+        let (pipeline, weights, bias, bottom, pack) = match packed {
+            Some((p, w, b)) => (p, w, b, pack8_as_pack4(rec, bottom)?, 4),
+            None => {
+                let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
+                    return Err(no_device(self.kind()));
+                };
+                (&state.pack1, w, b, ctx.record_packing(rec, bottom, 1)?, 1)
+            }
+        };
+        let [ow, oh] = geo.out;
+        let top = ctx.alloc_mat(3, [ow, oh, self.num_output / pack], pack, bottom.options);
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.pad_left as u32,
+            geo.pad_top as u32,
+            self.pad_value.to_bits(),
+        ]);
+        let pipeline = pipeline.clone();
+        rec.dispatch(
+            &pipeline,
+            &[&bottom, &top, weights, bias],
+            &words,
+            top.grid(),
+        )?;
+        Ok(top)
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        let [w, h, _, c] = bottom.shape();
+        self.check_input(bottom.dims, c)?;
+        let geo = self.geometry(w, h)?;
+        let [kw, kh] = self.kernel;
+        let [dw, dh] = self.dilation;
+        let [sw, sh] = self.stride;
+        let [pw, ph] = geo.padded;
+        let [ow, oh] = geo.out;
+        let (group, cin_g) = (self.group, self.channels_per_group());
+        let cout_g = self.num_output / group;
+        let (plane, n, k) = (pw * ph, ow * oh, cin_g * kw * kh);
+
+        // every channel padded once (the pad value around it)
+        let values;
+        let (src, step) = match bottom.f32() {
+            Ok(data) if bottom.elempack == 1 => (data, bottom.cstep),
+            _ => {
+                values = bottom.to_values();
+                (&values[..], w * h)
+            }
+        };
+        let mut padded = vec![self.pad_value; c * plane];
+        padded
+            .par_chunks_mut(plane.max(1))
+            .enumerate()
+            .for_each(|(q, dst)| {
+                let ch = &src[q * step..q * step + w * h];
+                for (y, row) in ch.chunks(w.max(1)).enumerate() {
+                    let at = (y + geo.pad_top) * pw + geo.pad_left;
+                    dst[at..at + w].copy_from_slice(row);
+                }
+            });
+
+        // each im2col row's offset into a group's padded channels
+        let offsets: Vec<usize> = (0..cin_g)
+            .flat_map(|ci| {
+                (0..kh)
+                    .flat_map(move |ky| (0..kw).map(move |kx| ci * plane + ky * dh * pw + kx * dw))
+            })
+            .collect();
+        const TILE: usize = 256;
+        let tiles = n.div_ceil(TILE);
+        let results: Vec<(usize, usize, Vec<f32>)> = (0..group * tiles)
+            .into_par_iter()
+            .map_init(Vec::new, |col: &mut Vec<f32>, job| {
+                let (g, t) = (job / tiles, job % tiles);
+                let first = t * TILE;
+                let len = TILE.min(n - first);
+                // the tile's windows: k rows of `len` values
+                col.resize(k * len, 0.0);
+                let base: Vec<usize> = (first..first + len)
+                    .map(|p| (p / ow) * sh * pw + (p % ow) * sw)
+                    .collect();
+                let group_in = &padded[g * cin_g * plane..(g + 1) * cin_g * plane];
+                for (row, off) in col.chunks_mut(len).zip(&offsets) {
+                    for (v, b) in row.iter_mut().zip(&base) {
+                        *v = group_in[b + off];
+                    }
+                }
+                // the tile's GEMM: each output row gathers weight × im2col row updates
+                let mut out = vec![0.0f32; cout_g * len];
+                for (oc_g, acc) in out.chunks_mut(len).enumerate() {
+                    let oc = g * cout_g + oc_g;
+                    acc.fill(self.bias.get(oc).copied().unwrap_or(0.0));
+                    let wrow = &self.weights[oc * k..(oc + 1) * k];
+                    for (wv, row) in wrow.iter().zip(col.chunks(len)) {
+                        let wv = *wv;
+                        kernels::zip_with(acc, row, |a, x| a + wv * x);
+                    }
+                    if self.activation != 0 {
+                        for v in acc.iter_mut() {
+                            *v = activate(self.activation, &self.activation_params, *v);
+                        }
+                    }
+                }
+                (g, first, out)
+            })
+            .collect();
+        let mut out = vec![0.0f32; self.num_output * n];
+        for (g, first, tile) in results {
+            let len = tile.len() / cout_g.max(1);
+            for (oc_g, row) in tile.chunks(len.max(1)).enumerate() {
+                let oc = g * cout_g + oc_g;
+                out[oc * n + first..oc * n + first + len].copy_from_slice(row);
+            }
+        }
+        Mat::from_shape_values(3, [ow, oh, 1, self.num_output], &out)
+    }
+}

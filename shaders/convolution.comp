@@ -1,0 +1,54 @@
+// Convolution, direct, pack1 buffer blobs, any groups (dense, grouped, depthwise): one
+// invocation per output value, summing its group's input channels over the window in fp32.
+// Weights as ncnn stores them: [outc][c / group][kernel_h][kernel_w].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfp weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+        return;
+
+    const int cin_g = p.c / group;
+    const int g = gz / (p.outc / group);
+    const int x0 = gx * stride_w - p.pad_left;
+    const int y0 = gy * stride_h - p.pad_top;
+
+    float sum = bias_term == 1 ? float(buffer_ld1(bias_data, gz)) : 0.f;
+    int wi = gz * cin_g * kernel_h * kernel_w;
+    for (int ci = 0; ci < cin_g; ci++)
+    {
+        const int base = (g * cin_g + ci) * p.cstep;
+        for (int ky = 0; ky < kernel_h; ky++)
+        {
+            const int y = y0 + ky * dilation_h;
+            for (int kx = 0; kx < kernel_w; kx++, wi++)
+            {
+                const int x = x0 + kx * dilation_w;
+                const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
+                const float v = inside ? float(buffer_ld1(bottom_blob_data, base + y * p.w + x)) : p.pad_value;
+                sum += v * float(buffer_ld1(weight_data, wi));
+            }
+        }
+    }
+
+    const afp res = activation_afp(afp(sum), activation_type, activation_param_0, activation_param_1);
+    buffer_st1(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+}

@@ -1,0 +1,76 @@
+// Convolution, direct, pack4 buffer blobs in and out: one invocation per output element (four
+// output channels), in fp32. kind 1 (one group): per input block of 4 and kernel position,
+// four weight rows, one per output lane; kind 2 (depthwise): per kernel position, one weight
+// per lane.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+        return;
+
+    const int x0 = gx * stride_w - p.pad_left;
+    const int y0 = gy * stride_h - p.pad_top;
+    const vec4 pad = vec4(p.pad_value);
+
+    vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, gz)) : vec4(0.f);
+    if (kind == 2)
+    {
+        const int base = gz * p.cstep;
+        int wi = gz * kernel_h * kernel_w;
+        for (int ky = 0; ky < kernel_h; ky++)
+        {
+            const int y = y0 + ky * dilation_h;
+            for (int kx = 0; kx < kernel_w; kx++, wi++)
+            {
+                const int x = x0 + kx * dilation_w;
+                const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
+                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * p.w + x)) : pad;
+                sum += v * vec4(buffer_ld4(weight_data, wi));
+            }
+        }
+    }
+    else
+    {
+        int wi = gz * p.c * kernel_h * kernel_w * 4;
+        for (int ci = 0; ci < p.c; ci++)
+        {
+            const int base = ci * p.cstep;
+            for (int ky = 0; ky < kernel_h; ky++)
+            {
+                const int y = y0 + ky * dilation_h;
+                for (int kx = 0; kx < kernel_w; kx++, wi += 4)
+                {
+                    const int x = x0 + kx * dilation_w;
+                    const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
+                    const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * p.w + x)) : pad;
+                    sum.x += dot(v, vec4(buffer_ld4(weight_data, wi)));
+                    sum.y += dot(v, vec4(buffer_ld4(weight_data, wi + 1)));
+                    sum.z += dot(v, vec4(buffer_ld4(weight_data, wi + 2)));
+                    sum.w += dot(v, vec4(buffer_ld4(weight_data, wi + 3)));
+                }
+            }
+        }
+    }
+
+    const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
+    buffer_st4(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+}

@@ -1,0 +1,34 @@
+// What the convolution shaders share: their specialization constants, push constants and
+// weight bindings. Windows read the input at (x * stride + kx * dilation - pad_left, …);
+// positions outside it read pad_value (ncnn pads with it, in the "same" modes too).
+
+#include "vulkan_activation.comp"
+
+layout (constant_id = 0) const int bias_term = 0;
+layout (constant_id = 1) const int activation_type = 0;
+layout (constant_id = 2) const float activation_param_0 = 0;
+layout (constant_id = 3) const float activation_param_1 = 0;
+layout (constant_id = 4) const int kernel_w = 1;
+layout (constant_id = 5) const int kernel_h = 1;
+layout (constant_id = 6) const int dilation_w = 1;
+layout (constant_id = 7) const int dilation_h = 1;
+layout (constant_id = 8) const int stride_w = 1;
+layout (constant_id = 9) const int stride_h = 1;
+layout (constant_id = 10) const int group = 1;
+// pack4 only: 1 dense (one group), 2 depthwise
+layout (constant_id = 11) const int kind = 0;
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+    int outc;
+    int outcstep;
+    int pad_left;
+    int pad_top;
+    float pad_value;
+} p;
