@@ -2006,3 +2006,27 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
         check_gpu_with(&param, &param, &weights, &[x], &[kind], true);
     }
 }
+
+#[test]
+fn lrn_matches_ncnn_across_and_within_channels() {
+    let mut rng = Rng(107);
+    let cases = [
+        "0=0 1=5 2=0.0001 3=0.75 4=1",
+        "0=0 1=3 2=0.5 3=0.5 4=2",
+        "0=1 1=3 2=0.5 3=0.75 4=1",
+        "0=1 1=4 2=1 3=0.6 4=1.5",
+    ]
+    .map(|p| (3, [7, 6, 1, 9], p));
+    check_cases(&mut rng, "LRN", &cases);
+    for (_, shape, params) in cases {
+        let x = Input::new(&mut rng, "data", 3, shape);
+        check_gpu_with(
+            &format!("LRN {params}"),
+            &one_layer("LRN", &["data"], params),
+            &[],
+            &[x],
+            &["LRN"],
+            true,
+        );
+    }
+}

@@ -11,6 +11,7 @@ pub mod convolution;
 pub mod gpu_util;
 pub mod innerproduct;
 pub(crate) mod kernels;
+pub mod lrn;
 pub mod option;
 pub mod packing;
 pub mod padding;

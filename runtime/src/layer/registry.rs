@@ -10,6 +10,7 @@ use crate::layer::blobs::{Flatten, Input, MemoryData, Reshape, Split};
 use crate::layer::contract::Layer;
 use crate::layer::convolution::Convolution;
 use crate::layer::innerproduct::InnerProduct;
+use crate::layer::lrn::Lrn;
 use crate::layer::packing::{Cast, Packing};
 use crate::layer::padding::Padding;
 use crate::layer::permute::{Permute, ShuffleChannel};
@@ -45,6 +46,7 @@ pub const BUILTIN: &[&str] = &[
     "InnerProduct",
     "Convolution",
     "ConvolutionDepthWise",
+    "LRN",
     "Pooling",
     "Slice",
     "Crop",
@@ -81,6 +83,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "InnerProduct" => Box::<InnerProduct>::default(),
         "Convolution" => Box::<Convolution>::default(),
         "ConvolutionDepthWise" => Box::new(Convolution::depthwise()),
+        "LRN" => Box::<Lrn>::default(),
         "Pooling" => Box::<Pooling>::default(),
         "Slice" => Box::<Slice>::default(),
         "Crop" => Box::<Crop>::default(),

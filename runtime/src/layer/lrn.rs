@@ -1,0 +1,152 @@
+//! LRN, local response normalization: `0=region_type` (0 across channels, 1 within a channel)
+//! `1=local_size 2=alpha 3=beta 4=bias`: `x * (bias + alpha * Σx² / n)^-beta` over the
+//! `local_size` channels around (n = local_size) or the `local_size²` window around, zeros
+//! outside (n = local_size²).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::Opt;
+use crate::error::{Error, Result};
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gpu_util::no_device;
+use crate::layer::option::Option;
+use crate::layer::params::ParamDict;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+
+/// Local response normalization.
+#[derive(Default)]
+pub struct Lrn {
+    within_channel: bool,
+    local_size: usize,
+    alpha: f32,
+    beta: f32,
+    bias: f32,
+    gpu: core::option::Option<Arc<Pipeline>>,
+}
+
+impl Layer for Lrn {
+    fn support(&self) -> Support {
+        Support {
+            vulkan: self.gpu.is_some(),
+            ..Support::ONE_BLOB
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.within_channel = match pd.int(0, 0) {
+            0 => false,
+            1 => true,
+            t => return Err(Error::Shape(format!("LRN region_type {t}"))),
+        };
+        let size = pd.int(1, 5);
+        if size < 1 {
+            return Err(Error::Shape(format!("LRN local_size {size}")));
+        }
+        self.local_size = size as usize;
+        self.alpha = pd.float(2, 1.0);
+        self.beta = pd.float(3, 0.75);
+        self.bias = pd.float(4, 1.0);
+        Ok(())
+    }
+
+    fn create_pipeline(
+        &mut self,
+        _opt: &Option,
+        gpu: core::option::Option<GpuSetup<'_>>,
+    ) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+                let spec = Specialization {
+                    values: vec![
+                        (0, SpecValue::I32(i32::from(self.within_channel))),
+                        (1, SpecValue::I32(self.local_size as i32)),
+                        (2, SpecValue::F32(self.alpha)),
+                        (3, SpecValue::F32(self.beta)),
+                        (4, SpecValue::F32(self.bias)),
+                    ],
+                    local_size: None,
+                };
+                Some(gpu.ctx.pipeline(Shader::Lrn.module(), gpu.options, &spec)?)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.iter().all(|(dims, _)| *dims == 3)
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &Option,
+    ) -> Result<GpuMat> {
+        let pipeline = self.gpu.clone().ok_or_else(|| no_device("LRN"))?;
+        let bottom = rec.context().record_packing(rec, bottom, 1)?;
+        let top = rec.context().alloc_like(&bottom)?;
+        rec.dispatch(
+            &pipeline,
+            &[&bottom, &top],
+            &bottom.shape_words(),
+            bottom.grid(),
+        )?;
+        Ok(top)
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+        if bottom.dims != 3 {
+            return Err(Error::Shape(format!(
+                "LRN takes 3-D blobs, got {}-D",
+                bottom.dims
+            )));
+        }
+        let [w, h, _, c] = bottom.shape();
+        let plane = w * h;
+        let x = bottom.to_values();
+        let sq: Vec<f32> = x.iter().map(|v| v * v).collect();
+        let half = self.local_size / 2;
+        let mut out = vec![0.0f32; x.len()];
+        out.par_chunks_mut(plane.max(1))
+            .enumerate()
+            .for_each(|(q, o)| {
+                let xs = &x[q * plane..(q + 1) * plane];
+                if self.within_channel {
+                    let sq = &sq[q * plane..(q + 1) * plane];
+                    let n = (self.local_size * self.local_size) as f32;
+                    for y in 0..h {
+                        for xx in 0..w {
+                            let mut sum = 0.0;
+                            for yy in y.saturating_sub(half)..(y + self.local_size - half).min(h) {
+                                for xw in
+                                    xx.saturating_sub(half)..(xx + self.local_size - half).min(w)
+                                {
+                                    sum += sq[yy * w + xw];
+                                }
+                            }
+                            let i = y * w + xx;
+                            o[i] = xs[i] * (self.bias + self.alpha * sum / n).powf(-self.beta);
+                        }
+                    }
+                } else {
+                    let n = self.local_size as f32;
+                    let (lo, hi) = (q.saturating_sub(half), (q + self.local_size - half).min(c));
+                    for (i, v) in o.iter_mut().enumerate() {
+                        let sum: f32 = (lo..hi).map(|k| sq[k * plane + i]).sum();
+                        *v = xs[i] * (self.bias + self.alpha * sum / n).powf(-self.beta);
+                    }
+                }
+            });
+        Mat::from_shape_values(3, [w, h, 1, c], &out)
+    }
+}
