@@ -1,0 +1,221 @@
+//! What the net and model tests share: a deterministic generator, inputs, `.bin` writing, ncnn's
+//! wheel as the oracle, the GPU contexts and ncnn's comparison rule.
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use fpshader::layer::Option as NetOption;
+use fpshader::net::Net;
+use fpshader::{Context, ContextOptions, Error, Mat, ShaderPath, wgpu};
+
+/// A small deterministic generator (xorshift) for inputs and weights.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    pub fn vec(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+/// One input: blob name, dims, `[w, h, d, c]`, values in ncnn order.
+#[derive(Clone)]
+pub struct Input {
+    pub name: &'static str,
+    pub dims: u8,
+    pub shape: [usize; 4],
+    pub values: Vec<f32>,
+}
+
+impl Input {
+    pub fn new(rng: &mut Rng, name: &'static str, dims: u8, shape: [usize; 4]) -> Input {
+        let [w, h, d, c] = shape;
+        let n = match dims {
+            1 => w,
+            2 => w * h,
+            3 => w * h * c,
+            _ => w * h * d * c,
+        };
+        Input {
+            name,
+            dims,
+            shape,
+            values: rng.vec(n),
+        }
+    }
+
+    pub fn mat(&self) -> Mat {
+        Mat::from_shape_values(self.dims, self.shape, &self.values).unwrap()
+    }
+
+    /// numpy's (c, d, h, w) shape for the same dims.
+    pub fn numpy_shape(&self) -> Vec<usize> {
+        let [w, h, d, c] = self.shape;
+        match self.dims {
+            1 => vec![w],
+            2 => vec![h, w],
+            3 => vec![c, h, w],
+            _ => vec![c, d, h, w],
+        }
+    }
+}
+
+/// `.bin` bytes: each part raw fp32, tagged (type 0 loads) or not (type 1).
+pub fn bin(parts: &[(&[f32], bool)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (values, tagged) in parts {
+        if *tagged {
+            out.extend(0u32.to_le_bytes());
+        }
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    out
+}
+
+pub fn scratch() -> PathBuf {
+    static N: Mutex<u32> = Mutex::new(0);
+    let mut n = N.lock().unwrap();
+    *n += 1;
+    let dir = std::env::temp_dir().join(format!("fpshader-net-{}-{}", std::process::id(), *n));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// ncnn's output for `output`, or `None` when the oracle is explicitly skipped.
+pub fn ncnn(param: &str, weights: &[u8], inputs: &[Input], output: &str) -> Option<Vec<f32>> {
+    ncnn_with(("m.param", param.as_bytes()), weights, inputs, output)
+}
+
+/// ncnn's output for a model whose param file is `(file name, bytes)`; a `.param.bin` is
+/// loaded as one, and its blob names are their indices.
+pub fn ncnn_with(
+    (param_name, param): (&str, &[u8]),
+    weights: &[u8],
+    inputs: &[Input],
+    output: &str,
+) -> Option<Vec<f32>> {
+    if std::env::var_os("FPSHADER_SKIP_NCNN").is_some() {
+        return None;
+    }
+    let python = std::env::var_os("FPSHADER_NCNN_PYTHON").unwrap_or_else(|| {
+        panic!(
+            "FPSHADER_NCNN_PYTHON is not set: run the tests through `cargo xtask test`, which \
+             installs ncnn's wheel, or set FPSHADER_SKIP_NCNN=1"
+        )
+    });
+    let dir = scratch();
+    std::fs::write(dir.join(param_name), param).unwrap();
+    std::fs::write(dir.join("m.bin"), weights).unwrap();
+    let mut ins = Vec::new();
+    for i in inputs {
+        let f = dir.join(format!("{}.raw", i.name));
+        let bytes: Vec<u8> = i.values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&f, bytes).unwrap();
+        ins.push(format!(
+            r#"{{"name": "{}", "file": "{}", "shape": {:?}}}"#,
+            i.name,
+            f.display(),
+            i.numpy_shape()
+        ));
+    }
+    let out = dir.join("out.raw");
+    let spec = format!(
+        r#"{{"param": "{}", "bin": "{}", "inputs": [{}], "outputs": [{{"name": "{output}", "file": "{}"}}]}}"#,
+        dir.join(param_name).display(),
+        dir.join("m.bin").display(),
+        ins.join(", "),
+        out.display()
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/ncnn_run.py");
+    let run = std::process::Command::new(python)
+        .arg(script)
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "ncnn failed on\n{}\n{}",
+        String::from_utf8_lossy(param),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+pub fn run_net(
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    output: &str,
+    opt: NetOption,
+    ctx: Option<Arc<Context>>,
+) -> Result<Mat, Error> {
+    let mut net = Net::new();
+    net.opt = opt;
+    if let Some(ctx) = ctx {
+        net.set_context(ctx);
+    }
+    net.load_param_str("test.param", param)?;
+    net.load_model_bytes(weights)?;
+    let mut ex = net.create_extractor()?;
+    for i in inputs {
+        ex.input(i.name, i.mat())?;
+    }
+    ex.extract(output)
+}
+
+/// ncnn's test rule: |a - b| <= eps, or relative error below eps (and NaN where ncnn has NaN).
+pub fn assert_close(got: &[f32], want: &[f32], eps: f32, what: &str) {
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{what}: {} values, ncnn has {}",
+        got.len(),
+        want.len()
+    );
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        // equal infinities (a max pool over padding only) are equal
+        let ok = a == b
+            || (a - b).abs() <= eps
+            || (a - b).abs() / a.abs().max(b.abs()) < eps
+            || (a.is_nan() && b.is_nan());
+        assert!(ok, "{what}: value {i}: fpshader {a}, ncnn {b}");
+    }
+}
+
+pub fn gpu_contexts() -> Vec<Arc<Context>> {
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
+        eprintln!("FPSHADER_SKIP_GPU set: skipping GPU tests");
+        return Vec::new();
+    }
+    [ShaderPath::Passthrough, ShaderPath::Naga]
+        .into_iter()
+        .map(|path| {
+            Arc::new(
+                Context::new(ContextOptions {
+                    backends: Some(wgpu::Backends::VULKAN),
+                    path: Some(path),
+                    // allow image mats too; each net's options choose
+                    options: Some(fpshader::Options {
+                        use_image_storage: true,
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                })
+                .unwrap_or_else(|e| panic!("no Vulkan device ({e}); set FPSHADER_SKIP_GPU=1")),
+            )
+        })
+        .collect()
+}

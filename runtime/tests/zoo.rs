@@ -1,0 +1,206 @@
+//! ncnn's benchmark models (`tests/zoo/`, from ncnn's `benchmark/models`, BSD-3) with random
+//! weights written in ncnn's `.bin` format: fpshader on the CPU and on the GPU (both shader
+//! paths, fp32 and fp16) against ncnn's wheel on the same weights and input. Inputs are
+//! smaller than 224×224 to keep CI short where the params allow: the nets that end in a 7×7
+//! pooling get the smallest side that leaves 7×7 there (195 for the resnets; googlenet's ceil
+//! poolings need 223, so it runs at 224), the others 64 or 67; vgg16's and alexnet's first fully
+//! connected layer is resized to the smaller input's features.
+
+mod common;
+
+use common::*;
+use fpshader::layer::Option as NetOption;
+
+/// A model of the zoo: its file, the input's side, and the first fully connected layer's new
+/// input size where the side changes it.
+struct Model {
+    name: &'static str,
+    side: usize,
+    fc6_inputs: Option<usize>,
+}
+
+const MODELS: [Model; 13] = [
+    Model {
+        name: "squeezenet",
+        side: 67,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "mobilenet",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "mobilenet_v2",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "mobilenet_v3",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "shufflenet_v2",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "mnasnet",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "resnet18",
+        side: 195,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "resnet50",
+        side: 195,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "googlenet",
+        side: 224,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "efficientnet_b0",
+        side: 64,
+        fc6_inputs: None,
+    },
+    Model {
+        name: "regnety_400m",
+        side: 64,
+        fc6_inputs: None,
+    },
+    // 32 → pool5 of 1×1×512
+    Model {
+        name: "vgg16",
+        side: 32,
+        fc6_inputs: Some(512),
+    },
+    // 67 → pool5 of 1×1×256
+    Model {
+        name: "alexnet",
+        side: 67,
+        fc6_inputs: Some(256),
+    },
+];
+
+fn zoo_param(name: &str) -> String {
+    let path = format!("{}/../tests/zoo/{name}.param", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `k=v` of a param line (arrays and shape hints skipped).
+fn param_value(fields: &[&str], key: &str) -> Option<usize> {
+    fields
+        .iter()
+        .find_map(|f| f.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+}
+
+/// The model's param (fc6 resized) and random weights in ncnn's load order: per weighted
+/// layer the kernel (tagged fp32, uniform with variance 1.5 / fan-in: activations neither
+/// vanish over vgg16's plain stack nor pass fp16's range over resnet50's residual sums) and
+/// the bias.
+fn model(rng: &mut Rng, m: &Model) -> (String, Vec<u8>, String) {
+    let mut lines: Vec<String> = zoo_param(m.name).lines().map(str::to_string).collect();
+    let mut weights = Vec::new();
+    let mut last_top = String::new();
+    for line in lines.iter_mut().skip(2) {
+        let text = line.clone();
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let Some(kind) = fields.first().copied() else {
+            continue;
+        };
+        let (bottoms, tops) = (
+            fields[2].parse::<usize>().unwrap(),
+            fields[3].parse::<usize>().unwrap(),
+        );
+        last_top = fields[4 + bottoms + tops - 1].to_string();
+        let (size_key, bias_key) = match kind {
+            "Convolution" | "ConvolutionDepthWise" => ("6", "5"),
+            "InnerProduct" => ("2", "1"),
+            _ => continue,
+        };
+        let outputs = param_value(&fields, "0").unwrap();
+        let mut size = param_value(&fields, size_key).unwrap();
+        if let (Some(inputs), "fc6") = (m.fc6_inputs, fields[1]) {
+            let resized = inputs * outputs;
+            *line = line.replace(&format!(" 2={size}"), &format!(" 2={resized}"));
+            size = resized;
+        }
+        let bound = (4.5 / (size / outputs) as f32).sqrt();
+        weights.extend(0u32.to_le_bytes());
+        weights.extend((0..size).flat_map(|_| (rng.next() * bound).to_le_bytes()));
+        if param_value(&fields, bias_key) == Some(1) {
+            weights.extend((0..outputs).flat_map(|_| (rng.next() * 0.1).to_le_bytes()));
+        }
+    }
+    (lines.join("\n") + "\n", weights, last_top)
+}
+
+fn top1(v: &[f32]) -> usize {
+    v.iter()
+        .enumerate()
+        .fold(
+            (0, f32::NEG_INFINITY),
+            |b, (i, x)| if *x > b.1 { (i, *x) } else { b },
+        )
+        .0
+}
+
+/// Whether the reference's top two are close enough (relative) that rounding may swap them.
+fn near_tie(v: &[f32]) -> bool {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| b.total_cmp(a));
+    s.len() > 1 && (s[0] - s[1]) <= 0.02 * s[0].abs()
+}
+
+#[test]
+fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
+    let mut rng = Rng(2026);
+    let contexts = gpu_contexts();
+    for m in &MODELS {
+        let (param, weights, out) = model(&mut rng, m);
+        let x = Input::new(&mut rng, "data", 3, [m.side, m.side, 1, 3]);
+        let inputs = std::slice::from_ref(&x);
+        let cpu = run_net(&param, &weights, inputs, &out, NetOption::fp32(), None)
+            .unwrap_or_else(|e| panic!("{} on the CPU: {e}", m.name))
+            .to_values();
+        let reference = ncnn(&param, &weights, inputs, &out).unwrap_or_else(|| cpu.clone());
+        let what = |how: &str| format!("{} ({}×{}), {how}", m.name, m.side, m.side);
+        assert_close(&cpu, &reference, 1e-3, &what("CPU fp32"));
+        assert_eq!(top1(&cpu), top1(&reference), "{}", what("CPU fp32 top-1"));
+        for ctx in &contexts {
+            for (class, opt, eps) in [
+                (
+                    "fp32",
+                    NetOption {
+                        use_packing_layout: true,
+                        ..NetOption::fp32()
+                    },
+                    1e-3,
+                ),
+                ("fp16", NetOption::default(), 0.1),
+            ] {
+                let how = format!("GPU {class}, {}", ctx.describe());
+                let got = run_net(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)))
+                    .to_values();
+                assert_close(&got, &reference, eps, &what(&how));
+                if class == "fp32" || !near_tie(&reference) {
+                    assert_eq!(
+                        top1(&got),
+                        top1(&reference),
+                        "{}",
+                        what(&format!("{how} top-1"))
+                    );
+                }
+            }
+        }
+    }
+}
