@@ -10,11 +10,14 @@
 //!   on the default adapter.
 //! - `cargo xtask bench layers [THREADS [LOOPS]]`: layers through the net API on the CPU against
 //!   ncnn's wheel, then on the GPU (examples/layer_bench.rs).
+//! - `cargo xtask bench zoo [LOOPS [THREADS]]`: `fpshader bench` on ncnn's benchmark models
+//!   against ncnn's wheel, GPU then CPU.
 //!
 //! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
 
 mod bench;
 mod bench_buildtime;
+mod bench_zoo;
 mod deps;
 mod external;
 mod oracle;
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         ["bench", "buildtime"] => prepare().and_then(|()| bench_buildtime::run()),
         ["bench", "gpu", rest @ ..] => prepare().and_then(|()| bench_gpu(rest)),
         ["bench", "layers", rest @ ..] => prepare().and_then(|()| bench_layers(rest)),
+        ["bench", "zoo", rest @ ..] => prepare().and_then(|()| bench_zoo::run(rest)),
         ["bench"] => prepare()
             .and_then(|()| bench::build())
             .and_then(|()| bench_buildtime::run()),
@@ -60,6 +64,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench layers [THREADS [LOOPS]]  CPU layers (fp32) vs ncnn's wheel, same shapes and
                  threads (default: all cores, 20 loops); then the GPU layers through the net
                  on the default adapter, when it has one
+  bench zoo [LOOPS [THREADS]]  ncnn's benchmark models: `fpshader bench` vs ncnn's wheel,
+                 GPU then CPU, min latency ratio per model
   deps           only install the system packages and build shaderc's C++ (once per machine)
   external       build a crate outside the workspace that uses shader! and the build helper";
 

@@ -2,7 +2,11 @@
 //!
 //! `fpshader run MODEL.param [MODEL.bin] --input NAME=FILE.npy … [--output NAME …] [-o OUT]
 //! [--cpu] [--opt fp32|fp16p,fp16s,…] [--path naga|passthrough] [--threads N] [--time]`
+//!
+//! `fpshader bench MODEL.param [--loops N] [--cpu] [--threads N] [--opt …] [--path …]
+//! [--shape W,H,C]`, or `--all DIR`: ncnn's benchncnn (zero weights, min/median/max ms).
 
+mod bench;
 mod npy;
 mod run;
 
@@ -45,6 +49,8 @@ struct Cli {
 enum Command {
     /// Run a model on inputs from .npy files and write or print its outputs.
     Run(run::RunArgs),
+    /// Time models like ncnn's benchncnn (zero weights unless --bin).
+    Bench(bench::BenchArgs),
 }
 
 /// Writes `text` to stdout; a reader that went away (`| head`) is not an error.
@@ -57,6 +63,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

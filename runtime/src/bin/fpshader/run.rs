@@ -46,7 +46,7 @@ pub struct RunArgs {
 }
 
 /// The `Option` that `--opt` asks for.
-fn parse_opt(text: core::option::Option<&str>) -> Result<NetOption, CliError> {
+pub(crate) fn parse_opt(text: core::option::Option<&str>) -> Result<NetOption, CliError> {
     let Some(text) = text else {
         return Ok(NetOption::default());
     };
@@ -82,28 +82,53 @@ fn parse_opt(text: core::option::Option<&str>) -> Result<NetOption, CliError> {
 }
 
 /// A loaded model on the device the arguments chose.
-fn load(args: &RunArgs, opt: NetOption) -> Result<Net, CliError> {
+/// The device a run asks for: `None` for the CPU.
+pub(crate) fn device(
+    cpu: bool,
+    path: Option<ShaderPath>,
+) -> Result<Option<Arc<Context>>, CliError> {
+    if cpu {
+        return Ok(None);
+    }
+    let ctx = Context::new(ContextOptions {
+        path,
+        ..Default::default()
+    })
+    .map_err(|e| CliError::Usage(format!("{e} (use --cpu to run without a GPU)")))?;
+    Ok(Some(Arc::new(ctx)))
+}
+
+/// Loads `param` (text or `.param.bin`) and `bin` (zero weights without one) for `ctx`.
+pub(crate) fn load_net(
+    param: &std::path::Path,
+    bin: Option<&std::path::Path>,
+    ctx: Option<Arc<Context>>,
+    opt: NetOption,
+) -> Result<Net, CliError> {
     let mut net = Net::new();
     net.opt = opt;
-    if !args.cpu {
-        let ctx = Context::new(ContextOptions {
-            path: args.path,
-            ..Default::default()
-        })
-        .map_err(|e| CliError::Usage(format!("{e} (use --cpu to run without a GPU)")))?;
-        net.set_context(Arc::new(ctx));
+    if let Some(ctx) = ctx {
+        net.set_context(ctx);
     }
-    let param = args.param.to_string_lossy();
-    if param.ends_with(".param.bin") {
-        net.load_param_bin(&args.param)?;
+    if param.to_string_lossy().ends_with(".param.bin") {
+        net.load_param_bin(param)?;
     } else {
-        net.load_param(&args.param)?;
+        net.load_param(param)?;
     }
-    match &args.bin {
+    match bin {
         Some(bin) => net.load_model(bin)?,
         None => net.load_model_zeros()?,
     }
     Ok(net)
+}
+
+fn load(args: &RunArgs, opt: NetOption) -> Result<Net, CliError> {
+    load_net(
+        &args.param,
+        args.bin.as_deref(),
+        device(args.cpu, args.path)?,
+        opt,
+    )
 }
 
 /// `(blob name, array)` for each `--input`.
@@ -166,23 +191,25 @@ fn summary(name: &str, m: &Mat) -> String {
 /// Runs `fpshader run`.
 pub fn run(args: RunArgs) -> Result<(), CliError> {
     let mut opt = parse_opt(args.opt.as_deref())?;
-    let pool = match args.threads {
-        Some(n) => {
-            opt.num_threads = n.max(1);
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n.max(1))
-                    .build()
-                    .map_err(|e| CliError::Usage(format!("--threads {n}: {e}")))?,
-            )
-        }
-        None => None,
-    };
-    let work = || run_with(&args, opt);
-    match pool {
-        Some(pool) => pool.install(work),
-        None => work(),
+    if let Some(n) = args.threads {
+        opt.num_threads = n.max(1);
     }
+    with_threads(args.threads, || run_with(&args, opt))
+}
+
+/// Runs `work` on `threads` CPU threads (rayon's default pool without).
+pub(crate) fn with_threads<T: Send>(
+    threads: Option<usize>,
+    work: impl FnOnce() -> Result<T, CliError> + Send,
+) -> Result<T, CliError> {
+    let Some(n) = threads else {
+        return work();
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n.max(1))
+        .build()
+        .map_err(|e| CliError::Usage(format!("--threads {n}: {e}")))?;
+    pool.install(work)
 }
 
 fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {

@@ -1,0 +1,181 @@
+//! `fpshader bench`: ncnn's `benchncnn` for fpshader. A model with zero weights (or its
+//! `.bin`), an input of the shape its `Input` layer declares, `--loops` timed extracts of the
+//! last blob after a warm-up; min, median and max in ms. `--all DIR` runs every `.param` there.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use fpshader::layer::Option as NetOption;
+use fpshader::net::Net;
+use fpshader::{Context, Mat, ShaderPath};
+
+use crate::run::{device, load_net, parse_opt, with_threads};
+use crate::{CliError, print};
+
+/// Arguments of `fpshader bench`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// The model (`.param` or `.param.bin`); not with --all.
+    #[arg(required_unless_present = "all")]
+    param: Option<PathBuf>,
+    /// Its weights (zero weights without, as benchncnn).
+    #[arg(long)]
+    bin: Option<PathBuf>,
+    /// Every `.param` in this folder, one table row each.
+    #[arg(long, value_name = "DIR", conflicts_with = "param")]
+    all: Option<PathBuf>,
+    /// Timed runs after the warm-up.
+    #[arg(long, default_value_t = 10)]
+    loops: usize,
+    /// Run on the CPU.
+    #[arg(long)]
+    cpu: bool,
+    /// CPU threads.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Options, as `fpshader run` takes them (default: everything the device allows).
+    #[arg(long, value_name = "fp32|fp16p,fp16s,…")]
+    opt: Option<String>,
+    /// The shader path.
+    #[arg(long, value_name = "naga|passthrough")]
+    path: Option<ShaderPath>,
+    /// The input as W,H,C (default: the Input layer's 0=w 1=h 2=c).
+    #[arg(long, value_name = "W,H,C")]
+    shape: Option<String>,
+}
+
+/// min, median and max of one model's timed runs, in ms.
+struct Timing {
+    min: f64,
+    median: f64,
+    max: f64,
+}
+
+/// The input shape: `--shape`, else the model's `Input` layer's `0=w 1=h 2=c`.
+fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<[usize; 3], CliError> {
+    if let Some(text) = shape {
+        let v: Vec<usize> = text
+            .split(',')
+            .map(|s| s.trim().parse())
+            .collect::<Result<_, _>>()
+            .map_err(|_| CliError::Usage(format!("--shape {text}: expected W,H,C")))?;
+        return match v[..] {
+            [w, h, c] if w * h * c > 0 => Ok([w, h, c]),
+            _ => Err(CliError::Usage(format!("--shape {text}: expected W,H,C"))),
+        };
+    }
+    let text = std::fs::read_to_string(param).map_err(|e| CliError::Npy {
+        path: param.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let declared = text.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        (fields.first() == Some(&"Input")).then(|| {
+            let get = |k: &str| {
+                fields
+                    .iter()
+                    .find_map(|f| f.strip_prefix(k))
+                    .and_then(|v| v.parse::<usize>().ok())
+            };
+            [get("0="), get("1="), get("2=")]
+        })
+    });
+    match declared {
+        Some([Some(w), Some(h), Some(c)]) if w * h * c > 0 => Ok([w, h, c]),
+        _ => Err(CliError::Usage(format!(
+            "{}: its Input layer declares no 0=w 1=h 2=c; give --shape W,H,C ({} layers)",
+            param.display(),
+            net.layers().len()
+        ))),
+    }
+}
+
+/// Times one model.
+fn bench_one(
+    param: &Path,
+    args: &BenchArgs,
+    ctx: Option<Arc<Context>>,
+    opt: NetOption,
+) -> Result<Timing, CliError> {
+    let net = load_net(param, args.bin.as_deref(), ctx, opt)?;
+    let [w, h, c] = input_shape(&net, param, args.shape.as_deref())?;
+    let input_name = net
+        .layers()
+        .iter()
+        .find(|l| l.kind == "Input")
+        .and_then(|l| l.tops.first())
+        .map(|&t| net.blobs()[t].name.clone())
+        .ok_or_else(|| CliError::Usage(format!("{}: no Input layer", param.display())))?;
+    let output = net
+        .blobs()
+        .iter()
+        .rev()
+        .find(|b| b.producer.is_some() && b.consumers.is_empty())
+        .map(|b| b.name.clone())
+        .ok_or_else(|| CliError::Usage(format!("{}: no output blob", param.display())))?;
+    let input = Mat::from_values(w, h, c, &vec![0.5; w * h * c])?;
+    let once = || -> Result<f64, CliError> {
+        let t = Instant::now();
+        let mut ex = net.create_extractor()?;
+        ex.input(&input_name, input.clone())?;
+        ex.extract(&output)?;
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    };
+    // warm-up: pipelines, the buffer pool, the driver's caches
+    for _ in 0..3 {
+        once()?;
+    }
+    let mut times = (0..args.loops.max(1))
+        .map(|_| once())
+        .collect::<Result<Vec<_>, _>>()?;
+    times.sort_by(f64::total_cmp);
+    Ok(Timing {
+        min: times[0],
+        median: times[times.len() / 2],
+        max: times[times.len() - 1],
+    })
+}
+
+/// Runs `fpshader bench`.
+pub fn bench(args: BenchArgs) -> Result<(), CliError> {
+    let mut opt = parse_opt(args.opt.as_deref())?;
+    if let Some(n) = args.threads {
+        opt.num_threads = n.max(1);
+    }
+    with_threads(args.threads, || {
+        let ctx = device(args.cpu, args.path)?;
+        let where_ = ctx.as_ref().map_or("CPU".to_string(), |c| c.describe());
+        let models: Vec<PathBuf> = match (&args.all, &args.param) {
+            (Some(dir), _) => {
+                let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+                    .map_err(|e| CliError::Npy {
+                        path: dir.display().to_string(),
+                        message: e.to_string(),
+                    })?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "param"))
+                    .collect();
+                v.sort();
+                v
+            }
+            (None, Some(p)) => vec![p.clone()],
+            (None, None) => return Err(CliError::Usage("give a model or --all DIR".into())),
+        };
+        print(&format!(
+            "{where_}, loops {}, threads {}\n",
+            args.loops, opt.num_threads
+        ));
+        for model in &models {
+            let name = model
+                .file_stem()
+                .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+            let t = bench_one(model, &args, ctx.clone(), opt)?;
+            print(&format!(
+                "{name:>20}  min = {:8.2}  max = {:8.2}  median = {:8.2}\n",
+                t.min, t.max, t.median
+            ));
+        }
+        Ok(())
+    })
+}
