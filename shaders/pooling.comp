@@ -15,4 +15,5 @@ layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 #define T afp
 #define LOAD(i) buffer_ld1(bottom_blob_data, i)
 #define STORE(i, v) buffer_st1(top_blob_data, i, v)
+#define F float
 #include "pooling_body.comp"

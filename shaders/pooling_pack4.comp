@@ -15,4 +15,5 @@ layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
 #define T afpvec4
 #define LOAD(i) buffer_ld4(bottom_blob_data, i)
 #define STORE(i, v) buffer_st4(top_blob_data, i, v)
+#define F vec4
 #include "pooling_body.comp"

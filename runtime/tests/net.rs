@@ -1100,7 +1100,12 @@ fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
             } else {
                 bin(&[(&w, true)])
             };
-            let x = Input::new(&mut rng, "data", 1, [num_input, 1, 1, 1]);
+            // 1-D, and 3-D of 1×1 per channel (after a non-global pooling to 1×1)
+            let x = if num_input == 64 {
+                Input::new(&mut rng, "data", 1, [num_input, 1, 1, 1])
+            } else {
+                Input::new(&mut rng, "data", 3, [1, 1, 1, num_input])
+            };
             check_gpu_with(
                 &format!("InnerProduct {params}"),
                 &one_layer("InnerProduct", &["data"], &params),

@@ -4,7 +4,7 @@
 // the positions inside the frame [frame_left, frame_right) x [frame_top, frame_bottom) of the
 // padded input (ncnn's count: inside the parameter pads and the tail pad; in the "same" pad
 // modes the frame holds the modes' own padding). global: one window over
-// the whole plane; adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
+// the whole plane, a workgroup per channel; adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
 
 layout (constant_id = 0) const int pooling_type = 0;
 layout (constant_id = 1) const int kernel_w = 1;
@@ -34,11 +34,45 @@ layout (push_constant) uniform parameter
     int frame_bottom;
 } p;
 
+#define LANES 64
+layout (local_size_x = LANES) in;
+shared F partial[LANES];
+
 void main()
 {
     const int gx = int(gl_GlobalInvocationID.x);
     const int gy = int(gl_GlobalInvocationID.y);
     const int gz = int(gl_GlobalInvocationID.z);
+
+    if (global_pooling == 1)
+    {
+        // one workgroup per channel (dispatch [LANES, 1, c]): its invocations stride over the
+        // plane together (coalesced) and reduce in shared memory, in fp32
+        if (gz >= p.outc)
+            return;
+        const int lx = int(gl_LocalInvocationID.x);
+        const int plane = p.w * p.h;
+        F acc = F(pooling_type == 0 ? -3.402823466e+38f : 0.f);
+        for (int i = lx; i < plane; i += LANES)
+        {
+            const F v = F(LOAD(gz * p.cstep + i));
+            acc = pooling_type == 0 ? max(acc, v) : acc + v;
+        }
+        partial[lx] = acc;
+        barrier();
+        for (int s = LANES / 2; s > 0; s >>= 1)
+        {
+            if (lx < s)
+                partial[lx] = pooling_type == 0 ? max(partial[lx], partial[lx + s]) : partial[lx] + partial[lx + s];
+            barrier();
+        }
+        if (lx == 0)
+        {
+            const F res = pooling_type == 0 ? partial[0] : partial[0] / float(plane);
+            STORE(gz, T(res));
+        }
+        return;
+    }
 
     if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
         return;

@@ -1,6 +1,6 @@
 //! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 9=activation_type
 //! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
-//! On the GPU for flat inputs (1-D, a multiple of 4 values: after Flatten or global pooling),
+//! On the GPU for flat inputs (1-D or 1×1×c, a multiple of 4 values: after Flatten or pooling),
 //! buffer storage; other inputs run on the CPU.
 
 use std::sync::Arc;
@@ -40,6 +40,17 @@ pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
             x * (x * alpha + beta).clamp(0.0, 1.0)
         }
         _ => x,
+    }
+}
+
+/// How many values a blob holds when they lie in order on the device as one row of
+/// elements, whatever the packing: 1-D blobs, and 3-D ones of 1×1 per channel (after a
+/// non-global pooling to 1×1); `None` for others.
+fn flat_values(dims: u8, [w, h, _, c]: [usize; 4]) -> core::option::Option<usize> {
+    match dims {
+        1 => Some(w),
+        3 if w == 1 && h == 1 => Some(c),
+        _ => None,
     }
 }
 
@@ -136,7 +147,8 @@ impl Layer for InnerProduct {
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         // one workgroup per output along y: within every device's dispatch limit
-        self.num_output <= 65535 && matches!(bottoms, [(1, [w, ..])] if *w == self.num_input())
+        self.num_output <= 65535
+            && matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape) == Some(self.num_input()))
     }
 
     fn forward_gpu(
@@ -152,8 +164,7 @@ impl Layer for InnerProduct {
             ));
         };
         let ctx = rec.context();
-        let [w, ..] = bottom.shape();
-        if bottom.dims != 1 || w != self.num_input() {
+        if flat_values(bottom.dims, bottom.shape()) != Some(self.num_input()) {
             return Err(Error::Shape(format!(
                 "InnerProduct on the GPU takes {} flat values, got {:?}",
                 self.num_input(),

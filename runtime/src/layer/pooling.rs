@@ -191,12 +191,13 @@ impl Layer for Pooling {
         for (word, pad) in words[8..].iter_mut().zip(pads) {
             *word = pad as u32;
         }
-        rec.dispatch(
-            &pipeline,
-            &[bottom, &top],
-            &words,
-            [ow as u32, oh as u32, top.c as u32],
-        )?;
+        // global: a workgroup of the shader's 64 invocations per channel
+        let grid = if self.global {
+            [64, 1, top.c as u32]
+        } else {
+            [ow as u32, oh as u32, top.c as u32]
+        };
+        rec.dispatch(&pipeline, &[bottom, &top], &words, grid)?;
         Ok(top)
     }
 
