@@ -1742,6 +1742,9 @@ fn convolution_cases() -> Vec<([usize; 4], String, usize, usize, [usize; 2])> {
         (12, 12, 12, [3, 3], "3=2 4=1"),
         (5, 5, 5, [5, 5], "4=-233"),
         (8, 16, 4, [3, 3], "4=1"),
+        // groups of whole blocks of 4: the pack4 shader
+        (16, 16, 2, [3, 3], "4=1 9=1"),
+        (16, 24, 4, [1, 1], "3=2"),
         (6, 4, 2, [1, 1], ""),
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), group, outc, k));

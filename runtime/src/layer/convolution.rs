@@ -160,19 +160,20 @@ impl Convolution {
         self.group > 1 && self.group == self.num_output && self.channels_per_group() == 1
     }
 
-    /// The pack4 weights of the dense (one group) shader: per output block of 4, input block
-    /// of 4 and kernel position, four rows (one per output lane) of four input weights.
+    /// The pack4 weights of the dense and grouped shader: per output block of 4, its
+    /// group's input blocks of 4 and kernel position, four rows (one per output lane) of four
+    /// input weights.
     fn weights_pack4(&self) -> Vec<f32> {
         let [kw, kh] = self.kernel;
-        let (cin, kk) = (self.channels(), kw * kh);
+        let (cin_g, kk) = (self.channels_per_group(), kw * kh);
         let mut out = Vec::with_capacity(self.weights.len());
         for o4 in 0..self.num_output / 4 {
-            for i4 in 0..cin / 4 {
+            for i4 in 0..cin_g / 4 {
                 for k in 0..kk {
                     for lane in 0..4 {
                         for j in 0..4 {
                             let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
-                            out.push(self.weights[(o * cin + i) * kk + k]);
+                            out.push(self.weights[(o * cin_g + i) * kk + k]);
                         }
                     }
                 }
@@ -196,13 +197,13 @@ impl Convolution {
         out
     }
 
-    /// Which pack4 shader fits, if any: 1 dense, 2 depthwise.
+    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4),
+    /// 2 depthwise.
     fn pack4_kind(&self) -> i32 {
         if self.is_depthwise() && self.num_output.is_multiple_of(4) {
             2
-        } else if self.group == 1
-            && self.channels().is_multiple_of(4)
-            && self.num_output.is_multiple_of(4)
+        } else if self.channels_per_group().is_multiple_of(4)
+            && (self.num_output / self.group).is_multiple_of(4)
         {
             1
         } else {
@@ -412,12 +413,12 @@ impl Layer for Convolution {
             self.pad_value.to_bits(),
         ]);
         let pipeline = pipeline.clone();
-        rec.dispatch(
-            &pipeline,
-            &[&bottom, &top, weights, bias],
-            &words,
-            top.grid(),
-        )?;
+        // the dense pack4 shader writes four outputs along x per invocation
+        let mut grid = top.grid();
+        if pack == 4 && self.pack4_kind() == 1 {
+            grid[0] = grid[0].div_ceil(4);
+        }
+        rec.dispatch(&pipeline, &[&bottom, &top, weights, bias], &words, grid)?;
         Ok(top)
     }
 
