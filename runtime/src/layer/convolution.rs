@@ -413,12 +413,12 @@ impl Layer for Convolution {
             self.pad_value.to_bits(),
         ]);
         let pipeline = pipeline.clone();
-        // the dense pack4 shader writes four outputs along x per invocation
-        let mut grid = top.grid();
-        if pack == 4 && self.pack4_kind() == 1 {
-            grid[0] = grid[0].div_ceil(4);
-        }
-        rec.dispatch(&pipeline, &[&bottom, &top, weights, bias], &words, grid)?;
+        rec.dispatch(
+            &pipeline,
+            &[&bottom, &top, weights, bias],
+            &words,
+            top.grid(),
+        )?;
         Ok(top)
     }
 
