@@ -1830,3 +1830,50 @@ fn lrn_matches_ncnn_across_and_within_channels() {
         );
     }
 }
+
+/// A convolution's bad input is a typed error naming the layer: weights the `.bin` lacks, a
+/// kernel larger than the input, groups that do not divide the channels, a weight count that
+/// fits no kernel.
+#[test]
+fn convolution_bad_input_is_a_typed_error() {
+    let mut rng = Rng(109);
+    let x = || Input::new(&mut Rng(110), "data", 3, [6, 6, 1, 4]);
+    let w = rng.vec(8 * 4 * 9);
+    let param = one_layer("Convolution", &["data"], "0=8 1=3 6=288");
+    // the .bin ends before the weights do
+    let short = bin(&[(&w[..100], true)]);
+    let err = run_net(&param, &short, &[x()], "out", NetOption::fp32(), None).unwrap_err();
+    assert!(matches!(err, Error::Weights { .. }), "{err}");
+    // a 7x7 kernel on a 6x6 input, no padding
+    let w7 = rng.vec(8 * 4 * 49);
+    let param7 = one_layer("Convolution", &["data"], "0=8 1=7 6=1568");
+    let err = run_net(
+        &param7,
+        &bin(&[(&w7, true)]),
+        &[x()],
+        "out",
+        NetOption::fp32(),
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("larger than the padded input"),
+        "{err}"
+    );
+    // 3 groups of 4 channels
+    let param3 = one_layer("ConvolutionDepthWise", &["data"], "0=6 1=3 6=72 7=3");
+    let err = run_net(
+        &param3,
+        &bin(&[(&rng.vec(72), true)]),
+        &[x()],
+        "out",
+        NetOption::fp32(),
+        None,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("fit"), "{err}");
+    // a weight count that is not outputs x kernel x something
+    let bad = one_layer("Convolution", &["data"], "0=8 1=3 6=100");
+    let err = run_net(&bad, &[], &[x()], "out", NetOption::fp32(), None).unwrap_err();
+    assert!(err.to_string().contains("weight_data_size"), "{err}");
+}
