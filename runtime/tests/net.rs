@@ -1718,9 +1718,12 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
     }
 }
 
-/// Convolution cases: (input `[w, h, 1, c]`, params without weight size, groups, outputs,
-/// kernel `[kw, kh]`).
-fn convolution_cases() -> Vec<([usize; 4], String, usize, usize, [usize; 2])> {
+/// A convolution case: input `[w, h, 1, c]`, params without weight size, groups, outputs,
+/// kernel `[kw, kh]`.
+type ConvCase = ([usize; 4], String, usize, usize, [usize; 2]);
+
+/// The convolution cases of the ncnn and GPU tests.
+fn convolution_cases() -> Vec<ConvCase> {
     let mut cases = Vec::new();
     for (c, outc, k, extra) in [
         (3, 8, [3, 3], "3=2 4=1"),
@@ -1755,7 +1758,7 @@ fn convolution_cases() -> Vec<([usize; 4], String, usize, usize, [usize; 2])> {
 /// The one-layer model and `.bin` of a convolution case (random weights and bias).
 fn convolution_model(
     rng: &mut Rng,
-    (shape, extra, group, outc, [kw, kh]): &([usize; 4], String, usize, usize, [usize; 2]),
+    (shape, extra, group, outc, [kw, kh]): &ConvCase,
 ) -> (String, Vec<u8>) {
     let c = shape[3];
     let size = outc * (c / group) * kw * kh;
