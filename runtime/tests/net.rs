@@ -1088,7 +1088,8 @@ fn binaryop_runs_on_the_gpu_for_every_op_and_broadcast() {
 fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
     let mut rng = Rng(61);
     for activation in 0..=6 {
-        for (num_input, num_output, bias) in [(64, 10, 1), (32, 7, 0)] {
+        // inputs that are not a multiple of 4 (squeeze-excitation's) take the 1×1 convolution
+        for (num_input, num_output, bias) in [(64, 10, 1), (32, 7, 0), (6, 144, 1), (10, 5, 0)] {
             let w = rng.vec(num_input * num_output);
             let b = rng.vec(num_output);
             let params = format!(
@@ -1101,7 +1102,7 @@ fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
                 bin(&[(&w, true)])
             };
             // 1-D, and 3-D of 1×1 per channel (after a non-global pooling to 1×1)
-            let x = if num_input == 64 {
+            let x = if num_input % 20 == 4 || num_input == 6 {
                 Input::new(&mut rng, "data", 1, [num_input, 1, 1, 1])
             } else {
                 Input::new(&mut rng, "data", 3, [1, 1, 1, num_input])
@@ -1736,6 +1737,11 @@ fn convolution_cases() -> Vec<ConvCase> {
         (4, 4, [2, 3], "13=2 9=5"),
         (16, 8, [3, 3], "4=1 9=6 -23310=2,0.2,0.5"),
         (3, 3, [3, 3], "5=0"),
+        // the GEMM with its steps split over 2 and 4 slices, and output blocks that do not
+        // fill its tile
+        (64, 8, [3, 3], "4=1 9=1"),
+        (128, 12, [3, 3], "3=2 4=1 9=2 -23310=1,0.1"),
+        (256, 36, [1, 1], ""),
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), 1, outc, k));
     }

@@ -7,13 +7,15 @@
 //! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
 //!
 //! CPU: im2col over tiles of output positions, then the tile's GEMM as vectorized row updates.
-//! GPU: direct convolution shaders (pack1 any groups; pack4 dense and depthwise).
+//! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
+//! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
+//! the output has too few tiles to fill the device); grouped and depthwise pack4 layers and
+//! pack1 layers as direct convolutions.
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
@@ -26,6 +28,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
+use crate::{Opt, OptionSet};
 
 /// A convolution (dense, grouped or depthwise).
 #[derive(Default)]
@@ -54,11 +57,26 @@ pub struct Convolution {
 struct GpuConvolution {
     pack1: Arc<Pipeline>,
     pack4: core::option::Option<Arc<Pipeline>>,
+    /// Whether pack4 blobs go through the implicit GEMM (`pack4` is then its unsplit pipeline).
+    gemm: bool,
+    /// The options and specialization the pipelines were made with, for the split GEMM's
+    /// pipelines, made on first use per split count (and then cached by the context).
+    options: OptionSet,
+    spec: Vec<(u32, SpecValue)>,
     weights1: core::option::Option<GpuMat>,
     weights4: core::option::Option<GpuMat>,
     bias: core::option::Option<GpuMat>,
     bias4: core::option::Option<GpuMat>,
+    /// What the unsplit GEMM binds as its (unused) partial sums.
+    no_partials: core::option::Option<GpuMat>,
 }
+
+/// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
+/// GPU), and the fewest steps a slice keeps.
+const GEMM_TARGET_GROUPS: usize = 512;
+const GEMM_MIN_SLICE_STEPS: usize = 64;
+/// The GEMM's tile: positions × output blocks of 4.
+const GEMM_TILE: [usize; 2] = [64, 32];
 
 /// Where the output's windows lie in the padded input of one forward.
 #[derive(Clone, Copy, Debug)]
@@ -182,6 +200,47 @@ impl Convolution {
         out
     }
 
+    /// The pack4 weights of the GEMM: per step (input block of 4 and kernel position), per
+    /// output block, four rows (one per output lane) of four input weights.
+    fn weights_gemm(&self) -> Vec<f32> {
+        let [kw, kh] = self.kernel;
+        let (cin, kk) = (self.channels_per_group(), kw * kh);
+        let mut out = Vec::with_capacity(self.weights.len());
+        for i4 in 0..cin / 4 {
+            for k in 0..kk {
+                for o4 in 0..self.num_output / 4 {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
+                            out.push(self.weights[(o * cin + i) * kk + k]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether dense pack4 blobs go through the implicit GEMM.
+    fn uses_gemm(&self) -> bool {
+        self.group == 1 && self.pack4_kind() == 1
+    }
+
+    /// How many slices the GEMM splits its `steps` into over `positions` outputs.
+    fn gemm_splits(&self, positions: usize, steps: usize) -> usize {
+        let blocks = self.num_output / 4;
+        let tiles = positions.div_ceil(GEMM_TILE[0]) * blocks.div_ceil(GEMM_TILE[1]);
+        let wanted = GEMM_TARGET_GROUPS.div_ceil(tiles.max(1));
+        let most = (steps / GEMM_MIN_SLICE_STEPS).max(1);
+        // a power of two, so that few split counts (pipelines) exist
+        let s = wanted.min(most).max(1);
+        if s.is_power_of_two() {
+            s
+        } else {
+            s.next_power_of_two() / 2
+        }
+    }
+
     /// The pack4 weights of the depthwise shader: per channel block and kernel position, the
     /// four channels' weights.
     fn weights_depthwise_pack4(&self) -> Vec<f32> {
@@ -209,6 +268,79 @@ impl Convolution {
         } else {
             0
         }
+    }
+}
+
+impl Convolution {
+    /// Records the implicit GEMM (and, when it splits its steps, the pass that adds the
+    /// slices) from pack4 `bottom` into `top`.
+    fn dispatch_gemm(
+        &self,
+        state: &GpuConvolution,
+        rec: &mut Recorder<'_>,
+        [bottom, top, weights, bias]: [&GpuMat; 4],
+        words: &[u32],
+    ) -> Result<()> {
+        let (Some(unsplit), Some(no_partials)) = (&state.pack4, &state.no_partials) else {
+            return Err(no_device(self.kind()));
+        };
+        let positions = top.w * top.h;
+        let steps = bottom.c * self.kernel[0] * self.kernel[1];
+        let splits = self.gemm_splits(positions, steps);
+        let grid = |v: [usize; 3]| -> Result<[u32; 3]> {
+            let one = |x: usize| {
+                u32::try_from(x).map_err(|_| {
+                    Error::Shape(format!(
+                        "{} output {positions}x{} is too large",
+                        self.kind(),
+                        top.c
+                    ))
+                })
+            };
+            Ok([one(v[0])?, one(v[1])?, one(v[2])?])
+        };
+        let groups = grid([
+            positions.div_ceil(GEMM_TILE[0]) * 256,
+            top.c.div_ceil(GEMM_TILE[1]),
+            splits,
+        ])?;
+        let ctx = rec.context();
+        if splits == 1 {
+            let unsplit = unsplit.clone();
+            return rec.dispatch(
+                &unsplit,
+                &[bottom, top, weights, bias, no_partials],
+                words,
+                groups,
+            );
+        }
+        let mut values = state.spec.clone();
+        values.push((12, SpecValue::I32(splits as i32)));
+        let spec = Specialization {
+            values,
+            local_size: None,
+        };
+        let gemm = ctx.pipeline(Shader::ConvolutionGemm.module(), state.options, &spec)?;
+        let sum = ctx.pipeline(Shader::ConvolutionGemmSum.module(), state.options, &spec)?;
+        // one row of fp32 values (a 1-D mat's length is its channel count)
+        let partials = ctx.alloc_mat(
+            2,
+            [positions * top.c * splits * 4, 1, 1],
+            1,
+            OptionSet::FP32,
+        );
+        rec.dispatch(
+            &gemm,
+            &[bottom, top, weights, bias, &partials],
+            words,
+            groups,
+        )?;
+        rec.dispatch(
+            &sum,
+            &[&partials, top, bias],
+            words,
+            grid([positions, top.c, 1])?,
+        )
     }
 }
 
@@ -303,8 +435,8 @@ impl Layer for Convolution {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
                 let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
                 let i = |v: usize| SpecValue::I32(v as i32);
-                let values = |kind: i32| Specialization {
-                    values: vec![
+                let spec = |kind: i32| {
+                    vec![
                         (0, SpecValue::I32(i32::from(self.bias_term))),
                         (1, SpecValue::I32(self.activation)),
                         (2, SpecValue::F32(p(0))),
@@ -317,29 +449,38 @@ impl Layer for Convolution {
                         (9, i(self.stride[1])),
                         (10, i(self.group)),
                         (11, SpecValue::I32(kind)),
-                    ],
+                    ]
+                };
+                let values = |kind: i32| Specialization {
+                    values: spec(kind),
                     local_size: None,
                 };
                 let pack1 =
                     gpu.ctx
                         .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
                 let kind = self.pack4_kind();
+                let gemm = self.uses_gemm();
                 let pack4 = if kind == 0 {
                     None
                 } else {
-                    Some(gpu.ctx.pipeline(
-                        Shader::ConvolutionPack4.module(),
-                        gpu.options,
-                        &values(kind),
-                    )?)
+                    let module = if gemm {
+                        Shader::ConvolutionGemm.module()
+                    } else {
+                        Shader::ConvolutionPack4.module()
+                    };
+                    Some(gpu.ctx.pipeline(module, gpu.options, &values(kind))?)
                 };
                 Some(GpuConvolution {
                     pack1,
                     pack4,
+                    gemm,
+                    options: gpu.options,
+                    spec: spec(kind),
                     weights1: None,
                     weights4: None,
                     bias: None,
                     bias4: None,
+                    no_partials: None,
                 })
             }
             _ => None,
@@ -354,6 +495,7 @@ impl Layer for Convolution {
             self.bias.clone()
         };
         let packed = match self.pack4_kind() {
+            1 if self.uses_gemm() => Some(self.weights_gemm()),
             1 => Some(self.weights_pack4()),
             2 => Some(self.weights_depthwise_pack4()),
             _ => None,
@@ -370,6 +512,9 @@ impl Layer for Convolution {
             };
             state.weights4 = Some(up(&w4)?);
             state.bias4 = Some(up(&bias)?);
+        }
+        if state.gemm {
+            state.no_partials = Some(gpu.ctx.alloc_mat(1, [4, 1, 1], 4, OptionSet::FP32));
         }
         Ok(())
     }
@@ -412,6 +557,10 @@ impl Layer for Convolution {
             geo.pad_top as u32,
             self.pad_value.to_bits(),
         ]);
+        if pack == 4 && state.gemm {
+            self.dispatch_gemm(state, rec, [&bottom, &top, weights, bias], &words)?;
+            return Ok(top);
+        }
         let pipeline = pipeline.clone();
         rec.dispatch(
             &pipeline,

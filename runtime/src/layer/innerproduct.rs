@@ -1,7 +1,9 @@
 //! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 9=activation_type
 //! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
-//! On the GPU for flat inputs (1-D or 1×1×c, a multiple of 4 values: after Flatten or pooling),
-//! buffer storage; other inputs run on the CPU.
+//! On the GPU for flat inputs (1-D or 1×1×c: after Flatten or pooling), buffer storage: a
+//! GEMV over vec4 rows when the input count is a multiple of 4, else (squeeze-excitation's
+//! small layers) the pack1 convolution shader as a 1×1 convolution; other inputs run on the
+//! CPU.
 
 use std::sync::Arc;
 
@@ -70,6 +72,8 @@ pub struct InnerProduct {
 /// The device side: the pipeline, and the weights (pack4 rows) and bias uploaded once.
 struct GpuInnerProduct {
     pipeline: Arc<Pipeline>,
+    /// `pipeline` is the pack1 convolution (inputs not a multiple of 4).
+    ragged: bool,
     weights: core::option::Option<GpuMat>,
     bias: core::option::Option<GpuMat>,
 }
@@ -100,24 +104,36 @@ impl Layer for InnerProduct {
     ) -> Result<()> {
         // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
         self.gpu = match gpu {
-            Some(gpu)
-                if !gpu.options.contains(Opt::Image) && self.num_input().is_multiple_of(4) =>
-            {
+            Some(gpu) if !gpu.options.contains(Opt::Image) => {
                 let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
-                let spec = Specialization {
-                    values: vec![
-                        (0, SpecValue::I32(i32::from(self.bias_term))),
-                        (1, SpecValue::I32(self.activation)),
-                        (2, SpecValue::F32(p(0))),
-                        (3, SpecValue::F32(p(1))),
-                    ],
-                    local_size: None,
-                };
-                let pipeline =
+                let mut values = vec![
+                    (0, SpecValue::I32(i32::from(self.bias_term))),
+                    (1, SpecValue::I32(self.activation)),
+                    (2, SpecValue::F32(p(0))),
+                    (3, SpecValue::F32(p(1))),
+                ];
+                let ragged = !self.num_input().is_multiple_of(4);
+                let pipeline = if ragged {
+                    // kernel, dilation, stride 1; one group; one output per invocation along z
+                    values.extend((4..11).map(|id| (id, SpecValue::I32(1))));
+                    values.push((11, SpecValue::I32(0)));
+                    let spec = Specialization {
+                        values,
+                        local_size: Some([1, 1, 64]),
+                    };
                     gpu.ctx
-                        .pipeline(Shader::Innerproduct.module(), gpu.options, &spec)?;
+                        .pipeline(Shader::Convolution.module(), gpu.options, &spec)?
+                } else {
+                    let spec = Specialization {
+                        values,
+                        local_size: None,
+                    };
+                    gpu.ctx
+                        .pipeline(Shader::Innerproduct.module(), gpu.options, &spec)?
+                };
                 Some(GpuInnerProduct {
                     pipeline,
+                    ragged,
                     weights: None,
                     bias: None,
                 })
@@ -131,8 +147,12 @@ impl Layer for InnerProduct {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        let weights = Mat::from_shape_values(1, [self.weights.len(), 1, 1, 1], &self.weights)?
-            .to_packing(4)?;
+        let weights = Mat::from_shape_values(1, [self.weights.len(), 1, 1, 1], &self.weights)?;
+        let weights = if state.ragged {
+            weights
+        } else {
+            weights.to_packing(4)?
+        };
         state.weights = Some(gpu.ctx.upload_mat(&weights, gpu.options)?);
         // a bias binding exists even without a bias term
         let bias = if self.bias.is_empty() {
@@ -171,10 +191,24 @@ impl Layer for InnerProduct {
                 bottom.shape()
             )));
         }
-        let bottom = ctx.record_packing(rec, bottom, 4)?;
         let options = state.pipeline.options;
         let n = self.num_output;
         let top = ctx.alloc_mat(1, [1, 1, n], 1, options);
+        if state.ragged {
+            // a 1×1 convolution over the values as channels, one apart in a 1-D blob
+            let bottom = ctx.record_packing(rec, bottom, 1)?;
+            let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
+            let k = self.num_input() as u32;
+            let words = [1, 1, k, cstep as u32, 1, 1, n as u32, 1, 0, 0, 0];
+            rec.dispatch(
+                &state.pipeline,
+                &[&bottom, &top, weights, bias],
+                &words,
+                [1, 1, n as u32],
+            )?;
+            return Ok(top);
+        }
+        let bottom = ctx.record_packing(rec, bottom, 4)?;
         let words = [(self.num_input() / 4) as u32, n as u32];
         rec.dispatch(
             &state.pipeline,

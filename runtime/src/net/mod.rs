@@ -451,7 +451,9 @@ impl Extractor<'_> {
             if !needed[i] {
                 continue;
             }
-            let result = if l.on_gpu && self.gpu_takes(l) {
+            let result = if l.kind == "Split" {
+                self.split(i, &mut remaining, target)
+            } else if l.on_gpu && self.gpu_takes(l) {
                 let ctx = ctx
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
@@ -529,18 +531,42 @@ impl Extractor<'_> {
         }
     }
 
+    /// Split: every top is the bottom, where it is. A device blob stays on the device (its
+    /// tops share the buffer, so an in-place reader copies while another top still holds it)
+    /// and nothing waits for the recorded work.
+    fn split(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
+        let l = &self.net.layers[i];
+        let b = *l
+            .bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Split has no input".into()))?;
+        remaining[b] = remaining[b].saturating_sub(1);
+        let last = remaining[b] == 0 && self.opt.lightmode && b != target;
+        let (cpu, gpu) = if last {
+            (self.cpu[b].take(), self.gpu[b].take())
+        } else {
+            (self.cpu[b].clone(), self.gpu[b].clone())
+        };
+        if cpu.is_none() && gpu.is_none() {
+            return Err(Error::Blob(format!(
+                "blob `{}` is missing",
+                self.net.blobs[b].name
+            )));
+        }
+        let shared = self.shared[b];
+        for &t in &l.tops {
+            self.cpu[t] = cpu.clone();
+            self.gpu[t] = gpu.clone();
+            self.shared[t] = shared;
+        }
+        Ok(())
+    }
+
     fn forward_cpu(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
         let net = self.net;
         let l = &net.layers[i];
         let opt = self.opt.masked(l.featmask);
         let s = l.support;
-        if l.kind == "Split" {
-            let m = self.cpu_bottom(l.bottoms[0], remaining, target)?;
-            for t in &l.tops {
-                self.cpu[*t] = Some(m.clone());
-            }
-            return Ok(());
-        }
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
         for b in &l.bottoms {
             let m = self.cpu_bottom(*b, remaining, target)?;

@@ -43,6 +43,11 @@ pub struct BenchArgs {
     /// The input as W,H,C (default: the Input layer's 0=w 1=h 2=c).
     #[arg(long, value_name = "W,H,C")]
     shape: Option<String>,
+    /// Per layer, in order: where it runs and the minimum time of extracting its output (the
+    /// net up to it, plus one download), with the increase over the layer before: where a
+    /// model's time goes.
+    #[arg(long, conflicts_with = "all")]
+    profile: bool,
 }
 
 /// min, median and max of one model's timed runs, in ms.
@@ -115,19 +120,40 @@ fn bench_one(
         .map(|b| b.name.clone())
         .ok_or_else(|| CliError::Usage(format!("{}: no output blob", param.display())))?;
     let input = Mat::from_values(w, h, c, &vec![0.5; w * h * c])?;
-    let once = || -> Result<f64, CliError> {
+    let once = |output: &str| -> Result<f64, CliError> {
         let t = Instant::now();
         let mut ex = net.create_extractor()?;
         ex.input(&input_name, input.clone())?;
-        ex.extract(&output)?;
+        ex.extract(output)?;
         Ok(t.elapsed().as_secs_f64() * 1e3)
     };
     // warm-up: pipelines, the buffer pool, the driver's caches
     for _ in 0..3 {
-        once()?;
+        once(&output)?;
+    }
+    if args.profile {
+        let mut before = 0.0;
+        for layer in net.layers().iter().filter(|l| l.kind != "Input") {
+            let Some(&top) = layer.tops.first() else {
+                continue;
+            };
+            let name = &net.blobs()[top].name;
+            let mut best = f64::INFINITY;
+            for _ in 0..args.loops.max(1) {
+                best = best.min(once(name)?);
+            }
+            let place = if layer.on_gpu() { "gpu" } else { "cpu" };
+            print(&format!(
+                "{:>24} {:<24} {place} {best:8.3} ms {:+8.3}\n",
+                layer.kind,
+                layer.name,
+                best - before
+            ));
+            before = best;
+        }
     }
     let mut times = (0..args.loops.max(1))
-        .map(|_| once())
+        .map(|_| once(&output))
         .collect::<Result<Vec<_>, _>>()?;
     times.sort_by(f64::total_cmp);
     Ok(Timing {

@@ -1,0 +1,165 @@
+// Convolution as an implicit GEMM, pack4 buffer blobs in and out, one group: the output is
+// an (outc / 4) × (outw · outh) matrix of vec4, the product of the weights, (outc / 4) × K,
+// and the input's windows, K × (outw · outh), with K = c / 4 · kernel_h · kernel_w steps of
+// four input channels. A workgroup of 256 computes a tile of 64 positions × 32 output blocks,
+// each invocation 4 positions × 2 blocks, staging 8 steps of both operands at a time in
+// shared memory: every input vec4 loaded is used 64 times, every weight row 64 times, where
+// the direct shader loads both per use.
+//
+// Small layers (few positions, many steps: resnet's last stage has 49 positions and up to
+// 4608 steps) have too few tiles to fill the device, so the steps can be split over the
+// grid's z: each slice writes its fp32 partial sums to the workspace and
+// convolution_gemm_sum adds the slices, the bias and the activation.
+//
+// Weights, from the host: step-major, [K][outc / 4][4 output lanes] vec4 over 4 input lanes,
+// so that a tile's weights for one step are 32 · 4 consecutive vec4.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+// partial sums, [slice][outc / 4][outw · outh], when the steps are split
+layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
+
+// the number of slices the steps are split into (1: write the output directly)
+layout (constant_id = 12) const int splits = 1;
+
+#define TILE_N 64
+#define TILE_M 32
+#define TILE_K 8
+layout (local_size_x = 256) in;
+
+shared vec4 tile_in[TILE_K * TILE_N];
+shared vec4 tile_w[TILE_K * TILE_M * 4];
+
+void main()
+{
+    const int tid = int(gl_LocalInvocationID.x);
+    const int n0 = int(gl_WorkGroupID.x) * TILE_N;
+    const int m0 = int(gl_WorkGroupID.y) * TILE_M;
+    const int slice = int(gl_WorkGroupID.z);
+
+    const int N = p.outw * p.outh;
+    const int M = p.outc;
+    const int kk = kernel_w * kernel_h;
+    const int K = p.c * kk;
+    const int per_slice = (K + splits - 1) / splits;
+    const int k_begin = slice * per_slice;
+    const int k_end = min(K, k_begin + per_slice);
+
+    // the input position this invocation stages, the same for every step
+    const int ln = tid % TILE_N;
+    const int lk = tid / TILE_N;
+    const int n = n0 + ln;
+    const bool n_inside = n < N;
+    const int x0 = (n % p.outw) * stride_w - p.pad_left;
+    const int y0 = (n / p.outw) * stride_h - p.pad_top;
+
+    // the tile entries this invocation computes: positions tp + 16 i, blocks tm + 16 j
+    const int tp = tid % 16;
+    const int tm = tid / 16;
+
+    vec4 sum00 = vec4(0.f), sum01 = vec4(0.f);
+    vec4 sum10 = vec4(0.f), sum11 = vec4(0.f);
+    vec4 sum20 = vec4(0.f), sum21 = vec4(0.f);
+    vec4 sum30 = vec4(0.f), sum31 = vec4(0.f);
+
+    for (int k0 = k_begin; k0 < k_end; k0 += TILE_K)
+    {
+        // input: 8 steps × 64 positions, two per invocation (steps lk and lk + 4)
+        for (int r = 0; r < 2; r++)
+        {
+            const int sk = lk + r * 4;
+            const int k = k0 + sk;
+            vec4 v = vec4(0.f);
+            if (n_inside && k < k_end)
+            {
+                const int ci = k / kk;
+                const int rem = k - ci * kk;
+                const int ky = rem / kernel_w;
+                const int kx = rem - ky * kernel_w;
+                const int x = x0 + kx * dilation_w;
+                const int y = y0 + ky * dilation_h;
+                v = (x >= 0 && x < p.w && y >= 0 && y < p.h)
+                    ? vec4(buffer_ld4(bottom_blob_data, ci * p.cstep + y * p.w + x))
+                    : vec4(p.pad_value);
+            }
+            tile_in[sk * TILE_N + ln] = v;
+        }
+        // weights: 8 steps × 32 blocks × 4 rows, four per invocation, consecutive per step
+        for (int r = 0; r < 4; r++)
+        {
+            const int e = tid + r * 256;
+            const int sk = e / (TILE_M * 4);
+            const int rest = e % (TILE_M * 4);
+            const int k = k0 + sk;
+            const int m = m0 + rest / 4;
+            tile_w[e] = (k < k_end && m < M)
+                ? vec4(buffer_ld4(weight_data, (k * M + m0) * 4 + rest))
+                : vec4(0.f);
+        }
+        barrier();
+
+        for (int sk = 0; sk < TILE_K; sk++)
+        {
+            const vec4 v0 = tile_in[sk * TILE_N + tp];
+            const vec4 v1 = tile_in[sk * TILE_N + tp + 16];
+            const vec4 v2 = tile_in[sk * TILE_N + tp + 32];
+            const vec4 v3 = tile_in[sk * TILE_N + tp + 48];
+            const int wb0 = (sk * TILE_M + tm) * 4;
+            const int wb1 = wb0 + 16 * 4;
+            vec4 a = tile_w[wb0];
+            vec4 b = tile_w[wb0 + 1];
+            vec4 c = tile_w[wb0 + 2];
+            vec4 d = tile_w[wb0 + 3];
+            sum00 += vec4(dot(v0, a), dot(v0, b), dot(v0, c), dot(v0, d));
+            sum10 += vec4(dot(v1, a), dot(v1, b), dot(v1, c), dot(v1, d));
+            sum20 += vec4(dot(v2, a), dot(v2, b), dot(v2, c), dot(v2, d));
+            sum30 += vec4(dot(v3, a), dot(v3, b), dot(v3, c), dot(v3, d));
+            a = tile_w[wb1];
+            b = tile_w[wb1 + 1];
+            c = tile_w[wb1 + 2];
+            d = tile_w[wb1 + 3];
+            sum01 += vec4(dot(v0, a), dot(v0, b), dot(v0, c), dot(v0, d));
+            sum11 += vec4(dot(v1, a), dot(v1, b), dot(v1, c), dot(v1, d));
+            sum21 += vec4(dot(v2, a), dot(v2, b), dot(v2, c), dot(v2, d));
+            sum31 += vec4(dot(v3, a), dot(v3, b), dot(v3, c), dot(v3, d));
+        }
+        barrier();
+    }
+
+    vec4 sums[8] = vec4[8](sum00, sum01, sum10, sum11, sum20, sum21, sum30, sum31);
+    for (int i = 0; i < 4; i++)
+    {
+        const int on = n0 + tp + 16 * i;
+        if (on >= N)
+            continue;
+        for (int j = 0; j < 2; j++)
+        {
+            const int om = m0 + tm + 16 * j;
+            if (om >= M)
+                continue;
+            const vec4 s = sums[i * 2 + j];
+            if (splits > 1)
+            {
+                partial_data[(slice * M + om) * N + on] = s;
+            }
+            else
+            {
+                const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+                const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
+                buffer_st4(top_blob_data, om * p.outcstep + on, res);
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+// The second pass of a convolution_gemm whose steps were split: per output element (four
+// output channels at one position), the slices' fp32 partial sums, the bias and the
+// activation.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer partial_blob { vec4 partial_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
+layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+
+layout (constant_id = 12) const int splits = 1;
+
+void main()
+{
+    const int on = int(gl_GlobalInvocationID.x);
+    const int om = int(gl_GlobalInvocationID.y);
+    const int N = p.outw * p.outh;
+    if (on >= N || om >= p.outc)
+        return;
+
+    vec4 s = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+    for (int i = 0; i < splits; i++)
+        s += partial_data[(i * p.outc + om) * N + on];
+    const afpvec4 res = activation_afpvec4(afpvec4(s), activation_type, activation_param_0, activation_param_1);
+    buffer_st4(top_blob_data, om * p.outcstep + on, res);
+}
