@@ -1117,17 +1117,26 @@ fn innerproduct_runs_on_the_gpu_for_flat_inputs_with_every_activation() {
             );
         }
     }
-    // a 3-D input is declined by the GPU path and runs on the CPU, with the same result
-    let w = rng.vec(4 * 4 * 8 * 5);
-    let param = one_layer("InnerProduct", &["data"], &format!("0=5 2={}", w.len()));
-    let x = Input::new(&mut rng, "data", 3, [4, 4, 1, 8]);
-    check_gpu(
-        "InnerProduct of a 3-D blob",
-        &param,
-        &bin(&[(&w, true)]),
-        &[x],
-        &[],
-    );
+    // 3-D inputs (vgg's and alexnet's first fully connected layers) are flattened on the GPU,
+    // channel blocks of 4 and 8 and a ragged channel count
+    for c in [8, 16, 5] {
+        let w = rng.vec(4 * 3 * c * 5);
+        let param = one_layer(
+            "InnerProduct",
+            &["data"],
+            &format!("0=5 1=1 2={} 9=1", w.len()),
+        );
+        let x = Input::new(&mut rng, "data", 3, [4, 3, 1, c]);
+        let b = rng.vec(5);
+        check_gpu_with(
+            "InnerProduct of a 3-D blob",
+            &param,
+            &bin(&[(&w, true), (&b, false)]),
+            &[x],
+            &["InnerProduct"],
+            true,
+        );
+    }
 }
 
 /// Spent GPU blobs go back to the context's pool and are handed out again: repeated extracts

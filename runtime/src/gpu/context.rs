@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::gpu::pool::BufferPool;
+use crate::gpu::recorder::StatCounters;
 use crate::meta::Features;
 
 /// How SPIR-V reaches the driver.
@@ -65,6 +66,7 @@ pub struct Context {
     /// again (ncnn's blob allocator).
     pub(crate) pool: Arc<BufferPool>,
     pub(crate) dummy: wgpu::Buffer,
+    pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
 }
@@ -213,6 +215,7 @@ impl Context {
             allowed,
             pipelines: Mutex::new(HashMap::new()),
             pool: Arc::default(),
+            stats: StatCounters::default(),
             dummy,
         })
     }

@@ -15,4 +15,4 @@ pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
 pub use options::Options;
 pub use pipeline::Pipeline;
 pub use pool::DeviceBuffer;
-pub use recorder::{Recorder, Resource};
+pub use recorder::{Recorder, Resource, SubmissionStats};

@@ -1,5 +1,8 @@
 //! Recording dispatches (many per submission), and moving buffer data in and out.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
 use crate::error::{Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Kind, Pipeline, Slot};
@@ -14,6 +17,8 @@ pub struct Recorder<'c> {
     /// H200 (see the README's overhead figures).
     pass: Option<wgpu::ComputePass<'static>>,
     dispatches: usize,
+    /// When recording began (for [`Context::submission_stats`]).
+    started: Instant,
 }
 
 /// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
@@ -34,7 +39,14 @@ impl Context {
                 }),
             pass: None,
             dispatches: 0,
+            started: Instant::now(),
         }
+    }
+
+    /// Submissions so far and the time spent recording them and waiting for them: where a
+    /// run's time goes on the host and on the device (`fpshader bench --profile`).
+    pub fn submission_stats(&self) -> SubmissionStats {
+        self.stats.snapshot()
     }
 
     /// A storage buffer holding `bytes` (also usable as copy source and destination). Always a
@@ -410,6 +422,7 @@ impl<'c> Recorder<'c> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         // recording errors surface when the encoder finishes
         let commands = self.encoder.finish();
+        let recorded = Instant::now();
         let index = self.ctx.queue.submit([commands]);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(e.to_string()));
@@ -420,6 +433,56 @@ impl<'c> Recorder<'c> {
                 timeout: None,
             })
             .map_err(|e| Error::Gpu(e.to_string()))?;
+        let stats = &self.ctx.stats;
+        stats.submissions.fetch_add(1, Ordering::Relaxed);
+        stats.add(&stats.record_ns, recorded - self.started);
+        stats.add(&stats.wait_ns, recorded.elapsed());
         Ok(())
+    }
+}
+
+/// Counters behind [`Context::submission_stats`].
+#[derive(Debug, Default)]
+pub(crate) struct StatCounters {
+    submissions: AtomicU64,
+    record_ns: AtomicU64,
+    wait_ns: AtomicU64,
+}
+
+impl StatCounters {
+    fn add(&self, counter: &AtomicU64, d: Duration) {
+        counter.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> SubmissionStats {
+        let d = |c: &AtomicU64| Duration::from_nanos(c.load(Ordering::Relaxed));
+        SubmissionStats {
+            submissions: self.submissions.load(Ordering::Relaxed),
+            recording: d(&self.record_ns),
+            waiting: d(&self.wait_ns),
+        }
+    }
+}
+
+/// What [`Context::submission_stats`] reports; subtract two to measure what lies between.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubmissionStats {
+    /// Recorders submitted (each waited for).
+    pub submissions: u64,
+    /// Host time from a recorder's creation to its submission: the layers' recording.
+    pub recording: Duration,
+    /// Time from submission to completion: the device's work plus the wait's latency.
+    pub waiting: Duration,
+}
+
+impl std::ops::Sub for SubmissionStats {
+    type Output = SubmissionStats;
+
+    fn sub(self, before: SubmissionStats) -> SubmissionStats {
+        SubmissionStats {
+            submissions: self.submissions - before.submissions,
+            recording: self.recording.saturating_sub(before.recording),
+            waiting: self.waiting.saturating_sub(before.waiting),
+        }
     }
 }

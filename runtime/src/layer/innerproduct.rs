@@ -1,9 +1,9 @@
 //! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 9=activation_type
 //! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
-//! On the GPU for flat inputs (1-D or 1×1×c: after Flatten or pooling), buffer storage: a
-//! GEMV over vec4 rows when the input count is a multiple of 4, else (squeeze-excitation's
-//! small layers) the pack1 convolution shader as a 1×1 convolution; other inputs run on the
-//! CPU.
+//! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
+//! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
+//! the input count is a multiple of 4, else (squeeze-excitation's small layers) the pack1
+//! convolution shader as a 1×1 convolution.
 
 use std::sync::Arc;
 
@@ -13,6 +13,7 @@ use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
+use crate::layer::blobs::Flatten;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::no_device;
 use crate::layer::kernels;
@@ -74,6 +75,8 @@ struct GpuInnerProduct {
     pipeline: Arc<Pipeline>,
     /// `pipeline` is the pack1 convolution (inputs not a multiple of 4).
     ragged: bool,
+    /// Flattens inputs that are not flat.
+    flatten: Flatten,
     weights: core::option::Option<GpuMat>,
     bias: core::option::Option<GpuMat>,
 }
@@ -99,7 +102,7 @@ impl Layer for InnerProduct {
 
     fn create_pipeline(
         &mut self,
-        _opt: &Option,
+        opt: &Option,
         gpu: core::option::Option<GpuSetup<'_>>,
     ) -> Result<()> {
         // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
@@ -131,9 +134,12 @@ impl Layer for InnerProduct {
                     gpu.ctx
                         .pipeline(Shader::Innerproduct.module(), gpu.options, &spec)?
                 };
+                let mut flatten = Flatten::default();
+                flatten.create_pipeline(opt, Some(gpu))?;
                 Some(GpuInnerProduct {
                     pipeline,
                     ragged,
+                    flatten,
                     weights: None,
                     bias: None,
                 })
@@ -143,7 +149,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, opt: &Option) -> Result<()> {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -168,15 +174,10 @@ impl Layer for InnerProduct {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         // one workgroup per output along y: within every device's dispatch limit
         self.num_output <= 65535
-            && matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape) == Some(self.num_input()))
+            && matches!(bottoms, [(_, shape)] if shape.iter().product::<usize>() == self.num_input())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &Option,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>, opt: &Option) -> Result<GpuMat> {
         let state = self.gpu.as_ref().ok_or_else(|| no_device("InnerProduct"))?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::Shape(
@@ -184,6 +185,17 @@ impl Layer for InnerProduct {
             ));
         };
         let ctx = rec.context();
+        let flattened;
+        let bottom = if flat_values(bottom.dims, bottom.shape()).is_none()
+            && bottom.shape().iter().product::<usize>() == self.num_input()
+        {
+            // the gather reads pack1 blobs (Flatten declares no packing)
+            let unpacked = ctx.record_packing(rec, bottom, 1)?;
+            flattened = state.flatten.forward_gpu(&unpacked, rec, opt)?;
+            &flattened
+        } else {
+            bottom
+        };
         if flat_values(bottom.dims, bottom.shape()) != Some(self.num_input()) {
             return Err(Error::Shape(format!(
                 "InnerProduct on the GPU takes {} flat values, got {:?}",
@@ -243,7 +255,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, opt: &Option) -> Result<Mat> {
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
         // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)

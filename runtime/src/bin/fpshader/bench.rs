@@ -132,6 +132,18 @@ fn bench_one(
         once(&output)?;
     }
     if args.profile {
+        // one whole run: host recording against the wait for the device
+        if let Some(ctx) = net.context().cloned() {
+            let before = ctx.submission_stats();
+            let total = once(&output)?;
+            let d = ctx.submission_stats() - before;
+            print(&format!(
+                "one run {total:.3} ms: {} submission(s), recording {:.3} ms, waiting {:.3} ms\n",
+                d.submissions,
+                d.recording.as_secs_f64() * 1e3,
+                d.waiting.as_secs_f64() * 1e3
+            ));
+        }
         let mut before = 0.0;
         for layer in net.layers().iter().filter(|l| l.kind != "Input") {
             let Some(&top) = layer.tops.first() else {
