@@ -1825,6 +1825,83 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
     }
 }
 
+/// Deconvolution cases: input `[w, h, 1, c]`, params without weight size, groups, outputs,
+/// kernel: strides, dilations, explicit pads, output pads, output sizes with "same" cuts,
+/// activations, grouped and depthwise.
+fn deconvolution_cases() -> Vec<ConvCase> {
+    [
+        (3, 4, [3, 3], "3=2", 1),
+        (4, 5, [4, 4], "3=2 4=1 9=1", 1),
+        (5, 3, [3, 2], "2=2 13=2 4=0 15=1 14=1 16=2", 1),
+        (4, 4, [3, 3], "3=2 18=1 9=2 -23310=1,0.1", 1),
+        (6, 6, [3, 3], "3=2 4=-233 20=17 21=15", 1),
+        (
+            6,
+            4,
+            [2, 2],
+            "3=2 4=-234 20=16 21=14 9=3 -23310=2,-0.5,0.5",
+            1,
+        ),
+        (8, 8, [3, 3], "3=2 4=1", 8),
+        (8, 12, [3, 3], "9=4", 4),
+    ]
+    .into_iter()
+    .map(|(c, outc, k, extra, group)| ([9, 8, 1, c], extra.to_string(), group, outc, k))
+    .collect()
+}
+
+#[test]
+fn deconvolution_matches_ncnn_on_the_cpu_and_the_gpu() {
+    let mut rng = Rng(109);
+    for case in deconvolution_cases() {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let param = param.replace("Convolution", "Deconvolution");
+        let x = Input::new(&mut rng, "data", 3, case.0);
+        check_layer(&param, &param, &weights, std::slice::from_ref(&x));
+        let kind = if case.2 > 1 {
+            "DeconvolutionDepthWise"
+        } else {
+            "Deconvolution"
+        };
+        check_gpu_with(&param, &param, &weights, &[x], &[kind], true);
+    }
+}
+
+#[test]
+fn interp_matches_ncnn_on_the_cpu_and_the_gpu() {
+    let mut rng = Rng(113);
+    let planes = [
+        "0=1 1=2 2=2",
+        "0=1 3=5 4=7",
+        "0=1 1=1.5 2=0.5",
+        "0=2 1=2 2=2",
+        "0=2 3=13 4=11 6=1",
+        "0=2 3=4 4=5",
+        "0=3 1=2 2=2",
+        "0=3 3=17 4=6",
+        "0=3 3=5 4=13 6=1",
+        "0=2 1=1.5 2=1.5",
+        "0=3 1=0.7 2=1.3",
+        "0=2 1=1.5 2=2.5 6=1",
+    ];
+    let cases: Vec<(u8, [usize; 4], &str)> = planes
+        .iter()
+        .map(|p| (3, [9, 8, 1, 5], *p))
+        .chain([
+            (2, [9, 4, 1, 1], "0=2 2=1.5"),
+            (2, [9, 4, 1, 1], "0=1 4=13"),
+            (2, [9, 4, 1, 1], "0=3 4=17"),
+            (1, [6, 1, 1, 1], "0=1 3=3 4=4"),
+        ])
+        .collect();
+    check_cases(&mut rng, "Interp", &cases);
+    for p in planes {
+        let x = Input::new(&mut rng, "data", 3, [9, 8, 1, 8]);
+        let param = one_layer("Interp", &["data"], p);
+        check_gpu_with(&format!("Interp {p}"), &param, &[], &[x], &["Interp"], true);
+    }
+}
+
 #[test]
 fn lrn_matches_ncnn_across_and_within_channels() {
     let mut rng = Rng(107);

@@ -149,7 +149,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn upload_model(&mut self, gpu: GpuSetup<'_>, opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -255,7 +255,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
         // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)

@@ -9,7 +9,9 @@ use crate::layer::axis::{BatchNorm, Concat, Scale, Softmax};
 use crate::layer::blobs::{Flatten, Input, MemoryData, Reshape, Split};
 use crate::layer::contract::Layer;
 use crate::layer::convolution::Convolution;
+use crate::layer::deconvolution::Deconvolution;
 use crate::layer::innerproduct::InnerProduct;
+use crate::layer::interp::Interp;
 use crate::layer::lrn::Lrn;
 use crate::layer::packing::{Cast, Packing};
 use crate::layer::padding::Padding;
@@ -47,6 +49,9 @@ pub const BUILTIN: &[&str] = &[
     "Convolution",
     "ConvolutionDepthWise",
     "LRN",
+    "Deconvolution",
+    "DeconvolutionDepthWise",
+    "Interp",
     "Pooling",
     "Slice",
     "Crop",
@@ -84,6 +89,9 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Convolution" => Box::<Convolution>::default(),
         "ConvolutionDepthWise" => Box::new(Convolution::depthwise()),
         "LRN" => Box::<Lrn>::default(),
+        "Deconvolution" => Box::<Deconvolution>::default(),
+        "DeconvolutionDepthWise" => Box::new(Deconvolution::depthwise()),
+        "Interp" => Box::<Interp>::default(),
         "Pooling" => Box::<Pooling>::default(),
         "Slice" => Box::<Slice>::default(),
         "Crop" => Box::<Crop>::default(),

@@ -1,0 +1,67 @@
+// Deconvolution (transposed convolution), direct, pack1 buffer blobs, any groups: one
+// invocation per output value, gathering the inputs whose strided kernel footprint covers it:
+// output (x, y) of the bordered result takes input (i, j) through kernel tap (kx, ky) when
+// x = j * stride_w + kx * dilation_w and y = i * stride_h + ky * dilation_h. The output
+// starts at (pad_left, pad_top) of the bordered result (ncnn cuts its pads after the fact).
+// Weights as ncnn stores them: [outc][c / group][kernel_h][kernel_w].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfp weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+        return;
+
+    const int cin_g = p.c / group;
+    const int g = gz / (p.outc / group);
+    const int bx = gx + p.pad_left;
+    const int by = gy + p.pad_top;
+
+    float sum = bias_term == 1 ? float(buffer_ld1(bias_data, gz)) : 0.f;
+    for (int ky = 0; ky < kernel_h; ky++)
+    {
+        const int ty = by - ky * dilation_h;
+        if (ty < 0 || ty % stride_h != 0)
+            continue;
+        const int i = ty / stride_h;
+        if (i >= p.h)
+            continue;
+        for (int kx = 0; kx < kernel_w; kx++)
+        {
+            const int tx = bx - kx * dilation_w;
+            if (tx < 0 || tx % stride_w != 0)
+                continue;
+            const int j = tx / stride_w;
+            if (j >= p.w)
+                continue;
+            int wi = (gz * cin_g * kernel_h + ky) * kernel_w + kx;
+            int bi = g * cin_g * p.cstep + i * p.w + j;
+            for (int q = 0; q < cin_g; q++)
+            {
+                sum += float(buffer_ld1(bottom_blob_data, bi)) * float(buffer_ld1(weight_data, wi));
+                bi += p.cstep;
+                wi += kernel_h * kernel_w;
+            }
+        }
+    }
+
+    const afp res = activation_afp(afp(sum), activation_type, activation_param_0, activation_param_1);
+    buffer_st1(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+}
