@@ -1,10 +1,11 @@
 // Convolution as an implicit GEMM, pack4 buffer blobs in and out, one group: the output is
 // an (outc / 4) × (outw · outh) matrix of vec4, the product of the weights, (outc / 4) × K,
 // and the input's windows, K × (outw · outh), with K = c / 4 · kernel_h · kernel_w steps of
-// four input channels. A workgroup of 256 computes a tile of 64 positions × 32 output blocks,
-// each invocation 4 positions × 2 blocks, staging 8 steps of both operands at a time in
-// shared memory: every input vec4 loaded is used 64 times, every weight row 64 times, where
-// the direct shader loads both per use.
+// four input channels. A workgroup of 256 computes a tile of 64 positions × 32 output blocks
+// (`wide`: 128 positions × 16 blocks, for layers of at most 64 output channels), each
+// invocation 4 positions × 2 blocks, staging 8 steps of both operands at a time in shared
+// memory: every input vec4 loaded is used 32 or 64 times, every weight row 64 or 128 times,
+// where the direct shader loads both per use.
 //
 // Small layers (few positions, many steps: resnet's last stage has 49 positions and up to
 // 4608 steps) have too few tiles to fill the device, so the steps can be split over the
@@ -33,14 +34,20 @@ layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 
 // the number of slices the steps are split into (1: write the output directly)
 layout (constant_id = 12) const int splits = 1;
+// 1: the tile is 128 positions × 16 output blocks
+layout (constant_id = 13) const int wide = 0;
 
-#define TILE_N 64
-#define TILE_M 32
+const int TILE_N = wide == 1 ? 128 : 64;
+const int TILE_M = wide == 1 ? 16 : 32;
+// invocations along positions, and along output blocks
+const int LANES_N = TILE_N / 4;
+const int LANES_M = 256 / LANES_N;
 #define TILE_K 8
 layout (local_size_x = 256) in;
 
-shared vec4 tile_in[TILE_K * TILE_N];
-shared vec4 tile_w[TILE_K * TILE_M * 4];
+// sized for the larger of the two tiles
+shared vec4 tile_in[TILE_K * 128];
+shared vec4 tile_w[TILE_K * 32 * 4];
 
 void main()
 {
@@ -65,9 +72,9 @@ void main()
     const int x0 = (n % p.outw) * stride_w - p.pad_left;
     const int y0 = (n / p.outw) * stride_h - p.pad_top;
 
-    // the tile entries this invocation computes: positions tp + 16 i, blocks tm + 16 j
-    const int tp = tid % 16;
-    const int tm = tid / 16;
+    // the tile entries this invocation computes: positions tp + LANES_N i, blocks tm + LANES_M j
+    const int tp = tid % LANES_N;
+    const int tm = tid / LANES_N;
 
     vec4 sum00 = vec4(0.f), sum01 = vec4(0.f);
     vec4 sum10 = vec4(0.f), sum11 = vec4(0.f);
@@ -76,10 +83,10 @@ void main()
 
     for (int k0 = k_begin; k0 < k_end; k0 += TILE_K)
     {
-        // input: 8 steps × 64 positions, two per invocation (steps lk and lk + 4)
-        for (int r = 0; r < 2; r++)
+        // input: 8 steps × TILE_N positions, 2 or 4 per invocation
+        for (int r = 0; r < TILE_K * TILE_N / 256; r++)
         {
-            const int sk = lk + r * 4;
+            const int sk = lk + r * (256 / TILE_N);
             const int k = k0 + sk;
             vec4 v = vec4(0.f);
             if (n_inside && k < k_end)
@@ -96,8 +103,8 @@ void main()
             }
             tile_in[sk * TILE_N + ln] = v;
         }
-        // weights: 8 steps × 32 blocks × 4 rows, four per invocation, consecutive per step
-        for (int r = 0; r < 4; r++)
+        // weights: 8 steps × TILE_M blocks × 4 rows, 4 or 2 per invocation, consecutive per step
+        for (int r = 0; r < TILE_K * TILE_M * 4 / 256; r++)
         {
             const int e = tid + r * 256;
             const int sk = e / (TILE_M * 4);
@@ -113,11 +120,11 @@ void main()
         for (int sk = 0; sk < TILE_K; sk++)
         {
             const vec4 v0 = tile_in[sk * TILE_N + tp];
-            const vec4 v1 = tile_in[sk * TILE_N + tp + 16];
-            const vec4 v2 = tile_in[sk * TILE_N + tp + 32];
-            const vec4 v3 = tile_in[sk * TILE_N + tp + 48];
+            const vec4 v1 = tile_in[sk * TILE_N + tp + LANES_N];
+            const vec4 v2 = tile_in[sk * TILE_N + tp + 2 * LANES_N];
+            const vec4 v3 = tile_in[sk * TILE_N + tp + 3 * LANES_N];
             const int wb0 = (sk * TILE_M + tm) * 4;
-            const int wb1 = wb0 + 16 * 4;
+            const int wb1 = wb0 + LANES_M * 4;
             vec4 a = tile_w[wb0];
             vec4 b = tile_w[wb0 + 1];
             vec4 c = tile_w[wb0 + 2];
@@ -141,12 +148,12 @@ void main()
     vec4 sums[8] = vec4[8](sum00, sum01, sum10, sum11, sum20, sum21, sum30, sum31);
     for (int i = 0; i < 4; i++)
     {
-        const int on = n0 + tp + 16 * i;
+        const int on = n0 + tp + LANES_N * i;
         if (on >= N)
             continue;
         for (int j = 0; j < 2; j++)
         {
-            const int om = m0 + tm + 16 * j;
+            const int om = m0 + tm + LANES_M * j;
             if (om >= M)
                 continue;
             const vec4 s = sums[i * 2 + j];

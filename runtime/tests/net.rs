@@ -1746,11 +1746,14 @@ fn convolution_cases() -> Vec<ConvCase> {
         (4, 4, [2, 3], "13=2 9=5"),
         (16, 8, [3, 3], "4=1 9=6 -23310=2,0.2,0.5"),
         (3, 3, [3, 3], "5=0"),
-        // the GEMM with its steps split over 2 and 4 slices, and output blocks that do not
-        // fill its tile
+        // the GEMM's wide tile (at most 64 outputs) with its steps split over 2 and 4 slices,
+        // and output blocks that do not fill it
         (64, 8, [3, 3], "4=1 9=1"),
         (128, 12, [3, 3], "3=2 4=1 9=2 -23310=1,0.1"),
         (256, 36, [1, 1], ""),
+        // the GEMM's narrow tile (more than 64 outputs), whole and split
+        (32, 72, [3, 3], "4=1 9=1"),
+        (128, 80, [3, 3], "4=1"),
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), 1, outc, k));
     }

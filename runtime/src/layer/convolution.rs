@@ -75,8 +75,10 @@ struct GpuConvolution {
 /// GPU), and the fewest steps a slice keeps.
 const GEMM_TARGET_GROUPS: usize = 512;
 const GEMM_MIN_SLICE_STEPS: usize = 64;
-/// The GEMM's tile: positions × output blocks of 4.
+/// The GEMM's tiles: positions × output blocks of 4, and the wide one for layers of at most
+/// 16 blocks.
 const GEMM_TILE: [usize; 2] = [64, 32];
+const GEMM_TILE_WIDE: [usize; 2] = [128, 16];
 
 /// Where the output's windows lie in the padded input of one forward.
 #[derive(Clone, Copy, Debug)]
@@ -226,10 +228,20 @@ impl Convolution {
         self.group == 1 && self.pack4_kind() == 1
     }
 
+    /// The GEMM's tile (positions × output blocks): the wide one when the outputs fit it.
+    fn gemm_tile(&self) -> [usize; 2] {
+        if self.num_output / 4 <= GEMM_TILE_WIDE[1] {
+            GEMM_TILE_WIDE
+        } else {
+            GEMM_TILE
+        }
+    }
+
     /// How many slices the GEMM splits its `steps` into over `positions` outputs.
     fn gemm_splits(&self, positions: usize, steps: usize) -> usize {
         let blocks = self.num_output / 4;
-        let tiles = positions.div_ceil(GEMM_TILE[0]) * blocks.div_ceil(GEMM_TILE[1]);
+        let [tn, tm] = self.gemm_tile();
+        let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = GEMM_TARGET_GROUPS.div_ceil(tiles.max(1));
         let most = (steps / GEMM_MIN_SLICE_STEPS).max(1);
         // a power of two, so that few split counts (pipelines) exist
@@ -299,11 +311,8 @@ impl Convolution {
             };
             Ok([one(v[0])?, one(v[1])?, one(v[2])?])
         };
-        let groups = grid([
-            positions.div_ceil(GEMM_TILE[0]) * 256,
-            top.c.div_ceil(GEMM_TILE[1]),
-            splits,
-        ])?;
+        let [tn, tm] = self.gemm_tile();
+        let groups = grid([positions.div_ceil(tn) * 256, top.c.div_ceil(tm), splits])?;
         let ctx = rec.context();
         if splits == 1 {
             let unsplit = unsplit.clone();
@@ -321,6 +330,15 @@ impl Convolution {
             local_size: None,
         };
         let gemm = ctx.pipeline(Shader::ConvolutionGemm.module(), state.options, &spec)?;
+        // the sum pass has no tile
+        let spec = Specialization {
+            values: spec
+                .values
+                .into_iter()
+                .filter(|(id, _)| *id != 13)
+                .collect(),
+            local_size: None,
+        };
         let sum = ctx.pipeline(Shader::ConvolutionGemmSum.module(), state.options, &spec)?;
         // one row of fp32 values (a 1-D mat's length is its channel count)
         let partials = ctx.alloc_mat(
@@ -451,6 +469,15 @@ impl Layer for Convolution {
                         (11, SpecValue::I32(kind)),
                     ]
                 };
+                let wide = i32::from(self.gemm_tile() == GEMM_TILE_WIDE);
+                let gemm = self.uses_gemm();
+                let spec = |kind: i32| {
+                    let mut v = spec(kind);
+                    if gemm && kind == 1 {
+                        v.push((13, SpecValue::I32(wide)));
+                    }
+                    v
+                };
                 let values = |kind: i32| Specialization {
                     values: spec(kind),
                     local_size: None,
@@ -459,7 +486,6 @@ impl Layer for Convolution {
                     gpu.ctx
                         .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
                 let kind = self.pack4_kind();
-                let gemm = self.uses_gemm();
                 let pack4 = if kind == 0 {
                     None
                 } else {
