@@ -51,7 +51,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let zoo = root.join("tests/zoo");
     let python = std::env::var("FPSHADER_NCNN_PYTHON").map_err(|_| "no ncnn python")?;
     let script = root.join("examples/ncnn_zoo_bench.py");
-    for (class, cpu) in [("gpu", false), ("cpu", true)] {
+    let ours_cmd = |loops: &str, cpu: bool| {
         let mut ours = Command::new(&fpshader);
         ours.arg("bench")
             .arg("--all")
@@ -60,13 +60,23 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         if cpu {
             ours.args(["--cpu", "--threads", threads]);
         }
-        let ours = minima(&capture(&mut ours)?);
-        let theirs = minima(&capture(
-            Command::new(&python)
-                .arg(&script)
-                .arg(&zoo)
-                .args([loops, threads, class]),
-        )?);
+        ours
+    };
+    let theirs_cmd = |loops: &str, class: &str| {
+        let mut theirs = Command::new(&python);
+        theirs.arg(&script).arg(&zoo).args([loops, threads, class]);
+        theirs
+    };
+    for (class, cpu) in [("gpu", false), ("cpu", true)] {
+        if !cpu {
+            // a GPU's clocks settle only under load (an H200 timed ncnn up to 2.4x slower in a
+            // first round): one untimed round of both first
+            eprintln!("xtask: warm-up round");
+            capture(&mut ours_cmd("10", false))?;
+            capture(&mut theirs_cmd("10", class))?;
+        }
+        let ours = minima(&capture(&mut ours_cmd(loops, cpu))?);
+        let theirs = minima(&capture(&mut theirs_cmd(loops, class))?);
         println!("{class}: model, fpshader min ms, ncnn min ms, ratio (fpshader / ncnn)");
         for (name, ms) in &ours {
             match theirs.get(name) {
