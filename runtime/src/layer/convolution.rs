@@ -26,6 +26,7 @@ use crate::layer::kernels;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
+use crate::layer::window::Window;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
@@ -33,21 +34,9 @@ use crate::{Opt, OptionSet};
 /// A convolution (dense, grouped or depthwise).
 #[derive(Default)]
 pub struct Convolution {
-    /// ConvolutionDepthWise: `7=group` is read (a plain Convolution has one group).
-    grouped: bool,
-    num_output: usize,
-    kernel: [usize; 2],
-    dilation: [usize; 2],
-    stride: [usize; 2],
-    /// left, right, top, bottom as the params give them (-233 / -234: "same").
-    pad: [i32; 4],
+    window: Window,
     pad_value: f32,
-    bias_term: bool,
-    weight_data_size: usize,
-    group: usize,
     int8_scale_term: i32,
-    activation: i32,
-    activation_params: Vec<f32>,
     weights: Vec<f32>,
     bias: Vec<f32>,
     gpu: core::option::Option<GpuConvolution>,
@@ -95,37 +84,26 @@ impl Convolution {
     /// ConvolutionDepthWise (reads `7=group`).
     pub fn depthwise() -> Self {
         Convolution {
-            grouped: true,
+            window: Window::grouped(),
             ..Convolution::default()
         }
     }
 
     fn kind(&self) -> &'static str {
-        if self.grouped {
+        if self.window.grouped {
             "ConvolutionDepthWise"
         } else {
             "Convolution"
         }
     }
 
-    /// Input channels per group, from the weight count.
-    fn channels_per_group(&self) -> usize {
-        let [kw, kh] = self.kernel;
-        self.weight_data_size / (self.num_output * kw * kh).max(1)
-    }
-
-    /// The input channels the weights fit.
-    fn channels(&self) -> usize {
-        self.channels_per_group() * self.group
-    }
-
     /// The window geometry over an input of `w × h`.
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
-        let [kw, kh] = self.kernel;
-        let [dw, dh] = self.dilation;
-        let [sw, sh] = self.stride;
+        let [kw, kh] = self.window.kernel;
+        let [dw, dh] = self.window.dilation;
+        let [sw, sh] = self.window.stride;
         let (ext_w, ext_h) = (dw * (kw - 1) + 1, dh * (kh - 1) + 1);
-        let [l, r, t, b] = self.pad;
+        let [l, r, t, b] = self.window.pad;
         let (pl, pr, pt, pb) = if l == -233 || l == -234 {
             let wpad = (ext_w + (w.max(1) - 1) / sw * sw).saturating_sub(w);
             let hpad = (ext_h + (h.max(1) - 1) / sh * sh).saturating_sub(h);
@@ -153,41 +131,21 @@ impl Convolution {
         })
     }
 
-    /// Checks a `c`-channel 3-D input against the weights.
-    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
-        if dims != 3 {
-            return Err(Error::Shape(format!(
-                "{} takes 3-D blobs, got {dims}-D",
-                self.kind()
-            )));
-        }
-        if c != self.channels() {
-            return Err(Error::Shape(format!(
-                "{} weights ({} of them, {} outputs, {} groups, kernel {:?}) fit {} channels, the input has {c}",
-                self.kind(),
-                self.weight_data_size,
-                self.num_output,
-                self.group,
-                self.kernel,
-                self.channels()
-            )));
-        }
-        Ok(())
-    }
-
     /// Whether every input channel feeds only its own output channel.
     fn is_depthwise(&self) -> bool {
-        self.group > 1 && self.group == self.num_output && self.channels_per_group() == 1
+        self.window.group > 1
+            && self.window.group == self.window.num_output
+            && self.window.channels_per_group() == 1
     }
 
     /// The pack4 weights of the dense and grouped shader: per output block of 4, its
     /// group's input blocks of 4 and kernel position, four rows (one per output lane) of four
     /// input weights.
     fn weights_pack4(&self) -> Vec<f32> {
-        let [kw, kh] = self.kernel;
-        let (cin_g, kk) = (self.channels_per_group(), kw * kh);
+        let [kw, kh] = self.window.kernel;
+        let (cin_g, kk) = (self.window.channels_per_group(), kw * kh);
         let mut out = Vec::with_capacity(self.weights.len());
-        for o4 in 0..self.num_output / 4 {
+        for o4 in 0..self.window.num_output / 4 {
             for i4 in 0..cin_g / 4 {
                 for k in 0..kk {
                     for lane in 0..4 {
@@ -205,12 +163,12 @@ impl Convolution {
     /// The pack4 weights of the GEMM: per step (input block of 4 and kernel position), per
     /// output block, four rows (one per output lane) of four input weights.
     fn weights_gemm(&self) -> Vec<f32> {
-        let [kw, kh] = self.kernel;
-        let (cin, kk) = (self.channels_per_group(), kw * kh);
+        let [kw, kh] = self.window.kernel;
+        let (cin, kk) = (self.window.channels_per_group(), kw * kh);
         let mut out = Vec::with_capacity(self.weights.len());
         for i4 in 0..cin / 4 {
             for k in 0..kk {
-                for o4 in 0..self.num_output / 4 {
+                for o4 in 0..self.window.num_output / 4 {
                     for lane in 0..4 {
                         for j in 0..4 {
                             let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
@@ -225,12 +183,12 @@ impl Convolution {
 
     /// Whether dense pack4 blobs go through the implicit GEMM.
     fn uses_gemm(&self) -> bool {
-        self.group == 1 && self.pack4_kind() == 1
+        self.window.group == 1 && self.pack4_kind() == 1
     }
 
     /// The GEMM's tile (positions × output blocks): the wide one when the outputs fit it.
     fn gemm_tile(&self) -> [usize; 2] {
-        if self.num_output / 4 <= GEMM_TILE_WIDE[1] {
+        if self.window.num_output / 4 <= GEMM_TILE_WIDE[1] {
             GEMM_TILE_WIDE
         } else {
             GEMM_TILE
@@ -239,7 +197,7 @@ impl Convolution {
 
     /// How many slices the GEMM splits its `steps` into over `positions` outputs.
     fn gemm_splits(&self, positions: usize, steps: usize) -> usize {
-        let blocks = self.num_output / 4;
+        let blocks = self.window.num_output / 4;
         let [tn, tm] = self.gemm_tile();
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = GEMM_TARGET_GROUPS.div_ceil(tiles.max(1));
@@ -256,9 +214,9 @@ impl Convolution {
     /// The pack4 weights of the depthwise shader: per channel block and kernel position, the
     /// four channels' weights.
     fn weights_depthwise_pack4(&self) -> Vec<f32> {
-        let kk = self.kernel[0] * self.kernel[1];
+        let kk = self.window.kernel[0] * self.window.kernel[1];
         let mut out = Vec::with_capacity(self.weights.len());
-        for c4 in 0..self.num_output / 4 {
+        for c4 in 0..self.window.num_output / 4 {
             for k in 0..kk {
                 for lane in 0..4 {
                     out.push(self.weights[(c4 * 4 + lane) * kk + k]);
@@ -271,10 +229,10 @@ impl Convolution {
     /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4),
     /// 2 depthwise.
     fn pack4_kind(&self) -> i32 {
-        if self.is_depthwise() && self.num_output.is_multiple_of(4) {
+        if self.is_depthwise() && self.window.num_output.is_multiple_of(4) {
             2
-        } else if self.channels_per_group().is_multiple_of(4)
-            && (self.num_output / self.group).is_multiple_of(4)
+        } else if self.window.channels_per_group().is_multiple_of(4)
+            && (self.window.num_output / self.window.group).is_multiple_of(4)
         {
             1
         } else {
@@ -297,7 +255,7 @@ impl Convolution {
             return Err(no_device(self.kind()));
         };
         let positions = top.w * top.h;
-        let steps = bottom.c * self.kernel[0] * self.kernel[1];
+        let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
         let splits = self.gemm_splits(positions, steps);
         let grid = |v: [usize; 3]| -> Result<[u32; 3]> {
             let one = |x: usize| {
@@ -377,61 +335,24 @@ impl Layer for Convolution {
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         let kind = self.kind();
-        let positive = |id: u32, v: i32| {
-            if v > 0 {
-                Ok(v as usize)
-            } else {
-                Err(Error::Shape(format!("{kind} param {id} is {v}")))
-            }
-        };
-        self.num_output = positive(0, pd.int(0, 0))?;
-        let kw = pd.int(1, 0);
-        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
-        let dw = pd.int(2, 1);
-        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
-        let sw = pd.int(3, 1);
-        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
-        let pl = pd.int(4, 0);
-        let pt = pd.int(14, pl);
-        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        self.window.load(pd, kind)?;
         self.pad_value = pd.float(18, 0.0);
-        self.bias_term = pd.int(5, 0) != 0;
-        self.weight_data_size = pd.int(6, 0).max(0) as usize;
-        self.group = if self.grouped {
-            positive(7, pd.int(7, 1))?
-        } else {
-            1
-        };
         self.int8_scale_term = pd.int(8, 0);
-        self.activation = pd.int(9, 0);
-        self.activation_params = pd.floats(10);
-        let per_output = self.kernel[0] * self.kernel[1];
-        if !self.num_output.is_multiple_of(self.group)
-            || !self
-                .weight_data_size
-                .is_multiple_of(self.num_output * per_output)
-            || self.weight_data_size == 0
-        {
-            return Err(Error::Shape(format!(
-                "{kind}: weight_data_size {} does not fit {} outputs of kernel {:?} in {} groups",
-                self.weight_data_size, self.num_output, self.kernel, self.group
-            )));
-        }
         Ok(())
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
-        self.weights = weights.load(self.weight_data_size, 0)?;
-        if self.bias_term {
-            self.bias = weights.load(self.num_output, 1)?;
+        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        if self.window.bias_term {
+            self.bias = weights.load(self.window.num_output, 1)?;
         }
         if self.int8_scale_term != 0 {
             // per output (per group for depthwise) scales of the int8 weights; the input's
             // scale only matters to int8 arithmetic, which this layer does not do
-            let n = if self.grouped && self.group > 1 {
-                self.group
+            let n = if self.window.grouped && self.window.group > 1 {
+                self.window.group
             } else {
-                self.num_output
+                self.window.num_output
             };
             let scales = weights.load(n, 1)?;
             weights.load(1, 1)?;
@@ -451,28 +372,10 @@ impl Layer for Convolution {
     ) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
-                let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
-                let i = |v: usize| SpecValue::I32(v as i32);
-                let spec = |kind: i32| {
-                    vec![
-                        (0, SpecValue::I32(i32::from(self.bias_term))),
-                        (1, SpecValue::I32(self.activation)),
-                        (2, SpecValue::F32(p(0))),
-                        (3, SpecValue::F32(p(1))),
-                        (4, i(self.kernel[0])),
-                        (5, i(self.kernel[1])),
-                        (6, i(self.dilation[0])),
-                        (7, i(self.dilation[1])),
-                        (8, i(self.stride[0])),
-                        (9, i(self.stride[1])),
-                        (10, i(self.group)),
-                        (11, SpecValue::I32(kind)),
-                    ]
-                };
                 let wide = i32::from(self.gemm_tile() == GEMM_TILE_WIDE);
                 let gemm = self.uses_gemm();
                 let spec = |kind: i32| {
-                    let mut v = spec(kind);
+                    let mut v = self.window.spec(kind);
                     if gemm && kind == 1 {
                         v.push((13, SpecValue::I32(wide)));
                     }
@@ -515,11 +418,7 @@ impl Layer for Convolution {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
-        let bias = if self.bias.is_empty() {
-            vec![0.0; self.num_output]
-        } else {
-            self.bias.clone()
-        };
+        let bias = self.window.bias_or_zeros(&self.bias);
         let packed = match self.pack4_kind() {
             1 if self.uses_gemm() => Some(self.weights_gemm()),
             1 => Some(self.weights_pack4()),
@@ -547,7 +446,7 @@ impl Layer for Convolution {
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms.iter().all(|&(dims, [w, h, _, c])| {
-            dims == 3 && c == self.channels() && self.geometry(w, h).is_ok()
+            dims == 3 && c == self.window.channels() && self.geometry(w, h).is_ok()
         })
     }
 
@@ -558,7 +457,8 @@ impl Layer for Convolution {
         _opt: &Option,
     ) -> Result<GpuMat> {
         let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
-        self.check_input(bottom.dims, bottom.c * bottom.elempack)?;
+        self.window
+            .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let packed = match (&state.pack4, &state.weights4, &state.bias4) {
@@ -575,7 +475,12 @@ impl Layer for Convolution {
             }
         };
         let [ow, oh] = geo.out;
-        let top = ctx.alloc_mat(3, [ow, oh, self.num_output / pack], pack, bottom.options);
+        let top = ctx.alloc_mat(
+            3,
+            [ow, oh, self.window.num_output / pack],
+            pack,
+            bottom.options,
+        );
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([
@@ -599,15 +504,15 @@ impl Layer for Convolution {
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
-        self.check_input(bottom.dims, c)?;
+        self.window.check_input(self.kind(), bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        let [kw, kh] = self.kernel;
-        let [dw, dh] = self.dilation;
-        let [sw, sh] = self.stride;
+        let [kw, kh] = self.window.kernel;
+        let [dw, dh] = self.window.dilation;
+        let [sw, sh] = self.window.stride;
         let [pw, ph] = geo.padded;
         let [ow, oh] = geo.out;
-        let (group, cin_g) = (self.group, self.channels_per_group());
-        let cout_g = self.num_output / group;
+        let (group, cin_g) = (self.window.group, self.window.channels_per_group());
+        let cout_g = self.window.num_output / group;
         let (plane, n, k) = (pw * ph, ow * oh, cin_g * kw * kh);
 
         // every channel padded once (the pad value around it)
@@ -667,16 +572,20 @@ impl Layer for Convolution {
                         let wv = *wv;
                         kernels::zip_with(acc, row, |a, x| a + wv * x);
                     }
-                    if self.activation != 0 {
+                    if self.window.activation != 0 {
                         for v in acc.iter_mut() {
-                            *v = activate(self.activation, &self.activation_params, *v);
+                            *v = activate(
+                                self.window.activation,
+                                &self.window.activation_params,
+                                *v,
+                            );
                         }
                     }
                 }
                 (g, first, out)
             })
             .collect();
-        let mut out = vec![0.0f32; self.num_output * n];
+        let mut out = vec![0.0f32; self.window.num_output * n];
         for (g, first, tile) in results {
             let len = tile.len() / cout_g.max(1);
             for (oc_g, row) in tile.chunks(len.max(1)).enumerate() {
@@ -684,6 +593,6 @@ impl Layer for Convolution {
                 out[oc * n + first..oc * n + first + len].copy_from_slice(row);
             }
         }
-        Mat::from_shape_values(3, [ow, oh, 1, self.num_output], &out)
+        Mat::from_shape_values(3, [ow, oh, 1, self.window.num_output], &out)
     }
 }

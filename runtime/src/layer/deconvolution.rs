@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::Opt;
 use crate::error::{Error, Result};
-use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::specialize::Specialization;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::no_device;
@@ -24,27 +24,16 @@ use crate::layer::innerproduct::activate;
 use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
 use crate::layer::weights::Weights;
+use crate::layer::window::Window;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
 /// A transposed convolution (dense, grouped or depthwise).
 #[derive(Default)]
 pub struct Deconvolution {
-    /// DeconvolutionDepthWise: `7=group` is read.
-    grouped: bool,
-    num_output: usize,
-    kernel: [usize; 2],
-    dilation: [usize; 2],
-    stride: [usize; 2],
-    /// left, right, top, bottom
-    pad: [i32; 4],
+    window: Window,
     output_pad: [usize; 2],
     output_size: [usize; 2],
-    bias_term: bool,
-    weight_data_size: usize,
-    group: usize,
-    activation: i32,
-    activation_params: Vec<f32>,
     weights: Vec<f32>,
     bias: Vec<f32>,
     gpu: core::option::Option<GpuDeconvolution>,
@@ -68,32 +57,23 @@ impl Deconvolution {
     /// DeconvolutionDepthWise (reads `7=group`).
     pub fn depthwise() -> Self {
         Deconvolution {
-            grouped: true,
+            window: Window::grouped(),
             ..Deconvolution::default()
         }
     }
 
     fn kind(&self) -> &'static str {
-        if self.grouped {
+        if self.window.grouped {
             "DeconvolutionDepthWise"
         } else {
             "Deconvolution"
         }
     }
 
-    fn channels_per_group(&self) -> usize {
-        let [kw, kh] = self.kernel;
-        self.weight_data_size / (self.num_output * kw * kh).max(1)
-    }
-
-    fn channels(&self) -> usize {
-        self.channels_per_group() * self.group
-    }
-
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
-        let [kw, kh] = self.kernel;
-        let [dw, dh] = self.dilation;
-        let [sw, sh] = self.stride;
+        let [kw, kh] = self.window.kernel;
+        let [dw, dh] = self.window.dilation;
+        let [sw, sh] = self.window.stride;
         if w == 0 || h == 0 {
             return Err(Error::Shape(format!("{} of an empty input", self.kind())));
         }
@@ -101,14 +81,14 @@ impl Deconvolution {
             (w - 1) * sw + dw * (kw - 1) + 1 + self.output_pad[0],
             (h - 1) * sh + dh * (kh - 1) + 1 + self.output_pad[1],
         ];
-        let [l, r, t, b] = self.pad;
+        let [l, r, t, b] = self.window.pad;
         let [ow, oh] = self.output_size;
-        let (left, right, top, bottom) = if self.pad.iter().any(|p| *p > 0) {
+        let (left, right, top, bottom) = if self.window.pad.iter().any(|p| *p > 0) {
             let p = |v: i32| v.max(0) as usize;
             (p(l), p(r), p(t), p(b))
-        } else if ow > 0 && oh > 0 && self.pad.iter().any(|p| *p == -233 || *p == -234) {
+        } else if ow > 0 && oh > 0 && self.window.pad.iter().any(|p| *p == -233 || *p == -234) {
             let (wcut, hcut) = (full[0].saturating_sub(ow), full[1].saturating_sub(oh));
-            if self.pad.contains(&-233) {
+            if self.window.pad.contains(&-233) {
                 (wcut / 2, wcut - wcut / 2, hcut / 2, hcut - hcut / 2)
             } else {
                 (wcut - wcut / 2, wcut / 2, hcut - hcut / 2, hcut / 2)
@@ -120,7 +100,7 @@ impl Deconvolution {
             return Err(Error::Shape(format!(
                 "{} pads {:?} cut all of its {}x{} result",
                 self.kind(),
-                self.pad,
+                self.window.pad,
                 full[0],
                 full[1]
             )));
@@ -130,23 +110,6 @@ impl Deconvolution {
             left,
             top,
         })
-    }
-
-    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
-        if dims != 3 {
-            return Err(Error::Shape(format!(
-                "{} takes 3-D blobs, got {dims}-D",
-                self.kind()
-            )));
-        }
-        if c != self.channels() {
-            return Err(Error::Shape(format!(
-                "{} weights fit {} channels, the input has {c}",
-                self.kind(),
-                self.channels()
-            )));
-        }
-        Ok(())
     }
 }
 
@@ -164,60 +127,23 @@ impl Layer for Deconvolution {
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         let kind = self.kind();
-        let positive = |id: u32, v: i32| {
-            if v > 0 {
-                Ok(v as usize)
-            } else {
-                Err(Error::Shape(format!("{kind} param {id} is {v}")))
-            }
-        };
-        self.num_output = positive(0, pd.int(0, 0))?;
-        let kw = pd.int(1, 0);
-        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
-        let dw = pd.int(2, 1);
-        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
-        let sw = pd.int(3, 1);
-        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
-        let pl = pd.int(4, 0);
-        let pt = pd.int(14, pl);
-        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        self.window.load(pd, kind)?;
         let opr = pd.int(18, 0).max(0) as usize;
         self.output_pad = [opr, pd.int(19, opr as i32).max(0) as usize];
         let ow = pd.int(20, 0).max(0) as usize;
         self.output_size = [ow, pd.int(21, ow as i32).max(0) as usize];
-        self.bias_term = pd.int(5, 0) != 0;
-        self.weight_data_size = pd.int(6, 0).max(0) as usize;
-        self.group = if self.grouped {
-            positive(7, pd.int(7, 1))?
-        } else {
-            1
-        };
-        self.activation = pd.int(9, 0);
-        self.activation_params = pd.floats(10);
         if pd.int(28, 0) != 0 {
             return Err(Error::Shape(format!(
                 "{kind} dynamic_weight (28=1) is not supported"
-            )));
-        }
-        let per_output = self.kernel[0] * self.kernel[1];
-        if !self.num_output.is_multiple_of(self.group)
-            || self.weight_data_size == 0
-            || !self
-                .weight_data_size
-                .is_multiple_of(self.num_output * per_output)
-        {
-            return Err(Error::Shape(format!(
-                "{kind}: weight_data_size {} does not fit {} outputs of kernel {:?} in {} groups",
-                self.weight_data_size, self.num_output, self.kernel, self.group
             )));
         }
         Ok(())
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
-        self.weights = weights.load(self.weight_data_size, 0)?;
-        if self.bias_term {
-            self.bias = weights.load(self.num_output, 1)?;
+        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        if self.window.bias_term {
+            self.bias = weights.load(self.window.num_output, 1)?;
         }
         Ok(())
     }
@@ -229,23 +155,8 @@ impl Layer for Deconvolution {
     ) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
-                let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
-                let i = |v: usize| SpecValue::I32(v as i32);
                 let spec = Specialization {
-                    values: vec![
-                        (0, SpecValue::I32(i32::from(self.bias_term))),
-                        (1, SpecValue::I32(self.activation)),
-                        (2, SpecValue::F32(p(0))),
-                        (3, SpecValue::F32(p(1))),
-                        (4, i(self.kernel[0])),
-                        (5, i(self.kernel[1])),
-                        (6, i(self.dilation[0])),
-                        (7, i(self.dilation[1])),
-                        (8, i(self.stride[0])),
-                        (9, i(self.stride[1])),
-                        (10, i(self.group)),
-                        (11, SpecValue::I32(0)),
-                    ],
+                    values: self.window.spec(0),
                     local_size: None,
                 };
                 Some(GpuDeconvolution {
@@ -267,11 +178,7 @@ impl Layer for Deconvolution {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        let bias = if self.bias.is_empty() {
-            vec![0.0; self.num_output]
-        } else {
-            self.bias.clone()
-        };
+        let bias = self.window.bias_or_zeros(&self.bias);
         let flat = |v: &[f32]| Mat::from_shape_values(1, [v.len(), 1, 1, 1], v);
         state.weights = Some(gpu.ctx.upload_mat(&flat(&self.weights)?, gpu.options)?);
         state.bias = Some(gpu.ctx.upload_mat(&flat(&bias)?, gpu.options)?);
@@ -280,7 +187,7 @@ impl Layer for Deconvolution {
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms.iter().all(|&(dims, [w, h, _, c])| {
-            dims == 3 && c == self.channels() && self.geometry(w, h).is_ok()
+            dims == 3 && c == self.window.channels() && self.geometry(w, h).is_ok()
         })
     }
 
@@ -294,12 +201,13 @@ impl Layer for Deconvolution {
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(no_device(self.kind()));
         };
-        self.check_input(bottom.dims, bottom.c * bottom.elempack)?;
+        self.window
+            .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let bottom = ctx.record_packing(rec, bottom, 1)?;
         let [ow, oh] = geo.out;
-        let top = ctx.alloc_mat(3, [ow, oh, self.num_output], 1, bottom.options);
+        let top = ctx.alloc_mat(3, [ow, oh, self.window.num_output], 1, bottom.options);
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
@@ -314,14 +222,14 @@ impl Layer for Deconvolution {
 
     fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
-        self.check_input(bottom.dims, c)?;
+        self.window.check_input(self.kind(), bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        let [kw, kh] = self.kernel;
-        let [dw, dh] = self.dilation;
-        let [sw, sh] = self.stride;
+        let [kw, kh] = self.window.kernel;
+        let [dw, dh] = self.window.dilation;
+        let [sw, sh] = self.window.stride;
         let [ow, oh] = geo.out;
-        let cin_g = self.channels_per_group();
-        let cout_g = self.num_output / self.group;
+        let cin_g = self.window.channels_per_group();
+        let cout_g = self.window.num_output / self.window.group;
         let x = bottom.to_values();
         let plane = w * h;
         // the input taps of a full-result coordinate along one axis: (kernel index, input index)
@@ -339,7 +247,7 @@ impl Layer for Deconvolution {
         let ytaps: Vec<Vec<(usize, usize)>> = (0..oh)
             .map(|oy| taps(oy + geo.top, kh, dh, sh, h))
             .collect();
-        let mut out = vec![0.0f32; self.num_output * ow * oh];
+        let mut out = vec![0.0f32; self.window.num_output * ow * oh];
         out.par_chunks_mut((ow * oh).max(1))
             .enumerate()
             .for_each(|(p, dst)| {
@@ -357,10 +265,11 @@ impl Layer for Deconvolution {
                                 }
                             }
                         }
-                        dst[oy * ow + ox] = activate(self.activation, &self.activation_params, sum);
+                        dst[oy * ow + ox] =
+                            activate(self.window.activation, &self.window.activation_params, sum);
                     }
                 }
             });
-        Mat::from_shape_values(3, [ow, oh, 1, self.num_output], &out)
+        Mat::from_shape_values(3, [ow, oh, 1, self.window.num_output], &out)
     }
 }

@@ -23,6 +23,7 @@ pub mod pooling;
 pub mod registry;
 pub mod slicing;
 pub mod weights;
+pub(crate) mod window;
 
 pub use contract::{GpuSetup, Implements, Layer, Support, check_contract};
 pub use option::{FeatureMask, Option};

@@ -1,0 +1,143 @@
+//! What the convolution family shares: the params of a kernel sliding over a 3-D blob
+//! (`0=num_output 1=kernel_w 11=kernel_h 2=dilation_w 12=dilation_h 3=stride_w 13=stride_h
+//! 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom 5=bias_term 6=weight_data_size 7=group
+//! 9=activation_type 10=activation_params`), the channels its weights fit, and the
+//! specialization constants of `convolution_head.comp`.
+
+use crate::error::{Error, Result};
+use crate::gpu::specialize::SpecValue;
+use crate::layer::params::ParamDict;
+
+/// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
+/// them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Window {
+    /// The depthwise forms: `7=group` is read (the plain ones have one group).
+    pub grouped: bool,
+    pub num_output: usize,
+    pub kernel: [usize; 2],
+    pub dilation: [usize; 2],
+    pub stride: [usize; 2],
+    /// left, right, top, bottom as the params give them (-233 / -234: "same").
+    pub pad: [i32; 4],
+    pub bias_term: bool,
+    pub weight_data_size: usize,
+    pub group: usize,
+    pub activation: i32,
+    pub activation_params: Vec<f32>,
+}
+
+impl Window {
+    /// The grouped form.
+    pub fn grouped() -> Self {
+        Window {
+            grouped: true,
+            ..Window::default()
+        }
+    }
+
+    /// Reads the shared params of layer type `kind` and checks that the weight count fits
+    /// the outputs, kernel and groups.
+    pub fn load(&mut self, pd: &ParamDict, kind: &str) -> Result<()> {
+        let positive = |id: u32, v: i32| {
+            if v > 0 {
+                Ok(v as usize)
+            } else {
+                Err(Error::Shape(format!("{kind} param {id} is {v}")))
+            }
+        };
+        self.num_output = positive(0, pd.int(0, 0))?;
+        let kw = pd.int(1, 0);
+        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
+        let dw = pd.int(2, 1);
+        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
+        let sw = pd.int(3, 1);
+        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
+        let pl = pd.int(4, 0);
+        let pt = pd.int(14, pl);
+        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        self.bias_term = pd.int(5, 0) != 0;
+        self.weight_data_size = pd.int(6, 0).max(0) as usize;
+        self.group = if self.grouped {
+            positive(7, pd.int(7, 1))?
+        } else {
+            1
+        };
+        self.activation = pd.int(9, 0);
+        self.activation_params = pd.floats(10);
+        let per_output = self.kernel[0] * self.kernel[1];
+        if !self.num_output.is_multiple_of(self.group)
+            || self.weight_data_size == 0
+            || !self
+                .weight_data_size
+                .is_multiple_of(self.num_output * per_output)
+        {
+            return Err(Error::Shape(format!(
+                "{kind}: weight_data_size {} does not fit {} outputs of kernel {:?} in {} groups",
+                self.weight_data_size, self.num_output, self.kernel, self.group
+            )));
+        }
+        Ok(())
+    }
+
+    /// Input channels per group, from the weight count.
+    pub fn channels_per_group(&self) -> usize {
+        let [kw, kh] = self.kernel;
+        self.weight_data_size / (self.num_output * kw * kh).max(1)
+    }
+
+    /// The input channels the weights fit.
+    pub fn channels(&self) -> usize {
+        self.channels_per_group() * self.group
+    }
+
+    /// Checks a `c`-channel `dims`-D input of layer type `kind` against the weights.
+    pub fn check_input(&self, kind: &str, dims: u8, c: usize) -> Result<()> {
+        if dims != 3 {
+            return Err(Error::Shape(format!(
+                "{kind} takes 3-D blobs, got {dims}-D"
+            )));
+        }
+        if c != self.channels() {
+            return Err(Error::Shape(format!(
+                "{kind} weights ({} of them, {} outputs, {} groups, kernel {:?}) fit {} channels, the input has {c}",
+                self.weight_data_size,
+                self.num_output,
+                self.group,
+                self.kernel,
+                self.channels()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `convolution_head.comp`'s specialization constants (ids 0–11), with `kind` its pack4
+    /// shader's algorithm.
+    pub fn spec(&self, kind: i32) -> Vec<(u32, SpecValue)> {
+        let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
+        let i = |v: usize| SpecValue::I32(v as i32);
+        vec![
+            (0, SpecValue::I32(i32::from(self.bias_term))),
+            (1, SpecValue::I32(self.activation)),
+            (2, SpecValue::F32(p(0))),
+            (3, SpecValue::F32(p(1))),
+            (4, i(self.kernel[0])),
+            (5, i(self.kernel[1])),
+            (6, i(self.dilation[0])),
+            (7, i(self.dilation[1])),
+            (8, i(self.stride[0])),
+            (9, i(self.stride[1])),
+            (10, i(self.group)),
+            (11, SpecValue::I32(kind)),
+        ]
+    }
+
+    /// `bias`, or zeros when the layer has none (the shaders always bind one).
+    pub fn bias_or_zeros(&self, bias: &[f32]) -> Vec<f32> {
+        if bias.is_empty() {
+            vec![0.0; self.num_output]
+        } else {
+            bias.to_vec()
+        }
+    }
+}
