@@ -22,7 +22,7 @@ pub use gpu::{
     Context, ContextOptions, Options, Pipeline, Recorder, Resource, ShaderPath,
     required_wgpu_features, samplers, specialize,
 };
-pub use tensor::{ElemType, GpuData, GpuMat, Mat, MatData, StorageFormat};
+pub use tensor::{ElemType, GpuData, GpuMat, Mat, MatData, PendingDownload, StorageFormat};
 pub use wgpu;
 
 /// The built-in layer shaders (`shaders/` of the repository), compiled by this crate's build

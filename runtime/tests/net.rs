@@ -1197,7 +1197,8 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
             .map(|i| ctx.upload_mat(&i.mat(), opts).unwrap())
             .collect();
         let mut pooled = Vec::new();
-        for _ in 0..3 {
+        for run in 0..3 {
+            let stats = ctx.submission_stats();
             let mut ex = net.create_extractor().unwrap();
             for (i, m) in ins.iter().zip(&inputs) {
                 ex.input_gpu(i.name, m.clone()).unwrap();
@@ -1212,6 +1213,11 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
                 ctx.describe()
             );
             pooled.push(ctx.pooled_bytes());
+            // the same buffers for the same blobs every run: their bind groups are cached
+            let d = ctx.submission_stats() - stats;
+            if run > 0 {
+                assert_eq!((d.new_buffers, d.bind_groups), (0, 0), "{}", ctx.describe());
+            }
         }
         assert!(pooled[0] > 0, "{}", ctx.describe());
         assert_eq!(pooled[1], pooled[0], "{}", ctx.describe());

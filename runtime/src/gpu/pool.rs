@@ -2,15 +2,18 @@
 //! blob allocator): a net's second run allocates nothing, and neither does a user who drops
 //! the mats a run handed out.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-/// Free storage buffers by size.
+/// Free storage buffers by size, each size's in a fixed order: a request takes the first, so
+/// a net's runs, which free and request in the same sequence, get the same buffers for the
+/// same blobs every time and find their bind groups cached. (A stack would hand them out
+/// permuted from run to run.)
 #[derive(Debug, Default)]
 pub(crate) struct BufferPool {
-    free: Mutex<HashMap<u64, Vec<wgpu::Buffer>>>,
+    free: Mutex<HashMap<u64, BTreeSet<wgpu::Buffer>>>,
     requests: AtomicU64,
 }
 
@@ -30,12 +33,12 @@ impl BufferPool {
         self.free
             .lock()
             .ok()
-            .and_then(|mut free| free.get_mut(&size).and_then(Vec::pop))
+            .and_then(|mut free| free.get_mut(&size).and_then(BTreeSet::pop_first))
     }
 
     fn give(&self, buffer: wgpu::Buffer) {
         if let Ok(mut free) = self.free.lock() {
-            free.entry(buffer.size()).or_default().push(buffer);
+            free.entry(buffer.size()).or_default().insert(buffer);
         }
     }
 

@@ -8,7 +8,12 @@ use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Kind, Pipeline, Slot};
 use crate::gpu::pool::DeviceBuffer;
 
-/// Records dispatches into one command encoder; [`Recorder::submit_and_wait`] runs them all.
+/// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
+///
+/// A long recording is handed to the queue in chunks as it grows (8 dispatches, then 16, up to
+/// 64 per chunk) without waiting, so the device starts on the first layers while the host
+/// still records the rest: recording a zoo model costs the host about as long as the device
+/// takes to run it, and one submission at the end put the two back to back.
 pub struct Recorder<'c> {
     ctx: &'c Context,
     encoder: wgpu::CommandEncoder,
@@ -17,9 +22,20 @@ pub struct Recorder<'c> {
     /// H200 (see the README's overhead figures).
     pass: Option<wgpu::ComputePass<'static>>,
     dispatches: usize,
+    /// Dispatches and copies recorded since the last chunk went to the queue, and the size of the next.
+    unsubmitted: usize,
+    chunk: usize,
+    /// Chunks already submitted (not waited for) and the last one's index.
+    submitted: u64,
+    last: Option<wgpu::SubmissionIndex>,
     /// When recording began (for [`Context::submission_stats`]).
     started: Instant,
 }
+
+/// The first chunk's dispatches, and the most in one chunk: a small first chunk starts the
+/// device early, larger ones later keep the submissions few.
+const FIRST_CHUNK: usize = 8;
+const LARGEST_CHUNK: usize = 64;
 
 /// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
 /// any mat's buffer whole.
@@ -39,6 +55,10 @@ impl Context {
                 }),
             pass: None,
             dispatches: 0,
+            unsubmitted: 0,
+            chunk: FIRST_CHUNK,
+            submitted: 0,
+            last: None,
             started: Instant::now(),
         }
     }
@@ -49,16 +69,29 @@ impl Context {
         self.stats.snapshot()
     }
 
-    /// A storage buffer holding `bytes` (also usable as copy source and destination). Always a
-    /// new one: the queue writes it before any recorded work runs, so a pooled buffer that
-    /// recorded work still reads must not be handed to it. It joins the pool when dropped.
+    /// A storage buffer holding `bytes` (also usable as copy source and destination); it
+    /// joins the pool when dropped. The queue writes it before the work recorded so far runs,
+    /// so a pooled buffer is reused only while no recorder holds unsubmitted work (what was
+    /// submitted runs before the write); else it is a new one.
     pub fn upload(&self, bytes: &[u8]) -> DeviceBuffer {
-        let size = padded_size(bytes.len() as u64);
-        let buffer = self.new_storage_buffer(size);
-        if !bytes.is_empty() {
-            let mut padded = bytes.to_vec();
-            padded.resize(size as usize, 0);
-            self.queue.write_buffer(&buffer, 0, &padded);
+        self.upload_padded(bytes, bytes.len() as u64)
+    }
+
+    /// [`Context::upload`] into a buffer of at least `size` bytes, zeros after `bytes`: the
+    /// bytes are copied once, straight into the queue's staging memory.
+    pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
+        let size = padded_size(size.max(bytes.len() as u64));
+        let pooled = match self.unsubmitted.load(Ordering::SeqCst) {
+            0 => self.pool.take(size),
+            _ => None,
+        };
+        let buffer = pooled.unwrap_or_else(|| self.new_storage_buffer(size));
+        let staged =
+            wgpu::BufferSize::new(size).and_then(|s| self.queue.write_buffer_with(&buffer, 0, s));
+        if let Some(mut view) = staged {
+            let n = bytes.len();
+            view.slice(..n).copy_from_slice(bytes);
+            view.slice(n..).fill(0);
         }
         DeviceBuffer::pooled(buffer, &self.pool)
     }
@@ -78,6 +111,7 @@ impl Context {
     }
 
     fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
+        self.stats.new_buffers.fetch_add(1, Ordering::Relaxed);
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fpshader storage"),
             size: padded_size(size),
@@ -106,20 +140,15 @@ impl Context {
 
     /// Reads a buffer back (waits for the GPU).
     pub fn download(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        let size = buffer.size();
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fpshader readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("fpshader readback"),
-            });
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-        self.queue.submit([encoder.finish()]);
+        let mut rec = self.recorder();
+        let staging = rec.record_readback(buffer);
+        rec.submit_and_wait()?;
+        self.read_mapped(&staging)
+    }
+
+    /// The bytes of a readback buffer whose copy has completed (see
+    /// [`Recorder::record_readback`]).
+    pub fn read_mapped(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -329,13 +358,62 @@ impl<'c> Recorder<'c> {
         }
         pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
         self.dispatches += 1;
+        self.recorded();
+        if self.unsubmitted >= self.chunk {
+            self.submit_chunk()?;
+            self.chunk = (self.chunk * 2).min(LARGEST_CHUNK);
+        }
         Ok(())
+    }
+
+    /// Counts one recorded command, here and context-wide.
+    fn recorded(&mut self) {
+        self.unsubmitted += 1;
+        self.ctx.unsubmitted.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Hands what was recorded so far to the queue without waiting, and starts a new encoder.
+    /// Later chunks run after it: one queue runs submissions in order, and wgpu orders each
+    /// buffer's uses across them as it does inside one.
+    fn submit_chunk(&mut self) -> Result<()> {
+        let encoder = std::mem::replace(
+            &mut self.encoder,
+            self.ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("fpshader"),
+                }),
+        );
+        self.last = Some(self.submit(encoder)?);
+        self.submitted += 1;
+        self.ctx
+            .unsubmitted
+            .fetch_sub(std::mem::take(&mut self.unsubmitted), Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Ends the pass, finishes `encoder` and submits it; validation errors of its recording
+    /// come back here.
+    fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Result<wgpu::SubmissionIndex> {
+        // the pass must end before the encoder finishes
+        drop(self.pass.take());
+        let scope = self
+            .ctx
+            .device
+            .push_error_scope(wgpu::ErrorFilter::Validation);
+        // recording errors surface when the encoder finishes
+        let index = self.ctx.queue.submit([encoder.finish()]);
+        match pollster::block_on(scope.pop()) {
+            Some(e) => Err(Error::Gpu(e.to_string())),
+            None => Ok(index),
+        }
     }
 
     /// The bind group of `resources` for `pipeline`, cached on the pipeline. The resources were
     /// checked against the layout by the caller, so creating it cannot fail validation.
     fn bind_group(&self, pipeline: &Pipeline, resources: &[Resource<'_>]) -> wgpu::BindGroup {
-        const KEEP: usize = 32;
+        // enough for a pipeline shared by many layers (Concat's in googlenet: 36 dispatches)
+        const KEEP: usize = 64;
         let key: Vec<Held> = resources.iter().map(|r| r.held()).collect();
         let hit = pipeline.bind_groups.lock().ok().and_then(|cache| {
             cache
@@ -367,6 +445,7 @@ impl<'c> Recorder<'c> {
                 }
             })
             .collect();
+        self.ctx.stats.bind_groups.fetch_add(1, Ordering::Relaxed);
         let group = self
             .ctx
             .device
@@ -384,12 +463,27 @@ impl<'c> Recorder<'c> {
         group
     }
 
+    /// Records a copy of all of `buffer` into a new host-readable buffer, which
+    /// [`Context::read_mapped`] reads once this recording has been waited for: a download that
+    /// joins the recording instead of a submission of its own.
+    pub fn record_readback(&mut self, buffer: &wgpu::Buffer) -> wgpu::Buffer {
+        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fpshader readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.copy_buffer(buffer, &staging);
+        staging
+    }
+
     /// Records a copy of all of `from` into `to` (between dispatches, in order).
     pub fn copy_buffer(&mut self, from: &wgpu::Buffer, to: &wgpu::Buffer) {
         // copies cannot happen inside a compute pass: end it, the next dispatch opens another
         drop(self.pass.take());
         self.encoder
             .copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
+        self.recorded();
     }
 
     /// Records a copy of all of `from` into `to` (same size and format).
@@ -397,6 +491,7 @@ impl<'c> Recorder<'c> {
         drop(self.pass.take());
         self.encoder
             .copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
+        self.recorded();
     }
 
     /// The context it records for.
@@ -416,28 +511,40 @@ impl<'c> Recorder<'c> {
 
     /// Submits everything recorded and waits for the GPU to finish.
     pub fn submit_and_wait(mut self) -> Result<()> {
-        // the pass must end before the encoder finishes
-        drop(self.pass.take());
-        let device = &self.ctx.device;
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        // recording errors surface when the encoder finishes
-        let commands = self.encoder.finish();
+        // the last chunk, unless the last dispatch ended one
+        let index = match self.last.take() {
+            Some(index) if self.unsubmitted == 0 => index,
+            _ => {
+                self.submit_chunk()?;
+                self.last
+                    .take()
+                    .ok_or_else(|| Error::Gpu("nothing was submitted".into()))?
+            }
+        };
         let recorded = Instant::now();
-        let index = self.ctx.queue.submit([commands]);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(e.to_string()));
-        }
-        device
+        self.ctx
+            .device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
             })
             .map_err(|e| Error::Gpu(e.to_string()))?;
         let stats = &self.ctx.stats;
-        stats.submissions.fetch_add(1, Ordering::Relaxed);
+        stats
+            .submissions
+            .fetch_add(self.submitted, Ordering::Relaxed);
         stats.add(&stats.record_ns, recorded - self.started);
         stats.add(&stats.wait_ns, recorded.elapsed());
         Ok(())
+    }
+}
+
+impl Drop for Recorder<'_> {
+    fn drop(&mut self) {
+        // what was recorded and not submitted is dropped with the encoder
+        self.ctx
+            .unsubmitted
+            .fetch_sub(self.unsubmitted, Ordering::SeqCst);
     }
 }
 
@@ -445,6 +552,8 @@ impl<'c> Recorder<'c> {
 #[derive(Debug, Default)]
 pub(crate) struct StatCounters {
     submissions: AtomicU64,
+    bind_groups: AtomicU64,
+    new_buffers: AtomicU64,
     record_ns: AtomicU64,
     wait_ns: AtomicU64,
 }
@@ -458,6 +567,8 @@ impl StatCounters {
         let d = |c: &AtomicU64| Duration::from_nanos(c.load(Ordering::Relaxed));
         SubmissionStats {
             submissions: self.submissions.load(Ordering::Relaxed),
+            bind_groups: self.bind_groups.load(Ordering::Relaxed),
+            new_buffers: self.new_buffers.load(Ordering::Relaxed),
             recording: d(&self.record_ns),
             waiting: d(&self.wait_ns),
         }
@@ -467,11 +578,18 @@ impl StatCounters {
 /// What [`Context::submission_stats`] reports; subtract two to measure what lies between.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubmissionStats {
-    /// Recorders submitted (each waited for).
+    /// Command buffers submitted: a recorder's chunks, the last of each waited for.
     pub submissions: u64,
-    /// Host time from a recorder's creation to its submission: the layers' recording.
+    /// Bind groups created (not found in a pipeline's cache of recent ones): after a warm-up
+    /// run, a net's run should create none.
+    pub bind_groups: u64,
+    /// Storage buffers created (none free in the pool): after a warm-up run, none.
+    pub new_buffers: u64,
+    /// Host time from a recorder's creation to its last submission: the layers' recording,
+    /// while the device already runs the chunks submitted before.
     pub recording: Duration,
-    /// Time from submission to completion: the device's work plus the wait's latency.
+    /// Time from the last submission to completion: the device's work not yet done by then,
+    /// plus the wait's latency.
     pub waiting: Duration,
 }
 
@@ -481,6 +599,8 @@ impl std::ops::Sub for SubmissionStats {
     fn sub(self, before: SubmissionStats) -> SubmissionStats {
         SubmissionStats {
             submissions: self.submissions - before.submissions,
+            bind_groups: self.bind_groups - before.bind_groups,
+            new_buffers: self.new_buffers - before.new_buffers,
             recording: self.recording.saturating_sub(before.recording),
             waiting: self.waiting.saturating_sub(before.waiting),
         }

@@ -14,7 +14,7 @@ use crate::gpu::{Context, Recorder};
 use crate::layer::{
     FeatureMask, GpuSetup, Layer, Option, Registry, Support, Weights, check_contract,
 };
-use crate::tensor::{ElemType, GpuMat, Mat, StorageFormat};
+use crate::tensor::{ElemType, GpuMat, Mat, PendingDownload, StorageFormat};
 
 /// One layer of a net, with what the net decided about it.
 pub struct NetLayer {
@@ -369,17 +369,15 @@ impl Extractor<'_> {
 
     /// Computes blob `name` (fp32, elempack 1), running what it needs.
     pub fn extract(&mut self, name: &str) -> Result<Mat> {
-        let target = self.compute(name)?;
-        let out = match (&self.cpu[target], &self.gpu[target]) {
+        let (target, pending) = self.compute(name, true)?;
+        let out = match (&self.cpu[target], pending) {
             (Some(m), _) => m.clone(),
-            (None, Some(g)) => {
-                let ctx = self
-                    .net
-                    .ctx
-                    .as_deref()
-                    .ok_or_else(|| Error::Gpu("no device".into()))?;
-                ctx.download_mat(g)?
-            }
+            (None, Some(pending)) => self
+                .net
+                .ctx
+                .as_deref()
+                .ok_or_else(|| Error::Gpu("no device".into()))?
+                .finish_download(pending)?,
             (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
         };
         let out = if out.elemtype() == ElemType::F32 {
@@ -402,7 +400,7 @@ impl Extractor<'_> {
     /// Computes blob `name` and leaves it on the device as the last layer made it (ncnn's
     /// `extract(VkMat)`): packed and in the net's storage format; a CPU result is uploaded.
     pub fn extract_gpu(&mut self, name: &str) -> Result<GpuMat> {
-        let target = self.compute(name)?;
+        let (target, _) = self.compute(name, false)?;
         let ctx = self
             .net
             .ctx
@@ -415,8 +413,13 @@ impl Extractor<'_> {
         }
     }
 
-    /// Runs what blob `name` needs; its index.
-    fn compute(&mut self, name: &str) -> Result<usize> {
+    /// Runs what blob `name` needs; its index. With `download`, a target left on the device
+    /// is also read back in the same submission: the pending download.
+    fn compute(
+        &mut self,
+        name: &str,
+        download: bool,
+    ) -> Result<(usize, core::option::Option<PendingDownload>)> {
         let target = self.net.blob_index(name)?;
         // the layers to run: producers of missing blobs, back from the target
         let mut needed = vec![false; self.net.layers.len()];
@@ -472,10 +475,17 @@ impl Extractor<'_> {
             }
         }
         self.remaining = remaining;
+        let pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
+            (None, Some(g), Some(ctx)) if download => {
+                let r = rec.get_or_insert_with(|| ctx.recorder());
+                Some(ctx.record_download(r, g)?)
+            }
+            _ => None,
+        };
         if let Some(r) = rec.take() {
             r.submit_and_wait()?;
         }
-        Ok(target)
+        Ok((target, pending))
     }
 
     /// Whether GPU layer `l` runs on the device for the blobs it has now: GPU mats are at most

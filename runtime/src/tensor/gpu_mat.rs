@@ -180,6 +180,14 @@ fn variant_options(options: OptionSet, image: bool) -> OptionSet {
     }
 }
 
+/// A download recorded into a recorder and not yet read ([`Context::record_download`]).
+#[derive(Debug)]
+pub struct PendingDownload {
+    mat: GpuMat,
+    /// The host-readable copy (fp32); none for image mats, read after the wait.
+    staging: core::option::Option<wgpu::Buffer>,
+}
+
 /// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer
 /// (casts) never run past its end.
 fn mat_bytes(values: usize, format: StorageFormat) -> u64 {
@@ -219,10 +227,16 @@ impl Context {
             return self.upload_image_mat(mat, options);
         }
         let (w, h, c, cstep) = view_of(mat);
-        let mut bytes = StorageFormat::Fp32.encode(mat.f32()?);
-        bytes.resize(mat_bytes(mat.data.len(), StorageFormat::Fp32) as usize, 0);
+        let values = mat.f32()?;
+        // the host's bytes as they are where they are the buffer's (little-endian) layout
+        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
+            bytemuck::cast_slice(values).into()
+        } else {
+            StorageFormat::Fp32.encode(values).into()
+        };
+        let size = mat_bytes(mat.data.len(), StorageFormat::Fp32);
         let fp32 = GpuMat {
-            data: GpuData::Buffer(self.upload(&bytes)),
+            data: GpuData::Buffer(self.upload_padded(&bytes, size)),
             dims: mat.dims,
             w,
             h,
@@ -243,22 +257,48 @@ impl Context {
     /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
     /// `cast_fp16_to_fp32` first.
     pub fn download_mat(&self, m: &GpuMat) -> Result<Mat> {
-        if let GpuData::Image { texture, .. } = &m.data {
-            return self.download_image_mat(m, texture);
+        let mut rec = self.recorder();
+        let pending = self.record_download(&mut rec, m)?;
+        rec.submit_and_wait()?;
+        self.finish_download(pending)
+    }
+
+    /// Records the download of `m` into `rec` (the fp16 widening and the copy to a host-
+    /// readable buffer), so that it rides in the submission of the work that makes `m`;
+    /// [`Context::finish_download`] reads it once `rec` has been waited for.
+    pub fn record_download(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<PendingDownload> {
+        if let GpuData::Image { .. } = &m.data {
+            // images are read back on their own after the wait
+            return Ok(PendingDownload {
+                mat: m.clone(),
+                staging: None,
+            });
         }
-        let fp32 = match m.format {
+        let wide = match m.format {
             StorageFormat::Fp32 => None,
             StorageFormat::Fp16 => {
-                let mut rec = self.recorder();
-                let wide =
-                    self.record_cast(&mut rec, m, Shader::CastFp16ToFp32, StorageFormat::Fp32)?;
-                rec.submit_and_wait()?;
-                Some(wide)
+                Some(self.record_cast(rec, m, Shader::CastFp16ToFp32, StorageFormat::Fp32)?)
             }
         };
-        let src = fp32.as_ref().unwrap_or(m);
-        let data = StorageFormat::Fp32.decode(&self.download(src.expect_buffer()?)?, m.total());
-        self.host_mat(m, MatData::F32(data))
+        let staging = rec.record_readback(wide.as_ref().unwrap_or(m).expect_buffer()?);
+        Ok(PendingDownload {
+            mat: m.clone(),
+            staging: Some(staging),
+        })
+    }
+
+    /// The host mat of a download recorded by [`Context::record_download`], after its
+    /// recording was submitted and waited for.
+    pub fn finish_download(&self, pending: PendingDownload) -> Result<Mat> {
+        let m = &pending.mat;
+        match (&pending.staging, &m.data) {
+            (None, GpuData::Image { texture, .. }) => self.download_image_mat(m, texture),
+            (Some(staging), _) => {
+                let data = StorageFormat::Fp32.decode(&self.read_mapped(staging)?, m.total());
+                self.host_mat(m, MatData::F32(data))
+            }
+            (None, _) => Err(Error::Shape("a buffer download without its copy".into())),
+        }
     }
 
     /// A host mat of `m`'s shape holding `data` (laid out as `m`).

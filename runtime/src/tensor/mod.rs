@@ -8,7 +8,7 @@ pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;
 
-pub use gpu_mat::{GpuData, GpuMat, gpu_cstep};
+pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
 pub use storage::StorageFormat;
 pub use strided::Strided;

@@ -51,6 +51,10 @@ impl StorageFormat {
     /// The first `count` values of `bytes` in this format.
     pub fn decode(self, bytes: &[u8], count: usize) -> Vec<f32> {
         match self {
+            StorageFormat::Fp32 if cfg!(target_endian = "little") => {
+                let n = (bytes.len() / 4).min(count) * 4;
+                bytemuck::pod_collect_to_vec(&bytes[..n])
+            }
             StorageFormat::Fp32 => bytes
                 .chunks_exact(4)
                 .take(count)

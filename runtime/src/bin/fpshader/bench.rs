@@ -138,8 +138,11 @@ fn bench_one(
             let total = once(&output)?;
             let d = ctx.submission_stats() - before;
             print(&format!(
-                "one run {total:.3} ms: {} submission(s), recording {:.3} ms, waiting {:.3} ms\n",
+                "one run {total:.3} ms: {} submission(s), {} new buffer(s), {} new bind group(s), \
+                 recording {:.3} ms, waiting {:.3} ms\n",
                 d.submissions,
+                d.new_buffers,
+                d.bind_groups,
                 d.recording.as_secs_f64() * 1e3,
                 d.waiting.as_secs_f64() * 1e3
             ));
