@@ -49,6 +49,47 @@ layout (local_size_x = 256) in;
 shared vec4 tile_in[TILE_K * 128];
 shared vec4 tile_w[TILE_K * 32 * 4];
 
+// what each invocation stages per 8 steps: input vec4s (2 or 4), weight vec4s (4 or 2); the
+// register arrays have room for 4 (array sizes stay plain constants for naga)
+const int IN_PER_LANE = TILE_K * TILE_N / 256;
+const int W_PER_LANE = TILE_K * TILE_M * 4 / 256;
+
+// loads steps k0 .. k0 + 7 of this invocation's share of both operands: the input at its
+// position (zero past the steps or the positions, the pad value outside the input), and its
+// weight vec4s, consecutive per step
+void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0, int tid,
+    int m0, int M, out vec4 in_v[4], out vec4 w_v[4])
+{
+    const int kk = kernel_w * kernel_h;
+    for (int r = 0; r < IN_PER_LANE; r++)
+    {
+        const int k = k0 + lk + r * (256 / TILE_N);
+        vec4 v = vec4(0.f);
+        if (n_inside && k < k_end)
+        {
+            const int ci = k / kk;
+            const int rem = k - ci * kk;
+            const int ky = rem / kernel_w;
+            const int kx = rem - ky * kernel_w;
+            const int x = x0 + kx * dilation_w;
+            const int y = y0 + ky * dilation_h;
+            v = (x >= 0 && x < p.w && y >= 0 && y < p.h)
+                ? vec4(buffer_ld4(bottom_blob_data, ci * p.cstep + y * p.w + x))
+                : vec4(p.pad_value);
+        }
+        in_v[r] = v;
+    }
+    for (int r = 0; r < W_PER_LANE; r++)
+    {
+        const int e = tid + r * 256;
+        const int k = k0 + e / (TILE_M * 4);
+        const int rest = e % (TILE_M * 4);
+        w_v[r] = (k < k_end && m0 + rest / 4 < M)
+            ? vec4(buffer_ld4(weight_data, (k * M + m0) * 4 + rest))
+            : vec4(0.f);
+    }
+}
+
 void main()
 {
     const int tid = int(gl_LocalInvocationID.x);
@@ -81,41 +122,23 @@ void main()
     vec4 sum20 = vec4(0.f), sum21 = vec4(0.f);
     vec4 sum30 = vec4(0.f), sum31 = vec4(0.f);
 
+    // the next steps' operands, loaded into registers while the current ones are multiplied
+    // (loads in flight during the arithmetic instead of before it: a layer with few tiles and
+    // many steps waits on memory once per 8 steps otherwise)
+    vec4 next_in[4];
+    vec4 next_w[4];
+    load_steps(k_begin, k_end, n_inside, lk, ln, x0, y0, tid, m0, M, next_in, next_w);
+
     for (int k0 = k_begin; k0 < k_end; k0 += TILE_K)
     {
-        // input: 8 steps × TILE_N positions, 2 or 4 per invocation
-        for (int r = 0; r < TILE_K * TILE_N / 256; r++)
-        {
-            const int sk = lk + r * (256 / TILE_N);
-            const int k = k0 + sk;
-            vec4 v = vec4(0.f);
-            if (n_inside && k < k_end)
-            {
-                const int ci = k / kk;
-                const int rem = k - ci * kk;
-                const int ky = rem / kernel_w;
-                const int kx = rem - ky * kernel_w;
-                const int x = x0 + kx * dilation_w;
-                const int y = y0 + ky * dilation_h;
-                v = (x >= 0 && x < p.w && y >= 0 && y < p.h)
-                    ? vec4(buffer_ld4(bottom_blob_data, ci * p.cstep + y * p.w + x))
-                    : vec4(p.pad_value);
-            }
-            tile_in[sk * TILE_N + ln] = v;
-        }
-        // weights: 8 steps × TILE_M blocks × 4 rows, 4 or 2 per invocation, consecutive per step
-        for (int r = 0; r < TILE_K * TILE_M * 4 / 256; r++)
-        {
-            const int e = tid + r * 256;
-            const int sk = e / (TILE_M * 4);
-            const int rest = e % (TILE_M * 4);
-            const int k = k0 + sk;
-            const int m = m0 + rest / 4;
-            tile_w[e] = (k < k_end && m < M)
-                ? vec4(buffer_ld4(weight_data, (k * M + m0) * 4 + rest))
-                : vec4(0.f);
-        }
+        for (int r = 0; r < IN_PER_LANE; r++)
+            tile_in[(lk + r * (256 / TILE_N)) * TILE_N + ln] = next_in[r];
+        for (int r = 0; r < W_PER_LANE; r++)
+            tile_w[tid + r * 256] = next_w[r];
         barrier();
+
+        if (k0 + TILE_K < k_end)
+            load_steps(k0 + TILE_K, k_end, n_inside, lk, ln, x0, y0, tid, m0, M, next_in, next_w);
 
         for (int sk = 0; sk < TILE_K; sk++)
         {

@@ -1,5 +1,7 @@
 // Repacks a pack1 blob into pack4: output channel z holds input channels 4z .. 4z+3.
-// Shapes are in elements of each side's own packing (c counts packed channels).
+// Shapes are in elements of each side's own packing (c counts packed channels). Buffer blobs
+// of channels not a multiple of 4 get zero lanes past the last (the convolution GEMM reads an
+// RGB image as one block).
 #version 450
 
 #if NCNN_fp16_storage
@@ -58,6 +60,21 @@ void main()
 #else
     const ivec4 z4 = gz * 4 + ivec4(0, 1, 2, 3);
     const ivec4 src = z4 * psc(cstep) + gy * psc(w) + gx;
-    buffer_cp1to4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, bottom_blob_data, src);
+    const int dst = gz * psc(outcstep) + gy * psc(outw) + gx;
+    if (z4.w < psc(c))
+    {
+        buffer_cp1to4(top_blob_data, dst, bottom_blob_data, src);
+    }
+    else
+    {
+        afpvec4 v = afpvec4(0.f);
+        if (z4.x < psc(c))
+            v.r = buffer_ld1(bottom_blob_data, src.x);
+        if (z4.y < psc(c))
+            v.g = buffer_ld1(bottom_blob_data, src.y);
+        if (z4.z < psc(c))
+            v.b = buffer_ld1(bottom_blob_data, src.z);
+        buffer_st4(top_blob_data, dst, v);
+    }
 #endif
 }

@@ -19,7 +19,7 @@ pub mod tensor;
 
 pub use error::{Error, Result};
 pub use gpu::{
-    Context, ContextOptions, Options, Pipeline, Recorder, Resource, ShaderPath,
+    Context, ContextOptions, DispatchTime, Options, Pipeline, Recorder, Resource, ShaderPath,
     required_wgpu_features, samplers, specialize,
 };
 pub use tensor::{ElemType, GpuData, GpuMat, Mat, MatData, PendingDownload, StorageFormat};

@@ -754,6 +754,10 @@ fn softmax_runs_on_the_gpu_along_every_axis() {
     let mut cases: Vec<(u8, [usize; 4], i32)> = vec![
         (1, [200, 1, 1, 1], 0),
         (1, [7, 1, 1, 1], -1),
+        // a classifier's line, one workgroup on it; longer than it keeps in registers
+        (1, [1000, 1, 1, 1], 0),
+        (1, [9000, 1, 1, 1], 0),
+        (3, [1, 1, 1, 24], 0),
         (2, [150, 8, 1, 1], 0),
         (2, [150, 8, 1, 1], 1),
         // longer than the rows the shader keeps in registers
@@ -1760,6 +1764,9 @@ fn convolution_cases() -> Vec<ConvCase> {
         // the GEMM's narrow tile (more than 64 outputs), whole and split
         (32, 72, [3, 3], "4=1 9=1"),
         (128, 80, [3, 3], "4=1"),
+        // channels padded to whole blocks for the GEMM: an RGB stem, and two blocks
+        (3, 64, [7, 7], "3=2 4=3 9=1"),
+        (6, 16, [3, 3], "4=1"),
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), 1, outc, k));
     }

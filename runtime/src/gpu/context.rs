@@ -70,6 +70,7 @@ pub struct Context {
     /// ([`Context::upload`]).
     pub(crate) unsubmitted: std::sync::atomic::AtomicUsize,
     pub(crate) dummy: wgpu::Buffer,
+    pub(crate) timings: crate::gpu::timing::Timings,
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
@@ -92,6 +93,8 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::SHADER_INT64
         | wgpu::Features::SHADER_I16
         | wgpu::Features::SHADER_F64
+        // device time per dispatch for `fpshader bench --profile`
+        | wgpu::Features::TIMESTAMP_QUERY
         // r16f storage images (fp16-storage image variants) are not a WebGPU storage format
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
 }
@@ -220,6 +223,7 @@ impl Context {
             pipelines: Mutex::new(HashMap::new()),
             pool: Arc::default(),
             unsubmitted: Default::default(),
+            timings: Default::default(),
             stats: StatCounters::default(),
             dummy,
         })

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Kind, Pipeline, Slot};
 use crate::gpu::pool::DeviceBuffer;
+use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
 /// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
 ///
@@ -28,6 +29,11 @@ pub struct Recorder<'c> {
     /// Chunks already submitted (not waited for) and the last one's index.
     submitted: u64,
     last: Option<wgpu::SubmissionIndex>,
+    /// With timing on ([`Context::set_timing`]): the label of what is recorded now, this
+    /// chunk's queries, and the submitted chunks' times to read after the wait.
+    label: String,
+    queries: Option<ChunkQueries>,
+    times: Vec<PendingTimes>,
     /// When recording began (for [`Context::submission_stats`]).
     started: Instant,
 }
@@ -59,6 +65,9 @@ impl Context {
             chunk: FIRST_CHUNK,
             submitted: 0,
             last: None,
+            label: String::new(),
+            queries: None,
+            times: Vec::new(),
             started: Instant::now(),
         }
     }
@@ -341,6 +350,22 @@ impl<'c> Recorder<'c> {
             check(binding, kind, *resource, self.ctx.limits())?;
         }
         let bind_group = self.bind_group(pipeline, &resources);
+        if self.ctx.timing() {
+            // a pass of its own, timed from its start to its end
+            drop(self.pass.take());
+            let queries = self
+                .queries
+                .get_or_insert_with(|| ChunkQueries::new(self.ctx, LARGEST_CHUNK as u32));
+            let writes = queries.next(&self.label, &pipeline.shader);
+            self.pass = Some(
+                self.encoder
+                    .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("fpshader"),
+                        timestamp_writes: writes,
+                    })
+                    .forget_lifetime(),
+            );
+        }
         let encoder = &mut self.encoder;
         let pass = self.pass.get_or_insert_with(|| {
             encoder
@@ -372,10 +397,23 @@ impl<'c> Recorder<'c> {
         self.ctx.unsubmitted.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Labels what is recorded from now on, for [`Context::take_timings`] (the net labels each
+    /// layer's dispatches with the layer's name).
+    pub fn set_label(&mut self, label: &str) {
+        if self.ctx.timing() {
+            label.clone_into(&mut self.label);
+        }
+    }
+
     /// Hands what was recorded so far to the queue without waiting, and starts a new encoder.
     /// Later chunks run after it: one queue runs submissions in order, and wgpu orders each
     /// buffer's uses across them as it does inside one.
     fn submit_chunk(&mut self) -> Result<()> {
+        if let Some(queries) = self.queries.take() {
+            drop(self.pass.take());
+            self.times
+                .push(queries.resolve(self.ctx, &mut self.encoder));
+        }
         let encoder = std::mem::replace(
             &mut self.encoder,
             self.ctx
@@ -535,6 +573,9 @@ impl<'c> Recorder<'c> {
             .fetch_add(self.submitted, Ordering::Relaxed);
         stats.add(&stats.record_ns, recorded - self.started);
         stats.add(&stats.wait_ns, recorded.elapsed());
+        for times in std::mem::take(&mut self.times) {
+            times.collect(self.ctx)?;
+        }
         Ok(())
     }
 }

@@ -91,8 +91,9 @@ fn softmax_block(block: &mut [f32], n: usize, inner: usize, stride: usize) {
 #[derive(Default)]
 pub struct Softmax {
     axis: i32,
-    /// pack1 and pack4 buffer pipelines per axis of the 3-D view (pack8 goes through pack4).
-    gpu: core::option::Option<[PackPipelines; 3]>,
+    /// pack1 and pack4 buffer pipelines per axis of the 3-D view (pack8 goes through pack4),
+    /// and for c when it is the only line (the shader's `axis` 3).
+    gpu: core::option::Option<[PackPipelines; 4]>,
 }
 
 impl Layer for Softmax {
@@ -134,7 +135,7 @@ impl Layer for Softmax {
                         &[(0, SpecValue::I32(axis))],
                     )
                 };
-                Some([along(0)?, along(1)?, along(2)?])
+                Some([along(0)?, along(1)?, along(2)?, along(3)?])
             }
             _ => None,
         };
@@ -160,13 +161,21 @@ impl Layer for Softmax {
             .and_then(|a| view_axis(blob.dims, a))
             .ok_or_else(|| Error::Shape(format!("Softmax axis {} on the GPU", self.axis)))?;
         *blob = pack8_as_pack4(rec, blob)?;
-        let pipeline = pipelines[along].for_mat(blob)?.clone();
         let [w, h, c] = blob.grid();
-        // the shader's 256 invocations per row along w; one per line otherwise
+        // along c with a single line, the whole workgroup takes it
+        let along = if along == 2 && w == 1 && h == 1 {
+            3
+        } else {
+            along
+        };
+        let pipeline = pipelines[along].for_mat(blob)?.clone();
+        // the shader's 256 invocations per row along w or the single line; one per line
+        // otherwise
         let grid = match along {
             0 => [256, h, c],
             1 => [w, 1, c],
-            _ => [w, h, 1],
+            2 => [w, h, 1],
+            _ => [256, 1, 1],
         };
         rec.dispatch(&pipeline, &[&*blob], &blob.shape_words(), grid)
     }

@@ -63,7 +63,7 @@ struct GpuConvolution {
 /// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
 /// GPU), and the fewest steps a slice keeps.
 const GEMM_TARGET_GROUPS: usize = 512;
-const GEMM_MIN_SLICE_STEPS: usize = 64;
+const GEMM_MIN_SLICE_STEPS: usize = 16;
 /// The GEMM's tiles: positions × output blocks of 4, and the wide one for layers of at most
 /// 16 blocks.
 const GEMM_TILE: [usize; 2] = [64, 32];
@@ -166,13 +166,17 @@ impl Convolution {
         let [kw, kh] = self.window.kernel;
         let (cin, kk) = (self.window.channels_per_group(), kw * kh);
         let mut out = Vec::with_capacity(self.weights.len());
-        for i4 in 0..cin / 4 {
+        // a last, partial block of input channels has zero weights past the channels
+        for i4 in 0..cin.div_ceil(4) {
             for k in 0..kk {
                 for o4 in 0..self.window.num_output / 4 {
                     for lane in 0..4 {
                         for j in 0..4 {
                             let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
-                            out.push(self.weights[(o * cin + i) * kk + k]);
+                            out.push(match i < cin {
+                                true => self.weights[(o * cin + i) * kk + k],
+                                false => 0.0,
+                            });
                         }
                     }
                 }
@@ -183,7 +187,16 @@ impl Convolution {
 
     /// Whether dense pack4 blobs go through the implicit GEMM.
     fn uses_gemm(&self) -> bool {
-        self.window.group == 1 && self.pack4_kind() == 1
+        self.window.group == 1 && (self.pack4_kind() == 1 || self.gemm_pads_input())
+    }
+
+    /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (a dense
+    /// layer on an RGB image: the direct pack1 shader took up to 97 us on resnet's first
+    /// layer on an H200, and its pack1 output needed repacking).
+    fn gemm_pads_input(&self) -> bool {
+        self.window.group == 1
+            && !self.window.channels().is_multiple_of(4)
+            && self.window.num_output.is_multiple_of(4)
     }
 
     /// The GEMM's tile (positions × output blocks): the wide one when the outputs fit it.
@@ -388,7 +401,11 @@ impl Layer for Convolution {
                 let pack1 =
                     gpu.ctx
                         .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
-                let kind = self.pack4_kind();
+                // a padded input runs the GEMM as a dense pack4 layer
+                let kind = match self.gemm_pads_input() {
+                    true => 1,
+                    false => self.pack4_kind(),
+                };
                 let pack4 = if kind == 0 {
                     None
                 } else {
@@ -420,7 +437,7 @@ impl Layer for Convolution {
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
         let bias = self.window.bias_or_zeros(&self.bias);
         let packed = match self.pack4_kind() {
-            1 if self.uses_gemm() => Some(self.weights_gemm()),
+            _ if self.uses_gemm() => Some(self.weights_gemm()),
             1 => Some(self.weights_pack4()),
             2 => Some(self.weights_depthwise_pack4()),
             _ => None,
@@ -463,9 +480,13 @@ impl Layer for Convolution {
         let ctx = rec.context();
         let packed = match (&state.pack4, &state.weights4, &state.bias4) {
             (Some(p), Some(w), Some(b)) if bottom.elempack >= 4 => Some((p, w, b)),
+            (Some(p), Some(w), Some(b)) if state.gemm && self.gemm_pads_input() => Some((p, w, b)),
             _ => None,
         };
         let (pipeline, weights, bias, bottom, pack) = match packed {
+            Some((p, w, b)) if bottom.elempack == 1 => {
+                (p, w, b, ctx.record_padded_pack4(rec, bottom)?, 4)
+            }
             Some((p, w, b)) => (p, w, b, pack8_as_pack4(rec, bottom)?, 4),
             None => {
                 let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {

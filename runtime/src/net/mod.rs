@@ -461,6 +461,7 @@ impl Extractor<'_> {
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
                 let r = rec.get_or_insert_with(|| ctx.recorder());
+                r.set_label(&l.name);
                 self.forward_gpu(i, r, &mut remaining, target)
             } else {
                 // the CPU needs whatever GPU work came before
@@ -478,6 +479,7 @@ impl Extractor<'_> {
         let pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
             (None, Some(g), Some(ctx)) if download => {
                 let r = rec.get_or_insert_with(|| ctx.recorder());
+                r.set_label("(download)");
                 Some(ctx.record_download(r, g)?)
             }
             _ => None,

@@ -407,6 +407,18 @@ impl Context {
         }
     }
 
+    /// A pack1 buffer mat as pack4, its channels padded with zeros to a multiple of 4: how the
+    /// convolution GEMM reads inputs of other channel counts (an RGB image) as whole blocks.
+    pub fn record_padded_pack4(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+        if m.elempack != 1 || m.buffer().is_none() {
+            return Err(Error::Shape(format!(
+                "only pack1 buffer mats are padded to pack4, not elempack {}",
+                m.elempack
+            )));
+        }
+        self.repack(rec, m, 4, Shader::Packing1to4, true)
+    }
+
     /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
     /// `w × h` per channel (1-D blobs are `c` channels of one value, 2-D ones `c` rows of `w`,
     /// as GPU mats lay them out), `c` channels of `elempack` values.
@@ -472,7 +484,8 @@ impl Context {
         over_output: bool,
     ) -> Result<GpuMat> {
         let channels = m.c * m.elempack;
-        let c = channels / elempack;
+        // whole blocks: only padding to pack4 has a remainder
+        let c = channels.div_ceil(elempack);
         let cstep = match m.dims {
             1 | 2 => m.cstep,
             _ => cstep_for(m.w * m.h, 4 * elempack),

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use fpshader::layer::Option as NetOption;
 use fpshader::net::Net;
-use fpshader::{Context, Mat, ShaderPath};
+use fpshader::{Context, DispatchTime, Mat, ShaderPath};
 
 use crate::run::{device, load_net, parse_opt, with_threads};
 use crate::{CliError, print};
@@ -147,6 +147,13 @@ fn bench_one(
                 d.waiting.as_secs_f64() * 1e3
             ));
         }
+        if let Some(ctx) = net.context().filter(|c| c.set_timing(true)).cloned() {
+            ctx.take_timings();
+            once(&output)?;
+            ctx.set_timing(false);
+            print(&device_profile(&net, &ctx.take_timings()));
+            return bench_timed(&once, &output, args.loops);
+        }
         let mut before = 0.0;
         for layer in net.layers().iter().filter(|l| l.kind != "Input") {
             let Some(&top) = layer.tops.first() else {
@@ -167,8 +174,17 @@ fn bench_one(
             before = best;
         }
     }
-    let mut times = (0..args.loops.max(1))
-        .map(|_| once(&output))
+    bench_timed(&once, &output, args.loops)
+}
+
+/// `loops` timed runs of `once`.
+fn bench_timed(
+    once: &dyn Fn(&str) -> Result<f64, CliError>,
+    output: &str,
+    loops: usize,
+) -> Result<Timing, CliError> {
+    let mut times = (0..loops.max(1))
+        .map(|_| once(output))
         .collect::<Result<Vec<_>, _>>()?;
     times.sort_by(f64::total_cmp);
     Ok(Timing {
@@ -176,6 +192,55 @@ fn bench_one(
         median: times[times.len() / 2],
         max: times[times.len() - 1],
     })
+}
+
+/// The device time of one run per layer, in order, then per layer type, largest first.
+fn device_profile(net: &Net, times: &[DispatchTime]) -> String {
+    let mut per_layer: Vec<(String, Vec<&DispatchTime>)> = Vec::new();
+    for t in times {
+        match per_layer.last_mut() {
+            Some((label, v)) if *label == t.label => v.push(t),
+            _ => per_layer.push((t.label.clone(), vec![t])),
+        }
+    }
+    let kind_of = |name: &str| {
+        net.layers()
+            .iter()
+            .find(|l| l.name == name)
+            .map_or("", |l| l.kind.as_str())
+    };
+    let total: f64 = times.iter().map(|t| t.micros).sum();
+    let mut out = format!(
+        "device time of one run: {:.3} ms in {} dispatches (timestamps per dispatch)\n",
+        total / 1e3,
+        times.len()
+    );
+    let mut per_kind: Vec<(String, f64, usize)> = Vec::new();
+    for (label, v) in &per_layer {
+        let us: f64 = v.iter().map(|t| t.micros).sum();
+        let shaders: Vec<&str> = v.iter().map(|t| t.shader.as_str()).collect();
+        let kind = kind_of(label);
+        out += &format!(
+            "{kind:>24} {label:<28} {us:9.1} us  {}\n",
+            shaders.join(" ")
+        );
+        match per_kind.iter_mut().find(|(k, ..)| k == kind) {
+            Some((_, sum, n)) => {
+                *sum += us;
+                *n += 1;
+            }
+            None => per_kind.push((kind.to_string(), us, 1)),
+        }
+    }
+    per_kind.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out += "per layer type:\n";
+    for (kind, us, n) in per_kind {
+        out += &format!(
+            "{kind:>24} {n:4} layers {us:9.1} us {:5.1}%\n",
+            100.0 * us / total.max(1e-9)
+        );
+    }
+    out
 }
 
 /// Runs `fpshader bench`.
