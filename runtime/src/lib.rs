@@ -19,8 +19,8 @@ pub mod tensor;
 
 pub use error::{Error, Result};
 pub use gpu::{
-    Context, ContextOptions, DispatchTime, Options, Pipeline, Recorder, Resource, ShaderPath,
-    required_wgpu_features, samplers, specialize,
+    Context, ContextOptions, DispatchTime, MemoryStats, Options, Pipeline, Recorder, Resource,
+    ShaderPath, required_wgpu_features, samplers, specialize,
 };
 pub use tensor::{ElemType, GpuData, GpuMat, Mat, MatData, PendingDownload, StorageFormat};
 pub use wgpu;

@@ -188,9 +188,26 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
                 ("fp16", NetOption::default(), 0.1),
             ] {
                 let how = format!("GPU {class}, {}", ctx.describe());
+                // this model's device memory alone
+                ctx.trim_pool();
+                ctx.reset_peak_memory();
                 let got = run_net(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
                     .unwrap_or_else(|e| panic!("{}: {e}", what(&how)))
                     .to_values();
+                // the blob pool reuses freed buffers: what it allocated stays within 1.5 times
+                // the most in use at once (weights and live blobs)
+                let memory = ctx.memory_stats();
+                eprintln!(
+                    "{}: {} bytes allocated, peak in use {}",
+                    what(&how),
+                    memory.allocated,
+                    memory.peak_live
+                );
+                assert!(
+                    memory.allocated as f64 <= 1.5 * memory.peak_live as f64,
+                    "{}: {memory:?}",
+                    what(&how)
+                );
                 assert_close(&got, &reference, eps, &what(&how));
                 if class == "fp32" || !near_tie(&reference) {
                     assert_eq!(

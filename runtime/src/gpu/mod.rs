@@ -15,6 +15,6 @@ pub(crate) mod timing;
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
 pub use options::Options;
 pub use pipeline::Pipeline;
-pub use pool::DeviceBuffer;
+pub use pool::{DeviceBuffer, MemoryStats};
 pub use recorder::{Recorder, Resource, SubmissionStats};
 pub use timing::DispatchTime;

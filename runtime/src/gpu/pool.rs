@@ -2,19 +2,37 @@
 //! blob allocator): a net's second run allocates nothing, and neither does a user who drops
 //! the mats a run handed out.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-/// Free storage buffers by size, each size's in a fixed order: a request takes the first, so
-/// a net's runs, which free and request in the same sequence, get the same buffers for the
-/// same blobs every time and find their bind groups cached. (A stack would hand them out
-/// permuted from run to run.)
+/// Free storage buffers by size, each size's in a fixed order. A request takes the first of
+/// the smallest size that holds it, up to twice its size: blobs of other sizes reuse what
+/// earlier layers freed (exact sizes only kept up to 2.5 times the largest live set in use on
+/// the zoo), and a net's runs, which free and request in the same sequence, get the same
+/// buffers for the same blobs every time and find their bind groups cached. (A stack would
+/// hand them out permuted from run to run.)
 #[derive(Debug, Default)]
 pub(crate) struct BufferPool {
-    free: Mutex<HashMap<u64, BTreeSet<wgpu::Buffer>>>,
+    free: Mutex<BTreeMap<u64, BTreeSet<wgpu::Buffer>>>,
     requests: AtomicU64,
+    /// Bytes of the pool's buffers in use (held by a mat or weights) and free, and the most
+    /// ever in use since the last reset: the pool's overhead is allocated over peak.
+    live: AtomicU64,
+    peak: AtomicU64,
+    allocated: AtomicU64,
+}
+
+/// A context's device memory for storage buffers ([`crate::Context::memory_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Bytes of every storage buffer the context holds: in use or free in its pool.
+    pub allocated: u64,
+    /// Bytes in use now: held by mats, weights and recorded work's inputs.
+    pub live: u64,
+    /// The most bytes in use at once since [`crate::Context::reset_peak_memory`].
+    pub peak_live: u64,
 }
 
 impl BufferPool {
@@ -28,15 +46,47 @@ impl BufferPool {
         self.requests.load(Ordering::Relaxed)
     }
 
-    /// A free buffer of exactly `size` bytes, if one is pooled.
+    /// Counts a new buffer of `size` bytes.
+    pub(crate) fn count_new(&self, size: u64) {
+        self.allocated.fetch_add(size, Ordering::Relaxed);
+    }
+
+    /// What [`MemoryStats`] reports.
+    pub(crate) fn memory(&self) -> MemoryStats {
+        MemoryStats {
+            allocated: self.allocated.load(Ordering::Relaxed),
+            live: self.live.load(Ordering::Relaxed),
+            peak_live: self.peak.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Starts the peak over from what is in use now.
+    pub(crate) fn reset_peak(&self) {
+        self.peak
+            .store(self.live.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    fn in_use(&self, size: u64) {
+        let now = self.live.fetch_add(size, Ordering::Relaxed) + size;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+
+    /// A free buffer of at least `size` bytes and at most twice that, if one is pooled: the
+    /// first of the smallest such size.
     pub(crate) fn take(&self, size: u64) -> Option<wgpu::Buffer> {
-        self.free
-            .lock()
-            .ok()
-            .and_then(|mut free| free.get_mut(&size).and_then(BTreeSet::pop_first))
+        let mut free = self.free.lock().ok()?;
+        let (&found, set) = free
+            .range_mut(size..=size.saturating_mul(2))
+            .find(|(_, set)| !set.is_empty())?;
+        let buffer = set.pop_first();
+        if set.is_empty() {
+            free.remove(&found);
+        }
+        buffer
     }
 
     fn give(&self, buffer: wgpu::Buffer) {
+        self.live.fetch_sub(buffer.size(), Ordering::Relaxed);
         if let Ok(mut free) = self.free.lock() {
             free.entry(buffer.size()).or_default().insert(buffer);
         }
@@ -45,6 +95,8 @@ impl BufferPool {
     /// Frees every pooled buffer.
     pub(crate) fn clear(&self) {
         if let Ok(mut free) = self.free.lock() {
+            let bytes: u64 = free.iter().map(|(size, v)| size * v.len() as u64).sum();
+            self.allocated.fetch_sub(bytes, Ordering::Relaxed);
             free.clear();
         }
     }
@@ -80,6 +132,7 @@ impl Drop for Pooled {
 
 impl DeviceBuffer {
     pub(crate) fn pooled(buffer: wgpu::Buffer, pool: &Arc<BufferPool>) -> Self {
+        pool.in_use(buffer.size());
         DeviceBuffer(Arc::new(Pooled {
             buffer,
             home: Arc::downgrade(pool),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Kind, Pipeline, Slot};
-use crate::gpu::pool::DeviceBuffer;
+use crate::gpu::pool::{DeviceBuffer, MemoryStats};
 use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
 /// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
@@ -121,6 +121,7 @@ impl Context {
 
     fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
         self.stats.new_buffers.fetch_add(1, Ordering::Relaxed);
+        self.pool.count_new(padded_size(size));
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("fpshader storage"),
             size: padded_size(size),
@@ -134,6 +135,16 @@ impl Context {
     /// Frees every pooled buffer (those no mat holds).
     pub fn trim_pool(&self) {
         self.pool.clear();
+    }
+
+    /// Device memory of storage buffers: allocated, in use, and the peak in use.
+    pub fn memory_stats(&self) -> MemoryStats {
+        self.pool.memory()
+    }
+
+    /// Starts [`MemoryStats::peak_live`] over from what is in use now.
+    pub fn reset_peak_memory(&self) {
+        self.pool.reset_peak();
     }
 
     /// Bytes held by pooled buffers that no mat holds.

@@ -78,12 +78,12 @@ impl PackPipelines {
     }
 
     /// The flat pipeline for `mats` when they line up value for value (one layout, buffers
-    /// of one byte size, a whole number of flat elements) in a format it reads.
+    /// holding at least its bytes, a whole number of flat elements) in a format it reads.
     pub fn flat_for(&self, mats: &[&GpuMat]) -> core::option::Option<&Arc<Pipeline>> {
         let first = mats.first()?;
-        let size = first.buffer()?.size();
+        let size = first.byte_size();
         let fits =
-            |m: &&GpuMat| m.same_layout(first) && m.buffer().is_some_and(|b| b.size() == size);
+            |m: &&GpuMat| m.same_layout(first) && m.buffer().is_some_and(|b| b.size() >= size);
         if !size.is_multiple_of(FLAT_BYTES) || !mats.iter().all(fits) {
             return None;
         }
@@ -131,7 +131,7 @@ pub(crate) fn no_device(kind: &str) -> Error {
 /// Bytes per invocation of a flat shader.
 const FLAT_BYTES: u64 = 16;
 
-/// Records a flat shader over `bindings` (the last written, whose buffer size sets the
+/// Records a flat shader over `bindings` (the last written, whose byte size sets the
 /// count), in rows of at most 2^20 invocations so that no grid dimension passes the dispatch
 /// limit; `extra` push constant words follow the shader's two (`FLAT_PUSH_EXTRA`).
 pub fn dispatch_flat(
@@ -140,10 +140,7 @@ pub fn dispatch_flat(
     bindings: &[&GpuMat],
     extra: &[u32],
 ) -> Result<()> {
-    let bytes = bindings
-        .last()
-        .and_then(|m| m.buffer())
-        .map_or(0, |b| b.size());
+    let bytes = bindings.last().map_or(0, |m| m.byte_size());
     let n = bytes / FLAT_BYTES;
     let row = n.clamp(1, 1 << 20);
     let mut words = vec![n as u32, row as u32];

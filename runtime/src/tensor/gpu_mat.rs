@@ -106,6 +106,12 @@ impl GpuMat {
         [self.w as u32, self.h as u32, self.c as u32]
     }
 
+    /// The bytes its values take in its buffer, in whole 32-byte blocks; the buffer may be
+    /// larger (the pool hands out a free buffer up to twice the size asked for).
+    pub fn byte_size(&self) -> u64 {
+        mat_bytes(self.c * self.cstep * self.elempack, self.format)
+    }
+
     /// Whether `other` has this mat's shape, packing, channel step and storage format, so
     /// that the two line up value for value.
     pub fn same_layout(&self, other: &GpuMat) -> bool {
@@ -447,7 +453,7 @@ impl Context {
     /// A new mat of `m`'s shape, packing, format and options (contents undefined).
     pub fn alloc_like(&self, m: &GpuMat) -> Result<GpuMat> {
         let data = match &m.data {
-            GpuData::Buffer(b) => GpuData::Buffer(self.storage_buffer(b.size())),
+            GpuData::Buffer(_) => GpuData::Buffer(self.storage_buffer(m.byte_size())),
             GpuData::Image { texture, .. } => {
                 let (texture, view) = self.upload_texture(
                     texture.dimension(),

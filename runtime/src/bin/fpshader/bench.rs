@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use fpshader::layer::Option as NetOption;
 use fpshader::net::Net;
-use fpshader::{Context, DispatchTime, Mat, ShaderPath};
+use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
 use crate::run::{device, load_net, parse_opt, with_threads};
 use crate::{CliError, print};
@@ -102,8 +102,19 @@ fn bench_one(
     args: &BenchArgs,
     ctx: Option<Arc<Context>>,
     opt: NetOption,
-) -> Result<Timing, CliError> {
-    let net = load_net(param, args.bin.as_deref(), ctx, opt)?;
+) -> Result<(Timing, Option<MemoryStats>), CliError> {
+    // the device memory of this model alone: the pool's buffers of the ones before go
+    if let Some(ctx) = &ctx {
+        ctx.trim_pool();
+        ctx.reset_peak_memory();
+    }
+    let net = load_net(param, args.bin.as_deref(), ctx.clone(), opt)?;
+    let timing = bench_net(&net, param, args)?;
+    Ok((timing, ctx.map(|c| c.memory_stats())))
+}
+
+/// Warm-up runs, the profile if asked for, then the timed runs.
+fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliError> {
     let [w, h, c] = input_shape(&net, param, args.shape.as_deref())?;
     let input_name = net
         .layers()
@@ -151,7 +162,7 @@ fn bench_one(
             ctx.take_timings();
             once(&output)?;
             ctx.set_timing(false);
-            print(&device_profile(&net, &ctx.take_timings()));
+            print(&device_profile(net, &ctx.take_timings()));
             return bench_timed(&once, &output, args.loops);
         }
         let mut before = 0.0;
@@ -276,9 +287,17 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
             let name = model
                 .file_stem()
                 .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-            let t = bench_one(model, &args, ctx.clone(), opt)?;
+            let (t, memory) = bench_one(model, &args, ctx.clone(), opt)?;
+            let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+            let memory = memory.map_or(String::new(), |m| {
+                format!(
+                    "  gpu MiB = {:7.1} (peak in use {:7.1})",
+                    mib(m.allocated),
+                    mib(m.peak_live)
+                )
+            });
             print(&format!(
-                "{name:>20}  min = {:8.2}  max = {:8.2}  median = {:8.2}\n",
+                "{name:>20}  min = {:8.2}  max = {:8.2}  median = {:8.2}{memory}\n",
                 t.min, t.max, t.median
             ));
         }
