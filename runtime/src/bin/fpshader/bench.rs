@@ -115,7 +115,7 @@ fn bench_one(
 
 /// Warm-up runs, the profile if asked for, then the timed runs.
 fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliError> {
-    let [w, h, c] = input_shape(&net, param, args.shape.as_deref())?;
+    let [w, h, c] = input_shape(net, param, args.shape.as_deref())?;
     let input_name = net
         .layers()
         .iter()
