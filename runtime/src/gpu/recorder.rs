@@ -18,9 +18,9 @@ use crate::gpu::timing::{ChunkQueries, PendingTimes};
 pub struct Recorder<'c> {
     ctx: &'c Context,
     encoder: wgpu::CommandEncoder,
-    /// One compute pass for every dispatch: wgpu orders dispatches inside a pass by their
-    /// resource usage, and a pass per dispatch cost about 1% of a memory-bound dispatch's time on an
-    /// H200 (see the README's overhead figures).
+    /// One compute pass for a chunk's dispatches (one per dispatch only while timing): wgpu
+    /// orders dispatches inside a pass by their resource usage, and a pass per dispatch cost
+    /// about 1% of a memory-bound dispatch's time on an H200 (see the README's overhead figures).
     pass: Option<wgpu::ComputePass<'static>>,
     dispatches: usize,
     /// Dispatches and copies recorded since the last chunk went to the queue, and the size of the next.
