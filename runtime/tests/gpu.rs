@@ -394,16 +394,20 @@ fn binding_gaps_bind_the_right_buffers() {
     }
 }
 
+/// The fp32 ReLU pipeline with slope 0.5 (local size 32).
+fn leaky_relu(ctx: &Context) -> std::sync::Arc<fpshader::Pipeline> {
+    let spec = Specialization {
+        values: vec![(0, SpecValue::F32(0.5))],
+        local_size: Some([32, 1, 1]),
+    };
+    ctx.pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
+        .unwrap()
+}
+
 #[test]
 fn several_dispatches_in_one_submission() {
     for ctx in contexts() {
-        let spec = Specialization {
-            values: vec![(0, SpecValue::F32(0.5))],
-            local_size: Some([32, 1, 1]),
-        };
-        let pipeline = ctx
-            .pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
-            .unwrap();
+        let pipeline = leaky_relu(&ctx);
         let n = 1000u32;
         let input = random(n as usize, 9);
         let a = ctx.upload(&StorageFormat::Fp32.encode(&input));
@@ -432,13 +436,7 @@ fn several_dispatches_in_one_submission() {
 #[test]
 fn long_recordings_run_in_chunks_in_order() {
     for ctx in contexts() {
-        let spec = Specialization {
-            values: vec![(0, SpecValue::F32(0.5))],
-            local_size: Some([32, 1, 1]),
-        };
-        let pipeline = ctx
-            .pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
-            .unwrap();
+        let pipeline = leaky_relu(&ctx);
         let n = 1000u32;
         let bytes = u64::from(n) * 4;
         let input = random(n as usize, 10);

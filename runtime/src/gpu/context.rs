@@ -65,10 +65,10 @@ pub struct Context {
     /// Storage buffers no mat holds any more, for [`Context::storage_buffer`] to hand out
     /// again (ncnn's blob allocator).
     pub(crate) pool: Arc<BufferPool>,
-    /// Commands recorded and not yet submitted, by all recorders: while there are any, they
-    /// may still read a pooled buffer that no mat holds, so the queue must not write one
+    /// Recorders holding recorded work not yet submitted: while there are any, it may still
+    /// read a pooled buffer that no mat holds, so the queue must not write one
     /// ([`Context::upload`]).
-    pub(crate) unsubmitted: std::sync::atomic::AtomicUsize,
+    pub(crate) recording: std::sync::atomic::AtomicUsize,
     pub(crate) dummy: wgpu::Buffer,
     pub(crate) timings: crate::gpu::timing::Timings,
     pub(crate) stats: StatCounters,
@@ -222,7 +222,7 @@ impl Context {
             allowed,
             pipelines: Mutex::new(HashMap::new()),
             pool: Arc::default(),
-            unsubmitted: Default::default(),
+            recording: Default::default(),
             timings: Default::default(),
             stats: StatCounters::default(),
             dummy,

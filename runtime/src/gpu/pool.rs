@@ -95,24 +95,26 @@ impl BufferPool {
     /// Frees every pooled buffer.
     pub(crate) fn clear(&self) {
         if let Ok(mut free) = self.free.lock() {
-            let bytes: u64 = free.iter().map(|(size, v)| size * v.len() as u64).sum();
-            self.allocated.fetch_sub(bytes, Ordering::Relaxed);
+            self.allocated
+                .fetch_sub(free_bytes(&free), Ordering::Relaxed);
             free.clear();
         }
     }
 
     /// Bytes held by free buffers.
     pub(crate) fn bytes(&self) -> u64 {
-        self.free
-            .lock()
-            .map(|free| free.iter().map(|(size, v)| size * v.len() as u64).sum())
-            .unwrap_or(0)
+        self.free.lock().map(|free| free_bytes(&free)).unwrap_or(0)
     }
 }
 
+fn free_bytes(free: &BTreeMap<u64, BTreeSet<wgpu::Buffer>>) -> u64 {
+    free.iter().map(|(size, v)| size * v.len() as u64).sum()
+}
+
 /// A storage buffer shared by the mats that hold it; the last one dropped returns it to the
-/// pool of the context that made it. Safe because only recorded work writes pooled buffers
-/// (never the queue directly), and the queue runs recorded work in submission order.
+/// pool of the context that made it. Safe because the queue runs recorded work in submission
+/// order, and writes a pooled buffer directly only while no recorded work is unsubmitted
+/// ([`crate::Context::upload`]).
 #[derive(Clone, Debug)]
 pub struct DeviceBuffer(Arc<Pooled>);
 

@@ -54,11 +54,7 @@ impl Context {
     pub fn recorder(&self) -> Recorder<'_> {
         Recorder {
             ctx: self,
-            encoder: self
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("fpshader"),
-                }),
+            encoder: self.encoder(),
             pass: None,
             dispatches: 0,
             unsubmitted: 0,
@@ -78,6 +74,13 @@ impl Context {
         self.stats.snapshot()
     }
 
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("fpshader"),
+            })
+    }
+
     /// A storage buffer holding `bytes` (also usable as copy source and destination); it
     /// joins the pool when dropped. The queue writes it before the work recorded so far runs,
     /// so a pooled buffer is reused only while no recorder holds unsubmitted work (what was
@@ -90,7 +93,7 @@ impl Context {
     /// bytes are copied once, straight into the queue's staging memory.
     pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
         let size = padded_size(size.max(bytes.len() as u64));
-        let pooled = match self.unsubmitted.load(Ordering::SeqCst) {
+        let pooled = match self.recording.load(Ordering::SeqCst) {
             0 => self.pool.take(size),
             _ => None,
         };
@@ -402,10 +405,20 @@ impl<'c> Recorder<'c> {
         Ok(())
     }
 
-    /// Counts one recorded command, here and context-wide.
+    /// Counts one recorded command; the first since the last chunk counts this recorder as
+    /// holding unsubmitted work, context-wide.
     fn recorded(&mut self) {
+        if self.unsubmitted == 0 {
+            self.ctx.recording.fetch_add(1, Ordering::SeqCst);
+        }
         self.unsubmitted += 1;
-        self.ctx.unsubmitted.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The end of [`Recorder::recorded`]'s count: the work is submitted or dropped.
+    fn unrecorded(&mut self) {
+        if std::mem::take(&mut self.unsubmitted) > 0 {
+            self.ctx.recording.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 
     /// Labels what is recorded from now on, for [`Context::take_timings`] (the net labels each
@@ -425,19 +438,10 @@ impl<'c> Recorder<'c> {
             self.times
                 .push(queries.resolve(self.ctx, &mut self.encoder));
         }
-        let encoder = std::mem::replace(
-            &mut self.encoder,
-            self.ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("fpshader"),
-                }),
-        );
+        let encoder = std::mem::replace(&mut self.encoder, self.ctx.encoder());
         self.last = Some(self.submit(encoder)?);
         self.submitted += 1;
-        self.ctx
-            .unsubmitted
-            .fetch_sub(std::mem::take(&mut self.unsubmitted), Ordering::SeqCst);
+        self.unrecorded();
         Ok(())
     }
 
@@ -561,15 +565,13 @@ impl<'c> Recorder<'c> {
     /// Submits everything recorded and waits for the GPU to finish.
     pub fn submit_and_wait(mut self) -> Result<()> {
         // the last chunk, unless the last dispatch ended one
-        let index = match self.last.take() {
-            Some(index) if self.unsubmitted == 0 => index,
-            _ => {
-                self.submit_chunk()?;
-                self.last
-                    .take()
-                    .ok_or_else(|| Error::Gpu("nothing was submitted".into()))?
-            }
-        };
+        if self.unsubmitted > 0 || self.last.is_none() {
+            self.submit_chunk()?;
+        }
+        let index = self
+            .last
+            .take()
+            .ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
         let recorded = Instant::now();
         self.ctx
             .device
@@ -594,9 +596,7 @@ impl<'c> Recorder<'c> {
 impl Drop for Recorder<'_> {
     fn drop(&mut self) {
         // what was recorded and not submitted is dropped with the encoder
-        self.ctx
-            .unsubmitted
-            .fetch_sub(self.unsubmitted, Ordering::SeqCst);
+        self.unrecorded();
     }
 }
 

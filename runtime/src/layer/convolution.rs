@@ -187,7 +187,7 @@ impl Convolution {
 
     /// Whether dense pack4 blobs go through the implicit GEMM.
     fn uses_gemm(&self) -> bool {
-        self.window.group == 1 && (self.pack4_kind() == 1 || self.gemm_pads_input())
+        self.window.group == 1 && self.pack4_kind() == 1
     }
 
     /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (a dense
@@ -239,13 +239,14 @@ impl Convolution {
         out
     }
 
-    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4),
-    /// 2 depthwise.
+    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4, or
+    /// one group whose input the GEMM pads), 2 depthwise.
     fn pack4_kind(&self) -> i32 {
         if self.is_depthwise() && self.window.num_output.is_multiple_of(4) {
             2
-        } else if self.window.channels_per_group().is_multiple_of(4)
-            && (self.window.num_output / self.window.group).is_multiple_of(4)
+        } else if self.gemm_pads_input()
+            || self.window.channels_per_group().is_multiple_of(4)
+                && (self.window.num_output / self.window.group).is_multiple_of(4)
         {
             1
         } else {
@@ -401,11 +402,7 @@ impl Layer for Convolution {
                 let pack1 =
                     gpu.ctx
                         .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
-                // a padded input runs the GEMM as a dense pack4 layer
-                let kind = match self.gemm_pads_input() {
-                    true => 1,
-                    false => self.pack4_kind(),
-                };
+                let kind = self.pack4_kind();
                 let pack4 = if kind == 0 {
                     None
                 } else {
@@ -437,7 +434,7 @@ impl Layer for Convolution {
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
         let bias = self.window.bias_or_zeros(&self.bias);
         let packed = match self.pack4_kind() {
-            _ if self.uses_gemm() => Some(self.weights_gemm()),
+            1 if self.uses_gemm() => Some(self.weights_gemm()),
             1 => Some(self.weights_pack4()),
             2 => Some(self.weights_depthwise_pack4()),
             _ => None,
@@ -479,8 +476,10 @@ impl Layer for Convolution {
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let packed = match (&state.pack4, &state.weights4, &state.bias4) {
-            (Some(p), Some(w), Some(b)) if bottom.elempack >= 4 => Some((p, w, b)),
-            (Some(p), Some(w), Some(b)) if state.gemm && self.gemm_pads_input() => Some((p, w, b)),
+            // a padded input (elempack 1) takes the GEMM too
+            (Some(p), Some(w), Some(b)) if bottom.elempack >= 4 || self.gemm_pads_input() => {
+                Some((p, w, b))
+            }
             _ => None,
         };
         let (pipeline, weights, bias, bottom, pack) = match packed {

@@ -263,6 +263,9 @@ impl Context {
     /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
     /// `cast_fp16_to_fp32` first.
     pub fn download_mat(&self, m: &GpuMat) -> Result<Mat> {
+        if let GpuData::Image { texture, .. } = &m.data {
+            return self.download_image_mat(m, texture);
+        }
         let mut rec = self.recorder();
         let pending = self.record_download(&mut rec, m)?;
         rec.submit_and_wait()?;
