@@ -135,6 +135,9 @@ pub enum Error {
     /// SPIR-V that cannot be reflected.
     #[error(transparent)]
     Reflect(#[from] crate::reflect::ReflectError),
+    /// A VGF file or a TOSA model that cannot be read or converted.
+    #[error(transparent)]
+    Vgf(#[from] crate::vgf::VgfError),
     /// shaderc failed internally (initialization, or a failure it does not attribute to the source).
     #[error("shaderc: {0}")]
     Internal(String),

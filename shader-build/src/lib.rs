@@ -41,6 +41,7 @@ mod settings;
 mod source;
 #[cfg(feature = "compiler")]
 mod variants;
+pub mod vgf;
 
 #[cfg(feature = "compiler")]
 pub use builder::{BuildReport, Builder, DEFAULT_OUT_FILE};

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use fpshader_build::manifest::Manifest;
 use fpshader_build::meta::Reflection;
 use fpshader_build::{
-    Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv, reflect,
+    Compiler, Define, Error, Optimization, OptionSet, Settings, Source, TargetEnv, reflect, vgf,
 };
 
 /// Compile GLSL compute shaders written with the ncnn GLSL extension.
@@ -70,6 +70,14 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         common: CommonArgs,
+    },
+    /// Print a VGF file as JSON, with the fields Arm's `vgf_dump` prints.
+    VgfDump {
+        /// The `.vgf` file.
+        file: PathBuf,
+        /// Also write the file back through fpshader's writer (format 0.4.3) to this path.
+        #[arg(long, value_name = "OUT.vgf")]
+        rewrite: Option<PathBuf>,
     },
 }
 
@@ -206,7 +214,33 @@ fn run(cli: Cli) -> Result<String, Error> {
             );
             Ok(String::new())
         }
+        Command::VgfDump { file, rewrite } => vgf_dump(&file, rewrite.as_deref()),
     }
+}
+
+fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+    std::fs::write(path, bytes).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn vgf_dump(file: &std::path::Path, rewrite: Option<&std::path::Path>) -> Result<String, Error> {
+    let mut model = vgf::read(&read_file(file)?).map_err(|e| Error::Vgf(e.into()))?;
+    let text = serde_json::to_string_pretty(&vgf::dump::dump(&model))
+        .map_err(|e| Error::Internal(format!("cannot serialize the dump: {e}")))?;
+    if let Some(out) = rewrite {
+        model.version = vgf::FormatVersion::V0_4_3;
+        write_file(out, &vgf::write(&model))?;
+    }
+    Ok(text + "\n")
 }
 
 fn describe_reflection(r: &Reflection) -> String {
