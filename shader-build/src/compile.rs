@@ -118,6 +118,27 @@ impl Compiler {
         Ok(self.compile(&Source::from_bytes(name, bytes)?, set)?.words)
     }
 
+    /// Compiles an HLSL compute shader through shaderc's HLSL front end (no ncnn extension:
+    /// it is GLSL-only); `entry` is the entry point.
+    pub fn compile_hlsl(&self, name: &str, text: &str, entry: &str) -> Result<Vec<u32>> {
+        let source = Source::from_str(name, text)?;
+        let includes = IncludeResolver::new(&source, &self.settings.include_dirs);
+        let mut options = self.options(&includes)?;
+        options.set_source_language(shaderc::SourceLanguage::HLSL);
+        let result = self.inner.compile_into_spirv(
+            text,
+            shaderc::ShaderKind::Compute,
+            name,
+            entry,
+            Some(&options),
+        );
+        drop(options);
+        match result {
+            Ok(artifact) => Ok(artifact.as_binary().to_vec()),
+            Err(e) => Err(includes.into_error(e, OptionSet::default())),
+        }
+    }
+
     /// Reads and compiles a `.comp` file.
     pub fn compile_file(&self, path: impl AsRef<Path>, set: OptionSet) -> Result<Compiled> {
         self.compile(&Source::from_file(path)?, set)

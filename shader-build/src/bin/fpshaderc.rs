@@ -71,6 +71,25 @@ enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Convert a TOSA model (MLIR text) with Vulkan custom shader ops into a VGF file.
+    Vgf {
+        /// The model: TOSA MLIR text (`.mlir`).
+        input: PathBuf,
+        /// The VGF file to write.
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+        /// Also write a scenario file for Arm's scenario runner (inputs/outputs as NAME.npy).
+        #[arg(long, value_name = "OUT.json")]
+        scenario: Option<PathBuf>,
+        /// Lower ML partitions to compute shaders (runs on any Vulkan GPU).
+        #[arg(long)]
+        compute_only: bool,
+        /// Write format 0.5.0 (read only by VGF library 0.11) instead of 0.4.3.
+        #[arg(long)]
+        format_0_5: bool,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
     /// Print a VGF file as JSON, with the fields Arm's `vgf_dump` prints.
     VgfDump {
         /// The `.vgf` file.
@@ -215,6 +234,53 @@ fn run(cli: Cli) -> Result<String, Error> {
             Ok(String::new())
         }
         Command::VgfDump { file, rewrite } => vgf_dump(&file, rewrite.as_deref()),
+        Command::Vgf {
+            input,
+            output,
+            scenario,
+            compute_only,
+            format_0_5,
+            common,
+        } => {
+            if input.extension().is_some_and(|e| e == "tosa") {
+                return Err(Error::Usage(format!(
+                    "{}: TOSA flatbuffer input is not read yet; give the model as TOSA MLIR text",
+                    input.display()
+                )));
+            }
+            let text = String::from_utf8(read_file(&input)?)
+                .map_err(|_| Error::Usage(format!("{}: not UTF-8 MLIR text", input.display())))?;
+            let graph = vgf::tosa::mlir::parse(&input.display().to_string(), &text)
+                .map_err(|e| Error::Vgf(e.into()))?;
+            let compiler = Compiler::new(common.settings()?)?;
+            let options = vgf::convert::ConvertOptions {
+                compute_only,
+                version: if format_0_5 {
+                    vgf::FormatVersion::V0_5_0
+                } else {
+                    vgf::FormatVersion::V0_4_3
+                },
+            };
+            let model = vgf::convert::convert(&graph, &compiler, options)?;
+            write_file(&output, &vgf::write(&model))?;
+            if let Some(path) = scenario {
+                let relative = output
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                let json = vgf::scenario::scenario(&model, &relative);
+                let text = serde_json::to_string_pretty(&json)
+                    .map_err(|e| Error::Internal(format!("cannot serialize the scenario: {e}")))?;
+                write_file(&path, text.as_bytes())?;
+            }
+            eprintln!(
+                "{}: {} segments, {} resources -> {}",
+                input.display(),
+                model.sequence.segments.len(),
+                model.resources.len(),
+                output.display()
+            );
+            Ok(String::new())
+        }
     }
 }
 

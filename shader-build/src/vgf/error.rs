@@ -8,4 +8,17 @@ pub enum VgfError {
     /// A VGF file that cannot be read.
     #[error(transparent)]
     Read(#[from] ReadError),
+    /// TOSA MLIR text that cannot be parsed.
+    #[cfg(feature = "compiler")]
+    #[error(transparent)]
+    Mlir(#[from] super::tosa::mlir::ParseError),
+    /// A shader operation's attributes are malformed.
+    #[cfg(feature = "compiler")]
+    #[error(transparent)]
+    Attr(#[from] super::custom_op::AttrError),
+    /// A shader that does not compile or contradicts its attributes, or an ML op with no
+    /// lowering.
+    #[cfg(feature = "compiler")]
+    #[error(transparent)]
+    Convert(#[from] super::convert::ConvertError),
 }

@@ -10,11 +10,23 @@
 //! scenario file for Arm's scenario runner.
 
 #[cfg(feature = "compiler")]
+pub mod convert;
+#[cfg(feature = "compiler")]
+pub mod custom_op;
+#[cfg(feature = "compiler")]
 pub mod dump;
 mod error;
 mod fb;
 pub mod format;
+#[cfg(feature = "compiler")]
+pub mod materialize;
+#[cfg(feature = "compiler")]
+pub mod partition;
 pub mod reader;
+#[cfg(feature = "compiler")]
+pub mod scenario;
+#[cfg(feature = "compiler")]
+pub mod tosa;
 pub mod writer;
 
 pub use error::VgfError;

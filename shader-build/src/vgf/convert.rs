@@ -1,0 +1,364 @@
+//! A TOSA graph into a [`Vgf`]: partitions become segments, values crossing them become
+//! resources, shaders are compiled ahead of time.
+//!
+//! With `compute_only` every ML partition is lowered to fpshader's compute shaders (one segment
+//! per operation), so the file runs on any Vulkan GPU. Without it the ML partitions would be
+//! `SPV_ARM_graph` segments, which fpshader does not emit yet: [`ConvertError::GraphSegments`].
+
+use std::collections::BTreeMap;
+
+use crate::Compiler;
+
+use super::custom_op;
+use super::format::{
+    BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DescriptorSetInfo, FormatVersion,
+    ModelSequence, Module, ModuleCode, ModuleType, Resource, ResourceCategory, Segment, Vgf,
+};
+use super::materialize::{self, LOWERED_LOCAL_SIZE, MaterializeError};
+use super::partition::{self, Kind};
+use super::tosa::{Attr, Elem, Graph, ValueId};
+
+/// How to convert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Lower ML partitions to compute shaders instead of graph segments.
+    pub compute_only: bool,
+    /// The header version to write.
+    pub version: FormatVersion,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            compute_only: true,
+            version: FormatVersion::V0_4_3,
+        }
+    }
+}
+
+/// Why a graph cannot be converted (beyond attribute and shader errors).
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// ML partitions as graph segments were asked for.
+    #[error(
+        "the model has {partitions} ML partition(s); fpshader does not emit SPV_ARM_graph \
+         segments yet: convert with --compute-only to lower them to compute shaders"
+    )]
+    GraphSegments {
+        /// How many ML partitions.
+        partitions: usize,
+    },
+    /// A shader or a lowering failed.
+    #[error(transparent)]
+    Materialize(#[from] MaterializeError),
+    /// A constant whose values do not fill its type.
+    #[error("constant `{value}`: {problem}")]
+    Constant {
+        /// The value's name.
+        value: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Too many invocations for one dispatch.
+    #[error("`{op}` needs {groups} workgroups in one dimension (at most 65535)")]
+    Dispatch {
+        /// The op.
+        op: String,
+        /// Workgroups asked for.
+        groups: u64,
+    },
+}
+
+struct Builder<'g> {
+    graph: &'g Graph,
+    vgf: Vgf,
+    /// The storage-buffer resource of each value.
+    resource_of: BTreeMap<ValueId, u32>,
+}
+
+impl Builder<'_> {
+    fn resource(&mut self, v: ValueId) -> Result<u32, ConvertError> {
+        if let Some(&r) = self.resource_of.get(&v) {
+            return Ok(r);
+        }
+        let graph = self.graph;
+        let ty = &graph.values[v].ty;
+        let category = if graph.inputs.contains(&v) {
+            ResourceCategory::Input
+        } else if graph.outputs.contains(&v) {
+            ResourceCategory::Output
+        } else {
+            ResourceCategory::Intermediate
+        };
+        let index = self.vgf.resources.len() as u32;
+        let constant = graph
+            .producer(v)
+            .map(|p| &graph.ops[p])
+            .filter(|op| op.kind() == "const");
+        let category = if let Some(op) = constant {
+            let data = constant_bytes(&graph.values[v].name, op.attrs.get("values"), ty)?;
+            self.vgf.constants.push(Constant {
+                mrt_index: index,
+                sparsity_dimension: -1,
+                data,
+            });
+            if category == ResourceCategory::Output {
+                category
+            } else {
+                ResourceCategory::Constant
+            }
+        } else {
+            category
+        };
+        self.vgf.resources.push(Resource {
+            vk_descriptor_type: Some(DESCRIPTOR_TYPE_STORAGE_BUFFER),
+            vk_format: ty.elem.vk_format(),
+            category,
+            shape: ty.shape.clone(),
+            strides: Vec::new(),
+            sampler: None,
+            alias_group: None,
+        });
+        self.resource_of.insert(v, index);
+        Ok(index)
+    }
+
+    fn slots(&mut self, values: &[ValueId]) -> Result<Vec<BindingSlot>, ConvertError> {
+        values
+            .iter()
+            .map(|&v| {
+                let mrt_index = self.resource(v)?;
+                Ok(BindingSlot {
+                    binding: mrt_index,
+                    mrt_index,
+                })
+            })
+            .collect()
+    }
+
+    fn constants_of(&self, values: &[ValueId]) -> Vec<u32> {
+        values
+            .iter()
+            .filter_map(|v| self.resource_of.get(v))
+            .filter_map(|&r| {
+                self.vgf
+                    .constants
+                    .iter()
+                    .position(|c| c.mrt_index == r)
+                    .map(|c| c as u32)
+            })
+            .collect()
+    }
+}
+
+fn constant_bytes(
+    name: &str,
+    values: Option<&Attr>,
+    ty: &super::tosa::TensorType,
+) -> Result<Vec<u8>, ConvertError> {
+    let err = |problem: String| ConvertError::Constant {
+        value: name.to_string(),
+        problem,
+    };
+    let Some(Attr::Dense(values, _)) = values else {
+        return Err(err("expected `values = dense<…>`".into()));
+    };
+    let n = ty.elements();
+    let values: Vec<f64> = match values.len() {
+        1 => vec![values[0]; n],
+        len if len == n => values.clone(),
+        len => return Err(err(format!("{len} values for {n} elements"))),
+    };
+    let mut out = Vec::with_capacity(n * ty.elem.size());
+    for v in values {
+        match ty.elem {
+            Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+            Elem::F16 => out.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+            Elem::Bool | Elem::I8 => out.push(v as i8 as u8),
+            Elem::I16 => out.extend_from_slice(&(v as i16).to_le_bytes()),
+            Elem::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
+            Elem::I64 => out.extend_from_slice(&(v as i64).to_le_bytes()),
+        }
+    }
+    Ok(out)
+}
+
+fn groups(op: &str, invocations: u64, local: u32) -> Result<u32, ConvertError> {
+    let g = invocations.div_ceil(u64::from(local)).max(1);
+    u32::try_from(g)
+        .ok()
+        .filter(|&g| g <= 65535)
+        .ok_or(ConvertError::Dispatch {
+            op: op.to_string(),
+            groups: g,
+        })
+}
+
+/// The workgroup count of a shader op: the explicit one, else one invocation per element of
+/// its first result (innermost dimension in x, the next in y, the rest in z).
+fn shader_dispatch(
+    op: &str,
+    attrs: &custom_op::ShaderAttrs,
+    out: &[i64],
+) -> Result<Vec<u32>, ConvertError> {
+    if let Some(count) = attrs.workgroup_count {
+        return Ok(count.to_vec());
+    }
+    let dims: Vec<u64> = out.iter().rev().map(|&d| d.max(1) as u64).collect();
+    let global = [
+        dims.first().copied().unwrap_or(1),
+        dims.get(1).copied().unwrap_or(1),
+        dims.iter().skip(2).product::<u64>().max(1),
+    ];
+    (0..3)
+        .map(|i| groups(op, global[i], attrs.workgroup_size[i]))
+        .collect()
+}
+
+/// Converts `graph`; `compiler` compiles GLSL and HLSL.
+pub fn convert(
+    graph: &Graph,
+    compiler: &Compiler,
+    options: ConvertOptions,
+) -> Result<Vgf, super::VgfError> {
+    let partitions = partition::partition(graph);
+    let ml = partitions.iter().filter(|p| p.kind == Kind::Ml).count();
+    if !options.compute_only && ml > 0 {
+        return Err(ConvertError::GraphSegments { partitions: ml }.into());
+    }
+    let mut b = Builder {
+        graph,
+        vgf: Vgf {
+            version: options.version,
+            vk_header_version: 0,
+            modules: Vec::new(),
+            sequence: ModelSequence::default(),
+            resources: Vec::new(),
+            constants: Vec::new(),
+        },
+        resource_of: BTreeMap::new(),
+    };
+    // model inputs first, so that they are resources 0, 1, … as in Arm's files
+    for &v in &graph.inputs {
+        b.resource(v)?;
+    }
+    for (p, part) in partitions.iter().enumerate() {
+        for &o in &part.ops {
+            let op = &graph.ops[o];
+            if matches!(op.kind(), "const" | "const_shape") {
+                continue;
+            }
+            let segment = b.vgf.sequence.segments.len();
+            let (module, set_infos, operands, dispatch) = if op.is_shader() {
+                let name = op.str_attr("operator_name").unwrap_or("custom").to_string();
+                let json = op.str_attr("implementation_attrs").unwrap_or("");
+                let attrs = custom_op::parse(&name, json, op.operands.len(), op.results.len())?;
+                let words =
+                    materialize::shader(compiler, &name, &attrs).map_err(ConvertError::from)?;
+                let mut sets: BTreeMap<u32, Vec<BindingSlot>> = BTreeMap::new();
+                for (res, &v) in attrs
+                    .inputs
+                    .iter()
+                    .zip(&op.operands)
+                    .chain(attrs.outputs.iter().zip(&op.results))
+                {
+                    // resource i is operand i (Arm's converter binds the i-th deduplicated input)
+                    let mrt_index = b.resource(v)?;
+                    sets.entry(res.set).or_default().push(BindingSlot {
+                        binding: res.binding,
+                        mrt_index,
+                    });
+                }
+                let out_shape = &graph.values[op.results[0]].ty.shape;
+                let dispatch = shader_dispatch(&name, &attrs, out_shape)?;
+                let module = Module {
+                    ty: ModuleType::Compute,
+                    name,
+                    entry_point: attrs.entry_point.clone(),
+                    code: words.map_or(ModuleCode::None, ModuleCode::Spirv),
+                };
+                (module, sets, op.operands.clone(), dispatch)
+            } else {
+                let lowered = materialize::lower(graph, op).map_err(ConvertError::from)?;
+                let name = format!("partition_{p}_{}_{}", op.kind(), segment);
+                let words = compiler
+                    .compile_str(&name, &lowered.glsl, crate::OptionSet::default())
+                    .map_err(|e| {
+                        ConvertError::from(MaterializeError::Compile {
+                            op: name.clone(),
+                            source: Box::new(e),
+                        })
+                    })?;
+                let operands: Vec<ValueId> =
+                    lowered.operands.iter().map(|&i| op.operands[i]).collect();
+                let mut bindings = Vec::new();
+                for (binding, &v) in operands.iter().chain(&op.results).enumerate() {
+                    bindings.push(BindingSlot {
+                        binding: binding as u32,
+                        mrt_index: b.resource(v)?,
+                    });
+                }
+                let dispatch = vec![
+                    groups(&name, u64::from(lowered.invocations), LOWERED_LOCAL_SIZE)?,
+                    1,
+                    1,
+                ];
+                let module = Module {
+                    ty: ModuleType::Compute,
+                    name,
+                    entry_point: "main".into(),
+                    code: ModuleCode::Spirv(words),
+                };
+                (module, BTreeMap::from([(0, bindings)]), operands, dispatch)
+            };
+            let inputs = b.slots(&operands)?;
+            let outputs = b.slots(&op.results)?;
+            let constants = b.constants_of(&operands);
+            b.vgf.sequence.segments.push(Segment {
+                ty: ModuleType::Compute,
+                name: format!("compute_segment_{segment}"),
+                module_index: b.vgf.modules.len() as u32,
+                set_infos: sets_list(set_infos),
+                inputs,
+                outputs,
+                constants,
+                dispatch_shape: dispatch,
+                push_constant_ranges: Vec::new(),
+            });
+            b.vgf.modules.push(module);
+        }
+    }
+    b.vgf.sequence.inputs = graph
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| BindingSlot {
+            binding: i as u32,
+            mrt_index: b.resource_of[v],
+        })
+        .collect();
+    b.vgf.sequence.outputs = graph
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            Ok(BindingSlot {
+                // unique across inputs and outputs: the scenario runner binds by this number
+                binding: (graph.inputs.len() + i) as u32,
+                mrt_index: b.resource(v)?,
+            })
+        })
+        .collect::<Result<_, ConvertError>>()?;
+    b.vgf.sequence.input_names = graph.input_names.clone();
+    b.vgf.sequence.output_names = graph.output_names.clone();
+    Ok(b.vgf)
+}
+
+fn sets_list(sets: BTreeMap<u32, Vec<BindingSlot>>) -> Vec<DescriptorSetInfo> {
+    sets.into_iter()
+        .map(|(set, bindings)| DescriptorSetInfo {
+            set_index: Some(set),
+            bindings,
+        })
+        .collect()
+}

@@ -1,0 +1,50 @@
+//! A scenario file for Arm's scenario runner that runs a VGF once: the model's inputs read from
+//! `<name>.npy`, its outputs written to `<name>.npy`, next to the scenario (the layout
+//! `vgf_dump --scenario-template` proposes, filled in).
+
+use serde_json::{Value, json};
+
+use super::format::Vgf;
+
+/// The scenario JSON for running `vgf`, stored as `vgf_file` (a path relative to the scenario).
+pub fn scenario(vgf: &Vgf, vgf_file: &str) -> Value {
+    let mut resources = vec![json!({"graph": {"src": vgf_file, "uid": "vgf_graph_ref"}})];
+    let mut bindings = Vec::new();
+    let seq = &vgf.sequence;
+    let sides = [
+        (&seq.inputs, &seq.input_names, "input", "readonly", "src"),
+        (
+            &seq.outputs,
+            &seq.output_names,
+            "output",
+            "writeonly",
+            "dst",
+        ),
+    ];
+    for (slots, names, side, access, key) in sides {
+        for (i, slot) in slots.iter().enumerate() {
+            let uid = format!("{side}_{i}_ref");
+            let name = names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("{side}_{i}"));
+            let size = vgf
+                .resources
+                .get(slot.mrt_index as usize)
+                .and_then(|r| r.byte_size())
+                .unwrap_or(0);
+            let mut buffer = json!({"shader_access": access, "size": size, "uid": uid});
+            buffer[key] = json!(format!("{name}.npy"));
+            resources.push(json!({"buffer": buffer}));
+            bindings.push(json!({"id": slot.binding, "resource_ref": uid, "set": 0}));
+        }
+    }
+    json!({
+        "commands": [{"dispatch_graph": {
+            "bindings": bindings,
+            "graph_ref": "vgf_graph_ref",
+            "shader_substitutions": [],
+        }}],
+        "resources": resources,
+    })
+}
