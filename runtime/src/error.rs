@@ -105,6 +105,17 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A VGF file that cannot be read.
+    #[error(transparent)]
+        VgfRead(#[from] fpshader_build::vgf::ReadError),
+    /// A VGF model this runtime cannot run, or inputs that do not fit it.
+    #[error("VGF {what}: {problem}")]
+    Vgf {
+        /// The segment, module or input concerned.
+        what: String,
+        /// Why.
+        problem: String,
+    },
     /// A layer claims a support flag whose forward method it does not implement.
     #[error("layer `{layer}` ({kind}) claims `{flag}` but does not implement {method}")]
     Unimplemented {

@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod layer;
 pub mod net;
 pub mod tensor;
+pub mod vgf;
 
 pub use error::{Error, Result};
 pub use gpu::{

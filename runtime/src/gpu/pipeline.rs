@@ -163,6 +163,23 @@ impl Context {
         Err(last.unwrap_or_else(|| Error::Gpu("no pipeline".into())))
     }
 
+    /// A pipeline for SPIR-V that arrives at run time (a VGF module, a user's binary): reflected,
+    /// run with the local size it declares. Not cached: keep the `Arc`.
+    pub fn pipeline_from_spirv(&self, name: &str, words: &[u32]) -> Result<Arc<Pipeline>> {
+        let reflection = fpshader_build::reflect::reflect(words).map_err(fpshader_build::Error::from)?;
+        let local_size = reflection.local_size.default_size();
+        let variant = ShaderVariant {
+            options: OptionSet::default(),
+            spirv: Cow::Owned(words.to_vec()),
+            reflection,
+        };
+        let spec = Specialization {
+            values: Vec::new(),
+            local_size,
+        };
+        self.create_pipeline(name, &variant, &spec).map(Arc::new)
+    }
+
     fn cached(&self, key: &PipelineKey) -> Option<Arc<Pipeline>> {
         self.pipelines.lock().ok()?.get(key).cloned()
     }

@@ -14,6 +14,12 @@ fn npy_error(path: &str, message: impl ToString) -> CliError {
 
 /// Reads a 1- to 4-axis array of floats or integers (converted to fp32) as a mat.
 pub fn read(path: &str) -> Result<Mat, CliError> {
+    let (shape, values) = read_values(path)?;
+    Mat::from_numpy(&shape, &values).map_err(|e| npy_error(path, e))
+}
+
+/// Reads an array of floats or integers of any shape as its shape and fp32 values.
+pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
     let bytes = std::fs::read(path).map_err(|e| npy_error(path, e))?;
     let file = npyz::NpyFile::new(&bytes[..]).map_err(|e| npy_error(path, e))?;
     let shape: Vec<usize> = file.shape().iter().map(|&n| n as usize).collect();
@@ -54,12 +60,21 @@ pub fn read(path: &str) -> Result<Mat, CliError> {
             ));
         }
     };
-    Mat::from_numpy(&shape, &values).map_err(|e| npy_error(path, e))
+    Ok((shape, values))
 }
 
 /// Writes `m` as float32 in numpy's axis order.
 pub fn write(path: &str, m: &Mat) -> Result<(), CliError> {
     let shape: Vec<u64> = m.numpy_shape().iter().map(|&n| n as u64).collect();
+    write_values(path, &shape, m.to_values())
+}
+
+/// Writes float32 `values` with `shape`.
+pub fn write_values(
+    path: &str,
+    shape: &[u64],
+    values: impl IntoIterator<Item = f32>,
+) -> Result<(), CliError> {
     let mut bytes = Vec::new();
     let mut w = npyz::WriteOptions::new()
         .default_dtype()
@@ -67,7 +82,7 @@ pub fn write(path: &str, m: &Mat) -> Result<(), CliError> {
         .writer(&mut bytes)
         .begin_nd()
         .map_err(|e| npy_error(path, e))?;
-    w.extend(m.to_values()).map_err(|e| npy_error(path, e))?;
+    w.extend(values).map_err(|e| npy_error(path, e))?;
     w.finish().map_err(|e| npy_error(path, e))?;
     std::fs::write(path, bytes).map_err(|e| npy_error(path, e))
 }

@@ -190,6 +190,9 @@ fn summary(name: &str, m: &Mat) -> String {
 
 /// Runs `fpshader run`.
 pub fn run(args: RunArgs) -> Result<(), CliError> {
+    if args.param.extension().is_some_and(|e| e == "vgf") {
+        return run_vgf(&args);
+    }
     let mut opt = parse_opt(args.opt.as_deref())?;
     if let Some(n) = args.threads {
         opt.num_threads = n.max(1);
@@ -261,5 +264,66 @@ fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {
         }
     }
     print(&report);
+    Ok(())
+}
+
+/// `fpshader run MODEL.vgf --input a.npy …`: inputs in the model's order (or NAME=FILE), f32.
+fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
+    if args.cpu {
+        return Err(CliError::Usage("a VGF model runs on the GPU only".into()));
+    }
+    let ctx = Context::new(ContextOptions {
+        path: args.path,
+        ..Default::default()
+    })?;
+    let bytes = std::fs::read(&args.param)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", args.param.display())))?;
+    let model = fpshader::vgf::VgfModel::load(&ctx, &bytes, &Default::default())?;
+    let names = model.input_names().to_vec();
+    if args.inputs.len() != names.len() {
+        return Err(CliError::Usage(format!(
+            "the model takes {} inputs ({}), {} --input were given",
+            names.len(),
+            names.join(", "),
+            args.inputs.len()
+        )));
+    }
+    let mut data = vec![Vec::new(); names.len()];
+    for (i, arg) in args.inputs.iter().enumerate() {
+        let (slot, file) = match arg.split_once('=') {
+            Some((name, file)) => {
+                let slot = names.iter().position(|n| n == name).ok_or_else(|| {
+                    CliError::Usage(format!("the model has no input `{name}` ({})", names.join(", ")))
+                })?;
+                (slot, file)
+            }
+            None => (i, arg.as_str()),
+        };
+        let (_, values) = npy::read_values(file)?;
+        data[slot] = values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+    }
+    let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
+    let outputs = model.run(&ctx, &views)?;
+    let shapes = model.output_shapes();
+    for (i, bytes) in outputs.iter().enumerate() {
+        let values: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let shape: Vec<u64> = shapes[i].iter().map(|&d| d.max(0) as u64).collect();
+        let name = &model.output_names()[i];
+        match &args.out {
+            Some(path) if outputs.len() == 1 => {
+                npy::write_values(&path.to_string_lossy(), &shape, values)?;
+            }
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+                let file = dir.join(format!("{name}.npy"));
+                npy::write_values(&file.to_string_lossy(), &shape, values)?;
+            }
+            None => print(&format!("{name}: shape {shape:?}, first values {:?}\n", &values[..values.len().min(8)])),
+        }
+    }
     Ok(())
 }

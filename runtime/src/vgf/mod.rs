@@ -1,0 +1,190 @@
+//! Running VGF files on any wgpu GPU: every compute segment becomes a pipeline at load, every
+//! resource a storage buffer (resources of one alias group share one), and a run records the
+//! segments in sequence order in one recording; wgpu's barriers between dispatches give the
+//! ordering the seed asks for between partitions (a segment reads only what earlier ones wrote).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use fpshader_build::vgf::{self, ModuleCode, ModuleType, Vgf};
+
+use crate::error::{Error, Result};
+use crate::gpu::{Context, Pipeline};
+
+/// A loaded VGF model, ready to run on one context.
+pub struct VgfModel {
+    vgf: Vgf,
+    pipelines: Vec<Arc<Pipeline>>,
+}
+
+fn problem(what: impl Into<String>, problem: impl Into<String>) -> Error {
+    Error::Vgf {
+        what: what.into(),
+        problem: problem.into(),
+    }
+}
+
+impl VgfModel {
+    /// Reads a VGF file and builds its pipelines. Placeholder modules (no code) take their
+    /// SPIR-V from `substitutions`, by module name.
+    pub fn load(ctx: &Context, bytes: &[u8], substitutions: &BTreeMap<String, Vec<u32>>) -> Result<Self> {
+        let vgf = vgf::read(bytes)?;
+        let mut pipelines = Vec::with_capacity(vgf.sequence.segments.len());
+        for s in &vgf.sequence.segments {
+            let what = format!("segment `{}`", s.name);
+            let module = vgf
+                .modules
+                .get(s.module_index as usize)
+                .ok_or_else(|| problem(&what, "its module index is out of range"))?;
+            if s.ty == ModuleType::Graph || module.ty == ModuleType::Graph {
+                return Err(problem(
+                    &what,
+                    "is a data-graph (SPV_ARM_graph) segment; fpshader runs compute segments only \
+                     (convert with `fpshaderc vgf --compute-only`)",
+                ));
+            }
+            let words = match &module.code {
+                ModuleCode::Spirv(words) => words.clone(),
+                ModuleCode::None => substitutions.get(&module.name).cloned().ok_or_else(|| {
+                    problem(
+                        &what,
+                        format!("module `{}` is a placeholder and no shader was supplied for it", module.name),
+                    )
+                })?,
+                ModuleCode::Glsl(_) | ModuleCode::Hlsl(_) => {
+                    return Err(problem(
+                        &what,
+                        format!(
+                            "module `{}` carries {} source; fpshader runs SPIR-V (fpshaderc vgf compiles it ahead of time)",
+                            module.name,
+                            module.code.type_name()
+                        ),
+                    ));
+                }
+            };
+            if s.dispatch_shape.len() != 3 {
+                return Err(problem(&what, format!("dispatch shape {:?} is not 3 numbers", s.dispatch_shape)));
+            }
+            if let Some(set) = s.set_infos.iter().enumerate().find(|(i, d)| d.set_index.unwrap_or(*i as u32) != 0) {
+                return Err(problem(&what, format!("descriptor set {} is not supported, only set 0", set.0)));
+            }
+            pipelines.push(ctx.pipeline_from_spirv(&module.name, &words)?);
+        }
+        for (i, r) in vgf.resources.iter().enumerate() {
+            if r.byte_size().is_none() {
+                return Err(problem(
+                    format!("resource {i}"),
+                    format!("shape {:?} with format {} has no known size", r.shape, r.vk_format),
+                ));
+            }
+        }
+        Ok(VgfModel { vgf, pipelines })
+    }
+
+    /// The model as read.
+    pub fn vgf(&self) -> &Vgf {
+        &self.vgf
+    }
+
+    /// Runs the model on `inputs` (the bytes of each model input, in order) and returns the bytes
+    /// of each output.
+    pub fn run(&self, ctx: &Context, inputs: &[&[u8]]) -> Result<Vec<Vec<u8>>> {
+        let seq = &self.vgf.sequence;
+        if inputs.len() != seq.inputs.len() {
+            return Err(problem(
+                "inputs",
+                format!("the model takes {} inputs, {} were given", seq.inputs.len(), inputs.len()),
+            ));
+        }
+        let size = |mrt: u32| {
+            self.vgf.resources[mrt as usize].byte_size().unwrap_or(0)
+        };
+        // one buffer per resource; an alias group shares the first member's
+        let mut buffers: BTreeMap<u32, crate::gpu::DeviceBuffer> = BTreeMap::new();
+        let mut group_of: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut owner = |mrt: u32| -> u32 {
+            match self.vgf.resources[mrt as usize].alias_group {
+                Some(g) => *group_of.entry(g).or_insert(mrt),
+                None => mrt,
+            }
+        };
+        for (i, (slot, bytes)) in seq.inputs.iter().zip(inputs).enumerate() {
+            let want = size(slot.mrt_index);
+            if bytes.len() as u64 != want {
+                return Err(problem(
+                    format!("input {i} `{}`", seq.input_names.get(i).map_or("", String::as_str)),
+                    format!("{} bytes given, the tensor {:?} has {want}", bytes.len(), self.vgf.resources[slot.mrt_index as usize].shape),
+                ));
+            }
+            buffers.insert(owner(slot.mrt_index), ctx.upload(bytes));
+        }
+        for c in &self.vgf.constants {
+            buffers.insert(owner(c.mrt_index), ctx.upload(&c.data));
+        }
+        let mut rec = ctx.recorder();
+        for (s, pipeline) in self.vgf.sequence.segments.iter().zip(&self.pipelines) {
+            let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
+            bindings.sort_by_key(|b| b.binding);
+            let mut resources = Vec::with_capacity(bindings.len());
+            for b in &bindings {
+                let key = owner(b.mrt_index);
+                if !buffers.contains_key(&key) {
+                    buffers.insert(key, ctx.storage_buffer(size(b.mrt_index).max(4)));
+                }
+                resources.push(key);
+            }
+            let views: Vec<&wgpu::Buffer> = resources.iter().map(|k| buffers[k].raw()).collect();
+            let l = pipeline.local_size;
+            let global = [0, 1, 2].map(|i| s.dispatch_shape[i].saturating_mul(l[i]));
+            rec.set_label(&s.name);
+            rec.dispatch(pipeline, &views, &[], global)?;
+        }
+        let mut staging = Vec::new();
+        for slot in &seq.outputs {
+            let key = owner(slot.mrt_index);
+            if !buffers.contains_key(&key) {
+                return Err(problem(format!("output resource {}", slot.mrt_index), "no segment writes it"));
+            }
+            staging.push((rec.record_readback(buffers[&key].raw()), size(slot.mrt_index)));
+        }
+        rec.submit_and_wait()?;
+        staging
+            .into_iter()
+            .map(|(buffer, n)| {
+                let mut bytes = ctx.read_mapped(&buffer)?;
+                bytes.truncate(n as usize);
+                Ok(bytes)
+            })
+            .collect()
+    }
+
+    /// Names of the model's inputs.
+    pub fn input_names(&self) -> &[String] {
+        &self.vgf.sequence.input_names
+    }
+
+    /// Names of the model's outputs.
+    pub fn output_names(&self) -> &[String] {
+        &self.vgf.sequence.output_names
+    }
+
+    /// Shapes and categories of the inputs' resources.
+    pub fn input_shapes(&self) -> Vec<Vec<i64>> {
+        self.vgf
+            .sequence
+            .inputs
+            .iter()
+            .map(|s| self.vgf.resources[s.mrt_index as usize].shape.clone())
+            .collect()
+    }
+
+    /// Shapes of the outputs' resources.
+    pub fn output_shapes(&self) -> Vec<Vec<i64>> {
+        self.vgf
+            .sequence
+            .outputs
+            .iter()
+            .map(|s| self.vgf.resources[s.mrt_index as usize].shape.clone())
+            .collect()
+    }
+}
