@@ -107,7 +107,7 @@ pub enum Error {
     },
     /// A VGF file that cannot be read.
     #[error(transparent)]
-        VgfRead(#[from] fpshader_build::vgf::ReadError),
+    VgfRead(#[from] fpshader_build::vgf::ReadError),
     /// A VGF model this runtime cannot run, or inputs that do not fit it.
     #[error("VGF {what}: {problem}")]
     Vgf {

@@ -3,8 +3,17 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The pinned oracle: ncnn's PyPI wheel and numpy.
-const PACKAGES: &[&str] = &["ncnn==1.0.20261020", "numpy<3"];
+/// The pinned oracles: ncnn's PyPI wheel and numpy, and Arm's ML SDK tools for the VGF tests
+/// (model converter, `vgf_dump`, scenario runner, emulation layer; their binaries land in the
+/// virtualenv's `bin/` next to python).
+const PACKAGES: &[&str] = &[
+    "ncnn==1.0.20261020",
+    "numpy<3",
+    "ai-ml-sdk-model-converter==0.11.0",
+    "ai-ml-sdk-vgf-library==0.11.0",
+    "ai-ml-sdk-scenario-runner==0.11.0",
+    "ai-ml-emulation-layer-for-vulkan==0.11.0",
+];
 
 /// The virtualenv's python, created and filled if needed.
 pub fn ensure() -> Result<PathBuf, String> {
@@ -15,7 +24,7 @@ pub fn ensure() -> Result<PathBuf, String> {
     let python = venv.join("bin").join("python");
     let ok = |python: &PathBuf| {
         Command::new(python)
-            .args(["-c", "import ncnn, numpy"])
+            .args(["-c", "import ncnn, numpy, model_converter, vgf_lib"])
             .output()
             .is_ok_and(|o| o.status.success())
     };

@@ -166,7 +166,8 @@ impl Context {
     /// A pipeline for SPIR-V that arrives at run time (a VGF module, a user's binary): reflected,
     /// run with the local size it declares. Not cached: keep the `Arc`.
     pub fn pipeline_from_spirv(&self, name: &str, words: &[u32]) -> Result<Arc<Pipeline>> {
-        let reflection = fpshader_build::reflect::reflect(words).map_err(fpshader_build::Error::from)?;
+        let reflection =
+            fpshader_build::reflect::reflect(words).map_err(fpshader_build::Error::from)?;
         let local_size = reflection.local_size.default_size();
         let variant = ShaderVariant {
             options: OptionSet::default(),

@@ -27,7 +27,11 @@ fn problem(what: impl Into<String>, problem: impl Into<String>) -> Error {
 impl VgfModel {
     /// Reads a VGF file and builds its pipelines. Placeholder modules (no code) take their
     /// SPIR-V from `substitutions`, by module name.
-    pub fn load(ctx: &Context, bytes: &[u8], substitutions: &BTreeMap<String, Vec<u32>>) -> Result<Self> {
+    pub fn load(
+        ctx: &Context,
+        bytes: &[u8],
+        substitutions: &BTreeMap<String, Vec<u32>>,
+    ) -> Result<Self> {
         let vgf = vgf::read(bytes)?;
         let mut pipelines = Vec::with_capacity(vgf.sequence.segments.len());
         for s in &vgf.sequence.segments {
@@ -48,7 +52,10 @@ impl VgfModel {
                 ModuleCode::None => substitutions.get(&module.name).cloned().ok_or_else(|| {
                     problem(
                         &what,
-                        format!("module `{}` is a placeholder and no shader was supplied for it", module.name),
+                        format!(
+                            "module `{}` is a placeholder and no shader was supplied for it",
+                            module.name
+                        ),
                     )
                 })?,
                 ModuleCode::Glsl(_) | ModuleCode::Hlsl(_) => {
@@ -63,10 +70,21 @@ impl VgfModel {
                 }
             };
             if s.dispatch_shape.len() != 3 {
-                return Err(problem(&what, format!("dispatch shape {:?} is not 3 numbers", s.dispatch_shape)));
+                return Err(problem(
+                    &what,
+                    format!("dispatch shape {:?} is not 3 numbers", s.dispatch_shape),
+                ));
             }
-            if let Some(set) = s.set_infos.iter().enumerate().find(|(i, d)| d.set_index.unwrap_or(*i as u32) != 0) {
-                return Err(problem(&what, format!("descriptor set {} is not supported, only set 0", set.0)));
+            if let Some(set) = s
+                .set_infos
+                .iter()
+                .enumerate()
+                .find(|(i, d)| d.set_index.unwrap_or(*i as u32) != 0)
+            {
+                return Err(problem(
+                    &what,
+                    format!("descriptor set {} is not supported, only set 0", set.0),
+                ));
             }
             pipelines.push(ctx.pipeline_from_spirv(&module.name, &words)?);
         }
@@ -74,7 +92,10 @@ impl VgfModel {
             if r.byte_size().is_none() {
                 return Err(problem(
                     format!("resource {i}"),
-                    format!("shape {:?} with format {} has no known size", r.shape, r.vk_format),
+                    format!(
+                        "shape {:?} with format {} has no known size",
+                        r.shape, r.vk_format
+                    ),
                 ));
             }
         }
@@ -93,12 +114,14 @@ impl VgfModel {
         if inputs.len() != seq.inputs.len() {
             return Err(problem(
                 "inputs",
-                format!("the model takes {} inputs, {} were given", seq.inputs.len(), inputs.len()),
+                format!(
+                    "the model takes {} inputs, {} were given",
+                    seq.inputs.len(),
+                    inputs.len()
+                ),
             ));
         }
-        let size = |mrt: u32| {
-            self.vgf.resources[mrt as usize].byte_size().unwrap_or(0)
-        };
+        let size = |mrt: u32| self.vgf.resources[mrt as usize].byte_size().unwrap_or(0);
         // one buffer per resource; an alias group shares the first member's
         let mut buffers: BTreeMap<u32, crate::gpu::DeviceBuffer> = BTreeMap::new();
         let mut group_of: BTreeMap<u32, u32> = BTreeMap::new();
@@ -112,8 +135,15 @@ impl VgfModel {
             let want = size(slot.mrt_index);
             if bytes.len() as u64 != want {
                 return Err(problem(
-                    format!("input {i} `{}`", seq.input_names.get(i).map_or("", String::as_str)),
-                    format!("{} bytes given, the tensor {:?} has {want}", bytes.len(), self.vgf.resources[slot.mrt_index as usize].shape),
+                    format!(
+                        "input {i} `{}`",
+                        seq.input_names.get(i).map_or("", String::as_str)
+                    ),
+                    format!(
+                        "{} bytes given, the tensor {:?} has {want}",
+                        bytes.len(),
+                        self.vgf.resources[slot.mrt_index as usize].shape
+                    ),
                 ));
             }
             buffers.insert(owner(slot.mrt_index), ctx.upload(bytes));
@@ -128,9 +158,9 @@ impl VgfModel {
             let mut resources = Vec::with_capacity(bindings.len());
             for b in &bindings {
                 let key = owner(b.mrt_index);
-                if !buffers.contains_key(&key) {
-                    buffers.insert(key, ctx.storage_buffer(size(b.mrt_index).max(4)));
-                }
+                buffers
+                    .entry(key)
+                    .or_insert_with(|| ctx.storage_buffer(size(b.mrt_index).max(4)));
                 resources.push(key);
             }
             let views: Vec<&wgpu::Buffer> = resources.iter().map(|k| buffers[k].raw()).collect();
@@ -143,9 +173,15 @@ impl VgfModel {
         for slot in &seq.outputs {
             let key = owner(slot.mrt_index);
             if !buffers.contains_key(&key) {
-                return Err(problem(format!("output resource {}", slot.mrt_index), "no segment writes it"));
+                return Err(problem(
+                    format!("output resource {}", slot.mrt_index),
+                    "no segment writes it",
+                ));
             }
-            staging.push((rec.record_readback(buffers[&key].raw()), size(slot.mrt_index)));
+            staging.push((
+                rec.record_readback(buffers[&key].raw()),
+                size(slot.mrt_index),
+            ));
         }
         rec.submit_and_wait()?;
         staging

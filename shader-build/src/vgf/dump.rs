@@ -70,9 +70,8 @@ pub fn dump(vgf: &Vgf) -> Value {
             let constant_bindings: Vec<Value> = s
                 .constants
                 .iter()
-                .filter_map(|&c| vgf.constants.get(c as usize))
                 .enumerate()
-                .map(|(n, c)| json!({"binding": n, "index": n, "mrt_index": c.mrt_index}))
+                .map(|(n, &c)| json!({"constant_table_index": c, "graph_constant_id": n}))
                 .collect();
             json!({
                 "constant_bindings": constant_bindings,

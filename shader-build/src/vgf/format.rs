@@ -75,7 +75,7 @@ impl ModuleCode {
     /// `vgf_dump`'s `shader_type` name.
     pub fn type_name(&self) -> &'static str {
         match self {
-            ModuleCode::None => "NONE",
+            ModuleCode::None => "None",
             ModuleCode::Spirv(_) => "SPIR-V",
             ModuleCode::Glsl(_) => "GLSL",
             ModuleCode::Hlsl(_) => "HLSL",

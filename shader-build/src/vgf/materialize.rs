@@ -95,13 +95,17 @@ fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), Material
             r.entry_point, attrs.entry_point
         )));
     }
-    if let LocalSize::Literal { size, .. } | LocalSize::Id { size, .. } = &r.local_size {
-        if *size != attrs.workgroup_size {
-            return Err(mismatch(format!(
-                "declares local size {size:?}, the attributes' workgroup_sizes is {:?}",
-                attrs.workgroup_size
-            )));
-        }
+    let declared = match &r.local_size {
+        LocalSize::Literal { size, .. }
+        | LocalSize::Id { size, .. }
+        | LocalSize::BuiltIn { size, .. } => Some(*size),
+        LocalSize::Absent => None,
+    };
+    if let Some(size) = declared.filter(|s| *s != attrs.workgroup_size) {
+        return Err(mismatch(format!(
+            "declares local size {size:?}, the attributes' workgroup_sizes is {:?}",
+            attrs.workgroup_size
+        )));
     }
     let described: Vec<_> = attrs
         .inputs

@@ -222,8 +222,8 @@ pub fn partition(graph: &Graph) -> Vec<Partition> {
                         !ops.contains(&u)
                             && op.operands.contains(&v)
                             // a cloned constant is read from the user's own copy
-                            && !(producer.get(&v).is_some_and(|&p| is_constant(graph, p))
-                                && !op.is_shader())
+                            && (!producer.get(&v).is_some_and(|&p| is_constant(graph, p))
+                                || op.is_shader())
                     })
             };
             let outputs = defined

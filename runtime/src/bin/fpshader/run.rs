@@ -293,14 +293,20 @@ fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
         let (slot, file) = match arg.split_once('=') {
             Some((name, file)) => {
                 let slot = names.iter().position(|n| n == name).ok_or_else(|| {
-                    CliError::Usage(format!("the model has no input `{name}` ({})", names.join(", ")))
+                    CliError::Usage(format!(
+                        "the model has no input `{name}` ({})",
+                        names.join(", ")
+                    ))
                 })?;
                 (slot, file)
             }
             None => (i, arg.as_str()),
         };
         let (_, values) = npy::read_values(file)?;
-        data[slot] = values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        data[slot] = values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>();
     }
     let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
     let outputs = model.run(&ctx, &views)?;
@@ -322,7 +328,10 @@ fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
                 let file = dir.join(format!("{name}.npy"));
                 npy::write_values(&file.to_string_lossy(), &shape, values)?;
             }
-            None => print(&format!("{name}: shape {shape:?}, first values {:?}\n", &values[..values.len().min(8)])),
+            None => print(&format!(
+                "{name}: shape {shape:?}, first values {:?}\n",
+                &values[..values.len().min(8)]
+            )),
         }
     }
     Ok(())

@@ -354,10 +354,11 @@ fn parse_attr(text: &str) -> Result<Attr, String> {
         };
         return c.string().map(Attr::Str).map_err(|e| e.message);
     }
-    if text.starts_with('[') && !text.contains('"') {
-        if let Ok(v) = numbers(text) {
-            return Ok(Attr::Numbers(v));
-        }
+    if text.starts_with('[')
+        && !text.contains('"')
+        && let Ok(v) = numbers(text)
+    {
+        return Ok(Attr::Numbers(v));
     }
     match text {
         "true" => return Ok(Attr::Bool(true)),
