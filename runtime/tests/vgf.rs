@@ -407,7 +407,8 @@ fn compute_only_vgfs_run_on_the_gpu() {
     let b: Vec<f32> = (0..64).map(|i| (i as f32 * 0.37).sin()).collect();
     let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let all = cases();
-    let checks: Vec<(usize, Box<dyn Fn(usize) -> f32>)> = vec![
+    type Reference<'a> = Box<dyn Fn(usize) -> f32 + 'a>;
+    let checks: Vec<(usize, Reference)> = vec![
         (1, Box::new(|i| (a[i].abs() * 2.0 + b[i]).exp())),
         (2, Box::new(|i| (a[i] * 2.0 + b[i]) * 2.0 + b[i])),
         (
