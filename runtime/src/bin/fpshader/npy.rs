@@ -78,7 +78,7 @@ pub fn write_values(
     let mut bytes = Vec::new();
     let mut w = npyz::WriteOptions::new()
         .default_dtype()
-        .shape(&shape)
+        .shape(shape)
         .writer(&mut bytes)
         .begin_nd()
         .map_err(|e| npy_error(path, e))?;
