@@ -395,17 +395,14 @@ fn reader_refuses_every_truncation_and_mutation_without_panicking() {
 }
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    bytemuck::pod_collect_to_vec(bytes)
 }
 
 #[test]
 fn compute_only_vgfs_run_on_the_gpu() {
     let a: Vec<f32> = (0..64).map(|i| (i as f32 - 30.0) / 7.0).collect();
     let b: Vec<f32> = (0..64).map(|i| (i as f32 * 0.37).sin()).collect();
-    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let bytes = |v: &[f32]| bytemuck::cast_slice::<f32, u8>(v).to_vec();
     let all = cases();
     type Reference<'a> = Box<dyn Fn(usize) -> f32 + 'a>;
     let checks: Vec<(usize, Reference)> = vec![

@@ -173,9 +173,7 @@ fn run(cli: Cli) -> Result<String, Error> {
                 compiler.expand(&source, set)?
             };
             match output {
-                Some(path) => std::fs::write(&path, text)
-                    .map(|()| String::new())
-                    .map_err(|source| Error::Io { path, source }),
+                Some(path) => write_file(&path, text.as_bytes()).map(|()| String::new()),
                 None => Ok(text),
             }
         }
@@ -186,11 +184,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             common,
         } => {
             let reflection = if file.extension().is_some_and(|e| e == "spv") {
-                let bytes = std::fs::read(&file).map_err(|source| Error::Io {
-                    path: file.clone(),
-                    source,
-                })?;
-                reflect::reflect_bytes(&bytes)?
+                reflect::reflect_bytes(&read_file(&file)?)?
             } else {
                 let compiler = Compiler::new(common.settings()?)?;
                 let words = compiler

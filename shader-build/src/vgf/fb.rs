@@ -32,8 +32,9 @@ pub mod slots {
 type Res = Result<(), InvalidFlatbuffer>;
 type Tables<'a, T> = Vector<'a, ForwardsUOffset<T>>;
 
-macro_rules! table {
-    ($name:ident { $($idx:literal $fname:literal: $ty:ty),* $(,)? }) => {
+/// A view of one table; only reachable through a root the verifier has checked.
+macro_rules! wrapper {
+    ($name:ident) => {
         #[derive(Clone, Copy)]
         pub(super) struct $name<'a>(Table<'a>);
 
@@ -44,6 +45,19 @@ macro_rules! table {
                 $name(unsafe { Table::new(buf, loc) })
             }
         }
+
+        impl<'a> Fields<'a> for $name<'a> {
+            fn table(self) -> Table<'a> {
+                self.0
+            }
+        }
+    };
+}
+
+/// A view plus a verifier that checks each field at its schema type.
+macro_rules! table {
+    ($name:ident { $($idx:literal $fname:literal: $ty:ty),* $(,)? }) => {
+        wrapper!($name);
 
         impl Verifiable for $name<'_> {
             fn run_verifier(v: &mut Verifier, pos: usize) -> Res {
@@ -56,12 +70,49 @@ macro_rules! table {
     };
 }
 
-/// Reads field `idx` of a verified table as `T`.
-macro_rules! get {
-    ($self:ident, $idx:literal, $ty:ty, $default:expr) => {
-        // SAFETY: the table was verified (root_with_opts) with this field at this type
-        unsafe { $self.0.get::<$ty>(field($idx), $default) }
-    };
+/// Typed reads of the fields of a verified table, absent fields giving the schema's default.
+/// Private: the accessors below name each field once, at the type its verifier checked.
+trait Fields<'a>: Copy {
+    fn table(self) -> Table<'a>;
+
+    fn read<T: Follow<'a> + 'a>(self, i: usize) -> Option<T::Inner> {
+        // SAFETY: the table was verified (root_with_opts) with field `i` at type `T`
+        unsafe { self.table().get::<T>(field(i), None) }
+    }
+    fn u8_at(self, i: usize) -> u8 {
+        self.read::<u8>(i).unwrap_or(0)
+    }
+    fn u32_at(self, i: usize, default: u32) -> u32 {
+        self.read::<u32>(i).unwrap_or(default)
+    }
+    fn str_at(self, i: usize) -> &'a str {
+        self.read::<ForwardsUOffset<&'a str>>(i).unwrap_or("")
+    }
+    fn u32s_at(self, i: usize) -> Vec<u32> {
+        self.read::<ForwardsUOffset<Vector<'a, u32>>>(i)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default()
+    }
+    fn int64s_at(self, i: usize) -> Vec<i64> {
+        self.read::<ForwardsUOffset<Int64s<'a>>>(i)
+            .map_or_else(Vec::new, Int64s::to_vec)
+    }
+    fn strings_at(self, i: usize) -> Vec<String> {
+        self.read::<ForwardsUOffset<Vector<'a, ForwardsUOffset<&'a str>>>>(i)
+            .map(|v| v.iter().map(str::to_string).collect())
+            .unwrap_or_default()
+    }
+    fn tables_at<T: Follow<'a, Inner = T> + 'a>(self, i: usize) -> Vec<T> {
+        self.read::<ForwardsUOffset<Tables<'a, T>>>(i)
+            .map(|v| v.iter().collect())
+            .unwrap_or_default()
+    }
+    fn slots_at(self, i: usize) -> Vec<super::format::BindingSlot> {
+        self.tables_at::<BindingSlot<'a>>(i)
+            .into_iter()
+            .map(BindingSlot::read)
+            .collect()
+    }
 }
 
 table!(Spirv { 0 "words": ForwardsUOffset<Vector<'_, u32>> });
@@ -94,6 +145,12 @@ table!(Description {
     0 "shape": ForwardsUOffset<Int64s<'_>>,
     1 "strides": ForwardsUOffset<Int64s<'_>>,
 });
+table!(SamplerConfig {
+    0 "min_filter": u32, 1 "mag_filter": u32, 2 "address_mode_u": u32,
+    3 "address_mode_v": u32, 4 "border_color": u32,
+});
+table!(ModuleTable { 0 "modules": ForwardsUOffset<Tables<'_, Module<'_>>> });
+table!(ModelResourceTable { 0 "mrt_entry": ForwardsUOffset<Tables<'_, ResourceEntry<'_>>> });
 
 /// A `[int64]` vector read without requiring 8-byte alignment of its elements: Arm's writer
 /// leaves empty ones (`strides: []`) 4-aligned, which the crate's verifier would refuse.
@@ -128,24 +185,10 @@ impl Int64s<'_> {
             .collect()
     }
 }
-table!(SamplerConfig {
-    0 "min_filter": u32, 1 "mag_filter": u32, 2 "address_mode_u": u32,
-    3 "address_mode_v": u32, 4 "border_color": u32,
-});
-table!(ModuleTable { 0 "modules": ForwardsUOffset<Tables<'_, Module<'_>>> });
-table!(ModelResourceTable { 0 "mrt_entry": ForwardsUOffset<Tables<'_, ResourceEntry<'_>>> });
 
-/// `Module`: by hand for its `code` union.
-#[derive(Clone, Copy)]
-pub(super) struct Module<'a>(Table<'a>);
-
-impl<'a> Follow<'a> for Module<'a> {
-    type Inner = Module<'a>;
-    unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-        // SAFETY: the caller (flatbuffers' Follow contract) vouches for `loc`
-        Module(unsafe { Table::new(buf, loc) })
-    }
-}
+// `Module` and `ModelResourceTableEntry` verify by hand for their unions
+wrapper!(Module);
+wrapper!(ResourceEntry);
 
 impl Verifiable for Module<'_> {
     fn run_verifier(v: &mut Verifier, pos: usize) -> Res {
@@ -167,18 +210,6 @@ impl Verifiable for Module<'_> {
             )?
             .finish();
         Ok(())
-    }
-}
-
-/// `ModelResourceTableEntry`: by hand for its `extra_config` union.
-#[derive(Clone, Copy)]
-pub(super) struct ResourceEntry<'a>(Table<'a>);
-
-impl<'a> Follow<'a> for ResourceEntry<'a> {
-    type Inner = ResourceEntry<'a>;
-    unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-        // SAFETY: the caller (flatbuffers' Follow contract) vouches for `loc`
-        ResourceEntry(unsafe { Table::new(buf, loc) })
     }
 }
 
@@ -206,242 +237,168 @@ impl Verifiable for ResourceEntry<'_> {
     }
 }
 
-fn list<'a, T: Follow<'a> + 'a>(v: Option<Tables<'a, T>>) -> Vec<T::Inner> {
-    v.map(|v| v.iter().collect()).unwrap_or_default()
-}
-
-fn scalars<'a, T: Follow<'a, Inner = T> + 'a>(v: Option<Vector<'a, T>>) -> Vec<T> {
-    v.map(|v| v.iter().collect()).unwrap_or_default()
-}
-
-impl<'a> Spirv<'a> {
-    pub(super) fn words(&self) -> Vec<u32> {
-        scalars(get!(self, 0, ForwardsUOffset<Vector<'a, u32>>, None))
+impl Spirv<'_> {
+    pub(super) fn words(self) -> Vec<u32> {
+        self.u32s_at(0)
     }
 }
 
 impl<'a> Source<'a> {
-    pub(super) fn code(&self) -> &'a str {
-        get!(self, 0, ForwardsUOffset<&str>, None).unwrap_or("")
+    pub(super) fn code(self) -> &'a str {
+        self.str_at(0)
     }
 }
 
 impl BindingSlot<'_> {
-    pub(super) fn read(&self) -> super::format::BindingSlot {
+    pub(super) fn read(self) -> super::format::BindingSlot {
         super::format::BindingSlot {
-            binding: get!(self, 0, u32, Some(0)).unwrap_or(0),
-            mrt_index: get!(self, 1, u32, Some(0)).unwrap_or(0),
+            binding: self.u32_at(0, 0),
+            mrt_index: self.u32_at(1, 0),
         }
     }
 }
 
-fn slots_of(v: Option<Tables<'_, BindingSlot<'_>>>) -> Vec<super::format::BindingSlot> {
-    list(v).iter().map(BindingSlot::read).collect()
-}
-
-impl<'a> DescriptorSetInfo<'a> {
-    pub(super) fn bindings(&self) -> Vec<super::format::BindingSlot> {
-        slots_of(get!(
-            self,
-            0,
-            ForwardsUOffset<Tables<'a, BindingSlot<'a>>>,
-            None
-        ))
+impl DescriptorSetInfo<'_> {
+    pub(super) fn bindings(self) -> Vec<super::format::BindingSlot> {
+        self.slots_at(0)
     }
-    pub(super) fn set_index(&self) -> u32 {
-        get!(self, 1, u32, Some(u32::MAX)).unwrap_or(u32::MAX)
+    pub(super) fn set_index(self) -> u32 {
+        self.u32_at(1, u32::MAX)
     }
 }
 
 impl PushConstantRange<'_> {
-    pub(super) fn read(&self) -> super::format::PushConstantRange {
+    pub(super) fn read(self) -> super::format::PushConstantRange {
         super::format::PushConstantRange {
-            stage_flags: get!(self, 0, u32, Some(0)).unwrap_or(0),
-            offset: get!(self, 1, u32, Some(0)).unwrap_or(0),
-            size: get!(self, 2, u32, Some(0)).unwrap_or(0),
+            stage_flags: self.u32_at(0, 0),
+            offset: self.u32_at(1, 0),
+            size: self.u32_at(2, 0),
         }
     }
 }
 
 impl<'a> SegmentInfo<'a> {
-    pub(super) fn ty(&self) -> u8 {
-        get!(self, 0, u8, Some(0)).unwrap_or(0)
+    pub(super) fn ty(self) -> u8 {
+        self.u8_at(0)
     }
-    pub(super) fn name(&self) -> &'a str {
-        get!(self, 1, ForwardsUOffset<&str>, None).unwrap_or("")
+    pub(super) fn name(self) -> &'a str {
+        self.str_at(1)
     }
-    pub(super) fn module_index(&self) -> u32 {
-        get!(self, 2, u32, Some(0)).unwrap_or(0)
+    pub(super) fn module_index(self) -> u32 {
+        self.u32_at(2, 0)
     }
-    pub(super) fn set_infos(&self) -> Vec<DescriptorSetInfo<'a>> {
-        list(get!(
-            self,
-            3,
-            ForwardsUOffset<Tables<'a, DescriptorSetInfo<'a>>>,
-            None
-        ))
+    pub(super) fn set_infos(self) -> Vec<DescriptorSetInfo<'a>> {
+        self.tables_at(3)
     }
-    pub(super) fn inputs(&self) -> Vec<super::format::BindingSlot> {
-        slots_of(get!(
-            self,
-            4,
-            ForwardsUOffset<Tables<'a, BindingSlot<'a>>>,
-            None
-        ))
+    pub(super) fn inputs(self) -> Vec<super::format::BindingSlot> {
+        self.slots_at(4)
     }
-    pub(super) fn outputs(&self) -> Vec<super::format::BindingSlot> {
-        slots_of(get!(
-            self,
-            5,
-            ForwardsUOffset<Tables<'a, BindingSlot<'a>>>,
-            None
-        ))
+    pub(super) fn outputs(self) -> Vec<super::format::BindingSlot> {
+        self.slots_at(5)
     }
-    pub(super) fn constants(&self) -> Vec<u32> {
-        scalars(get!(self, 6, ForwardsUOffset<Vector<'a, u32>>, None))
+    pub(super) fn constants(self) -> Vec<u32> {
+        self.u32s_at(6)
     }
-    pub(super) fn dispatch_shape(&self) -> Vec<u32> {
-        scalars(get!(self, 7, ForwardsUOffset<Vector<'a, u32>>, None))
+    pub(super) fn dispatch_shape(self) -> Vec<u32> {
+        self.u32s_at(7)
     }
-    pub(super) fn push_constant_ranges(&self) -> Vec<super::format::PushConstantRange> {
-        list(get!(
-            self,
-            8,
-            ForwardsUOffset<Tables<'a, PushConstantRange<'a>>>,
-            None
-        ))
-        .iter()
-        .map(PushConstantRange::read)
-        .collect()
+    pub(super) fn push_constant_ranges(self) -> Vec<super::format::PushConstantRange> {
+        self.tables_at::<PushConstantRange<'a>>(8)
+            .into_iter()
+            .map(PushConstantRange::read)
+            .collect()
     }
-}
-
-fn names(v: Option<Vector<'_, ForwardsUOffset<&str>>>) -> Vec<String> {
-    v.map(|v| v.iter().map(str::to_string).collect())
-        .unwrap_or_default()
 }
 
 impl<'a> ModelSequenceTable<'a> {
-    pub(super) fn segments(&self) -> Vec<SegmentInfo<'a>> {
-        list(get!(
-            self,
-            0,
-            ForwardsUOffset<Tables<'a, SegmentInfo<'a>>>,
-            None
-        ))
+    pub(super) fn segments(self) -> Vec<SegmentInfo<'a>> {
+        self.tables_at(0)
     }
-    pub(super) fn inputs(&self) -> Vec<super::format::BindingSlot> {
-        slots_of(get!(
-            self,
-            1,
-            ForwardsUOffset<Tables<'a, BindingSlot<'a>>>,
-            None
-        ))
+    pub(super) fn inputs(self) -> Vec<super::format::BindingSlot> {
+        self.slots_at(1)
     }
-    pub(super) fn outputs(&self) -> Vec<super::format::BindingSlot> {
-        slots_of(get!(
-            self,
-            2,
-            ForwardsUOffset<Tables<'a, BindingSlot<'a>>>,
-            None
-        ))
+    pub(super) fn outputs(self) -> Vec<super::format::BindingSlot> {
+        self.slots_at(2)
     }
-    pub(super) fn input_names(&self) -> Vec<String> {
-        names(get!(
-            self,
-            3,
-            ForwardsUOffset<Vector<'a, ForwardsUOffset<&str>>>,
-            None
-        ))
+    pub(super) fn input_names(self) -> Vec<String> {
+        self.strings_at(3)
     }
-    pub(super) fn output_names(&self) -> Vec<String> {
-        names(get!(
-            self,
-            4,
-            ForwardsUOffset<Vector<'a, ForwardsUOffset<&str>>>,
-            None
-        ))
+    pub(super) fn output_names(self) -> Vec<String> {
+        self.strings_at(4)
     }
 }
 
-impl<'a> Description<'a> {
-    pub(super) fn shape(&self) -> Vec<i64> {
-        get!(self, 0, ForwardsUOffset<Int64s<'a>>, None).map_or_else(Vec::new, Int64s::to_vec)
+impl Description<'_> {
+    pub(super) fn shape(self) -> Vec<i64> {
+        self.int64s_at(0)
     }
-    pub(super) fn strides(&self) -> Vec<i64> {
-        get!(self, 1, ForwardsUOffset<Int64s<'a>>, None).map_or_else(Vec::new, Int64s::to_vec)
+    pub(super) fn strides(self) -> Vec<i64> {
+        self.int64s_at(1)
     }
 }
 
 impl SamplerConfig<'_> {
-    pub(super) fn read(&self) -> super::format::SamplerConfig {
+    pub(super) fn read(self) -> super::format::SamplerConfig {
         super::format::SamplerConfig {
-            min_filter: get!(self, 0, u32, Some(0)).unwrap_or(0),
-            mag_filter: get!(self, 1, u32, Some(0)).unwrap_or(0),
-            address_mode_u: get!(self, 2, u32, Some(0)).unwrap_or(0),
-            address_mode_v: get!(self, 3, u32, Some(0)).unwrap_or(0),
-            border_color: get!(self, 4, u32, Some(0)).unwrap_or(0),
+            min_filter: self.u32_at(0, 0),
+            mag_filter: self.u32_at(1, 0),
+            address_mode_u: self.u32_at(2, 0),
+            address_mode_v: self.u32_at(3, 0),
+            border_color: self.u32_at(4, 0),
         }
     }
 }
 
 impl<'a> ModuleTable<'a> {
-    pub(super) fn modules(&self) -> Vec<Module<'a>> {
-        list(get!(self, 0, ForwardsUOffset<Tables<'a, Module<'a>>>, None))
+    pub(super) fn modules(self) -> Vec<Module<'a>> {
+        self.tables_at(0)
     }
 }
 
 impl<'a> ModelResourceTable<'a> {
-    pub(super) fn entries(&self) -> Vec<ResourceEntry<'a>> {
-        list(get!(
-            self,
-            0,
-            ForwardsUOffset<Tables<'a, ResourceEntry<'a>>>,
-            None
-        ))
+    pub(super) fn entries(self) -> Vec<ResourceEntry<'a>> {
+        self.tables_at(0)
     }
 }
 
 impl<'a> Module<'a> {
-    pub(super) fn ty(&self) -> u8 {
-        get!(self, 0, u8, Some(0)).unwrap_or(0)
+    pub(super) fn ty(self) -> u8 {
+        self.u8_at(0)
     }
-    pub(super) fn name(&self) -> &'a str {
-        get!(self, 1, ForwardsUOffset<&str>, None).unwrap_or("")
+    pub(super) fn name(self) -> &'a str {
+        self.str_at(1)
     }
-    pub(super) fn entry_point(&self) -> &'a str {
-        get!(self, 2, ForwardsUOffset<&str>, None).unwrap_or("")
+    pub(super) fn entry_point(self) -> &'a str {
+        self.str_at(2)
     }
-    pub(super) fn code_type(&self) -> u8 {
-        get!(self, 3, u8, Some(0)).unwrap_or(0)
+    pub(super) fn code_type(self) -> u8 {
+        self.u8_at(3)
     }
-    pub(super) fn spirv(&self) -> Option<Spirv<'a>> {
-        (self.code_type() == 1).then(|| get!(self, 4, ForwardsUOffset<Spirv<'a>>, None))?
+    pub(super) fn spirv(self) -> Option<Spirv<'a>> {
+        (self.code_type() == 1).then(|| self.read::<ForwardsUOffset<Spirv<'a>>>(4))?
     }
-    pub(super) fn source(&self) -> Option<Source<'a>> {
-        matches!(self.code_type(), 2 | 3)
-            .then(|| get!(self, 4, ForwardsUOffset<Source<'a>>, None))?
+    pub(super) fn source(self) -> Option<Source<'a>> {
+        matches!(self.code_type(), 2 | 3).then(|| self.read::<ForwardsUOffset<Source<'a>>>(4))?
     }
 }
 
 impl<'a> ResourceEntry<'a> {
-    pub(super) fn descriptor_type(&self) -> u32 {
-        get!(self, 0, u32, Some(0)).unwrap_or(0)
+    pub(super) fn descriptor_type(self) -> u32 {
+        self.u32_at(0, 0)
     }
-    pub(super) fn format(&self) -> u32 {
-        get!(self, 1, u32, Some(0)).unwrap_or(0)
+    pub(super) fn format(self) -> u32 {
+        self.u32_at(1, 0)
     }
-    pub(super) fn category(&self) -> u8 {
-        get!(self, 2, u8, Some(0)).unwrap_or(0)
+    pub(super) fn category(self) -> u8 {
+        self.u8_at(2)
     }
-    pub(super) fn description(&self) -> Option<Description<'a>> {
-        get!(self, 3, ForwardsUOffset<Description<'a>>, None)
+    pub(super) fn description(self) -> Option<Description<'a>> {
+        self.read::<ForwardsUOffset<Description<'a>>>(3)
     }
-    pub(super) fn sampler(&self) -> Option<SamplerConfig<'a>> {
-        let kind = get!(self, 4, u8, Some(0)).unwrap_or(0);
-        (kind == 1).then(|| get!(self, 5, ForwardsUOffset<SamplerConfig<'a>>, None))?
+    pub(super) fn sampler(self) -> Option<SamplerConfig<'a>> {
+        (self.u8_at(4) == 1).then(|| self.read::<ForwardsUOffset<SamplerConfig<'a>>>(5))?
     }
-    pub(super) fn alias_group(&self) -> u32 {
-        get!(self, 6, u32, Some(u32::MAX)).unwrap_or(u32::MAX)
+    pub(super) fn alias_group(self) -> u32 {
+        self.u32_at(6, u32::MAX)
     }
 }

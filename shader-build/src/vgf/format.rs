@@ -39,16 +39,24 @@ pub struct Vgf {
     pub constants: Vec<Constant>,
 }
 
-/// Compute shader or data graph.
+/// Compute shader or data graph; the discriminant is the on-disk value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
 pub enum ModuleType {
     /// A compute shader dispatched with `vkCmdDispatch`.
-    Compute,
+    Compute = 0,
     /// A data graph (`SPV_ARM_graph`) dispatched on a data-graph queue.
-    Graph,
+    Graph = 1,
 }
 
 impl ModuleType {
+    /// The type stored as `value`, if the schema defines it.
+    pub fn from_value(value: u8) -> Option<Self> {
+        [ModuleType::Compute, ModuleType::Graph]
+            .into_iter()
+            .find(|t| *t as u8 == value)
+    }
+
     /// The schema's name (`COMPUTE`, `GRAPH`).
     pub fn name(self) -> &'static str {
         match self {
@@ -163,20 +171,29 @@ pub struct ModelSequence {
     pub output_names: Vec<String>,
 }
 
-/// What a resource is for the model.
+/// What a resource is for the model; the discriminant is the on-disk value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[repr(u8)]
 pub enum ResourceCategory {
     /// A model input.
-    Input,
+    Input = 0,
     /// A model output.
-    Output,
+    Output = 1,
     /// A value passed between segments.
-    Intermediate,
+    Intermediate = 2,
     /// Constant data.
-    Constant,
+    Constant = 3,
 }
 
 impl ResourceCategory {
+    /// The category stored as `value`, if the schema defines it.
+    pub fn from_value(value: u8) -> Option<Self> {
+        use ResourceCategory::*;
+        [Input, Output, Intermediate, Constant]
+            .into_iter()
+            .find(|c| *c as u8 == value)
+    }
+
     /// The schema's name.
     pub fn name(self) -> &'static str {
         match self {

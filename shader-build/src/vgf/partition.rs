@@ -105,16 +105,18 @@ pub fn partition(graph: &Graph) -> Vec<Partition> {
         .enumerate()
         .flat_map(|(i, op)| op.results.iter().map(move |&v| (v, i)))
         .collect();
-    let users = |op: usize| -> Vec<usize> {
-        (0..n)
-            .filter(|&u| {
-                graph.ops[u]
-                    .operands
-                    .iter()
-                    .any(|v| graph.ops[op].results.contains(v))
-            })
-            .collect()
-    };
+    // the ops reading each op's results, once (the constants' placement asks repeatedly)
+    let mut readers = vec![Vec::new(); n];
+    for (u, op) in graph.ops.iter().enumerate() {
+        for v in &op.operands {
+            if let Some(&p) = producer.get(v)
+                && !readers[p].contains(&u)
+            {
+                readers[p].push(u);
+            }
+        }
+    }
+    let users = |op: usize| readers[op].clone();
     let mut plan = Plan {
         of: vec![None; n],
         kinds: BTreeMap::new(),

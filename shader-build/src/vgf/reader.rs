@@ -178,15 +178,11 @@ pub fn read(bytes: &[u8]) -> Result<Vgf, ReadError> {
 }
 
 fn module_type(what: impl Fn() -> String, value: u8) -> Result<ModuleType, ReadError> {
-    match value {
-        0 => Ok(ModuleType::Compute),
-        1 => Ok(ModuleType::Graph),
-        v => Err(ReadError::Enum {
-            what: what(),
-            field: "type",
-            value: v.into(),
-        }),
-    }
+    ModuleType::from_value(value).ok_or_else(|| ReadError::Enum {
+        what: what(),
+        field: "type",
+        value: value.into(),
+    })
 }
 
 fn read_module(i: usize, m: &fb::Module<'_>) -> Result<Module, ReadError> {
@@ -212,19 +208,11 @@ fn read_module(i: usize, m: &fb::Module<'_>) -> Result<Module, ReadError> {
 }
 
 fn read_resource(i: usize, r: &fb::ResourceEntry<'_>) -> Result<Resource, ReadError> {
-    let category = match r.category() {
-        0 => ResourceCategory::Input,
-        1 => ResourceCategory::Output,
-        2 => ResourceCategory::Intermediate,
-        3 => ResourceCategory::Constant,
-        v => {
-            return Err(ReadError::Enum {
-                what: format!("resource {i}"),
-                field: "category",
-                value: v.into(),
-            });
-        }
-    };
+    let category = ResourceCategory::from_value(r.category()).ok_or_else(|| ReadError::Enum {
+        what: format!("resource {i}"),
+        field: "category",
+        value: r.category().into(),
+    })?;
     let description = r.description();
     Ok(Resource {
         vk_descriptor_type: Some(r.descriptor_type()).filter(|&d| d != u32::MAX),

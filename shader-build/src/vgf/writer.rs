@@ -5,9 +5,7 @@
 use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, TableFinishedWIPOffset, Vector, WIPOffset};
 
 use super::fb::{field, slots};
-use super::format::{
-    BindingSlot, ModelSequence, Module, ModuleCode, ModuleType, Resource, ResourceCategory, Vgf,
-};
+use super::format::{BindingSlot, ModelSequence, Module, ModuleCode, Resource, Vgf};
 
 /// The header's size in bytes.
 pub const HEADER_SIZE: usize = 128;
@@ -43,13 +41,6 @@ pub fn write(vgf: &Vgf) -> Vec<u8> {
     out
 }
 
-fn module_type(ty: ModuleType) -> u8 {
-    match ty {
-        ModuleType::Compute => 0,
-        ModuleType::Graph => 1,
-    }
-}
-
 fn module_table(modules: &[Module]) -> Vec<u8> {
     let mut fbb = FlatBufferBuilder::new();
     let mut offsets = Vec::with_capacity(modules.len());
@@ -77,7 +68,7 @@ fn module_table(modules: &[Module]) -> Vec<u8> {
             }
         };
         let t = fbb.start_table();
-        fbb.push_slot_always(slots::MODULE_TYPE, module_type(m.ty));
+        fbb.push_slot_always(slots::MODULE_TYPE, m.ty as u8);
         fbb.push_slot_always(slots::MODULE_NAME, name);
         fbb.push_slot_always(slots::MODULE_ENTRY, entry);
         if let Some((kind, table)) = code {
@@ -151,7 +142,7 @@ fn sequence_table(seq: &ModelSequence) -> Vec<u8> {
             .collect();
         let ranges = fbb.create_vector(&ranges);
         let t = fbb.start_table();
-        fbb.push_slot_always(field(0), module_type(s.ty));
+        fbb.push_slot_always(field(0), s.ty as u8);
         fbb.push_slot_always(field(1), name);
         fbb.push_slot_always(field(2), s.module_index);
         fbb.push_slot_always(field(3), sets);
@@ -176,15 +167,6 @@ fn sequence_table(seq: &ModelSequence) -> Vec<u8> {
     let root = fbb.end_table(t);
     fbb.finish_minimal(root);
     fbb.finished_data().to_vec()
-}
-
-fn category(c: ResourceCategory) -> u8 {
-    match c {
-        ResourceCategory::Input => 0,
-        ResourceCategory::Output => 1,
-        ResourceCategory::Intermediate => 2,
-        ResourceCategory::Constant => 3,
-    }
 }
 
 fn resource_table(resources: &[Resource]) -> Vec<u8> {
@@ -216,7 +198,7 @@ fn resource_table(resources: &[Resource]) -> Vec<u8> {
         let t = fbb.start_table();
         fbb.push_slot_always(field(0), r.vk_descriptor_type.unwrap_or(u32::MAX));
         fbb.push_slot_always(field(1), r.vk_format);
-        fbb.push_slot_always(field(2), category(r.category));
+        fbb.push_slot_always(field(2), r.category as u8);
         fbb.push_slot_always(field(3), description);
         if let Some(sampler) = sampler {
             fbb.push_slot_always(field(4), 1u8);

@@ -303,19 +303,13 @@ fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
             None => (i, arg.as_str()),
         };
         let (_, values) = npy::read_values(file)?;
-        data[slot] = values
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect::<Vec<u8>>();
+        data[slot] = bytemuck::cast_slice::<f32, u8>(&values).to_vec();
     }
     let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
     let outputs = model.run(&ctx, &views)?;
     let shapes = model.output_shapes();
     for (i, bytes) in outputs.iter().enumerate() {
-        let values: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
+        let values: Vec<f32> = bytemuck::pod_collect_to_vec(bytes);
         let shape: Vec<u64> = shapes[i].iter().map(|&d| d.max(0) as u64).collect();
         let name = &model.output_names()[i];
         match &args.out {

@@ -31,15 +31,17 @@ pub enum Elem {
 impl Elem {
     /// The `VkFormat` a tensor of this type has.
     pub fn vk_format(self) -> u32 {
-        match self {
-            Elem::F32 => 100,
-            Elem::F16 => 76,
-            Elem::Bool => 1_000_460_000,
-            Elem::I8 => 14,
-            Elem::I16 => 75,
-            Elem::I32 => 99,
-            Elem::I64 => 111,
-        }
+        let name = match self {
+            Elem::F32 => "VK_FORMAT_R32_SFLOAT",
+            Elem::F16 => "VK_FORMAT_R16_SFLOAT",
+            Elem::Bool => "VK_FORMAT_R8_BOOL_ARM",
+            Elem::I8 => "VK_FORMAT_R8_SINT",
+            Elem::I16 => "VK_FORMAT_R16_SINT",
+            Elem::I32 => "VK_FORMAT_R32_SINT",
+            Elem::I64 => "VK_FORMAT_R64_SINT",
+        };
+        // every name above is in the table (the VGF tests convert each of them)
+        crate::vgf::format_value(name).unwrap_or(0)
     }
 
     /// Bytes per element.
