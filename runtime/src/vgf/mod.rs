@@ -1,7 +1,10 @@
 //! Running VGF files on any wgpu GPU: every compute segment becomes a pipeline at load, every
-//! resource a storage buffer (resources of one alias group share one), and a run records the
-//! segments in sequence order in one recording; wgpu's barriers between dispatches give the
-//! ordering the seed asks for between partitions (a segment reads only what earlier ones wrote).
+//! data-graph segment a chain of lowered compute shaders ([`graph`]), every resource a storage
+//! buffer (resources of one alias group share one), and a run records the steps in sequence
+//! order in one recording; wgpu's barriers between dispatches give the ordering the seed asks
+//! for between partitions (a segment reads only what earlier ones wrote).
+
+mod graph;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,12 +12,33 @@ use std::sync::Arc;
 use fpshader_build::vgf::{self, ModuleCode, ModuleType, Vgf};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Context, Pipeline};
+use crate::gpu::{Context, DeviceBuffer, Pipeline};
 
 /// A loaded VGF model, ready to run on one context.
 pub struct VgfModel {
     vgf: Vgf,
-    pipelines: Vec<Arc<Pipeline>>,
+    steps: Vec<Step>,
+    /// Buffers of the model's own: graph segments' constants and intermediate values.
+    locals: Vec<DeviceBuffer>,
+}
+
+/// Where a dispatch's binding lives.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A model resource (by model-resource-table index), made per run.
+    Resource(u32),
+    /// One of the model's own buffers.
+    Local(usize),
+}
+
+/// One dispatch of a run.
+struct Step {
+    label: String,
+    pipeline: Arc<Pipeline>,
+    /// Bindings 0, 1, … of the pipeline.
+    bindings: Vec<Slot>,
+    /// Invocations in x, y, z.
+    global: [u32; 3],
 }
 
 fn problem(what: impl Into<String>, problem: impl Into<String>) -> Error {
@@ -33,19 +57,40 @@ impl VgfModel {
         substitutions: &BTreeMap<String, Vec<u32>>,
     ) -> Result<Self> {
         let vgf = vgf::read(bytes)?;
-        let mut pipelines = Vec::with_capacity(vgf.sequence.segments.len());
+        let mut steps = Vec::with_capacity(vgf.sequence.segments.len());
+        let mut locals = Vec::new();
+        let mut cache = graph::PipelineCache::new();
         for s in &vgf.sequence.segments {
             let what = format!("segment `{}`", s.name);
             let module = vgf
                 .modules
                 .get(s.module_index as usize)
                 .ok_or_else(|| problem(&what, "its module index is out of range"))?;
-            if s.ty == ModuleType::Graph || module.ty == ModuleType::Graph {
+            if s.ty != module.ty {
                 return Err(problem(
                     &what,
-                    "is a data-graph (SPV_ARM_graph) segment; fpshader runs compute segments only \
-                     (convert with `fpshaderc vgf --compute-only`)",
+                    format!(
+                        "is a {} segment running the {} module `{}`",
+                        s.ty.name(),
+                        module.ty.name(),
+                        module.name
+                    ),
                 ));
+            }
+            if s.ty == ModuleType::Graph {
+                let ModuleCode::Spirv(words) = &module.code else {
+                    return Err(problem(&what, "its graph module carries no SPIR-V"));
+                };
+                steps.extend(graph::steps(
+                    ctx,
+                    &vgf,
+                    s,
+                    words,
+                    &module.entry_point,
+                    &mut locals,
+                    &mut cache,
+                )?);
+                continue;
             }
             let words = match &module.code {
                 ModuleCode::Spirv(words) => words.clone(),
@@ -86,7 +131,19 @@ impl VgfModel {
                     format!("descriptor set {} is not supported, only set 0", set.0),
                 ));
             }
-            pipelines.push(ctx.pipeline_from_spirv(&module.name, &words)?);
+            let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
+            let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
+            bindings.sort_by_key(|b| b.binding);
+            let l = pipeline.local_size;
+            steps.push(Step {
+                label: s.name.clone(),
+                global: [0, 1, 2].map(|i| s.dispatch_shape[i].saturating_mul(l[i])),
+                bindings: bindings
+                    .iter()
+                    .map(|b| Slot::Resource(b.mrt_index))
+                    .collect(),
+                pipeline,
+            });
         }
         for (i, r) in vgf.resources.iter().enumerate() {
             if r.byte_size().is_none() {
@@ -99,7 +156,19 @@ impl VgfModel {
                 ));
             }
         }
-        Ok(VgfModel { vgf, pipelines })
+        Ok(VgfModel { vgf, steps, locals })
+    }
+
+    /// The resource whose buffer `mrt` uses: the first of its alias group, else itself.
+    fn owner(&self, mrt: u32) -> u32 {
+        let resources = &self.vgf.resources;
+        match resources[mrt as usize].alias_group {
+            Some(g) => resources
+                .iter()
+                .position(|r| r.alias_group == Some(g))
+                .map_or(mrt, |i| i as u32),
+            None => mrt,
+        }
     }
 
     /// The model as read.
@@ -124,13 +193,7 @@ impl VgfModel {
         let size = |mrt: u32| self.vgf.resources[mrt as usize].byte_size().unwrap_or(0);
         // one buffer per resource; an alias group shares the first member's
         let mut buffers: BTreeMap<u32, crate::gpu::DeviceBuffer> = BTreeMap::new();
-        let mut group_of: BTreeMap<u32, u32> = BTreeMap::new();
-        let mut owner = |mrt: u32| -> u32 {
-            match self.vgf.resources[mrt as usize].alias_group {
-                Some(g) => *group_of.entry(g).or_insert(mrt),
-                None => mrt,
-            }
-        };
+        let owner = |mrt: u32| self.owner(mrt);
         for (i, (slot, bytes)) in seq.inputs.iter().zip(inputs).enumerate() {
             let want = size(slot.mrt_index);
             if bytes.len() as u64 != want {
@@ -152,22 +215,26 @@ impl VgfModel {
             buffers.insert(owner(c.mrt_index), ctx.upload(&c.data));
         }
         let mut rec = ctx.recorder();
-        for (s, pipeline) in self.vgf.sequence.segments.iter().zip(&self.pipelines) {
-            let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
-            bindings.sort_by_key(|b| b.binding);
-            let mut resources = Vec::with_capacity(bindings.len());
-            for b in &bindings {
-                let key = owner(b.mrt_index);
-                buffers
-                    .entry(key)
-                    .or_insert_with(|| ctx.storage_buffer(size(b.mrt_index).max(4)));
-                resources.push(key);
+        for step in &self.steps {
+            for slot in &step.bindings {
+                if let Slot::Resource(mrt) = *slot {
+                    buffers
+                        .entry(owner(mrt))
+                        .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
+                }
             }
-            let views: Vec<&wgpu::Buffer> = resources.iter().map(|k| buffers[k].raw()).collect();
-            let l = pipeline.local_size;
-            let global = [0, 1, 2].map(|i| s.dispatch_shape[i].saturating_mul(l[i]));
-            rec.set_label(&s.name);
-            rec.dispatch(pipeline, &views, &[], global)?;
+        }
+        for step in &self.steps {
+            let views: Vec<&wgpu::Buffer> = step
+                .bindings
+                .iter()
+                .map(|slot| match *slot {
+                    Slot::Resource(mrt) => buffers[&owner(mrt)].raw(),
+                    Slot::Local(i) => self.locals[i].raw(),
+                })
+                .collect();
+            rec.set_label(&step.label);
+            rec.dispatch(&step.pipeline, &views, &[], step.global)?;
         }
         let mut staging = Vec::new();
         for slot in &seq.outputs {

@@ -14,7 +14,8 @@ use super::format::{
     BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DescriptorSetInfo, FormatVersion,
     ModelSequence, Module, ModuleCode, ModuleType, Resource, ResourceCategory, Segment, Vgf,
 };
-use super::materialize::{self, LOWERED_LOCAL_SIZE, MaterializeError};
+use super::lower::{self, LOWERED_LOCAL_SIZE};
+use super::materialize::{self, MaterializeError};
 use super::partition::{self, Kind};
 use super::tosa::{Attr, Elem, Graph, ValueId};
 
@@ -279,7 +280,8 @@ pub fn convert(
                 };
                 (module, sets, op.operands.clone(), dispatch)
             } else {
-                let lowered = materialize::lower(graph, op).map_err(ConvertError::from)?;
+                let lowered = lower::lower(graph, op)
+                    .map_err(|e| ConvertError::from(MaterializeError::from(e)))?;
                 let name = format!("partition_{p}_{}_{}", op.kind(), segment);
                 let words = compiler
                     .compile_str(&name, &lowered.glsl, crate::OptionSet::default())

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::format::{SamplerConfig, descriptor_type_value, format_value};
 
 /// The domain name that makes a TOSA custom operation a Vulkan compute shader.
-pub const DOMAIN: &str = "com.arm.VulkanCustomShader";
+pub use super::tosa::SHADER_DOMAIN as DOMAIN;
 
 /// Optional fpshader key: the workgroup count, overriding the one derived from output 0.
 pub const WORKGROUP_COUNT_KEY: &str = "fpshader_workgroup_count";

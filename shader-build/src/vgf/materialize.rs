@@ -1,16 +1,14 @@
 //! Shaders ahead of time: a custom op's GLSL (through fpshader's compiler, so the ncnn extension
 //! works), HLSL (shaderc's HLSL front end) or SPIR-V is turned into SPIR-V and checked against
-//! its attributes by reflection; for `--compute-only`, each TOSA operation of an ML partition is
-//! lowered to a generated compute shader with its shapes folded in as constants.
-
-use std::fmt::Write as _;
+//! its attributes by reflection. The ML operations' generated shaders ([`super::lower`]) are
+//! compiled here too, for `--compute-only`.
 
 use crate::meta::{DescriptorKind, LocalSize};
 use crate::{Compiler, OptionSet, reflect};
 
 use super::custom_op::{ShaderAttrs, ShaderCode};
 use super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, descriptor_type_name};
-use super::tosa::{Attr, Elem, Graph, Op};
+use super::lower::LowerError;
 
 /// Why a shader cannot be materialized or an ML operation lowered.
 #[derive(Debug, thiserror::Error)]
@@ -32,15 +30,8 @@ pub enum MaterializeError {
         problem: String,
     },
     /// An ML operation the compute lowering does not have.
-    #[error("{loc}: `{name}` cannot be lowered to a compute shader: {problem}")]
-    Unsupported {
-        /// `line:column` of the op.
-        loc: String,
-        /// The op's name.
-        name: String,
-        /// Why.
-        problem: String,
-    },
+    #[error(transparent)]
+    Lower(#[from] LowerError),
 }
 
 /// The SPIR-V of a custom op's shader, validated against `attrs`; `None` for a placeholder.
@@ -168,185 +159,4 @@ fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), Material
         )));
     }
     Ok(())
-}
-
-/// Invocations per workgroup of the lowered ML shaders.
-pub const LOWERED_LOCAL_SIZE: u32 = 64;
-
-/// A lowered ML operation: GLSL reading `operands` (bindings 0…) and writing the result
-/// (the last binding), dispatched over `invocations` in x.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lowered {
-    /// The generated GLSL.
-    pub glsl: String,
-    /// Which of the op's operands the shader binds, in binding order.
-    pub operands: Vec<usize>,
-    /// Invocations in x (one per output element).
-    pub invocations: u32,
-}
-
-fn unsupported(op: &Op, problem: impl Into<String>) -> MaterializeError {
-    MaterializeError::Unsupported {
-        loc: op.loc.to_string(),
-        name: op.name.clone(),
-        problem: problem.into(),
-    }
-}
-
-/// The index into an input of `in_shape` for output element `i` of `out_shape`, broadcasting
-/// dimensions of size 1 (TOSA's rule: equal ranks).
-fn broadcast_index(in_shape: &[i64], out_shape: &[i64]) -> String {
-    if in_shape == out_shape {
-        return "i".into();
-    }
-    let mut terms = Vec::new();
-    let (mut out_stride, mut in_stride) = (1i64, 1i64);
-    for d in (0..out_shape.len()).rev() {
-        let (o, n) = (out_shape[d], in_shape.get(d).copied().unwrap_or(1));
-        if n != 1 {
-            terms.push(format!("((i / {out_stride}u) % {o}u) * {in_stride}u"));
-        }
-        out_stride *= o;
-        in_stride *= n;
-    }
-    if terms.is_empty() {
-        "0u".into()
-    } else {
-        terms.join(" + ")
-    }
-}
-
-fn float_attr(op: &Op, name: &str) -> Result<f64, MaterializeError> {
-    match op.attrs.get(name) {
-        Some(Attr::Number(n)) => Ok(*n),
-        _ => Err(unsupported(
-            op,
-            format!("attribute `{name}` is missing or not a number"),
-        )),
-    }
-}
-
-/// Lowers one ML op of `graph` (not a constant) to a compute shader.
-pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, MaterializeError> {
-    let out = &graph.values[op.results[0]].ty;
-    if op.results.len() != 1 {
-        return Err(unsupported(op, "more than one result"));
-    }
-    let ty = |v: usize| &graph.values[op.operands[v]].ty;
-    for v in op.operands.iter().chain(&op.results) {
-        let t = &graph.values[*v].ty;
-        let shape_operand = t.elem == Elem::I64 && matches!(op.kind(), "reshape");
-        if t.elem != Elem::F32 && !shape_operand && !matches!(op.kind(), "mul" | "negate") {
-            return Err(unsupported(op, "only f32 tensors are lowered"));
-        }
-    }
-    let n = out.elements();
-    let unary = |expr: &str| (vec![0usize], expr.replace('X', "a0[i]"));
-    let binary = |f: &dyn Fn(&str, &str) -> String| {
-        let a = format!("a0[{}]", broadcast_index(&ty(0).shape, &out.shape));
-        let b = format!("a1[{}]", broadcast_index(&ty(1).shape, &out.shape));
-        (vec![0usize, 1], f(&a, &b))
-    };
-    let (operands, expr) = match op.kind() {
-        "abs" => unary("abs(X)"),
-        "exp" => unary("exp(X)"),
-        "log" => unary("log(X)"),
-        "negate" => unary("-(X)"),
-        "reciprocal" => unary("1.0 / X"),
-        "rsqrt" => unary("inversesqrt(X)"),
-        "sigmoid" => unary("1.0 / (1.0 + exp(-(X)))"),
-        "tanh" => unary("tanh(X)"),
-        "floor" => unary("floor(X)"),
-        "ceil" => unary("ceil(X)"),
-        "sin" => unary("sin(X)"),
-        "cos" => unary("cos(X)"),
-        "erf" => return Err(unsupported(op, "erf has no GLSL built-in")),
-        "identity" | "cast" | "reshape" => unary("X"),
-        "clamp" => {
-            let (lo, hi) = (float_attr(op, "min_val")?, float_attr(op, "max_val")?);
-            unary(&format!("clamp(X, {lo:?}, {hi:?})"))
-        }
-        "add" => binary(&|a, b| format!("{a} + {b}")),
-        "sub" => binary(&|a, b| format!("{a} - {b}")),
-        "mul" => binary(&|a, b| format!("{a} * {b}")),
-        "maximum" => binary(&|a, b| format!("max({a}, {b})")),
-        "minimum" => binary(&|a, b| format!("min({a}, {b})")),
-        "pow" => binary(&|a, b| format!("pow({a}, {b})")),
-        "transpose" => {
-            let perms = match op.attrs.get("perms") {
-                Some(Attr::Numbers(p)) => p.iter().map(|&x| x as usize).collect::<Vec<_>>(),
-                _ => return Err(unsupported(op, "attribute `perms` is missing")),
-            };
-            let ins = &ty(0).shape;
-            if perms.len() != ins.len() || perms.iter().any(|&p| p >= ins.len()) {
-                return Err(unsupported(op, "perms do not fit the input's rank"));
-            }
-            // output dim d is input dim perms[d]
-            let mut in_strides = vec![1i64; ins.len()];
-            for d in (0..ins.len().saturating_sub(1)).rev() {
-                in_strides[d] = in_strides[d + 1] * ins[d + 1];
-            }
-            let mut terms = Vec::new();
-            let mut out_stride = 1i64;
-            for d in (0..out.shape.len()).rev() {
-                terms.push(format!(
-                    "((i / {out_stride}u) % {}u) * {}u",
-                    out.shape[d], in_strides[perms[d]]
-                ));
-                out_stride *= out.shape[d];
-            }
-            (vec![0], format!("a0[{}]", terms.join(" + ")))
-        }
-        "matmul" => {
-            // [n, h, c] x [n, c, w] -> [n, h, w]
-            let (a, b) = (&ty(0).shape, &ty(1).shape);
-            if a.len() != 3 || b.len() != 3 || a[2] != b[1] {
-                return Err(unsupported(op, "matmul needs [N,H,C] x [N,C,W]"));
-            }
-            let (h, c, w) = (a[1], a[2], b[2]);
-            let glsl_expr = format!("dot_row(i / {w}u / {h}u, (i / {w}u) % {h}u, i % {w}u)");
-            let helper = format!(
-                "float dot_row(uint n, uint y, uint x) {{ float s = 0.0; \
-                 for (uint k = 0u; k < {c}u; k++) s += a0[(n * {h}u + y) * {c}u + k] * \
-                 a1[(n * {c}u + k) * {w}u + x]; return s; }}\n"
-            );
-            return Ok(generated(&[0, 1], &glsl_expr, &helper, n));
-        }
-        other => {
-            return Err(unsupported(
-                op,
-                format!("`{other}` has no compute lowering yet (see the README's VGF section)"),
-            ));
-        }
-    };
-    Ok(generated(&operands, &expr, "", n))
-}
-
-fn generated(operands: &[usize], expr: &str, helper: &str, n: usize) -> Lowered {
-    let mut glsl = String::from("#version 450\n");
-    writeln!(glsl, "layout(local_size_x = {LOWERED_LOCAL_SIZE}) in;").ok();
-    for (b, _) in operands.iter().enumerate() {
-        writeln!(
-            glsl,
-            "layout(binding = {b}) readonly buffer In{b} {{ float a{b}[]; }};"
-        )
-        .ok();
-    }
-    let out = operands.len();
-    writeln!(
-        glsl,
-        "layout(binding = {out}) writeonly buffer Out {{ float r[]; }};"
-    )
-    .ok();
-    glsl.push_str(helper);
-    writeln!(
-        glsl,
-        "void main() {{ uint i = gl_GlobalInvocationID.x; if (i >= {n}u) return; r[i] = {expr}; }}"
-    )
-    .ok();
-    Lowered {
-        glsl,
-        operands: operands.to_vec(),
-        invocations: n as u32,
-    }
 }

@@ -18,6 +18,7 @@ pub mod dump;
 mod error;
 mod fb;
 pub mod format;
+pub mod lower;
 #[cfg(feature = "compiler")]
 pub mod materialize;
 #[cfg(feature = "compiler")]
@@ -25,7 +26,6 @@ pub mod partition;
 pub mod reader;
 #[cfg(feature = "compiler")]
 pub mod scenario;
-#[cfg(feature = "compiler")]
 pub mod tosa;
 pub mod writer;
 

@@ -3,8 +3,12 @@
 //! takes (generic and pretty forms).
 
 pub mod mlir;
+pub mod spirv;
 
 use std::collections::BTreeMap;
+
+/// The custom-op domain of Vulkan shader operations.
+pub const SHADER_DOMAIN: &str = "com.arm.VulkanCustomShader";
 
 /// A value's index in [`Graph::values`].
 pub type ValueId = usize;
@@ -85,7 +89,8 @@ pub struct Value {
     pub ty: TensorType,
 }
 
-/// A source position (1-based line and column).
+/// A source position: 1-based line and column in MLIR text; for SPIR-V, `line` is a word
+/// offset and `column` 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Loc {
     /// Line.
@@ -96,7 +101,12 @@ pub struct Loc {
 
 impl std::fmt::Display for Loc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.line, self.column)
+        if self.column == 0 {
+            // a SPIR-V graph's op: no source text, the instruction's word offset
+            write!(f, "SPIR-V word {}", self.line)
+        } else {
+            write!(f, "{}:{}", self.line, self.column)
+        }
     }
 }
 
@@ -155,7 +165,7 @@ impl Op {
 
     /// Whether this is a `com.arm.VulkanCustomShader` operation.
     pub fn is_shader(&self) -> bool {
-        self.kind() == "custom" && self.str_attr("domain_name") == Some(super::custom_op::DOMAIN)
+        self.kind() == "custom" && self.str_attr("domain_name") == Some(SHADER_DOMAIN)
     }
 }
 

@@ -1,0 +1,198 @@
+//! Data-graph segments (`SPV_ARM_graph`, as Arm's converter writes them) run without the ARM
+//! extensions: the graph's SPIR-V is read back into TOSA operations, each lowered to a compute
+//! shader by the same lowering `fpshaderc vgf --compute-only` uses, compiled here with naga's
+//! GLSL front end (the runtime links no shaderc) and dispatched in program order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use fpshader_build::vgf::lower::{self, Lowered};
+use fpshader_build::vgf::tosa::spirv::{self, GRAPH_CONSTANT_ID};
+use fpshader_build::vgf::tosa::{Attr, Elem, Graph, ValueId};
+use fpshader_build::vgf::{Segment, Vgf, format_value};
+
+use super::{Slot, Step, problem};
+use crate::error::Result;
+use crate::gpu::{Context, DeviceBuffer, Pipeline};
+
+/// Pipelines of lowered ops, by their GLSL: ops of one shape share one.
+pub(super) type PipelineCache = HashMap<String, Arc<Pipeline>>;
+
+/// The steps of one graph segment; its constants and intermediate values get buffers in
+/// `locals` (made once, at load).
+pub(super) fn steps(
+    ctx: &Context,
+    vgf: &Vgf,
+    segment: &Segment,
+    words: &[u32],
+    entry_point: &str,
+    locals: &mut Vec<DeviceBuffer>,
+    cache: &mut PipelineCache,
+) -> Result<Vec<Step>> {
+    let what = format!("segment `{}`", segment.name);
+    let module = spirv::read(words, entry_point).map_err(|e| problem(&what, e.to_string()))?;
+    let g = &module.graph;
+    // (set, binding) → resource, from the segment's descriptor sets
+    let mut resource_at = HashMap::new();
+    for (i, set) in segment.set_infos.iter().enumerate() {
+        let index = set.set_index.unwrap_or(i as u32);
+        for b in &set.bindings {
+            resource_at.insert((index, b.binding), b.mrt_index);
+        }
+    }
+    let mut slot_of: HashMap<ValueId, Slot> = HashMap::new();
+    let interface = g
+        .inputs
+        .iter()
+        .zip(&module.input_bindings)
+        .chain(g.outputs.iter().zip(&module.output_bindings));
+    for (&v, &(set, binding)) in interface {
+        let mrt = resource_at.get(&(set, binding)).ok_or_else(|| {
+            problem(
+                &what,
+                format!(
+                    "the graph binds set {set} binding {binding}, the segment has no resource there"
+                ),
+            )
+        })?;
+        slot_of.insert(v, Slot::Resource(*mrt));
+    }
+    for &v in &g.outputs {
+        if g.producer(v)
+            .is_none_or(|p| g.ops[p].kind() == "const" || g.inputs.contains(&v))
+        {
+            return Err(problem(
+                &what,
+                format!(
+                    "graph output `{}` is an input or a constant, which the compute lowering does not copy",
+                    g.values[v].name
+                ),
+            ));
+        }
+    }
+    let mut steps = Vec::new();
+    for op in &g.ops {
+        if op.kind() == "const" {
+            continue;
+        }
+        let lowered = lower::lower(g, op).map_err(|e| problem(&what, e.to_string()))?;
+        let Lowered {
+            glsl,
+            operands,
+            invocations,
+        } = lowered;
+        let pipeline = match cache.get(&glsl) {
+            Some(p) => p.clone(),
+            None => {
+                let name = format!("{}_{}", segment.name, op.kind());
+                let words = compile(&glsl).map_err(|e| {
+                    problem(
+                        &what,
+                        format!("the lowered `{}` does not compile: {e}", op.name),
+                    )
+                })?;
+                let p = ctx.pipeline_from_spirv(&name, &words)?;
+                cache.insert(glsl, p.clone());
+                p
+            }
+        };
+        let mut bindings = Vec::with_capacity(operands.len() + 1);
+        for &i in &operands {
+            let v = op.operands[i];
+            let slot = match slot_of.get(&v) {
+                Some(s) => *s,
+                None => {
+                    let data = constant_data(vgf, segment, g, v).map_err(|p| problem(&what, p))?;
+                    locals.push(ctx.upload(&data));
+                    let s = Slot::Local(locals.len() - 1);
+                    slot_of.insert(v, s);
+                    s
+                }
+            };
+            bindings.push(slot);
+        }
+        let result = op.results[0];
+        let out = match slot_of.get(&result) {
+            Some(s) => *s,
+            None => {
+                let bytes = (g.values[result].ty.elements() * 4).max(4) as u64;
+                locals.push(ctx.storage_buffer(bytes));
+                let s = Slot::Local(locals.len() - 1);
+                slot_of.insert(result, s);
+                s
+            }
+        };
+        bindings.push(out);
+        steps.push(Step {
+            label: format!("{}: {}", segment.name, op.name),
+            pipeline,
+            bindings,
+            global: [invocations, 1, 1],
+        });
+    }
+    Ok(steps)
+}
+
+/// The f32 bytes of constant value `v`: inline values, or the VGF constant its graph constant
+/// id names through the segment.
+fn constant_data(
+    vgf: &Vgf,
+    segment: &Segment,
+    g: &Graph,
+    v: ValueId,
+) -> std::result::Result<Vec<u8>, String> {
+    let name = &g.values[v].name;
+    let producer = g
+        .producer(v)
+        .map(|p| &g.ops[p])
+        .filter(|op| op.kind() == "const")
+        .ok_or_else(|| format!("value `{name}` is read before any op writes it"))?;
+    match (
+        producer.attrs.get("values"),
+        producer.attrs.get(GRAPH_CONSTANT_ID),
+    ) {
+        (Some(Attr::Dense(values, _)), _) => Ok(values
+            .iter()
+            .flat_map(|&x| (x as f32).to_le_bytes())
+            .collect()),
+        (_, Some(Attr::Number(id))) => {
+            let constant = segment
+                .constants
+                .get(*id as usize)
+                .and_then(|&c| vgf.constants.get(c as usize))
+                .ok_or_else(|| format!("graph constant {id} is not bound to a constant"))?;
+            let resource = vgf.resources.get(constant.mrt_index as usize);
+            let f32_format = format_value("VK_FORMAT_R32_SFLOAT");
+            if resource.map(|r| r.vk_format) != f32_format || g.values[v].ty.elem != Elem::F32 {
+                return Err(format!("graph constant {id} is not f32"));
+            }
+            let want = g.values[v].ty.elements() * 4;
+            if constant.data.len() != want {
+                return Err(format!(
+                    "graph constant {id} has {} bytes, its tensor {:?} needs {want}",
+                    constant.data.len(),
+                    g.values[v].ty.shape
+                ));
+            }
+            Ok(constant.data.clone())
+        }
+        _ => Err(format!("constant `{name}` has no values")),
+    }
+}
+
+/// SPIR-V for a lowered op's GLSL, through naga (parse, validate, write).
+fn compile(glsl: &str) -> std::result::Result<Vec<u32>, String> {
+    use naga::{ShaderStage, back::spv, front::glsl, valid};
+    let module = glsl::Frontend::default()
+        .parse(&glsl::Options::from(ShaderStage::Compute), glsl)
+        .map_err(|e| e.emit_to_string(glsl))?;
+    let info = valid::Validator::new(valid::ValidationFlags::all(), valid::Capabilities::empty())
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(glsl))?;
+    let pipeline = spv::PipelineOptions {
+        shader_stage: ShaderStage::Compute,
+        entry_point: "main".into(),
+    };
+    spv::write_vec(&module, &info, &spv::Options::default(), Some(&pipeline))
+        .map_err(|e| e.to_string())
+}

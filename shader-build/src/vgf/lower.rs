@@ -1,0 +1,431 @@
+//! TOSA operations lowered to compute shaders: one generated GLSL shader per operation, its
+//! shapes folded in as constants, one invocation per output element. Used ahead of time by
+//! `fpshaderc vgf --compute-only` (compiled with shaderc) and at load time by the runtime for
+//! the data-graph segments of VGFs that Arm's converter wrote (compiled with naga), so the
+//! text stays within what both GLSL front ends accept.
+
+use std::fmt::Write as _;
+
+use super::tosa::{Attr, Elem, Graph, Op};
+
+/// Invocations per workgroup of the lowered ML shaders.
+pub const LOWERED_LOCAL_SIZE: u32 = 64;
+
+/// A TOSA operation the compute lowering does not have, or one whose attributes it cannot use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{loc}: `{name}` cannot be lowered to a compute shader: {problem}")]
+pub struct LowerError {
+    /// Where the op is: `line:column` in MLIR, `%id` in SPIR-V.
+    pub loc: String,
+    /// The op's name.
+    pub name: String,
+    /// Why.
+    pub problem: String,
+}
+
+/// A lowered ML operation: GLSL reading `operands` (bindings 0…) and writing the result
+/// (the last binding), dispatched over `invocations` in x.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    /// The generated GLSL.
+    pub glsl: String,
+    /// Which of the op's operands the shader binds, in binding order.
+    pub operands: Vec<usize>,
+    /// Invocations in x (one per output element).
+    pub invocations: u32,
+}
+
+fn unsupported(op: &Op, problem: impl Into<String>) -> LowerError {
+    LowerError {
+        loc: op.loc.to_string(),
+        name: op.name.clone(),
+        problem: problem.into(),
+    }
+}
+
+/// The index into an input of `in_shape` for output element `i` of `out_shape`, broadcasting
+/// dimensions of size 1 (TOSA's rule: equal ranks).
+fn broadcast_index(in_shape: &[i64], out_shape: &[i64]) -> String {
+    if in_shape == out_shape {
+        return "i".into();
+    }
+    let mut terms = Vec::new();
+    let (mut out_stride, mut in_stride) = (1i64, 1i64);
+    for d in (0..out_shape.len()).rev() {
+        let (o, n) = (out_shape[d], in_shape.get(d).copied().unwrap_or(1));
+        if n != 1 {
+            terms.push(format!("((i / {out_stride}u) % {o}u) * {in_stride}u"));
+        }
+        out_stride *= o;
+        in_stride *= n;
+    }
+    if terms.is_empty() {
+        "0u".into()
+    } else {
+        terms.join(" + ")
+    }
+}
+
+fn float_attr(op: &Op, name: &str) -> Result<f64, LowerError> {
+    match op.attrs.get(name) {
+        Some(Attr::Number(n)) => Ok(*n),
+        _ => Err(unsupported(
+            op,
+            format!("attribute `{name}` is missing or not a number"),
+        )),
+    }
+}
+
+/// An integer-array attribute of exactly `len` entries (`pad`, `stride`, `kernel`, `perms`).
+fn ints_attr(op: &Op, name: &str, len: usize) -> Result<Vec<i64>, LowerError> {
+    match op.attrs.get(name) {
+        Some(Attr::Numbers(v)) if v.len() == len && v.iter().all(|x| x.fract() == 0.0) => {
+            Ok(v.iter().map(|&x| x as i64).collect())
+        }
+        _ => Err(unsupported(
+            op,
+            format!("attribute `{name}` is missing or not {len} integers"),
+        )),
+    }
+}
+
+/// NHWC geometry of a 2-D window operation, checked against the output's shape.
+struct Window {
+    /// Input and output `[N, H, W, C]`.
+    input: [i64; 4],
+    output: [i64; 4],
+    kernel: [i64; 2],
+    stride: [i64; 2],
+    dilation: [i64; 2],
+    /// Top and left padding.
+    pad: [i64; 2],
+}
+
+impl Window {
+    fn new(
+        op: &Op,
+        input: &[i64],
+        output: &[i64],
+        kernel: [i64; 2],
+        dilation: [i64; 2],
+    ) -> Result<Self, LowerError> {
+        let (Ok(input), Ok(output)) = (<[i64; 4]>::try_from(input), <[i64; 4]>::try_from(output))
+        else {
+            return Err(unsupported(op, "input and output must be NHWC (rank 4)"));
+        };
+        let pad = ints_attr(op, "pad", 4)?;
+        let stride = ints_attr(op, "stride", 2)?;
+        if stride.iter().any(|&s| s < 1) || dilation.iter().any(|&d| d < 1) {
+            return Err(unsupported(op, "stride and dilation must be at least 1"));
+        }
+        if pad.iter().any(|&p| p < 0) || kernel.iter().any(|&k| k < 1) {
+            return Err(unsupported(
+                op,
+                "padding must not be negative nor kernels empty",
+            ));
+        }
+        // TOSA: OH = (IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) / stride_y + 1
+        let expect = |d: usize| {
+            (input[1 + d] - 1 + pad[2 * d] + pad[2 * d + 1] - (kernel[d] - 1) * dilation[d])
+                / stride[d]
+                + 1
+        };
+        if output[1] != expect(0) || output[2] != expect(1) || output[0] != input[0] {
+            return Err(unsupported(
+                op,
+                format!(
+                    "output shape {output:?} does not follow from input {input:?}, kernel \
+                     {kernel:?}, stride {stride:?}, pad {pad:?}"
+                ),
+            ));
+        }
+        Ok(Window {
+            input,
+            output,
+            kernel,
+            stride: [stride[0], stride[1]],
+            dilation,
+            pad: [pad[0], pad[2]],
+        })
+    }
+
+    /// GLSL that splits output element `i` into `n, oy, ox, oc` and loops `ky, kx` over the
+    /// window, with `iy, ix` the input position and `inside` whether it is not padding; `body`
+    /// runs inside both loops.
+    fn loops(&self, body: &str) -> String {
+        let [_, ih, iw, _] = self.input;
+        let [_, oh, ow, oc] = self.output;
+        let ([kh, kw], [sy, sx], [dy, dx], [pt, pl]) =
+            (self.kernel, self.stride, self.dilation, self.pad);
+        format!(
+            "uint oc = i % {oc}u; uint t = i / {oc}u; int ox = int(t % {ow}u); t /= {ow}u; \
+             int oy = int(t % {oh}u); uint n = t / {oh}u;\n\
+             for (int ky = 0; ky < {kh}; ky++) {{ for (int kx = 0; kx < {kw}; kx++) {{\n\
+             int iy = oy * {sy} - {pt} + ky * {dy}; int ix = ox * {sx} - {pl} + kx * {dx};\n\
+             bool inside = iy >= 0 && iy < {ih} && ix >= 0 && ix < {iw};\n\
+             {body}\n}} }}\n"
+        )
+    }
+}
+
+/// The bias term for output channel `oc` (TOSA allows a bias of one element for all).
+fn bias(shape: &[i64]) -> &'static str {
+    if shape.iter().product::<i64>() == 1 {
+        "a2[0]"
+    } else {
+        "a2[oc]"
+    }
+}
+
+/// Lowers one ML op of `graph` (not a constant) to a compute shader.
+pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
+    let [result] = op.results[..] else {
+        return Err(unsupported(op, "it does not have exactly one result"));
+    };
+    let out = &graph.values[result].ty;
+    let ty = |v: usize| -> Result<&[i64], LowerError> {
+        op.operands
+            .get(v)
+            .map(|&id| graph.values[id].ty.shape.as_slice())
+            .ok_or_else(|| unsupported(op, format!("operand {v} is missing")))
+    };
+    let n = out.elements();
+    let unary = |expr: &str| (vec![0usize], expr.replace('X', "a0[i]"), String::new());
+    let binary = |f: &dyn Fn(&str, &str) -> String| -> Result<_, LowerError> {
+        let a = format!("a0[{}]", broadcast_index(ty(0)?, &out.shape));
+        let b = format!("a1[{}]", broadcast_index(ty(1)?, &out.shape));
+        Ok((vec![0usize, 1], f(&a, &b), String::new()))
+    };
+    let (operands, expr, helper) = match op.kind() {
+        "abs" => unary("abs(X)"),
+        "exp" => unary("exp(X)"),
+        "log" => unary("log(X)"),
+        "negate" => unary("-(X)"),
+        "reciprocal" => unary("1.0 / X"),
+        "rsqrt" => unary("inversesqrt(X)"),
+        "sigmoid" => unary("1.0 / (1.0 + exp(-(X)))"),
+        "tanh" => unary("tanh(X)"),
+        "floor" => unary("floor(X)"),
+        "ceil" => unary("ceil(X)"),
+        "sin" => unary("sin(X)"),
+        "cos" => unary("cos(X)"),
+        "erf" => return Err(unsupported(op, "erf has no GLSL built-in")),
+        "identity" | "cast" | "reshape" => unary("X"),
+        "clamp" => {
+            let (lo, hi) = (float_attr(op, "min_val")?, float_attr(op, "max_val")?);
+            unary(&format!("clamp(X, {lo:?}, {hi:?})"))
+        }
+        "add" => binary(&|a, b| format!("{a} + {b}"))?,
+        "sub" => binary(&|a, b| format!("{a} - {b}"))?,
+        "mul" => binary(&|a, b| format!("{a} * {b}"))?,
+        "maximum" => binary(&|a, b| format!("max({a}, {b})"))?,
+        "minimum" => binary(&|a, b| format!("min({a}, {b})"))?,
+        "pow" => binary(&|a, b| format!("pow({a}, {b})"))?,
+        "transpose" => {
+            let ins = ty(0)?;
+            let perms = ints_attr(op, "perms", ins.len())?;
+            if perms.iter().any(|&p| p < 0 || p as usize >= ins.len()) {
+                return Err(unsupported(op, "perms do not fit the input's rank"));
+            }
+            // output dim d is input dim perms[d]
+            let mut in_strides = vec![1i64; ins.len()];
+            for d in (0..ins.len().saturating_sub(1)).rev() {
+                in_strides[d] = in_strides[d + 1] * ins[d + 1];
+            }
+            let mut terms = Vec::new();
+            let mut out_stride = 1i64;
+            for d in (0..out.shape.len()).rev() {
+                terms.push(format!(
+                    "((i / {out_stride}u) % {}u) * {}u",
+                    out.shape[d], in_strides[perms[d] as usize]
+                ));
+                out_stride *= out.shape[d];
+            }
+            (vec![0], format!("a0[{}]", terms.join(" + ")), String::new())
+        }
+        "matmul" => {
+            // [n, h, c] x [n, c, w] -> [n, h, w]
+            let (a, b) = (ty(0)?, ty(1)?);
+            if a.len() != 3 || b.len() != 3 || a[2] != b[1] {
+                return Err(unsupported(op, "matmul needs [N,H,C] x [N,C,W]"));
+            }
+            let (h, c, w) = (a[1], a[2], b[2]);
+            let helper = format!(
+                "float value(uint i) {{ uint x = i % {w}u; uint y = (i / {w}u) % {h}u; \
+                 uint n = i / {w}u / {h}u; float s = 0.0; \
+                 for (uint k = 0u; k < {c}u; k++) s += a0[(n * {h}u + y) * {c}u + k] * \
+                 a1[(n * {c}u + k) * {w}u + x]; return s; }}\n"
+            );
+            (vec![0, 1], "value(i)".into(), helper)
+        }
+        "conv2d" => {
+            // weight [OC, KH, KW, IC]
+            let w = ty(1)?;
+            let &[oc, kh, kw, ic] = w else {
+                return Err(unsupported(op, "the weight must be [OC, KH, KW, IC]"));
+            };
+            let dilation = ints_attr(op, "dilation", 2)?;
+            let win = Window::new(op, ty(0)?, &out.shape, [kh, kw], [dilation[0], dilation[1]])?;
+            if win.input[3] != ic || win.output[3] != oc {
+                return Err(unsupported(
+                    op,
+                    "channels of input, weight and output disagree",
+                ));
+            }
+            let [_, ih, iw, _] = win.input;
+            let body = format!(
+                "if (inside) {{ for (uint c = 0u; c < {ic}u; c++) s += \
+                 a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {ic}u + c] * \
+                 a1[((oc * {kh}u + uint(ky)) * {kw}u + uint(kx)) * {ic}u + c]; }}"
+            );
+            let helper = format!(
+                "float value(uint i) {{ float s = 0.0;\n{}return s + {}; }}\n",
+                win.loops(&body),
+                bias(ty(2)?)
+            );
+            (vec![0, 1, 2], "value(i)".into(), helper)
+        }
+        "depthwise_conv2d" => {
+            // weight [KH, KW, C, M]; output channel c * M + m
+            let w = ty(1)?;
+            let &[kh, kw, c, m] = w else {
+                return Err(unsupported(op, "the weight must be [KH, KW, C, M]"));
+            };
+            let dilation = ints_attr(op, "dilation", 2)?;
+            let win = Window::new(op, ty(0)?, &out.shape, [kh, kw], [dilation[0], dilation[1]])?;
+            if win.input[3] != c || win.output[3] != c * m {
+                return Err(unsupported(
+                    op,
+                    "channels of input, weight and output disagree",
+                ));
+            }
+            let [_, ih, iw, _] = win.input;
+            let body = format!(
+                "if (inside) s += a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {c}u + oc / {m}u] \
+                 * a1[((uint(ky) * {kw}u + uint(kx)) * {c}u + oc / {m}u) * {m}u + oc % {m}u];"
+            );
+            let helper = format!(
+                "float value(uint i) {{ float s = 0.0;\n{}return s + {}; }}\n",
+                win.loops(&body),
+                bias(ty(2)?)
+            );
+            (vec![0, 1, 2], "value(i)".into(), helper)
+        }
+        "transpose_conv2d" => {
+            // weight [OC, KH, KW, IC]; out[oy, ox] gathers in[iy, ix] with
+            // oy = iy * stride_y + out_pad_top + ky
+            let (input, w) = (ty(0)?, ty(1)?);
+            let (&[_, ih, iw, ic], &[oc, kh, kw, wic]) = (input, w) else {
+                return Err(unsupported(
+                    op,
+                    "input must be NHWC and the weight [OC, KH, KW, IC]",
+                ));
+            };
+            let &[_, oh, ow, ooc] = out.shape.as_slice() else {
+                return Err(unsupported(op, "the output must be NHWC"));
+            };
+            let pad = ints_attr(op, "out_pad", 4)?;
+            let stride = ints_attr(op, "stride", 2)?;
+            if wic != ic || ooc != oc || stride.iter().any(|&s| s < 1) {
+                return Err(unsupported(op, "channels disagree or a stride is below 1"));
+            }
+            if oh != (ih - 1) * stride[0] + pad[0] + pad[1] + kh
+                || ow != (iw - 1) * stride[1] + pad[2] + pad[3] + kw
+            {
+                return Err(unsupported(
+                    op,
+                    "the output shape does not follow from the input",
+                ));
+            }
+            let (sy, sx, pt, pl) = (stride[0], stride[1], pad[0], pad[2]);
+            let helper = format!(
+                "float value(uint i) {{ float s = 0.0;\n\
+                 uint oc = i % {oc}u; uint t = i / {oc}u; int ox = int(t % {ow}u); t /= {ow}u; \
+                 int oy = int(t % {oh}u); uint n = t / {oh}u;\n\
+                 for (int ky = 0; ky < {kh}; ky++) {{ for (int kx = 0; kx < {kw}; kx++) {{\n\
+                 int ty = oy - {pt} - ky; int tx = ox - {pl} - kx;\n\
+                 if (ty < 0 || tx < 0 || ty % {sy} != 0 || tx % {sx} != 0) continue;\n\
+                 int iy = ty / {sy}; int ix = tx / {sx};\n\
+                 if (iy >= {ih} || ix >= {iw}) continue;\n\
+                 for (uint c = 0u; c < {ic}u; c++) s += \
+                 a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {ic}u + c] * \
+                 a1[((oc * {kh}u + uint(ky)) * {kw}u + uint(kx)) * {ic}u + c];\n\
+                 }} }}\nreturn s + {}; }}\n",
+                bias(ty(2)?)
+            );
+            (vec![0, 1, 2], "value(i)".into(), helper)
+        }
+        "avg_pool2d" | "max_pool2d" => {
+            let k = ints_attr(op, "kernel", 2)?;
+            let win = Window::new(op, ty(0)?, &out.shape, [k[0], k[1]], [1, 1])?;
+            if win.input[3] != win.output[3] {
+                return Err(unsupported(op, "input and output channels differ"));
+            }
+            let [_, ih, iw, c] = win.input;
+            let at = format!("a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {c}u + oc]");
+            // TOSA leaves padding out of both: the average divides by the valid positions only
+            let (init, body, result) = if op.kind() == "avg_pool2d" {
+                (
+                    "float s = 0.0; float count = 0.0;",
+                    format!("if (inside) {{ s += {at}; count += 1.0; }}"),
+                    "s / max(count, 1.0)",
+                )
+            } else {
+                (
+                    "float s = -3.402823466e38;",
+                    format!("if (inside) s = max(s, {at});"),
+                    "s",
+                )
+            };
+            let helper = format!(
+                "float value(uint i) {{ {init}\n{}return {result}; }}\n",
+                win.loops(&body)
+            );
+            (vec![0], "value(i)".into(), helper)
+        }
+        other => {
+            return Err(unsupported(
+                op,
+                format!("`{other}` has no compute lowering yet (see the README's VGF section)"),
+            ));
+        }
+    };
+    // only what the shader binds must be f32: shapes, shifts and zero points are not read
+    for v in operands.iter().map(|&i| op.operands[i]).chain([result]) {
+        if graph.values[v].ty.elem != Elem::F32 {
+            return Err(unsupported(op, "only f32 tensors are lowered"));
+        }
+    }
+    let invocations = u32::try_from(n)
+        .map_err(|_| unsupported(op, format!("{n} output elements are too many")))?;
+    Ok(generated(&operands, &expr, &helper, invocations))
+}
+
+fn generated(operands: &[usize], expr: &str, helper: &str, n: u32) -> Lowered {
+    let mut glsl = String::from("#version 450\n");
+    writeln!(glsl, "layout(local_size_x = {LOWERED_LOCAL_SIZE}) in;").ok();
+    for (b, _) in operands.iter().enumerate() {
+        writeln!(
+            glsl,
+            "layout(set = 0, binding = {b}) readonly buffer In{b} {{ float a{b}[]; }};"
+        )
+        .ok();
+    }
+    let out = operands.len();
+    writeln!(
+        glsl,
+        "layout(set = 0, binding = {out}) buffer Out {{ float r[]; }};"
+    )
+    .ok();
+    glsl.push_str(helper);
+    writeln!(
+        glsl,
+        "void main() {{ uint i = gl_GlobalInvocationID.x; if (i >= {n}u) return; r[i] = {expr}; }}"
+    )
+    .ok();
+    Lowered {
+        glsl,
+        operands: operands.to_vec(),
+        invocations: n,
+    }
+}
