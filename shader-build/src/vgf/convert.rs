@@ -11,8 +11,8 @@ use crate::Compiler;
 
 use super::custom_op;
 use super::format::{
-    BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DescriptorSetInfo, FormatVersion,
-    ModelSequence, Module, ModuleCode, ModuleType, Resource, ResourceCategory, Segment, Vgf,
+    BindingSlot, DESCRIPTOR_TYPE_STORAGE_BUFFER, DescriptorSetInfo, FormatVersion, ModelSequence,
+    Module, ModuleCode, ModuleType, Resource, ResourceCategory, Segment, Vgf,
 };
 use super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::materialize::{self, MaterializeError};
@@ -72,9 +72,12 @@ pub enum ConvertError {
 
 struct Builder<'g> {
     graph: &'g Graph,
+    compiler: &'g Compiler,
     vgf: Vgf,
     /// The storage-buffer resource of each value.
     resource_of: BTreeMap<ValueId, u32>,
+    /// Segments (with their modules) that write constants, run before everything else.
+    constant_segments: Vec<(Module, Segment)>,
 }
 
 impl Builder<'_> {
@@ -96,21 +99,14 @@ impl Builder<'_> {
             .producer(v)
             .map(|p| &graph.ops[p])
             .filter(|op| op.kind() == "const");
-        let category = if let Some(op) = constant {
-            let data = constant_bytes(&graph.values[v].name, op.attrs.get("values"), ty)?;
-            self.vgf.constants.push(Constant {
-                mrt_index: index,
-                sparsity_dimension: -1,
-                data,
-            });
-            if category == ResourceCategory::Output {
-                category
-            } else {
-                ResourceCategory::Constant
-            }
-        } else {
-            category
-        };
+        if let Some(op) = constant {
+            // VGF constants feed graph segments only (Arm's runtime resolves a compute
+            // segment's bindings among inputs, outputs and intermediates): a compute-only file
+            // writes each constant into an intermediate with a shader that holds its bits
+            let name = &graph.values[v].name;
+            let data = constant_bytes(name, op.attrs.get("values"), ty)?;
+            self.constant_segment(name, &data, index)?;
+        }
         self.vgf.resources.push(Resource {
             vk_descriptor_type: Some(DESCRIPTOR_TYPE_STORAGE_BUFFER),
             vk_format: ty.elem.vk_format(),
@@ -137,18 +133,78 @@ impl Builder<'_> {
             .collect()
     }
 
-    fn constants_of(&self, values: &[ValueId]) -> Vec<u32> {
-        values
-            .iter()
-            .filter_map(|v| self.resource_of.get(v))
-            .filter_map(|&r| {
-                self.vgf
-                    .constants
-                    .iter()
-                    .position(|c| c.mrt_index == r)
-                    .map(|c| c as u32)
-            })
-            .collect()
+    /// A segment writing `data` into resource `mrt_index`.
+    fn constant_segment(
+        &mut self,
+        name: &str,
+        data: &[u8],
+        mrt_index: u32,
+    ) -> Result<(), ConvertError> {
+        if data.len() % 4 != 0 {
+            return Err(ConvertError::Constant {
+                value: name.to_string(),
+                problem: format!(
+                    "{} bytes: a constant a compute shader reads must be whole 32-bit words",
+                    data.len()
+                ),
+            });
+        }
+        let words: Vec<u32> = data
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        let n = words.len();
+        let mut glsl = format!(
+            "#version 450\nlayout(local_size_x = {LOWERED_LOCAL_SIZE}) in;\n\
+             layout(set = 0, binding = 0) buffer Out {{ uint r[]; }};\n"
+        );
+        let value = if words.iter().all(|&w| w == words[0]) {
+            format!("{}u", words[0])
+        } else {
+            let list: Vec<String> = words.iter().map(|w| format!("{w}u")).collect();
+            glsl.push_str(&format!(
+                "const uint k[{n}] = uint[{n}]({});\n",
+                list.join(",")
+            ));
+            "k[i]".into()
+        };
+        glsl.push_str(&format!(
+            "void main() {{ uint i = gl_GlobalInvocationID.x; if (i < {n}u) r[i] = {value}; }}\n"
+        ));
+        let module_name = format!("constant_{}", self.constant_segments.len());
+        let code = self
+            .compiler
+            .compile_str(&module_name, &glsl, crate::OptionSet::default())
+            .map_err(|e| MaterializeError::Compile {
+                op: module_name.clone(),
+                source: Box::new(e),
+            })?;
+        let slot = BindingSlot {
+            binding: 0,
+            mrt_index,
+        };
+        let segment = Segment {
+            ty: ModuleType::Compute,
+            name: String::new(),
+            module_index: 0,
+            set_infos: sets_list(BTreeMap::from([(0, vec![slot])])),
+            inputs: Vec::new(),
+            outputs: vec![BindingSlot {
+                binding: mrt_index,
+                mrt_index,
+            }],
+            constants: Vec::new(),
+            dispatch_shape: vec![groups(name, n as u64, LOWERED_LOCAL_SIZE)?, 1, 1],
+            push_constant_ranges: Vec::new(),
+        };
+        let module = Module {
+            ty: ModuleType::Compute,
+            name: module_name,
+            entry_point: "main".into(),
+            code: ModuleCode::Spirv(code),
+        };
+        self.constant_segments.push((module, segment));
+        Ok(())
     }
 }
 
@@ -229,6 +285,8 @@ pub fn convert(
     }
     let mut b = Builder {
         graph,
+        compiler,
+        constant_segments: Vec::new(),
         vgf: Vgf {
             version: options.version,
             vk_header_version: 0,
@@ -315,7 +373,6 @@ pub fn convert(
             };
             let inputs = b.slots(&operands)?;
             let outputs = b.slots(&op.results)?;
-            let constants = b.constants_of(&operands);
             b.vgf.sequence.segments.push(Segment {
                 ty: ModuleType::Compute,
                 name: format!("compute_segment_{segment}"),
@@ -323,7 +380,7 @@ pub fn convert(
                 set_infos: sets_list(set_infos),
                 inputs,
                 outputs,
-                constants,
+                constants: Vec::new(),
                 dispatch_shape: dispatch,
                 push_constant_ranges: Vec::new(),
             });
@@ -351,6 +408,24 @@ pub fn convert(
             })
         })
         .collect::<Result<_, ConvertError>>()?;
+    // the constants' segments run first; names follow the final order
+    let constants = std::mem::take(&mut b.constant_segments);
+    for s in &mut b.vgf.sequence.segments {
+        s.module_index += constants.len() as u32;
+    }
+    let (modules, segments): (Vec<_>, Vec<_>) = constants
+        .into_iter()
+        .enumerate()
+        .map(|(i, (m, mut s))| {
+            s.module_index = i as u32;
+            (m, s)
+        })
+        .unzip();
+    b.vgf.modules.splice(0..0, modules);
+    b.vgf.sequence.segments.splice(0..0, segments);
+    for (i, s) in b.vgf.sequence.segments.iter_mut().enumerate() {
+        s.name = format!("compute_segment_{i}");
+    }
     b.vgf.sequence.input_names = graph.input_names.clone();
     b.vgf.sequence.output_names = graph.output_names.clone();
     Ok(b.vgf)

@@ -235,8 +235,21 @@ impl<'a> Cursor<'a> {
         }
         let inner = self.balanced()?;
         let inner = &inner[1..inner.len() - 1];
-        let mut parts: Vec<&str> = inner.split('x').map(str::trim).collect();
-        let elem_text = parts.pop().unwrap_or_default();
+        // dimensions are `<n>x` prefixes: the element type may contain an `x` (`index`)
+        let mut parts = Vec::new();
+        let mut elem_text = inner.trim();
+        loop {
+            let end = elem_text
+                .find(|c: char| !(c.is_ascii_digit() || c == '?'))
+                .unwrap_or(elem_text.len());
+            match elem_text[end..].strip_prefix('x') {
+                Some(rest) if end > 0 => {
+                    parts.push(&elem_text[..end]);
+                    elem_text = rest.trim_start();
+                }
+                _ => break,
+            }
+        }
         let elem = match elem_text.split(',').next().unwrap_or_default().trim() {
             "f32" => Elem::F32,
             "f16" => Elem::F16,
