@@ -481,3 +481,366 @@ fn graph_segments_are_refused_with_a_way_out() {
             .all(|s| s.ty == ModuleType::Compute)
     );
 }
+
+// ---- end to end: Arm's converter and scenario runner, fpshader, numpy ----
+
+/// numpy's side of the end-to-end test: `prepare` writes seeded inputs (`input_<i>.npy` for
+/// the scenario runner, `.f32` for fpshader); `check` computes the model's outputs with numpy
+/// and compares every `<run>.out<j>.npy|.f32` in the folder against them.
+const NUMPY_CHECK: &str = r#"
+import glob, json, os, sys
+import numpy as np
+d, model, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def window(x, kh, kw, stride, pad, dil, fill):
+    n, h, w, c = x.shape
+    xp = np.pad(x, ((0, 0), (pad[0], pad[1]), (pad[2], pad[3]), (0, 0)), constant_values=fill)
+    oh = (h - 1 + pad[0] + pad[1] - (kh - 1) * dil[0]) // stride[0] + 1
+    ow = (w - 1 + pad[2] + pad[3] - (kw - 1) * dil[1]) // stride[1] + 1
+    out = np.empty((n, oh, ow, kh, kw, c), np.float64)
+    for ky in range(kh):
+        for kx in range(kw):
+            y, x0 = ky * dil[0], kx * dil[1]
+            out[:, :, :, ky, kx, :] = xp[:, y:y + (oh - 1) * stride[0] + 1:stride[0],
+                                         x0:x0 + (ow - 1) * stride[1] + 1:stride[1], :]
+    return out
+
+def conv2d(x, w, b, pad, stride, dil):
+    return np.einsum('nyxhwc,ohwc->nyxo', window(x, w.shape[1], w.shape[2], stride, pad, dil, 0), w) + b
+
+def depthwise(x, w, b, pad, stride, dil):
+    r = np.einsum('nyxhwc,hwcm->nyxcm', window(x, w.shape[0], w.shape[1], stride, pad, dil, 0), w)
+    return r.reshape(r.shape[:3] + (-1,)) + b
+
+def max_pool(x, k, stride, pad):
+    return window(x, k[0], k[1], stride, pad, (1, 1), -np.inf).max(axis=(3, 4))
+
+def avg_pool(x, k, stride, pad):
+    s = window(x, k[0], k[1], stride, pad, (1, 1), 0).sum(axis=(3, 4))
+    return s / window(np.ones_like(x), k[0], k[1], stride, pad, (1, 1), 0).sum(axis=(3, 4))
+
+def transpose_conv(x, w, b, out_pad, stride):
+    n, ih, iw, _ = x.shape
+    oc, kh, kw, _ = w.shape
+    o = np.zeros((n, (ih - 1) * stride[0] + out_pad[0] + out_pad[1] + kh,
+                  (iw - 1) * stride[1] + out_pad[2] + out_pad[3] + kw, oc))
+    for iy in range(ih):
+        for ix in range(iw):
+            for ky in range(kh):
+                for kx in range(kw):
+                    o[:, iy * stride[0] + out_pad[0] + ky, ix * stride[1] + out_pad[2] + kx, :] += \
+                        x[:, iy, ix, :] @ w[:, ky, kx, :].T
+    return o + b
+
+def reference(i):
+    if model == 'ops':
+        c = np.tile(np.array([0.5, 1.5, 2.0, -1.0]), 16)
+        return [(np.clip(i[0], -1, 30) * c).reshape(8, 8).T,
+                conv2d(i[1], np.full((4, 3, 3, 3), 0.25), np.arange(4.0), (1, 1, 1, 1), (1, 1), (1, 1))]
+    if model == 'pool':
+        dw = depthwise(i[0], np.full((3, 3, 4, 2), 0.125), np.arange(8) * 0.1, (1, 1, 1, 1), (2, 2), (1, 1))
+        k = np.array(MATMUL_B)
+        return [max_pool(dw, (3, 3), (2, 2), (1, 1, 1, 1)), avg_pool(dw, (2, 2), (1, 1), (0, 1, 0, 1)),
+                transpose_conv(i[1], np.full((5, 3, 3, 3), 0.5), np.ones(5), (0, 0, 0, 0), (2, 2)),
+                i[2] @ k]
+    if model == 'shader':
+        return [np.exp(np.abs(i[0]) * 2 + i[1])]
+    raise SystemExit('unknown model ' + model)
+
+if mode == 'prepare':
+    rng = np.random.default_rng(7)
+    for n, shape in enumerate(json.loads(sys.argv[4])):
+        x = rng.uniform(-1, 1, shape).astype(np.float32)
+        np.save(os.path.join(d, 'input_%d.npy' % n), x)
+        x.tofile(os.path.join(d, 'input_%d.f32' % n))
+    sys.exit(0)
+
+inputs = [np.load(f).astype(np.float64) for f in sorted(glob.glob(os.path.join(d, 'input_*.npy')))]
+refs = reference(inputs)
+runs = sys.argv[4:]
+bad = 0
+for run in runs:
+    for j, ref in enumerate(refs):
+        files = glob.glob(os.path.join(d, '%s.out%d.*' % (run, j)))
+        if len(files) != 1:
+            print('%s: output %d missing' % (run, j)); bad += 1; continue
+        f = files[0]
+        got = np.load(f) if f.endswith('.npy') else np.fromfile(f, np.float32)
+        if got.dtype != np.float32:
+            got = got.view(np.float32)  # the scenario runner writes buffers as bytes
+        if got.size != ref.size:
+            print('%s: output %d has %d values, numpy %d' % (run, j, got.size, ref.size)); bad += 1; continue
+        err = np.abs(got.reshape(ref.shape) - ref).max() / max(1.0, np.abs(ref).max())
+        print('%s output %d %s: max relative error %.2e' % (run, j, ref.shape, err))
+        bad += err > 1e-4
+sys.exit(1 if bad else 0)
+"#;
+
+/// The second matmul operand of the `pool` model, as MLIR writes it and numpy reads it.
+const MATMUL_B: &str = "[[[1.0, 0.0, -1.0], [0.5, 0.5, 0.5], [2.0, -2.0, 0.0], [0.0, 1.0, 0.0], \
+                        [-1.0, 0.25, 3.0], [1.0, 1.0, 1.0]]]";
+
+/// ML-only models exercising every lowering the end-to-end test checks: (name, MLIR).
+fn ml_models() -> Vec<(&'static str, String)> {
+    let c: Vec<&str> = ["0.5", "1.5", "2.0", "-1.0"].repeat(16);
+    let ops = format!(
+        "func.func @main(%arg0: tensor<64xf32>, %arg1: tensor<1x8x8x3xf32>) -> (tensor<8x8xf32>, tensor<1x8x8x4xf32>) {{
+  %c = \"tosa.const\"() <{{values = dense<[{}]> : tensor<64xf32>}}> : () -> tensor<64xf32>
+  %1 = tosa.clamp %arg0 {{min_val = -1.0 : f32, max_val = 30.0 : f32}} : (tensor<64xf32>) -> tensor<64xf32>
+  %shift = \"tosa.const\"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %2 = tosa.mul %1, %c, %shift : (tensor<64xf32>, tensor<64xf32>, tensor<1xi8>) -> tensor<64xf32>
+  %s = tosa.const_shape {{values = dense<[8, 8]> : tensor<2xindex>}} : () -> !tosa.shape<2>
+  %3 = tosa.reshape %2, %s : (tensor<64xf32>, !tosa.shape<2>) -> tensor<8x8xf32>
+  %4 = tosa.transpose %3 {{perms = array<i32: 1, 0>}} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %w = \"tosa.const\"() <{{values = dense<0.25> : tensor<4x3x3x3xf32>}}> : () -> tensor<4x3x3x3xf32>
+  %b = \"tosa.const\"() <{{values = dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>}}> : () -> tensor<4xf32>
+  %zp = \"tosa.const\"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %5 = tosa.conv2d %arg1, %w, %b, %zp, %zp {{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x8x8x3xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x8x8x4xf32>
+  return %4, %5 : tensor<8x8xf32>, tensor<1x8x8x4xf32>
+}}
+",
+        c.join(", ")
+    );
+    let pool = format!(
+        "func.func @main(%arg0: tensor<1x9x9x4xf32>, %arg1: tensor<1x4x4x3xf32>, %arg2: tensor<1x4x6xf32>) -> (tensor<1x3x3x8xf32>, tensor<1x5x5x8xf32>, tensor<1x9x9x5xf32>, tensor<1x4x3xf32>) {{
+  %zp = \"tosa.const\"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %w = \"tosa.const\"() <{{values = dense<0.125> : tensor<3x3x4x2xf32>}}> : () -> tensor<3x3x4x2xf32>
+  %b = \"tosa.const\"() <{{values = dense<[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]> : tensor<8xf32>}}> : () -> tensor<8xf32>
+  %d = tosa.depthwise_conv2d %arg0, %w, %b, %zp, %zp {{acc_type = f32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}} : (tensor<1x9x9x4xf32>, tensor<3x3x4x2xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x5x5x8xf32>
+  %m = tosa.max_pool2d %d {{kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 2, 2>}} : (tensor<1x5x5x8xf32>) -> tensor<1x3x3x8xf32>
+  %a = tosa.avg_pool2d %d, %zp, %zp {{acc_type = f32, kernel = array<i64: 2, 2>, pad = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 1>}} : (tensor<1x5x5x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x5x5x8xf32>
+  %w2 = \"tosa.const\"() <{{values = dense<0.5> : tensor<5x3x3x3xf32>}}> : () -> tensor<5x3x3x3xf32>
+  %b2 = \"tosa.const\"() <{{values = dense<1.0> : tensor<5xf32>}}> : () -> tensor<5xf32>
+  %t = tosa.transpose_conv2d %arg1, %w2, %b2, %zp, %zp {{acc_type = f32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}} : (tensor<1x4x4x3xf32>, tensor<5x3x3x3xf32>, tensor<5xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x9x9x5xf32>
+  %k = \"tosa.const\"() <{{values = dense<{MATMUL_B}> : tensor<1x6x3xf32>}}> : () -> tensor<1x6x3xf32>
+  %mm = tosa.matmul %arg2, %k, %zp, %zp : (tensor<1x4x6xf32>, tensor<1x6x3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x3xf32>
+  return %m, %a, %t, %mm : tensor<1x3x3x8xf32>, tensor<1x5x5x8xf32>, tensor<1x9x9x5xf32>, tensor<1x4x3xf32>
+}}
+"
+    );
+    vec![("ops", ops), ("pool", pool)]
+}
+
+/// abs → a SPIR-V custom shader (axpy) → exp: a graph segment, a compute segment and a graph
+/// segment in Arm's file; SPIR-V so that Arm's converter carries the shader as we run it.
+fn shader_model() -> String {
+    use base64::Engine as _;
+    let words = compiler()
+        .compile_str("axpy", GLSL_AXPY, Default::default())
+        .unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytemuck::cast_slice(&words));
+    let glsl_op = custom("%1", &["%0", "%arg1"], "axpy", Some(GLSL_AXPY));
+    // same attributes, the code swapped for base64 SPIR-V
+    let escaped = |s: &str| serde_json::to_string(s).unwrap();
+    let glsl_json = escaped(GLSL_AXPY);
+    let glsl_json = &glsl_json[1..glsl_json.len() - 1];
+    let spirv_op = glsl_op
+        .replace(&glsl_json.replace('\\', "\\\\").replace('"', "\\\""), &b64)
+        .replace("\\\"GLSL\\\"", "\\\"SPIR-V\\\"");
+    assert!(spirv_op.contains("SPIR-V") && spirv_op.contains(&b64));
+    func(
+        2,
+        &(unary("%0", "abs", "%arg0") + &spirv_op + &unary("%2", "exp", "%1")),
+        "%2",
+    )
+}
+
+/// Environment for Arm's scenario runner with Arm's emulation layer (VK_ARM_tensors and
+/// VK_ARM_data_graph on any Vulkan device). The graph layer must sit above the tensor layer;
+/// Debian 12's loader (1.3.239) orders explicit layers by where it finds their manifests, not
+/// by `VK_INSTANCE_LAYERS`, so each manifest gets a folder of its own, graph first.
+fn emulation_layer_env(python: &std::path::Path, dir: &std::path::Path) -> Vec<(String, String)> {
+    let out = Command::new(python)
+        .args([
+            "-c",
+            "import emulation_layer, os; print(os.path.join(os.path.dirname(emulation_layer.__file__), 'deploy'))",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the emulation layer is missing from the oracle venv: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deploy = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    let mut paths = Vec::new();
+    for layer in ["Graph", "Tensor"] {
+        let manifest = deploy.join(format!(
+            "share/vulkan/explicit_layer.d/VkLayer_{layer}.json"
+        ));
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+        let lib = deploy.join(format!("lib/libVkLayer_{layer}.so"));
+        json["layer"]["library_path"] = lib.to_string_lossy().into_owned().into();
+        let folder = dir.join(format!("layer-{layer}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("manifest.json"), json.to_string()).unwrap();
+        paths.push(folder.to_string_lossy().into_owned());
+    }
+    vec![
+        ("VK_LAYER_PATH".into(), paths.join(":")),
+        (
+            "VK_INSTANCE_LAYERS".into(),
+            "VK_LAYER_ML_Graph_Emulation:VK_LAYER_ML_Tensor_Emulation".into(),
+        ),
+    ]
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{what} failed:\n{text}");
+    text
+}
+
+/// Points a scenario's `input_<i>_ref`/`output_<j>_ref` resources at `input_<i>.npy` and
+/// `<run>.out<j>.npy`, and its `shader_<m>_ref` substitutions at module m's code as `dump`
+/// (`vgf_dump`, run in `dir` on `vgf`) writes it.
+fn fill_scenario(
+    scenario: &mut serde_json::Value,
+    run: &str,
+    dump: &std::path::Path,
+    dir: &std::path::Path,
+    vgf: &str,
+) {
+    for r in scenario["resources"].as_array_mut().unwrap() {
+        let Some((_, body)) = r.as_object_mut().unwrap().iter_mut().next() else {
+            continue;
+        };
+        let uid = body["uid"].as_str().unwrap_or_default().to_string();
+        let index = |prefix: &str| {
+            uid.strip_prefix(prefix)
+                .and_then(|s| s.strip_suffix("_ref"))
+                .map(str::to_string)
+        };
+        if let Some(i) = index("input_") {
+            body["src"] = format!("input_{i}.npy").into();
+        } else if let Some(j) = index("output_") {
+            body["dst"] = format!("{run}.out{j}.npy").into();
+        } else if let Some(m) = index("shader_") {
+            let flag = if body["type"] == "SPIR-V" {
+                "--dump-spirv"
+            } else {
+                "--dump-glsl"
+            };
+            let file = format!("{vgf}.module{m}");
+            run_ok(
+                Command::new(dump)
+                    .current_dir(dir)
+                    .args(["-i", vgf, "-o", &file, flag, &m]),
+                "vgf_dump --dump-spirv",
+            );
+            body["src"] = file.into();
+        }
+    }
+    let text = scenario.to_string();
+    assert!(!text.contains("TEMPLATE_PATH"), "unfilled template: {text}");
+}
+
+#[test]
+fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
+    let Some(converter) = arm_tool("model-converter") else {
+        return;
+    };
+    let python = arm_tool("python").unwrap();
+    let (runner, dump) = (
+        arm_tool("scenario_runner").unwrap(),
+        arm_tool("vgf_dump").unwrap(),
+    );
+    let contexts = common::gpu_contexts();
+    let mut models = ml_models();
+    models.push(("shader", shader_model()));
+    for (name, mlir) in models {
+        let dir = common::scratch();
+        let layers = emulation_layer_env(&python, &dir);
+        std::fs::write(dir.join("m.mlir"), &mlir).unwrap();
+        let graph = tosa::mlir::parse(name, &mlir).unwrap();
+        let shapes: Vec<&Vec<i64>> = graph
+            .inputs
+            .iter()
+            .map(|&v| &graph.values[v].ty.shape)
+            .collect();
+        run_ok(
+            Command::new(&python)
+                .arg("-c")
+                .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
+                .args([
+                    dir.to_str().unwrap(),
+                    name,
+                    "prepare",
+                    &serde_json::to_string(&shapes).unwrap(),
+                ]),
+            "numpy prepare",
+        );
+        // ours: compute-only, with our scenario file
+        let ours = compute_only(&graph);
+        std::fs::write(dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
+        let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
+        fill_scenario(&mut scenario, "ours-arm-runner", &dump, &dir, "ours.vgf");
+        std::fs::write(dir.join("ours.json"), scenario.to_string()).unwrap();
+        // Arm's: graph segments, with vgf_dump's scenario template
+        run_ok(
+            Command::new(&converter)
+                .arg("-i")
+                .arg(dir.join("m.mlir"))
+                .arg("-o")
+                .arg(dir.join("arm.vgf")),
+            "model-converter",
+        );
+        run_ok(
+            Command::new(&dump).current_dir(&dir).args([
+                "-i",
+                "arm.vgf",
+                "-o",
+                "template.json",
+                "--scenario-template",
+            ]),
+            "vgf_dump --scenario-template",
+        );
+        let mut scenario: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("template.json")).unwrap()).unwrap();
+        fill_scenario(&mut scenario, "arms-arm-runner", &dump, &dir, "arm.vgf");
+        std::fs::write(dir.join("arm.json"), scenario.to_string()).unwrap();
+        for file in ["ours.json", "arm.json"] {
+            run_ok(
+                Command::new(&runner)
+                    .current_dir(&dir)
+                    .envs(layers.iter().cloned())
+                    .args(["--scenario", file]),
+                &format!("{name}: Arm's scenario runner on {file}"),
+            );
+        }
+        // both files in fpshader, on every GPU context
+        let inputs: Vec<Vec<u8>> = (0..shapes.len())
+            .map(|i| std::fs::read(dir.join(format!("input_{i}.f32"))).unwrap())
+            .collect();
+        let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        let mut runs = vec!["ours-arm-runner".to_string(), "arms-arm-runner".to_string()];
+        for (k, ctx) in contexts.iter().enumerate() {
+            for file in ["ours", "arm"] {
+                let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
+                let model = VgfModel::load(ctx, &bytes, &Default::default())
+                    .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
+                let outputs = model.run(ctx, &views).unwrap();
+                let run = format!("{file}-fpshader-{k}");
+                for (j, out) in outputs.iter().enumerate() {
+                    std::fs::write(dir.join(format!("{run}.out{j}.f32")), out).unwrap();
+                }
+                runs.push(run);
+            }
+        }
+        let report = run_ok(
+            Command::new(&python)
+                .arg("-c")
+                .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
+                .args([dir.to_str().unwrap(), name, "check"])
+                .args(&runs),
+            &format!("{name}: outputs against numpy"),
+        );
+        println!("{name}:\n{report}");
+    }
+}

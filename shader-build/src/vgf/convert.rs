@@ -140,7 +140,7 @@ impl Builder<'_> {
         data: &[u8],
         mrt_index: u32,
     ) -> Result<(), ConvertError> {
-        if data.len() % 4 != 0 {
+        if !data.len().is_multiple_of(4) {
             return Err(ConvertError::Constant {
                 value: name.to_string(),
                 problem: format!(
