@@ -63,6 +63,45 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
     Module::parse(words)?.reflection()
 }
 
+/// The element scalar of each storage buffer, as `(set, binding, scalar)`: the component type
+/// of the block's last member (its data array, through arrays and vectors). This is what a
+/// TOSA custom op's `_vkformat` describes.
+pub fn buffer_scalars(words: &[u32]) -> Result<Vec<(u32, u32, Scalar)>, ReflectError> {
+    let m = Module::parse(words)?;
+    let mut out = Vec::new();
+    for &(id, ptr_ty, _) in &m.variables {
+        let Some(Type::Pointer { pointee }) = m.types.get(&ptr_ty) else {
+            continue;
+        };
+        let (Some(set), Some(binding)) = (
+            m.decoration(id, Decoration::DescriptorSet)
+                .and_then(|a| a.first()),
+            m.decoration(id, Decoration::Binding)
+                .and_then(|a| a.first()),
+        ) else {
+            continue;
+        };
+        let Some(Type::Struct { members }) = m.types.get(pointee) else {
+            continue;
+        };
+        let mut ty = members.last().copied();
+        for _ in 0..8 {
+            match ty.and_then(|t| m.types.get(&t)) {
+                Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+                    ty = Some(*element)
+                }
+                Some(Type::Vector { component, .. }) => ty = Some(*component),
+                _ => break,
+            }
+        }
+        if let Some(scalar) = ty.and_then(|t| m.scalar(t)) {
+            out.push((*set, *binding, scalar));
+        }
+    }
+    out.sort_by_key(|&(set, binding, _)| (set, binding));
+    Ok(out)
+}
+
 #[derive(Clone, Debug)]
 enum Type {
     Bool,

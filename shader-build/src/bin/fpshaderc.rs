@@ -49,6 +49,11 @@ enum Command {
         /// Print JSON instead of a summary.
         #[arg(long)]
         json: bool,
+        /// Print the `implementation_attrs` JSON that makes the shader a TOSA
+        /// `com.arm.VulkanCustomShader` op (read-only buffers are its operands, writable ones
+        /// its results, in binding order; the code goes in as base64 SPIR-V).
+        #[arg(long, conflicts_with = "json")]
+        vgf_attrs: bool,
         #[command(flatten)]
         common: CommonArgs,
     },
@@ -181,17 +186,29 @@ fn run(cli: Cli) -> Result<String, Error> {
             file,
             opt,
             json,
+            vgf_attrs,
             common,
         } => {
-            let reflection = if file.extension().is_some_and(|e| e == "spv") {
-                reflect::reflect_bytes(&read_file(&file)?)?
+            let words = if file.extension().is_some_and(|e| e == "spv") {
+                let bytes = read_file(&file)?;
+                // validates the length and the header before the words are taken
+                reflect::reflect_bytes(&bytes)?;
+                bytes
+                    .chunks_exact(4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    .collect()
             } else {
                 let compiler = Compiler::new(common.settings()?)?;
-                let words = compiler
+                compiler
                     .compile(&Source::from_file(&file)?, OptionSet::parse(&opt)?)?
-                    .words;
-                reflect::reflect(&words)?
+                    .words
             };
+            if vgf_attrs {
+                let attrs =
+                    vgf::custom_op::implementation_attrs(&words).map_err(vgf::VgfError::from)?;
+                return Ok(attrs + "\n");
+            }
+            let reflection = reflect::reflect(&words)?;
             if json {
                 let text = serde_json::to_string_pretty(&reflection)
                     .map_err(|e| Error::Internal(format!("cannot serialize reflection: {e}")))?;

@@ -378,3 +378,100 @@ fn sampler(
         border_color: field("border_color", BORDER_COLORS)?,
     })
 }
+
+/// Why `implementation_attrs` cannot be written for a shader.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FromShaderError {
+    /// The SPIR-V does not reflect.
+    #[error("the shader does not reflect: {0}")]
+    Reflect(String),
+    /// The shader declares no local size (`layout(local_size_x = …) in;`).
+    #[error("the shader declares no local size")]
+    NoLocalSize,
+    /// A binding the attributes cannot describe from reflection alone.
+    #[error("set {set} binding {binding} `{name}`: {problem}")]
+    Binding {
+        /// Descriptor set.
+        set: u32,
+        /// Binding number.
+        binding: u32,
+        /// The block's or variable's name.
+        name: String,
+        /// Why.
+        problem: String,
+    },
+}
+
+/// The `implementation_attrs` JSON of a compiled compute shader, from its reflection, so that
+/// it drops into a `com.arm.VulkanCustomShader` op without hand-written attributes: the code as
+/// base64 SPIR-V, its entry point and local size, its read-only buffers as the op's operands
+/// and its writable ones as its results (each in binding order), with their descriptor types
+/// and the `VkFormat` of their elements (`float` → `VK_FORMAT_R32_SFLOAT`, fp16 storage →
+/// `VK_FORMAT_R16_SFLOAT`, …).
+pub fn implementation_attrs(spirv: &[u32]) -> Result<String, FromShaderError> {
+    use crate::meta::{Access, DescriptorKind, Scalar};
+    let r = crate::reflect::reflect(spirv).map_err(|e| FromShaderError::Reflect(e.to_string()))?;
+    let scalars = crate::reflect::buffer_scalars(spirv)
+        .map_err(|e| FromShaderError::Reflect(e.to_string()))?;
+    let size = r
+        .local_size
+        .default_size()
+        .ok_or(FromShaderError::NoLocalSize)?;
+    let mut attrs = Map::new();
+    attrs.insert("entry_point".into(), r.entry_point.to_string().into());
+    attrs.insert("workgroup_sizes".into(), size.to_vec().into());
+    attrs.insert("shader_language".into(), "SPIR-V".into());
+    let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    attrs.insert(
+        "shader_code".into(),
+        base64::engine::general_purpose::STANDARD
+            .encode(bytes)
+            .into(),
+    );
+    let (mut inputs, mut outputs) = (0, 0);
+    for b in r.bindings.iter() {
+        let err = |problem: &str| FromShaderError::Binding {
+            set: b.set,
+            binding: b.binding,
+            name: b.name.to_string(),
+            problem: problem.into(),
+        };
+        let descriptor = match b.kind {
+            DescriptorKind::StorageBuffer => "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER",
+            DescriptorKind::UniformBuffer => "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER",
+            _ => {
+                return Err(err(
+                    "only buffers are described from reflection (images need a format and \
+                     sampler state written by hand)",
+                ));
+            }
+        };
+        let scalar = scalars
+            .iter()
+            .find(|(set, binding, _)| (*set, *binding) == (b.set, b.binding))
+            .map(|s| s.2);
+        let format = match scalar {
+            Some(Scalar::Float(32)) => "VK_FORMAT_R32_SFLOAT",
+            Some(Scalar::Float(16)) => "VK_FORMAT_R16_SFLOAT",
+            Some(Scalar::Int(32)) => "VK_FORMAT_R32_SINT",
+            Some(Scalar::Uint(32)) => "VK_FORMAT_R32_UINT",
+            Some(Scalar::Int(16)) => "VK_FORMAT_R16_SINT",
+            Some(Scalar::Uint(16)) => "VK_FORMAT_R16_UINT",
+            Some(Scalar::Int(8)) => "VK_FORMAT_R8_SINT",
+            Some(Scalar::Uint(8)) => "VK_FORMAT_R8_UINT",
+            _ => return Err(err("its element type has no tensor VkFormat")),
+        };
+        let key = if b.access == Access::ReadOnly {
+            inputs += 1;
+            format!("input_{}", inputs - 1)
+        } else {
+            outputs += 1;
+            format!("output_{}", outputs - 1)
+        };
+        attrs.insert(format!("{key}_binding"), b.binding.into());
+        attrs.insert(format!("{key}_descriptorset"), b.set.into());
+        attrs.insert(format!("{key}_vkdescriptortype"), descriptor.into());
+        attrs.insert(format!("{key}_vkformat"), format.into());
+    }
+    Ok(Value::Object(attrs).to_string())
+}

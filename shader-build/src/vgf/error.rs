@@ -9,11 +9,12 @@ pub enum VgfError {
     #[error(transparent)]
     Read(#[from] ReadError),
     /// TOSA MLIR text that cannot be parsed.
-    #[cfg(feature = "compiler")]
     #[error(transparent)]
     Mlir(#[from] super::tosa::mlir::ParseError),
+    /// A compiled shader whose `implementation_attrs` reflection cannot write.
+    #[error(transparent)]
+    FromShader(#[from] super::custom_op::FromShaderError),
     /// A shader operation's attributes are malformed.
-    #[cfg(feature = "compiler")]
     #[error(transparent)]
     Attr(#[from] super::custom_op::AttrError),
     /// A shader that does not compile or contradicts its attributes, or an ML op with no

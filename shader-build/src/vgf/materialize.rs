@@ -3,7 +3,7 @@
 //! its attributes by reflection. The ML operations' generated shaders ([`super::lower`]) are
 //! compiled here too, for `--compute-only`.
 
-use crate::meta::{DescriptorKind, LocalSize};
+use crate::meta::DescriptorKind;
 use crate::{Compiler, OptionSet, reflect};
 
 use super::custom_op::{ShaderAttrs, ShaderCode};
@@ -86,13 +86,11 @@ fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), Material
             r.entry_point, attrs.entry_point
         )));
     }
-    let declared = match &r.local_size {
-        LocalSize::Literal { size, .. }
-        | LocalSize::Id { size, .. }
-        | LocalSize::BuiltIn { size, .. } => Some(*size),
-        LocalSize::Absent => None,
-    };
-    if let Some(size) = declared.filter(|s| *s != attrs.workgroup_size) {
+    if let Some(size) = r
+        .local_size
+        .default_size()
+        .filter(|s| *s != attrs.workgroup_size)
+    {
         return Err(mismatch(format!(
             "declares local size {size:?}, the attributes' workgroup_sizes is {:?}",
             attrs.workgroup_size
