@@ -200,7 +200,7 @@ fn partitions_match_arms_converter() {
             dir.join(format!("{name}.vgf")),
         );
         std::fs::write(&input, &mlir).unwrap();
-        let run = Command::new(converter)
+        let run = Command::new(&converter)
             .arg("-i")
             .arg(&input)
             .arg("-o")
@@ -220,7 +220,40 @@ fn partitions_match_arms_converter() {
             .map(|s| if s["type"] == "GRAPH" { 'M' } else { 'S' })
             .collect();
         assert_eq!(ours, arms, "{name}: our partitions against Arm's segments");
+        // the `.tosa` twin, written by Arm's converter, reads to the same graph structure
+        let twin = to_tosa(&converter, &input);
+        let graph = tosa::flatbuffer::parse("twin.tosa", &twin).unwrap();
+        let kinds: String = partition::partition(&graph)
+            .iter()
+            .map(|p| {
+                if p.kind == partition::Kind::Ml {
+                    'M'
+                } else {
+                    'S'
+                }
+            })
+            .collect();
+        assert_eq!(kinds, ours, "{name}.tosa");
     }
+}
+
+/// The TOSA flatbuffer Arm's converter writes for the MLIR file `mlir`.
+fn to_tosa(converter: &std::path::Path, mlir: &std::path::Path) -> Vec<u8> {
+    let out = mlir.with_extension("tosa");
+    let run = Command::new(converter)
+        .arg("-i")
+        .arg(mlir)
+        .arg("-o")
+        .arg(&out)
+        .arg("--tosa-flatbuffer")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "model-converter --tosa-flatbuffer: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::read(out).unwrap()
 }
 
 #[test]
@@ -392,6 +425,30 @@ fn reader_refuses_every_truncation_and_mutation_without_panicking() {
         vgf::read(&bytes[..100]),
         Err(vgf::ReadError::TruncatedHeader { len: 100 })
     ));
+
+    // the TOSA flatbuffer reader, on a file Arm's converter wrote
+    let Some(converter) = arm_tool("model-converter") else {
+        return;
+    };
+    let mlir = common::scratch().join("m.mlir");
+    std::fs::write(&mlir, &ml_models()[0].1).unwrap();
+    let bytes = to_tosa(&converter, &mlir);
+    let whole = tosa::flatbuffer::parse("m.tosa", &bytes).unwrap();
+    for len in 0..bytes.len() {
+        // a cut into trailing padding still reads, and reads the same
+        match tosa::flatbuffer::parse("m.tosa", &bytes[..len]) {
+            Ok(graph) => assert_eq!(graph, whole, "cut at {len}"),
+            Err(err) => assert!(err.to_string().starts_with("m.tosa: byte "), "{err}"),
+        }
+    }
+    for _ in 0..20_000 {
+        let mut m = bytes.clone();
+        for _ in 0..1 + (rng.next().abs() * 4.0) as usize {
+            let at = ((rng.next().abs() * m.len() as f32) as usize).min(m.len() - 1);
+            m[at] = (rng.next() * 255.0) as i32 as u8;
+        }
+        let _ = tosa::flatbuffer::parse("m.tosa", &m);
+    }
 }
 
 fn f32s(bytes: &[u8]) -> Vec<f32> {
@@ -782,6 +839,13 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
         fill_scenario(&mut scenario, "ours-arm-runner", &dump, &dir, "ours.vgf");
         std::fs::write(dir.join("ours.json"), scenario.to_string()).unwrap();
+        // the `.tosa` twin converts to the same file
+        let converter_tosa = to_tosa(&converter, &dir.join("m.mlir"));
+        let twin = tosa::flatbuffer::parse("m.tosa", &converter_tosa).unwrap();
+        assert!(
+            vgf::write(&compute_only(&twin)) == vgf::write(&ours),
+            "{name}: the .tosa twin converts differently"
+        );
         // Arm's: graph segments, with vgf_dump's scenario template
         run_ok(
             Command::new(&converter)

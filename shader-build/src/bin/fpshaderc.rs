@@ -78,7 +78,7 @@ enum Command {
     },
     /// Convert a TOSA model (MLIR text) with Vulkan custom shader ops into a VGF file.
     Vgf {
-        /// The model: TOSA MLIR text (`.mlir`).
+        /// The model: TOSA MLIR text (`.mlir`) or a TOSA 1.0 flatbuffer (`.tosa`).
         input: PathBuf,
         /// The VGF file to write.
         #[arg(short = 'o', long)]
@@ -253,16 +253,15 @@ fn run(cli: Cli) -> Result<String, Error> {
             format_0_5,
             common,
         } => {
-            if input.extension().is_some_and(|e| e == "tosa") {
-                return Err(Error::Usage(format!(
-                    "{}: TOSA flatbuffer input is not read yet; give the model as TOSA MLIR text",
-                    input.display()
-                )));
-            }
-            let text = String::from_utf8(read_file(&input)?)
-                .map_err(|_| Error::Usage(format!("{}: not UTF-8 MLIR text", input.display())))?;
-            let graph = vgf::tosa::mlir::parse(&input.display().to_string(), &text)
-                .map_err(|e| Error::Vgf(e.into()))?;
+            let name = input.display().to_string();
+            let bytes = read_file(&input)?;
+            let graph = if input.extension().is_some_and(|e| e == "tosa") {
+                vgf::tosa::flatbuffer::parse(&name, &bytes).map_err(|e| Error::Vgf(e.into()))?
+            } else {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| Error::Usage(format!("{name}: not UTF-8 MLIR text")))?;
+                vgf::tosa::mlir::parse(&name, &text).map_err(|e| Error::Vgf(e.into()))?
+            };
             let compiler = Compiler::new(common.settings()?)?;
             let options = vgf::convert::ConvertOptions {
                 compute_only,

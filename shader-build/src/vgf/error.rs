@@ -14,6 +14,9 @@ pub enum VgfError {
     /// A compiled shader whose `implementation_attrs` reflection cannot write.
     #[error(transparent)]
     FromShader(#[from] super::custom_op::FromShaderError),
+    /// A TOSA flatbuffer that cannot be read.
+    #[error(transparent)]
+    Flatbuffer(#[from] super::tosa::flatbuffer::FlatbufferError),
     /// A shader operation's attributes are malformed.
     #[error(transparent)]
     Attr(#[from] super::custom_op::AttrError),

@@ -1,17 +1,10 @@
-//! The FlatBuffers tables of Arm's `schema/vgf.fbs`, by hand: field slots for the writer, and
-//! for the reader thin wrappers that the `flatbuffers` crate verifies before anything is read.
-//!
-//! Written by hand because flatc (which would generate this) is not a Rust crate; the wrappers
-//! follow the shape of generated code: `Follow` to view, `Verifiable` to bounds-check.
+//! The FlatBuffers tables of Arm's `schema/vgf.fbs`: field slots for the writer, and for the
+//! reader views ([`super::flatbuf`]) that the `flatbuffers` crate verifies before anything is
+//! read.
 
-use flatbuffers::{
-    Follow, ForwardsUOffset, InvalidFlatbuffer, Table, VOffsetT, Vector, Verifiable, Verifier,
-};
+use flatbuffers::{ForwardsUOffset, Vector, Verifiable, Verifier};
 
-/// The vtable slot of the `i`-th field of a table.
-pub const fn field(i: usize) -> VOffsetT {
-    (4 + 2 * i) as VOffsetT
-}
+use super::flatbuf::{Fields, Int64s, Res, Tables, field, table, wrapper};
 
 /// Slots of `Module`, whose union takes two (type, then value).
 pub mod slots {
@@ -29,90 +22,12 @@ pub mod slots {
     pub const MODULE_CODE: VOffsetT = field(4);
 }
 
-type Res = Result<(), InvalidFlatbuffer>;
-type Tables<'a, T> = Vector<'a, ForwardsUOffset<T>>;
-
-/// A view of one table; only reachable through a root the verifier has checked.
-macro_rules! wrapper {
-    ($name:ident) => {
-        #[derive(Clone, Copy)]
-        pub(super) struct $name<'a>(Table<'a>);
-
-        impl<'a> Follow<'a> for $name<'a> {
-            type Inner = $name<'a>;
-            unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-                // SAFETY: the caller (flatbuffers' Follow contract) vouches for `loc`
-                $name(unsafe { Table::new(buf, loc) })
-            }
-        }
-
-        impl<'a> Fields<'a> for $name<'a> {
-            fn table(self) -> Table<'a> {
-                self.0
-            }
-        }
-    };
-}
-
-/// A view plus a verifier that checks each field at its schema type.
-macro_rules! table {
-    ($name:ident { $($idx:literal $fname:literal: $ty:ty),* $(,)? }) => {
-        wrapper!($name);
-
-        impl Verifiable for $name<'_> {
-            fn run_verifier(v: &mut Verifier, pos: usize) -> Res {
-                v.visit_table(pos)?
-                    $(.visit_field::<$ty>($fname, field($idx), false)?)*
-                    .finish();
-                Ok(())
-            }
-        }
-    };
-}
-
-/// Typed reads of the fields of a verified table, absent fields giving the schema's default.
-/// Private: the accessors below name each field once, at the type its verifier checked.
-trait Fields<'a>: Copy {
-    fn table(self) -> Table<'a>;
-
-    fn read<T: Follow<'a> + 'a>(self, i: usize) -> Option<T::Inner> {
-        // SAFETY: the table was verified (root_with_opts) with field `i` at type `T`
-        unsafe { self.table().get::<T>(field(i), None) }
-    }
-    fn u8_at(self, i: usize) -> u8 {
-        self.read::<u8>(i).unwrap_or(0)
-    }
-    fn u32_at(self, i: usize, default: u32) -> u32 {
-        self.read::<u32>(i).unwrap_or(default)
-    }
-    fn str_at(self, i: usize) -> &'a str {
-        self.read::<ForwardsUOffset<&'a str>>(i).unwrap_or("")
-    }
-    fn u32s_at(self, i: usize) -> Vec<u32> {
-        self.read::<ForwardsUOffset<Vector<'a, u32>>>(i)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default()
-    }
-    fn int64s_at(self, i: usize) -> Vec<i64> {
-        self.read::<ForwardsUOffset<Int64s<'a>>>(i)
-            .map_or_else(Vec::new, Int64s::to_vec)
-    }
-    fn strings_at(self, i: usize) -> Vec<String> {
-        self.read::<ForwardsUOffset<Vector<'a, ForwardsUOffset<&'a str>>>>(i)
-            .map(|v| v.iter().map(str::to_string).collect())
-            .unwrap_or_default()
-    }
-    fn tables_at<T: Follow<'a, Inner = T> + 'a>(self, i: usize) -> Vec<T> {
-        self.read::<ForwardsUOffset<Tables<'a, T>>>(i)
-            .map(|v| v.iter().collect())
-            .unwrap_or_default()
-    }
-    fn slots_at(self, i: usize) -> Vec<super::format::BindingSlot> {
-        self.tables_at::<BindingSlot<'a>>(i)
-            .into_iter()
-            .map(BindingSlot::read)
-            .collect()
-    }
+/// A `[BindingSlot]` field.
+fn slots_at<'a>(t: impl Fields<'a>, i: usize) -> Vec<super::format::BindingSlot> {
+    t.tables_at::<BindingSlot<'a>>(i)
+        .into_iter()
+        .map(BindingSlot::read)
+        .collect()
 }
 
 table!(Spirv { 0 "words": ForwardsUOffset<Vector<'_, u32>> });
@@ -151,40 +66,6 @@ table!(SamplerConfig {
 });
 table!(ModuleTable { 0 "modules": ForwardsUOffset<Tables<'_, Module<'_>>> });
 table!(ModelResourceTable { 0 "mrt_entry": ForwardsUOffset<Tables<'_, ResourceEntry<'_>>> });
-
-/// A `[int64]` vector read without requiring 8-byte alignment of its elements: Arm's writer
-/// leaves empty ones (`strides: []`) 4-aligned, which the crate's verifier would refuse.
-#[derive(Clone, Copy)]
-pub(super) struct Int64s<'a>(&'a [u8]);
-
-impl<'a> Follow<'a> for Int64s<'a> {
-    type Inner = Int64s<'a>;
-    unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-        // the verifier checked that the length and the elements lie inside `buf`
-        let len = u32::from_le_bytes([buf[loc], buf[loc + 1], buf[loc + 2], buf[loc + 3]]);
-        Int64s(&buf[loc + 4..loc + 4 + len as usize * 8])
-    }
-}
-
-impl Verifiable for Int64s<'_> {
-    fn run_verifier(v: &mut Verifier, pos: usize) -> Res {
-        let len = v.get_uoffset(pos)? as usize;
-        v.range_in_buffer(pos.saturating_add(4), len.saturating_mul(8))
-    }
-}
-
-impl Int64s<'_> {
-    fn to_vec(self) -> Vec<i64> {
-        self.0
-            .chunks_exact(8)
-            .map(|c| {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(c);
-                i64::from_le_bytes(b)
-            })
-            .collect()
-    }
-}
 
 // `Module` and `ModelResourceTableEntry` verify by hand for their unions
 wrapper!(Module);
@@ -260,7 +141,7 @@ impl BindingSlot<'_> {
 
 impl DescriptorSetInfo<'_> {
     pub(super) fn bindings(self) -> Vec<super::format::BindingSlot> {
-        self.slots_at(0)
+        slots_at(self, 0)
     }
     pub(super) fn set_index(self) -> u32 {
         self.u32_at(1, u32::MAX)
@@ -291,10 +172,10 @@ impl<'a> SegmentInfo<'a> {
         self.tables_at(3)
     }
     pub(super) fn inputs(self) -> Vec<super::format::BindingSlot> {
-        self.slots_at(4)
+        slots_at(self, 4)
     }
     pub(super) fn outputs(self) -> Vec<super::format::BindingSlot> {
-        self.slots_at(5)
+        slots_at(self, 5)
     }
     pub(super) fn constants(self) -> Vec<u32> {
         self.u32s_at(6)
@@ -315,10 +196,10 @@ impl<'a> ModelSequenceTable<'a> {
         self.tables_at(0)
     }
     pub(super) fn inputs(self) -> Vec<super::format::BindingSlot> {
-        self.slots_at(1)
+        slots_at(self, 1)
     }
     pub(super) fn outputs(self) -> Vec<super::format::BindingSlot> {
-        self.slots_at(2)
+        slots_at(self, 2)
     }
     pub(super) fn input_names(self) -> Vec<String> {
         self.strings_at(3)

@@ -16,6 +16,7 @@ pub mod custom_op;
 pub mod dump;
 mod error;
 mod fb;
+mod flatbuf;
 pub mod format;
 pub mod lower;
 #[cfg(feature = "compiler")]

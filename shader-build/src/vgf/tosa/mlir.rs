@@ -31,7 +31,7 @@ impl<'a> Cursor<'a> {
         let before = &self.text[..pos];
         let line = before.matches('\n').count() + 1;
         let column = pos - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-        Loc { line, column }
+        Loc::Text { line, column }
     }
 
     fn error<T>(&self, message: impl Into<String>) -> PResult<T> {

@@ -2,10 +2,83 @@
 //! kept as text until a stage asks for them. [`mlir`] reads the TOSA MLIR text the converter
 //! takes (generic and pretty forms).
 
+pub mod flatbuffer;
 pub mod mlir;
 pub mod spirv;
 
 use std::collections::BTreeMap;
+
+/// The TOSA 1.0 operators in specification order, in MLIR's spelling: the SPIR-V extended
+/// instruction set numbers them from 0 (SPIRV-Headers `TOSA.001000.1.h`), the flatbuffer
+/// schema's `Op` enum from 1.
+pub(crate) const OPERATORS: [&str; 66] = [
+    "argmax",
+    "avg_pool2d",
+    "conv2d",
+    "conv3d",
+    "depthwise_conv2d",
+    "fft2d",
+    "matmul",
+    "max_pool2d",
+    "rfft2d",
+    "transpose_conv2d",
+    "clamp",
+    "erf",
+    "sigmoid",
+    "tanh",
+    "add",
+    "arithmetic_right_shift",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "intdiv",
+    "logical_and",
+    "logical_left_shift",
+    "logical_right_shift",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mul",
+    "pow",
+    "sub",
+    "table",
+    "abs",
+    "bitwise_not",
+    "ceil",
+    "clz",
+    "cos",
+    "exp",
+    "floor",
+    "log",
+    "logical_not",
+    "negate",
+    "reciprocal",
+    "rsqrt",
+    "sin",
+    "select",
+    "equal",
+    "greater",
+    "greater_equal",
+    "reduce_all",
+    "reduce_any",
+    "reduce_max",
+    "reduce_min",
+    "reduce_product",
+    "reduce_sum",
+    "concat",
+    "pad",
+    "reshape",
+    "reverse",
+    "slice",
+    "tile",
+    "transpose",
+    "gather",
+    "scatter",
+    "resize",
+    "cast",
+    "rescale",
+];
 
 /// The custom-op domain of Vulkan shader operations.
 pub const SHADER_DOMAIN: &str = "com.arm.VulkanCustomShader";
@@ -89,23 +162,28 @@ pub struct Value {
     pub ty: TensorType,
 }
 
-/// A source position: 1-based line and column in MLIR text; for SPIR-V, `line` is a word
-/// offset and `column` 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Loc {
-    /// Line.
-    pub line: usize,
-    /// Column.
-    pub column: usize,
+/// Where an operation is written, in the form its source has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// MLIR text: 1-based line and column.
+    Text {
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+    },
+    /// A TOSA flatbuffer: the operator table's byte offset.
+    Byte(usize),
+    /// Graph SPIR-V: the instruction's word offset.
+    Word(usize),
 }
 
 impl std::fmt::Display for Loc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.column == 0 {
-            // a SPIR-V graph's op: no source text, the instruction's word offset
-            write!(f, "SPIR-V word {}", self.line)
-        } else {
-            write!(f, "{}:{}", self.line, self.column)
+        match self {
+            Loc::Text { line, column } => write!(f, "{line}:{column}"),
+            Loc::Byte(offset) => write!(f, "byte {offset}"),
+            Loc::Word(offset) => write!(f, "SPIR-V word {offset}"),
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Attr, Elem, Graph, Loc, Op, TensorType, Value, ValueId};
+use super::{Attr, Elem, Graph, Loc, OPERATORS, Op, TensorType, Value, ValueId};
 
 /// SPIR-V that is not a graph module fpshader can read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,76 +69,6 @@ mod opcode {
 
 const DECORATION_BINDING: u32 = 33;
 const DECORATION_DESCRIPTOR_SET: u32 = 34;
-
-/// The TOSA 1.0 instructions by opcode (SPIRV-Headers `TOSA.001000.1.h`), in MLIR's spelling.
-const INSTRUCTIONS: [&str; 66] = [
-    "argmax",
-    "avg_pool2d",
-    "conv2d",
-    "conv3d",
-    "depthwise_conv2d",
-    "fft2d",
-    "matmul",
-    "max_pool2d",
-    "rfft2d",
-    "transpose_conv2d",
-    "clamp",
-    "erf",
-    "sigmoid",
-    "tanh",
-    "add",
-    "arithmetic_right_shift",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "intdiv",
-    "logical_and",
-    "logical_left_shift",
-    "logical_right_shift",
-    "logical_or",
-    "logical_xor",
-    "maximum",
-    "minimum",
-    "mul",
-    "pow",
-    "sub",
-    "table",
-    "abs",
-    "bitwise_not",
-    "ceil",
-    "clz",
-    "cos",
-    "exp",
-    "floor",
-    "log",
-    "logical_not",
-    "negate",
-    "reciprocal",
-    "rsqrt",
-    "sin",
-    "select",
-    "equal",
-    "greater",
-    "greater_equal",
-    "reduce_all",
-    "reduce_any",
-    "reduce_max",
-    "reduce_min",
-    "reduce_product",
-    "reduce_sum",
-    "concat",
-    "pad",
-    "reshape",
-    "reverse",
-    "slice",
-    "tile",
-    "transpose",
-    "gather",
-    "scatter",
-    "resize",
-    "cast",
-    "rescale",
-];
 
 /// The leading operands that MLIR writes as attributes, per instruction (the extended
 /// instruction set grammar puts them first, before the tensor operands).
@@ -458,7 +388,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                         GRAPH_CONSTANT_ID.to_string(),
                         Attr::Number(f64::from(a[2])),
                     )]),
-                    loc: loc(r.word),
+                    loc: Loc::Word(r.word),
                 });
                 value_of.insert(a[1], v);
             }
@@ -491,7 +421,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                 if Some(a[2]) != m.tosa_set {
                     return r.error("an extended instruction outside TOSA.001000.1");
                 }
-                let Some(&kind) = INSTRUCTIONS.get(a[3] as usize) else {
+                let Some(&kind) = OPERATORS.get(a[3] as usize) else {
                     return r.error(format!("unknown TOSA instruction {}", a[3]));
                 };
                 let Some(ty) = m.tensor_type(a[0]) else {
@@ -545,7 +475,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                                     "values".to_string(),
                                     Attr::Dense(values, t),
                                 )]),
-                                loc: loc(r.word),
+                                loc: Loc::Word(r.word),
                             });
                             value_of.insert(id, v);
                             v
@@ -560,7 +490,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                     operands,
                     results: vec![v],
                     attrs,
-                    loc: loc(r.word),
+                    loc: Loc::Word(r.word),
                 });
             }
             opcode::GRAPH_SET_OUTPUT_ARM if in_graph.is_some() => {
@@ -644,14 +574,6 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
         input_bindings: bindings,
         output_bindings,
     })
-}
-
-/// SPIR-V ops have no source line: `line` is the instruction's word offset, `column` 0.
-fn loc(word: usize) -> Loc {
-    Loc {
-        line: word,
-        column: 0,
-    }
 }
 
 fn push_value(g: &mut Graph, m: &Module, id: u32, ty: TensorType) -> ValueId {
