@@ -176,6 +176,43 @@ fn compute_only(graph: &tosa::Graph) -> vgf::Vgf {
     convert::convert(graph, &compiler(), convert::ConvertOptions::default()).unwrap()
 }
 
+/// ML partitions as SPV_ARM_graph segments, as Arm's converter writes them.
+fn with_graphs(graph: &tosa::Graph) -> vgf::Vgf {
+    let options = convert::ConvertOptions {
+        compute_only: false,
+        ..Default::default()
+    };
+    convert::convert(graph, &compiler(), options).unwrap()
+}
+
+/// What must agree between our graph-segment files and Arm's converter's: the resource table
+/// (categories, descriptor types, formats, shapes, alias groups), and per segment its type and
+/// the resources it binds (binding numbers are ours to choose).
+fn structure(dump: &serde_json::Value, bindings: bool) -> serde_json::Value {
+    let segments: Vec<serde_json::Value> = dump["model_sequence"]["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let mut bound: Vec<u64> = s["descriptor_set_infos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|d| d["bindings"].as_array().unwrap().iter())
+                .map(|b| b["mrt_index"].as_u64().unwrap())
+                .collect();
+            bound.sort_unstable();
+            let bound = if bindings || s["type"] == "GRAPH" {
+                serde_json::json!(bound)
+            } else {
+                serde_json::Value::Null
+            };
+            serde_json::json!({"type": s["type"], "bound": bound, "constants": s["constants"].as_array().unwrap().len()})
+        })
+        .collect();
+    serde_json::json!({"resources": dump["resources"], "segments": segments})
+}
+
 #[test]
 fn partitions_match_arms_converter() {
     for (name, mlir, kinds) in cases() {
@@ -220,6 +257,14 @@ fn partitions_match_arms_converter() {
             .map(|s| if s["type"] == "GRAPH" { 'M' } else { 'S' })
             .collect();
         assert_eq!(ours, arms, "{name}: our partitions against Arm's segments");
+        // with graph segments, the whole structure (the bug-fix cases bind differently)
+        let bug_fix = matches!(name, "duplicated" | "swapped");
+        let mine = vgf::dump::dump(&with_graphs(&graph));
+        assert_eq!(
+            structure(&mine, !bug_fix),
+            structure(&dump, !bug_fix),
+            "{name}: our graph-segment file against Arm's"
+        );
         // the `.tosa` twin, written by Arm's converter, reads to the same graph structure
         let twin = to_tosa(&converter, &input);
         let graph = tosa::flatbuffer::parse("twin.tosa", &twin).unwrap();
@@ -519,8 +564,51 @@ fn compute_only_vgfs_run_on_the_gpu() {
 }
 
 #[test]
-fn graph_segments_are_refused_with_a_way_out() {
-    let graph = tosa::mlir::parse("m", &cases()[1].1).unwrap();
+fn graph_segments_read_back_as_written() {
+    // every ML op of the end-to-end models survives SPIR-V and back with its attributes
+    for (name, mlir) in ml_models() {
+        let graph = tosa::mlir::parse(name, &mlir).unwrap();
+        let model = with_graphs(&graph);
+        let vgf::ModuleCode::Spirv(words) = &model.modules[0].code else {
+            panic!("{name}: no SPIR-V");
+        };
+        let back = tosa::spirv::read(words, &model.modules[0].entry_point).unwrap();
+        let ops = |g: &tosa::Graph| -> Vec<(String, Vec<String>)> {
+            g.ops
+                .iter()
+                .filter(|op| op.kind() != "const" && op.kind() != "const_shape")
+                .map(|op| {
+                    let mut attrs: Vec<String> = [
+                        "pad", "stride", "dilation", "kernel", "out_pad", "perms", "min_val",
+                        "max_val",
+                    ]
+                    .iter()
+                    .filter_map(|k| op.attrs.get(*k).map(|a| format!("{k}={a:?}")))
+                    .collect();
+                    attrs.sort();
+                    (op.name.clone(), attrs)
+                })
+                .collect()
+        };
+        assert_eq!(ops(&back.graph), ops(&graph), "{name}");
+        assert!(
+            model
+                .sequence
+                .segments
+                .iter()
+                .all(|s| s.ty == ModuleType::Graph)
+        );
+        assert!(
+            compute_only(&graph)
+                .sequence
+                .segments
+                .iter()
+                .all(|s| s.ty == ModuleType::Compute)
+        );
+    }
+    // what a graph cannot say is an error that names the op and the way out
+    let bad = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = tosa.clamp %arg0 {min_val = 0.0 : f32} : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n";
+    let graph = tosa::mlir::parse("bad.mlir", bad).unwrap();
     let options = convert::ConvertOptions {
         compute_only: false,
         ..Default::default()
@@ -528,14 +616,11 @@ fn graph_segments_are_refused_with_a_way_out() {
     let err = convert::convert(&graph, &compiler(), options)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("--compute-only"), "{err}");
-    let model = compute_only(&graph);
     assert!(
-        model
-            .sequence
-            .segments
-            .iter()
-            .all(|s| s.ty == ModuleType::Compute)
+        err.starts_with(
+            "2:7: `tosa.clamp` cannot be written as a TOSA graph: attribute `max_val` is missing"
+        ) && err.contains("--compute-only"),
+        "{err}"
     );
 }
 
@@ -602,6 +687,8 @@ def reference(i):
                 i[2] @ k]
     if model == 'shader':
         return [np.exp(np.abs(i[0]) * 2 + i[1])]
+    if model == 'constant_shader':
+        return [i[0] * 2 + 0.5]
     raise SystemExit('unknown model ' + model)
 
 if mode == 'prepare':
@@ -678,9 +765,10 @@ fn ml_models() -> Vec<(&'static str, String)> {
     vec![("ops", ops), ("pool", pool)]
 }
 
-/// abs → a SPIR-V custom shader (axpy) → exp: a graph segment, a compute segment and a graph
-/// segment in Arm's file; SPIR-V so that Arm's converter carries the shader as we run it.
-fn shader_model() -> String {
+/// The shader models: abs → a SPIR-V custom shader (axpy) → exp (a graph segment, a compute
+/// segment and a graph segment in Arm's file), and a constant fed to the shader (a graph that
+/// only passes the constant on); SPIR-V so that Arm's converter carries the shader as we run it.
+fn shader_models() -> Vec<(&'static str, String)> {
     use base64::Engine as _;
     let words = compiler()
         .compile_str("axpy", GLSL_AXPY, Default::default())
@@ -695,11 +783,26 @@ fn shader_model() -> String {
         .replace(&glsl_json.replace('\\', "\\\\").replace('"', "\\\""), &b64)
         .replace("\\\"GLSL\\\"", "\\\"SPIR-V\\\"");
     assert!(spirv_op.contains("SPIR-V") && spirv_op.contains(&b64));
-    func(
-        2,
-        &(unary("%0", "abs", "%arg0") + &spirv_op + &unary("%2", "exp", "%1")),
-        "%2",
-    )
+    let k =
+        "  %k = \"tosa.const\"() <{values = dense<0.5> : tensor<64xf32>}> : () -> tensor<64xf32>\n";
+    vec![
+        (
+            "shader",
+            func(
+                2,
+                &(unary("%0", "abs", "%arg0") + &spirv_op + &unary("%2", "exp", "%1")),
+                "%2",
+            ),
+        ),
+        (
+            "constant_shader",
+            func(
+                1,
+                &(k.to_string() + &spirv_op.replace("%0, %arg1", "%arg0, %k")),
+                "%1",
+            ),
+        ),
+    ]
 }
 
 /// Environment for Arm's scenario runner with Arm's emulation layer (VK_ARM_tensors and
@@ -810,7 +913,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
     );
     let contexts = common::gpu_contexts();
     let mut models = ml_models();
-    models.push(("shader", shader_model()));
+    models.extend(shader_models());
     for (name, mlir) in models {
         let dir = common::scratch();
         let layers = emulation_layer_env(&python, &dir);
@@ -839,6 +942,18 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
         fill_scenario(&mut scenario, "ours-arm-runner", &dump, &dir, "ours.vgf");
         std::fs::write(dir.join("ours.json"), scenario.to_string()).unwrap();
+        // ours with graph segments
+        let graphs = with_graphs(&graph);
+        std::fs::write(dir.join("graphs.vgf"), vgf::write(&graphs)).unwrap();
+        let mut scenario = vgf::scenario::scenario(&graphs, "graphs.vgf");
+        fill_scenario(
+            &mut scenario,
+            "graphs-arm-runner",
+            &dump,
+            &dir,
+            "graphs.vgf",
+        );
+        std::fs::write(dir.join("graphs.json"), scenario.to_string()).unwrap();
         // the `.tosa` twin converts to the same file
         let converter_tosa = to_tosa(&converter, &dir.join("m.mlir"));
         let twin = tosa::flatbuffer::parse("m.tosa", &converter_tosa).unwrap();
@@ -869,7 +984,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             serde_json::from_slice(&std::fs::read(dir.join("template.json")).unwrap()).unwrap();
         fill_scenario(&mut scenario, "arms-arm-runner", &dump, &dir, "arm.vgf");
         std::fs::write(dir.join("arm.json"), scenario.to_string()).unwrap();
-        for file in ["ours.json", "arm.json"] {
+        for file in ["ours.json", "graphs.json", "arm.json"] {
             run_ok(
                 Command::new(&runner)
                     .current_dir(&dir)
@@ -883,9 +998,11 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             .map(|i| std::fs::read(dir.join(format!("input_{i}.f32"))).unwrap())
             .collect();
         let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        let mut runs = vec!["ours-arm-runner".to_string(), "arms-arm-runner".to_string()];
+        let mut runs: Vec<String> = ["ours", "graphs", "arms"]
+            .map(|r| format!("{r}-arm-runner"))
+            .into();
         for (k, ctx) in contexts.iter().enumerate() {
-            for file in ["ours", "arm"] {
+            for file in ["ours", "graphs", "arm"] {
                 let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
                 let model = VgfModel::load(ctx, &bytes, &Default::default())
                     .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));

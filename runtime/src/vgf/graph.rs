@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use fpshader_build::vgf::lower::{self, Lowered};
 use fpshader_build::vgf::tosa::spirv::{self, GRAPH_CONSTANT_ID};
-use fpshader_build::vgf::tosa::{Attr, Elem, Graph, ValueId};
+use fpshader_build::vgf::tosa::{Attr, Elem, Graph, Loc, Op, TensorType, Value, ValueId};
 use fpshader_build::vgf::{Segment, Vgf, format_value};
 
 use super::{Slot, Step, problem};
@@ -57,19 +57,6 @@ pub(super) fn steps(
         })?;
         slot_of.insert(v, Slot::Resource(*mrt));
     }
-    for &v in &g.outputs {
-        if g.producer(v)
-            .is_none_or(|p| g.ops[p].kind() == "const" || g.inputs.contains(&v))
-        {
-            return Err(problem(
-                &what,
-                format!(
-                    "graph output `{}` is an input or a constant, which the compute lowering does not copy",
-                    g.values[v].name
-                ),
-            ));
-        }
-    }
     let mut steps = Vec::new();
     for op in &g.ops {
         if op.kind() == "const" {
@@ -81,21 +68,14 @@ pub(super) fn steps(
             operands,
             invocations,
         } = lowered;
-        let pipeline = match cache.get(&glsl) {
-            Some(p) => p.clone(),
-            None => {
-                let name = format!("{}_{}", segment.name, op.kind());
-                let words = compile(&glsl).map_err(|e| {
-                    problem(
-                        &what,
-                        format!("the lowered `{}` does not compile: {e}", op.name),
-                    )
-                })?;
-                let p = ctx.pipeline_from_spirv(&name, &words)?;
-                cache.insert(glsl, p.clone());
-                p
-            }
-        };
+        let name = format!("{}_{}", segment.name, op.kind());
+        let pipeline = pipeline_for(ctx, cache, &name, glsl).map_err(|e| match e {
+            PipelineError::Compile(e) => problem(
+                &what,
+                format!("the lowered `{}` does not compile: {e}", op.name),
+            ),
+            PipelineError::Runtime(e) => e,
+        })?;
         let mut bindings = Vec::with_capacity(operands.len() + 1);
         for &i in &operands {
             let v = op.operands[i];
@@ -130,7 +110,80 @@ pub(super) fn steps(
             global: [invocations, 1, 1],
         });
     }
+    // an output no op writes (a constant passed on to a shader, or an input) is copied
+    for (j, &v) in g.outputs.iter().enumerate() {
+        let written = g.producer(v).is_some_and(|p| g.ops[p].kind() != "const");
+        if written && !g.inputs.contains(&v) {
+            continue;
+        }
+        let from = match slot_of.get(&v) {
+            Some(s) if g.inputs.contains(&v) => *s,
+            _ => {
+                let data = constant_data(vgf, segment, g, v).map_err(|p| problem(&what, p))?;
+                locals.push(ctx.upload(&data));
+                Slot::Local(locals.len() - 1)
+            }
+        };
+        let (set, binding) = module.output_bindings[j];
+        let to = Slot::Resource(resource_at[&(set, binding)]);
+        let copy = copy_op(&g.values[v].ty);
+        let lowered =
+            lower::lower(&copy, &copy.ops[0]).map_err(|e| problem(&what, e.to_string()))?;
+        let name = format!("{}_copy", segment.name);
+        let pipeline = pipeline_for(ctx, cache, &name, lowered.glsl).map_err(|e| match e {
+            PipelineError::Compile(e) => problem(&what, format!("the copy does not compile: {e}")),
+            PipelineError::Runtime(e) => e,
+        })?;
+        steps.push(Step {
+            label: format!("{}: copy output {j}", segment.name),
+            pipeline,
+            bindings: vec![from, to],
+            global: [lowered.invocations, 1, 1],
+        });
+    }
     Ok(steps)
+}
+
+/// A one-op graph copying a tensor of type `ty` (`tosa.identity`), to lower.
+fn copy_op(ty: &TensorType) -> Graph {
+    let value = |name: &str| Value {
+        name: name.into(),
+        ty: ty.clone(),
+    };
+    Graph {
+        values: vec![value("%in"), value("%out")],
+        ops: vec![Op {
+            name: "tosa.identity".into(),
+            operands: vec![0],
+            results: vec![1],
+            attrs: Default::default(),
+            loc: Loc::Word(0),
+        }],
+        ..Graph::default()
+    }
+}
+
+enum PipelineError {
+    Compile(String),
+    Runtime(crate::error::Error),
+}
+
+/// The pipeline of a lowered op's GLSL, compiled once per text.
+fn pipeline_for(
+    ctx: &Context,
+    cache: &mut PipelineCache,
+    name: &str,
+    glsl: String,
+) -> std::result::Result<Arc<Pipeline>, PipelineError> {
+    if let Some(p) = cache.get(&glsl) {
+        return Ok(p.clone());
+    }
+    let words = compile(&glsl).map_err(PipelineError::Compile)?;
+    let p = ctx
+        .pipeline_from_spirv(name, &words)
+        .map_err(PipelineError::Runtime)?;
+    cache.insert(glsl, p.clone());
+    Ok(p)
 }
 
 /// The f32 bytes of constant value `v`: inline values, or the VGF constant its graph constant

@@ -11,13 +11,14 @@ use crate::Compiler;
 
 use super::custom_op;
 use super::format::{
-    BindingSlot, DESCRIPTOR_TYPE_STORAGE_BUFFER, DescriptorSetInfo, FormatVersion, ModelSequence,
-    Module, ModuleCode, ModuleType, Resource, ResourceCategory, Segment, Vgf,
+    BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DESCRIPTOR_TYPE_TENSOR_ARM,
+    DescriptorSetInfo, FormatVersion, ModelSequence, Module, ModuleCode, ModuleType, Resource,
+    ResourceCategory, Segment, Vgf,
 };
 use super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::materialize::{self, MaterializeError};
 use super::partition::{self, Kind};
-use super::tosa::{Attr, Elem, Graph, ValueId};
+use super::tosa::{Attr, Elem, Graph, ValueId, spirv_write};
 
 /// How to convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,15 +41,9 @@ impl Default for ConvertOptions {
 /// Why a graph cannot be converted (beyond attribute and shader errors).
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
-    /// ML partitions as graph segments were asked for.
-    #[error(
-        "the model has {partitions} ML partition(s); fpshader does not emit SPV_ARM_graph \
-         segments yet: convert with --compute-only to lower them to compute shaders"
-    )]
-    GraphSegments {
-        /// How many ML partitions.
-        partitions: usize,
-    },
+    /// An ML partition that cannot be written as a graph segment.
+    #[error("{0} (--compute-only lowers ML partitions to compute shaders instead)")]
+    Graph(spirv_write::SpirvWriteError),
     /// A shader or a lowering failed.
     #[error(transparent)]
     Materialize(#[from] MaterializeError),
@@ -70,19 +65,35 @@ pub enum ConvertError {
     },
 }
 
+/// How a segment sees a value: a storage buffer (compute) or a tensor (graph).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum View {
+    Buffer,
+    Tensor,
+}
+
 struct Builder<'g> {
     graph: &'g Graph,
     compiler: &'g Compiler,
+    compute_only: bool,
     vgf: Vgf,
-    /// The storage-buffer resource of each value.
-    resource_of: BTreeMap<ValueId, u32>,
+    /// The resource of each value in each view it is seen in.
+    resource_of: BTreeMap<(ValueId, View), u32>,
+    /// The VGF constant of each value a graph reads as a graph constant.
+    constant_of: BTreeMap<ValueId, u32>,
     /// Segments (with their modules) that write constants, run before everything else.
     constant_segments: Vec<(Module, Segment)>,
 }
 
 impl Builder<'_> {
     fn resource(&mut self, v: ValueId) -> Result<u32, ConvertError> {
-        if let Some(&r) = self.resource_of.get(&v) {
+        self.view(v, View::Buffer)
+    }
+
+    /// The resource of `v` seen as `view`; a value seen both ways gets an entry per view,
+    /// the two sharing an alias group (one memory, as Arm's converter writes it).
+    fn view(&mut self, v: ValueId, view: View) -> Result<u32, ConvertError> {
+        if let Some(&r) = self.resource_of.get(&(v, view)) {
             return Ok(r);
         }
         let graph = self.graph;
@@ -99,25 +110,133 @@ impl Builder<'_> {
             .producer(v)
             .map(|p| &graph.ops[p])
             .filter(|op| op.kind() == "const");
-        if let Some(op) = constant {
+        if let Some(op) = constant.filter(|_| self.compute_only) {
             // VGF constants feed graph segments only (Arm's runtime resolves a compute
             // segment's bindings among inputs, outputs and intermediates): a compute-only file
             // writes each constant into an intermediate with a shader that holds its bits
+            // (with graph segments, an ML partition before the shader passes it on)
             let name = &graph.values[v].name;
             let data = constant_bytes(name, op.attrs.get("values"), ty)?;
             self.constant_segment(name, &data, index)?;
         }
+        let other = match view {
+            View::Buffer => View::Tensor,
+            View::Tensor => View::Buffer,
+        };
+        let alias_group = match self.resource_of.get(&(v, other)) {
+            Some(&r) => {
+                let next = self
+                    .vgf
+                    .resources
+                    .iter()
+                    .filter_map(|r| r.alias_group)
+                    .max()
+                    .map_or(0, |g| g + 1);
+                let group = *self.vgf.resources[r as usize]
+                    .alias_group
+                    .get_or_insert(next);
+                Some(group)
+            }
+            None => None,
+        };
         self.vgf.resources.push(Resource {
-            vk_descriptor_type: Some(DESCRIPTOR_TYPE_STORAGE_BUFFER),
+            vk_descriptor_type: Some(match view {
+                View::Buffer => DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                View::Tensor => DESCRIPTOR_TYPE_TENSOR_ARM,
+            }),
             vk_format: ty.elem.vk_format(),
             category,
             shape: ty.shape.clone(),
             strides: Vec::new(),
             sampler: None,
+            alias_group,
+        });
+        self.resource_of.insert((v, view), index);
+        Ok(index)
+    }
+
+    /// The VGF constant (and its CONSTANT resource) holding the data of value `v`.
+    fn graph_constant(&mut self, v: ValueId) -> Result<u32, ConvertError> {
+        if let Some(&c) = self.constant_of.get(&v) {
+            return Ok(c);
+        }
+        let graph = self.graph;
+        let ty = &graph.values[v].ty;
+        let values = graph
+            .producer(v)
+            .and_then(|p| graph.ops[p].attrs.get("values"));
+        let data = constant_bytes(&graph.values[v].name, values, ty)?;
+        let mrt_index = self.vgf.resources.len() as u32;
+        self.vgf.resources.push(Resource {
+            vk_descriptor_type: None,
+            vk_format: ty.elem.vk_format(),
+            category: ResourceCategory::Constant,
+            shape: ty.shape.clone(),
+            strides: Vec::new(),
+            sampler: None,
             alias_group: None,
         });
-        self.resource_of.insert(v, index);
-        Ok(index)
+        let c = self.vgf.constants.len() as u32;
+        self.vgf.constants.push(Constant {
+            mrt_index,
+            sparsity_dimension: -1,
+            data,
+        });
+        self.constant_of.insert(v, c);
+        Ok(c)
+    }
+
+    /// An ML partition as one graph segment, its module `written` (named `name`).
+    fn graph_segment(
+        &mut self,
+        name: String,
+        written: spirv_write::GraphSpirv,
+        part: &partition::Partition,
+    ) -> Result<(), ConvertError> {
+        let mut bindings = Vec::new();
+        for (binding, &v) in part.inputs.iter().chain(&part.outputs).enumerate() {
+            bindings.push(BindingSlot {
+                binding: binding as u32,
+                mrt_index: self.view(v, View::Tensor)?,
+            });
+        }
+        let constants = written
+            .constants
+            .iter()
+            .map(|&v| self.graph_constant(v))
+            .collect::<Result<_, _>>()?;
+        let slots = |b: &mut Self, values: &[ValueId]| -> Result<Vec<BindingSlot>, ConvertError> {
+            values
+                .iter()
+                .map(|&v| {
+                    let mrt_index = b.view(v, View::Tensor)?;
+                    Ok(BindingSlot {
+                        binding: mrt_index,
+                        mrt_index,
+                    })
+                })
+                .collect()
+        };
+        let inputs = slots(self, &part.inputs)?;
+        let outputs = slots(self, &part.outputs)?;
+        self.vgf.sequence.segments.push(Segment {
+            ty: ModuleType::Graph,
+            name: String::new(),
+            module_index: self.vgf.modules.len() as u32,
+            set_infos: sets_list(BTreeMap::from([(0, bindings)])),
+            inputs,
+            outputs,
+            constants,
+            dispatch_shape: vec![0, 0, 0],
+            push_constant_ranges: Vec::new(),
+        });
+        self.vgf.modules.push(Module {
+            ty: ModuleType::Graph,
+            name: name.clone(),
+            entry_point: name,
+            code: ModuleCode::Spirv(written.words),
+        });
+        Ok(())
     }
 
     fn slots(&mut self, values: &[ValueId]) -> Result<Vec<BindingSlot>, ConvertError> {
@@ -279,13 +398,11 @@ pub fn convert(
     options: ConvertOptions,
 ) -> Result<Vgf, super::VgfError> {
     let partitions = partition::partition(graph);
-    let ml = partitions.iter().filter(|p| p.kind == Kind::Ml).count();
-    if !options.compute_only && ml > 0 {
-        return Err(ConvertError::GraphSegments { partitions: ml }.into());
-    }
     let mut b = Builder {
         graph,
         compiler,
+        compute_only: options.compute_only,
+        constant_of: BTreeMap::new(),
         constant_segments: Vec::new(),
         vgf: Vgf {
             version: options.version,
@@ -297,11 +414,41 @@ pub fn convert(
         },
         resource_of: BTreeMap::new(),
     };
-    // model inputs first, so that they are resources 0, 1, … as in Arm's files
+    // the view a model input or output has in the partition that first reads or writes it
+    let first_view = |v: ValueId| {
+        partitions
+            .iter()
+            .find(|p| p.inputs.contains(&v) || p.outputs.contains(&v))
+            .map_or(View::Buffer, |p| {
+                if p.kind == Kind::Ml && !options.compute_only {
+                    View::Tensor
+                } else {
+                    View::Buffer
+                }
+            })
+    };
+    // the graph modules first: their constants lead the resource table, as in Arm's files
+    let mut graphs = BTreeMap::new();
+    for (p, part) in partitions.iter().enumerate() {
+        if part.kind == Kind::Ml && !options.compute_only {
+            let name = format!("graph_partition_{p}");
+            let written = spirv_write::write(graph, &part.ops, &part.inputs, &part.outputs, &name)
+                .map_err(ConvertError::Graph)?;
+            for &v in &written.constants {
+                b.graph_constant(v)?;
+            }
+            graphs.insert(p, (name, written));
+        }
+    }
+    // then the model inputs, so that they are resources 0, 1, … after the constants
     for &v in &graph.inputs {
-        b.resource(v)?;
+        b.view(v, first_view(v))?;
     }
     for (p, part) in partitions.iter().enumerate() {
+        if let Some((name, written)) = graphs.remove(&p) {
+            b.graph_segment(name, written, part)?;
+            continue;
+        }
         for &o in &part.ops {
             let op = &graph.ops[o];
             if matches!(op.kind(), "const" | "const_shape") {
@@ -391,11 +538,13 @@ pub fn convert(
         .inputs
         .iter()
         .enumerate()
-        .map(|(i, v)| BindingSlot {
-            binding: i as u32,
-            mrt_index: b.resource_of[v],
+        .map(|(i, &v)| {
+            Ok(BindingSlot {
+                binding: i as u32,
+                mrt_index: b.view(v, first_view(v))?,
+            })
         })
-        .collect();
+        .collect::<Result<_, ConvertError>>()?;
     b.vgf.sequence.outputs = graph
         .outputs
         .iter()
@@ -404,7 +553,7 @@ pub fn convert(
             Ok(BindingSlot {
                 // unique across inputs and outputs: the scenario runner binds by this number
                 binding: (graph.inputs.len() + i) as u32,
-                mrt_index: b.resource(v)?,
+                mrt_index: b.view(v, first_view(v))?,
             })
         })
         .collect::<Result<_, ConvertError>>()?;
@@ -423,8 +572,15 @@ pub fn convert(
         .unzip();
     b.vgf.modules.splice(0..0, modules);
     b.vgf.sequence.segments.splice(0..0, segments);
-    for (i, s) in b.vgf.sequence.segments.iter_mut().enumerate() {
-        s.name = format!("compute_segment_{i}");
+    // named as Arm's converter names them: a count per kind
+    let mut counts = [0usize; 2];
+    for s in &mut b.vgf.sequence.segments {
+        let (kind, n) = match s.ty {
+            ModuleType::Compute => ("compute", &mut counts[0]),
+            ModuleType::Graph => ("graph", &mut counts[1]),
+        };
+        s.name = format!("{kind}_segment_{n}");
+        *n += 1;
     }
     b.vgf.sequence.input_names = graph.input_names.clone();
     b.vgf.sequence.output_names = graph.output_names.clone();

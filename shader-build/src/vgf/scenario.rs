@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::format::Vgf;
+use super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, Vgf, format_name};
 
 /// The scenario JSON for running `vgf`, stored as `vgf_file` (a path relative to the scenario).
 pub fn scenario(vgf: &Vgf, vgf_file: &str) -> Value {
@@ -33,9 +33,28 @@ pub fn scenario(vgf: &Vgf, vgf_file: &str) -> Value {
                 .get(slot.mrt_index as usize)
                 .and_then(|r| r.byte_size())
                 .unwrap_or(0);
-            let mut buffer = json!({"shader_access": access, "size": size, "uid": uid});
-            buffer[key] = json!(format!("{name}.npy"));
-            resources.push(json!({"buffer": buffer}));
+            let resource = vgf.resources.get(slot.mrt_index as usize);
+            // a graph reads a model input as a tensor; the runner wants its shape and format
+            let entry = match resource
+                .filter(|r| r.vk_descriptor_type == Some(DESCRIPTOR_TYPE_TENSOR_ARM))
+            {
+                Some(r) => {
+                    let mut t = json!({
+                        "dims": r.shape,
+                        "format": format_name(r.vk_format).unwrap_or("VK_FORMAT_UNDEFINED"),
+                        "shader_access": access,
+                        "uid": uid,
+                    });
+                    t[key] = json!(format!("{name}.npy"));
+                    json!({ "tensor": t })
+                }
+                None => {
+                    let mut b = json!({"shader_access": access, "size": size, "uid": uid});
+                    b[key] = json!(format!("{name}.npy"));
+                    json!({ "buffer": b })
+                }
+            };
+            resources.push(entry);
             bindings.push(json!({"id": slot.binding, "resource_ref": uid, "set": 0}));
         }
     }

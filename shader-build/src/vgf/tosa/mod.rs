@@ -5,6 +5,7 @@
 pub mod flatbuffer;
 pub mod mlir;
 pub mod spirv;
+pub mod spirv_write;
 
 use std::collections::BTreeMap;
 

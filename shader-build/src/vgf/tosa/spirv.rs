@@ -38,41 +38,45 @@ pub struct GraphModule {
 /// `OpGraphConstantARM`: the id the segment's constant bindings map to constant data.
 pub const GRAPH_CONSTANT_ID: &str = "graph_constant_id";
 
-const MAGIC: u32 = 0x0723_0203;
-const TOSA_SET: &str = "TOSA.001000.1";
+pub(super) const MAGIC: u32 = 0x0723_0203;
+pub(super) const TOSA_SET: &str = "TOSA.001000.1";
 
-mod opcode {
-    pub const NAME: u16 = 5;
-    pub const EXT_INST_IMPORT: u16 = 11;
-    pub const EXT_INST: u16 = 12;
-    pub const TYPE_BOOL: u16 = 20;
-    pub const TYPE_INT: u16 = 21;
-    pub const TYPE_FLOAT: u16 = 22;
-    pub const TYPE_ARRAY: u16 = 28;
-    pub const TYPE_POINTER: u16 = 32;
-    pub const CONSTANT_TRUE: u16 = 41;
-    pub const CONSTANT_FALSE: u16 = 42;
-    pub const CONSTANT: u16 = 43;
-    pub const CONSTANT_COMPOSITE: u16 = 44;
-    pub const CONSTANT_NULL: u16 = 46;
-    pub const VARIABLE: u16 = 59;
-    pub const DECORATE: u16 = 71;
-    pub const TYPE_TENSOR_ARM: u16 = 4163;
-    pub const GRAPH_CONSTANT_ARM: u16 = 4181;
-    pub const GRAPH_ENTRY_POINT_ARM: u16 = 4182;
-    pub const GRAPH_ARM: u16 = 4183;
-    pub const GRAPH_INPUT_ARM: u16 = 4184;
-    pub const GRAPH_SET_OUTPUT_ARM: u16 = 4185;
-    pub const GRAPH_END_ARM: u16 = 4186;
-    pub const CONSTANT_COMPOSITE_REPLICATE_EXT: u16 = 4461;
+pub(super) mod opcode {
+    pub(crate) const NAME: u16 = 5;
+    pub(crate) const EXTENSION: u16 = 10;
+    pub(crate) const EXT_INST_IMPORT: u16 = 11;
+    pub(crate) const EXT_INST: u16 = 12;
+    pub(crate) const MEMORY_MODEL: u16 = 14;
+    pub(crate) const CAPABILITY: u16 = 17;
+    pub(crate) const TYPE_BOOL: u16 = 20;
+    pub(crate) const TYPE_INT: u16 = 21;
+    pub(crate) const TYPE_FLOAT: u16 = 22;
+    pub(crate) const TYPE_ARRAY: u16 = 28;
+    pub(crate) const TYPE_POINTER: u16 = 32;
+    pub(crate) const CONSTANT_TRUE: u16 = 41;
+    pub(crate) const CONSTANT_FALSE: u16 = 42;
+    pub(crate) const CONSTANT: u16 = 43;
+    pub(crate) const CONSTANT_COMPOSITE: u16 = 44;
+    pub(crate) const CONSTANT_NULL: u16 = 46;
+    pub(crate) const VARIABLE: u16 = 59;
+    pub(crate) const DECORATE: u16 = 71;
+    pub(crate) const TYPE_TENSOR_ARM: u16 = 4163;
+    pub(crate) const GRAPH_CONSTANT_ARM: u16 = 4181;
+    pub(crate) const GRAPH_ENTRY_POINT_ARM: u16 = 4182;
+    pub(crate) const GRAPH_ARM: u16 = 4183;
+    pub(crate) const GRAPH_INPUT_ARM: u16 = 4184;
+    pub(crate) const GRAPH_SET_OUTPUT_ARM: u16 = 4185;
+    pub(crate) const GRAPH_END_ARM: u16 = 4186;
+    pub(crate) const TYPE_GRAPH_ARM: u16 = 4190;
+    pub(crate) const CONSTANT_COMPOSITE_REPLICATE_EXT: u16 = 4461;
 }
 
-const DECORATION_BINDING: u32 = 33;
-const DECORATION_DESCRIPTOR_SET: u32 = 34;
+pub(super) const DECORATION_BINDING: u32 = 33;
+pub(super) const DECORATION_DESCRIPTOR_SET: u32 = 34;
 
 /// The leading operands that MLIR writes as attributes, per instruction (the extended
 /// instruction set grammar puts them first, before the tensor operands).
-fn attribute_operands(name: &str) -> &'static [&'static str] {
+pub(super) fn attribute_operands(name: &str) -> &'static [&'static str] {
     match name {
         "argmax" => &["axis", "nan_mode"],
         "avg_pool2d" => &["kernel", "stride", "pad", "acc_type"],
