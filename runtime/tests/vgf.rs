@@ -627,8 +627,8 @@ fn graph_segments_read_back_as_written() {
 // ---- end to end: Arm's converter and scenario runner, fpshader, numpy ----
 
 /// numpy's side of the end-to-end test: `prepare` writes seeded inputs (`input_<i>.npy` for
-/// the scenario runner, `.f32` for fpshader); `check` computes the model's outputs with numpy
-/// and compares every `<run>.out<j>.npy|.f32` in the folder against them.
+/// the scenario runner, `.raw` for fpshader); `check` computes the model's outputs with numpy
+/// and compares every `<run>.out<j>.npy|.raw` in the folder against them.
 const NUMPY_CHECK: &str = r#"
 import glob, json, os, sys
 import numpy as np
@@ -674,6 +674,8 @@ def transpose_conv(x, w, b, out_pad, stride):
                         x[:, iy, ix, :] @ w[:, ky, kx, :].T
     return o + b
 
+TABLE = np.array([(k * 37) % 256 - 128 for k in range(256)])
+
 def reference(i):
     if model == 'ops':
         c = np.tile(np.array([0.5, 1.5, 2.0, -1.0]), 16)
@@ -689,17 +691,23 @@ def reference(i):
         return [np.exp(np.abs(i[0]) * 2 + i[1])]
     if model == 'constant_shader':
         return [i[0] * 2 + 0.5]
+    if model == 'table':
+        return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
 
 if mode == 'prepare':
     rng = np.random.default_rng(7)
     for n, shape in enumerate(json.loads(sys.argv[4])):
-        x = rng.uniform(-1, 1, shape).astype(np.float32)
+        if model == 'table':
+            x = rng.integers(-128, 128, shape).astype(np.int8)
+        else:
+            x = rng.uniform(-1, 1, shape).astype(np.float32)
         np.save(os.path.join(d, 'input_%d.npy' % n), x)
-        x.tofile(os.path.join(d, 'input_%d.f32' % n))
+        x.tofile(os.path.join(d, 'input_%d.raw' % n))
     sys.exit(0)
 
 inputs = [np.load(f).astype(np.float64) for f in sorted(glob.glob(os.path.join(d, 'input_*.npy')))]
+dtype = np.int8 if model == 'table' else np.float32
 refs = reference(inputs)
 runs = sys.argv[4:]
 bad = 0
@@ -709,12 +717,13 @@ for run in runs:
         if len(files) != 1:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
         f = files[0]
-        got = np.load(f) if f.endswith('.npy') else np.fromfile(f, np.float32)
-        if got.dtype != np.float32:
-            got = got.view(np.float32)  # the scenario runner writes buffers as bytes
+        got = np.load(f) if f.endswith('.npy') else np.fromfile(f, dtype)
+        if got.dtype != dtype:
+            got = got.view(dtype)  # the scenario runner writes buffers as bytes
         if got.size != ref.size:
             print('%s: output %d has %d values, numpy %d' % (run, j, got.size, ref.size)); bad += 1; continue
-        err = np.abs(got.reshape(ref.shape) - ref).max() / max(1.0, np.abs(ref).max())
+        ref = ref.astype(np.float64)
+        err = np.abs(got.reshape(ref.shape).astype(np.float64) - ref).max() / max(1.0, np.abs(ref).max())
         print('%s output %d %s: max relative error %.2e' % (run, j, ref.shape, err))
         bad += err > 1e-4
 sys.exit(1 if bad else 0)
@@ -762,7 +771,19 @@ fn ml_models() -> Vec<(&'static str, String)> {
 }}
 "
     );
-    vec![("ops", ops), ("pool", pool)]
+    let table: Vec<String> = (0..256)
+        .map(|k| ((k * 37) % 256 - 128).to_string())
+        .collect();
+    let table = format!(
+        "func.func @main(%arg0: tensor<64xi8>) -> tensor<64xi8> {{
+  %t = \"tosa.const\"() <{{values = dense<[{}]> : tensor<256xi8>}}> : () -> tensor<256xi8>
+  %0 = tosa.table %arg0, %t : (tensor<64xi8>, tensor<256xi8>) -> tensor<64xi8>
+  return %0 : tensor<64xi8>
+}}
+",
+        table.join(", ")
+    );
+    vec![("ops", ops), ("pool", pool), ("table", table)]
 }
 
 /// The shader models: abs → a SPIR-V custom shader (axpy) → exp (a graph segment, a compute
@@ -995,7 +1016,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         }
         // both files in fpshader, on every GPU context
         let inputs: Vec<Vec<u8>> = (0..shapes.len())
-            .map(|i| std::fs::read(dir.join(format!("input_{i}.f32"))).unwrap())
+            .map(|i| std::fs::read(dir.join(format!("input_{i}.raw"))).unwrap())
             .collect();
         let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
         let mut runs: Vec<String> = ["ours", "graphs", "arms"]
@@ -1009,7 +1030,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
                 let outputs = model.run(ctx, &views).unwrap();
                 let run = format!("{file}-fpshader-{k}");
                 for (j, out) in outputs.iter().enumerate() {
-                    std::fs::write(dir.join(format!("{run}.out{j}.f32")), out).unwrap();
+                    std::fs::write(dir.join(format!("{run}.out{j}.raw")), out).unwrap();
                 }
                 runs.push(run);
             }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use fpshader_build::vgf::lower::{self, Lowered};
 use fpshader_build::vgf::tosa::spirv::{self, GRAPH_CONSTANT_ID};
-use fpshader_build::vgf::tosa::{Attr, Elem, Graph, Loc, Op, TensorType, Value, ValueId};
-use fpshader_build::vgf::{Segment, Vgf, format_value};
+use fpshader_build::vgf::tosa::{Attr, Graph, Loc, Op, TensorType, Value, ValueId};
+use fpshader_build::vgf::{Segment, Vgf};
 
 use super::{Slot, Step, problem};
 use crate::error::Result;
@@ -204,22 +204,25 @@ fn constant_data(
         producer.attrs.get("values"),
         producer.attrs.get(GRAPH_CONSTANT_ID),
     ) {
-        (Some(Attr::Dense(values, _)), _) => Ok(values
-            .iter()
-            .flat_map(|&x| (x as f32).to_le_bytes())
-            .collect()),
+        (Some(Attr::Dense(values, _)), _) => g.values[v]
+            .ty
+            .bytes(values)
+            .ok_or_else(|| format!("constant `{name}` has too few values")),
         (_, Some(Attr::Number(id))) => {
             let constant = segment
                 .constants
                 .get(*id as usize)
                 .and_then(|&c| vgf.constants.get(c as usize))
                 .ok_or_else(|| format!("graph constant {id} is not bound to a constant"))?;
+            let ty = &g.values[v].ty;
             let resource = vgf.resources.get(constant.mrt_index as usize);
-            let f32_format = format_value("VK_FORMAT_R32_SFLOAT");
-            if resource.map(|r| r.vk_format) != f32_format || g.values[v].ty.elem != Elem::F32 {
-                return Err(format!("graph constant {id} is not f32"));
+            if resource.map(|r| r.vk_format) != Some(ty.elem.vk_format()) {
+                return Err(format!(
+                    "graph constant {id}'s format is not its tensor's ({:?})",
+                    ty.elem
+                ));
             }
-            let want = g.values[v].ty.elements() * 4;
+            let want = ty.elements() * ty.elem.size();
             if constant.data.len() != want {
                 return Err(format!(
                     "graph constant {id} has {} bytes, its tensor {:?} needs {want}",

@@ -18,7 +18,7 @@ use super::format::{
 use super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::materialize::{self, MaterializeError};
 use super::partition::{self, Kind};
-use super::tosa::{Attr, Elem, Graph, ValueId, spirv_write};
+use super::tosa::{Attr, Graph, ValueId, spirv_write};
 
 /// How to convert.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,24 +339,13 @@ fn constant_bytes(
     let Some(Attr::Dense(values, _)) = values else {
         return Err(err("expected `values = dense<…>`".into()));
     };
-    let n = ty.elements();
-    let values: Vec<f64> = match values.len() {
-        1 => vec![values[0]; n],
-        len if len == n => values.clone(),
-        len => return Err(err(format!("{len} values for {n} elements"))),
-    };
-    let mut out = Vec::with_capacity(n * ty.elem.size());
-    for v in values {
-        match ty.elem {
-            Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
-            Elem::F16 => out.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
-            Elem::Bool | Elem::I8 => out.push(v as i8 as u8),
-            Elem::I16 => out.extend_from_slice(&(v as i16).to_le_bytes()),
-            Elem::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
-            Elem::I64 => out.extend_from_slice(&(v as i64).to_le_bytes()),
-        }
-    }
-    Ok(out)
+    ty.bytes(values).ok_or_else(|| {
+        err(format!(
+            "{} values for {} elements",
+            values.len(),
+            ty.elements()
+        ))
+    })
 }
 
 fn groups(op: &str, invocations: u64, local: u32) -> Result<u32, ConvertError> {

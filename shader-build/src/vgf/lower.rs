@@ -210,6 +210,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         "sin" => unary("sin(X)"),
         "cos" => unary("cos(X)"),
         "erf" => return Err(unsupported(op, "erf has no GLSL built-in")),
+        "table" => return table(graph, op, n),
         "identity" | "cast" | "reshape" => unary("X"),
         "clamp" => {
             let (lo, hi) = (float_attr(op, "min_val")?, float_attr(op, "max_val")?);
@@ -399,6 +400,47 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
     let invocations = u32::try_from(n)
         .map_err(|_| unsupported(op, format!("{n} output elements are too many")))?;
     Ok(generated(&operands, &expr, &helper, invocations))
+}
+
+/// TOSA's int8 `table`: `out = table[in + 128]` over a 256-entry int8 table. Bytes are read and
+/// written four to a word, one invocation per word, so no two invocations share a word.
+fn table(graph: &Graph, op: &Op, n: usize) -> Result<Lowered, LowerError> {
+    let elem = |i: usize| op.operands.get(i).map(|&v| &graph.values[v].ty);
+    let out = &graph.values[op.results[0]].ty;
+    let int8 = |t: Option<&super::tosa::TensorType>| t.is_some_and(|t| t.elem == Elem::I8);
+    if !int8(elem(0))
+        || !int8(Some(out))
+        || !int8(elem(1))
+        || elem(1).map(|t| t.elements()) != Some(256)
+    {
+        return Err(unsupported(
+            op,
+            "only the int8 table (int8 input and output, 256 int8 entries) is lowered",
+        ));
+    }
+    if !n.is_multiple_of(4) {
+        return Err(unsupported(
+            op,
+            format!("{n} int8 elements: the lowering needs whole 32-bit words"),
+        ));
+    }
+    let words = n / 4;
+    let glsl = format!(
+        "#version 450\nlayout(local_size_x = {LOWERED_LOCAL_SIZE}) in;\n\
+         layout(set = 0, binding = 0) readonly buffer In0 {{ uint a0[]; }};\n\
+         layout(set = 0, binding = 1) readonly buffer In1 {{ uint a1[]; }};\n\
+         layout(set = 0, binding = 2) buffer Out {{ uint r[]; }};\n\
+         void main() {{ uint w = gl_GlobalInvocationID.x; if (w >= {words}u) return;\n\
+         uint x = a0[w]; uint o = 0u;\n\
+         for (uint k = 0u; k < 4u; k++) {{ uint at = (((x >> (8u * k)) & 255u) + 128u) & 255u;\n\
+         o |= ((a1[at / 4u] >> (8u * (at % 4u))) & 255u) << (8u * k); }}\n\
+         r[w] = o; }}\n"
+    );
+    Ok(Lowered {
+        glsl,
+        operands: vec![0, 1],
+        invocations: words as u32,
+    })
 }
 
 fn generated(operands: &[usize], expr: &str, helper: &str, n: u32) -> Lowered {

@@ -152,6 +152,33 @@ impl TensorType {
     pub fn elements(&self) -> usize {
         self.shape.iter().map(|&d| d.max(0) as usize).product()
     }
+
+    /// The little-endian bytes of a tensor of this type holding `values` (one value fills
+    /// every element); `None` when the count fits neither.
+    pub fn bytes(&self, values: &[f64]) -> Option<Vec<u8>> {
+        let n = self.elements();
+        let splat;
+        let values = match values.len() {
+            1 if n != 1 => {
+                splat = vec![values[0]; n];
+                &splat
+            }
+            len if len == n => values,
+            _ => return None,
+        };
+        let mut out = Vec::with_capacity(n * self.elem.size());
+        for &v in values {
+            match self.elem {
+                Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+                Elem::F16 => out.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+                Elem::Bool | Elem::I8 => out.push(v as i8 as u8),
+                Elem::I16 => out.extend_from_slice(&(v as i16).to_le_bytes()),
+                Elem::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
+                Elem::I64 => out.extend_from_slice(&(v as i64).to_le_bytes()),
+            }
+        }
+        Some(out)
+    }
 }
 
 /// One SSA value.
