@@ -304,13 +304,18 @@ fn to_tosa(converter: &std::path::Path, mlir: &std::path::Path) -> Vec<u8> {
 #[test]
 fn arms_vgf_dump_reads_our_files_as_we_do() {
     for (name, mlir, _) in cases() {
-        let model = compute_only(&tosa::mlir::parse(name, &mlir).unwrap());
-        let file = common::scratch().join(format!("{name}.vgf"));
-        std::fs::write(&file, vgf::write(&model)).unwrap();
-        let Some(arms) = vgf_dump(&file) else {
-            continue;
-        };
-        assert_eq!(arms, vgf::dump::dump(&model), "{name}");
+        let graph = tosa::mlir::parse(name, &mlir).unwrap();
+        for (kind, model) in [
+            ("compute-only", compute_only(&graph)),
+            ("graphs", with_graphs(&graph)),
+        ] {
+            let file = common::scratch().join(format!("{name}.vgf"));
+            std::fs::write(&file, vgf::write(&model)).unwrap();
+            let Some(arms) = vgf_dump(&file) else {
+                return;
+            };
+            assert_eq!(arms, vgf::dump::dump(&model), "{name} ({kind})");
+        }
     }
 }
 
