@@ -476,6 +476,37 @@ fn reader_refuses_every_truncation_and_mutation_without_panicking() {
         Err(vgf::ReadError::TruncatedHeader { len: 100 })
     ));
 
+    // the graph SPIR-V reader (and the lowering of what it reads), on our graph modules
+    for (name, mlir) in ml_models() {
+        let model = with_graphs(&tosa::mlir::parse(name, &mlir).unwrap());
+        let vgf::ModuleCode::Spirv(words) = &model.modules[0].code else {
+            panic!("{name}: no SPIR-V");
+        };
+        let entry = &model.modules[0].entry_point;
+        let lower_all = |g: &tosa::Graph| {
+            for op in g.ops.iter().filter(|op| op.kind() != "const") {
+                let _ = vgf::lower::lower(g, op);
+            }
+        };
+        for len in 0..words.len() {
+            assert!(
+                tosa::spirv::read(&words[..len], entry).is_err(),
+                "{name}: cut at {len}"
+            );
+        }
+        for _ in 0..5_000 {
+            let mut m = words.clone();
+            for _ in 0..1 + (rng.next().abs() * 3.0) as usize {
+                let at = ((rng.next().abs() * m.len() as f32) as usize).min(m.len() - 1);
+                let bits = (rng.next().abs() * 32.0) as u32 % 32;
+                m[at] ^= 1 << bits;
+            }
+            if let Ok(module) = tosa::spirv::read(&m, entry) {
+                lower_all(&module.graph);
+            }
+        }
+    }
+
     // the TOSA flatbuffer reader, on a file Arm's converter wrote
     let Some(converter) = arm_tool("model-converter") else {
         return;

@@ -95,7 +95,18 @@ pub(super) fn steps(
         let out = match slot_of.get(&result) {
             Some(s) => *s,
             None => {
-                let bytes = (g.values[result].ty.elements() * 4).max(4) as u64;
+                let ty = &g.values[result].ty;
+                let bytes = ty.elements().saturating_mul(ty.elem.size()).max(4) as u64;
+                let limit = ctx.limits().max_storage_buffer_binding_size;
+                if bytes > limit {
+                    return Err(problem(
+                        &what,
+                        format!(
+                            "`{}` needs {bytes} bytes; the device binds at most {limit}",
+                            g.values[result].name
+                        ),
+                    ));
+                }
                 locals.push(ctx.storage_buffer(bytes));
                 let s = Slot::Local(locals.len() - 1);
                 slot_of.insert(result, s);

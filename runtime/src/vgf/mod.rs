@@ -145,7 +145,14 @@ impl VgfModel {
                 pipeline,
             });
         }
+        let limit = ctx.limits().max_storage_buffer_binding_size;
         for (i, r) in vgf.resources.iter().enumerate() {
+            if let Some(size) = r.byte_size().filter(|&s| s > limit) {
+                return Err(problem(
+                    format!("resource {i}"),
+                    format!("{size} bytes; the device binds at most {limit}"),
+                ));
+            }
             if r.byte_size().is_none() {
                 return Err(problem(
                     format!("resource {i}"),

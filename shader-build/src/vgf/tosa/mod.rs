@@ -150,7 +150,10 @@ pub struct TensorType {
 impl TensorType {
     /// Number of elements.
     pub fn elements(&self) -> usize {
-        self.shape.iter().map(|&d| d.max(0) as usize).product()
+        // saturating: shapes come from files, and a huge one must fail later, not overflow
+        self.shape
+            .iter()
+            .fold(1usize, |n, &d| n.saturating_mul(d.max(0) as usize))
     }
 
     /// The little-endian bytes of a tensor of this type holding `values` (one value fills

@@ -71,6 +71,9 @@ pub(super) mod opcode {
     pub(crate) const CONSTANT_COMPOSITE_REPLICATE_EXT: u16 = 4461;
 }
 
+/// The most values an inline constant may expand to (a malformed shape must not allocate
+/// without bound); graph constants, whose data the VGF carries, are not limited by it.
+const MAX_CONSTANT: usize = 1 << 24;
 pub(super) const DECORATION_BINDING: u32 = 33;
 pub(super) const DECORATION_DESCRIPTOR_SET: u32 = 34;
 
@@ -171,33 +174,37 @@ impl Module {
             Ty::Int(64) => {
                 (u64::from(low) | (u64::from(*words.get(1).unwrap_or(&0)) << 32)) as i64 as f64
             }
-            Ty::Int(w) if *w < 32 => {
+            Ty::Int(w @ 1..32) => {
                 let shift = 32 - w;
                 f64::from(((low << shift) as i32) >> shift)
             }
-            Ty::Int(_) => f64::from(low as i32),
+            Ty::Int(32) => f64::from(low as i32),
             _ => return None,
         })
     }
 
     /// How many leading entries a composite of `ty` has (array length or the outer dimension).
-    fn outer_len(&self, ty: u32) -> Option<usize> {
+    fn outer_len(&self, ty: u32, depth: usize) -> Option<usize> {
         match self.types.get(&ty)? {
             Ty::Array { len, .. } => usize::try_from(self.int(*len)?).ok(),
-            Ty::Tensor { .. } => self.tensor_type(ty)?.shape.first().map(|&d| d as usize),
+            Ty::Tensor { .. } => self
+                .tensor_type_at(ty, depth)?
+                .shape
+                .first()
+                .and_then(|&d| usize::try_from(d).ok()),
             _ => Some(1),
         }
     }
 
-    fn elements(&self, ty: u32) -> Option<usize> {
+    fn elements(&self, ty: u32, depth: usize) -> Option<usize> {
         match self.types.get(&ty)? {
             Ty::Array { len, .. } => usize::try_from(self.int(*len)?).ok(),
-            Ty::Tensor { .. } => Some(self.tensor_type(ty)?.elements()),
+            Ty::Tensor { .. } => Some(self.tensor_type_at(ty, depth)?.elements()),
             _ => Some(1),
         }
     }
 
-    /// A constant's values flattened in row-major order.
+    /// A constant's values flattened in row-major order (at most [`MAX_CONSTANT`] of them).
     fn values(&self, id: u32, depth: usize) -> Option<Vec<f64>> {
         if depth > 16 {
             return None;
@@ -209,16 +216,26 @@ impl Module {
                 let mut out = Vec::new();
                 for p in parts {
                     out.extend(self.values(*p, depth + 1)?);
+                    if out.len() > MAX_CONSTANT {
+                        return None;
+                    }
                 }
                 out
             }
-            Constant::Null => vec![0.0; self.elements(*ty)?],
+            Constant::Null => {
+                let n = self.elements(*ty, depth + 1)?;
+                vec![0.0; Some(n).filter(|&n| n <= MAX_CONSTANT)?]
+            }
             Constant::Replicate(part) => {
                 let one = self.values(*part, depth + 1)?;
-                let n = self.outer_len(*ty)?;
+                let n = self.outer_len(*ty, depth + 1)?;
+                if one.len().saturating_mul(n) > MAX_CONSTANT {
+                    return None;
+                }
                 one.repeat(n)
             }
         })
+        .filter(|v| v.len() <= MAX_CONSTANT)
     }
 
     fn int(&self, id: u32) -> Option<i64> {
@@ -243,10 +260,19 @@ impl Module {
 
     /// A tensor type (scalars count as rank-0 tensors).
     fn tensor_type(&self, ty: u32) -> Option<TensorType> {
+        self.tensor_type_at(ty, 0)
+    }
+
+    /// [`Self::tensor_type`], `depth` constants deep (a shape may not contain itself).
+    fn tensor_type_at(&self, ty: u32, depth: usize) -> Option<TensorType> {
         match self.types.get(&ty)? {
             Ty::Tensor { elem, shape } => {
                 let shape = match shape {
-                    Some(s) => self.values(*s, 0)?.into_iter().map(|d| d as i64).collect(),
+                    Some(s) => self
+                        .values(*s, depth + 1)?
+                        .into_iter()
+                        .map(|d| d as i64)
+                        .collect(),
                     None => return None,
                 };
                 Some(TensorType {
