@@ -754,6 +754,8 @@ for run in runs:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
         f = files[0]
         got = np.load(f) if f.endswith('.npy') else np.fromfile(f, dtype)
+        if run.endswith('-cli'):
+            got = got.astype(dtype)  # `fpshader run` writes float32 values
         if got.dtype != dtype:
             got = got.view(dtype)  # the scenario runner writes buffers as bytes
         if got.size != ref.size:
@@ -1071,6 +1073,26 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
                 runs.push(run);
             }
         }
+        // and Arm's file through the command line, as a user runs it
+        let out = dir.join("cli");
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_fpshader"));
+        cli.current_dir(&dir)
+            .args(["run", "arm.vgf", "-o"])
+            .arg(&out);
+        for i in 0..shapes.len() {
+            cli.args(["--input", &format!("input_{i}.npy")]);
+        }
+        run_ok(&mut cli, &format!("{name}: fpshader run arm.vgf"));
+        let outputs = graph.outputs.len();
+        for j in 0..outputs {
+            let from = if outputs == 1 {
+                out.clone()
+            } else {
+                out.join(format!("output_{j}.npy"))
+            };
+            std::fs::rename(from, dir.join(format!("arm-cli.out{j}.npy"))).unwrap();
+        }
+        runs.push("arm-cli".into());
         let report = run_ok(
             Command::new(&python)
                 .arg("-c")

@@ -288,6 +288,24 @@ impl VgfModel {
             .collect()
     }
 
+    /// `VkFormat`s of the inputs' elements.
+    pub fn input_formats(&self) -> Vec<u32> {
+        let seq = &self.vgf.sequence;
+        seq.inputs
+            .iter()
+            .map(|s| self.vgf.resources[s.mrt_index as usize].vk_format)
+            .collect()
+    }
+
+    /// `VkFormat`s of the outputs' elements.
+    pub fn output_formats(&self) -> Vec<u32> {
+        let seq = &self.vgf.sequence;
+        seq.outputs
+            .iter()
+            .map(|s| self.vgf.resources[s.mrt_index as usize].vk_format)
+            .collect()
+    }
+
     /// Shapes of the outputs' resources.
     pub fn output_shapes(&self) -> Vec<Vec<i64>> {
         self.vgf

@@ -53,10 +53,22 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
             .into_iter()
             .map(f32::from)
             .collect(),
+        (TypeChar::Int, 1) => file
+            .into_vec::<i8>()
+            .map_err(bad)?
+            .into_iter()
+            .map(f32::from)
+            .collect(),
+        (TypeChar::Int, 2) => file
+            .into_vec::<i16>()
+            .map_err(bad)?
+            .into_iter()
+            .map(f32::from)
+            .collect(),
         _ => {
             return Err(npy_error(
                 path,
-                format!("dtype {ty} (float32/64, int32/64 and uint8 are read)"),
+                format!("dtype {ty} (float32/64, int8/16/32/64 and uint8 are read)"),
             ));
         }
     };

@@ -267,7 +267,66 @@ fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `fpshader run MODEL.vgf --input a.npy …`: inputs in the model's order (or NAME=FILE), f32.
+/// The bytes of `values` as elements of `VkFormat` `format`, or why not.
+fn encode(values: &[f32], format: u32) -> Result<Vec<u8>, String> {
+    let name = fpshader_build::vgf::format_name(format).unwrap_or("an unknown format");
+    Ok(match name {
+        "VK_FORMAT_R32_SFLOAT" => bytemuck::cast_slice::<f32, u8>(values).to_vec(),
+        "VK_FORMAT_R16_SFLOAT" => values
+            .iter()
+            .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
+            .collect(),
+        "VK_FORMAT_R8_SINT" | "VK_FORMAT_R8_BOOL_ARM" => {
+            values.iter().map(|&v| v as i8 as u8).collect()
+        }
+        "VK_FORMAT_R8_UINT" => values.iter().map(|&v| v as u8).collect(),
+        "VK_FORMAT_R16_SINT" => values
+            .iter()
+            .flat_map(|&v| (v as i16).to_le_bytes())
+            .collect(),
+        "VK_FORMAT_R32_SINT" => values
+            .iter()
+            .flat_map(|&v| (v as i32).to_le_bytes())
+            .collect(),
+        "VK_FORMAT_R32_UINT" => values
+            .iter()
+            .flat_map(|&v| (v as u32).to_le_bytes())
+            .collect(),
+        other => return Err(format!("tensors of {other} are not read from .npy")),
+    })
+}
+
+/// The elements of `VkFormat` `format` in `bytes`, as f32 (what the `.npy` files hold).
+fn decode(bytes: &[u8], format: u32) -> Result<Vec<f32>, String> {
+    let name = fpshader_build::vgf::format_name(format).unwrap_or("an unknown format");
+    Ok(match name {
+        "VK_FORMAT_R32_SFLOAT" => bytemuck::pod_collect_to_vec(bytes),
+        "VK_FORMAT_R16_SFLOAT" => bytes
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        "VK_FORMAT_R8_SINT" | "VK_FORMAT_R8_BOOL_ARM" => {
+            bytes.iter().map(|&b| f32::from(b as i8)).collect()
+        }
+        "VK_FORMAT_R8_UINT" => bytes.iter().map(|&b| f32::from(b)).collect(),
+        "VK_FORMAT_R16_SINT" => bytes
+            .chunks_exact(2)
+            .map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])))
+            .collect(),
+        "VK_FORMAT_R32_SINT" => bytes
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32)
+            .collect(),
+        "VK_FORMAT_R32_UINT" => bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32)
+            .collect(),
+        other => return Err(format!("tensors of {other} are not written to .npy")),
+    })
+}
+
+/// `fpshader run MODEL.vgf --input a.npy …`: inputs in the model's order (or NAME=FILE),
+/// converted to each input's element format; outputs written as float32.
 fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
     if args.cpu {
         return Err(CliError::Usage("a VGF model runs on the GPU only".into()));
@@ -303,15 +362,18 @@ fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
             None => (i, arg.as_str()),
         };
         let (_, values) = npy::read_values(file)?;
-        data[slot] = bytemuck::cast_slice::<f32, u8>(&values).to_vec();
+        data[slot] = encode(&values, model.input_formats()[slot])
+            .map_err(|e| CliError::Usage(format!("input `{}`: {e}", names[slot])))?;
     }
     let views: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
     let outputs = model.run(&ctx, &views)?;
     let shapes = model.output_shapes();
+    let formats = model.output_formats();
     for (i, bytes) in outputs.iter().enumerate() {
-        let values: Vec<f32> = bytemuck::pod_collect_to_vec(bytes);
-        let shape: Vec<u64> = shapes[i].iter().map(|&d| d.max(0) as u64).collect();
         let name = &model.output_names()[i];
+        let values = decode(bytes, formats[i])
+            .map_err(|e| CliError::Usage(format!("output `{name}`: {e}")))?;
+        let shape: Vec<u64> = shapes[i].iter().map(|&d| d.max(0) as u64).collect();
         match &args.out {
             Some(path) if outputs.len() == 1 => {
                 npy::write_values(&path.to_string_lossy(), &shape, values)?;
