@@ -21,6 +21,13 @@ layout(set=0, binding=1) readonly buffer B { float b[]; };\n\
 layout(set=0, binding=2) writeonly buffer C { float c[]; };\n\
 void main() { uint i = gl_GlobalInvocationID.x; if (i < 64u) c[i] = a[i] * 2.0 + b[i]; }\n";
 
+/// The same shader in HLSL (shaderc's HLSL front end compiles it ahead of time).
+const HLSL_AXPY: &str = "[[vk::binding(0, 0)]] StructuredBuffer<float> A;\n\
+[[vk::binding(1, 0)]] StructuredBuffer<float> B;\n\
+[[vk::binding(2, 0)]] RWStructuredBuffer<float> C;\n\
+[numthreads(16, 1, 1)]\n\
+void main(uint3 id : SV_DispatchThreadID) { if (id.x < 64) C[id.x] = A[id.x] * 2.0 + B[id.x]; }\n";
+
 /// `implementation_attrs` for a shader with `inputs` storage-buffer operands and one result.
 fn attrs(code: Option<&str>, inputs: usize) -> String {
     let mut m = serde_json::json!({"entry_point": "main", "workgroup_sizes": [16, 1, 1]});
@@ -725,6 +732,10 @@ def reference(i):
                 i[2] @ k]
     if model == 'shader':
         return [np.exp(np.abs(i[0]) * 2 + i[1])]
+    if model == 'glsl':
+        return [np.exp(np.abs(i[0]) * 2 + i[1])]
+    if model == 'hlsl':
+        return [np.abs(i[0]) * 2 + i[1]]
     if model == 'constant_shader':
         return [i[0] * 2 + 0.5]
     if model == 'table':
@@ -834,14 +845,22 @@ fn shader_models() -> Vec<(&'static str, String)> {
         .unwrap();
     let b64 = base64::engine::general_purpose::STANDARD.encode(bytemuck::cast_slice(&words));
     let glsl_op = custom("%1", &["%0", "%arg1"], "axpy", Some(GLSL_AXPY));
-    // same attributes, the code swapped for base64 SPIR-V
-    let escaped = |s: &str| serde_json::to_string(s).unwrap();
-    let glsl_json = escaped(GLSL_AXPY);
-    let glsl_json = &glsl_json[1..glsl_json.len() - 1];
-    let spirv_op = glsl_op
-        .replace(&glsl_json.replace('\\', "\\\\").replace('"', "\\\""), &b64)
-        .replace("\\\"GLSL\\\"", "\\\"SPIR-V\\\"");
-    assert!(spirv_op.contains("SPIR-V") && spirv_op.contains(&b64));
+    // same attributes, the code swapped for another language's
+    let escaped = |s: &str| {
+        let json = serde_json::to_string(s).unwrap();
+        json[1..json.len() - 1]
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+    };
+    let swap = |language: &str, code: &str| {
+        let op = glsl_op
+            .replace(&escaped(GLSL_AXPY), &escaped(code))
+            .replace("\\\"GLSL\\\"", &format!("\\\"{language}\\\""));
+        assert!(op.contains(language) && op.contains(&escaped(code)));
+        op
+    };
+    let spirv_op = swap("SPIR-V", &b64);
+    let hlsl_op = swap("HLSL", HLSL_AXPY);
     let k =
         "  %k = \"tosa.const\"() <{values = dense<0.5> : tensor<64xf32>}> : () -> tensor<64xf32>\n";
     vec![
@@ -852,6 +871,18 @@ fn shader_models() -> Vec<(&'static str, String)> {
                 &(unary("%0", "abs", "%arg0") + &spirv_op + &unary("%2", "exp", "%1")),
                 "%2",
             ),
+        ),
+        (
+            "glsl",
+            func(
+                2,
+                &(unary("%0", "abs", "%arg0") + &glsl_op + &unary("%2", "exp", "%1")),
+                "%2",
+            ),
+        ),
+        (
+            "hlsl",
+            func(2, &(unary("%0", "abs", "%arg0") + &hlsl_op), "%1"),
         ),
         (
             "constant_shader",
@@ -941,17 +972,17 @@ fn fill_scenario(
         } else if let Some(j) = index("output_") {
             body["dst"] = format!("{run}.out{j}.npy").into();
         } else if let Some(m) = index("shader_") {
-            let flag = if body["type"] == "SPIR-V" {
-                "--dump-spirv"
-            } else {
-                "--dump-glsl"
+            let flag = match body["type"].as_str() {
+                Some("SPIR-V") => "--dump-spirv",
+                Some("HLSL") => "--dump-hlsl",
+                _ => "--dump-glsl",
             };
             let file = format!("{vgf}.module{m}");
             run_ok(
                 Command::new(dump)
                     .current_dir(dir)
                     .args(["-i", vgf, "-o", &file, flag, &m]),
-                "vgf_dump --dump-spirv",
+                "vgf_dump --dump-…",
             );
             body["src"] = file.into();
         }
@@ -1043,7 +1074,15 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             serde_json::from_slice(&std::fs::read(dir.join("template.json")).unwrap()).unwrap();
         fill_scenario(&mut scenario, "arms-arm-runner", &dump, &dir, "arm.vgf");
         std::fs::write(dir.join("arm.json"), scenario.to_string()).unwrap();
-        for file in ["ours.json", "graphs.json", "arm.json"] {
+        // Arm's converter keeps HLSL as source, which Arm's runner compiles only on Windows
+        // ("HLSL shaders are not supported on this platform") and fpshader only ahead of time
+        let arm_runs = name != "hlsl";
+        let scenarios: &[&str] = if arm_runs {
+            &["ours.json", "graphs.json", "arm.json"]
+        } else {
+            &["ours.json", "graphs.json"]
+        };
+        for file in scenarios {
             run_ok(
                 Command::new(&runner)
                     .current_dir(&dir)
@@ -1057,12 +1096,21 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             .map(|i| std::fs::read(dir.join(format!("input_{i}.raw"))).unwrap())
             .collect();
         let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        let mut runs: Vec<String> = ["ours", "graphs", "arms"]
+        let mut runs: Vec<String> = ["ours", "graphs", "arms"][..scenarios.len()]
+            .iter()
             .map(|r| format!("{r}-arm-runner"))
-            .into();
+            .collect();
         for (k, ctx) in contexts.iter().enumerate() {
             for file in ["ours", "graphs", "arm"] {
                 let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
+                if file == "arm" && !arm_runs {
+                    let err = VgfModel::load(ctx, &bytes, &Default::default())
+                        .err()
+                        .unwrap()
+                        .to_string();
+                    assert!(err.contains("HLSL source"), "{err}");
+                    continue;
+                }
                 let model = VgfModel::load(ctx, &bytes, &Default::default())
                     .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
                 let outputs = model.run(ctx, &views).unwrap();
@@ -1075,6 +1123,18 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         }
         // and Arm's file through the command line, as a user runs it
         let out = dir.join("cli");
+        if !arm_runs {
+            let report = run_ok(
+                Command::new(&python)
+                    .arg("-c")
+                    .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
+                    .args([dir.to_str().unwrap(), name, "check"])
+                    .args(&runs),
+                &format!("{name}: outputs against numpy"),
+            );
+            println!("{name}:\n{report}");
+            continue;
+        }
         let mut cli = Command::new(env!("CARGO_BIN_EXE_fpshader"));
         cli.current_dir(&dir)
             .args(["run", "arm.vgf", "-o"])

@@ -11,6 +11,7 @@ use fpshader_build::vgf::tosa::spirv::{self, GRAPH_CONSTANT_ID};
 use fpshader_build::vgf::tosa::{Attr, Graph, Loc, Op, TensorType, Value, ValueId};
 use fpshader_build::vgf::{Segment, Vgf};
 
+use super::glsl::compile;
 use super::{Slot, Step, problem};
 use crate::error::Result;
 use crate::gpu::{Context, DeviceBuffer, Pipeline};
@@ -245,21 +246,4 @@ fn constant_data(
         }
         _ => Err(format!("constant `{name}` has no values")),
     }
-}
-
-/// SPIR-V for a lowered op's GLSL, through naga (parse, validate, write).
-fn compile(glsl: &str) -> std::result::Result<Vec<u32>, String> {
-    use naga::{ShaderStage, back::spv, front::glsl, valid};
-    let module = glsl::Frontend::default()
-        .parse(&glsl::Options::from(ShaderStage::Compute), glsl)
-        .map_err(|e| e.emit_to_string(glsl))?;
-    let info = valid::Validator::new(valid::ValidationFlags::all(), valid::Capabilities::empty())
-        .validate(&module)
-        .map_err(|e| e.emit_to_string(glsl))?;
-    let pipeline = spv::PipelineOptions {
-        shader_stage: ShaderStage::Compute,
-        entry_point: "main".into(),
-    };
-    spv::write_vec(&module, &info, &spv::Options::default(), Some(&pipeline))
-        .map_err(|e| e.to_string())
 }

@@ -4,6 +4,7 @@
 //! order in one recording; wgpu's barriers between dispatches give the ordering the seed asks
 //! for between partitions (a segment reads only what earlier ones wrote).
 
+mod glsl;
 mod graph;
 
 use std::collections::BTreeMap;
@@ -103,13 +104,20 @@ impl VgfModel {
                         ),
                     )
                 })?,
-                ModuleCode::Glsl(_) | ModuleCode::Hlsl(_) => {
+                // Arm's converter stores GLSL as source: naga compiles it here
+                ModuleCode::Glsl(source) => glsl::compile(source).map_err(|e| {
+                    problem(
+                        &what,
+                        format!("the GLSL of module `{}` does not compile: {e}", module.name),
+                    )
+                })?,
+                ModuleCode::Hlsl(_) => {
                     return Err(problem(
                         &what,
                         format!(
-                            "module `{}` carries {} source; fpshader runs SPIR-V (fpshaderc vgf compiles it ahead of time)",
-                            module.name,
-                            module.code.type_name()
+                            "module `{}` carries HLSL source, which fpshader compiles only ahead of \
+                             time (convert the model with fpshaderc vgf)",
+                            module.name
                         ),
                     ));
                 }
