@@ -220,20 +220,25 @@ fn structure(dump: &serde_json::Value, bindings: bool) -> serde_json::Value {
     serde_json::json!({"resources": dump["resources"], "segments": segments})
 }
 
+/// The partitions' kinds, `M` (ML) or `S` (shader), in order.
+fn partition_kinds(graph: &tosa::Graph) -> String {
+    partition::partition(graph)
+        .iter()
+        .map(|p| {
+            if p.kind == partition::Kind::Ml {
+                'M'
+            } else {
+                'S'
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn partitions_match_arms_converter() {
     for (name, mlir, kinds) in cases() {
         let graph = tosa::mlir::parse(name, &mlir).unwrap();
-        let ours: String = partition::partition(&graph)
-            .iter()
-            .map(|p| {
-                if p.kind == partition::Kind::Ml {
-                    'M'
-                } else {
-                    'S'
-                }
-            })
-            .collect();
+        let ours = partition_kinds(&graph);
         assert_eq!(ours, kinds, "{name}");
         let Some(converter) = arm_tool("model-converter") else {
             continue;
@@ -275,17 +280,8 @@ fn partitions_match_arms_converter() {
         // the `.tosa` twin, written by Arm's converter, reads to the same graph structure
         let twin = to_tosa(&converter, &input);
         let graph = tosa::flatbuffer::parse("twin.tosa", &twin).unwrap();
-        let kinds: String = partition::partition(&graph)
-            .iter()
-            .map(|p| {
-                if p.kind == partition::Kind::Ml {
-                    'M'
-                } else {
-                    'S'
-                }
-            })
-            .collect();
-        assert_eq!(kinds, ours, "{name}.tosa");
+        let twin_kinds = partition_kinds(&graph);
+        assert_eq!(twin_kinds, ours, "{name}.tosa");
     }
 }
 
@@ -936,6 +932,24 @@ fn emulation_layer_env(python: &std::path::Path, dir: &std::path::Path) -> Vec<(
     ]
 }
 
+/// Runs [`NUMPY_CHECK`] in `mode` for `model` over the folder `dir`.
+fn numpy(
+    python: &std::path::Path,
+    dir: &std::path::Path,
+    model: &str,
+    mode: &str,
+    args: &[String],
+) -> String {
+    run_ok(
+        Command::new(python)
+            .arg("-c")
+            .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
+            .args([dir.to_str().unwrap(), model, mode])
+            .args(args),
+        &format!("{model}: numpy {mode}"),
+    )
+}
+
 fn run_ok(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap();
     let text = format!(
@@ -1014,17 +1028,12 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             .iter()
             .map(|&v| &graph.values[v].ty.shape)
             .collect();
-        run_ok(
-            Command::new(&python)
-                .arg("-c")
-                .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
-                .args([
-                    dir.to_str().unwrap(),
-                    name,
-                    "prepare",
-                    &serde_json::to_string(&shapes).unwrap(),
-                ]),
-            "numpy prepare",
+        numpy(
+            &python,
+            &dir,
+            name,
+            "prepare",
+            &[serde_json::to_string(&shapes).unwrap()],
         );
         // ours: compute-only, with our scenario file
         let ours = compute_only(&graph);
@@ -1122,45 +1131,28 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             }
         }
         // and Arm's file through the command line, as a user runs it
-        let out = dir.join("cli");
-        if !arm_runs {
-            let report = run_ok(
-                Command::new(&python)
-                    .arg("-c")
-                    .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
-                    .args([dir.to_str().unwrap(), name, "check"])
-                    .args(&runs),
-                &format!("{name}: outputs against numpy"),
-            );
-            println!("{name}:\n{report}");
-            continue;
+        if arm_runs {
+            let out = dir.join("cli");
+            let mut cli = Command::new(env!("CARGO_BIN_EXE_fpshader"));
+            cli.current_dir(&dir)
+                .args(["run", "arm.vgf", "-o"])
+                .arg(&out);
+            for i in 0..shapes.len() {
+                cli.args(["--input", &format!("input_{i}.npy")]);
+            }
+            run_ok(&mut cli, &format!("{name}: fpshader run arm.vgf"));
+            let outputs = graph.outputs.len();
+            for j in 0..outputs {
+                let from = if outputs == 1 {
+                    out.clone()
+                } else {
+                    out.join(format!("output_{j}.npy"))
+                };
+                std::fs::rename(from, dir.join(format!("arm-cli.out{j}.npy"))).unwrap();
+            }
+            runs.push("arm-cli".into());
         }
-        let mut cli = Command::new(env!("CARGO_BIN_EXE_fpshader"));
-        cli.current_dir(&dir)
-            .args(["run", "arm.vgf", "-o"])
-            .arg(&out);
-        for i in 0..shapes.len() {
-            cli.args(["--input", &format!("input_{i}.npy")]);
-        }
-        run_ok(&mut cli, &format!("{name}: fpshader run arm.vgf"));
-        let outputs = graph.outputs.len();
-        for j in 0..outputs {
-            let from = if outputs == 1 {
-                out.clone()
-            } else {
-                out.join(format!("output_{j}.npy"))
-            };
-            std::fs::rename(from, dir.join(format!("arm-cli.out{j}.npy"))).unwrap();
-        }
-        runs.push("arm-cli".into());
-        let report = run_ok(
-            Command::new(&python)
-                .arg("-c")
-                .arg(NUMPY_CHECK.replace("MATMUL_B", MATMUL_B))
-                .args([dir.to_str().unwrap(), name, "check"])
-                .args(&runs),
-            &format!("{name}: outputs against numpy"),
-        );
+        let report = numpy(&python, &dir, name, "check", &runs);
         println!("{name}:\n{report}");
     }
 }

@@ -149,6 +149,17 @@ impl Window {
         })
     }
 
+    /// A convolution's window: its `dilation` attribute read too.
+    fn dilated(
+        op: &Op,
+        input: &[i64],
+        output: &[i64],
+        kernel: [i64; 2],
+    ) -> Result<Self, LowerError> {
+        let dilation = ints_attr(op, "dilation", 2)?;
+        Window::new(op, input, output, kernel, [dilation[0], dilation[1]])
+    }
+
     /// GLSL that splits output element `i` into `n, oy, ox, oc` and loops `ky, kx` over the
     /// window, with `iy, ix` the input position and `inside` whether it is not padding; `body`
     /// runs inside both loops.
@@ -265,8 +276,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             let &[oc, kh, kw, ic] = w else {
                 return Err(unsupported(op, "the weight must be [OC, KH, KW, IC]"));
             };
-            let dilation = ints_attr(op, "dilation", 2)?;
-            let win = Window::new(op, ty(0)?, &out.shape, [kh, kw], [dilation[0], dilation[1]])?;
+            let win = Window::dilated(op, ty(0)?, &out.shape, [kh, kw])?;
             if win.input[3] != ic || win.output[3] != oc {
                 return Err(unsupported(
                     op,
@@ -292,8 +302,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             let &[kh, kw, c, m] = w else {
                 return Err(unsupported(op, "the weight must be [KH, KW, C, M]"));
             };
-            let dilation = ints_attr(op, "dilation", 2)?;
-            let win = Window::new(op, ty(0)?, &out.shape, [kh, kw], [dilation[0], dilation[1]])?;
+            let win = Window::dilated(op, ty(0)?, &out.shape, [kh, kw])?;
             if win.input[3] != c || win.output[3] != c * m {
                 return Err(unsupported(
                     op,

@@ -392,7 +392,9 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
                                 ),
                             ));
                         };
-                        attrs_const(&mut g, v, values.clone(), at);
+                        let ty = g.values[v].ty.clone();
+                        g.ops
+                            .push(Op::constant(v, values.clone(), ty, Loc::Byte(at)));
                         produced[v] = true;
                     }
                 }
@@ -473,18 +475,4 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
         ));
     }
     Ok(g)
-}
-
-/// A `tosa.const` op for tensor `v`, whose data the file stores with the tensor.
-fn attrs_const(g: &mut Graph, v: ValueId, values: Vec<f64>, at: usize) {
-    g.ops.push(Op {
-        name: "tosa.const".into(),
-        operands: Vec::new(),
-        results: vec![v],
-        attrs: BTreeMap::from([(
-            "values".to_string(),
-            Attr::Dense(values, g.values[v].ty.clone()),
-        )]),
-        loc: Loc::Byte(at),
-    });
 }

@@ -262,6 +262,17 @@ pub struct Op {
 }
 
 impl Op {
+    /// A `tosa.const` op giving `result` (of type `ty`) the values `values`.
+    pub fn constant(result: ValueId, values: Vec<f64>, ty: TensorType, loc: Loc) -> Op {
+        Op {
+            name: "tosa.const".into(),
+            operands: Vec::new(),
+            results: vec![result],
+            attrs: BTreeMap::from([("values".to_string(), Attr::Dense(values, ty))]),
+            loc,
+        }
+    }
+
     /// The TOSA operation name without the dialect (`add`).
     pub fn kind(&self) -> &str {
         self.name.strip_prefix("tosa.").unwrap_or(&self.name)

@@ -497,16 +497,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                                 return r.error(format!("constant %{id} has no tensor type"));
                             };
                             let v = push_value(&mut g, &m, id, t.clone());
-                            g.ops.push(Op {
-                                name: "tosa.const".into(),
-                                operands: Vec::new(),
-                                results: vec![v],
-                                attrs: BTreeMap::from([(
-                                    "values".to_string(),
-                                    Attr::Dense(values, t),
-                                )]),
-                                loc: Loc::Word(r.word),
-                            });
+                            g.ops.push(Op::constant(v, values, t, Loc::Word(r.word)));
                             value_of.insert(id, v);
                             v
                         }
