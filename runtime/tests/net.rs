@@ -1783,6 +1783,15 @@ fn convolution_cases() -> Vec<ConvCase> {
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), group, outc, k));
     }
+    // depthwise over several shared-memory tiles (16 x 8 outputs each): stride 1; stride and
+    // dilation 2 (the largest window the tile stages); and a reach past it (the direct shader)
+    for (shape, extra, k) in [
+        ([37, 19, 1, 8], "4=1 9=1", [3, 3]),
+        ([37, 19, 1, 8], "2=2 12=2 3=2 13=2 4=2", [3, 3]),
+        ([20, 11, 1, 8], "4=3 9=2 -23310=1,0.1", [7, 7]),
+    ] {
+        cases.push((shape, extra.to_string(), 8, 8, k));
+    }
     cases
 }
 

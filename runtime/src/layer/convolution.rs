@@ -224,6 +224,16 @@ impl Convolution {
         }
     }
 
+    /// Whether the depthwise pack4 shader can stage its input window in shared memory
+    /// (`convolution_dw_tile`: a reach, (kernel - 1) · dilation, of at most 4 and strides of
+    /// at most 2 keep the window within its shared array).
+    fn depthwise_tiles(&self) -> bool {
+        let w = &self.window;
+        self.pack4_kind() == 2
+            && (0..2)
+                .all(|i| w.kernel[i].saturating_sub(1) * w.dilation[i] <= 4 && w.stride[i] <= 2)
+    }
+
     /// The pack4 weights of the depthwise shader: per channel block and kernel position, the
     /// four channels' weights.
     fn weights_depthwise_pack4(&self) -> Vec<f32> {
@@ -406,8 +416,11 @@ impl Layer for Convolution {
                 let pack4 = if kind == 0 {
                     None
                 } else {
+                    // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
                     let module = if gemm {
                         Shader::ConvolutionGemm.module()
+                    } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
+                        Shader::ConvolutionDwTile.module()
                     } else {
                         Shader::ConvolutionPack4.module()
                     };
