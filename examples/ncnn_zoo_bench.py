@@ -1,8 +1,8 @@
 """ncnn's side of `cargo xtask bench zoo`: benchncnn through ncnn's Python wheel.
 
 python3 examples/ncnn_zoo_bench.py DIR [LOOPS [THREADS [cpu|gpu]]]: every `.param` in DIR with
-zero weights (`DataReaderFromEmpty`, as benchncnn), the input its Input layer declares, three
-warm-up runs, then LOOPS timed extracts of the last blob. Prints the lines `fpshader bench`
+zero weights (`DataReaderFromEmpty`, as benchncnn), the input its Input layer declares, a
+warm-up (at least three runs and one second, as `fpshader bench`), then LOOPS timed extracts of the last blob. Prints the lines `fpshader bench`
 prints: `NAME  min = …  max = …  median = …` (ms). ncnn's default options (fp16 storage and
 arithmetic where the device has them, packing on).
 """
@@ -55,8 +55,11 @@ def main():
             ex.extract(out)
             return (time.perf_counter() - t) * 1e3
 
-        for _ in range(3):
+        # warm-up as `fpshader bench` does: at least 3 runs and one second (the GPU's clocks)
+        start, runs = time.perf_counter(), 0
+        while runs < 3 or (time.perf_counter() - start < 1.0 and runs < 10000):
             once()
+            runs += 1
         times = sorted(once() for _ in range(loops))
         stem = file[: -len(".param")]
         print(f"{stem:>20}  min = {times[0]:8.2f}  max = {times[-1]:8.2f}  median = {times[len(times) // 2]:8.2f}")

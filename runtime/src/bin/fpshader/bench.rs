@@ -46,7 +46,7 @@ pub struct BenchArgs {
     /// Per layer, in order: where it runs and the minimum time of extracting its output (the
     /// net up to it, plus one download), with the increase over the layer before: where a
     /// model's time goes.
-    #[arg(long, conflicts_with = "all")]
+    #[arg(long)]
     profile: bool,
 }
 
@@ -96,6 +96,11 @@ fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<[usize; 3
     }
 }
 
+/// Warm-up before timing: at least this many runs and this long (`ncnn_zoo_bench.py` does
+/// the same for ncnn).
+const WARMUP_RUNS: usize = 3;
+const WARMUP_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Times one model.
 fn bench_one(
     param: &Path,
@@ -138,9 +143,14 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         ex.extract(output)?;
         Ok(t.elapsed().as_secs_f64() * 1e3)
     };
-    // warm-up: pipelines, the buffer pool, the driver's caches
-    for _ in 0..3 {
+    // warm-up: pipelines, the buffer pool, the driver's caches, and the GPU's clocks, which
+    // drop while a large model uploads (an H200 went from 1980 to 1140 MHz during vgg16's
+    // upload in a multi-model run and took seconds to come back: vgg16 then timed 3x slower)
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < WARMUP_RUNS || start.elapsed() < WARMUP_TIME && runs < 10_000 {
         once(&output)?;
+        runs += 1;
     }
     if args.profile {
         // one whole run: host recording against the wait for the device
