@@ -5,7 +5,9 @@
 // (`wide`: 128 positions × 16 blocks, for layers of at most 64 output channels), each
 // invocation 4 positions × 2 blocks, staging 8 steps of both operands at a time in shared
 // memory: every input vec4 loaded is used 32 or 64 times, every weight row 64 or 128 times,
-// where the direct shader loads both per use.
+// where the direct shader loads both per use. Large layers (`wide` 2: many positions, more than
+// 64 outputs) take a 128 × 32 tile, each invocation 8 positions × 2 blocks: twice the
+// arithmetic per shared-memory read, which bounds the smaller tiles on an H200.
 //
 // Small layers (few positions, many steps: resnet's last stage has 49 positions and up to
 // 4608 steps) have too few tiles to fill the device, so the steps can be split over the
@@ -34,13 +36,15 @@ layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 
 // the number of slices the steps are split into (1: write the output directly)
 layout (constant_id = 12) const int splits = 1;
-// 1: the tile is 128 positions × 16 output blocks
+// the tile: 0 64 positions × 32 output blocks, 1 128 × 16, 2 128 × 32
 layout (constant_id = 13) const int wide = 0;
 
-const int TILE_N = wide == 1 ? 128 : 64;
+const int TILE_N = wide == 0 ? 64 : 128;
 const int TILE_M = wide == 1 ? 16 : 32;
+// positions per invocation (always 2 output blocks)
+const int POS = wide == 2 ? 8 : 4;
 // invocations along positions, and along output blocks
-const int LANES_N = TILE_N / 4;
+const int LANES_N = TILE_N / POS;
 const int LANES_M = 256 / LANES_N;
 #define TILE_K 8
 layout (local_size_x = 256) in;
@@ -117,10 +121,10 @@ void main()
     const int tp = tid % LANES_N;
     const int tm = tid / LANES_N;
 
-    vec4 sum00 = vec4(0.f), sum01 = vec4(0.f);
-    vec4 sum10 = vec4(0.f), sum11 = vec4(0.f);
-    vec4 sum20 = vec4(0.f), sum21 = vec4(0.f);
-    vec4 sum30 = vec4(0.f), sum31 = vec4(0.f);
+    // sums of position i and block j at [i * 2 + j]
+    vec4 sums[16];
+    for (int i = 0; i < 16; i++)
+        sums[i] = vec4(0.f);
 
     // the next steps' operands, loaded into registers while the current ones are multiplied
     // (loads in flight during the arithmetic instead of before it: a layer with few tiles and
@@ -142,34 +146,24 @@ void main()
 
         for (int sk = 0; sk < TILE_K; sk++)
         {
-            const vec4 v0 = tile_in[sk * TILE_N + tp];
-            const vec4 v1 = tile_in[sk * TILE_N + tp + LANES_N];
-            const vec4 v2 = tile_in[sk * TILE_N + tp + 2 * LANES_N];
-            const vec4 v3 = tile_in[sk * TILE_N + tp + 3 * LANES_N];
-            const int wb0 = (sk * TILE_M + tm) * 4;
-            const int wb1 = wb0 + LANES_M * 4;
-            vec4 a = tile_w[wb0];
-            vec4 b = tile_w[wb0 + 1];
-            vec4 c = tile_w[wb0 + 2];
-            vec4 d = tile_w[wb0 + 3];
-            sum00 += vec4(dot(v0, a), dot(v0, b), dot(v0, c), dot(v0, d));
-            sum10 += vec4(dot(v1, a), dot(v1, b), dot(v1, c), dot(v1, d));
-            sum20 += vec4(dot(v2, a), dot(v2, b), dot(v2, c), dot(v2, d));
-            sum30 += vec4(dot(v3, a), dot(v3, b), dot(v3, c), dot(v3, d));
-            a = tile_w[wb1];
-            b = tile_w[wb1 + 1];
-            c = tile_w[wb1 + 2];
-            d = tile_w[wb1 + 3];
-            sum01 += vec4(dot(v0, a), dot(v0, b), dot(v0, c), dot(v0, d));
-            sum11 += vec4(dot(v1, a), dot(v1, b), dot(v1, c), dot(v1, d));
-            sum21 += vec4(dot(v2, a), dot(v2, b), dot(v2, c), dot(v2, d));
-            sum31 += vec4(dot(v3, a), dot(v3, b), dot(v3, c), dot(v3, d));
+            vec4 v[8];
+            for (int i = 0; i < POS; i++)
+                v[i] = tile_in[sk * TILE_N + tp + i * LANES_N];
+            for (int j = 0; j < 2; j++)
+            {
+                const int wb = (sk * TILE_M + tm + j * LANES_M) * 4;
+                const vec4 a = tile_w[wb];
+                const vec4 b = tile_w[wb + 1];
+                const vec4 c = tile_w[wb + 2];
+                const vec4 d = tile_w[wb + 3];
+                for (int i = 0; i < POS; i++)
+                    sums[i * 2 + j] += vec4(dot(v[i], a), dot(v[i], b), dot(v[i], c), dot(v[i], d));
+            }
         }
         barrier();
     }
 
-    vec4 sums[8] = vec4[8](sum00, sum01, sum10, sum11, sum20, sum21, sum30, sum31);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < POS; i++)
     {
         const int on = n0 + tp + LANES_N * i;
         if (on >= N)

@@ -1792,6 +1792,11 @@ fn convolution_cases() -> Vec<ConvCase> {
     ] {
         cases.push((shape, extra.to_string(), 8, 8, k));
     }
+    // the GEMM's big tile (at least 8192 positions, more than 64 outputs), whole and with its
+    // steps split over 2 and 4 slices
+    cases.push(([96, 96, 1, 4], "4=1 9=1".to_string(), 1, 68, [3, 3]));
+    cases.push(([92, 92, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]));
+    cases.push(([91, 91, 1, 32], "4=1".to_string(), 1, 72, [3, 3]));
     cases
 }
 

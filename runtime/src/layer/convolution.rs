@@ -64,10 +64,12 @@ struct GpuConvolution {
 /// GPU), and the fewest steps a slice keeps.
 const GEMM_TARGET_GROUPS: usize = 512;
 const GEMM_MIN_SLICE_STEPS: usize = 16;
-/// The GEMM's tiles: positions × output blocks of 4, and the wide one for layers of at most
-/// 16 blocks.
-const GEMM_TILE: [usize; 2] = [64, 32];
-const GEMM_TILE_WIDE: [usize; 2] = [128, 16];
+/// The GEMM's tiles (positions × output blocks of 4) by its `wide` specialization: 0 the
+/// default, 1 for layers of at most 16 blocks, 2 for layers of at least [`GEMM_BIG_POSITIONS`]
+/// positions (8 positions per invocation).
+const GEMM_TILES: [[usize; 2]; 3] = [[64, 32], [128, 16], [128, 32]];
+/// Output positions from which the 128 × 32 tile is taken.
+const GEMM_BIG_POSITIONS: usize = 8192;
 
 /// Where the output's windows lie in the padded input of one forward.
 #[derive(Clone, Copy, Debug)]
@@ -199,19 +201,22 @@ impl Convolution {
             && self.window.num_output.is_multiple_of(4)
     }
 
-    /// The GEMM's tile (positions × output blocks): the wide one when the outputs fit it.
-    fn gemm_tile(&self) -> [usize; 2] {
-        if self.window.num_output / 4 <= GEMM_TILE_WIDE[1] {
-            GEMM_TILE_WIDE
+    /// The GEMM's tile (its `wide` value) for `positions` outputs, `None` when unknown (at
+    /// `create_pipeline`): the wide one when the outputs fit it, the big one for many positions.
+    fn gemm_tile(&self, positions: core::option::Option<usize>) -> usize {
+        if self.window.num_output / 4 <= GEMM_TILES[1][1] {
+            1
+        } else if positions.is_some_and(|n| n >= GEMM_BIG_POSITIONS) {
+            2
         } else {
-            GEMM_TILE
+            0
         }
     }
 
     /// How many slices the GEMM splits its `steps` into over `positions` outputs.
     fn gemm_splits(&self, positions: usize, steps: usize) -> usize {
         let blocks = self.window.num_output / 4;
-        let [tn, tm] = self.gemm_tile();
+        let [tn, tm] = GEMM_TILES[self.gemm_tile(Some(positions))];
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = GEMM_TARGET_GROUPS.div_ceil(tiles.max(1));
         let most = (steps / GEMM_MIN_SLICE_STEPS).max(1);
@@ -293,25 +298,36 @@ impl Convolution {
             };
             Ok([one(v[0])?, one(v[1])?, one(v[2])?])
         };
-        let [tn, tm] = self.gemm_tile();
+        let wide = self.gemm_tile(Some(positions));
+        let [tn, tm] = GEMM_TILES[wide];
         let groups = grid([positions.div_ceil(tn) * 256, top.c.div_ceil(tm), splits])?;
         let ctx = rec.context();
+        let mut values: Vec<_> = state
+            .spec
+            .iter()
+            .filter(|(id, _)| *id != 13)
+            .cloned()
+            .collect();
+        values.push((12, SpecValue::I32(splits as i32)));
+        values.push((13, SpecValue::I32(wide as i32)));
+        let spec = Specialization {
+            values,
+            local_size: None,
+        };
+        // the pipeline made at create_pipeline has the tile that does not need the positions
+        let gemm = if splits == 1 && wide == self.gemm_tile(None) {
+            unsplit.clone()
+        } else {
+            ctx.pipeline(Shader::ConvolutionGemm.module(), state.options, &spec)?
+        };
         if splits == 1 {
-            let unsplit = unsplit.clone();
             return rec.dispatch(
-                &unsplit,
+                &gemm,
                 &[bottom, top, weights, bias, no_partials],
                 words,
                 groups,
             );
         }
-        let mut values = state.spec.clone();
-        values.push((12, SpecValue::I32(splits as i32)));
-        let spec = Specialization {
-            values,
-            local_size: None,
-        };
-        let gemm = ctx.pipeline(Shader::ConvolutionGemm.module(), state.options, &spec)?;
         // the sum pass has no tile
         let spec = Specialization {
             values: spec
@@ -396,7 +412,7 @@ impl Layer for Convolution {
     ) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
-                let wide = i32::from(self.gemm_tile() == GEMM_TILE_WIDE);
+                let wide = self.gemm_tile(None) as i32;
                 let gemm = self.uses_gemm();
                 let spec = |kind: i32| {
                     let mut v = self.window.spec(kind);
