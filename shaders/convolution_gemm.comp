@@ -121,10 +121,12 @@ void main()
     const int tp = tid % LANES_N;
     const int tm = tid / LANES_N;
 
-    // sums of position i and block j at [i * 2 + j]
-    vec4 sums[16];
-    for (int i = 0; i < 16; i++)
-        sums[i] = vec4(0.f);
+    // sums of position i and block j: plain variables, not an array (indexed in the loop, an
+    // array stays in memory on naga's path; the second four positions only for POS 8)
+    vec4 sum00 = vec4(0.f), sum01 = vec4(0.f), sum10 = vec4(0.f), sum11 = vec4(0.f);
+    vec4 sum20 = vec4(0.f), sum21 = vec4(0.f), sum30 = vec4(0.f), sum31 = vec4(0.f);
+    vec4 sum40 = vec4(0.f), sum41 = vec4(0.f), sum50 = vec4(0.f), sum51 = vec4(0.f);
+    vec4 sum60 = vec4(0.f), sum61 = vec4(0.f), sum70 = vec4(0.f), sum71 = vec4(0.f);
 
     // the next steps' operands, loaded into registers while the current ones are multiplied
     // (loads in flight during the arithmetic instead of before it: a layer with few tiles and
@@ -146,23 +148,50 @@ void main()
 
         for (int sk = 0; sk < TILE_K; sk++)
         {
-            vec4 v[8];
-            for (int i = 0; i < POS; i++)
-                v[i] = tile_in[sk * TILE_N + tp + i * LANES_N];
-            for (int j = 0; j < 2; j++)
+            const int ib = sk * TILE_N + tp;
+            const vec4 v0 = tile_in[ib];
+            const vec4 v1 = tile_in[ib + LANES_N];
+            const vec4 v2 = tile_in[ib + 2 * LANES_N];
+            const vec4 v3 = tile_in[ib + 3 * LANES_N];
+            const int wb0 = (sk * TILE_M + tm) * 4;
+            const int wb1 = wb0 + LANES_M * 4;
+            const vec4 a0 = tile_w[wb0];
+            const vec4 b0 = tile_w[wb0 + 1];
+            const vec4 c0 = tile_w[wb0 + 2];
+            const vec4 d0 = tile_w[wb0 + 3];
+            const vec4 a1 = tile_w[wb1];
+            const vec4 b1 = tile_w[wb1 + 1];
+            const vec4 c1 = tile_w[wb1 + 2];
+            const vec4 d1 = tile_w[wb1 + 3];
+            sum00 += vec4(dot(v0, a0), dot(v0, b0), dot(v0, c0), dot(v0, d0));
+            sum10 += vec4(dot(v1, a0), dot(v1, b0), dot(v1, c0), dot(v1, d0));
+            sum20 += vec4(dot(v2, a0), dot(v2, b0), dot(v2, c0), dot(v2, d0));
+            sum30 += vec4(dot(v3, a0), dot(v3, b0), dot(v3, c0), dot(v3, d0));
+            sum01 += vec4(dot(v0, a1), dot(v0, b1), dot(v0, c1), dot(v0, d1));
+            sum11 += vec4(dot(v1, a1), dot(v1, b1), dot(v1, c1), dot(v1, d1));
+            sum21 += vec4(dot(v2, a1), dot(v2, b1), dot(v2, c1), dot(v2, d1));
+            sum31 += vec4(dot(v3, a1), dot(v3, b1), dot(v3, c1), dot(v3, d1));
+            if (POS == 8)
             {
-                const int wb = (sk * TILE_M + tm + j * LANES_M) * 4;
-                const vec4 a = tile_w[wb];
-                const vec4 b = tile_w[wb + 1];
-                const vec4 c = tile_w[wb + 2];
-                const vec4 d = tile_w[wb + 3];
-                for (int i = 0; i < POS; i++)
-                    sums[i * 2 + j] += vec4(dot(v[i], a), dot(v[i], b), dot(v[i], c), dot(v[i], d));
+                const vec4 v4 = tile_in[ib + 4 * LANES_N];
+                const vec4 v5 = tile_in[ib + 5 * LANES_N];
+                const vec4 v6 = tile_in[ib + 6 * LANES_N];
+                const vec4 v7 = tile_in[ib + 7 * LANES_N];
+                sum40 += vec4(dot(v4, a0), dot(v4, b0), dot(v4, c0), dot(v4, d0));
+                sum50 += vec4(dot(v5, a0), dot(v5, b0), dot(v5, c0), dot(v5, d0));
+                sum60 += vec4(dot(v6, a0), dot(v6, b0), dot(v6, c0), dot(v6, d0));
+                sum70 += vec4(dot(v7, a0), dot(v7, b0), dot(v7, c0), dot(v7, d0));
+                sum41 += vec4(dot(v4, a1), dot(v4, b1), dot(v4, c1), dot(v4, d1));
+                sum51 += vec4(dot(v5, a1), dot(v5, b1), dot(v5, c1), dot(v5, d1));
+                sum61 += vec4(dot(v6, a1), dot(v6, b1), dot(v6, c1), dot(v6, d1));
+                sum71 += vec4(dot(v7, a1), dot(v7, b1), dot(v7, c1), dot(v7, d1));
             }
         }
         barrier();
     }
 
+    vec4 sums[16] = vec4[16](sum00, sum01, sum10, sum11, sum20, sum21, sum30, sum31,
+        sum40, sum41, sum50, sum51, sum60, sum61, sum70, sum71);
     for (int i = 0; i < POS; i++)
     {
         const int on = n0 + tp + LANES_N * i;
