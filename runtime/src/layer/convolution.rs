@@ -302,23 +302,31 @@ impl Convolution {
         let [tn, tm] = GEMM_TILES[wide];
         let groups = grid([positions.div_ceil(tn) * 256, top.c.div_ceil(tm), splits])?;
         let ctx = rec.context();
-        let mut values: Vec<_> = state
-            .spec
-            .iter()
-            .filter(|(id, _)| *id != 13)
-            .cloned()
-            .collect();
-        values.push((12, SpecValue::I32(splits as i32)));
-        values.push((13, SpecValue::I32(wide as i32)));
-        let spec = Specialization {
-            values,
-            local_size: None,
+        // the pipeline made at create_pipeline has the tile that does not need the positions;
+        // others (and split ones) come from the context's cache, specialized here; the sum
+        // pass has no tile
+        let spec = |tile: core::option::Option<usize>| {
+            let mut values: Vec<_> = state
+                .spec
+                .iter()
+                .filter(|(id, _)| *id != 13)
+                .cloned()
+                .collect();
+            values.push((12, SpecValue::I32(splits as i32)));
+            values.extend(tile.map(|w| (13, SpecValue::I32(w as i32))));
+            Specialization {
+                values,
+                local_size: None,
+            }
         };
-        // the pipeline made at create_pipeline has the tile that does not need the positions
         let gemm = if splits == 1 && wide == self.gemm_tile(None) {
             unsplit.clone()
         } else {
-            ctx.pipeline(Shader::ConvolutionGemm.module(), state.options, &spec)?
+            ctx.pipeline(
+                Shader::ConvolutionGemm.module(),
+                state.options,
+                &spec(Some(wide)),
+            )?
         };
         if splits == 1 {
             return rec.dispatch(
@@ -328,16 +336,11 @@ impl Convolution {
                 groups,
             );
         }
-        // the sum pass has no tile
-        let spec = Specialization {
-            values: spec
-                .values
-                .into_iter()
-                .filter(|(id, _)| *id != 13)
-                .collect(),
-            local_size: None,
-        };
-        let sum = ctx.pipeline(Shader::ConvolutionGemmSum.module(), state.options, &spec)?;
+        let sum = ctx.pipeline(
+            Shader::ConvolutionGemmSum.module(),
+            state.options,
+            &spec(None),
+        )?;
         // one row of fp32 values (a 1-D mat's length is its channel count)
         let partials = ctx.alloc_mat(
             2,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use fpshader_build::vgf::lower::{self, Lowered};
 use fpshader_build::vgf::tosa::spirv::{self, GRAPH_CONSTANT_ID};
-use fpshader_build::vgf::tosa::{Attr, Graph, Loc, Op, TensorType, Value, ValueId};
+use fpshader_build::vgf::tosa::{Attr, Graph, Loc, Op, Value, ValueId};
 use fpshader_build::vgf::{Segment, Vgf};
 
 use super::glsl::compile;
@@ -32,7 +32,7 @@ pub(super) fn steps(
 ) -> Result<Vec<Step>> {
     let what = format!("segment `{}`", segment.name);
     let module = spirv::read(words, entry_point).map_err(|e| problem(&what, e.to_string()))?;
-    let g = &module.graph;
+    let g = &with_copies(module.graph.clone());
     // (set, binding) → resource, from the segment's descriptor sets
     let mut resource_at = HashMap::new();
     for (i, set) in segment.set_infos.iter().enumerate() {
@@ -69,14 +69,21 @@ pub(super) fn steps(
             operands,
             invocations,
         } = lowered;
-        let name = format!("{}_{}", segment.name, op.kind());
-        let pipeline = pipeline_for(ctx, cache, &name, glsl).map_err(|e| match e {
-            PipelineError::Compile(e) => problem(
-                &what,
-                format!("the lowered `{}` does not compile: {e}", op.name),
-            ),
-            PipelineError::Runtime(e) => e,
-        })?;
+        let pipeline = match cache.get(&glsl) {
+            Some(p) => p.clone(),
+            None => {
+                let words = compile(&glsl).map_err(|e| {
+                    problem(
+                        &what,
+                        format!("the lowered `{}` does not compile: {e}", op.name),
+                    )
+                })?;
+                let name = format!("{}_{}", segment.name, op.kind());
+                let p = ctx.pipeline_from_spirv(&name, &words)?;
+                cache.insert(glsl, p.clone());
+                p
+            }
+        };
         let mut bindings = Vec::with_capacity(operands.len() + 1);
         for &i in &operands {
             let v = op.operands[i];
@@ -122,83 +129,36 @@ pub(super) fn steps(
             global: [invocations, 1, 1],
         });
     }
-    // an output no op writes (a constant passed on to a shader, or an input) is copied
-    for (j, &v) in g.outputs.iter().enumerate() {
-        let written = g.producer(v).is_some_and(|p| g.ops[p].kind() != "const");
-        if written && !g.inputs.contains(&v) {
-            continue;
-        }
-        let from = match slot_of.get(&v) {
-            Some(s) if g.inputs.contains(&v) => *s,
-            _ => {
-                let data = constant_data(vgf, segment, g, v).map_err(|p| problem(&what, p))?;
-                locals.push(ctx.upload(&data));
-                Slot::Local(locals.len() - 1)
-            }
-        };
-        let (set, binding) = module.output_bindings[j];
-        let to = Slot::Resource(resource_at[&(set, binding)]);
-        let copy = copy_op(&g.values[v].ty);
-        let lowered =
-            lower::lower(&copy, &copy.ops[0]).map_err(|e| problem(&what, e.to_string()))?;
-        let name = format!("{}_copy", segment.name);
-        let pipeline = pipeline_for(ctx, cache, &name, lowered.glsl).map_err(|e| match e {
-            PipelineError::Compile(e) => problem(&what, format!("the copy does not compile: {e}")),
-            PipelineError::Runtime(e) => e,
-        })?;
-        steps.push(Step {
-            label: format!("{}: copy output {j}", segment.name),
-            pipeline,
-            bindings: vec![from, to],
-            global: [lowered.invocations, 1, 1],
-        });
-    }
     Ok(steps)
 }
 
-/// A one-op graph copying a tensor of type `ty` (`tosa.identity`), to lower.
-fn copy_op(ty: &TensorType) -> Graph {
-    let value = |name: &str| Value {
-        name: name.into(),
-        ty: ty.clone(),
-    };
-    Graph {
-        values: vec![value("%in"), value("%out")],
-        ops: vec![Op {
+/// `g` with a `tosa.identity` op before every output no op computes (a constant passed on to
+/// a shader, or an input), so that every output is some op's result and lowers like the rest.
+fn with_copies(mut g: Graph) -> Graph {
+    for j in 0..g.outputs.len() {
+        let v = g.outputs[j];
+        let computed = g.producer(v).is_some_and(|p| g.ops[p].kind() != "const");
+        if computed && !g.inputs.contains(&v) {
+            continue;
+        }
+        let copy = g.values.len();
+        g.values.push(Value {
+            name: format!("{}_copy", g.values[v].name),
+            ty: g.values[v].ty.clone(),
+        });
+        g.ops.push(Op {
             name: "tosa.identity".into(),
-            operands: vec![0],
-            results: vec![1],
+            operands: vec![v],
+            results: vec![copy],
             attrs: Default::default(),
             loc: Loc::Word(0),
-        }],
-        ..Graph::default()
+        });
+        g.outputs[j] = copy;
     }
+    g
 }
 
-enum PipelineError {
-    Compile(String),
-    Runtime(crate::error::Error),
-}
-
-/// The pipeline of a lowered op's GLSL, compiled once per text.
-fn pipeline_for(
-    ctx: &Context,
-    cache: &mut PipelineCache,
-    name: &str,
-    glsl: String,
-) -> std::result::Result<Arc<Pipeline>, PipelineError> {
-    if let Some(p) = cache.get(&glsl) {
-        return Ok(p.clone());
-    }
-    let words = compile(&glsl).map_err(PipelineError::Compile)?;
-    let p = ctx
-        .pipeline_from_spirv(name, &words)
-        .map_err(PipelineError::Runtime)?;
-    cache.insert(glsl, p.clone());
-    Ok(p)
-}
-
-/// The f32 bytes of constant value `v`: inline values, or the VGF constant its graph constant
+/// The bytes of constant value `v`: inline values, or the VGF constant its graph constant
 /// id names through the segment.
 fn constant_data(
     vgf: &Vgf,

@@ -1,6 +1,7 @@
 //! Running VGF files on any wgpu GPU: every compute segment becomes a pipeline at load, every
-//! data-graph segment a chain of lowered compute shaders ([`graph`]), every resource a storage
-//! buffer (resources of one alias group share one), and a run records the steps in sequence
+//! data-graph segment a chain of lowered compute shaders ([`graph`]), constants buffers of the
+//! model's own (uploaded once), every other resource a storage buffer per run (resources of
+//! one alias group share one), and a run records the steps in sequence
 //! order in one recording; wgpu's barriers between dispatches give the ordering the seed asks
 //! for between partitions (a segment reads only what earlier ones wrote).
 
@@ -10,7 +11,7 @@ mod graph;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use fpshader_build::vgf::{self, ModuleCode, ModuleType, Vgf};
+use fpshader_build::vgf::{self, BindingSlot, ModuleCode, ModuleType, Resource, Vgf};
 
 use crate::error::{Error, Result};
 use crate::gpu::{Context, DeviceBuffer, Pipeline};
@@ -19,8 +20,10 @@ use crate::gpu::{Context, DeviceBuffer, Pipeline};
 pub struct VgfModel {
     vgf: Vgf,
     steps: Vec<Step>,
-    /// Buffers of the model's own: graph segments' constants and intermediate values.
+    /// Buffers of the model's own: constants and graph segments' intermediate values.
     locals: Vec<DeviceBuffer>,
+    /// The resource whose buffer each resource uses: the first of its alias group, else itself.
+    owners: Vec<u32>,
 }
 
 /// Where a dispatch's binding lives.
@@ -61,6 +64,8 @@ impl VgfModel {
         let mut steps = Vec::with_capacity(vgf.sequence.segments.len());
         let mut locals = Vec::new();
         let mut cache = graph::PipelineCache::new();
+        // constants a compute segment binds: uploaded once, by resource
+        let mut constant_locals: BTreeMap<u32, usize> = BTreeMap::new();
         for s in &vgf.sequence.segments {
             let what = format!("segment `{}`", s.name);
             let module = vgf
@@ -142,14 +147,24 @@ impl VgfModel {
             let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
             let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
             bindings.sort_by_key(|b| b.binding);
+            let mut slots = Vec::with_capacity(bindings.len());
+            for b in bindings {
+                let constant = vgf.constants.iter().find(|c| c.mrt_index == b.mrt_index);
+                slots.push(match constant {
+                    Some(c) => {
+                        Slot::Local(*constant_locals.entry(b.mrt_index).or_insert_with(|| {
+                            locals.push(ctx.upload(&c.data));
+                            locals.len() - 1
+                        }))
+                    }
+                    None => Slot::Resource(b.mrt_index),
+                });
+            }
             let l = pipeline.local_size;
             steps.push(Step {
                 label: s.name.clone(),
                 global: [0, 1, 2].map(|i| s.dispatch_shape[i].saturating_mul(l[i])),
-                bindings: bindings
-                    .iter()
-                    .map(|b| Slot::Resource(b.mrt_index))
-                    .collect(),
+                bindings: slots,
                 pipeline,
             });
         }
@@ -171,19 +186,20 @@ impl VgfModel {
                 ));
             }
         }
-        Ok(VgfModel { vgf, steps, locals })
-    }
-
-    /// The resource whose buffer `mrt` uses: the first of its alias group, else itself.
-    fn owner(&self, mrt: u32) -> u32 {
-        let resources = &self.vgf.resources;
-        match resources[mrt as usize].alias_group {
-            Some(g) => resources
-                .iter()
-                .position(|r| r.alias_group == Some(g))
-                .map_or(mrt, |i| i as u32),
-            None => mrt,
-        }
+        let owners = (0..vgf.resources.len())
+            .map(|i| {
+                let group = vgf.resources[i].alias_group;
+                group
+                    .and_then(|g| vgf.resources.iter().position(|r| r.alias_group == Some(g)))
+                    .unwrap_or(i) as u32
+            })
+            .collect();
+        Ok(VgfModel {
+            vgf,
+            steps,
+            locals,
+            owners,
+        })
     }
 
     /// The model as read.
@@ -208,7 +224,7 @@ impl VgfModel {
         let size = |mrt: u32| self.vgf.resources[mrt as usize].byte_size().unwrap_or(0);
         // one buffer per resource; an alias group shares the first member's
         let mut buffers: BTreeMap<u32, crate::gpu::DeviceBuffer> = BTreeMap::new();
-        let owner = |mrt: u32| self.owner(mrt);
+        let owner = |mrt: u32| self.owners[mrt as usize];
         for (i, (slot, bytes)) in seq.inputs.iter().zip(inputs).enumerate() {
             let want = size(slot.mrt_index);
             if bytes.len() as u64 != want {
@@ -225,9 +241,6 @@ impl VgfModel {
                 ));
             }
             buffers.insert(owner(slot.mrt_index), ctx.upload(bytes));
-        }
-        for c in &self.vgf.constants {
-            buffers.insert(owner(c.mrt_index), ctx.upload(&c.data));
         }
         let mut rec = ctx.recorder();
         for step in &self.steps {
@@ -286,41 +299,42 @@ impl VgfModel {
         &self.vgf.sequence.output_names
     }
 
-    /// Shapes and categories of the inputs' resources.
-    pub fn input_shapes(&self) -> Vec<Vec<i64>> {
-        self.vgf
-            .sequence
-            .inputs
+    /// The resources of `slots`.
+    fn resources_of<'a>(&'a self, slots: &'a [BindingSlot]) -> impl Iterator<Item = &'a Resource> {
+        slots
             .iter()
-            .map(|s| self.vgf.resources[s.mrt_index as usize].shape.clone())
+            .map(|s| &self.vgf.resources[s.mrt_index as usize])
+    }
+
+    /// Shapes of the inputs' resources.
+    pub fn input_shapes(&self) -> Vec<Vec<i64>> {
+        let seq = &self.vgf.sequence;
+        self.resources_of(&seq.inputs)
+            .map(|r| r.shape.clone())
             .collect()
     }
 
     /// `VkFormat`s of the inputs' elements.
     pub fn input_formats(&self) -> Vec<u32> {
         let seq = &self.vgf.sequence;
-        seq.inputs
-            .iter()
-            .map(|s| self.vgf.resources[s.mrt_index as usize].vk_format)
+        self.resources_of(&seq.inputs)
+            .map(|r| r.vk_format)
             .collect()
     }
 
     /// `VkFormat`s of the outputs' elements.
     pub fn output_formats(&self) -> Vec<u32> {
         let seq = &self.vgf.sequence;
-        seq.outputs
-            .iter()
-            .map(|s| self.vgf.resources[s.mrt_index as usize].vk_format)
+        self.resources_of(&seq.outputs)
+            .map(|r| r.vk_format)
             .collect()
     }
 
     /// Shapes of the outputs' resources.
     pub fn output_shapes(&self) -> Vec<Vec<i64>> {
-        self.vgf
-            .sequence
-            .outputs
-            .iter()
-            .map(|s| self.vgf.resources[s.mrt_index as usize].shape.clone())
+        let seq = &self.vgf.sequence;
+        self.resources_of(&seq.outputs)
+            .map(|r| r.shape.clone())
             .collect()
     }
 }

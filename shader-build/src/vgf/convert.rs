@@ -205,20 +205,8 @@ impl Builder<'_> {
             .iter()
             .map(|&v| self.graph_constant(v))
             .collect::<Result<_, _>>()?;
-        let slots = |b: &mut Self, values: &[ValueId]| -> Result<Vec<BindingSlot>, ConvertError> {
-            values
-                .iter()
-                .map(|&v| {
-                    let mrt_index = b.view(v, View::Tensor)?;
-                    Ok(BindingSlot {
-                        binding: mrt_index,
-                        mrt_index,
-                    })
-                })
-                .collect()
-        };
-        let inputs = slots(self, &part.inputs)?;
-        let outputs = slots(self, &part.outputs)?;
+        let inputs = self.slots(&part.inputs, View::Tensor)?;
+        let outputs = self.slots(&part.outputs, View::Tensor)?;
         self.vgf.sequence.segments.push(Segment {
             ty: ModuleType::Graph,
             name: String::new(),
@@ -239,17 +227,30 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn slots(&mut self, values: &[ValueId]) -> Result<Vec<BindingSlot>, ConvertError> {
+    /// Segment input or output slots of `values` seen as `view`.
+    fn slots(&mut self, values: &[ValueId], view: View) -> Result<Vec<BindingSlot>, ConvertError> {
         values
             .iter()
             .map(|&v| {
-                let mrt_index = self.resource(v)?;
+                let mrt_index = self.view(v, view)?;
                 Ok(BindingSlot {
                     binding: mrt_index,
                     mrt_index,
                 })
             })
             .collect()
+    }
+
+    /// SPIR-V of a generated shader ([`lower`]).
+    fn compile_lowered(&self, name: &str, glsl: &str) -> Result<Vec<u32>, ConvertError> {
+        self.compiler
+            .compile_str(name, glsl, crate::OptionSet::default())
+            .map_err(|e| {
+                ConvertError::from(MaterializeError::Compile {
+                    op: name.to_string(),
+                    source: Box::new(e),
+                })
+            })
     }
 
     /// A segment writing `data` into resource `mrt_index`.
@@ -272,32 +273,9 @@ impl Builder<'_> {
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect();
-        let n = words.len();
-        let mut glsl = format!(
-            "#version 450\nlayout(local_size_x = {LOWERED_LOCAL_SIZE}) in;\n\
-             layout(set = 0, binding = 0) buffer Out {{ uint r[]; }};\n"
-        );
-        let value = if words.iter().all(|&w| w == words[0]) {
-            format!("{}u", words[0])
-        } else {
-            let list: Vec<String> = words.iter().map(|w| format!("{w}u")).collect();
-            glsl.push_str(&format!(
-                "const uint k[{n}] = uint[{n}]({});\n",
-                list.join(",")
-            ));
-            "k[i]".into()
-        };
-        glsl.push_str(&format!(
-            "void main() {{ uint i = gl_GlobalInvocationID.x; if (i < {n}u) r[i] = {value}; }}\n"
-        ));
+        let lowered = lower::constant(&words);
         let module_name = format!("constant_{}", self.constant_segments.len());
-        let code = self
-            .compiler
-            .compile_str(&module_name, &glsl, crate::OptionSet::default())
-            .map_err(|e| MaterializeError::Compile {
-                op: module_name.clone(),
-                source: Box::new(e),
-            })?;
+        let code = self.compile_lowered(&module_name, &lowered.glsl)?;
         let slot = BindingSlot {
             binding: 0,
             mrt_index,
@@ -313,7 +291,11 @@ impl Builder<'_> {
                 mrt_index,
             }],
             constants: Vec::new(),
-            dispatch_shape: vec![groups(name, n as u64, LOWERED_LOCAL_SIZE)?, 1, 1],
+            dispatch_shape: vec![
+                groups(name, u64::from(lowered.invocations), LOWERED_LOCAL_SIZE)?,
+                1,
+                1,
+            ],
             push_constant_ranges: Vec::new(),
         };
         let module = Module {
@@ -477,14 +459,7 @@ pub fn convert(
                 let lowered = lower::lower(graph, op)
                     .map_err(|e| ConvertError::from(MaterializeError::from(e)))?;
                 let name = format!("partition_{p}_{}_{}", op.kind(), segment);
-                let words = compiler
-                    .compile_str(&name, &lowered.glsl, crate::OptionSet::default())
-                    .map_err(|e| {
-                        ConvertError::from(MaterializeError::Compile {
-                            op: name.clone(),
-                            source: Box::new(e),
-                        })
-                    })?;
+                let words = b.compile_lowered(&name, &lowered.glsl)?;
                 let operands: Vec<ValueId> =
                     lowered.operands.iter().map(|&i| op.operands[i]).collect();
                 let mut bindings = Vec::new();
@@ -507,8 +482,8 @@ pub fn convert(
                 };
                 (module, BTreeMap::from([(0, bindings)]), operands, dispatch)
             };
-            let inputs = b.slots(&operands)?;
-            let outputs = b.slots(&op.results)?;
+            let inputs = b.slots(&operands, View::Buffer)?;
+            let outputs = b.slots(&op.results, View::Buffer)?;
             b.vgf.sequence.segments.push(Segment {
                 ty: ModuleType::Compute,
                 name: format!("compute_segment_{segment}"),
@@ -523,29 +498,21 @@ pub fn convert(
             b.vgf.modules.push(module);
         }
     }
-    b.vgf.sequence.inputs = graph
+    // bindings numbered across inputs and outputs: the scenario runner binds by this number
+    let mut interface = graph
         .inputs
         .iter()
+        .chain(&graph.outputs)
         .enumerate()
-        .map(|(i, &v)| {
+        .map(|(binding, &v)| {
             Ok(BindingSlot {
-                binding: i as u32,
+                binding: binding as u32,
                 mrt_index: b.view(v, first_view(v))?,
             })
         })
-        .collect::<Result<_, ConvertError>>()?;
-    b.vgf.sequence.outputs = graph
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            Ok(BindingSlot {
-                // unique across inputs and outputs: the scenario runner binds by this number
-                binding: (graph.inputs.len() + i) as u32,
-                mrt_index: b.view(v, first_view(v))?,
-            })
-        })
-        .collect::<Result<_, ConvertError>>()?;
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    b.vgf.sequence.outputs = interface.split_off(graph.inputs.len());
+    b.vgf.sequence.inputs = interface;
     // the constants' segments run first; names follow the final order
     let constants = std::mem::take(&mut b.constant_segments);
     for s in &mut b.vgf.sequence.segments {

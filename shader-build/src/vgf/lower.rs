@@ -452,6 +452,34 @@ fn table(graph: &Graph, op: &Op, n: usize) -> Result<Lowered, LowerError> {
     })
 }
 
+/// A shader writing `words` to its only binding: how a compute-only file carries a constant
+/// (Arm's runtime binds no VGF constant to a compute segment). A splat needs no array.
+pub fn constant(words: &[u32]) -> Lowered {
+    let n = words.len();
+    let mut glsl = format!(
+        "#version 450\nlayout(local_size_x = {LOWERED_LOCAL_SIZE}) in;\n\
+         layout(set = 0, binding = 0) buffer Out {{ uint r[]; }};\n"
+    );
+    let value = match words.first() {
+        Some(&w) if words.iter().all(|&x| x == w) => format!("{w}u"),
+        _ => {
+            let list: Vec<String> = words.iter().map(|w| format!("{w}u")).collect();
+            writeln!(glsl, "const uint k[{n}] = uint[{n}]({});", list.join(",")).ok();
+            "k[i]".into()
+        }
+    };
+    writeln!(
+        glsl,
+        "void main() {{ uint i = gl_GlobalInvocationID.x; if (i < {n}u) r[i] = {value}; }}"
+    )
+    .ok();
+    Lowered {
+        glsl,
+        operands: Vec::new(),
+        invocations: n as u32,
+    }
+}
+
 fn generated(operands: &[usize], expr: &str, helper: &str, n: u32) -> Lowered {
     let mut glsl = String::from("#version 450\n");
     writeln!(glsl, "layout(local_size_x = {LOWERED_LOCAL_SIZE}) in;").ok();

@@ -78,7 +78,15 @@ fn module_table(modules: &[Module]) -> Vec<u8> {
         }
         offsets.push(fbb.end_table(t));
     }
-    let v = fbb.create_vector(&offsets);
+    single_vector_root(fbb, &offsets)
+}
+
+/// A section whose root table holds one field, the vector of `tables`.
+fn single_vector_root(
+    mut fbb: FlatBufferBuilder<'_>,
+    tables: &[WIPOffset<TableFinishedWIPOffset>],
+) -> Vec<u8> {
+    let v = fbb.create_vector(tables);
     let t = fbb.start_table();
     fbb.push_slot_always(field(0), v);
     let root = fbb.end_table(t);
@@ -208,12 +216,7 @@ fn resource_table(resources: &[Resource]) -> Vec<u8> {
         fbb.push_slot(field(6), r.alias_group.unwrap_or(u32::MAX), u32::MAX);
         entries.push(fbb.end_table(t));
     }
-    let entries = fbb.create_vector(&entries);
-    let t = fbb.start_table();
-    fbb.push_slot_always(field(0), entries);
-    let root = fbb.end_table(t);
-    fbb.finish_minimal(root);
-    fbb.finished_data().to_vec()
+    single_vector_root(fbb, &entries)
 }
 
 fn constants_section(vgf: &Vgf) -> Vec<u8> {

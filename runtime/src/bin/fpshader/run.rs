@@ -7,6 +7,7 @@ use std::time::Instant;
 use fpshader::layer::Option as NetOption;
 use fpshader::net::Net;
 use fpshader::{Context, ContextOptions, Mat, ShaderPath};
+use fpshader_build::vgf::tosa::{Elem, TensorType};
 
 use crate::{CliError, npy, print};
 
@@ -267,61 +268,49 @@ fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The bytes of `values` as elements of `VkFormat` `format`, or why not.
+/// The bytes of `values` as elements of `VkFormat` `format`, or why not: TOSA's element
+/// types (as the converter writes them), and unsigned integers.
 fn encode(values: &[f32], format: u32) -> Result<Vec<u8>, String> {
-    let name = fpshader_build::vgf::format_name(format).unwrap_or("an unknown format");
-    Ok(match name {
-        "VK_FORMAT_R32_SFLOAT" => bytemuck::cast_slice::<f32, u8>(values).to_vec(),
-        "VK_FORMAT_R16_SFLOAT" => values
-            .iter()
-            .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
-            .collect(),
-        "VK_FORMAT_R8_SINT" | "VK_FORMAT_R8_BOOL_ARM" => {
-            values.iter().map(|&v| v as i8 as u8).collect()
-        }
-        "VK_FORMAT_R8_UINT" => values.iter().map(|&v| v as u8).collect(),
-        "VK_FORMAT_R16_SINT" => values
-            .iter()
-            .flat_map(|&v| (v as i16).to_le_bytes())
-            .collect(),
-        "VK_FORMAT_R32_SINT" => values
-            .iter()
-            .flat_map(|&v| (v as i32).to_le_bytes())
-            .collect(),
-        "VK_FORMAT_R32_UINT" => values
+    if let Some(elem) = Elem::from_vk_format(format) {
+        let ty = TensorType {
+            shape: vec![values.len() as i64],
+            elem,
+        };
+        let values: Vec<f64> = values.iter().map(|&v| f64::from(v)).collect();
+        return ty.bytes(&values).ok_or_else(|| "no values".to_string());
+    }
+    Ok(match fpshader_build::vgf::format_name(format) {
+        Some("VK_FORMAT_R8_UINT") => values.iter().map(|&v| v as u8).collect(),
+        Some("VK_FORMAT_R32_UINT") => values
             .iter()
             .flat_map(|&v| (v as u32).to_le_bytes())
             .collect(),
-        other => return Err(format!("tensors of {other} are not read from .npy")),
+        other => {
+            return Err(format!(
+                "tensors of {} are not read from .npy",
+                other.unwrap_or("an unknown format")
+            ));
+        }
     })
 }
 
 /// The elements of `VkFormat` `format` in `bytes`, as f32 (what the `.npy` files hold).
 fn decode(bytes: &[u8], format: u32) -> Result<Vec<f32>, String> {
-    let name = fpshader_build::vgf::format_name(format).unwrap_or("an unknown format");
-    Ok(match name {
-        "VK_FORMAT_R32_SFLOAT" => bytemuck::pod_collect_to_vec(bytes),
-        "VK_FORMAT_R16_SFLOAT" => bytes
-            .chunks_exact(2)
-            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
-            .collect(),
-        "VK_FORMAT_R8_SINT" | "VK_FORMAT_R8_BOOL_ARM" => {
-            bytes.iter().map(|&b| f32::from(b as i8)).collect()
-        }
-        "VK_FORMAT_R8_UINT" => bytes.iter().map(|&b| f32::from(b)).collect(),
-        "VK_FORMAT_R16_SINT" => bytes
-            .chunks_exact(2)
-            .map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])))
-            .collect(),
-        "VK_FORMAT_R32_SINT" => bytes
-            .chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32)
-            .collect(),
-        "VK_FORMAT_R32_UINT" => bytes
+    if let Some(elem) = Elem::from_vk_format(format) {
+        return Ok(elem.decode(bytes).into_iter().map(|v| v as f32).collect());
+    }
+    Ok(match fpshader_build::vgf::format_name(format) {
+        Some("VK_FORMAT_R8_UINT") => bytes.iter().map(|&b| f32::from(b)).collect(),
+        Some("VK_FORMAT_R32_UINT") => bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32)
             .collect(),
-        other => return Err(format!("tensors of {other} are not written to .npy")),
+        other => {
+            return Err(format!(
+                "tensors of {} are not written to .npy",
+                other.unwrap_or("an unknown format")
+            ));
+        }
     })
 }
 

@@ -186,26 +186,6 @@ fn elem(dtype: u32) -> Option<Elem> {
     })
 }
 
-/// Little-endian values of `elem` in `data`, as numbers.
-fn decode(data: &[u8], elem: Elem) -> Vec<f64> {
-    let size = elem.size();
-    data.chunks_exact(size)
-        .map(|c| match elem {
-            Elem::F32 => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            Elem::F16 => f64::from(half::f16::from_le_bytes([c[0], c[1]])),
-            Elem::Bool => f64::from(c[0] != 0),
-            Elem::I8 => f64::from(c[0] as i8),
-            Elem::I16 => f64::from(i16::from_le_bytes([c[0], c[1]])),
-            Elem::I32 => f64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            Elem::I64 => {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(c);
-                i64::from_le_bytes(b) as f64
-            }
-        })
-        .collect()
-}
-
 fn ints(v: Vec<i32>) -> Attr {
     Attr::Numbers(v.into_iter().map(f64::from).collect())
 }
@@ -288,7 +268,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
                     ),
                 ));
             }
-            data.insert(id, decode(&bytes[..ty.elements() * elem.size()], elem));
+            data.insert(id, elem.decode(&bytes[..ty.elements() * elem.size()]));
         }
         g.values.push(Value {
             name: format!("%{name}"),
@@ -302,7 +282,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
         let id = g.values.len();
         let bytes = s.bytes_at(2);
         if !bytes.is_empty() {
-            data.insert(id, decode(bytes, Elem::I64));
+            data.insert(id, Elem::I64.decode(bytes));
         }
         g.values.push(Value {
             name: format!("%{name}"),
@@ -428,7 +408,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
                 ) {
                     let elem = g.values[input].ty.elem;
                     for (i, key) in [(0, "min_val"), (1, "max_val")] {
-                        let v = decode(a.bytes_at(i), elem);
+                        let v = elem.decode(a.bytes_at(i));
                         let Some(&x) = v.first() else {
                             return Err(err(at, format!("clamp `{key}` has no value")));
                         };

@@ -122,6 +122,41 @@ impl Elem {
         crate::vgf::format_value(name).unwrap_or(0)
     }
 
+    /// The element type whose tensors have `VkFormat` `format`, if one has it.
+    pub fn from_vk_format(format: u32) -> Option<Elem> {
+        [
+            Elem::F32,
+            Elem::F16,
+            Elem::Bool,
+            Elem::I8,
+            Elem::I16,
+            Elem::I32,
+            Elem::I64,
+        ]
+        .into_iter()
+        .find(|e| e.vk_format() == format)
+    }
+
+    /// The values of little-endian elements in `data` (a trailing partial element is left out);
+    /// the inverse of [`TensorType::bytes`].
+    pub fn decode(self, data: &[u8]) -> Vec<f64> {
+        data.chunks_exact(self.size())
+            .map(|c| match self {
+                Elem::F32 => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                Elem::F16 => f64::from(half::f16::from_le_bytes([c[0], c[1]])),
+                Elem::Bool => f64::from(c[0] != 0),
+                Elem::I8 => f64::from(c[0] as i8),
+                Elem::I16 => f64::from(i16::from_le_bytes([c[0], c[1]])),
+                Elem::I32 => f64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                Elem::I64 => {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(c);
+                    i64::from_le_bytes(b) as f64
+                }
+            })
+            .collect()
+    }
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
