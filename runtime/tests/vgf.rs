@@ -249,17 +249,13 @@ fn partitions_match_arms_converter() {
             dir.join(format!("{name}.vgf")),
         );
         std::fs::write(&input, &mlir).unwrap();
-        let run = Command::new(&converter)
-            .arg("-i")
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&run.stderr)
+        run_ok(
+            Command::new(&converter)
+                .arg("-i")
+                .arg(&input)
+                .arg("-o")
+                .arg(&output),
+            &format!("{name}: model-converter"),
         );
         let dump = vgf_dump(&output).unwrap();
         let arms: String = dump["model_sequence"]["segments"]
@@ -288,18 +284,14 @@ fn partitions_match_arms_converter() {
 /// The TOSA flatbuffer Arm's converter writes for the MLIR file `mlir`.
 fn to_tosa(converter: &std::path::Path, mlir: &std::path::Path) -> Vec<u8> {
     let out = mlir.with_extension("tosa");
-    let run = Command::new(converter)
-        .arg("-i")
-        .arg(mlir)
-        .arg("-o")
-        .arg(&out)
-        .arg("--tosa-flatbuffer")
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "model-converter --tosa-flatbuffer: {}",
-        String::from_utf8_lossy(&run.stderr)
+    run_ok(
+        Command::new(converter)
+            .arg("-i")
+            .arg(mlir)
+            .arg("-o")
+            .arg(&out)
+            .arg("--tosa-flatbuffer"),
+        "model-converter --tosa-flatbuffer",
     );
     std::fs::read(out).unwrap()
 }

@@ -26,52 +26,29 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
     let DType::Plain(ty) = file.dtype() else {
         return Err(npy_error(path, "structured arrays are not tensors"));
     };
-    let bad = |e: std::io::Error| npy_error(path, e);
-    let values: Vec<f32> = match (ty.type_char(), ty.size_field()) {
-        (TypeChar::Float, 4) => file.into_vec::<f32>().map_err(bad)?,
-        (TypeChar::Float, 8) => file
-            .into_vec::<f64>()
-            .map_err(bad)?
-            .into_iter()
-            .map(|v| v as f32)
-            .collect(),
-        (TypeChar::Int, 4) => file
-            .into_vec::<i32>()
-            .map_err(bad)?
-            .into_iter()
-            .map(|v| v as f32)
-            .collect(),
-        (TypeChar::Int, 8) => file
-            .into_vec::<i64>()
-            .map_err(bad)?
-            .into_iter()
-            .map(|v| v as f32)
-            .collect(),
-        (TypeChar::Uint, 1) => file
-            .into_vec::<u8>()
-            .map_err(bad)?
-            .into_iter()
-            .map(f32::from)
-            .collect(),
-        (TypeChar::Int, 1) => file
-            .into_vec::<i8>()
-            .map_err(bad)?
-            .into_iter()
-            .map(f32::from)
-            .collect(),
-        (TypeChar::Int, 2) => file
-            .into_vec::<i16>()
-            .map_err(bad)?
-            .into_iter()
-            .map(f32::from)
-            .collect(),
+    // every dtype widened (or, for 64-bit ones, rounded) to f32
+    fn widen<T: npyz::Deserialize>(
+        file: npyz::NpyFile<&[u8]>,
+        f: impl Fn(T) -> f32,
+    ) -> std::io::Result<Vec<f32>> {
+        Ok(file.into_vec::<T>()?.into_iter().map(f).collect())
+    }
+    let values = match (ty.type_char(), ty.size_field()) {
+        (TypeChar::Float, 4) => file.into_vec::<f32>(),
+        (TypeChar::Float, 8) => widen(file, |v: f64| v as f32),
+        (TypeChar::Int, 8) => widen(file, |v: i64| v as f32),
+        (TypeChar::Int, 4) => widen(file, |v: i32| v as f32),
+        (TypeChar::Int, 2) => widen(file, |v: i16| f32::from(v)),
+        (TypeChar::Int, 1) => widen(file, |v: i8| f32::from(v)),
+        (TypeChar::Uint, 1) => widen(file, |v: u8| f32::from(v)),
         _ => {
             return Err(npy_error(
                 path,
                 format!("dtype {ty} (float32/64, int8/16/32/64 and uint8 are read)"),
             ));
         }
-    };
+    }
+    .map_err(|e| npy_error(path, e))?;
     Ok((shape, values))
 }
 
