@@ -60,7 +60,8 @@ const int W_PER_LANE = TILE_K * TILE_M * 4 / 256;
 
 // loads steps k0 .. k0 + 7 of this invocation's share of both operands: the input at its
 // position (zero past the steps or the positions, the pad value outside the input), and its
-// weight vec4s, consecutive per step
+// weight vec4s, consecutive per step. No branch guards a load, so that all of them are in
+// flight at once: outside, a load reads element 0 and its value is replaced.
 void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0, int tid,
     int m0, int M, out vec4 in_v[4], out vec4 w_v[4])
 {
@@ -68,29 +69,25 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
     for (int r = 0; r < IN_PER_LANE; r++)
     {
         const int k = k0 + lk + r * (256 / TILE_N);
-        vec4 v = vec4(0.f);
-        if (n_inside && k < k_end)
-        {
-            const int ci = k / kk;
-            const int rem = k - ci * kk;
-            const int ky = rem / kernel_w;
-            const int kx = rem - ky * kernel_w;
-            const int x = x0 + kx * dilation_w;
-            const int y = y0 + ky * dilation_h;
-            v = (x >= 0 && x < p.w && y >= 0 && y < p.h)
-                ? vec4(buffer_ld4(bottom_blob_data, ci * p.cstep + y * p.w + x))
-                : vec4(p.pad_value);
-        }
-        in_v[r] = v;
+        const bool k_inside = n_inside && k < k_end;
+        const int ci = k / kk;
+        const int rem = k - ci * kk;
+        const int ky = rem / kernel_w;
+        const int kx = rem - ky * kernel_w;
+        const int x = x0 + kx * dilation_w;
+        const int y = y0 + ky * dilation_h;
+        const bool load = k_inside && x >= 0 && x < p.w && y >= 0 && y < p.h;
+        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * p.cstep + y * p.w + x : 0));
+        in_v[r] = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
     }
     for (int r = 0; r < W_PER_LANE; r++)
     {
         const int e = tid + r * 256;
         const int k = k0 + e / (TILE_M * 4);
         const int rest = e % (TILE_M * 4);
-        w_v[r] = (k < k_end && m0 + rest / 4 < M)
-            ? vec4(buffer_ld4(weight_data, (k * M + m0) * 4 + rest))
-            : vec4(0.f);
+        const bool inside = k < k_end && m0 + rest / 4 < M;
+        const vec4 w = vec4(buffer_ld4(weight_data, inside ? (k * M + m0) * 4 + rest : 0));
+        w_v[r] = inside ? w : vec4(0.f);
     }
 }
 

@@ -14,7 +14,7 @@ use common::*;
 
 use fpshader::layer::{Implements, Layer, Option as NetOption, ParamDict, Support};
 use fpshader::net::Net;
-use fpshader::{ElemType, Error, Mat};
+use fpshader::{ElemType, Error, Mat, ShaderPath};
 
 /// A one-layer model over input `data` (plus `extra` inputs) producing `out`.
 fn one_layer(kind: &str, bottoms: &[&str], params: &str) -> String {
@@ -1852,6 +1852,73 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
             "Convolution"
         };
         check_gpu_with(&param, &param, &weights, &[x], &[kind], true);
+    }
+}
+
+/// Dense pack4 convolutions run on tensor cores (`convolution_gemm_cm`) exactly where the
+/// context has cooperative matrices and the blobs are fp16, on the FMA GEMM everywhere else:
+/// every case of [`convolution_cases`] checks the results of either on the contexts at hand.
+/// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a context without them
+/// fail the test.
+#[test]
+fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
+    let mut rng = Rng(107);
+    let case: ConvCase = ([40, 30, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]);
+    let (param, weights) = convolution_model(&mut rng, &case);
+    let x = Input::new(&mut rng, "data", 3, case.0);
+    let fp16 = NetOption {
+        use_packing_layout: true,
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..NetOption::fp32()
+    };
+    let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
+    for ctx in gpu_contexts() {
+        assert!(
+            !require || ctx.cooperative_matrix() || ctx.path() == ShaderPath::Naga,
+            "FPSHADER_REQUIRE_COOPMAT is set but {} has no cooperative matrices",
+            ctx.describe()
+        );
+        assert!(
+            ctx.set_timing(true),
+            "{} has no timestamp queries",
+            ctx.describe()
+        );
+        for (opt, tensor_cores) in [
+            (fp16, ctx.cooperative_matrix()),
+            (
+                NetOption {
+                    use_cooperative_matrix: false,
+                    ..fp16
+                },
+                false,
+            ),
+            (
+                NetOption {
+                    use_packing_layout: true,
+                    ..NetOption::fp32()
+                },
+                false,
+            ),
+        ] {
+            let input = std::slice::from_ref(&x);
+            run_net(&param, &weights, input, "out", opt, Some(ctx.clone())).unwrap();
+            let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+            let want = if tensor_cores {
+                "convolution_gemm_cm"
+            } else {
+                "convolution_gemm"
+            };
+            assert!(
+                shaders.iter().any(|s| s == want)
+                    && !shaders
+                        .iter()
+                        .any(|s| s.contains("gemm") && s != want && !s.ends_with("_sum")),
+                "{}, {opt:?}: ran {shaders:?}, expected {want}",
+                ctx.describe()
+            );
+        }
+        ctx.set_timing(false);
     }
 }
 

@@ -70,6 +70,8 @@ pub struct Context {
     /// ([`Context::upload`]).
     pub(crate) recording: std::sync::atomic::AtomicUsize,
     pub(crate) dummy: wgpu::Buffer,
+    /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
+    cooperative_matrix: bool,
     pub(crate) timings: crate::gpu::timing::Timings,
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
@@ -97,6 +99,8 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TIMESTAMP_QUERY
         // r16f storage images (fp16-storage image variants) are not a WebGPU storage format
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
+        // VK_KHR_cooperative_matrix for the tensor-core GEMM (passthrough SPIR-V only)
+        | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
 }
 
 impl Context {
@@ -159,6 +163,15 @@ impl Context {
             label: Some("fpshader"),
             required_features: features,
             required_limits: adapter.limits(),
+            // SAFETY: the one experimental feature requested is cooperative matrices, which
+            // only reach the device as passthrough SPIR-V that glslang wrote and the
+            // Vulkan driver validates; wgpu's own (naga) code for them is never used
+            experimental_features:
+                if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+                    unsafe { wgpu::ExperimentalFeatures::enabled() }
+                } else {
+                    wgpu::ExperimentalFeatures::disabled()
+                },
             ..Default::default()
         }))
         .map_err(|e| Error::RequestDevice(e.to_string()))?;
@@ -199,6 +212,9 @@ impl Context {
         if adapter_info.backend == wgpu::Backend::Gl {
             device_allows.use_image_storage = false;
         }
+        let cooperative_matrix = path == ShaderPath::Passthrough
+            && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            && cooperative_matrix_fits(adapter);
         let user = opts.options.unwrap_or_default();
         let allowed = device_allows.intersect(&user).to_option_set();
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -226,6 +242,7 @@ impl Context {
             timings: Default::default(),
             stats: StatCounters::default(),
             dummy,
+            cooperative_matrix,
         })
     }
 
@@ -251,7 +268,16 @@ impl Context {
 
     /// Whether the device can run a module that needs `needed`.
     pub fn supports(&self, needed: Features) -> bool {
-        required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
+        (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
+            && required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
+    }
+
+    /// Whether the built-in cooperative-matrix shaders run here: the passthrough path (naga
+    /// reads no cooperative matrices), VK_KHR_cooperative_matrix with 16 × 16 × 16 fp16
+    /// products summed in fp32, and subgroups of exactly 32 invocations (the shaders give each
+    /// subgroup a fixed share of a workgroup).
+    pub fn cooperative_matrix(&self) -> bool {
+        self.cooperative_matrix
     }
 
     /// A workgroup size like ncnn's `set_optimal_local_size_xyz`: up to 64 invocations spread over
@@ -285,13 +311,30 @@ impl Context {
     /// A short description for logs: adapter, backend, path, options.
     pub fn describe(&self) -> String {
         format!(
-            "{} ({:?}, {:?} path, options {})",
+            "{} ({:?}, {:?} path, options {}{})",
             self.adapter_info.name,
             self.adapter_info.backend,
             self.path,
-            self.allowed.name()
+            self.allowed.name(),
+            if self.cooperative_matrix {
+                ", cooperative matrices"
+            } else {
+                ""
+            }
         )
     }
+}
+
+/// Whether `adapter` multiplies 16 × 16 fp16 matrices into fp32 on subgroups of 32.
+fn cooperative_matrix_fits(adapter: &wgpu::Adapter) -> bool {
+    let info = adapter.get_info();
+    info.subgroup_min_size == 32
+        && info.subgroup_max_size == 32
+        && adapter.cooperative_matrix_properties().iter().any(|p| {
+            [p.m_size, p.n_size, p.k_size] == [16, 16, 16]
+                && p.ab_type == wgpu::CooperativeScalarType::F16
+                && p.cr_type == wgpu::CooperativeScalarType::F32
+        })
 }
 
 /// The wgpu features a module's needs map to, or `None` if wgpu cannot enable one of them.
@@ -304,6 +347,10 @@ pub fn required_wgpu_features(needed: Features) -> Option<wgpu::Features> {
         (Features::INT64, wgpu::Features::SHADER_INT64),
         (Features::FLOAT64, wgpu::Features::SHADER_F64),
         (Features::SUBGROUP, wgpu::Features::SUBGROUP),
+        (
+            Features::COOPERATIVE_MATRIX,
+            wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX,
+        ),
     ] {
         if needed.contains(need) {
             f |= feature;
@@ -312,7 +359,6 @@ pub fn required_wgpu_features(needed: Features) -> Option<wgpu::Features> {
     let impossible = Features::PUSH_CONSTANT_16BIT
         .union(Features::INT8)
         .union(Features::STORAGE_8BIT)
-        .union(Features::COOPERATIVE_MATRIX)
         .union(Features::STORAGE_IMAGE_WITHOUT_FORMAT);
     if needed.0 & impossible.0 != 0 {
         return None;

@@ -9,8 +9,9 @@
 //! CPU: im2col over tiles of output positions, then the tile's GEMM as vectorized row updates.
 //! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
 //! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
-//! the output has too few tiles to fill the device); grouped and depthwise pack4 layers and
-//! pack1 layers as direct convolutions.
+//! the output has too few tiles to fill the device; on fp16 blobs where the device has
+//! cooperative matrices, `convolution_gemm_cm` on tensor cores instead); grouped and depthwise
+//! pack4 layers and pack1 layers as direct convolutions.
 
 use std::sync::Arc;
 
@@ -46,8 +47,8 @@ pub struct Convolution {
 struct GpuConvolution {
     pack1: Arc<Pipeline>,
     pack4: core::option::Option<Arc<Pipeline>>,
-    /// Whether pack4 blobs go through the implicit GEMM (`pack4` is then its unsplit pipeline).
-    gemm: bool,
+    /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its unsplit pipeline).
+    gemm: core::option::Option<Gemm>,
     /// The options and specialization the pipelines were made with, for the split GEMM's
     /// pipelines, made on first use per split count (and then cached by the context).
     options: OptionSet,
@@ -59,6 +60,36 @@ struct GpuConvolution {
     /// What the unsplit GEMM binds as its (unused) partial sums.
     no_partials: core::option::Option<GpuMat>,
 }
+
+/// The implicit GEMM's two shaders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Gemm {
+    /// `convolution_gemm`: fp32 FMA, any device and path.
+    Fma,
+    /// `convolution_gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16
+    /// blobs where [`crate::Context::cooperative_matrix`] holds.
+    CooperativeMatrix,
+}
+
+impl Gemm {
+    fn shader(self) -> Shader {
+        match self {
+            Gemm::Fma => Shader::ConvolutionGemm,
+            Gemm::CooperativeMatrix => Shader::ConvolutionGemmCm,
+        }
+    }
+
+    /// Invocations per workgroup (4 subgroups of 32 for the cooperative-matrix one).
+    fn invocations(self) -> usize {
+        match self {
+            Gemm::Fma => 256,
+            Gemm::CooperativeMatrix => 128,
+        }
+    }
+}
+
+/// The cooperative-matrix GEMM's tile: positions × output blocks of 4.
+const GEMM_CM_TILE: [usize; 2] = [64, 16];
 
 /// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
 /// GPU), and the fewest steps a slice keeps.
@@ -213,10 +244,18 @@ impl Convolution {
         }
     }
 
-    /// How many slices the GEMM splits its `steps` into over `positions` outputs.
-    fn gemm_splits(&self, positions: usize, steps: usize) -> usize {
+    /// The tile (positions × output blocks) `gemm` computes per workgroup over `positions`.
+    fn gemm_tile_size(&self, gemm: Gemm, positions: usize) -> [usize; 2] {
+        match gemm {
+            Gemm::Fma => GEMM_TILES[self.gemm_tile(Some(positions))],
+            Gemm::CooperativeMatrix => GEMM_CM_TILE,
+        }
+    }
+
+    /// How many slices `gemm` splits its `steps` into over `positions` outputs.
+    fn gemm_splits(&self, gemm: Gemm, positions: usize, steps: usize) -> usize {
         let blocks = self.window.num_output / 4;
-        let [tn, tm] = GEMM_TILES[self.gemm_tile(Some(positions))];
+        let [tn, tm] = self.gemm_tile_size(gemm, positions);
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = GEMM_TARGET_GROUPS.div_ceil(tiles.max(1));
         let most = (steps / GEMM_MIN_SLICE_STEPS).max(1);
@@ -280,12 +319,14 @@ impl Convolution {
         [bottom, top, weights, bias]: [&GpuMat; 4],
         words: &[u32],
     ) -> Result<()> {
-        let (Some(unsplit), Some(no_partials)) = (&state.pack4, &state.no_partials) else {
+        let (Some(unsplit), Some(no_partials), Some(gemm)) =
+            (&state.pack4, &state.no_partials, state.gemm)
+        else {
             return Err(no_device(self.kind()));
         };
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
-        let splits = self.gemm_splits(positions, steps);
+        let splits = self.gemm_splits(gemm, positions, steps);
         let grid = |v: [usize; 3]| -> Result<[u32; 3]> {
             let one = |x: usize| {
                 u32::try_from(x).map_err(|_| {
@@ -298,9 +339,14 @@ impl Convolution {
             };
             Ok([one(v[0])?, one(v[1])?, one(v[2])?])
         };
-        let wide = self.gemm_tile(Some(positions));
-        let [tn, tm] = GEMM_TILES[wide];
-        let groups = grid([positions.div_ceil(tn) * 256, top.c.div_ceil(tm), splits])?;
+        // the FMA GEMM's tile is a specialization; the cooperative-matrix one has one tile
+        let wide = (gemm == Gemm::Fma).then(|| self.gemm_tile(Some(positions)));
+        let [tn, tm] = self.gemm_tile_size(gemm, positions);
+        let groups = grid([
+            positions.div_ceil(tn) * gemm.invocations(),
+            top.c.div_ceil(tm),
+            splits,
+        ])?;
         let ctx = rec.context();
         // the pipeline made at create_pipeline has the tile that does not need the positions;
         // others (and split ones) come from the context's cache, specialized here; the sum
@@ -319,18 +365,15 @@ impl Convolution {
                 local_size: None,
             }
         };
-        let gemm = if splits == 1 && wide == self.gemm_tile(None) {
+        let unsplit_tile = (gemm == Gemm::Fma).then(|| self.gemm_tile(None));
+        let pipeline = if splits == 1 && wide == unsplit_tile {
             unsplit.clone()
         } else {
-            ctx.pipeline(
-                Shader::ConvolutionGemm.module(),
-                state.options,
-                &spec(Some(wide)),
-            )?
+            ctx.pipeline(gemm.shader().module(), state.options, &spec(wide))?
         };
         if splits == 1 {
             return rec.dispatch(
-                &gemm,
+                &pipeline,
                 &[bottom, top, weights, bias, no_partials],
                 words,
                 groups,
@@ -349,7 +392,7 @@ impl Convolution {
             OptionSet::FP32,
         );
         rec.dispatch(
-            &gemm,
+            &pipeline,
             &[bottom, top, weights, bias, &partials],
             words,
             groups,
@@ -410,16 +453,25 @@ impl Layer for Convolution {
 
     fn create_pipeline(
         &mut self,
-        _opt: &Option,
+        opt: &Option,
         gpu: core::option::Option<GpuSetup<'_>>,
     ) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
                 let wide = self.gemm_tile(None) as i32;
-                let gemm = self.uses_gemm();
+                // tensor cores multiply fp16: only blobs that are fp16 already take them
+                let fp16 =
+                    gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
+                let gemm = self.uses_gemm().then_some(
+                    if opt.use_cooperative_matrix && fp16 && gpu.ctx.cooperative_matrix() {
+                        Gemm::CooperativeMatrix
+                    } else {
+                        Gemm::Fma
+                    },
+                );
                 let spec = |kind: i32| {
                     let mut v = self.window.spec(kind);
-                    if gemm && kind == 1 {
+                    if gemm == Some(Gemm::Fma) && kind == 1 {
                         v.push((13, SpecValue::I32(wide)));
                     }
                     v
@@ -436,8 +488,8 @@ impl Layer for Convolution {
                     None
                 } else {
                     // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
-                    let module = if gemm {
-                        Shader::ConvolutionGemm.module()
+                    let module = if let Some(gemm) = gemm {
+                        gemm.shader().module()
                     } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
                         Shader::ConvolutionDwTile.module()
                     } else {
@@ -484,7 +536,7 @@ impl Layer for Convolution {
             state.weights4 = Some(up(&w4)?);
             state.bias4 = Some(up(&bias)?);
         }
-        if state.gemm {
+        if state.gemm.is_some() {
             state.no_partials = Some(gpu.ctx.alloc_mat(1, [4, 1, 1], 4, OptionSet::FP32));
         }
         Ok(())
@@ -540,7 +592,7 @@ impl Layer for Convolution {
             geo.pad_top as u32,
             self.pad_value.to_bits(),
         ]);
-        if pack == 4 && state.gemm {
+        if pack == 4 && state.gemm.is_some() {
             self.dispatch_gemm(state, rec, [&bottom, &top, weights, bias], &words)?;
             return Ok(top);
         }

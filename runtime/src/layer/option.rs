@@ -31,11 +31,14 @@ pub struct Option {
     pub use_image_storage: bool,
     /// Shared-memory shader variants.
     pub use_local_memory: bool,
+    /// Cooperative-matrix (tensor core) shaders where the device has them
+    /// ([`crate::Context::cooperative_matrix`]).
+    pub use_cooperative_matrix: bool,
 }
 
 impl Default for Option {
     /// ncnn's defaults, GPU on when a net has a device: lightmode, packing, fp16
-    /// packed/storage/arithmetic, local memory; no bf16, no images, no pack8.
+    /// packed/storage/arithmetic, local memory, cooperative matrices; no bf16, no images, no pack8.
     fn default() -> Self {
         Option {
             lightmode: true,
@@ -50,6 +53,7 @@ impl Default for Option {
             use_int8_inference: true,
             use_image_storage: false,
             use_local_memory: true,
+            use_cooperative_matrix: true,
         }
     }
 }

@@ -1,0 +1,188 @@
+// convolution_gemm on cooperative matrices (VK_KHR_cooperative_matrix: tensor cores on NVIDIA):
+// the same implicit GEMM, pack4 buffer blobs in and out, the same weights (step-major,
+// [K][outc] vec4 over 4 input lanes), the same split of the steps over the grid's z with
+// convolution_gemm_sum adding the slices. Products are fp16 × fp16 summed in fp32, so only
+// variants whose blobs are fp16 already take it (the runtime picks it for those).
+//
+// A workgroup of 4 subgroups (of 32: the runtime takes this shader only where subgroups are
+// 32 wide) computes 64 output channels × 64 positions; each subgroup a 32 × 32 quarter as
+// 2 × 2 16 × 16 fp32 accumulators. Per 8 steps (32 input channels · kernel positions) every
+// invocation stages 4 weight vec4 and 4 input vec4 (the window, zero past the steps or the
+// positions, the pad value outside the input) as fp16 in shared memory, weights row-major
+// [output][step], inputs column-major [position][step], both rows padded to 80 bytes (16-byte
+// aligned, as the loads need, and off the 64-byte bank period). Each accumulator goes through
+// a 1 KiB scratch of its subgroup to be written as vec4 of 4 channels with the bias and the
+// activation: a whole-tile result array (17 KiB) halved the workgroups an SM holds, and with
+// them the loads in flight, and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#extension GL_KHR_memory_scope_semantics: require
+#extension GL_KHR_cooperative_matrix: require
+#extension GL_KHR_shader_subgroup_basic: require
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+// partial sums, [slice][outc / 4][outw · outh], when the steps are split
+layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
+
+// the number of slices the steps are split into (1: write the output directly)
+layout (constant_id = 12) const int splits = 1;
+
+// output blocks of 4 and positions per workgroup, steps per stage
+#define TILE_MB 16
+#define TILE_N 64
+// (16 steps per stage, more loads in flight per invocation, took resnet50 from 1.6 to 4.1 ms)
+#define STEPS 8
+// steps each invocation stages per operand and stage
+#define PER (STEPS / 2)
+// a staged row: 8 steps of f16vec4 and 2 of padding
+#define LD (STEPS + 2)
+// a result row (one position) of a subgroup's scratch: 4 vec4 and 1 of padding
+#define LDC 5
+layout (local_size_x = 128) in;
+
+shared f16vec4 tile_a[TILE_MB * 4 * LD];
+shared f16vec4 tile_b[TILE_N * LD];
+// per subgroup, 16 positions of one accumulator
+shared vec4 tile_c[4 * 16 * LDC];
+
+#define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+#define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
+#define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+
+// loads this invocation's share of steps k0 .. k0 + 7 of both operands: 4 steps of the input
+// at its position, 4 steps of its output channel's weights. No branch guards a load, so that
+// all 8 are in flight at once (branches around them cost 20% on an H200): outside the steps,
+// the positions or the input a load reads element 0 and its value is replaced.
+void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
+    bool o_inside, out f16vec4 in_v[PER], out f16vec4 w_v[PER])
+{
+    const int kk = kernel_w * kernel_h;
+    for (int r = 0; r < PER; r++)
+    {
+        const int k = k0 + lk + r * 2;
+        const bool k_inside = k < k_end;
+        const int ci = k / kk;
+        const int rem = k - ci * kk;
+        const int ky = rem / kernel_w;
+        const int kx = rem - ky * kernel_w;
+        const int x = x0 + kx * dilation_w;
+        const int y = y0 + ky * dilation_h;
+        const bool load = n_inside && k_inside && x >= 0 && x < p.w && y >= 0 && y < p.h;
+        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? ci * p.cstep + y * p.w + x : 0));
+        in_v[r] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
+        const bool w_inside = o_inside && k_inside;
+        const f16vec4 w = f16vec4(buffer_ld4(weight_data, w_inside ? k * p.outc * 4 + o : 0));
+        w_v[r] = w_inside ? w : f16vec4(0.hf);
+    }
+}
+
+void main()
+{
+    const int tid = int(gl_LocalInvocationID.x);
+    const int n0 = int(gl_WorkGroupID.x) * TILE_N;
+    const int m0 = int(gl_WorkGroupID.y) * TILE_MB;
+    const int slice = int(gl_WorkGroupID.z);
+
+    const int N = p.outw * p.outh;
+    const int M = p.outc;
+    const int K = p.c * kernel_w * kernel_h;
+    const int per_slice = (K + splits - 1) / splits;
+    const int k_begin = slice * per_slice;
+    const int k_end = min(K, k_begin + per_slice);
+
+    // what this invocation stages: the input at position n0 + row and the weights of output
+    // channel m0 · 4 + row, steps lk, lk + 2, lk + 4, lk + 6 of each stage
+    const int row = tid % 64;
+    const int lk = tid / 64;
+    const int n = n0 + row;
+    const bool n_inside = n < N;
+    const int x0 = (n % p.outw) * stride_w - p.pad_left;
+    const int y0 = (n / p.outw) * stride_h - p.pad_top;
+    const int o = m0 * 4 + row;
+    const bool o_inside = o < M * 4;
+
+    // this subgroup's quarter: output channels sm .. sm + 31, positions sn .. sn + 31
+    const int sg = int(gl_SubgroupID);
+    const int sm = (sg % 2) * 32;
+    const int sn = (sg / 2) * 32;
+
+    FRAG_C c00 = FRAG_C(0.f);
+    FRAG_C c01 = FRAG_C(0.f);
+    FRAG_C c10 = FRAG_C(0.f);
+    FRAG_C c11 = FRAG_C(0.f);
+
+    f16vec4 next_in[PER];
+    f16vec4 next_w[PER];
+    load_steps(k_begin, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
+
+    for (int k0 = k_begin; k0 < k_end; k0 += STEPS)
+    {
+        for (int r = 0; r < PER; r++)
+        {
+            tile_b[row * LD + lk + r * 2] = next_in[r];
+            tile_a[row * LD + lk + r * 2] = next_w[r];
+        }
+        barrier();
+
+        if (k0 + STEPS < k_end)
+            load_steps(k0 + STEPS, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
+
+        for (int h = 0; h < STEPS / 4; h++)
+        {
+            FRAG_A a0;
+            FRAG_A a1;
+            FRAG_B b0;
+            FRAG_B b1;
+            coopMatLoad(a0, tile_a, sm * LD + h * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(a1, tile_a, (sm + 16) * LD + h * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(b0, tile_b, sn * LD + h * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
+            coopMatLoad(b1, tile_b, (sn + 16) * LD + h * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
+            c00 = coopMatMulAdd(a0, b0, c00);
+            c01 = coopMatMulAdd(a0, b1, c01);
+            c10 = coopMatMulAdd(a1, b0, c10);
+            c11 = coopMatMulAdd(a1, b1, c11);
+        }
+        barrier();
+    }
+
+    // each accumulator through this subgroup's scratch, column-major by position: the 4
+    // output channels of one position are one vec4
+    const int lane = int(gl_SubgroupInvocationID);
+    for (int q = 0; q < 4; q++)
+    {
+        const FRAG_C c = q == 0 ? c00 : q == 1 ? c01 : q == 2 ? c10 : c11;
+        coopMatStore(c, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        for (int e = lane; e < 64; e += 32)
+        {
+            const int on = n0 + sn + (q % 2) * 16 + e % 16;
+            const int om = m0 + sm / 4 + (q / 2) * 4 + e / 16;
+            const vec4 s = tile_c[(sg * 16 + e % 16) * LDC + e / 16];
+            if (on < N && om < M)
+            {
+                if (splits > 1)
+                {
+                    partial_data[(slice * M + om) * N + on] = s;
+                }
+                else
+                {
+                    const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+                    const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
+                    buffer_st4(top_blob_data, om * p.outcstep + on, res);
+                }
+            }
+        }
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+    }
+}
