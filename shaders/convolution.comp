@@ -23,11 +23,11 @@ void main()
     const int gy = int(gl_GlobalInvocationID.y);
     const int gz = int(gl_GlobalInvocationID.z);
 
-    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+    if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;
 
-    const int cin_g = p.c / group;
-    const int g = gz / (p.outc / group);
+    const int cin_g = psc(c) / group;
+    const int g = gz / (psc(outc) / group);
     const int x0 = gx * stride_w - p.pad_left;
     const int y0 = gy * stride_h - p.pad_top;
 
@@ -35,20 +35,20 @@ void main()
     int wi = gz * cin_g * kernel_h * kernel_w;
     for (int ci = 0; ci < cin_g; ci++)
     {
-        const int base = (g * cin_g + ci) * p.cstep;
+        const int base = (g * cin_g + ci) * psc(cstep);
         for (int ky = 0; ky < kernel_h; ky++)
         {
             const int y = y0 + ky * dilation_h;
             for (int kx = 0; kx < kernel_w; kx++, wi++)
             {
                 const int x = x0 + kx * dilation_w;
-                const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
-                const float v = inside ? float(buffer_ld1(bottom_blob_data, base + y * p.w + x)) : p.pad_value;
+                const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
+                const float v = inside ? float(buffer_ld1(bottom_blob_data, base + y * psc(w) + x)) : p.pad_value;
                 sum += v * float(buffer_ld1(weight_data, wi));
             }
         }
     }
 
     const afp res = activation_afp(afp(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st1(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+    buffer_st1(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
 }

@@ -41,19 +41,19 @@ void main()
     const int in_h = (TILE_H - 1) * stride_h + (kernel_h - 1) * dilation_h + 1;
     const int x0 = int(gl_WorkGroupID.x) * TILE_W * stride_w - p.pad_left;
     const int y0 = int(gl_WorkGroupID.y) * TILE_H * stride_h - p.pad_top;
-    const int base = gz * p.cstep;
+    const int base = gz * psc(cstep);
 
     // every invocation stages, also those past the output's edge: all reach the barrier
     for (int i = int(gl_LocalInvocationIndex); i < in_w * in_h; i += TILE_W * TILE_H)
     {
         const int x = x0 + i % in_w;
         const int y = y0 + i / in_w;
-        const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h && gz < p.outc;
-        window_data[i] = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * p.w + x)) : vec4(p.pad_value);
+        const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h) && gz < psc(outc);
+        window_data[i] = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value);
     }
     barrier();
 
-    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+    if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;
 
     const int lx = int(gl_LocalInvocationID.x) * stride_w;
@@ -70,5 +70,5 @@ void main()
     }
 
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
 }

@@ -76,8 +76,8 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int kx = rem - ky * kernel_w;
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
-        const bool load = k_inside && x >= 0 && x < p.w && y >= 0 && y < p.h;
-        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * p.cstep + y * p.w + x : 0));
+        const bool load = k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
+        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
         in_v[r] = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
     }
     for (int r = 0; r < W_PER_LANE; r++)
@@ -86,8 +86,8 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int k = k0 + e / (TILE_M * 4);
         const int rest = e % (TILE_M * 4);
         const bool inside = k < k_end && m0 + rest / 4 < M;
-        const vec4 w = vec4(buffer_ld4(weight_data, inside ? (k * M + m0) * 4 + rest : 0));
-        w_v[r] = inside ? w : vec4(0.f);
+        const vec4 wv = vec4(buffer_ld4(weight_data, inside ? (k * M + m0) * 4 + rest : 0));
+        w_v[r] = inside ? wv : vec4(0.f);
     }
 }
 
@@ -98,10 +98,10 @@ void main()
     const int m0 = int(gl_WorkGroupID.y) * TILE_M;
     const int slice = int(gl_WorkGroupID.z);
 
-    const int N = p.outw * p.outh;
-    const int M = p.outc;
+    const int N = psc(outw) * psc(outh);
+    const int M = psc(outc);
     const int kk = kernel_w * kernel_h;
-    const int K = p.c * kk;
+    const int K = psc(c) * kk;
     const int per_slice = (K + splits - 1) / splits;
     const int k_begin = slice * per_slice;
     const int k_end = min(K, k_begin + per_slice);
@@ -111,8 +111,8 @@ void main()
     const int lk = tid / TILE_N;
     const int n = n0 + ln;
     const bool n_inside = n < N;
-    const int x0 = (n % p.outw) * stride_w - p.pad_left;
-    const int y0 = (n / p.outw) * stride_h - p.pad_top;
+    const int x0 = (n % psc(outw)) * stride_w - p.pad_left;
+    const int y0 = (n / psc(outw)) * stride_h - p.pad_top;
 
     // the tile entries this invocation computes: positions tp + LANES_N i, blocks tm + LANES_M j
     const int tp = tid % LANES_N;
@@ -208,7 +208,7 @@ void main()
             {
                 const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
                 const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                buffer_st4(top_blob_data, om * p.outcstep + on, res);
+                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
             }
         }
     }

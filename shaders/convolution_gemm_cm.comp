@@ -76,12 +76,12 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
         const int kx = rem - ky * kernel_w;
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
-        const bool load = n_inside && k_inside && x >= 0 && x < p.w && y >= 0 && y < p.h;
-        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? ci * p.cstep + y * p.w + x : 0));
+        const bool load = n_inside && k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
+        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
         in_v[r] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
         const bool w_inside = o_inside && k_inside;
-        const f16vec4 w = f16vec4(buffer_ld4(weight_data, w_inside ? k * p.outc * 4 + o : 0));
-        w_v[r] = w_inside ? w : f16vec4(0.hf);
+        const f16vec4 wv = f16vec4(buffer_ld4(weight_data, w_inside ? k * psc(outc) * 4 + o : 0));
+        w_v[r] = w_inside ? wv : f16vec4(0.hf);
     }
 }
 
@@ -92,9 +92,9 @@ void main()
     const int m0 = int(gl_WorkGroupID.y) * TILE_MB;
     const int slice = int(gl_WorkGroupID.z);
 
-    const int N = p.outw * p.outh;
-    const int M = p.outc;
-    const int K = p.c * kernel_w * kernel_h;
+    const int N = psc(outw) * psc(outh);
+    const int M = psc(outc);
+    const int K = psc(c) * kernel_w * kernel_h;
     const int per_slice = (K + splits - 1) / splits;
     const int k_begin = slice * per_slice;
     const int k_end = min(K, k_begin + per_slice);
@@ -105,8 +105,8 @@ void main()
     const int lk = tid / 64;
     const int n = n0 + row;
     const bool n_inside = n < N;
-    const int x0 = (n % p.outw) * stride_w - p.pad_left;
-    const int y0 = (n / p.outw) * stride_h - p.pad_top;
+    const int x0 = (n % psc(outw)) * stride_w - p.pad_left;
+    const int y0 = (n / psc(outw)) * stride_h - p.pad_top;
     const int o = m0 * 4 + row;
     const bool o_inside = o < M * 4;
 
@@ -136,16 +136,16 @@ void main()
         if (k0 + STEPS < k_end)
             load_steps(k0 + STEPS, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
 
-        for (int h = 0; h < STEPS / 4; h++)
+        for (int kh = 0; kh < STEPS / 4; kh++)
         {
             FRAG_A a0;
             FRAG_A a1;
             FRAG_B b0;
             FRAG_B b1;
-            coopMatLoad(a0, tile_a, sm * LD + h * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatLoad(a1, tile_a, (sm + 16) * LD + h * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatLoad(b0, tile_b, sn * LD + h * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
-            coopMatLoad(b1, tile_b, (sn + 16) * LD + h * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
+            coopMatLoad(a0, tile_a, sm * LD + kh * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(a1, tile_a, (sm + 16) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(b0, tile_b, sn * LD + kh * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
+            coopMatLoad(b1, tile_b, (sn + 16) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
             c00 = coopMatMulAdd(a0, b0, c00);
             c01 = coopMatMulAdd(a0, b1, c01);
             c10 = coopMatMulAdd(a1, b0, c10);
@@ -159,8 +159,8 @@ void main()
     const int lane = int(gl_SubgroupInvocationID);
     for (int q = 0; q < 4; q++)
     {
-        const FRAG_C c = q == 0 ? c00 : q == 1 ? c01 : q == 2 ? c10 : c11;
-        coopMatStore(c, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
+        const FRAG_C acc = q == 0 ? c00 : q == 1 ? c01 : q == 2 ? c10 : c11;
+        coopMatStore(acc, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (int e = lane; e < 64; e += 32)
@@ -178,7 +178,7 @@ void main()
                 {
                     const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
                     const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                    buffer_st4(top_blob_data, om * p.outcstep + on, res);
+                    buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
                 }
             }
         }

@@ -22,13 +22,13 @@ void main()
 {
     const int on = int(gl_GlobalInvocationID.x);
     const int om = int(gl_GlobalInvocationID.y);
-    const int N = p.outw * p.outh;
-    if (on >= N || om >= p.outc)
+    const int N = psc(outw) * psc(outh);
+    if (on >= N || om >= psc(outc))
         return;
 
     vec4 s = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
     for (int i = 0; i < splits; i++)
-        s += partial_data[(i * p.outc + om) * N + on];
+        s += partial_data[(i * psc(outc) + om) * N + on];
     const afpvec4 res = activation_afpvec4(afpvec4(s), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, om * p.outcstep + on, res);
+    buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
 }

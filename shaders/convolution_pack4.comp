@@ -27,20 +27,20 @@ void dense(int ox, int oy, int oz)
     const int x0 = ox * stride_w - p.pad_left;
     const int y0 = oy * stride_h - p.pad_top;
     // the output block's group: its input blocks, and its weights over them
-    const int cin4_g = p.c / group;
-    const int g = oz / (p.outc / group);
+    const int cin4_g = psc(c) / group;
+    const int g = oz / (psc(outc) / group);
     int wi = oz * cin4_g * kernel_h * kernel_w * 4;
     for (int ci = g * cin4_g; ci < (g + 1) * cin4_g; ci++)
     {
-        const int base = ci * p.cstep;
+        const int base = ci * psc(cstep);
         for (int ky = 0; ky < kernel_h; ky++)
         {
             const int y = y0 + ky * dilation_h;
             for (int kx = 0; kx < kernel_w; kx++, wi += 4)
             {
                 const int x = x0 + kx * dilation_w;
-                const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
-                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * p.w + x)) : vec4(p.pad_value);
+                const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
+                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value);
                 sum.x += dot(v, vec4(buffer_ld4(weight_data, wi)));
                 sum.y += dot(v, vec4(buffer_ld4(weight_data, wi + 1)));
                 sum.z += dot(v, vec4(buffer_ld4(weight_data, wi + 2)));
@@ -49,7 +49,7 @@ void dense(int ox, int oy, int oz)
         }
     }
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, oz * p.outcstep + oy * p.outw + ox, res);
+    buffer_st4(top_blob_data, oz * psc(outcstep) + oy * psc(outw) + ox, res);
 }
 
 void main()
@@ -58,7 +58,7 @@ void main()
     const int gy = int(gl_GlobalInvocationID.y);
     const int gz = int(gl_GlobalInvocationID.z);
 
-    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+    if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;
 
     if (kind == 1)
@@ -74,7 +74,7 @@ void main()
     // depthwise
     vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, gz)) : vec4(0.f);
     {
-        const int base = gz * p.cstep;
+        const int base = gz * psc(cstep);
         int wi = gz * kernel_h * kernel_w;
         for (int ky = 0; ky < kernel_h; ky++)
         {
@@ -82,13 +82,13 @@ void main()
             for (int kx = 0; kx < kernel_w; kx++, wi++)
             {
                 const int x = x0 + kx * dilation_w;
-                const bool inside = x >= 0 && x < p.w && y >= 0 && y < p.h;
-                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * p.w + x)) : pad;
+                const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
+                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : pad;
                 sum += v * vec4(buffer_ld4(weight_data, wi));
             }
         }
     }
 
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * p.outcstep + gy * p.outw + gx, res);
+    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
 }

@@ -1922,6 +1922,59 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     }
 }
 
+/// One net, one GPU context, inputs of three shapes in turn and the first again: the shapes
+/// fold into each forward's pipelines (`psc()`), so a pipeline cached for one shape must never
+/// serve another. Dense (the GEMM, split and whole), depthwise (shared-memory tiles) and pack1.
+#[test]
+fn convolution_pipelines_follow_the_input_shape() {
+    let mut rng = Rng(113);
+    let cases: [ConvCase; 3] = [
+        ([0, 0, 1, 64], "4=1 9=1".to_string(), 1, 8, [3, 3]),
+        ([0, 0, 1, 8], "4=1 9=1".to_string(), 8, 8, [3, 3]),
+        ([0, 0, 1, 3], "3=2 4=1".to_string(), 1, 5, [3, 3]),
+    ];
+    for case in cases {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let c = case.0[3];
+        let inputs: Vec<Input> = [[9, 8], [40, 33], [17, 5], [9, 8]]
+            .into_iter()
+            .map(|[w, h]| Input::new(&mut rng, "data", 3, [w, h, 1, c]))
+            .collect();
+        let want: Vec<Vec<f32>> = inputs
+            .iter()
+            .map(|x| {
+                run_net(
+                    &param,
+                    &weights,
+                    std::slice::from_ref(x),
+                    "out",
+                    NetOption::fp32(),
+                    None,
+                )
+                .unwrap()
+                .to_values()
+            })
+            .collect();
+        for ctx in gpu_contexts() {
+            let mut net = Net::new();
+            net.opt = NetOption {
+                use_packing_layout: true,
+                ..NetOption::fp32()
+            };
+            net.set_context(ctx.clone());
+            net.load_param_str("shapes", &param).unwrap();
+            net.load_model_bytes(&weights).unwrap();
+            for (x, want) in inputs.iter().zip(&want) {
+                let mut ex = net.create_extractor().unwrap();
+                ex.input("data", x.mat()).unwrap();
+                let got = ex.extract("out").unwrap().to_values();
+                let what = format!("{param} on {:?}, {}", x.shape, ctx.describe());
+                assert_close(&got, want, 1e-3, &what);
+            }
+        }
+    }
+}
+
 /// Deconvolution cases: input `[w, h, 1, c]`, params without weight size, groups, outputs,
 /// kernel: strides, dilations, explicit pads, output pads, output sizes with "same" cuts,
 /// activations, grouped and depthwise.

@@ -17,6 +17,15 @@ layout (constant_id = 9) const int stride_h = 1;
 layout (constant_id = 10) const int group = 1;
 // pack4 only: 1 dense (one group), 2 depthwise
 layout (constant_id = 11) const int kind = 0;
+// the shapes, for psc(): 0 reads the push constant, anything else folds at pipeline time
+layout (constant_id = 20) const int w = 0;
+layout (constant_id = 21) const int h = 0;
+layout (constant_id = 22) const int c = 0;
+layout (constant_id = 23) const int cstep = 0;
+layout (constant_id = 24) const int outw = 0;
+layout (constant_id = 25) const int outh = 0;
+layout (constant_id = 26) const int outc = 0;
+layout (constant_id = 27) const int outcstep = 0;
 
 layout (push_constant) uniform parameter
 {

@@ -11,15 +11,15 @@
 //! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
 //! the output has too few tiles to fill the device; on fp16 blobs where the device has
 //! cooperative matrices, `convolution_gemm_cm` on tensor cores instead); grouped and depthwise
-//! pack4 layers and pack1 layers as direct convolutions.
-
-use std::sync::Arc;
+//! pack4 layers and pack1 layers as direct convolutions. Every shader reads the shapes through
+//! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
+//! shape, from the context's cache after the first forward).
 
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
-use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gpu_util::{no_device, pack8_as_pack4};
 use crate::layer::innerproduct::activate;
@@ -43,15 +43,18 @@ pub struct Convolution {
     gpu: core::option::Option<GpuConvolution>,
 }
 
-/// The device side: pipelines per algorithm and the weights each reads, uploaded once.
+/// The device side: the algorithm per packing and the weights each reads, uploaded once.
+/// Pipelines come from the context's cache per forward shape (`psc()` folds the shapes): made
+/// on the first forward of a shape, found again on every later one.
 struct GpuConvolution {
-    pack1: Arc<Pipeline>,
-    pack4: core::option::Option<Arc<Pipeline>>,
-    /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its unsplit pipeline).
+    /// The pack4 algorithm's shader, if a pack4 one fits (the pack1 one is `convolution`).
+    pack4: core::option::Option<Shader>,
+    /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its shader).
     gemm: core::option::Option<Gemm>,
-    /// The options and specialization the pipelines were made with, for the split GEMM's
-    /// pipelines, made on first use per split count (and then cached by the context).
+    /// The options and the specialization (beside the shapes) of the pack1 and the pack4
+    /// pipelines.
     options: OptionSet,
+    spec1: Vec<(u32, SpecValue)>,
     spec: Vec<(u32, SpecValue)>,
     weights1: core::option::Option<GpuMat>,
     weights4: core::option::Option<GpuMat>,
@@ -101,6 +104,16 @@ const GEMM_MIN_SLICE_STEPS: usize = 16;
 const GEMM_TILES: [[usize; 2]; 3] = [[64, 32], [128, 16], [128, 32]];
 /// Output positions from which the 128 × 32 tile is taken.
 const GEMM_BIG_POSITIONS: usize = 8192;
+
+/// The `psc()` specialization of one forward's push constants (input then output w, h, c, cstep):
+/// constants 20–27 of `convolution_head.comp`.
+fn shape_spec(words: &[u32]) -> impl Iterator<Item = (u32, SpecValue)> + '_ {
+    words
+        .iter()
+        .take(8)
+        .zip(20..)
+        .map(|(v, id)| (id, SpecValue::I32(*v as i32)))
+}
 
 /// Where the output's windows lie in the padded input of one forward.
 #[derive(Clone, Copy, Debug)]
@@ -319,9 +332,7 @@ impl Convolution {
         [bottom, top, weights, bias]: [&GpuMat; 4],
         words: &[u32],
     ) -> Result<()> {
-        let (Some(unsplit), Some(no_partials), Some(gemm)) =
-            (&state.pack4, &state.no_partials, state.gemm)
-        else {
+        let (Some(no_partials), Some(gemm)) = (&state.no_partials, state.gemm) else {
             return Err(no_device(self.kind()));
         };
         let positions = top.w * top.h;
@@ -348,9 +359,7 @@ impl Convolution {
             splits,
         ])?;
         let ctx = rec.context();
-        // the pipeline made at create_pipeline has the tile that does not need the positions;
-        // others (and split ones) come from the context's cache, specialized here; the sum
-        // pass has no tile
+        // the split and the tile (the sum pass has none) and the shapes, specialized here
         let spec = |tile: core::option::Option<usize>| {
             let mut values: Vec<_> = state
                 .spec
@@ -360,17 +369,13 @@ impl Convolution {
                 .collect();
             values.push((12, SpecValue::I32(splits as i32)));
             values.extend(tile.map(|w| (13, SpecValue::I32(w as i32))));
+            values.extend(shape_spec(words));
             Specialization {
                 values,
                 local_size: None,
             }
         };
-        let unsplit_tile = (gemm == Gemm::Fma).then(|| self.gemm_tile(None));
-        let pipeline = if splits == 1 && wide == unsplit_tile {
-            unsplit.clone()
-        } else {
-            ctx.pipeline(gemm.shader().module(), state.options, &spec(wide))?
-        };
+        let pipeline = ctx.pipeline(gemm.shader().module(), state.options, &spec(wide))?;
         if splits == 1 {
             return rec.dispatch(
                 &pipeline,
@@ -480,28 +485,30 @@ impl Layer for Convolution {
                     values: spec(kind),
                     local_size: None,
                 };
-                let pack1 =
-                    gpu.ctx
-                        .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
                 let kind = self.pack4_kind();
-                let pack4 = if kind == 0 {
-                    None
-                } else {
-                    // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
-                    let module = if let Some(gemm) = gemm {
-                        gemm.shader().module()
+                // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
+                let pack4 = (kind != 0).then(|| {
+                    if let Some(gemm) = gemm {
+                        gemm.shader()
                     } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
-                        Shader::ConvolutionDwTile.module()
+                        Shader::ConvolutionDwTile
                     } else {
-                        Shader::ConvolutionPack4.module()
-                    };
-                    Some(gpu.ctx.pipeline(module, gpu.options, &values(kind))?)
-                };
+                        Shader::ConvolutionPack4
+                    }
+                });
+                // the shapeless pipelines now, so that a missing variant fails here and not
+                // at the first forward
+                gpu.ctx
+                    .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
+                if let Some(shader) = pack4 {
+                    gpu.ctx
+                        .pipeline(shader.module(), gpu.options, &values(kind))?;
+                }
                 Some(GpuConvolution {
-                    pack1,
                     pack4,
                     gemm,
                     options: gpu.options,
+                    spec1: spec(0),
                     spec: spec(kind),
                     weights1: None,
                     weights4: None,
@@ -559,23 +566,29 @@ impl Layer for Convolution {
             .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
-        let packed = match (&state.pack4, &state.weights4, &state.bias4) {
+        let packed = match (state.pack4, &state.weights4, &state.bias4) {
             // a padded input (elempack 1) takes the GEMM too
-            (Some(p), Some(w), Some(b)) if bottom.elempack >= 4 || self.gemm_pads_input() => {
-                Some((p, w, b))
+            (Some(s), Some(w), Some(b)) if bottom.elempack >= 4 || self.gemm_pads_input() => {
+                Some((s, w, b))
             }
             _ => None,
         };
-        let (pipeline, weights, bias, bottom, pack) = match packed {
-            Some((p, w, b)) if bottom.elempack == 1 => {
-                (p, w, b, ctx.record_padded_pack4(rec, bottom)?, 4)
-            }
-            Some((p, w, b)) => (p, w, b, pack8_as_pack4(rec, bottom)?, 4),
+        let (shader, spec, weights, bias, bottom, pack) = match packed {
+            Some((s, w, b)) if bottom.elempack == 1 => (
+                s,
+                &state.spec,
+                w,
+                b,
+                ctx.record_padded_pack4(rec, bottom)?,
+                4,
+            ),
+            Some((s, w, b)) => (s, &state.spec, w, b, pack8_as_pack4(rec, bottom)?, 4),
             None => {
                 let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
                     return Err(no_device(self.kind()));
                 };
-                (&state.pack1, w, b, ctx.record_packing(rec, bottom, 1)?, 1)
+                let bottom = ctx.record_packing(rec, bottom, 1)?;
+                (Shader::Convolution, &state.spec1, w, b, bottom, 1)
             }
         };
         let [ow, oh] = geo.out;
@@ -596,7 +609,16 @@ impl Layer for Convolution {
             self.dispatch_gemm(state, rec, [&bottom, &top, weights, bias], &words)?;
             return Ok(top);
         }
-        let pipeline = pipeline.clone();
+        let mut values = spec.clone();
+        values.extend(shape_spec(&words));
+        let pipeline = ctx.pipeline(
+            shader.module(),
+            state.options,
+            &Specialization {
+                values,
+                local_size: None,
+            },
+        )?;
         rec.dispatch(
             &pipeline,
             &[&bottom, &top, weights, bias],
