@@ -85,6 +85,37 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
     }
 }
 
+// writes one accumulator, positions on0 .. on0 + 15 of output blocks om0 .. om0 + 3, through
+// subgroup sg's scratch, column-major by position: the 4 output channels of one position are
+// one vec4
+void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int slice)
+{
+    coopMatStore(acc, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    for (int e = lane; e < 64; e += 32)
+    {
+        const int on = on0 + e % 16;
+        const int om = om0 + e / 16;
+        const vec4 s = tile_c[(sg * 16 + e % 16) * LDC + e / 16];
+        if (on < N && om < M)
+        {
+            if (splits > 1)
+            {
+                partial_data[(slice * M + om) * N + on] = s;
+            }
+            else
+            {
+                const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+                const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
+                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+            }
+        }
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+}
+
 void main()
 {
     const int tid = int(gl_LocalInvocationID.x);
@@ -154,35 +185,10 @@ void main()
         barrier();
     }
 
-    // each accumulator through this subgroup's scratch, column-major by position: the 4
-    // output channels of one position are one vec4
+    // each accumulator through this subgroup's scratch
     const int lane = int(gl_SubgroupInvocationID);
-    for (int q = 0; q < 4; q++)
-    {
-        const FRAG_C acc = q == 0 ? c00 : q == 1 ? c01 : q == 2 ? c10 : c11;
-        coopMatStore(acc, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        for (int e = lane; e < 64; e += 32)
-        {
-            const int on = n0 + sn + (q % 2) * 16 + e % 16;
-            const int om = m0 + sm / 4 + (q / 2) * 4 + e / 16;
-            const vec4 s = tile_c[(sg * 16 + e % 16) * LDC + e / 16];
-            if (on < N && om < M)
-            {
-                if (splits > 1)
-                {
-                    partial_data[(slice * M + om) * N + on] = s;
-                }
-                else
-                {
-                    const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-                    const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                    buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
-                }
-            }
-        }
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-    }
+    write_out(c00, sg, lane, n0 + sn, m0 + sm / 4, N, M, slice);
+    write_out(c01, sg, lane, n0 + sn + 16, m0 + sm / 4, N, M, slice);
+    write_out(c10, sg, lane, n0 + sn, m0 + sm / 4 + 4, N, M, slice);
+    write_out(c11, sg, lane, n0 + sn + 16, m0 + sm / 4 + 4, N, M, slice);
 }

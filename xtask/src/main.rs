@@ -73,9 +73,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 /// here on (the external crate and trybuild's too) links that build instead of compiling its own.
 fn prepare() -> Result<(), String> {
     deps::ensure()?;
-    let lib_dir = shaderc::ensure()?;
+    let built = shaderc::ensure()?;
     // SAFETY: xtask is single-threaded, and nothing reads the environment concurrently
-    unsafe { std::env::set_var("SHADERC_LIB_DIR", lib_dir) };
+    unsafe { std::env::set_var("SHADERC_LIB_DIR", built.lib_dir) };
+    // SAFETY: as above
+    unsafe { std::env::set_var("FPSHADER_SPIRV_VAL", built.spirv_val) };
     // Mesa's implicit Vulkan layer VK_LAYER_MESA_device_select connects to Wayland when wgpu
     // enables the Wayland surface extension, and on a machine without a display libwayland
     // prints "error: XDG_RUNTIME_DIR is invalid…" twice on a run that then succeeds. The layer

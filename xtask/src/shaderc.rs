@@ -6,27 +6,48 @@
 //! metadata`, so the version is the one in `Cargo.lock`) once into a cache folder, and every cargo
 //! it runs links that `libshaderc_combined.a` through `SHADERC_LIB_DIR`. A plain `cargo build`
 //! without xtask still builds from source, as before.
+//!
+//! The same build gives `spirv-val` from those SPIRV-Tools sources: Debian 12's (2023.1) predates
+//! `SPV_KHR_cooperative_matrix` and rejects the cooperative-matrix shaders' capability, so the
+//! tests validate with this one (`FPSHADER_SPIRV_VAL`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The folder holding `libshaderc_combined.a`, built now if it is not there yet.
-pub fn ensure() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("SHADERC_LIB_DIR") {
-        // the user's own build wins
-        return Ok(PathBuf::from(dir));
-    }
+/// What [`ensure`] provides.
+pub struct Built {
+    /// The folder holding `libshaderc_combined.a`.
+    pub lib_dir: PathBuf,
+    /// `spirv-val` of the vendored SPIRV-Tools.
+    pub spirv_val: PathBuf,
+}
+
+/// shaderc's library (unless `SHADERC_LIB_DIR` names the user's own) and `spirv-val`, built now
+/// if they are not there yet.
+pub fn ensure() -> Result<Built, String> {
     let (version, source) = vendored_source()?;
     let root = cache_root().join(format!("shaderc-sys-{version}"));
     let lib_dir = root.join("lib");
     let lib = lib_dir.join("libshaderc_combined.a");
-    if lib.is_file() {
-        return Ok(lib_dir);
+    let spirv_val = root.join("bin").join("spirv-val");
+    // the user's own build wins
+    let user = std::env::var_os("SHADERC_LIB_DIR").map(PathBuf::from);
+    let need_lib = user.is_none() && !lib.is_file();
+    if need_lib || !spirv_val.is_file() {
+        eprintln!(
+            "xtask: building shaderc {version} once into {} (several minutes)",
+            root.display()
+        );
+        build(&source, &root, need_lib)?;
     }
-    eprintln!(
-        "xtask: building shaderc {version} once into {} (several minutes)",
-        root.display()
-    );
+    Ok(Built {
+        lib_dir: user.unwrap_or(lib_dir),
+        spirv_val,
+    })
+}
+
+/// Builds `spirv-val`, and the library when `lib` is set, into `root`'s `bin` and `lib`.
+fn build(source: &Path, root: &Path, lib: bool) -> Result<(), String> {
     let build = root.join("build");
     let _ = std::fs::remove_dir_all(&build);
     std::fs::create_dir_all(&build).map_err(|e| format!("{}: {e}", build.display()))?;
@@ -51,27 +72,40 @@ pub fn ensure() -> Result<PathBuf, String> {
                 "-DENABLE_GLSLANG_BINARIES=OFF",
                 "-DSHADERC_SKIP_TESTS=ON",
                 "-DSHADERC_SKIP_EXAMPLES=ON",
-                "-DSPIRV_SKIP_EXECUTABLES=ON",
                 "-DSPIRV_WERROR=OFF",
             ]),
     )?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut targets = vec!["spirv-val"];
+    if lib {
+        targets.push("shaderc_combined");
+    }
     crate::run(
         Command::new("cmake")
             .arg("--build")
             .arg(&build)
-            .args(["--target", "shaderc_combined", "--parallel"])
+            .arg("--target")
+            .args(&targets)
+            .arg("--parallel")
             .arg(jobs.to_string()),
     )?;
-    let built = find(&build, "libshaderc_combined.a")
-        .ok_or_else(|| format!("no libshaderc_combined.a under {}", build.display()))?;
-    std::fs::create_dir_all(&lib_dir).map_err(|e| format!("{}: {e}", lib_dir.display()))?;
-    // copy then rename, so an interrupted copy never looks like a finished library
-    let partial = lib_dir.join("libshaderc_combined.a.partial");
-    std::fs::copy(&built, &partial).map_err(|e| format!("{}: {e}", partial.display()))?;
-    std::fs::rename(&partial, &lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    let mut outputs = vec![("spirv-val", root.join("bin"))];
+    if lib {
+        outputs.push(("libshaderc_combined.a", root.join("lib")));
+    }
+    for (name, dir) in outputs {
+        let built = find(&build, name)
+            .filter(|p| p.is_file())
+            .ok_or_else(|| format!("no {name} under {}", build.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // copy then rename, so an interrupted copy never looks like a finished file
+        let partial = dir.join(format!("{name}.partial"));
+        std::fs::copy(&built, &partial).map_err(|e| format!("{}: {e}", partial.display()))?;
+        let done = dir.join(name);
+        std::fs::rename(&partial, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    }
     let _ = std::fs::remove_dir_all(&build);
-    Ok(lib_dir)
+    Ok(())
 }
 
 /// `FPSHADER_SHADERC_CACHE`, else `$HOME/.cache/fpshader`, else the workspace's `target/`.

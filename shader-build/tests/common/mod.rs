@@ -27,8 +27,9 @@ pub fn compiler() -> Compiler {
         .expect("shaderc starts")
 }
 
-/// Validates SPIR-V with `spirv-val`. Missing `spirv-val` fails the test unless
-/// `FPSHADER_SKIP_SPIRV_VAL=1` says to skip validation.
+/// Validates SPIR-V with `spirv-val` (`FPSHADER_SPIRV_VAL`, which xtask points at the one of
+/// the SPIRV-Tools that shaderc vendors, else the system's). Missing `spirv-val` fails the test
+/// unless `FPSHADER_SKIP_SPIRV_VAL=1` says to skip validation.
 pub fn validate(words: &[u32], env: TargetEnv, what: &str) {
     if std::env::var_os("FPSHADER_SKIP_SPIRV_VAL").is_some() {
         return;
@@ -36,7 +37,8 @@ pub fn validate(words: &[u32], env: TargetEnv, what: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("m.spv");
     std::fs::write(&file, words_as_bytes(words)).expect("write spv");
-    let out = Command::new("spirv-val")
+    let tool = std::env::var_os("FPSHADER_SPIRV_VAL").unwrap_or_else(|| "spirv-val".into());
+    let out = Command::new(&tool)
         .args(["--target-env", env.name()])
         .arg(&file)
         .output()
