@@ -76,13 +76,7 @@ impl Cache {
     /// The cached words for `key`, if present and well-formed; `what` names it in the log.
     pub fn get(&self, key: &str, what: &str) -> Option<Vec<u32>> {
         let words = std::fs::read(self.path(key)).ok().and_then(|bytes| {
-            if bytes.len() % 4 != 0 || bytes.len() < 20 {
-                return None;
-            }
-            let words: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
+            let words = crate::meta::le_words(&bytes).filter(|w| w.len() >= 5)?;
             (words[0] == 0x0723_0203).then_some(words)
         });
         if self.log {

@@ -358,6 +358,17 @@ impl fmt::Display for Features {
 #[repr(C, align(4))]
 pub struct Aligned<T: ?Sized>(pub T);
 
+/// `bytes` as little-endian 32-bit words, as SPIR-V files and VGF sections hold them; `None`
+/// when they are not a whole number of words.
+pub fn le_words(bytes: &[u8]) -> Option<Vec<u32>> {
+    bytes.len().is_multiple_of(4).then(|| {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    })
+}
+
 /// The little-endian SPIR-V bytes of `blob` as words, at compile time. SPIR-V files are written
 /// little-endian, so this is for little-endian targets (every wgpu target).
 pub const fn words<const N: usize>(blob: &'static Aligned<[u8; N]>) -> &'static [u32] {

@@ -41,16 +41,12 @@ const MAGIC: u32 = 0x0723_0203;
 
 /// Reflects SPIR-V given as bytes (either byte order).
 pub fn reflect_bytes(bytes: &[u8]) -> Result<Reflection, ReflectError> {
-    if !bytes.len().is_multiple_of(4) {
-        return Err(ReflectError::NotSpirv(format!(
+    let le = crate::meta::le_words(bytes).ok_or_else(|| {
+        ReflectError::NotSpirv(format!(
             "{} bytes is not a whole number of words",
             bytes.len()
-        )));
-    }
-    let le: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+        ))
+    })?;
     if le.first() == Some(&MAGIC.swap_bytes()) {
         let be: Vec<u32> = le.iter().map(|w| w.swap_bytes()).collect();
         return reflect(&be);
@@ -73,12 +69,7 @@ pub fn buffer_scalars(words: &[u32]) -> Result<Vec<(u32, u32, Scalar)>, ReflectE
         let Some(Type::Pointer { pointee }) = m.types.get(&ptr_ty) else {
             continue;
         };
-        let (Some(set), Some(binding)) = (
-            m.decoration(id, Decoration::DescriptorSet)
-                .and_then(|a| a.first()),
-            m.decoration(id, Decoration::Binding)
-                .and_then(|a| a.first()),
-        ) else {
+        let Some((set, binding)) = m.set_binding(id) else {
             continue;
         };
         let Some(Type::Struct { members }) = m.types.get(pointee) else {
@@ -95,7 +86,7 @@ pub fn buffer_scalars(words: &[u32]) -> Result<Vec<(u32, u32, Scalar)>, ReflectE
             }
         }
         if let Some(scalar) = ty.and_then(|t| m.scalar(t)) {
-            out.push((*set, *binding, scalar));
+            out.push((set, binding, scalar));
         }
     }
     out.sort_by_key(|&(set, binding, _)| (set, binding));
@@ -389,6 +380,13 @@ impl Module {
             .map(|(_, args)| args.as_slice())
     }
 
+    /// A resource variable's descriptor set and binding, when it has both.
+    fn set_binding(&self, id: u32) -> Option<(u32, u32)> {
+        let set = self.decoration(id, Decoration::DescriptorSet)?.first()?;
+        let binding = self.decoration(id, Decoration::Binding)?.first()?;
+        Some((*set, *binding))
+    }
+
     fn member_decoration(&self, id: u32, member: u32, d: Decoration) -> Option<&[u32]> {
         self.member_decorations
             .get(&(id, member))?
@@ -424,15 +422,10 @@ impl Module {
             if !descriptor.contains(&storage) {
                 continue;
             }
-            let (Some(set), Some(binding)) = (
-                self.decoration(id, Decoration::DescriptorSet)
-                    .and_then(|a| a.first()),
-                self.decoration(id, Decoration::Binding)
-                    .and_then(|a| a.first()),
-            ) else {
+            let Some((set, binding)) = self.set_binding(id) else {
                 continue;
             };
-            if let Some(b) = self.binding(id, *set, *binding, storage, *pointee) {
+            if let Some(b) = self.binding(id, set, binding, storage, *pointee) {
                 bindings.push(b);
             }
         }

@@ -76,24 +76,25 @@ fn build(source: &Path, root: &Path, lib: bool) -> Result<(), String> {
             ]),
     )?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut targets = vec!["spirv-val"];
-    if lib {
-        targets.push("shaderc_combined");
-    }
+    // (cmake target, the file it builds, the cache folder it goes to)
+    let outputs: Vec<_> = [
+        ("spirv-val", "spirv-val", "bin"),
+        ("shaderc_combined", "libshaderc_combined.a", "lib"),
+    ]
+    .into_iter()
+    .filter(|(target, _, _)| lib || *target == "spirv-val")
+    .collect();
     crate::run(
         Command::new("cmake")
             .arg("--build")
             .arg(&build)
             .arg("--target")
-            .args(&targets)
+            .args(outputs.iter().map(|(target, _, _)| target))
             .arg("--parallel")
             .arg(jobs.to_string()),
     )?;
-    let mut outputs = vec![("spirv-val", root.join("bin"))];
-    if lib {
-        outputs.push(("libshaderc_combined.a", root.join("lib")));
-    }
-    for (name, dir) in outputs {
+    for (_, name, folder) in outputs {
+        let dir = root.join(folder);
         let built = find(&build, name)
             .filter(|p| p.is_file())
             .ok_or_else(|| format!("no {name} under {}", build.display()))?;

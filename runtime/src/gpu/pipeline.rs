@@ -112,16 +112,13 @@ impl Context {
         fits
     }
 
-    /// The pipeline for the best variant of `module` within `options` (use
-    /// [`Context::allowed_options`] for "everything the device allows"), specialized with `spec`.
-    /// A variant the path rejects (naga lacks some SPIR-V features) falls back to the next best.
-    /// Pipelines are cached per (module, variant, values, local size).
-    pub fn pipeline(
+    /// [`Context::candidates`], or the error [`Context::pipeline`] gives when there are none: a
+    /// layer's check at `create_pipeline` for pipelines it only makes once the shapes are known.
+    pub fn fitting_variants<'m>(
         &self,
-        module: &'static ShaderModule,
+        module: &'m ShaderModule,
         options: OptionSet,
-        spec: &Specialization,
-    ) -> Result<Arc<Pipeline>> {
+    ) -> Result<Vec<&'m ShaderVariant>> {
         let candidates = self.candidates(module, options);
         if candidates.is_empty() {
             let compiled: Vec<String> = module.variants.iter().map(|v| v.options.name()).collect();
@@ -133,8 +130,21 @@ impl Context {
                 features: format!("{:?}", self.features()),
             });
         }
+        Ok(candidates)
+    }
+
+    /// The pipeline for the best variant of `module` within `options` (use
+    /// [`Context::allowed_options`] for "everything the device allows"), specialized with `spec`.
+    /// A variant the path rejects (naga lacks some SPIR-V features) falls back to the next best.
+    /// Pipelines are cached per (module, variant, values, local size).
+    pub fn pipeline(
+        &self,
+        module: &'static ShaderModule,
+        options: OptionSet,
+        spec: &Specialization,
+    ) -> Result<Arc<Pipeline>> {
         let mut last = None;
-        for v in candidates {
+        for v in self.fitting_variants(module, options)? {
             let key = PipelineKey {
                 module: module as *const ShaderModule as usize,
                 options: v.options,

@@ -51,11 +51,8 @@ struct GpuConvolution {
     pack4: core::option::Option<Shader>,
     /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its shader).
     gemm: core::option::Option<Gemm>,
-    /// The options and the specialization (beside the shapes) of the pack1 and the pack4
-    /// pipelines.
+    /// The options the pipelines are made with.
     options: OptionSet,
-    spec1: Vec<(u32, SpecValue)>,
-    spec: Vec<(u32, SpecValue)>,
     weights1: core::option::Option<GpuMat>,
     weights4: core::option::Option<GpuMat>,
     bias: core::option::Option<GpuMat>,
@@ -105,14 +102,17 @@ const GEMM_TILES: [[usize; 2]; 3] = [[64, 32], [128, 16], [128, 32]];
 /// Output positions from which the 128 × 32 tile is taken.
 const GEMM_BIG_POSITIONS: usize = 8192;
 
-/// The `psc()` specialization of one forward's push constants (input then output w, h, c, cstep):
-/// constants 20–27 of `convolution_head.comp`.
-fn shape_spec(words: &[u32]) -> impl Iterator<Item = (u32, SpecValue)> + '_ {
-    words
-        .iter()
-        .take(8)
-        .zip(20..)
-        .map(|(v, id)| (id, SpecValue::I32(*v as i32)))
+/// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
+/// (input then output w, h, c, cstep: constants 20–27 of `convolution_head.comp`).
+fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
+    let shapes = words.iter().take(8).zip(20..);
+    Specialization {
+        values: values
+            .into_iter()
+            .chain(shapes.map(|(v, id)| (id, SpecValue::I32(*v as i32))))
+            .collect(),
+        local_size: None,
+    }
 }
 
 /// Where the output's windows lie in the padded input of one forward.
@@ -245,12 +245,12 @@ impl Convolution {
             && self.window.num_output.is_multiple_of(4)
     }
 
-    /// The GEMM's tile (its `wide` value) for `positions` outputs, `None` when unknown (at
-    /// `create_pipeline`): the wide one when the outputs fit it, the big one for many positions.
-    fn gemm_tile(&self, positions: core::option::Option<usize>) -> usize {
+    /// The FMA GEMM's tile (its `wide` value) for `positions` outputs: the wide one when the
+    /// outputs fit it, the big one for many positions.
+    fn gemm_tile(&self, positions: usize) -> usize {
         if self.window.num_output / 4 <= GEMM_TILES[1][1] {
             1
-        } else if positions.is_some_and(|n| n >= GEMM_BIG_POSITIONS) {
+        } else if positions >= GEMM_BIG_POSITIONS {
             2
         } else {
             0
@@ -260,7 +260,7 @@ impl Convolution {
     /// The tile (positions × output blocks) `gemm` computes per workgroup over `positions`.
     fn gemm_tile_size(&self, gemm: Gemm, positions: usize) -> [usize; 2] {
         match gemm {
-            Gemm::Fma => GEMM_TILES[self.gemm_tile(Some(positions))],
+            Gemm::Fma => GEMM_TILES[self.gemm_tile(positions)],
             Gemm::CooperativeMatrix => GEMM_CM_TILE,
         }
     }
@@ -351,7 +351,7 @@ impl Convolution {
             Ok([one(v[0])?, one(v[1])?, one(v[2])?])
         };
         // the FMA GEMM's tile is a specialization; the cooperative-matrix one has one tile
-        let wide = (gemm == Gemm::Fma).then(|| self.gemm_tile(Some(positions)));
+        let wide = (gemm == Gemm::Fma).then(|| self.gemm_tile(positions));
         let [tn, tm] = self.gemm_tile_size(gemm, positions);
         let groups = grid([
             positions.div_ceil(tn) * gemm.invocations(),
@@ -361,19 +361,10 @@ impl Convolution {
         let ctx = rec.context();
         // the split and the tile (the sum pass has none) and the shapes, specialized here
         let spec = |tile: core::option::Option<usize>| {
-            let mut values: Vec<_> = state
-                .spec
-                .iter()
-                .filter(|(id, _)| *id != 13)
-                .cloned()
-                .collect();
+            let mut values = self.window.spec(1);
             values.push((12, SpecValue::I32(splits as i32)));
             values.extend(tile.map(|w| (13, SpecValue::I32(w as i32))));
-            values.extend(shape_spec(words));
-            Specialization {
-                values,
-                local_size: None,
-            }
+            shaped(values, words)
         };
         let pipeline = ctx.pipeline(gemm.shader().module(), state.options, &spec(wide))?;
         if splits == 1 {
@@ -463,7 +454,6 @@ impl Layer for Convolution {
     ) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) if !gpu.options.contains(Opt::Image) => {
-                let wide = self.gemm_tile(None) as i32;
                 // tensor cores multiply fp16: only blobs that are fp16 already take them
                 let fp16 =
                     gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
@@ -474,17 +464,6 @@ impl Layer for Convolution {
                         Gemm::Fma
                     },
                 );
-                let spec = |kind: i32| {
-                    let mut v = self.window.spec(kind);
-                    if gemm == Some(Gemm::Fma) && kind == 1 {
-                        v.push((13, SpecValue::I32(wide)));
-                    }
-                    v
-                };
-                let values = |kind: i32| Specialization {
-                    values: spec(kind),
-                    local_size: None,
-                };
                 let kind = self.pack4_kind();
                 // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
                 let pack4 = (kind != 0).then(|| {
@@ -496,20 +475,14 @@ impl Layer for Convolution {
                         Shader::ConvolutionPack4
                     }
                 });
-                // the shapeless pipelines now, so that a missing variant fails here and not
-                // at the first forward
-                gpu.ctx
-                    .pipeline(Shader::Convolution.module(), gpu.options, &values(0))?;
-                if let Some(shader) = pack4 {
-                    gpu.ctx
-                        .pipeline(shader.module(), gpu.options, &values(kind))?;
+                // pipelines come per forward shape; a missing variant fails here, not then
+                for shader in [Some(Shader::Convolution), pack4].into_iter().flatten() {
+                    gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
                 }
                 Some(GpuConvolution {
                     pack4,
                     gemm,
                     options: gpu.options,
-                    spec1: spec(0),
-                    spec: spec(kind),
                     weights1: None,
                     weights4: None,
                     bias: None,
@@ -573,22 +546,17 @@ impl Layer for Convolution {
             }
             _ => None,
         };
-        let (shader, spec, weights, bias, bottom, pack) = match packed {
-            Some((s, w, b)) if bottom.elempack == 1 => (
-                s,
-                &state.spec,
-                w,
-                b,
-                ctx.record_padded_pack4(rec, bottom)?,
-                4,
-            ),
-            Some((s, w, b)) => (s, &state.spec, w, b, pack8_as_pack4(rec, bottom)?, 4),
+        let (shader, weights, bias, bottom, pack) = match packed {
+            Some((s, w, b)) if bottom.elempack == 1 => {
+                (s, w, b, ctx.record_padded_pack4(rec, bottom)?, 4)
+            }
+            Some((s, w, b)) => (s, w, b, pack8_as_pack4(rec, bottom)?, 4),
             None => {
                 let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
                     return Err(no_device(self.kind()));
                 };
                 let bottom = ctx.record_packing(rec, bottom, 1)?;
-                (Shader::Convolution, &state.spec1, w, b, bottom, 1)
+                (Shader::Convolution, w, b, bottom, 1)
             }
         };
         let [ow, oh] = geo.out;
@@ -609,16 +577,9 @@ impl Layer for Convolution {
             self.dispatch_gemm(state, rec, [&bottom, &top, weights, bias], &words)?;
             return Ok(top);
         }
-        let mut values = spec.clone();
-        values.extend(shape_spec(&words));
-        let pipeline = ctx.pipeline(
-            shader.module(),
-            state.options,
-            &Specialization {
-                values,
-                local_size: None,
-            },
-        )?;
+        let kind = if pack == 4 { self.pack4_kind() } else { 0 };
+        let spec = shaped(self.window.spec(kind), &words);
+        let pipeline = ctx.pipeline(shader.module(), state.options, &spec)?;
         rec.dispatch(
             &pipeline,
             &[&bottom, &top, weights, bias],

@@ -193,10 +193,7 @@ fn run(cli: Cli) -> Result<String, Error> {
                 let bytes = read_file(&file)?;
                 // validates the length and the header before the words are taken
                 reflect::reflect_bytes(&bytes)?;
-                bytes
-                    .chunks_exact(4)
-                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                    .collect()
+                fpshader_build::meta::le_words(&bytes).unwrap_or_default()
             } else {
                 let compiler = Compiler::new(common.settings()?)?;
                 compiler

@@ -260,19 +260,13 @@ impl Builder<'_> {
         data: &[u8],
         mrt_index: u32,
     ) -> Result<(), ConvertError> {
-        if !data.len().is_multiple_of(4) {
-            return Err(ConvertError::Constant {
-                value: name.to_string(),
-                problem: format!(
-                    "{} bytes: a constant a compute shader reads must be whole 32-bit words",
-                    data.len()
-                ),
-            });
-        }
-        let words: Vec<u32> = data
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+        let words = crate::meta::le_words(data).ok_or_else(|| ConvertError::Constant {
+            value: name.to_string(),
+            problem: format!(
+                "{} bytes: a constant a compute shader reads must be whole 32-bit words",
+                data.len()
+            ),
+        })?;
         let lowered = lower::constant(&words);
         let module_name = format!("constant_{}", self.constant_segments.len());
         let code = self.compile_lowered(&module_name, &lowered.glsl)?;

@@ -195,16 +195,14 @@ fn shader_code(
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(code.trim())
                     .map_err(|e| err("shader_code", format!("not valid base64: {e}")))?;
-                if bytes.len() % 4 != 0 || bytes.len() < 20 {
-                    return Err(err(
-                        "shader_code",
-                        format!("{} bytes of SPIR-V is not a whole module", bytes.len()),
-                    ));
-                }
-                let words: Vec<u32> = bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
+                let words = crate::meta::le_words(&bytes)
+                    .filter(|w| w.len() >= 5)
+                    .ok_or_else(|| {
+                        err(
+                            "shader_code",
+                            format!("{} bytes of SPIR-V is not a whole module", bytes.len()),
+                        )
+                    })?;
                 if words[0] != 0x0723_0203 {
                     return Err(err(
                         "shader_code",

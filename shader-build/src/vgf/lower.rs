@@ -160,6 +160,16 @@ impl Window {
         Window::new(op, input, output, kernel, [dilation[0], dilation[1]])
     }
 
+    /// The `value(i)` helper of a convolution: `body` adds the window's products to `s` (see
+    /// [`Window::loops`]), then the bias of `bias_shape` is added.
+    fn summed(&self, body: &str, bias_shape: &[i64]) -> String {
+        format!(
+            "float value(uint i) {{ float s = 0.0;\n{}return s + {}; }}\n",
+            self.loops(body),
+            bias(bias_shape)
+        )
+    }
+
     /// GLSL that splits output element `i` into `n, oy, ox, oc` and loops `ky, kx` over the
     /// window, with `iy, ix` the input position and `inside` whether it is not padding; `body`
     /// runs inside both loops.
@@ -289,12 +299,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                  a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {ic}u + c] * \
                  a1[((oc * {kh}u + uint(ky)) * {kw}u + uint(kx)) * {ic}u + c]; }}"
             );
-            let helper = format!(
-                "float value(uint i) {{ float s = 0.0;\n{}return s + {}; }}\n",
-                win.loops(&body),
-                bias(ty(2)?)
-            );
-            (vec![0, 1, 2], "value(i)".into(), helper)
+            (vec![0, 1, 2], "value(i)".into(), win.summed(&body, ty(2)?))
         }
         "depthwise_conv2d" => {
             // weight [KH, KW, C, M]; output channel c * M + m
@@ -314,12 +319,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 "if (inside) s += a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {c}u + oc / {m}u] \
                  * a1[((uint(ky) * {kw}u + uint(kx)) * {c}u + oc / {m}u) * {m}u + oc % {m}u];"
             );
-            let helper = format!(
-                "float value(uint i) {{ float s = 0.0;\n{}return s + {}; }}\n",
-                win.loops(&body),
-                bias(ty(2)?)
-            );
-            (vec![0, 1, 2], "value(i)".into(), helper)
+            (vec![0, 1, 2], "value(i)".into(), win.summed(&body, ty(2)?))
         }
         "transpose_conv2d" => {
             // weight [OC, KH, KW, IC]; out[oy, ox] gathers in[iy, ix] with

@@ -96,13 +96,8 @@ fn inst(out: &mut Vec<u32>, op: u16, operands: &[u32]) {
 fn string_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
     bytes.push(0);
-    while !bytes.len().is_multiple_of(4) {
-        bytes.push(0);
-    }
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    bytes.resize(bytes.len().next_multiple_of(4), 0);
+    crate::meta::le_words(&bytes).unwrap_or_default()
 }
 
 impl Module {
