@@ -17,7 +17,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use fpshader::layer::Option as NetOption;
+use fpshader::layer::RunOptions;
 use fpshader::net::Net;
 use fpshader::{Context, ContextOptions, Mat, wgpu};
 
@@ -89,7 +89,7 @@ fn parse() -> Result<Args, String> {
 /// The net on `ctx` (the CPU without one).
 fn load(args: &Args, ctx: Option<Arc<Context>>) -> Result<Net, String> {
     let mut net = Net::new();
-    net.opt = NetOption::default();
+    net.opt = RunOptions::default();
     if let Some(ctx) = ctx {
         net.set_context(ctx);
     }

@@ -9,8 +9,9 @@
 use std::sync::Arc;
 
 use fpshader::gpu::specialize::SpecValue;
-use fpshader::layer::gpu_util::{PackPipelines, unary};
-use fpshader::layer::{GpuSetup, Implements, Layer, Option as NetOption, ParamDict, Support};
+use fpshader::layer::flat::unary;
+use fpshader::layer::pipelines::PackPipelines;
+use fpshader::layer::{GpuSetup, Implements, Layer, ParamDict, RunOptions, Support};
 use fpshader::meta::ShaderModule;
 use fpshader::net::Net;
 use fpshader::{Context, ContextOptions, GpuMat, Mat, Recorder, shader};
@@ -79,7 +80,7 @@ impl Layer for ScaleShift {
 
     fn create_pipeline(
         &mut self,
-        _opt: &NetOption,
+        _opt: &RunOptions,
         gpu: Option<GpuSetup<'_>>,
     ) -> fpshader::Result<()> {
         // the CPU path takes any packing and 16-bit storage; the GPU path exists when the net
@@ -101,7 +102,7 @@ impl Layer for ScaleShift {
         Ok(())
     }
 
-    fn forward_inplace(&self, blob: &mut Mat, _opt: &NetOption) -> fpshader::Result<()> {
+    fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> fpshader::Result<()> {
         for i in 0..blob.data.len() {
             let x = blob.data.get(i);
             blob.data.set(i, x * self.a + self.b);
@@ -113,7 +114,7 @@ impl Layer for ScaleShift {
         &self,
         blob: &mut GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &NetOption,
+        _opt: &RunOptions,
     ) -> fpshader::Result<()> {
         let pipelines = self
             .gpu

@@ -13,8 +13,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use fpshader::layer::Option as NetOption;
-use fpshader::layer::gpu_util::dispatch_flat;
+use fpshader::layer::RunOptions;
+use fpshader::layer::flat::dispatch_flat;
 use fpshader::net::Net;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
@@ -141,9 +141,9 @@ fn cpu(threads: usize, loops: usize) -> Res<()> {
     println!("threads {threads} loops {loops}");
     for case in cpu_cases() {
         let mut net = Net::new();
-        net.opt = NetOption {
+        net.opt = RunOptions {
             num_threads: threads,
-            ..NetOption::fp32()
+            ..RunOptions::fp32()
         };
         net.opt.use_packing_layout = true;
         net.load_param_str(case.name, &case.param)?;
@@ -246,8 +246,11 @@ fn gpu(loops: usize) -> Res<()> {
     let big = [2048, bindable / (2048 * 16), 1, 16];
     let n = count(3, big) as f64;
     let fc = (((bindable as f64).sqrt() as usize) / 64 * 64).min(16384);
-    for (class, opt) in [("fp32", NetOption::fp32()), ("fp16", NetOption::default())] {
-        let opt = NetOption {
+    for (class, opt) in [
+        ("fp32", RunOptions::fp32()),
+        ("fp16", RunOptions::default()),
+    ] {
+        let opt = RunOptions {
             use_packing_layout: true,
             ..opt
         };
@@ -362,9 +365,9 @@ fn gpu(loops: usize) -> Res<()> {
     // executor overhead: a chain of small ReLUs through the net vs the same pipeline, same
     // count, through a bare Recorder (both one submission, waited)
     let small = [64, 64, 1, 64];
-    let opt = NetOption {
+    let opt = RunOptions {
         use_packing_layout: true,
-        ..NetOption::fp32()
+        ..RunOptions::fp32()
     };
     let opts = opt.variant_options(ctx.allowed_options());
     let mut net = Net::new();

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 
-use fpshader::layer::{Implements, Layer, Option as NetOption, ParamDict, Support};
+use fpshader::layer::{Implements, Layer, ParamDict, RunOptions, Support};
 use fpshader::net::Net;
 use fpshader::{ElemType, Error, Mat, ShaderPath};
 
@@ -39,14 +39,14 @@ fn check_layer(what: &str, param: &str, weights: &[u8], inputs: &[Input]) {
 
 /// Blob `output` in fpshader (CPU, fp32 and ncnn's default options) against ncnn.
 fn check_output(what: &str, param: &str, weights: &[u8], inputs: &[Input], output: &str) {
-    let got = run_net(param, weights, inputs, output, NetOption::fp32(), None)
+    let got = run_net(param, weights, inputs, output, RunOptions::fp32(), None)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     let Some(want) = ncnn(param, weights, inputs, output) else {
         return;
     };
     assert_close(&got.to_values(), &want, 1e-3, what);
     // packing and 16-bit storage as the layer's flags allow: ncnn's looser tolerance
-    let packed = run_net(param, weights, inputs, output, NetOption::default(), None)
+    let packed = run_net(param, weights, inputs, output, RunOptions::default(), None)
         .unwrap_or_else(|e| panic!("{what} (default options): {e}"));
     assert_close(
         &packed.to_values(),
@@ -450,14 +450,14 @@ fn param_bin_runs_like_the_text_param_in_ncnn_and_fpshader() {
         &weights,
         &[named("data")],
         "out",
-        NetOption::fp32(),
+        RunOptions::fp32(),
         None,
     )
     .unwrap();
     let data = index["data"].to_string().leak();
     let out = index["out"].to_string();
     let mut net = Net::new();
-    net.opt = NetOption::fp32();
+    net.opt = RunOptions::fp32();
     net.load_param_bin_bytes("branchy.param.bin", &param_bin)
         .unwrap();
     net.load_model_bytes(&weights).unwrap();
@@ -484,9 +484,9 @@ fn multi_layer_net_with_branches_matches_ncnn() {
     let mem = rng.vec(4);
     let weights = bin(&[(&mem, false)]);
     for lightmode in [true, false] {
-        let opt = NetOption {
+        let opt = RunOptions {
             lightmode,
-            ..NetOption::fp32()
+            ..RunOptions::fp32()
         };
         let got = run_net(
             BRANCHY,
@@ -511,15 +511,15 @@ fn multi_layer_net_with_branches_matches_ncnn() {
 /// ncnn's layer-test option tuples on the GPU: packing, fp16 packed/storage/arithmetic,
 /// pack8 and image storage; with the tolerance each earns (ncnn's: 0.001 fp32, 0.1 with
 /// fp16 storage, 1.0 relative-or-absolute with fp16 arithmetic).
-fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
-    let base = NetOption::fp32();
-    let fp16s = NetOption {
+fn gpu_option_tuples() -> Vec<(&'static str, RunOptions, f32)> {
+    let base = RunOptions::fp32();
+    let fp16s = RunOptions {
         use_packing_layout: true,
         use_fp16_packed: true,
         use_fp16_storage: true,
         ..base
     };
-    let fp16a = NetOption {
+    let fp16a = RunOptions {
         use_fp16_arithmetic: true,
         ..fp16s
     };
@@ -527,7 +527,7 @@ fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
         ("fp32 pack1", base, 1e-3),
         (
             "fp32 packed",
-            NetOption {
+            RunOptions {
                 use_packing_layout: true,
                 ..base
             },
@@ -537,7 +537,7 @@ fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
         ("fp16 storage+arithmetic", fp16a, 1.0),
         (
             "fp16 pack8",
-            NetOption {
+            RunOptions {
                 use_shader_pack8: true,
                 ..fp16a
             },
@@ -545,7 +545,7 @@ fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
         ),
         (
             "fp32 image",
-            NetOption {
+            RunOptions {
                 use_packing_layout: true,
                 use_image_storage: true,
                 ..base
@@ -554,7 +554,7 @@ fn gpu_option_tuples() -> Vec<(&'static str, NetOption, f32)> {
         ),
         (
             "fp16 image pack8",
-            NetOption {
+            RunOptions {
                 use_image_storage: true,
                 use_shader_pack8: true,
                 ..fp16s
@@ -602,7 +602,7 @@ fn check_gpu_outputs(
     let want: Vec<Vec<f32>> = outputs
         .iter()
         .map(|o| {
-            run_net(param, weights, inputs, o, NetOption::fp32(), None)
+            run_net(param, weights, inputs, o, RunOptions::fp32(), None)
                 .unwrap_or_else(|e| panic!("{what} {o} on the CPU: {e}"))
                 .to_values()
         })
@@ -969,13 +969,13 @@ fn memorydata_stays_unchanged_under_in_place_gpu_layers() {
     let values = rng.vec(7 * 5 * 8);
     let param = "7767517\n3 3\nMemoryData mem 0 1 m 0=7 1=5 2=8\nSoftmax soft 1 1 m s 0=0\nReLU r 1 1 s out\n";
     let weights = bin(&[(&values, false)]);
-    let want = run_net(param, &weights, &[], "out", NetOption::fp32(), None)
+    let want = run_net(param, &weights, &[], "out", RunOptions::fp32(), None)
         .unwrap()
         .to_values();
     // pack1 fp32: no repacking between them that would copy the blob anyway
     for (ctx, opt) in gpu_contexts()
         .into_iter()
-        .flat_map(|c| [(c.clone(), NetOption::fp32()), (c, NetOption::default())])
+        .flat_map(|c| [(c.clone(), RunOptions::fp32()), (c, RunOptions::default())])
     {
         let mut net = Net::new();
         net.opt = opt;
@@ -1154,10 +1154,10 @@ fn pooled_buffers_are_reused_without_corrupting_later_runs() {
         Input::new(&mut rng, "a", 3, [9, 7, 1, 8]),
         Input::new(&mut rng, "b", 3, [9, 7, 1, 8]),
     ];
-    let want = run_net(param, &[], &ins, "out", NetOption::fp32(), None).unwrap();
+    let want = run_net(param, &[], &ins, "out", RunOptions::fp32(), None).unwrap();
     for ctx in gpu_contexts() {
         let mut net = Net::new();
-        net.opt = NetOption::fp32();
+        net.opt = RunOptions::fp32();
         net.set_context(ctx.clone());
         net.load_param_str("pool", param).unwrap();
         net.load_model_bytes(&[]).unwrap();
@@ -1191,7 +1191,7 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
     ];
     for ctx in gpu_contexts() {
         let mut net = Net::new();
-        net.opt = NetOption::fp32();
+        net.opt = RunOptions::fp32();
         net.set_context(ctx.clone());
         net.load_param_str("pool", param).unwrap();
         net.load_model_bytes(&[]).unwrap();
@@ -1248,9 +1248,17 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
     let weights = bin(&[(&mem, false)]);
     let input = || x.clone();
     let want = ncnn(&param, &weights, &[input()], "out");
-    let cpu = run_net(&param, &weights, &[input()], "out", NetOption::fp32(), None).unwrap();
+    let cpu = run_net(
+        &param,
+        &weights,
+        &[input()],
+        "out",
+        RunOptions::fp32(),
+        None,
+    )
+    .unwrap();
     for ctx in gpu_contexts() {
-        for (opt, eps) in [(NetOption::fp32(), 1e-3), (NetOption::default(), 0.1)] {
+        for (opt, eps) in [(RunOptions::fp32(), 1e-3), (RunOptions::default(), 0.1)] {
             let mut net = Net::new();
             net.opt = opt;
             net.set_context(ctx.clone());
@@ -1312,14 +1320,14 @@ impl Layer for Probe {
     fn implements(&self) -> Implements {
         self.implements
     }
-    fn forward(&self, bottom: &Mat, _opt: &NetOption) -> fpshader::Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> fpshader::Result<Mat> {
         self.seen.lock().unwrap().push(Seen {
             elempack: bottom.elempack,
             elemtype: Some(bottom.elemtype()),
         });
         Ok(bottom.clone())
     }
-    fn forward_inplace(&self, blob: &mut Mat, _opt: &NetOption) -> fpshader::Result<()> {
+    fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> fpshader::Result<()> {
         self.seen.lock().unwrap().push(Seen {
             elempack: blob.elempack,
             elemtype: Some(blob.elemtype()),
@@ -1384,7 +1392,7 @@ fn with_support_packing_a_layer_gets_the_widest_packing_the_channels_allow() {
     let eight = fpshader::net::convert::cpu_has_256bit_simd();
     for (channels, want) in [(16, if eight { 8 } else { 4 }), (12, 4), (6, 1)] {
         let (mut net, seen) = probe_net(support, implements, PROBE);
-        net.opt = NetOption::fp32();
+        net.opt = RunOptions::fp32();
         net.opt.use_packing_layout = true;
         net.load_model_zeros().unwrap();
         let mut ex = net.create_extractor().unwrap();
@@ -1446,7 +1454,7 @@ fn in_place_gpu_layers_copy_only_what_others_hold() {
     let param = "7767517\n5 5\nInput data_in 0 1 data\nReLU r 1 1 data a 0=0.1\nSoftmax s0 1 1 a b 0=2\nSoftmax s1 1 1 b c 0=1\nSoftmax s2 1 1 c out 0=0\n";
     for ctx in gpu_contexts() {
         let mut net = Net::new();
-        net.opt = NetOption::fp32();
+        net.opt = RunOptions::fp32();
         net.set_context(ctx.clone());
         net.load_param_str("inplace", param).unwrap();
         net.load_model_bytes(&[]).unwrap();
@@ -1717,7 +1725,7 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
             "7767517\n2 2\nInput data_in 0 1 data\nCast narrow 1 1 data out 0=1 1={code}\n"
         );
         let input = std::slice::from_ref(&x);
-        let cpu = run_net(&param, &[], input, "out", NetOption::fp32(), None).unwrap();
+        let cpu = run_net(&param, &[], input, "out", RunOptions::fp32(), None).unwrap();
         assert_ne!(cpu.to_values(), x.values, "type {code} rounds on the CPU");
         for ctx in gpu_contexts() {
             let gpu = run_net(
@@ -1725,7 +1733,7 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
                 &[],
                 input,
                 "out",
-                NetOption::fp32(),
+                RunOptions::fp32(),
                 Some(ctx.clone()),
             );
             assert_eq!(
@@ -1866,11 +1874,11 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     let case: ConvCase = ([40, 30, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]);
     let (param, weights) = convolution_model(&mut rng, &case);
     let x = Input::new(&mut rng, "data", 3, case.0);
-    let fp16 = NetOption {
+    let fp16 = RunOptions {
         use_packing_layout: true,
         use_fp16_packed: true,
         use_fp16_storage: true,
-        ..NetOption::fp32()
+        ..RunOptions::fp32()
     };
     let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
     for ctx in gpu_contexts() {
@@ -1887,16 +1895,16 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
         for (opt, tensor_cores) in [
             (fp16, ctx.cooperative_matrix()),
             (
-                NetOption {
+                RunOptions {
                     use_cooperative_matrix: false,
                     ..fp16
                 },
                 false,
             ),
             (
-                NetOption {
+                RunOptions {
                     use_packing_layout: true,
-                    ..NetOption::fp32()
+                    ..RunOptions::fp32()
                 },
                 false,
             ),
@@ -1948,7 +1956,7 @@ fn convolution_pipelines_follow_the_input_shape() {
                     &weights,
                     std::slice::from_ref(x),
                     "out",
-                    NetOption::fp32(),
+                    RunOptions::fp32(),
                     None,
                 )
                 .unwrap()
@@ -1957,9 +1965,9 @@ fn convolution_pipelines_follow_the_input_shape() {
             .collect();
         for ctx in gpu_contexts() {
             let mut net = Net::new();
-            net.opt = NetOption {
+            net.opt = RunOptions {
                 use_packing_layout: true,
-                ..NetOption::fp32()
+                ..RunOptions::fp32()
             };
             net.set_context(ctx.clone());
             net.load_param_str("shapes", &param).unwrap();
@@ -2087,7 +2095,7 @@ fn convolution_bad_input_is_a_typed_error() {
     let param = one_layer("Convolution", &["data"], "0=8 1=3 6=288");
     // the .bin ends before the weights do
     let short = bin(&[(&w[..100], true)]);
-    let err = run_net(&param, &short, &[x()], "out", NetOption::fp32(), None).unwrap_err();
+    let err = run_net(&param, &short, &[x()], "out", RunOptions::fp32(), None).unwrap_err();
     assert!(matches!(err, Error::Weights { .. }), "{err}");
     // a 7x7 kernel on a 6x6 input, no padding
     let w7 = rng.vec(8 * 4 * 49);
@@ -2097,7 +2105,7 @@ fn convolution_bad_input_is_a_typed_error() {
         &bin(&[(&w7, true)]),
         &[x()],
         "out",
-        NetOption::fp32(),
+        RunOptions::fp32(),
         None,
     )
     .unwrap_err();
@@ -2112,13 +2120,13 @@ fn convolution_bad_input_is_a_typed_error() {
         &bin(&[(&rng.vec(72), true)]),
         &[x()],
         "out",
-        NetOption::fp32(),
+        RunOptions::fp32(),
         None,
     )
     .unwrap_err();
     assert!(err.to_string().contains("fit"), "{err}");
     // a weight count that is not outputs x kernel x something
     let bad = one_layer("Convolution", &["data"], "0=8 1=3 6=100");
-    let err = run_net(&bad, &[], &[x()], "out", NetOption::fp32(), None).unwrap_err();
+    let err = run_net(&bad, &[], &[x()], "out", RunOptions::fp32(), None).unwrap_err();
     assert!(err.to_string().contains("weight_data_size"), "{err}");
 }

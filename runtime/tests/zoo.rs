@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use fpshader::layer::Option as NetOption;
+use fpshader::layer::RunOptions;
 
 /// A model of the zoo: its file, the input's side, and the first fully connected layer's new
 /// input size where the side changes it.
@@ -168,7 +168,7 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
         let (param, weights, out) = model(&mut rng, m);
         let x = Input::new(&mut rng, "data", 3, [m.side, m.side, 1, 3]);
         let inputs = std::slice::from_ref(&x);
-        let cpu = run_net(&param, &weights, inputs, &out, NetOption::fp32(), None)
+        let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
             .unwrap_or_else(|e| panic!("{} on the CPU: {e}", m.name))
             .to_values();
         let reference = ncnn(&param, &weights, inputs, &out).unwrap_or_else(|| cpu.clone());
@@ -179,13 +179,13 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
             for (class, opt, eps) in [
                 (
                     "fp32",
-                    NetOption {
+                    RunOptions {
                         use_packing_layout: true,
-                        ..NetOption::fp32()
+                        ..RunOptions::fp32()
                     },
                     1e-3,
                 ),
-                ("fp16", NetOption::default(), 0.1),
+                ("fp16", RunOptions::default(), 0.1),
             ] {
                 let how = format!("GPU {class}, {}", ctx.describe());
                 // this model's device memory alone

@@ -3,14 +3,34 @@
 use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::{Context, Recorder};
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
+use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
 
-/// What a layer declares it can take (ncnn's `support_*` fields and `one_blob_only`). The net
-/// calls only the forward methods these promise, and converts inputs to what they allow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The elempacks a GPU forward takes (a set of 1, 4 and 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packs(u8);
+
+impl Packs {
+    /// Every elempack.
+    pub const ALL: Packs = Packs(1 | 4 | 8);
+    /// pack1 and pack4: pack8 blobs come as pack4.
+    pub const UP_TO_4: Packs = Packs(1 | 4);
+    /// pack1 only.
+    pub const ONE: Packs = Packs(1);
+
+    /// Whether `elempack` is in the set.
+    pub fn contains(self, elempack: usize) -> bool {
+        matches!(elempack, 1 | 4 | 8) && self.0 & (elempack as u8) != 0
+    }
+}
+
+/// What a layer declares it can take (ncnn's `support_*` fields and `one_blob_only`, and the
+/// GPU flags the net needs to convert every input itself). The net calls only the forward
+/// methods these promise, and converts inputs to what they allow: a layer never repacks or
+/// converts its own inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Support {
     /// One input, one output: the single-mat forward methods are called.
     pub one_blob_only: bool,
@@ -26,6 +46,23 @@ pub struct Support {
     pub vulkan_packing: bool,
     /// GPU inputs may have any elempack.
     pub vulkan_any_packing: bool,
+    /// The elempacks the GPU forward has shaders for: the net gives the largest the channels
+    /// and options allow within the set ([`Layer::gpu_packs`] may narrow it per shape).
+    pub vulkan_packs: Packs,
+    /// GPU inputs whose channels are not a multiple of 4 come as pack4 with zero channels
+    /// added (ncnn's Packing `use_padding`), buffers only.
+    pub vulkan_pad_to_pack4: bool,
+    /// All GPU inputs in one elempack (the smallest the net would give any of them).
+    pub vulkan_same_packing: bool,
+    /// The GPU forward takes image mats: in nets with image storage a layer without it runs
+    /// on the CPU. Read before `create_pipeline`, which gets no device then.
+    pub vulkan_images: bool,
+    /// The layer names a blob the user sets (ncnn's Input): the net never runs it, and a
+    /// missing input is an error naming the blob.
+    pub user_input: bool,
+    /// Every output is the input itself (ncnn's Split): the net hands the blob on where it is,
+    /// host or device, without running the layer or waiting for the device.
+    pub alias: bool,
     /// CPU inputs may be bf16.
     pub bf16_storage: bool,
     /// CPU inputs may be fp16.
@@ -34,25 +71,103 @@ pub struct Support {
     pub int8_storage: bool,
 }
 
+impl Default for Support {
+    /// Many blobs in, new blobs out, fp32 pack1 on the CPU, no GPU.
+    fn default() -> Self {
+        Support::MANY
+    }
+}
+
 impl Support {
-    /// One blob in, one new blob out, fp32 pack1 on the CPU.
-    pub const ONE_BLOB: Support = Support {
-        one_blob_only: true,
+    /// Many blobs in, new blobs out, fp32 pack1 on the CPU, no GPU.
+    pub const MANY: Support = Support {
+        one_blob_only: false,
         inplace: false,
         vulkan: false,
         packing: false,
         any_packing: false,
         vulkan_packing: false,
         vulkan_any_packing: false,
+        vulkan_packs: Packs::ALL,
+        vulkan_pad_to_pack4: false,
+        vulkan_same_packing: false,
+        vulkan_images: false,
+        user_input: false,
+        alias: false,
         bf16_storage: false,
         fp16_storage: false,
         int8_storage: false,
+    };
+    /// One blob in, one new blob out, fp32 pack1 on the CPU.
+    pub const ONE_BLOB: Support = Support {
+        one_blob_only: true,
+        ..Support::MANY
     };
     /// One blob, overwritten, fp32 pack1 on the CPU.
     pub const ONE_BLOB_INPLACE: Support = Support {
         inplace: true,
         ..Support::ONE_BLOB
     };
+
+    /// These flags with a GPU forward when `on`, taking packed inputs (`vulkan_packing`).
+    pub const fn gpu(self, on: bool) -> Support {
+        Support {
+            vulkan: on,
+            vulkan_packing: true,
+            ..self
+        }
+    }
+
+    /// These flags with a GPU forward when `on`, on pack1 inputs only.
+    pub const fn gpu_pack1(self, on: bool) -> Support {
+        Support {
+            vulkan: on,
+            vulkan_packing: false,
+            ..self
+        }
+    }
+
+    /// These flags with GPU inputs limited to `packs`.
+    pub const fn packs(self, packs: Packs) -> Support {
+        Support {
+            vulkan_packs: packs,
+            ..self
+        }
+    }
+
+    /// These flags with image mats taken on the GPU.
+    pub const fn images(self) -> Support {
+        Support {
+            vulkan_images: true,
+            ..self
+        }
+    }
+
+    /// These flags with CPU inputs in any elempack and fp32/fp16/bf16 as they come.
+    pub const fn any_cpu_layout(self) -> Support {
+        Support {
+            packing: true,
+            any_packing: true,
+            bf16_storage: true,
+            fp16_storage: true,
+            ..self
+        }
+    }
+
+    /// One blob overwritten in place, CPU inputs in any layout (the activations).
+    pub const fn any_layout_inplace() -> Support {
+        Support::ONE_BLOB_INPLACE.any_cpu_layout()
+    }
+
+    /// One blob in and out, every layout and storage as it comes on both sides, int8 too
+    /// (Packing, Cast): on the GPU when `gpu`.
+    pub const fn any_layout(gpu: bool) -> Support {
+        Support {
+            int8_storage: true,
+            vulkan_any_packing: true,
+            ..Support::ONE_BLOB.any_cpu_layout().gpu(gpu)
+        }
+    }
 }
 
 /// Which forward methods a layer implements; checked against its [`Support`] when the net
@@ -112,6 +227,12 @@ impl Implements {
         forward_inplace: true,
         ..Implements::NONE
     };
+    /// [`Layer::forward_inplace`] and [`Layer::forward_gpu_inplace`].
+    pub const FORWARD_INPLACE_CPU_GPU: Implements = Implements {
+        forward_inplace: true,
+        forward_gpu_inplace: true,
+        ..Implements::NONE
+    };
 }
 
 /// The device side a layer creates pipelines and uploads weights for.
@@ -153,16 +274,12 @@ pub trait Layer: Send + Sync {
     }
 
     /// Prepares to run with `opt`; `gpu` is set when the net runs this layer on a device.
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        _gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, _gpu: Option<GpuSetup<'_>>) -> Result<()> {
         Ok(())
     }
 
     /// Moves its weights to the device, once per net.
-    fn upload_model(&mut self, _gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, _gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         Ok(())
     }
 
@@ -173,23 +290,29 @@ pub trait Layer: Send + Sync {
         true
     }
 
+    /// The elempacks the GPU forward takes for inputs of these shapes: [`Support::vulkan_packs`]
+    /// unless a layer's shaders depend on the shape; the net converts to the largest allowed.
+    fn gpu_packs(&self, _bottoms: &[(u8, [usize; 4])]) -> Packs {
+        self.support().vulkan_packs
+    }
+
     /// One input, one new output.
-    fn forward(&self, _bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, _bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         Err(missing("forward"))
     }
 
     /// Many inputs, new outputs.
-    fn forward_many(&self, _bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+    fn forward_many(&self, _bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         Err(missing("forward_many"))
     }
 
     /// One blob, overwritten.
-    fn forward_inplace(&self, _blob: &mut Mat, _opt: &Option) -> Result<()> {
+    fn forward_inplace(&self, _blob: &mut Mat, _opt: &RunOptions) -> Result<()> {
         Err(missing("forward_inplace"))
     }
 
     /// Many blobs, overwritten.
-    fn forward_many_inplace(&self, _blobs: &mut [Mat], _opt: &Option) -> Result<()> {
+    fn forward_many_inplace(&self, _blobs: &mut [Mat], _opt: &RunOptions) -> Result<()> {
         Err(missing("forward_many_inplace"))
     }
 
@@ -198,7 +321,7 @@ pub trait Layer: Send + Sync {
         &self,
         _bottom: &GpuMat,
         _rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         Err(missing("forward_gpu"))
     }
@@ -208,7 +331,7 @@ pub trait Layer: Send + Sync {
         &self,
         _bottoms: &[GpuMat],
         _rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         Err(missing("forward_gpu_many"))
     }
@@ -218,7 +341,7 @@ pub trait Layer: Send + Sync {
         &self,
         _blob: &mut GpuMat,
         _rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<()> {
         Err(missing("forward_gpu_inplace"))
     }

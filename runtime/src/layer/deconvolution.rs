@@ -14,15 +14,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::Specialization;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::no_device;
-use crate::layer::innerproduct::activate;
-use crate::layer::option::Option;
+use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
 use crate::shaders::Shader;
@@ -36,13 +35,13 @@ pub struct Deconvolution {
     output_size: [usize; 2],
     weights: Vec<f32>,
     bias: Vec<f32>,
-    gpu: core::option::Option<GpuDeconvolution>,
+    gpu: Option<GpuDeconvolution>,
 }
 
 struct GpuDeconvolution {
     pipeline: Arc<Pipeline>,
-    weights: core::option::Option<GpuMat>,
-    bias: core::option::Option<GpuMat>,
+    weights: Option<GpuMat>,
+    bias: Option<GpuMat>,
 }
 
 /// The output of one forward: its size and where it starts in the full result.
@@ -115,10 +114,7 @@ impl Deconvolution {
 
 impl Layer for Deconvolution {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
@@ -148,13 +144,9 @@ impl Layer for Deconvolution {
         Ok(())
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+            Some(gpu) => {
                 let spec = Specialization {
                     values: self.window.spec(0),
                     local_size: None,
@@ -174,7 +166,7 @@ impl Layer for Deconvolution {
         Ok(())
     }
 
-    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -195,7 +187,7 @@ impl Layer for Deconvolution {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
@@ -205,7 +197,6 @@ impl Layer for Deconvolution {
             .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
-        let bottom = ctx.record_packing(rec, bottom, 1)?;
         let [ow, oh] = geo.out;
         let top = ctx.alloc_mat(3, [ow, oh, self.window.num_output], 1, bottom.options);
         let mut words = bottom.shape_words().to_vec();
@@ -220,7 +211,7 @@ impl Layer for Deconvolution {
         Ok(top)
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(self.kind(), bottom.dims, c)?;
         let geo = self.geometry(w, h)?;

@@ -9,47 +9,24 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::blobs::Flatten;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::no_device;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::flatten::Flatten;
+use crate::layer::fused_activation::activate;
 use crate::layer::kernels;
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
-/// ncnn's fused activation `activation_type` (0–6) with its parameters.
-pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
-    let p = |i: usize, d: f32| params.get(i).copied().unwrap_or(d);
-    match kind {
-        1 => x.max(0.0),
-        2 => {
-            if x < 0.0 {
-                x * p(0, 0.0)
-            } else {
-                x
-            }
-        }
-        3 => x.max(p(0, -f32::MAX)).min(p(1, f32::MAX)),
-        4 => 1.0 / (1.0 + (-x).exp()),
-        5 => x * (x.exp().ln_1p()).tanh(),
-        6 => {
-            let (alpha, beta) = (p(0, 0.2), p(1, 0.5));
-            x * (x * alpha + beta).clamp(0.0, 1.0)
-        }
-        _ => x,
-    }
-}
-
 /// How many values a blob holds when they lie in order on the device as one row of
 /// elements, whatever the packing: 1-D blobs, and 3-D ones of 1×1 per channel (after a
 /// non-global pooling to 1×1); `None` for others.
-fn flat_values(dims: u8, [w, h, _, c]: [usize; 4]) -> core::option::Option<usize> {
+fn flat_values(dims: u8, [w, h, _, c]: [usize; 4]) -> Option<usize> {
     match dims {
         1 => Some(w),
         3 if w == 1 && h == 1 => Some(c),
@@ -67,7 +44,7 @@ pub struct InnerProduct {
     activation_params: Vec<f32>,
     weights: Vec<f32>,
     bias: Vec<f32>,
-    gpu: core::option::Option<GpuInnerProduct>,
+    gpu: Option<GpuInnerProduct>,
 }
 
 /// The device side: the pipeline, and the weights (pack4 rows) and bias uploaded once.
@@ -77,8 +54,8 @@ struct GpuInnerProduct {
     ragged: bool,
     /// Flattens inputs that are not flat.
     flatten: Flatten,
-    weights: core::option::Option<GpuMat>,
-    bias: core::option::Option<GpuMat>,
+    weights: Option<GpuMat>,
+    bias: Option<GpuMat>,
 }
 
 impl InnerProduct {
@@ -89,25 +66,17 @@ impl InnerProduct {
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            vulkan_packing: true,
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB.gpu(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
         Implements::FORWARD_CPU_GPU
     }
 
-    fn create_pipeline(
-        &mut self,
-        opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
         self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+            Some(gpu) => {
                 let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
                 let mut values = vec![
                     (0, SpecValue::I32(i32::from(self.bias_term))),
@@ -149,7 +118,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -177,7 +146,24 @@ impl Layer for InnerProduct {
             && matches!(bottoms, [(_, shape)] if shape.iter().product::<usize>() == self.num_input())
     }
 
-    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>, opt: &Option) -> Result<GpuMat> {
+    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Packs {
+        // the GEMV reads flat vec4 rows; the gather that flattens and the ragged 1×1
+        // convolution read pack1
+        let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());
+        let ragged = self.gpu.as_ref().is_none_or(|g| g.ragged);
+        if flat && !ragged {
+            Packs::UP_TO_4
+        } else {
+            Packs::ONE
+        }
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        opt: &RunOptions,
+    ) -> Result<GpuMat> {
         let state = self.gpu.as_ref().ok_or_else(|| no_device("InnerProduct"))?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::Shape(
@@ -189,9 +175,8 @@ impl Layer for InnerProduct {
         let bottom = if flat_values(bottom.dims, bottom.shape()).is_none()
             && bottom.shape().iter().product::<usize>() == self.num_input()
         {
-            // the gather reads pack1 blobs (Flatten declares no packing)
-            let unpacked = ctx.record_packing(rec, bottom, 1)?;
-            flattened = state.flatten.forward_gpu(&unpacked, rec, opt)?;
+            // pack1 (gpu_packs): the gather reads pack1 blobs
+            flattened = state.flatten.forward_gpu(bottom, rec, opt)?;
             &flattened
         } else {
             bottom
@@ -208,7 +193,6 @@ impl Layer for InnerProduct {
         let top = ctx.alloc_mat(1, [1, 1, n], 1, options);
         if state.ragged {
             // a 1×1 convolution over the values as channels, one apart in a 1-D blob
-            let bottom = ctx.record_packing(rec, bottom, 1)?;
             let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
             let k = self.num_input() as u32;
             let words = [1, 1, k, cstep as u32, 1, 1, n as u32, 1, 0, 0, 0];
@@ -220,6 +204,8 @@ impl Layer for InnerProduct {
             )?;
             return Ok(top);
         }
+        // the GEMV reads vec4 rows: a flattened intermediate is repacked here (an input
+        // comes as pack4 already, gpu_packs)
         let bottom = ctx.record_packing(rec, bottom, 4)?;
         let words = [(self.num_input() / 4) as u32, n as u32];
         rec.dispatch(
@@ -255,7 +241,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
         // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)

@@ -10,14 +10,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::no_device;
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -29,7 +28,7 @@ pub struct Interp {
     /// output width and height (0: from the scales)
     output: [usize; 2],
     align_corner: bool,
-    gpu: core::option::Option<Arc<Pipeline>>,
+    gpu: Option<Arc<Pipeline>>,
 }
 
 /// One output's sources along an axis: the first source index and the weights of the
@@ -193,10 +192,7 @@ fn resize_plane(src: &[f32], w: usize, h: usize, xs: &[Tap], ys: &[Tap], dst: &m
 
 impl Layer for Interp {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
@@ -223,13 +219,9 @@ impl Layer for Interp {
         Ok(())
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+            Some(gpu) => {
                 let spec = Specialization {
                     values: vec![
                         (0, SpecValue::I32(self.resize_type)),
@@ -258,11 +250,10 @@ impl Layer for Interp {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let pipeline = self.gpu.clone().ok_or_else(|| no_device("Interp"))?;
         let ctx = rec.context();
-        let bottom = ctx.record_packing(rec, bottom, 1)?;
         let (w, h) = (bottom.w, bottom.h);
         let out = self.out_size(w, h);
         self.check_size(w, h, out)?;
@@ -275,7 +266,7 @@ impl Layer for Interp {
         Ok(top)
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let x = bottom.to_values();
         let [w, h, _, c] = bottom.shape();
         match bottom.dims {

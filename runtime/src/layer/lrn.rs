@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::no_device;
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -26,15 +25,12 @@ pub struct Lrn {
     alpha: f32,
     beta: f32,
     bias: f32,
-    gpu: core::option::Option<Arc<Pipeline>>,
+    gpu: Option<Arc<Pipeline>>,
 }
 
 impl Layer for Lrn {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
@@ -58,13 +54,9 @@ impl Layer for Lrn {
         Ok(())
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+            Some(gpu) => {
                 let spec = Specialization {
                     values: vec![
                         (0, SpecValue::I32(i32::from(self.within_channel))),
@@ -90,10 +82,9 @@ impl Layer for Lrn {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let pipeline = self.gpu.clone().ok_or_else(|| no_device("LRN"))?;
-        let bottom = rec.context().record_packing(rec, bottom, 1)?;
         let top = rec.context().alloc_like(&bottom)?;
         rec.dispatch(
             &pipeline,
@@ -104,7 +95,7 @@ impl Layer for Lrn {
         Ok(top)
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(
                 "LRN takes 3-D blobs, got {}-D",

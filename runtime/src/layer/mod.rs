@@ -1,32 +1,66 @@
-//! Layers: ncnn's layer contract ([`Layer`], [`Support`]), the run options ([`Option`]),
-//! parameters and weights as a model stores them, the registry, and one file per layer family.
-//! A layer knows its math and its flags; layouts, precision and placement are the net's.
+//! Layers, one file per ncnn layer type (named for it, as ncnn's `src/layer/`): its parameters,
+//! weights, [`Support`] flags, CPU math and GPU forward with its shaders. Beside them the
+//! contract ([`Layer`], [`Support`]), the run options ([`RunOptions`]), parameters and weights as
+//! a model stores them, the registry, and the pieces layers share, each in a file named for
+//! what it holds. A layer knows its math and its flags; layouts, precision and placement are
+//! the net's.
 
-pub mod activation;
-pub mod arith;
-pub mod axis;
-pub mod blobs;
+// the contract and what a model stores
 pub mod contract;
-pub mod convolution;
-pub mod deconvolution;
-pub mod gpu_util;
-pub mod innerproduct;
-pub mod interp;
-pub(crate) mod kernels;
-pub mod lrn;
-pub mod option;
-pub mod packing;
-pub mod padding;
 pub mod params;
-pub mod permute;
-pub mod pooling;
 pub mod registry;
-pub mod slicing;
+pub mod run_options;
 pub mod weights;
+
+// shared pieces
+pub mod activation;
+pub(crate) mod channel_affine;
+pub mod flat;
+pub mod fused_activation;
+pub mod gather;
+pub(crate) mod kernels;
+pub mod pipelines;
+pub mod view;
 pub(crate) mod window;
 
-pub use contract::{GpuSetup, Implements, Layer, Support, check_contract};
-pub use option::{FeatureMask, Option};
+// layer types
+pub mod batchnorm;
+pub mod binaryop;
+pub mod cast;
+pub mod clip;
+pub mod concat;
+pub mod convolution;
+pub mod crop;
+pub mod deconvolution;
+pub mod dropout;
+pub mod eltwise;
+pub mod flatten;
+pub mod gelu;
+pub mod hardsigmoid;
+pub mod hardswish;
+pub mod innerproduct;
+pub mod input;
+pub mod interp;
+pub mod lrn;
+pub mod memorydata;
+pub mod noop;
+pub mod packing;
+pub mod padding;
+pub mod permute;
+pub mod pooling;
+pub mod relu;
+pub mod reshape;
+pub mod scale;
+pub mod shufflechannel;
+pub mod sigmoid;
+pub mod slice;
+pub mod softmax;
+pub mod split;
+pub mod swish;
+pub mod tanh;
+
+pub use contract::{GpuSetup, Implements, Layer, Packs, Support, check_contract};
 pub use params::{ParamDict, ParamValue};
 pub use registry::{BUILTIN, Creator, Registry};
+pub use run_options::{FeatureMask, RunOptions};
 pub use weights::Weights;

@@ -1,38 +1,14 @@
-//! Layout and precision changes as layers: Packing (elempack, with an optional cast) and Cast
-//! (element type). Both take any layout and storage the net has, and the net converts their
-//! outputs for whatever reads them next.
+//! Packing: `0=out_elempack 1=use_padding 2=cast_type_from 3=cast_type_to`: the elempack
+//! changed (and the element type, with a cast). It takes any layout and storage the net has.
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::gpu::specialize::SpecValue;
+use crate::layer::cast::cast_type;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, no_device, unary};
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
-use crate::shaders::Shader;
+use crate::layer::run_options::RunOptions;
+use crate::layer::view::channels;
 use crate::tensor::{ElemType, GpuMat, Mat};
-
-/// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
-fn elemtype(code: i32) -> Result<core::option::Option<ElemType>> {
-    Ok(match code {
-        0 => None,
-        1 => Some(ElemType::F32),
-        2 => Some(ElemType::F16),
-        3 => Some(ElemType::I8),
-        4 => Some(ElemType::Bf16),
-        t => return Err(Error::Shape(format!("cast type {t} (0..=4)"))),
-    })
-}
-
-/// Takes every layout and storage as it comes.
-const ANY: Support = Support {
-    packing: true,
-    any_packing: true,
-    bf16_storage: true,
-    fp16_storage: true,
-    int8_storage: true,
-    ..Support::ONE_BLOB
-};
 
 /// Packing: `0=out_elempack 1=use_padding 2=cast_type_from 3=cast_type_to`. Channels that do
 /// not divide by `out_elempack` stay as they are, or with `use_padding` grow with zeros.
@@ -40,47 +16,23 @@ const ANY: Support = Support {
 pub struct Packing {
     out_elempack: usize,
     use_padding: bool,
-    cast_to: core::option::Option<ElemType>,
+    cast_to: Option<ElemType>,
     on_device: bool,
-}
-
-/// [`ANY`], on the GPU too when `gpu` (any GPU packing: these layers set it themselves).
-fn any_support(gpu: bool) -> Support {
-    Support {
-        vulkan: gpu,
-        vulkan_packing: true,
-        vulkan_any_packing: true,
-        ..ANY
-    }
-}
-
-/// The channels (values along the packed axis) of a blob of `dims` and `[w, h, d, c]`.
-fn channels(dims: u8, [w, h, _, c]: [usize; 4]) -> usize {
-    match dims {
-        1 => w,
-        2 => h,
-        _ => c,
-    }
 }
 
 impl Layer for Packing {
     fn support(&self) -> Support {
-        any_support(self.on_device)
+        Support::any_layout(self.on_device)
     }
 
     fn implements(&self) -> Implements {
         Implements::FORWARD_CPU_GPU
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // the device keeps the net's storage type: casting packings stay on the CPU, as do
         // image nets (their packing is the texel's)
-        self.on_device = gpu.is_some_and(|g| !g.options.contains(crate::Opt::Image))
-            && matches!(self.cast_to, None | Some(ElemType::F32));
+        self.on_device = gpu.is_some() && matches!(self.cast_to, None | Some(ElemType::F32));
         Ok(())
     }
 
@@ -95,7 +47,7 @@ impl Layer for Packing {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         rec.context().record_packing(rec, bottom, self.out_elempack)
     }
@@ -106,12 +58,12 @@ impl Layer for Packing {
             p => return Err(Error::Shape(format!("Packing out_elempack {p}"))),
         };
         self.use_padding = pd.int(1, 0) != 0;
-        elemtype(pd.int(2, 0))?;
-        self.cast_to = elemtype(pd.int(3, 0))?;
+        cast_type(pd.int(2, 0))?;
+        self.cast_to = cast_type(pd.int(3, 0))?;
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let m = match self.cast_to {
             Some(t) => bottom.cast(t),
             None => bottom.clone(),
@@ -132,93 +84,5 @@ impl Layer for Packing {
         Mat::from_numpy(&shape, &values)?
             .cast(m.elemtype())
             .to_packing(self.out_elempack)
-    }
-}
-
-/// Cast: `0=type_from 1=type_to` (1 fp32, 2 fp16, 3 int8, 4 bf16). The source is whatever
-/// the blob holds, so a model's `type_from` that the net has already changed still works.
-#[derive(Default)]
-pub struct Cast {
-    from: core::option::Option<ElemType>,
-    to: core::option::Option<ElemType>,
-    /// The rounding shaders (`unaryop` ops 10 and 11) for 16-bit targets.
-    gpu: core::option::Option<PackPipelines>,
-    on_device: bool,
-}
-
-impl Layer for Cast {
-    fn support(&self) -> Support {
-        any_support(self.on_device)
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
-    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.from = elemtype(pd.int(0, 0))?;
-        self.to = elemtype(pd.int(1, 0))?;
-        Ok(())
-    }
-
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
-        // GPU mats hold floats in the net's storage type: a cast there rounds values to the
-        // target type; int8 stays on the CPU
-        let int8 = self.from == Some(ElemType::I8) || self.to == Some(ElemType::I8);
-        let op = match self.to {
-            Some(ElemType::F16) => Some(10),
-            Some(ElemType::Bf16) => Some(11),
-            _ => None,
-        };
-        self.gpu = match (gpu, op) {
-            (Some(gpu), Some(op)) if !int8 => {
-                let values = [
-                    (0, SpecValue::I32(op)),
-                    (1, SpecValue::F32(0.0)),
-                    (2, SpecValue::F32(0.0)),
-                ];
-                Some(
-                    PackPipelines::create(
-                        gpu,
-                        &[
-                            (1, Shader::Unaryop.module()),
-                            (4, Shader::UnaryopPack4.module()),
-                            (8, Shader::UnaryopPack8.module()),
-                        ],
-                        &values,
-                    )?
-                    .with_flat(gpu, Shader::UnaryopFlat.module(), &values)?,
-                )
-            }
-            _ => None,
-        };
-        self.on_device = gpu.is_some() && !int8;
-        Ok(())
-    }
-
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &Option,
-    ) -> Result<GpuMat> {
-        if !self.on_device {
-            return Err(no_device("Cast"));
-        }
-        match &self.gpu {
-            Some(pipelines) => unary(rec, pipelines, bottom),
-            None => Ok(bottom.clone()),
-        }
-    }
-
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
-        Ok(match self.to {
-            Some(t) => bottom.cast(t),
-            None => bottom.clone(),
-        })
     }
 }

@@ -7,9 +7,11 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{Border, Gather, GatherMap, no_device, numpy_shape, to_view};
-use crate::layer::option::Option;
+use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::layer::view::{numpy_shape, to_view};
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
 
@@ -36,12 +38,12 @@ pub struct Padding {
     value: f32,
     per_channel: Vec<f32>,
     per_channel_size: usize,
-    gpu: core::option::Option<Gather>,
+    gpu: Option<Gather>,
 }
 
 /// The input index for output index `i` along an axis of `n` with `before` padding, or `None`
 /// for a constant.
-fn source(i: usize, before: usize, n: usize, mode: Mode) -> core::option::Option<usize> {
+fn source(i: usize, before: usize, n: usize, mode: Mode) -> Option<usize> {
     let x = i as i64 - before as i64;
     let n = n as i64;
     if (0..n).contains(&x) {
@@ -93,21 +95,14 @@ impl Padding {
 
 impl Layer for Padding {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
     fn implements(&self) -> Implements {
         Implements::FORWARD_CPU_GPU
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let border = match self.mode {
             Mode::Constant => Border::Constant,
             Mode::Replicate => Border::Replicate,
@@ -116,7 +111,7 @@ impl Layer for Padding {
         // per-channel constants stay on the CPU
         self.gpu = match gpu {
             Some(gpu) if self.per_channel_size == 0 => {
-                Gather::create(gpu, GatherMap::shift([0; 3]), border)?
+                Some(Gather::create(gpu, GatherMap::shift([0; 3]), border)?)
             }
             _ => None,
         };
@@ -127,7 +122,7 @@ impl Layer for Padding {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let gather = self.gpu.as_ref().ok_or_else(|| no_device("Padding"))?;
         let dims = bottom.dims;
@@ -180,7 +175,7 @@ impl Layer for Padding {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let shape = bottom.numpy_shape();
         let dims = shape.len();
         let pads = self.pads(&shape)?;

@@ -5,15 +5,14 @@
 
 use rayon::prelude::*;
 
-use crate::Opt;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, no_device, pack8_as_pack4};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::kernels;
-use crate::layer::option::Option;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -30,7 +29,7 @@ pub struct Pooling {
     adaptive: bool,
     out: [usize; 2],
     /// pack1 and pack4 buffer pipelines (pack8 blobs go through pack4).
-    gpu: core::option::Option<PackPipelines>,
+    gpu: Option<PackPipelines>,
 }
 
 /// Where a window pooling's data sits in its padded input, for an input of `w × h`.
@@ -108,25 +107,19 @@ impl Pooling {
 
 impl Layer for Pooling {
     fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            vulkan_packing: true,
-            ..Support::ONE_BLOB
-        }
+        Support::ONE_BLOB
+            .gpu(self.gpu.is_some())
+            .packs(Packs::UP_TO_4)
     }
 
     fn implements(&self) -> Implements {
         Implements::FORWARD_CPU_GPU
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // buffer shaders only: image nets pool on the CPU
         self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(Opt::Image) => {
+            Some(gpu) => {
                 let i = |v: usize| SpecValue::I32(v as i32);
                 Some(PackPipelines::create(
                     gpu,
@@ -162,10 +155,9 @@ impl Layer for Pooling {
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Pooling"))?;
-        let bottom = &pack8_as_pack4(rec, bottom)?;
         let ctx = rec.context();
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(
@@ -228,7 +220,7 @@ impl Layer for Pooling {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &Option) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(
                 "Pooling takes 3-D blobs, got {}-D",

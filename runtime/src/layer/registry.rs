@@ -3,21 +3,17 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::layer::activation::Activation;
-use crate::layer::arith::{BinaryOp, Eltwise};
-use crate::layer::axis::{BatchNorm, Concat, Scale, Softmax};
-use crate::layer::blobs::{Flatten, Input, MemoryData, Reshape, Split};
+use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
-use crate::layer::convolution::Convolution;
-use crate::layer::deconvolution::Deconvolution;
-use crate::layer::innerproduct::InnerProduct;
-use crate::layer::interp::Interp;
-use crate::layer::lrn::Lrn;
-use crate::layer::packing::{Cast, Packing};
-use crate::layer::padding::Padding;
-use crate::layer::permute::{Permute, ShuffleChannel};
-use crate::layer::pooling::Pooling;
-use crate::layer::slicing::{Crop, Slice};
+use crate::layer::{
+    batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
+    convolution::Convolution, crop::Crop, deconvolution::Deconvolution, dropout::Dropout,
+    eltwise::Eltwise, flatten::Flatten, gelu::GELU, hardsigmoid::HardSigmoid, hardswish::HardSwish,
+    innerproduct::InnerProduct, input::Input, interp::Interp, lrn::Lrn, memorydata::MemoryData,
+    noop::Noop, packing::Packing, padding::Padding, permute::Permute, pooling::Pooling, relu::ReLU,
+    reshape::Reshape, scale::Scale, shufflechannel::ShuffleChannel, sigmoid::Sigmoid, slice::Slice,
+    softmax::Softmax, split::Split, swish::Swish, tanh::TanH,
+};
 
 /// Makes a fresh layer of one type.
 pub type Creator = Arc<dyn Fn() -> Box<dyn Layer> + Send + Sync>;
@@ -69,16 +65,16 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Split" => Box::new(Split),
         "Flatten" => Box::new(Flatten::default()),
         "Reshape" => Box::<Reshape>::default(),
-        "ReLU" => Box::new(Activation::new("ReLU")),
-        "Sigmoid" => Box::new(Activation::new("Sigmoid")),
-        "TanH" => Box::new(Activation::new("TanH")),
-        "Clip" => Box::new(Activation::new("Clip")),
-        "Swish" => Box::new(Activation::new("Swish")),
-        "HardSwish" => Box::new(Activation::new("HardSwish")),
-        "HardSigmoid" => Box::new(Activation::new("HardSigmoid")),
-        "GELU" => Box::new(Activation::new("GELU")),
-        "Dropout" => Box::new(Activation::new("Dropout")),
-        "Noop" => Box::new(Activation::new("Noop")),
+        "ReLU" => Box::<ActivationLayer<ReLU>>::default(),
+        "Sigmoid" => Box::<ActivationLayer<Sigmoid>>::default(),
+        "TanH" => Box::<ActivationLayer<TanH>>::default(),
+        "Clip" => Box::<ActivationLayer<Clip>>::default(),
+        "Swish" => Box::<ActivationLayer<Swish>>::default(),
+        "HardSwish" => Box::<ActivationLayer<HardSwish>>::default(),
+        "HardSigmoid" => Box::<ActivationLayer<HardSigmoid>>::default(),
+        "GELU" => Box::<ActivationLayer<GELU>>::default(),
+        "Dropout" => Box::<ActivationLayer<Dropout>>::default(),
+        "Noop" => Box::<ActivationLayer<Noop>>::default(),
         "BinaryOp" => Box::<BinaryOp>::default(),
         "Eltwise" => Box::<Eltwise>::default(),
         "Softmax" => Box::<Softmax>::default(),

@@ -1,7 +1,7 @@
 //! `convert_layout`: what a layer's flags allow, applied to a blob before it runs.
 
 use crate::error::Result;
-use crate::layer::{Option, Support};
+use crate::layer::{Packs, RunOptions, Support};
 use crate::tensor::{ElemType, Mat};
 
 /// Whether the CPU has 256-bit SIMD (fp32 pack8 pays off there).
@@ -18,7 +18,7 @@ pub fn cpu_has_256bit_simd() -> bool {
 
 /// The element type a layer with `support` receives for `m` under `opt`: bf16 before fp16
 /// when both are allowed, fp32 for any 16-bit or int8 mat the layer does not declare.
-pub fn cpu_elemtype(m: &Mat, support: Support, opt: &Option) -> ElemType {
+pub fn cpu_elemtype(m: &Mat, support: Support, opt: &RunOptions) -> ElemType {
     if m.elemtype() == ElemType::I8 && support.int8_storage && opt.use_int8_inference {
         return ElemType::I8;
     }
@@ -37,7 +37,7 @@ pub fn cpu_elempack(
     channels: usize,
     elemtype: ElemType,
     support: Support,
-    opt: &Option,
+    opt: &RunOptions,
 ) -> usize {
     if !(opt.use_packing_layout && support.packing) {
         return 1;
@@ -59,17 +59,25 @@ pub fn cpu_elempack(
     }
 }
 
-/// The elempack a GPU layer with `support` receives for `channels` channels.
-pub fn gpu_elempack(current: usize, channels: usize, support: Support, opt: &Option) -> usize {
+/// The elempack a GPU layer with `support` receives for `channels` channels: the largest of
+/// `packs` (its shaders) that the channels and options allow.
+pub fn gpu_elempack(
+    current: usize,
+    channels: usize,
+    support: Support,
+    packs: Packs,
+    opt: &RunOptions,
+) -> usize {
     if !(opt.use_packing_layout && support.vulkan_packing) {
         return 1;
     }
     if support.vulkan_any_packing {
         return current;
     }
-    if opt.use_shader_pack8 && channels.is_multiple_of(8) {
+    let eight = opt.use_shader_pack8 && packs.contains(8);
+    if eight && channels.is_multiple_of(8) {
         8
-    } else if channels.is_multiple_of(4) {
+    } else if packs.contains(4) && channels.is_multiple_of(4) {
         4
     } else {
         1
@@ -77,7 +85,7 @@ pub fn gpu_elempack(current: usize, channels: usize, support: Support, opt: &Opt
 }
 
 /// `m` in the layout a CPU layer with `support` takes under `opt` (ncnn's `convert_layout`).
-pub fn to_cpu_layout(m: Mat, support: Support, opt: &Option) -> Result<Mat> {
+pub fn to_cpu_layout(m: Mat, support: Support, opt: &RunOptions) -> Result<Mat> {
     let ty = cpu_elemtype(&m, support, opt);
     let channels = m.outer() * m.elempack;
     let pack = cpu_elempack(m.elempack, channels, ty, support, opt);

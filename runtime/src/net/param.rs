@@ -286,7 +286,7 @@ const END_OF_PARAMS: i32 = -233;
 
 /// The layer type that `.param.bin` type index `index` names: an ncnn built-in, or for a user
 /// layer (ncnn's custom bit) `custom#N`, the name to register it under.
-pub fn type_name(index: i32) -> core::option::Option<String> {
+pub fn type_name(index: i32) -> Option<String> {
     if index & CUSTOM_BIT != 0 {
         return Some(format!("custom#{}", index & !CUSTOM_BIT));
     }

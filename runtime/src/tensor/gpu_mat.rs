@@ -191,7 +191,7 @@ fn variant_options(options: OptionSet, image: bool) -> OptionSet {
 pub struct PendingDownload {
     mat: GpuMat,
     /// The host-readable copy (fp32); none for image mats, read after the wait.
-    staging: core::option::Option<wgpu::Buffer>,
+    staging: Option<wgpu::Buffer>,
 }
 
 /// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use fpshader::layer::Option as NetOption;
+use fpshader::layer::RunOptions;
 use fpshader::net::Net;
 use fpshader::{Context, ContextOptions, Error, Mat, ShaderPath, wgpu};
 
@@ -159,7 +159,7 @@ pub fn run_net(
     weights: &[u8],
     inputs: &[Input],
     output: &str,
-    opt: NetOption,
+    opt: RunOptions,
     ctx: Option<Arc<Context>>,
 ) -> Result<Mat, Error> {
     let mut net = Net::new();

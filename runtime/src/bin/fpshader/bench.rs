@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use fpshader::layer::Option as NetOption;
+use fpshader::layer::RunOptions;
 use fpshader::net::Net;
 use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
@@ -106,7 +106,7 @@ fn bench_one(
     param: &Path,
     args: &BenchArgs,
     ctx: Option<Arc<Context>>,
-    opt: NetOption,
+    opt: RunOptions,
 ) -> Result<(Timing, Option<MemoryStats>), CliError> {
     // the device memory of this model alone: the pool's buffers of the ones before go
     if let Some(ctx) = &ctx {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use fpshader::layer::Option as NetOption;
+use fpshader::layer::RunOptions;
 use fpshader::net::Net;
 use fpshader::{Context, ContextOptions, Mat, ShaderPath};
 use fpshader_build::vgf::tosa::{Elem, TensorType};
@@ -48,17 +48,17 @@ pub struct RunArgs {
 }
 
 /// The `Option` that `--opt` asks for.
-pub(crate) fn parse_opt(text: core::option::Option<&str>) -> Result<NetOption, CliError> {
+pub(crate) fn parse_opt(text: Option<&str>) -> Result<RunOptions, CliError> {
     let Some(text) = text else {
-        return Ok(NetOption::default());
+        return Ok(RunOptions::default());
     };
-    let mut opt = NetOption {
+    let mut opt = RunOptions {
         use_fp16_packed: false,
         use_fp16_storage: false,
         use_fp16_arithmetic: false,
         use_bf16_storage: false,
         use_int8_inference: false,
-        ..NetOption::default()
+        ..RunOptions::default()
     };
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         match name {
@@ -106,7 +106,7 @@ pub(crate) fn load_net(
     param: &std::path::Path,
     bin: Option<&std::path::Path>,
     ctx: Option<Arc<Context>>,
-    opt: NetOption,
+    opt: RunOptions,
 ) -> Result<Net, CliError> {
     let mut net = Net::new();
     net.opt = opt;
@@ -125,7 +125,7 @@ pub(crate) fn load_net(
     Ok(net)
 }
 
-fn load(args: &RunArgs, opt: NetOption) -> Result<Net, CliError> {
+fn load(args: &RunArgs, opt: RunOptions) -> Result<Net, CliError> {
     load_net(
         &args.param,
         args.bin.as_deref(),
@@ -218,7 +218,7 @@ pub(crate) fn with_threads<T: Send>(
     pool.install(work)
 }
 
-fn run_with(args: &RunArgs, opt: NetOption) -> Result<(), CliError> {
+fn run_with(args: &RunArgs, opt: RunOptions) -> Result<(), CliError> {
     let t0 = Instant::now();
     let net = load(args, opt)?;
     let loaded = t0.elapsed();

@@ -1,19 +1,18 @@
-//! Arithmetic on whole blobs: BinaryOp (broadcasting, scalar, reversed ops; on the GPU for
-//! scalars, equal shapes and broadcasts along w, h or per channel) and Eltwise.
-
-use rayon::prelude::*;
+//! BinaryOp: `0=op_type 1=with_scalar 2=b`: broadcasting, scalar and reversed ops. On the
+//! GPU for scalars, equal shapes and broadcasts along w, h or per channel.
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gpu_util::{PackPipelines, dispatch_flat, no_device, slot};
-use crate::layer::kernels;
-use crate::layer::option::Option;
+use crate::layer::flat::dispatch_flat;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{PackPipelines, no_device, slot};
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
+use rayon::prelude::*;
 
 /// ncnn's BinaryOp `op_type` on two values.
 pub fn binary(op: i32, x: f32, y: f32) -> f32 {
@@ -100,10 +99,10 @@ fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
 #[derive(Default)]
 pub struct BinaryOp {
     op: i32,
-    scalar: core::option::Option<f32>,
-    gpu: core::option::Option<PackPipelines>,
+    scalar: Option<f32>,
+    gpu: Option<PackPipelines>,
     /// The scalar as a one-element mat per elempack (1, 4, 8), every lane the scalar.
-    gpu_scalar: [core::option::Option<GpuMat>; 3],
+    gpu_scalar: [Option<GpuMat>; 3],
 }
 
 /// A mat's 3-D view in unpacked values (`[w, h, c]`), as GPU mats lay 1-D and 2-D blobs out.
@@ -118,7 +117,7 @@ fn view3(dims: u8, [w, h, _, c]: [usize; 4]) -> [usize; 3] {
 /// The output view when the GPU shaders can compute `a op b` directly: channels equal (so
 /// both have the same packing), w and h equal or 1 on one side, the output as large as one
 /// input; a 1-D operand only as ncnn's per-channel broadcast.
-fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> core::option::Option<[usize; 3]> {
+fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> {
     let (va, vb) = (view3(a.0, a.1), view3(b.0, b.1));
     if a.0 > 3 || b.0 > 3 || va[2] != vb[2] {
         return None;
@@ -184,7 +183,7 @@ fn zip_map(out: &mut [f32], x: &[f32], y: &[f32], f: impl Fn(f32, f32) -> f32 + 
 impl BinaryOp {
     /// `a op b` straight over the stored values when both are fp32 with the same shape and
     /// layout (any packing): no broadcast, no unpacking.
-    fn same_layout(&self, a: &Mat, b: &Mat) -> core::option::Option<Mat> {
+    fn same_layout(&self, a: &Mat, b: &Mat) -> Option<Mat> {
         if !a.same_shape(b) || a.elempack != b.elempack || a.cstep != b.cstep {
             return None;
         }
@@ -213,6 +212,7 @@ impl Layer for BinaryOp {
             inplace: self.scalar.is_some(),
             vulkan: true,
             vulkan_packing: true,
+            vulkan_images: true,
             // equal layouts run over the stored values; broadcasts unpack
             packing: true,
             any_packing: true,
@@ -230,11 +230,7 @@ impl Layer for BinaryOp {
         }
     }
 
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) => Some(
                 PackPipelines::create(
@@ -260,7 +256,7 @@ impl Layer for BinaryOp {
         Ok(())
     }
 
-    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &Option) -> Result<()> {
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         if let Some(s) = self.scalar {
             for pack in [1, 4, 8] {
                 let m = Mat::from_values(1, 1, pack, &vec![s; pack])?.to_packing(pack)?;
@@ -282,7 +278,7 @@ impl Layer for BinaryOp {
         &self,
         blob: &mut GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<()> {
         let b = self.gpu_scalar[slot(blob.elempack)]
             .as_ref()
@@ -298,7 +294,7 @@ impl Layer for BinaryOp {
         &self,
         bottoms: &[GpuMat],
         rec: &mut Recorder<'_>,
-        _opt: &Option,
+        _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         let [a, b] = bottoms else {
             return Err(Error::Shape(format!(
@@ -332,13 +328,13 @@ impl Layer for BinaryOp {
         Ok(())
     }
 
-    fn forward_inplace(&self, blob: &mut Mat, _opt: &Option) -> Result<()> {
+    fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {
         let (op, b) = (self.op, self.scalar.unwrap_or(0.0));
         map_inplace(blob, move |x| binary(op, x, b));
         Ok(())
     }
 
-    fn forward_many(&self, bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let [a, b] = bottoms else {
             return Err(Error::Shape(format!(
                 "BinaryOp takes 2 inputs, got {}",
@@ -381,165 +377,5 @@ impl Layer for BinaryOp {
             _ => shape,
         };
         Ok(vec![Mat::from_shape_values(dims, shape, &values)?])
-    }
-}
-
-/// Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums.
-#[derive(Default)]
-pub struct Eltwise {
-    op: i32,
-    coeffs: Vec<f32>,
-    /// The flat pipeline: buffer mats, one layout for every input.
-    gpu: core::option::Option<PackPipelines>,
-}
-
-impl Layer for Eltwise {
-    fn support(&self) -> Support {
-        Support {
-            vulkan: self.gpu.is_some(),
-            // the net packs every input alike (same shapes): one layout for the flat shader
-            vulkan_packing: true,
-            ..Support::default()
-        }
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY_CPU_GPU
-    }
-
-    fn create_pipeline(
-        &mut self,
-        _opt: &Option,
-        gpu: core::option::Option<GpuSetup<'_>>,
-    ) -> Result<()> {
-        // flat shaders only: image nets run Eltwise on the CPU
-        self.gpu = match gpu {
-            Some(gpu) if !gpu.options.contains(crate::Opt::Image) => {
-                Some(PackPipelines::default().with_flat(
-                    gpu,
-                    Shader::EltwiseFlat.module(),
-                    &[(0, SpecValue::I32(self.op))],
-                )?)
-            }
-            _ => None,
-        };
-        Ok(())
-    }
-
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.len() >= 2
-            && bottoms.iter().all(|b| *b == bottoms[0])
-            && (self.coeffs.is_empty() || self.coeffs.len() == bottoms.len())
-    }
-
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &Option,
-    ) -> Result<Vec<GpuMat>> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Eltwise"))?;
-        let [first, rest @ ..] = bottoms else {
-            return Err(Error::Shape("Eltwise needs inputs".into()));
-        };
-        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
-        let ctx = rec.context();
-        let mut acc = first.clone();
-        for (i, b) in rest.iter().enumerate() {
-            let top = ctx.alloc_like(first)?;
-            let flat = pipelines
-                .flat_for(&[&acc, b, &top])
-                .ok_or_else(|| {
-                    Error::Shape(format!(
-                        "Eltwise on the GPU takes buffer mats of one layout, got {:?} and {:?}",
-                        first.shape(),
-                        b.shape()
-                    ))
-                })?
-                .clone();
-            // the first step scales the first input too
-            let ca = if i == 0 { coeff(0) } else { 1.0 };
-            let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
-            dispatch_flat(rec, &flat, &[&acc, b, &top], &extra)?;
-            acc = top;
-        }
-        Ok(vec![acc])
-    }
-
-    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.op = pd.int(0, 0);
-        self.coeffs = pd.floats(1);
-        if !(0..=2).contains(&self.op) {
-            return Err(Error::Shape(format!("Eltwise op_type {}", self.op)));
-        }
-        Ok(())
-    }
-
-    fn forward_many(&self, bottoms: &[Mat], _opt: &Option) -> Result<Vec<Mat>> {
-        let first = bottoms
-            .first()
-            .ok_or_else(|| Error::Shape("Eltwise needs inputs".into()))?;
-        if let Some(b) = bottoms.iter().find(|b| !b.same_shape(first)) {
-            return Err(Error::Shape(format!(
-                "Eltwise inputs differ: {:?} and {:?}",
-                first.shape(),
-                b.shape()
-            )));
-        }
-        if !self.coeffs.is_empty() && self.coeffs.len() != bottoms.len() {
-            return Err(Error::Shape(format!(
-                "Eltwise has {} coefficients for {} inputs",
-                self.coeffs.len(),
-                bottoms.len()
-            )));
-        }
-        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
-        // fp32 inputs of one layout: their storage combined in place, padding and all
-        fn raw<'m>(m: &'m Mat, first: &Mat) -> core::option::Option<&'m [f32]> {
-            m.f32().ok().filter(|_| m.same_layout(first))
-        }
-        if first.f32().is_ok() && bottoms.iter().all(|b| raw(b, first).is_some()) {
-            const CHUNK: usize = 1 << 14;
-            let mut top = first.clone();
-            let acc = top.f32_mut()?;
-            if self.op == 1 && coeff(0) != 1.0 {
-                let c = coeff(0);
-                acc.par_chunks_mut(CHUNK)
-                    .for_each(|a| kernels::map(a, |x| x * c));
-            }
-            for (i, b) in bottoms.iter().enumerate().skip(1) {
-                let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
-                let op = self.op;
-                acc.par_chunks_mut(CHUNK)
-                    .zip(v.par_chunks(CHUNK))
-                    .for_each(|(a, b)| match op {
-                        0 => kernels::zip_with(a, b, |x, y| x * y),
-                        1 if c == 1.0 => kernels::zip_with(a, b, |x, y| x + y),
-                        1 => kernels::zip_with(a, b, |x, y| x + y * c),
-                        _ => kernels::zip_with(a, b, f32::max),
-                    });
-            }
-            return Ok(vec![top]);
-        }
-        let mut acc: Vec<f32> = first.to_values();
-        if self.op == 1 {
-            acc.iter_mut().for_each(|x| *x *= coeff(0));
-        }
-        for (i, b) in bottoms.iter().enumerate().skip(1) {
-            let v = b.to_values();
-            let c = coeff(i);
-            acc.iter_mut().zip(v).for_each(|(x, y)| {
-                *x = match self.op {
-                    0 => *x * y,
-                    1 => *x + y * c,
-                    _ => x.max(y),
-                }
-            });
-        }
-        Ok(vec![Mat::from_shape_values(
-            first.dims,
-            first.shape(),
-            &acc,
-        )?])
     }
 }

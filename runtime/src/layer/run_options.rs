@@ -1,11 +1,11 @@
-//! ncnn's `Option`: how a net runs (threads, memory, packing, precision, the GPU).
+//! ncnn's `RunOptions`: how a net runs (threads, memory, packing, precision, the GPU).
 
 use crate::OptionSet;
 use crate::gpu::Options as VariantOptions;
 
-/// ncnn's `Option`, with the fields that choose layouts, precision and placement.
+/// ncnn's `RunOptions`, with the fields that choose layouts, precision and placement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Option {
+pub struct RunOptions {
     /// Release intermediate blobs as soon as their last consumer ran (and let an in-place layer
     /// work on its input without a copy when nothing else reads it).
     pub lightmode: bool,
@@ -36,11 +36,11 @@ pub struct Option {
     pub use_cooperative_matrix: bool,
 }
 
-impl Default for Option {
+impl Default for RunOptions {
     /// ncnn's defaults, GPU on when a net has a device: lightmode, packing, fp16
     /// packed/storage/arithmetic, local memory, cooperative matrices; no bf16, no images, no pack8.
     fn default() -> Self {
-        Option {
+        RunOptions {
             lightmode: true,
             num_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             use_vulkan_compute: true,
@@ -58,17 +58,17 @@ impl Default for Option {
     }
 }
 
-impl Option {
+impl RunOptions {
     /// Plain fp32 everywhere, no packing: what ncnn's layer tests and numeric comparisons use.
     pub fn fp32() -> Self {
-        Option {
+        RunOptions {
             use_packing_layout: false,
             use_fp16_packed: false,
             use_fp16_storage: false,
             use_fp16_arithmetic: false,
             use_bf16_storage: false,
             use_int8_inference: false,
-            ..Option::default()
+            ..RunOptions::default()
         }
     }
 
@@ -91,7 +91,7 @@ impl Option {
     }
 
     /// This option with what a layer's feature mask (ncnn's param 31) switches off.
-    pub fn masked(&self, mask: FeatureMask) -> Option {
+    pub fn masked(&self, mask: FeatureMask) -> RunOptions {
         let mut o = *self;
         let off = |bit: FeatureMask| mask.contains(bit);
         o.use_fp16_arithmetic &= !off(FeatureMask::NO_FP16_ARITHMETIC);

@@ -1,0 +1,109 @@
+//! Cast: `0=type_from 1=type_to` (1 fp32, 2 fp16, 3 int8, 4 bf16): the element type changed.
+//! GPU mats hold floats in the net's storage type: there a cast rounds values to the target.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::flat::unary;
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::run_options::RunOptions;
+use crate::shaders::Shader;
+use crate::tensor::{ElemType, GpuMat, Mat};
+
+/// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
+pub(crate) fn cast_type(code: i32) -> Result<Option<ElemType>> {
+    Ok(match code {
+        0 => None,
+        1 => Some(ElemType::F32),
+        2 => Some(ElemType::F16),
+        3 => Some(ElemType::I8),
+        4 => Some(ElemType::Bf16),
+        t => return Err(Error::Shape(format!("cast type {t} (0..=4)"))),
+    })
+}
+
+/// Cast: `0=type_from 1=type_to` (1 fp32, 2 fp16, 3 int8, 4 bf16). The source is whatever
+/// the blob holds, so a model's `type_from` that the net has already changed still works.
+#[derive(Default)]
+pub struct Cast {
+    from: Option<ElemType>,
+    to: Option<ElemType>,
+    /// The rounding shaders (`unaryop` ops 10 and 11) for 16-bit targets.
+    gpu: Option<PackPipelines>,
+    on_device: bool,
+}
+
+impl Layer for Cast {
+    fn support(&self) -> Support {
+        Support::any_layout(self.on_device).images()
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.from = cast_type(pd.int(0, 0))?;
+        self.to = cast_type(pd.int(1, 0))?;
+        Ok(())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // GPU mats hold floats in the net's storage type: a cast there rounds values to the
+        // target type; int8 stays on the CPU
+        let int8 = self.from == Some(ElemType::I8) || self.to == Some(ElemType::I8);
+        let op = match self.to {
+            Some(ElemType::F16) => Some(10),
+            Some(ElemType::Bf16) => Some(11),
+            _ => None,
+        };
+        self.gpu = match (gpu, op) {
+            (Some(gpu), Some(op)) if !int8 => {
+                let values = [
+                    (0, SpecValue::I32(op)),
+                    (1, SpecValue::F32(0.0)),
+                    (2, SpecValue::F32(0.0)),
+                ];
+                Some(
+                    PackPipelines::create(
+                        gpu,
+                        &[
+                            (1, Shader::Unaryop.module()),
+                            (4, Shader::UnaryopPack4.module()),
+                            (8, Shader::UnaryopPack8.module()),
+                        ],
+                        &values,
+                    )?
+                    .with_flat(gpu, Shader::UnaryopFlat.module(), &values)?,
+                )
+            }
+            _ => None,
+        };
+        self.on_device = gpu.is_some() && !int8;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<GpuMat> {
+        if !self.on_device {
+            return Err(no_device("Cast"));
+        }
+        match &self.gpu {
+            Some(pipelines) => unary(rec, pipelines, bottom),
+            None => Ok(bottom.clone()),
+        }
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        Ok(match self.to {
+            Some(t) => bottom.cast(t),
+            None => bottom.clone(),
+        })
+    }
+}

@@ -1,0 +1,93 @@
+//! What BatchNorm and Scale share: `x * a[ch] + b[ch]` per channel (w for 1-D, h for 2-D,
+//! c otherwise), on the CPU and through the `channel_affine` shaders.
+
+use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::view::{extents, from_extents};
+
+use crate::error::{Error, Result};
+use crate::gpu::{DeviceBuffer, Recorder, Resource};
+use crate::layer::contract::{GpuSetup, Support};
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+
+/// The device side of a per-channel affine layer (BatchNorm, Scale): pipelines per packing
+/// and the coefficients, fp32, uploaded once.
+pub(crate) struct AffineGpu {
+    pipelines: PackPipelines,
+    coefs: Option<(DeviceBuffer, DeviceBuffer)>,
+}
+
+impl AffineGpu {
+    /// Pipelines for buffer nets; `None` for image nets, which run these on the CPU.
+    pub(crate) fn create(gpu: Option<GpuSetup<'_>>) -> Result<Option<Self>> {
+        let Some(gpu) = gpu else {
+            return Ok(None);
+        };
+        let pipelines = PackPipelines::create(
+            gpu,
+            &[
+                (1, Shader::ChannelAffine.module()),
+                (4, Shader::ChannelAffinePack4.module()),
+                (8, Shader::ChannelAffinePack8.module()),
+            ],
+            &[],
+        )?;
+        Ok(Some(AffineGpu {
+            pipelines,
+            coefs: None,
+        }))
+    }
+
+    /// Uploads `a` and `b` (zeros where `b` is empty).
+    pub(crate) fn upload(&mut self, gpu: GpuSetup<'_>, a: &[f32], b: &[f32]) {
+        let zeros;
+        let b = if b.is_empty() {
+            zeros = vec![0.0f32; a.len()];
+            &zeros
+        } else {
+            b
+        };
+        let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        self.coefs = Some((gpu.ctx.upload(&bytes(a)), gpu.ctx.upload(&bytes(b))));
+    }
+
+    /// Records `blob = blob * a[ch] + b[ch]` in place.
+    pub(crate) fn record(&self, rec: &mut Recorder<'_>, blob: &GpuMat, kind: &str) -> Result<()> {
+        let (a, b) = self.coefs.as_ref().ok_or_else(|| no_device(kind))?;
+        let channels = blob.c * blob.elempack;
+        if a.size() < (channels * 4) as u64 {
+            return Err(Error::Shape(format!(
+                "{kind} has {} per-channel values for {channels} channels",
+                a.size() / 4
+            )));
+        }
+        let pipeline = self.pipelines.for_mat(blob)?.clone();
+        let resources = [blob.resource(), Resource::from(a), Resource::from(b)];
+        rec.dispatch(&pipeline, &resources, &blob.shape_words(), blob.grid())
+    }
+}
+
+/// `y = x * scale[ch] + bias[ch]` over the channel axis, in place.
+pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result<()> {
+    let e = extents(blob);
+    let channels = e[0];
+    if scale.len() != channels || (!bias.is_empty() && bias.len() != channels) {
+        return Err(Error::Shape(format!(
+            "{} per-channel values for {channels} channels",
+            scale.len()
+        )));
+    }
+    let inner: usize = e[1..].iter().product();
+    let mut v = blob.to_values();
+    for (ch, chunk) in v.chunks_mut(inner.max(1)).enumerate() {
+        let b = bias.get(ch).copied().unwrap_or(0.0);
+        chunk.iter_mut().for_each(|x| *x = *x * scale[ch] + b);
+    }
+    *blob = from_extents(&e, &v)?;
+    Ok(())
+}
+
+/// Support of BatchNorm and Scale: in place, any GPU packing when there is a device side.
+pub(crate) fn affine_support(gpu: bool) -> Support {
+    Support::ONE_BLOB_INPLACE.gpu(gpu)
+}

@@ -1,0 +1,145 @@
+//! Concat: `0=axis`. Inputs agreeing on every other axis, joined along it.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::run_options::RunOptions;
+use crate::layer::view::{extents, from_extents, positive_axis, view_axis};
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+
+/// Concat: `0=axis`.
+#[derive(Default)]
+pub struct Concat {
+    axis: i32,
+    /// pack1 and pack4 buffer pipelines (pack8 inputs go through pack4).
+    gpu: Option<PackPipelines>,
+}
+
+impl Layer for Concat {
+    fn support(&self) -> Support {
+        Support {
+            vulkan_same_packing: true,
+            ..Support::MANY.gpu(self.gpu.is_some()).packs(Packs::UP_TO_4)
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_MANY_CPU_GPU
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // buffer shaders only: image nets concatenate on the CPU
+        self.gpu = match gpu {
+            Some(gpu) => Some(PackPipelines::create(
+                gpu,
+                &[
+                    (1, Shader::Concat.module()),
+                    (4, Shader::ConcatPack4.module()),
+                ],
+                &[],
+            )?),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        let Some((dims, _)) = bottoms.first() else {
+            return false;
+        };
+        bottoms.iter().all(|(d, _)| d == dims)
+            && positive_axis(self.axis, usize::from(*dims))
+                .is_ok_and(|a| view_axis(*dims, a).is_some())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<Vec<GpuMat>> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Concat"))?;
+        let first = bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Concat needs inputs".into()))?;
+        let dims = first.dims;
+        let at = positive_axis(self.axis, usize::from(dims))
+            .ok()
+            .and_then(|a| view_axis(dims, a))
+            .ok_or_else(|| Error::Shape(format!("Concat axis {} on the GPU", self.axis)))?;
+        let ctx = rec.context();
+        // the net gives every input one packing (vulkan_same_packing)
+        let pack = first.elempack;
+        let parts = bottoms;
+        let view = |m: &GpuMat| [m.w, m.h, m.c];
+        let mut out = view(&parts[0]);
+        out[at] = 0;
+        for m in parts {
+            let v = view(m);
+            if (0..3).any(|i| i != at && v[i] != out[i]) || m.dims != dims {
+                return Err(Error::Shape(format!(
+                    "Concat on the GPU: {:?} does not fit {:?} along axis {}",
+                    m.shape(),
+                    first.shape(),
+                    self.axis
+                )));
+            }
+            out[at] += v[at];
+        }
+        let top = ctx.alloc_mat(dims, out, pack, parts[0].options);
+        let mut offset = 0;
+        for m in parts {
+            let pipeline = pipelines.for_mat(m)?.clone();
+            let mut offsets = [0u32; 3];
+            offsets[at] = offset as u32;
+            let mut words = m.shape_words().to_vec();
+            words.extend([top.w as u32, top.cstep as u32]);
+            words.extend(offsets);
+            rec.dispatch(&pipeline, &[m, &top], &words, m.grid())?;
+            offset += view(m)[at];
+        }
+        Ok(vec![top])
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.axis = pd.int(0, 0);
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let first = bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Concat needs inputs".into()))?;
+        let e0 = extents(first);
+        let axis = positive_axis(self.axis, e0.len())?;
+        let mut total = 0;
+        for b in bottoms {
+            let e = extents(b);
+            let same_rest = e.len() == e0.len() && (0..e.len()).all(|i| i == axis || e[i] == e0[i]);
+            if !same_rest {
+                return Err(Error::Shape(format!(
+                    "Concat on axis {axis}: {e:?} does not fit {e0:?}"
+                )));
+            }
+            total += e[axis];
+        }
+        let outer: usize = e0[..axis].iter().product();
+        let inner: usize = e0[axis + 1..].iter().product();
+        let parts: Vec<(Vec<f32>, usize)> = bottoms
+            .iter()
+            .map(|b| (b.to_values(), extents(b)[axis]))
+            .collect();
+        let mut out = Vec::with_capacity(outer * total * inner);
+        for o in 0..outer {
+            for (v, n) in &parts {
+                out.extend_from_slice(&v[o * n * inner..(o + 1) * n * inner]);
+            }
+        }
+        let mut e = e0;
+        e[axis] = total;
+        Ok(vec![from_extents(&e, &out)?])
+    }
+}

@@ -1,0 +1,379 @@
+//! Convolution and ConvolutionDepthWise: `0=num_output 1=kernel_w 11=kernel_h 2=dilation_w
+//! 12=dilation_h 3=stride_w 13=stride_h 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom
+//! (-233 / -234: ncnn's "same" padding, upper / lower) 18=pad_value 5=bias_term
+//! 6=weight_data_size 7=group (depthwise) 8=int8_scale_term 9=activation_type
+//! 10=activation_params`; weights `[num_output][channels / group][kernel_h][kernel_w]` (type
+//! 0: fp32, fp16, int8 or quantized), then the bias, then with `int8_scale_term` the weight
+//! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
+//!
+//! CPU: im2col over tiles of output positions, then the tile's GEMM as vectorized row updates.
+//! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
+//! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
+//! the output has too few tiles to fill the device; on fp16 blobs where the device has
+//! cooperative matrices, `convolution_gemm_cm` on tensor cores instead); grouped and depthwise
+//! pack4 layers and pack1 layers as direct convolutions. Every shader reads the shapes through
+//! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
+//! shape, from the context's cache after the first forward).
+//!
+//! The files: `cpu` (im2col and its GEMM), `gemm` (the implicit GEMM's strategy: shader, tile
+//! and split per shape), `direct` (the direct shaders: pack1, grouped and depthwise pack4),
+//! `weights` (the layouts the shaders read).
+
+mod cpu;
+mod direct;
+mod gemm;
+mod weights;
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::layer::weights::Weights;
+use crate::layer::window::Window;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+use crate::{Opt, OptionSet};
+use gemm::Gemm;
+
+/// A convolution (dense, grouped or depthwise).
+#[derive(Default)]
+pub struct Convolution {
+    window: Window,
+    pad_value: f32,
+    int8_scale_term: i32,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+    gpu: Option<GpuConvolution>,
+}
+
+/// The device side: the algorithm per packing and the weights each reads, uploaded once.
+/// Pipelines come from the context's cache per forward shape (`psc()` folds the shapes): made
+/// on the first forward of a shape, found again on every later one.
+struct GpuConvolution {
+    /// The pack4 algorithm's shader, if a pack4 one fits (the pack1 one is `convolution`).
+    pack4: Option<Shader>,
+    /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its shader).
+    gemm: Option<Gemm>,
+    /// The options the pipelines are made with.
+    options: OptionSet,
+    weights1: Option<GpuMat>,
+    weights4: Option<GpuMat>,
+    bias: Option<GpuMat>,
+    bias4: Option<GpuMat>,
+    /// What the unsplit GEMM binds as its (unused) partial sums.
+    no_partials: Option<GpuMat>,
+}
+
+/// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
+/// (input then output w, h, c, cstep: constants 20–27 of `convolution_head.comp`).
+fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
+    let shapes = words.iter().take(8).zip(20..);
+    Specialization {
+        values: values
+            .into_iter()
+            .chain(shapes.map(|(v, id)| (id, SpecValue::I32(*v as i32))))
+            .collect(),
+        local_size: None,
+    }
+}
+
+/// Where the output's windows lie in the padded input of one forward.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    pad_left: usize,
+    pad_top: usize,
+    /// Padded width and height.
+    padded: [usize; 2],
+    /// Output width and height.
+    out: [usize; 2],
+}
+
+impl Convolution {
+    /// ConvolutionDepthWise (reads `7=group`).
+    pub fn depthwise() -> Self {
+        Convolution {
+            window: Window::grouped(),
+            ..Convolution::default()
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.window.grouped {
+            "ConvolutionDepthWise"
+        } else {
+            "Convolution"
+        }
+    }
+
+    /// The window geometry over an input of `w × h`.
+    fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
+        let [kw, kh] = self.window.kernel;
+        let [dw, dh] = self.window.dilation;
+        let [sw, sh] = self.window.stride;
+        let (ext_w, ext_h) = (dw * (kw - 1) + 1, dh * (kh - 1) + 1);
+        let [l, r, t, b] = self.window.pad;
+        let (pl, pr, pt, pb) = if l == -233 || l == -234 {
+            let wpad = (ext_w + (w.max(1) - 1) / sw * sw).saturating_sub(w);
+            let hpad = (ext_h + (h.max(1) - 1) / sh * sh).saturating_sub(h);
+            if l == -233 {
+                (wpad / 2, wpad - wpad / 2, hpad / 2, hpad - hpad / 2)
+            } else {
+                (wpad - wpad / 2, wpad / 2, hpad - hpad / 2, hpad / 2)
+            }
+        } else {
+            let p = |v: i32| v.max(0) as usize;
+            (p(l), p(r), p(t), p(b))
+        };
+        let (pw, ph) = (w + pl + pr, h + pt + pb);
+        if pw < ext_w || ph < ext_h {
+            return Err(Error::Shape(format!(
+                "{} kernel {kw}x{kh} (dilation {dw}x{dh}) is larger than the padded input {pw}x{ph}",
+                self.kind()
+            )));
+        }
+        Ok(Geometry {
+            pad_left: pl,
+            pad_top: pt,
+            padded: [pw, ph],
+            out: [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1],
+        })
+    }
+
+    /// Whether every input channel feeds only its own output channel.
+    fn is_depthwise(&self) -> bool {
+        self.window.group > 1
+            && self.window.group == self.window.num_output
+            && self.window.channels_per_group() == 1
+    }
+
+    /// Whether dense pack4 blobs go through the implicit GEMM.
+    fn uses_gemm(&self) -> bool {
+        self.window.group == 1 && self.pack4_kind() == 1
+    }
+
+    /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (a dense
+    /// layer on an RGB image: the direct pack1 shader took up to 97 us on resnet's first
+    /// layer on an H200, and its pack1 output needed repacking).
+    fn gemm_pads_input(&self) -> bool {
+        self.window.group == 1
+            && !self.window.channels().is_multiple_of(4)
+            && self.window.num_output.is_multiple_of(4)
+    }
+
+    /// Whether the depthwise pack4 shader can stage its input window in shared memory
+    /// (`convolution_dw_tile`: a reach, (kernel - 1) · dilation, of at most 4 and strides of
+    /// at most 2 keep the window within its shared array).
+    fn depthwise_tiles(&self) -> bool {
+        let w = &self.window;
+        self.pack4_kind() == 2
+            && (0..2)
+                .all(|i| w.kernel[i].saturating_sub(1) * w.dilation[i] <= 4 && w.stride[i] <= 2)
+    }
+
+    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4, or
+    /// one group whose input the GEMM pads), 2 depthwise.
+    fn pack4_kind(&self) -> i32 {
+        if self.is_depthwise() && self.window.num_output.is_multiple_of(4) {
+            2
+        } else if self.gemm_pads_input()
+            || self.window.channels_per_group().is_multiple_of(4)
+                && (self.window.num_output / self.window.group).is_multiple_of(4)
+        {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+impl Layer for Convolution {
+    fn support(&self) -> Support {
+        let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
+        Support {
+            // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
+            // blocks of 4, its channels padded with zeros
+            vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
+            ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
+                Packs::UP_TO_4
+            } else {
+                Packs::ONE
+            })
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        let kind = self.kind();
+        self.window.load(pd, kind)?;
+        self.pad_value = pd.float(18, 0.0);
+        self.int8_scale_term = pd.int(8, 0);
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        if self.window.bias_term {
+            self.bias = weights.load(self.window.num_output, 1)?;
+        }
+        if self.int8_scale_term != 0 {
+            // per output (per group for depthwise) scales of the int8 weights; the input's
+            // scale only matters to int8 arithmetic, which this layer does not do
+            let n = if self.window.grouped && self.window.group > 1 {
+                self.window.group
+            } else {
+                self.window.num_output
+            };
+            let scales = weights.load(n, 1)?;
+            weights.load(1, 1)?;
+            let per = self.weights.len() / n.max(1);
+            for (chunk, s) in self.weights.chunks_mut(per.max(1)).zip(&scales) {
+                let inv = if *s == 0.0 { 0.0 } else { 1.0 / s };
+                chunk.iter_mut().for_each(|w| *w *= inv);
+            }
+        }
+        Ok(())
+    }
+
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) => {
+                // tensor cores multiply fp16: only blobs that are fp16 already take them
+                let fp16 =
+                    gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
+                let gemm = self.uses_gemm().then_some(
+                    if opt.use_cooperative_matrix && fp16 && gpu.ctx.cooperative_matrix() {
+                        Gemm::CooperativeMatrix
+                    } else {
+                        Gemm::Fma
+                    },
+                );
+                let kind = self.pack4_kind();
+                // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
+                let pack4 = (kind != 0).then(|| {
+                    if let Some(gemm) = gemm {
+                        gemm.shader()
+                    } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
+                        Shader::ConvolutionDwTile
+                    } else {
+                        Shader::ConvolutionPack4
+                    }
+                });
+                // pipelines come per forward shape; a missing variant fails here, not then
+                for shader in [Some(Shader::Convolution), pack4].into_iter().flatten() {
+                    gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
+                }
+                Some(GpuConvolution {
+                    pack4,
+                    gemm,
+                    options: gpu.options,
+                    weights1: None,
+                    weights4: None,
+                    bias: None,
+                    bias4: None,
+                    no_partials: None,
+                })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        let bias = self.window.bias_or_zeros(&self.bias);
+        let packed = match self.pack4_kind() {
+            1 if self.uses_gemm() => Some(self.weights_gemm()),
+            1 => Some(self.weights_pack4()),
+            2 => Some(self.weights_depthwise_pack4()),
+            _ => None,
+        };
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let flat = |v: &[f32]| Mat::from_shape_values(1, [v.len(), 1, 1, 1], v);
+        state.weights1 = Some(gpu.ctx.upload_mat(&flat(&self.weights)?, gpu.options)?);
+        state.bias = Some(gpu.ctx.upload_mat(&flat(&bias)?, gpu.options)?);
+        if let Some(w4) = packed {
+            let up = |v: &[f32]| -> Result<GpuMat> {
+                gpu.ctx.upload_mat(&flat(v)?.to_packing(4)?, gpu.options)
+            };
+            state.weights4 = Some(up(&w4)?);
+            state.bias4 = Some(up(&bias)?);
+        }
+        if state.gemm.is_some() {
+            state.no_partials = Some(gpu.ctx.alloc_mat(1, [4, 1, 1], 4, OptionSet::FP32));
+        }
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.iter().all(|&(dims, [w, h, _, c])| {
+            dims == 3 && c == self.window.channels() && self.geometry(w, h).is_ok()
+        })
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<GpuMat> {
+        let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
+        let channels = bottom.c * bottom.elempack;
+        // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
+        let padded = bottom.elempack == 4
+            && self.gemm_pads_input()
+            && channels == self.window.channels().next_multiple_of(4);
+        let channels = if padded {
+            self.window.channels()
+        } else {
+            channels
+        };
+        self.window
+            .check_input(self.kind(), bottom.dims, channels)?;
+        let geo = self.geometry(bottom.w, bottom.h)?;
+        let ctx = rec.context();
+        // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders
+        // exist, else pack1
+        let (shader, weights, bias, pack) =
+            match (state.pack4, &state.weights4, &state.bias4, bottom.elempack) {
+                (Some(s), Some(w), Some(b), 4) => (s, w, b, 4),
+                (_, _, _, 1) => {
+                    let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
+                        return Err(no_device(self.kind()));
+                    };
+                    (Shader::Convolution, w, b, 1)
+                }
+                (.., p) => return Err(Error::Shape(format!("no shader for elempack {p}"))),
+            };
+        let [ow, oh] = geo.out;
+        let top = ctx.alloc_mat(
+            3,
+            [ow, oh, self.window.num_output / pack],
+            pack,
+            bottom.options,
+        );
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.pad_left as u32,
+            geo.pad_top as u32,
+            self.pad_value.to_bits(),
+        ]);
+        if pack == 4 && state.gemm.is_some() {
+            self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], &words)?;
+            return Ok(top);
+        }
+        self.dispatch_direct(state, rec, shader, [bottom, &top, weights, bias], &words)?;
+        Ok(top)
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        self.forward_cpu(bottom)
+    }
+}

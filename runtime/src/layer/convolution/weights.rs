@@ -1,0 +1,67 @@
+//! The weight layouts the GPU shaders read, made once at upload.
+
+use super::Convolution;
+
+impl Convolution {
+    /// The pack4 weights of the dense and grouped shader: per output block of 4, its
+    /// group's input blocks of 4 and kernel position, four rows (one per output lane) of four
+    /// input weights.
+    pub(super) fn weights_pack4(&self) -> Vec<f32> {
+        let [kw, kh] = self.window.kernel;
+        let (cin_g, kk) = (self.window.channels_per_group(), kw * kh);
+        let mut out = Vec::with_capacity(self.weights.len());
+        for o4 in 0..self.window.num_output / 4 {
+            for i4 in 0..cin_g / 4 {
+                for k in 0..kk {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
+                            out.push(self.weights[(o * cin_g + i) * kk + k]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The pack4 weights of the GEMM: per step (input block of 4 and kernel position), per
+    /// output block, four rows (one per output lane) of four input weights.
+    pub(super) fn weights_gemm(&self) -> Vec<f32> {
+        let [kw, kh] = self.window.kernel;
+        let (cin, kk) = (self.window.channels_per_group(), kw * kh);
+        let mut out = Vec::with_capacity(self.weights.len());
+        // a last, partial block of input channels has zero weights past the channels
+        for i4 in 0..cin.div_ceil(4) {
+            for k in 0..kk {
+                for o4 in 0..self.window.num_output / 4 {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
+                            out.push(match i < cin {
+                                true => self.weights[(o * cin + i) * kk + k],
+                                false => 0.0,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The pack4 weights of the depthwise shader: per channel block and kernel position, the
+    /// four channels' weights.
+    pub(super) fn weights_depthwise_pack4(&self) -> Vec<f32> {
+        let kk = self.window.kernel[0] * self.window.kernel[1];
+        let mut out = Vec::with_capacity(self.weights.len());
+        for c4 in 0..self.window.num_output / 4 {
+            for k in 0..kk {
+                for lane in 0..4 {
+                    out.push(self.weights[(c4 * 4 + lane) * kk + k]);
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,208 @@
+//! Crop: a box of a blob, given by offsets and sizes, by numpy-style starts/ends, or by a
+//! reference blob's shape.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gather::{Gather, box_gather, record_box};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::layer::view::{numpy_shape, resolve_axis};
+use crate::tensor::{GpuMat, Mat, Strided};
+
+/// Crop: offsets `0=w 1=h 13=d 2=c`, sizes `3=w 4=h 14=d 5=c` (0 or -233: the rest) and end
+/// margins `6=w 7=h 15=d 8=c`; or numpy-style `9=starts 10=ends 11=axes`; or, with no sizes,
+/// a second input whose shape is the output's.
+#[derive(Default)]
+pub struct Crop {
+    /// Offsets, sizes and end margins per axis, as `[w, h, d, c]`.
+    offset: [i32; 4],
+    size: [i32; 4],
+    margin: [i32; 4],
+    starts: Vec<i32>,
+    ends: Vec<i32>,
+    axes: Vec<i32>,
+    reference: bool,
+    gpu: Option<Gather>,
+}
+
+/// numpy axis `k` of a `dims`-D blob as an index into `[w, h, d, c]`.
+fn whdc_index(dims: usize, k: usize) -> usize {
+    match (dims, k) {
+        (1, _) => 0,
+        (2, 0) => 1,
+        (2, _) => 0,
+        (3, 0) => 3,
+        (3, 1) => 1,
+        (3, _) => 0,
+        (_, k) => 3 - k,
+    }
+}
+
+impl Crop {
+    /// `(start, len)` per numpy axis of a blob of `shape`.
+    fn roi(
+        &self,
+        shape: &[usize],
+        reference: Option<(u8, [usize; 4])>,
+    ) -> Result<Vec<(usize, usize)>> {
+        let dims = shape.len();
+        let mut roi: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
+        if !self.starts.is_empty() && !self.ends.is_empty() {
+            let axes: Vec<i32> = if self.axes.is_empty() {
+                (0..dims as i32).collect()
+            } else {
+                self.axes.clone()
+            };
+            for (i, &a) in axes.iter().enumerate() {
+                let axis = resolve_axis(a, dims)?;
+                let n = shape[axis] as i64;
+                let (mut s, mut e) = (
+                    i64::from(*self.starts.get(i).unwrap_or(&0)),
+                    i64::from(*self.ends.get(i).unwrap_or(&-233)),
+                );
+                if s == -233 {
+                    s = 0;
+                }
+                if e == -233 {
+                    e = n;
+                }
+                let start = if s >= 0 { s } else { n + s }.clamp(0, n);
+                let end = n.min(if e > 0 { e } else { n + e });
+                roi[axis] = (start as usize, (end - start).max(0) as usize);
+            }
+            return Ok(roi);
+        }
+        for (k, r) in roi.iter_mut().enumerate() {
+            let j = whdc_index(dims, k);
+            let n = shape[k] as i64;
+            let off = i64::from(self.offset[j]);
+            if off < 0 || off > n {
+                return Err(Error::Shape(format!("crop offset {off} on an axis of {n}")));
+            }
+            let rest = n - off - i64::from(self.margin[j]);
+            let len = match reference {
+                Some((rdims, rshape)) if usize::from(rdims) == dims || j < 3 => rshape[j] as i64,
+                Some(_) => rest,
+                None => match self.size[j] {
+                    0 | -233 => rest,
+                    s => i64::from(s).min(rest),
+                },
+            };
+            if len < 0 || off + len > n {
+                return Err(Error::Shape(format!(
+                    "crop of {len} from {off} on an axis of {n}"
+                )));
+            }
+            *r = (off as usize, len as usize);
+        }
+        Ok(roi)
+    }
+
+    fn crop(&self, bottom: &Mat, reference: Option<&Mat>) -> Result<Mat> {
+        let shape = bottom.numpy_shape();
+        let mut view = Strided::contiguous(&shape);
+        let reference = reference.map(|m| (m.dims, m.shape()));
+        for (axis, (start, len)) in self.roi(&shape, reference)?.into_iter().enumerate() {
+            view = view.narrow(axis, start, len);
+        }
+        view.gather_mat(&bottom.to_values())
+    }
+}
+
+impl Crop {
+    fn crop_gpu(
+        &self,
+        rec: &mut Recorder<'_>,
+        bottom: &GpuMat,
+        reference: Option<&GpuMat>,
+    ) -> Result<GpuMat> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Crop"))?;
+        let shape = numpy_shape(bottom.dims, bottom.shape());
+        let roi = self.roi(&shape, reference.map(|m| (m.dims, m.shape())))?;
+        record_box(rec, gather, bottom, &roi)
+    }
+}
+
+impl Layer for Crop {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: !self.reference,
+            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward: true,
+            forward_many: true,
+            forward_gpu: true,
+            forward_gpu_many: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = box_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<GpuMat> {
+        self.crop_gpu(rec, bottom, None)
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<Vec<GpuMat>> {
+        match bottoms {
+            [bottom, reference] => Ok(vec![self.crop_gpu(rec, bottom, Some(reference))?]),
+            [bottom] => Ok(vec![self.crop_gpu(rec, bottom, None)?]),
+            _ => Err(Error::Shape(format!(
+                "Crop takes 1 or 2 inputs, got {}",
+                bottoms.len()
+            ))),
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.offset = [pd.int(0, 0), pd.int(1, 0), pd.int(13, 0), pd.int(2, 0)];
+        self.size = [pd.int(3, 0), pd.int(4, 0), pd.int(14, 0), pd.int(5, 0)];
+        self.margin = [pd.int(6, 0), pd.int(7, 0), pd.int(15, 0), pd.int(8, 0)];
+        self.starts = pd.ints(9);
+        self.ends = pd.ints(10);
+        self.axes = pd.ints(11);
+        if self.offset.iter().chain(&self.margin).any(|&v| v < 0) {
+            return Err(Error::Shape(format!(
+                "Crop offsets {:?} and margins {:?} must not be negative",
+                self.offset, self.margin
+            )));
+        }
+        let numpy = !self.starts.is_empty() && !self.ends.is_empty();
+        self.reference = !numpy && self.size == [0; 4] && self.margin == [0; 4];
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        self.crop(bottom, None)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        match bottoms {
+            [bottom, reference] => Ok(vec![self.crop(bottom, Some(reference))?]),
+            [bottom] => Ok(vec![self.crop(bottom, None)?]),
+            _ => Err(Error::Shape(format!(
+                "Crop takes 1 or 2 inputs, got {}",
+                bottoms.len()
+            ))),
+        }
+    }
+}

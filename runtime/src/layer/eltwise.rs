@@ -1,0 +1,165 @@
+//! Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums, over inputs of one
+//! shape.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::flat::dispatch_flat;
+use crate::layer::kernels;
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::run_options::RunOptions;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+use rayon::prelude::*;
+
+/// Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums.
+#[derive(Default)]
+pub struct Eltwise {
+    op: i32,
+    coeffs: Vec<f32>,
+    /// The flat pipeline: buffer mats, one layout for every input.
+    gpu: Option<PackPipelines>,
+}
+
+impl Layer for Eltwise {
+    fn support(&self) -> Support {
+        // the net packs every input alike (same shapes): one layout for the flat shader
+        Support::MANY.gpu(self.gpu.is_some())
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_MANY_CPU_GPU
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // flat shaders only: image nets run Eltwise on the CPU
+        self.gpu = match gpu {
+            Some(gpu) => Some(PackPipelines::default().with_flat(
+                gpu,
+                Shader::EltwiseFlat.module(),
+                &[(0, SpecValue::I32(self.op))],
+            )?),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms.len() >= 2
+            && bottoms.iter().all(|b| *b == bottoms[0])
+            && (self.coeffs.is_empty() || self.coeffs.len() == bottoms.len())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<Vec<GpuMat>> {
+        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Eltwise"))?;
+        let [first, rest @ ..] = bottoms else {
+            return Err(Error::Shape("Eltwise needs inputs".into()));
+        };
+        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
+        let ctx = rec.context();
+        let mut acc = first.clone();
+        for (i, b) in rest.iter().enumerate() {
+            let top = ctx.alloc_like(first)?;
+            let flat = pipelines
+                .flat_for(&[&acc, b, &top])
+                .ok_or_else(|| {
+                    Error::Shape(format!(
+                        "Eltwise on the GPU takes buffer mats of one layout, got {:?} and {:?}",
+                        first.shape(),
+                        b.shape()
+                    ))
+                })?
+                .clone();
+            // the first step scales the first input too
+            let ca = if i == 0 { coeff(0) } else { 1.0 };
+            let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
+            dispatch_flat(rec, &flat, &[&acc, b, &top], &extra)?;
+            acc = top;
+        }
+        Ok(vec![acc])
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.op = pd.int(0, 0);
+        self.coeffs = pd.floats(1);
+        if !(0..=2).contains(&self.op) {
+            return Err(Error::Shape(format!("Eltwise op_type {}", self.op)));
+        }
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let first = bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Eltwise needs inputs".into()))?;
+        if let Some(b) = bottoms.iter().find(|b| !b.same_shape(first)) {
+            return Err(Error::Shape(format!(
+                "Eltwise inputs differ: {:?} and {:?}",
+                first.shape(),
+                b.shape()
+            )));
+        }
+        if !self.coeffs.is_empty() && self.coeffs.len() != bottoms.len() {
+            return Err(Error::Shape(format!(
+                "Eltwise has {} coefficients for {} inputs",
+                self.coeffs.len(),
+                bottoms.len()
+            )));
+        }
+        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
+        // fp32 inputs of one layout: their storage combined in place, padding and all
+        fn raw<'m>(m: &'m Mat, first: &Mat) -> Option<&'m [f32]> {
+            m.f32().ok().filter(|_| m.same_layout(first))
+        }
+        if first.f32().is_ok() && bottoms.iter().all(|b| raw(b, first).is_some()) {
+            const CHUNK: usize = 1 << 14;
+            let mut top = first.clone();
+            let acc = top.f32_mut()?;
+            if self.op == 1 && coeff(0) != 1.0 {
+                let c = coeff(0);
+                acc.par_chunks_mut(CHUNK)
+                    .for_each(|a| kernels::map(a, |x| x * c));
+            }
+            for (i, b) in bottoms.iter().enumerate().skip(1) {
+                let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
+                let op = self.op;
+                acc.par_chunks_mut(CHUNK)
+                    .zip(v.par_chunks(CHUNK))
+                    .for_each(|(a, b)| match op {
+                        0 => kernels::zip_with(a, b, |x, y| x * y),
+                        1 if c == 1.0 => kernels::zip_with(a, b, |x, y| x + y),
+                        1 => kernels::zip_with(a, b, |x, y| x + y * c),
+                        _ => kernels::zip_with(a, b, f32::max),
+                    });
+            }
+            return Ok(vec![top]);
+        }
+        let mut acc: Vec<f32> = first.to_values();
+        if self.op == 1 {
+            acc.iter_mut().for_each(|x| *x *= coeff(0));
+        }
+        for (i, b) in bottoms.iter().enumerate().skip(1) {
+            let v = b.to_values();
+            let c = coeff(i);
+            acc.iter_mut().zip(v).for_each(|(x, y)| {
+                *x = match self.op {
+                    0 => *x * y,
+                    1 => *x + y * c,
+                    _ => x.max(y),
+                }
+            });
+        }
+        Ok(vec![Mat::from_shape_values(
+            first.dims,
+            first.shape(),
+            &acc,
+        )?])
+    }
+}

@@ -1,0 +1,66 @@
+//! Elementwise dispatch: flat shaders over buffer mats of one layout (any packing), and the
+//! one-in one-out elementwise forward every activation shares.
+
+use crate::error::Result;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::pipelines::PackPipelines;
+use crate::tensor::GpuMat;
+use std::sync::Arc;
+
+/// Bytes per invocation of a flat shader.
+pub(crate) const FLAT_BYTES: u64 = 16;
+
+/// Records a flat shader over `bindings` (the last written, whose byte size sets the
+/// count), in rows of at most 2^20 invocations so that no grid dimension passes the dispatch
+/// limit; `extra` push constant words follow the shader's two (`FLAT_PUSH_EXTRA`).
+pub fn dispatch_flat(
+    rec: &mut Recorder<'_>,
+    pipeline: &Arc<Pipeline>,
+    bindings: &[&GpuMat],
+    extra: &[u32],
+) -> Result<()> {
+    let bytes = bindings.last().map_or(0, |m| m.byte_size());
+    let n = bytes / FLAT_BYTES;
+    let row = n.clamp(1, 1 << 20);
+    let mut words = vec![n as u32, row as u32];
+    words.extend_from_slice(extra);
+    rec.dispatch(
+        pipeline,
+        bindings,
+        &words,
+        [row as u32, n.div_ceil(row) as u32, 1],
+    )
+}
+
+/// `m` as pack4 when it is pack8 (recorded into `rec`), for layers with no pack8 shader.
+pub fn pack8_as_pack4(rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+    if m.elempack == 8 {
+        rec.context().record_packing(rec, m, 4)
+    } else {
+        Ok(m.clone())
+    }
+}
+
+/// Runs an elementwise `bottom → top` shader over a new mat like `bottom`: the flat one over
+/// buffers, else the packing's (push constants `w, h, c, cstep`); pack8 mats go through pack4
+/// where the layer has no pack8 shader.
+pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
+    let top = rec.context().alloc_like(bottom)?;
+    if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
+        let flat = flat.clone();
+        dispatch_flat(rec, &flat, &[bottom, &top], &[])?;
+        return Ok(top);
+    }
+    if !pipelines.has(bottom.elempack) && bottom.elempack == 8 {
+        let four = pack8_as_pack4(rec, bottom)?;
+        return unary(rec, pipelines, &four);
+    }
+    let pipeline = pipelines.for_mat(bottom)?.clone();
+    rec.dispatch(
+        &pipeline,
+        &[bottom, &top],
+        &bottom.shape_words(),
+        bottom.grid(),
+    )?;
+    Ok(top)
+}

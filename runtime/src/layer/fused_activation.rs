@@ -1,0 +1,25 @@
+//! ncnn's fused activation (`9=activation_type 10=activation_params` of Convolution,
+//! Deconvolution and InnerProduct): applied to each output as it is written.
+
+/// ncnn's fused activation `activation_type` (0–6) with its parameters.
+pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
+    let p = |i: usize, d: f32| params.get(i).copied().unwrap_or(d);
+    match kind {
+        1 => x.max(0.0),
+        2 => {
+            if x < 0.0 {
+                x * p(0, 0.0)
+            } else {
+                x
+            }
+        }
+        3 => x.max(p(0, -f32::MAX)).min(p(1, f32::MAX)),
+        4 => 1.0 / (1.0 + (-x).exp()),
+        5 => x * (x.exp().ln_1p()).tanh(),
+        6 => {
+            let (alpha, beta) = (p(0, 0.2), p(1, 0.5));
+            x * (x * alpha + beta).clamp(0.0, 1.0)
+        }
+        _ => x,
+    }
+}

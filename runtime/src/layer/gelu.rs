@@ -1,0 +1,34 @@
+//! GELU: `0.5 x (1 + erf(x / √2))`, or with `0=1` the tanh approximation.
+
+use crate::layer::activation::Activation;
+use crate::layer::params::ParamDict;
+
+/// GELU, exact or approximated.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GELU {
+    /// The tanh approximation (`0=fast_gelu`).
+    pub fast: bool,
+}
+
+impl Activation for GELU {
+    const KIND: &'static str = "GELU";
+
+    fn from_params(pd: &ParamDict) -> Self {
+        GELU {
+            fast: pd.int(0, 0) != 0,
+        }
+    }
+
+    fn apply(self, x: f32) -> f32 {
+        if self.fast {
+            let c = (2.0 / std::f32::consts::PI).sqrt();
+            0.5 * x * (1.0 + (c * (x + 0.044_715 * x * x * x)).tanh())
+        } else {
+            0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+        }
+    }
+
+    fn shader_op(self) -> (i32, f32, f32) {
+        (if self.fast { 9 } else { 8 }, 0.0, 0.0)
+    }
+}

@@ -1,0 +1,28 @@
+//! Noop: the identity.
+
+use crate::layer::activation::Activation;
+use crate::layer::params::ParamDict;
+
+use crate::tensor::Mat;
+
+/// The identity.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Noop;
+
+impl Activation for Noop {
+    const KIND: &'static str = "Noop";
+
+    fn from_params(_pd: &ParamDict) -> Self {
+        Noop
+    }
+
+    fn apply(self, x: f32) -> f32 {
+        x
+    }
+
+    fn shader_op(self) -> (i32, f32, f32) {
+        (0, 1.0, 0.0)
+    }
+
+    fn forward_cpu(self, _blob: &mut Mat) {}
+}

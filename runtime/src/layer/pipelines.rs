@@ -1,0 +1,130 @@
+//! A layer's pipelines per elempack (and the flat one over buffers), checked against the mats
+//! they run on.
+
+use crate::Opt;
+use crate::error::{Error, Result};
+use crate::gpu::Pipeline;
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::layer::contract::GpuSetup;
+use crate::layer::flat::FLAT_BYTES;
+use crate::meta::ShaderModule;
+use crate::tensor::{GpuData, GpuMat, StorageFormat};
+use std::sync::Arc;
+
+/// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader), and the flat
+/// one for buffer mats of one layout, any packing (`shaders/include/flat.comp`).
+#[derive(Default)]
+pub struct PackPipelines {
+    by_pack: [Option<Arc<Pipeline>>; 3],
+    /// Flat pipelines with the storage format they read, known when made so that dispatches
+    /// need not work it out (fp16 packed keeps pack1 mats in fp32: two formats then).
+    flat: Vec<(StorageFormat, Arc<Pipeline>)>,
+}
+
+/// The index of `elempack` (1, 4, 8) in per-packing arrays.
+pub(crate) fn slot(elempack: usize) -> usize {
+    match elempack {
+        1 => 0,
+        4 => 1,
+        _ => 2,
+    }
+}
+
+impl PackPipelines {
+    /// Pipelines for each `(elempack, module)` given, with the same specialization values.
+    pub fn create(
+        gpu: GpuSetup<'_>,
+        modules: &[(usize, &'static ShaderModule)],
+        values: &[(u32, SpecValue)],
+    ) -> Result<Self> {
+        let spec = Specialization {
+            values: values.to_vec(),
+            local_size: None,
+        };
+        let mut out = PackPipelines::default();
+        for (pack, module) in modules {
+            out.by_pack[slot(*pack)] = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
+        }
+        Ok(out)
+    }
+
+    /// Adds the flat pipelines of `module` with specialization `values`; image mats have none.
+    pub fn with_flat(
+        mut self,
+        gpu: GpuSetup<'_>,
+        module: &'static ShaderModule,
+        values: &[(u32, SpecValue)],
+    ) -> Result<Self> {
+        if gpu.options.contains(Opt::Image) {
+            return Ok(self);
+        }
+        let spec = Specialization {
+            values: values.to_vec(),
+            local_size: None,
+        };
+        let mut variants = vec![gpu.options];
+        if StorageFormat::of(gpu.options, 1) != StorageFormat::of(gpu.options, 8) {
+            variants.push(
+                gpu.options
+                    .without(Opt::Fp16Packed)
+                    .without(Opt::Fp16Arithmetic),
+            );
+        }
+        for options in variants {
+            let format = StorageFormat::of(options, 8);
+            self.flat
+                .push((format, gpu.ctx.pipeline(module, options, &spec)?));
+        }
+        Ok(self)
+    }
+
+    /// The flat pipeline for `mats` when they line up value for value (one layout, buffers
+    /// holding at least its bytes, a whole number of flat elements) in a format it reads.
+    pub fn flat_for(&self, mats: &[&GpuMat]) -> Option<&Arc<Pipeline>> {
+        let first = mats.first()?;
+        let size = first.byte_size();
+        let fits =
+            |m: &&GpuMat| m.same_layout(first) && m.buffer().is_some_and(|b| b.size() >= size);
+        if !size.is_multiple_of(FLAT_BYTES) || !mats.iter().all(fits) {
+            return None;
+        }
+        self.flat
+            .iter()
+            .find(|(format, _)| *format == first.format)
+            .map(|(_, p)| p)
+    }
+
+    /// The pipeline for `m`'s packing, checked to read and write `m`'s storage layout.
+    pub fn for_mat(&self, m: &GpuMat) -> Result<&Arc<Pipeline>> {
+        let p = self.by_pack[slot(m.elempack)]
+            .as_ref()
+            .ok_or_else(|| Error::Shape(format!("no shader for elempack {}", m.elempack)))?;
+        let image = matches!(m.data, GpuData::Image { .. });
+        if StorageFormat::of(p.options, m.elempack) != m.format
+            || p.options.contains(Opt::Image) != image
+        {
+            return Err(Error::Shape(format!(
+                "`{}` variant {} does not store {:?} {} mats",
+                p.shader,
+                p.options.name(),
+                m.format,
+                if image { "image" } else { "buffer" }
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Whether a shader exists for `elempack`.
+    pub fn has(&self, elempack: usize) -> bool {
+        self.by_pack[slot(elempack)].is_some()
+    }
+}
+
+/// The error of a GPU forward whose `create_pipeline` had no device.
+pub(crate) fn no_device(kind: &str) -> Error {
+    Error::Layer {
+        layer: String::new(),
+        kind: kind.to_string(),
+        message: "create_pipeline ran without a device".into(),
+    }
+}

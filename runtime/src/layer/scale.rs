@@ -1,0 +1,99 @@
+//! Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::layer::weights::Weights;
+use crate::tensor::{GpuMat, Mat};
+
+/// Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input.
+#[derive(Default)]
+pub struct Scale {
+    size: i32,
+    bias_term: bool,
+    scale: Vec<f32>,
+    bias: Vec<f32>,
+    gpu: Option<AffineGpu>,
+}
+
+impl Layer for Scale {
+    fn support(&self) -> Support {
+        Support {
+            one_blob_only: self.size != -233,
+            ..affine_support(self.gpu.is_some())
+        }
+    }
+
+    fn implements(&self) -> Implements {
+        Implements {
+            forward_inplace: true,
+            forward_many_inplace: true,
+            forward_gpu_inplace: true,
+            ..Implements::default()
+        }
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // a scale given as a second blob stays on the CPU
+        self.gpu = if self.size == -233 {
+            None
+        } else {
+            AffineGpu::create(gpu)?
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        if let Some(g) = &mut self.gpu {
+            g.upload(gpu, &self.scale, &self.bias);
+        }
+        Ok(())
+    }
+
+    fn forward_gpu_inplace(
+        &self,
+        blob: &mut GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<()> {
+        let gpu = self.gpu.as_ref().ok_or_else(|| no_device("Scale"))?;
+        gpu.record(rec, blob, "Scale")
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.size = pd.int(0, 0);
+        self.bias_term = pd.int(1, 0) != 0;
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        if self.size != -233 {
+            self.scale = weights.load(self.size.max(0) as usize, 1)?;
+        }
+        if self.bias_term {
+            let n = if self.size == -233 {
+                0
+            } else {
+                self.size.max(0) as usize
+            };
+            self.bias = weights.load(n, 1)?;
+        }
+        Ok(())
+    }
+
+    fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {
+        per_channel(blob, &self.scale, &self.bias)
+    }
+
+    fn forward_many_inplace(&self, blobs: &mut [Mat], _opt: &RunOptions) -> Result<()> {
+        let [blob, scale] = blobs else {
+            return Err(Error::Shape("Scale with -233 takes 2 inputs".into()));
+        };
+        let s = scale.to_values();
+        per_channel(blob, &s, &self.bias)
+    }
+}

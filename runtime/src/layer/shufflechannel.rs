@@ -1,0 +1,103 @@
+//! ShuffleChannel: `0=group 1=reverse`: channels seen as `group × (c / group)` come out
+//! transposed (reversed: seen as `(c / group) × group`).
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gather::{Border, Gather, GatherMap};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::tensor::{GpuMat, Mat, Strided};
+
+/// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
+/// transposed (reversed: seen as `(c / group) × group`).
+#[derive(Default)]
+pub struct ShuffleChannel {
+    group: usize,
+    reverse: bool,
+    gpu: Option<Gather>,
+}
+
+impl ShuffleChannel {
+    /// The groups the channels are seen as (`reverse` swaps the two factors), checked.
+    fn groups(&self, dims: u8, channels: usize) -> Result<usize> {
+        if dims < 3 {
+            return Err(Error::Shape(format!(
+                "ShuffleChannel needs channels, got a {dims}-D blob"
+            )));
+        }
+        if !channels.is_multiple_of(self.group) {
+            return Err(Error::Shape(format!(
+                "{channels} channels do not split into {} groups",
+                self.group
+            )));
+        }
+        Ok(if self.reverse {
+            channels / self.group
+        } else {
+            self.group
+        })
+    }
+}
+
+impl Layer for ShuffleChannel {
+    fn support(&self) -> Support {
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_CPU_GPU
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) => Some(Gather::create(
+                gpu,
+                GatherMap::Shuffle { group: 1 },
+                Border::Constant,
+            )?),
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn forward_gpu(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<GpuMat> {
+        let gather = self
+            .gpu
+            .as_ref()
+            .ok_or_else(|| no_device("ShuffleChannel"))?;
+        let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
+        let view = [bottom.w, bottom.h, bottom.c];
+        gather.record(rec, bottom, bottom.dims, view, GatherMap::Shuffle { group })
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        let group = pd.int(0, 1);
+        if group < 1 {
+            return Err(Error::Shape(format!("ShuffleChannel group {group}")));
+        }
+        self.group = group as usize;
+        self.reverse = pd.int(1, 0) != 0;
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        let shape = bottom.numpy_shape();
+        let c = shape[0];
+        let group = self.groups(bottom.dims, c)?;
+        let plane: usize = shape[1..].iter().product();
+        // output channel j * group + i is input channel i * (c / group) + j
+        let view = Strided {
+            offset: 0,
+            shape: vec![c / group, group, plane],
+            strides: vec![plane, (c / group) * plane, 1],
+        };
+        Mat::from_numpy(&shape, &view.gather(&bottom.to_values())?)
+    }
+}

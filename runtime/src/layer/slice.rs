@@ -1,0 +1,134 @@
+//! Slice: one blob into several along an axis (`0=slices` sizes, -233 an equal share of the
+//! rest; `1=axis`; `2=indices`, boundaries instead of sizes).
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::gather::{Gather, box_gather, record_box};
+use crate::layer::params::ParamDict;
+use crate::layer::pipelines::no_device;
+use crate::layer::run_options::RunOptions;
+use crate::layer::view::{numpy_shape, resolve_axis};
+use crate::tensor::{GpuMat, Mat, Strided};
+
+/// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
+/// (boundaries, the alternative to sizes).
+#[derive(Default)]
+pub struct Slice {
+    slices: Vec<i32>,
+    indices: Vec<i32>,
+    axis: i32,
+    gpu: Option<Gather>,
+}
+
+impl Slice {
+    /// `(start, len)` of each part along an axis of `extent`.
+    fn parts(&self, extent: usize) -> Result<Vec<(usize, usize)>> {
+        let n = extent as i64;
+        let mut out = Vec::new();
+        if !self.indices.is_empty() {
+            let mut start = 0i64;
+            let bounds = self.indices.iter().map(|&i| {
+                let i = i64::from(i);
+                if i < 0 { i + n } else { i.min(n) }
+            });
+            for end in bounds.chain([n]) {
+                if end < start {
+                    return Err(Error::Shape(format!(
+                        "slice indices {:?} go backwards on an axis of {extent}",
+                        self.indices
+                    )));
+                }
+                out.push((start as usize, (end - start) as usize));
+                start = end;
+            }
+            return Ok(out);
+        }
+        let mut start = 0i64;
+        let count = self.slices.len() as i64;
+        for (i, &s) in self.slices.iter().enumerate() {
+            let len = if s == -233 {
+                (n - start) / (count - i as i64)
+            } else {
+                i64::from(s)
+            };
+            if len < 0 || start + len > n {
+                return Err(Error::Shape(format!(
+                    "slices {:?} do not fit an axis of {extent}",
+                    self.slices
+                )));
+            }
+            out.push((start as usize, len as usize));
+            start += len;
+        }
+        Ok(out)
+    }
+}
+
+impl Layer for Slice {
+    fn support(&self) -> Support {
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn implements(&self) -> Implements {
+        Implements::FORWARD_MANY_CPU_GPU
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = box_gather(gpu)?;
+        Ok(())
+    }
+
+    fn forward_gpu_many(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+        _opt: &RunOptions,
+    ) -> Result<Vec<GpuMat>> {
+        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Slice"))?;
+        let [bottom] = bottoms else {
+            return Err(Error::Shape(format!(
+                "Slice takes 1 input, got {}",
+                bottoms.len()
+            )));
+        };
+        let shape = numpy_shape(bottom.dims, bottom.shape());
+        let axis = resolve_axis(self.axis, shape.len())?;
+        let whole: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
+        self.parts(shape[axis])?
+            .into_iter()
+            .map(|part| {
+                let mut roi = whole.clone();
+                roi[axis] = part;
+                record_box(rec, gather, bottom, &roi)
+            })
+            .collect()
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.slices = pd.ints(0);
+        self.axis = pd.int(1, 0);
+        self.indices = pd.ints(2);
+        if self.slices.is_empty() && self.indices.is_empty() {
+            return Err(Error::Shape("Slice needs slices (0) or indices (2)".into()));
+        }
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let [bottom] = bottoms else {
+            return Err(Error::Shape(format!(
+                "Slice takes 1 input, got {}",
+                bottoms.len()
+            )));
+        };
+        let shape = bottom.numpy_shape();
+        let axis = resolve_axis(self.axis, shape.len())?;
+        let all = Strided::contiguous(&shape);
+        let values = bottom.to_values();
+        self.parts(shape[axis])?
+            .into_iter()
+            .map(|(start, len)| all.clone().narrow(axis, start, len).gather_mat(&values))
+            .collect()
+    }
+}

@@ -1,0 +1,32 @@
+//! Swish: `x * sigmoid(x)`.
+
+use crate::layer::activation::Activation;
+use crate::layer::params::ParamDict;
+
+use crate::layer::activation::map_inplace;
+use crate::layer::kernels;
+use crate::tensor::Mat;
+
+/// `x` times its logistic function.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Swish;
+
+impl Activation for Swish {
+    const KIND: &'static str = "Swish";
+
+    fn from_params(_pd: &ParamDict) -> Self {
+        Swish
+    }
+
+    fn apply(self, x: f32) -> f32 {
+        x / (1.0 + (-x).exp())
+    }
+
+    fn shader_op(self) -> (i32, f32, f32) {
+        (5, 0.0, 0.0)
+    }
+
+    fn forward_cpu(self, blob: &mut Mat) {
+        map_inplace(blob, |x| x * kernels::sigmoid(x));
+    }
+}

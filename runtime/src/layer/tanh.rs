@@ -1,0 +1,24 @@
+//! TanH: `tanh(x)`.
+
+use crate::layer::activation::Activation;
+use crate::layer::params::ParamDict;
+
+/// The hyperbolic tangent.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TanH;
+
+impl Activation for TanH {
+    const KIND: &'static str = "TanH";
+
+    fn from_params(_pd: &ParamDict) -> Self {
+        TanH
+    }
+
+    fn apply(self, x: f32) -> f32 {
+        x.tanh()
+    }
+
+    fn shader_op(self) -> (i32, f32, f32) {
+        (3, 0.0, 0.0)
+    }
+}

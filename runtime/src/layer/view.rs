@@ -1,0 +1,93 @@
+//! Axes and shapes: numpy axes of a blob, their place in a GPU mat's 3-D view, extents.
+
+use crate::error::{Error, Result};
+use crate::tensor::Mat;
+
+/// The axis of a GPU mat's 3-D view (0 = w, 1 = h, 2 = c) that numpy axis `axis` of a
+/// `dims`-D blob lies along: 1-D blobs lie along c, 2-D ones as c rows of w.
+pub(crate) fn view_axis(dims: u8, axis: usize) -> Option<usize> {
+    match (dims, axis) {
+        (1..=3, 0) => Some(2),
+        (2, 1) | (3, 2) => Some(0),
+        (3, 1) => Some(1),
+        _ => None,
+    }
+}
+
+/// The numpy shape (outermost first) of a blob of `dims` and `[w, h, d, c]`.
+pub(crate) fn numpy_shape(dims: u8, [w, h, d, c]: [usize; 4]) -> Vec<usize> {
+    match dims {
+        1 => vec![w],
+        2 => vec![h, w],
+        3 => vec![c, h, w],
+        _ => vec![c, d, h, w],
+    }
+}
+
+/// Values per numpy axis of a `dims`-D blob placed at their axes of the 3-D view, `fill` at
+/// the view axes the blob does not have.
+pub(crate) fn to_view<T: Copy>(dims: u8, per_axis: &[T], fill: T) -> [T; 3] {
+    let mut out = [fill; 3];
+    for (k, v) in per_axis.iter().enumerate() {
+        if let Some(a) = view_axis(dims, k) {
+            out[a] = *v;
+        }
+    }
+    out
+}
+
+/// Extents outermost first (`[w]`, `[h, w]`, `[c, h, w]`, `[c, d, h, w]`).
+pub(crate) fn extents(m: &Mat) -> Vec<usize> {
+    let [w, h, d, c] = m.shape();
+    match m.dims {
+        1 => vec![w],
+        2 => vec![h, w],
+        3 => vec![c, h, w],
+        _ => vec![c, d, h, w],
+    }
+}
+
+pub(crate) fn from_extents(e: &[usize], values: &[f32]) -> Result<Mat> {
+    let (dims, shape) = match e {
+        [w] => (1, [*w, 1, 1, 1]),
+        [h, w] => (2, [*w, *h, 1, 1]),
+        [c, h, w] => (3, [*w, *h, 1, *c]),
+        [c, d, h, w] => (4, [*w, *h, *d, *c]),
+        _ => return Err(Error::Shape(format!("{} dims", e.len()))),
+    };
+    Mat::from_shape_values(dims, shape, values)
+}
+
+pub(crate) fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
+    let a = if axis < 0 { axis + dims as i32 } else { axis };
+    if (0..dims as i32).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
+    }
+}
+
+/// Values of a blob of `[w, h, d, c]` (the extents a blob lacks are 1).
+pub(crate) fn count(shape: [usize; 4]) -> usize {
+    shape.iter().product()
+}
+
+/// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.
+pub(crate) fn resolve_axis(axis: i32, dims: usize) -> Result<usize> {
+    let a = if axis < 0 { axis + dims as i32 } else { axis };
+    if (0..dims as i32).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
+    }
+}
+
+/// The values along the packed axis of a blob of `dims` and `[w, h, d, c]`: w for 1-D, h for
+/// 2-D, c otherwise.
+pub fn channels(dims: u8, [w, h, _, c]: [usize; 4]) -> usize {
+    match dims {
+        1 => w,
+        2 => h,
+        _ => c,
+    }
+}

@@ -1,0 +1,265 @@
+//! The extractor: inputs in, outputs out, running only the layers a requested blob needs,
+//! CPU layers on host mats (converted per their flags).
+
+use super::{Net, convert, err_layer};
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::RunOptions;
+use crate::tensor::{ElemType, GpuMat, Mat, PendingDownload};
+
+/// Inputs in, outputs out, running only the layers a requested blob needs.
+pub struct Extractor<'n> {
+    pub(super) net: &'n Net,
+    pub(super) opt: RunOptions,
+    pub(super) cpu: Vec<Option<Mat>>,
+    pub(super) gpu: Vec<Option<GpuMat>>,
+    /// GPU blobs whose buffer another blob shares (Split), so in place needs a copy.
+    pub(super) shared: Vec<bool>,
+    /// Readers of each blob that have not read it yet: a blob is released (light mode) or
+    /// handed to an in-place layer without a copy only when no other reader is left.
+    pub(super) remaining: Vec<usize>,
+}
+
+impl Extractor<'_> {
+    /// Keeps intermediate blobs (light mode off) or releases them after their last reader.
+    pub fn set_light_mode(&mut self, on: bool) {
+        self.opt.lightmode = on;
+    }
+
+    /// Sets input blob `name`.
+    pub fn input(&mut self, name: &str, mat: Mat) -> Result<()> {
+        let id = self.net.blob_index(name)?;
+        self.cpu[id] = Some(mat);
+        self.gpu[id] = None;
+        Ok(())
+    }
+
+    fn available(&self, id: usize) -> bool {
+        self.cpu[id].is_some() || self.gpu[id].is_some()
+    }
+
+    /// Computes blob `name` (fp32, elempack 1), running what it needs.
+    pub fn extract(&mut self, name: &str) -> Result<Mat> {
+        let (target, pending) = self.compute(name, true)?;
+        let out = match (&self.cpu[target], pending) {
+            (Some(m), _) => m.clone(),
+            (None, Some(pending)) => self
+                .net
+                .ctx
+                .as_deref()
+                .ok_or_else(|| Error::Gpu("no device".into()))?
+                .finish_download(pending)?,
+            (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
+        };
+        let out = if out.elemtype() == ElemType::F32 {
+            out
+        } else {
+            out.cast(ElemType::F32)
+        };
+        out.to_packing(1)
+    }
+
+    /// Sets input blob `name` from a device mat (ncnn's `input(VkMat)`): no upload.
+    pub fn input_gpu(&mut self, name: &str, mat: GpuMat) -> Result<()> {
+        let id = self.net.blob_index(name)?;
+        self.gpu[id] = Some(mat);
+        self.cpu[id] = None;
+        self.shared[id] = true;
+        Ok(())
+    }
+
+    /// Computes blob `name` and leaves it on the device as the last layer made it (ncnn's
+    /// `extract(VkMat)`): packed and in the net's storage format; a CPU result is uploaded.
+    pub fn extract_gpu(&mut self, name: &str) -> Result<GpuMat> {
+        let (target, _) = self.compute(name, false)?;
+        let ctx = self
+            .net
+            .ctx
+            .clone()
+            .ok_or_else(|| Error::Gpu("the net has no device".into()))?;
+        match (&self.gpu[target], &self.cpu[target]) {
+            (Some(g), _) => Ok(g.clone()),
+            (None, Some(m)) => ctx.upload_mat(m, self.net.gpu_options),
+            (None, None) => Err(Error::Blob(format!("blob `{name}` was not produced"))),
+        }
+    }
+
+    /// Runs what blob `name` needs; its index. With `download`, a target left on the device
+    /// is also read back in the same submission: the pending download.
+    fn compute(&mut self, name: &str, download: bool) -> Result<(usize, Option<PendingDownload>)> {
+        let target = self.net.blob_index(name)?;
+        // the layers to run: producers of missing blobs, back from the target
+        let mut needed = vec![false; self.net.layers.len()];
+        let mut stack = vec![target];
+        while let Some(b) = stack.pop() {
+            if self.available(b) {
+                continue;
+            }
+            let Some(p) = self.net.blobs[b].producer else {
+                return Err(Error::Blob(format!(
+                    "blob `{}` has no producer",
+                    self.net.blobs[b].name
+                )));
+            };
+            let l = &self.net.layers[p];
+            if l.support.user_input {
+                return Err(Error::Blob(format!(
+                    "input `{}` was not given (Extractor::input)",
+                    self.net.blobs[b].name
+                )));
+            }
+            if !needed[p] {
+                needed[p] = true;
+                stack.extend(l.bottoms.iter().copied());
+            }
+        }
+        let mut remaining = std::mem::take(&mut self.remaining);
+        let ctx = self.net.ctx.clone();
+        let mut rec: Option<Recorder<'_>> = None;
+        let net = self.net;
+        for (i, l) in net.layers.iter().enumerate() {
+            if !needed[i] {
+                continue;
+            }
+            let result = if l.support.alias {
+                self.split(i, &mut remaining, target)
+            } else if l.on_gpu && self.gpu_takes(l) {
+                let ctx = ctx
+                    .as_deref()
+                    .ok_or_else(|| Error::Gpu("no device".into()))?;
+                let r = rec.get_or_insert_with(|| ctx.recorder());
+                r.set_label(&l.name);
+                self.forward_gpu(i, r, &mut remaining, target)
+            } else {
+                // the CPU needs whatever GPU work came before
+                if let Some(r) = rec.take() {
+                    r.submit_and_wait()?;
+                }
+                self.forward_cpu(i, &mut remaining, target)
+            };
+            if let Err(e) = result {
+                self.remaining = remaining;
+                return Err(err_layer(l, e));
+            }
+        }
+        self.remaining = remaining;
+        let pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
+            (None, Some(g), Some(ctx)) if download => {
+                let r = rec.get_or_insert_with(|| ctx.recorder());
+                r.set_label("(download)");
+                Some(ctx.record_download(r, g)?)
+            }
+            _ => None,
+        };
+        if let Some(r) = rec.take() {
+            r.submit_and_wait()?;
+        }
+        Ok((target, pending))
+    }
+
+    /// The CPU mat of blob `b` for a reader: taken if nothing else reads it later (light mode)
+    /// or `inplace` is false and it is kept, else a copy. Downloads GPU-only blobs.
+    fn cpu_bottom(&mut self, b: usize, remaining: &mut [usize], target: usize) -> Result<Mat> {
+        if self.cpu[b].is_none() {
+            let g = self.gpu[b].as_ref().ok_or_else(|| {
+                Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
+            })?;
+            let ctx = self
+                .net
+                .ctx
+                .as_deref()
+                .ok_or_else(|| Error::Gpu("no device".into()))?;
+            let m = ctx.download_mat(g)?;
+            self.cpu[b] = Some(m);
+            if self.opt.lightmode {
+                self.gpu[b] = None;
+            }
+        }
+        remaining[b] = remaining[b].saturating_sub(1);
+        let last = remaining[b] == 0 && self.opt.lightmode && b != target;
+        if last {
+            self.cpu[b]
+                .take()
+                .ok_or_else(|| Error::Blob("blob vanished".into()))
+        } else {
+            self.cpu[b]
+                .clone()
+                .ok_or_else(|| Error::Blob("blob vanished".into()))
+        }
+    }
+
+    /// Split: every top is the bottom, where it is. A device blob stays on the device (its
+    /// tops share the buffer, so an in-place reader copies while another top still holds it)
+    /// and nothing waits for the recorded work.
+    fn split(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
+        let l = &self.net.layers[i];
+        let b = *l
+            .bottoms
+            .first()
+            .ok_or_else(|| Error::Shape("Split has no input".into()))?;
+        remaining[b] = remaining[b].saturating_sub(1);
+        let last = remaining[b] == 0 && self.opt.lightmode && b != target;
+        let (cpu, gpu) = if last {
+            (self.cpu[b].take(), self.gpu[b].take())
+        } else {
+            (self.cpu[b].clone(), self.gpu[b].clone())
+        };
+        if cpu.is_none() && gpu.is_none() {
+            return Err(Error::Blob(format!(
+                "blob `{}` is missing",
+                self.net.blobs[b].name
+            )));
+        }
+        let shared = self.shared[b];
+        for &t in &l.tops {
+            self.cpu[t] = cpu.clone();
+            self.gpu[t] = gpu.clone();
+            self.shared[t] = shared;
+        }
+        Ok(())
+    }
+
+    fn forward_cpu(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
+        let net = self.net;
+        let l = &net.layers[i];
+        let opt = self.opt.masked(l.featmask);
+        let s = l.support;
+        let mut bottoms = Vec::with_capacity(l.bottoms.len());
+        for b in &l.bottoms {
+            let m = self.cpu_bottom(*b, remaining, target)?;
+            bottoms.push(convert::to_cpu_layout(m, s, &opt)?);
+        }
+        let tops = match (s.one_blob_only, s.inplace) {
+            (true, true) => {
+                let mut m = bottoms
+                    .pop()
+                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                l.layer.forward_inplace(&mut m, &opt)?;
+                vec![m]
+            }
+            (true, false) => {
+                let m = bottoms
+                    .first()
+                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                vec![l.layer.forward(m, &opt)?]
+            }
+            (false, true) => {
+                l.layer.forward_many_inplace(&mut bottoms, &opt)?;
+                bottoms
+            }
+            (false, false) => l.layer.forward_many(&bottoms, &opt)?,
+        };
+        if tops.len() < l.tops.len() {
+            return Err(Error::Shape(format!(
+                "produced {} outputs for {} tops",
+                tops.len(),
+                l.tops.len()
+            )));
+        }
+        for (t, m) in l.tops.iter().zip(tops) {
+            self.cpu[*t] = Some(m);
+            self.gpu[*t] = None;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,181 @@
+//! Placement at run time: whether a GPU layer takes the blobs it has now, and its GPU
+//! inputs converted (uploaded, repacked, padded, copied) to what its flags ask for.
+
+use super::extractor::Extractor;
+use super::{NetLayer, convert};
+use crate::OptionSet;
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::RunOptions;
+use crate::tensor::{GpuMat, StorageFormat};
+
+impl Extractor<'_> {
+    /// The shapes (`(dims, [w, h, d, c])`) of layer `l`'s inputs as they are now.
+    fn bottom_shapes(&self, l: &NetLayer) -> Vec<(u8, [usize; 4])> {
+        l.bottoms
+            .iter()
+            .map(|&b| match (&self.cpu[b], &self.gpu[b]) {
+                (Some(m), _) => (m.dims, m.shape()),
+                (None, Some(g)) => (g.dims, g.shape()),
+                (None, None) => (0, [0; 4]),
+            })
+            .collect()
+    }
+
+    /// Whether GPU layer `l` runs on the device for the blobs it has now: GPU mats are at most
+    /// 3-D (image mats exactly 3-D), and a layer may decline shapes it has no shader for; then
+    /// it runs on the CPU this time.
+    pub(super) fn gpu_takes(&self, l: &NetLayer) -> bool {
+        let shapes = self.bottom_shapes(l);
+        let image = self
+            .opt
+            .masked(l.featmask)
+            .variant_options(self.net.gpu_options)
+            .contains(crate::Opt::Image);
+        let min_dims = if image { 3 } else { 1 };
+        shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims)) && l.layer.gpu_accepts(&shapes)
+    }
+
+    /// The layout each GPU input of `l` is converted to: its elempack (within the layer's
+    /// packs, one for all where `vulkan_same_packing`), and whether pack1 channels are padded
+    /// to pack4 (`vulkan_pad_to_pack4`).
+    fn gpu_layouts(&self, l: &NetLayer, opt: &RunOptions) -> Vec<(usize, bool)> {
+        let s = l.support;
+        let shapes = self.bottom_shapes(l);
+        let packs = l.layer.gpu_packs(&shapes);
+        let mut layouts: Vec<(usize, bool)> = l
+            .bottoms
+            .iter()
+            .zip(&shapes)
+            .map(|(&b, &(dims, shape))| {
+                let current = match (&self.gpu[b], &self.cpu[b]) {
+                    (Some(g), _) => g.elempack,
+                    (None, Some(m)) => m.elempack,
+                    (None, None) => 1,
+                };
+                let channels = crate::layer::view::channels(dims, shape);
+                let pack = convert::gpu_elempack(current, channels, s, packs, opt);
+                let pad = pack == 1 && s.vulkan_pad_to_pack4 && !channels.is_multiple_of(4);
+                (pack, pad)
+            })
+            .collect();
+        if s.vulkan_same_packing
+            && let Some(least) = layouts.iter().map(|(p, _)| *p).min()
+        {
+            layouts.iter_mut().for_each(|(p, _)| *p = least);
+        }
+        layouts
+    }
+
+    /// The GPU mat of blob `b` in layout `(pack, pad)` for a reader: uploaded if it is only on
+    /// the host, repacked, and copied when an in-place layer must not touch a shared buffer.
+    /// The blob's last reader takes the mat out of the extractor (light mode).
+    #[allow(clippy::too_many_arguments)] // one blob, one layer's needs, the run's bookkeeping
+    fn gpu_bottom(
+        &mut self,
+        rec: &mut Recorder<'_>,
+        b: usize,
+        (pack, pad): (usize, bool),
+        options: OptionSet,
+        inplace: bool,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<GpuMat> {
+        let ctx = rec.context();
+        if self.gpu[b].is_none() {
+            let m = self.cpu[b].as_ref().ok_or_else(|| {
+                Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
+            })?;
+            let m = if m.elempack == pack {
+                m.clone()
+            } else {
+                m.to_packing(pack)?
+            };
+            self.gpu[b] = Some(ctx.record_upload(rec, &m, options)?);
+            if self.opt.lightmode {
+                self.cpu[b] = None;
+            }
+        }
+        remaining[b] = remaining[b].saturating_sub(1);
+        let last = remaining[b] == 0 && self.opt.lightmode && b != target;
+        let g = if last {
+            self.gpu[b].take()
+        } else {
+            self.gpu[b].clone()
+        }
+        .ok_or_else(|| Error::Blob("blob vanished".into()))?;
+        // another storage layout (a feature mask): through the host
+        let g = if StorageFormat::of(options, g.elempack) != g.format
+            || g.options.contains(crate::Opt::Image) != options.contains(crate::Opt::Image)
+        {
+            let mut flush = ctx.recorder();
+            std::mem::swap(rec, &mut flush);
+            flush.submit_and_wait()?;
+            let host = ctx.download_mat(&g)?;
+            ctx.record_upload(rec, &host, options)?
+        } else {
+            g
+        };
+        let g = if g.elempack == pack {
+            g
+        } else {
+            ctx.record_packing(rec, &g, pack)?
+        };
+        let g = if pad {
+            ctx.record_padded_pack4(rec, &g)?
+        } else {
+            g
+        };
+        // the reader may write the blob only when no one else can see it (the mat taken out
+        // of the extractor is the only handle unless another blob or the user aliases it)
+        let exclusive = last && !self.shared[b] && !g.buffer_is_shared();
+        if inplace && !exclusive {
+            return ctx.record_copy(rec, &g);
+        }
+        Ok(g)
+    }
+
+    /// Runs GPU layer `i` into `rec`, its inputs converted first.
+    pub(super) fn forward_gpu(
+        &mut self,
+        i: usize,
+        rec: &mut Recorder<'_>,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<()> {
+        let net = self.net;
+        let l = &net.layers[i];
+        let opt = self.opt.masked(l.featmask);
+        let options = opt.variant_options(net.gpu_options);
+        let s = l.support;
+        let layouts = self.gpu_layouts(l, &opt);
+        // blobs this layer reads last leave the extractor here: their buffers go back to the
+        // pool when `bottoms` drops
+        let mut bottoms = Vec::with_capacity(l.bottoms.len());
+        for (b, layout) in l.bottoms.iter().zip(layouts) {
+            bottoms.push(self.gpu_bottom(rec, *b, layout, options, s.inplace, remaining, target)?);
+        }
+        let tops = match (s.one_blob_only, s.inplace) {
+            (true, true) => {
+                let mut m = bottoms
+                    .pop()
+                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                l.layer.forward_gpu_inplace(&mut m, rec, &opt)?;
+                vec![m]
+            }
+            (true, false) => {
+                let m = bottoms
+                    .first()
+                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                vec![l.layer.forward_gpu(m, rec, &opt)?]
+            }
+            (false, _) => l.layer.forward_gpu_many(&bottoms, rec, &opt)?,
+        };
+        for (t, m) in l.tops.iter().zip(tops) {
+            self.gpu[*t] = Some(m);
+            self.cpu[*t] = None;
+            self.shared[*t] = false;
+        }
+        Ok(())
+    }
+}
