@@ -204,7 +204,7 @@ impl Layer for Deconvolution {
         words.extend([geo.left as u32, geo.top as u32, 0]);
         rec.dispatch(
             &state.pipeline,
-            &[&bottom, &top, weights, bias],
+            &[bottom, &top, weights, bias],
             &words,
             top.grid(),
         )?;

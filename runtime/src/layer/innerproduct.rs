@@ -198,7 +198,7 @@ impl Layer for InnerProduct {
             let words = [1, 1, k, cstep as u32, 1, 1, n as u32, 1, 0, 0, 0];
             rec.dispatch(
                 &state.pipeline,
-                &[&bottom, &top, weights, bias],
+                &[bottom, &top, weights, bias],
                 &words,
                 [1, 1, n as u32],
             )?;

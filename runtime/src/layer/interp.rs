@@ -262,7 +262,7 @@ impl Layer for Interp {
         words.extend(top.shape_words());
         words.push((self.step(0, w, out[0]) as f32).to_bits());
         words.push((self.step(1, h, out[1]) as f32).to_bits());
-        rec.dispatch(&pipeline, &[&bottom, &top], &words, top.grid())?;
+        rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
         Ok(top)
     }
 

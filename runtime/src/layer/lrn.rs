@@ -85,10 +85,10 @@ impl Layer for Lrn {
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
         let pipeline = self.gpu.clone().ok_or_else(|| no_device("LRN"))?;
-        let top = rec.context().alloc_like(&bottom)?;
+        let top = rec.context().alloc_like(bottom)?;
         rec.dispatch(
             &pipeline,
-            &[&bottom, &top],
+            &[bottom, &top],
             &bottom.shape_words(),
             bottom.grid(),
         )?;
