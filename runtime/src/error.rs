@@ -95,15 +95,58 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// A layer refused its parameters or inputs.
-    #[error("layer `{layer}` ({kind}): {message}")]
+    /// An error of one layer of a net, with the layer it came from (the net wraps what a
+    /// layer's methods return).
+    #[error("layer `{layer}` ({kind}): {source}")]
     Layer {
         /// The layer's name.
         layer: String,
         /// Its type.
         kind: String,
-        /// What is wrong.
-        message: String,
+        /// What went wrong there.
+        source: Box<Error>,
+    },
+    /// A layer parameter out of its range (ncnn's param id, the value, what is allowed).
+    #[error("param {id} = {value}: {allowed}")]
+    BadParam {
+        /// ncnn's parameter id.
+        id: u32,
+        /// The value given.
+        value: String,
+        /// What the layer takes.
+        allowed: &'static str,
+    },
+    /// A layer given another number of inputs than it takes.
+    #[error("{got} inputs, {expected}")]
+    Inputs {
+        /// How many came.
+        got: usize,
+        /// How many it takes.
+        expected: &'static str,
+    },
+    /// An axis a blob does not have.
+    #[error("axis {axis} of a {dims}-D blob")]
+    Axis {
+        /// The axis asked for (negative counts from the end).
+        axis: i32,
+        /// The blob's dims.
+        dims: usize,
+    },
+    /// A GPU mat of an elempack the layer's shader family has no shader for (the net gives
+    /// only what `Support::vulkan_packs` allows: a layer asking for another is a bug).
+    #[error("no shader for elempack {elempack}")]
+    NoShader {
+        /// The mat's elempack.
+        elempack: usize,
+    },
+    /// A GPU forward of a layer whose `create_pipeline` had no device.
+    #[error("the GPU forward ran, but create_pipeline had no device")]
+    NoDevice,
+    /// A forward method the layer does not implement (the trait's default).
+    #[error("{method} is not implemented")]
+    NotImplemented {
+        /// The method.
+        method: &'static str,
     },
     /// A VGF file that cannot be read.
     #[error(transparent)]
@@ -116,7 +159,8 @@ pub enum Error {
         /// Why.
         problem: String,
     },
-    /// A layer claims a support flag whose forward method it does not implement.
+    /// A layer claims a support flag whose forward method it does not implement (checked
+    /// when the model loads).
     #[error("layer `{layer}` ({kind}) claims `{flag}` but does not implement {method}")]
     Unimplemented {
         /// The layer's name.

@@ -297,10 +297,10 @@ impl Layer for BinaryOp {
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         let [a, b] = bottoms else {
-            return Err(Error::Shape(format!(
-                "BinaryOp takes 2 inputs, got {}",
-                bottoms.len()
-            )));
+            return Err(Error::Inputs {
+                got: bottoms.len(),
+                expected: "2",
+            });
         };
         let out = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())).ok_or_else(|| {
             Error::Shape(format!(
@@ -322,7 +322,11 @@ impl Layer for BinaryOp {
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.op = pd.int(0, 0);
         if !(0..=11).contains(&self.op) {
-            return Err(Error::Shape(format!("BinaryOp op_type {}", self.op)));
+            return Err(Error::BadParam {
+                id: 0,
+                value: self.op.to_string(),
+                allowed: "op_type 0 to 11",
+            });
         }
         self.scalar = (pd.int(1, 0) != 0).then(|| pd.float(2, 0.0));
         Ok(())
@@ -336,10 +340,10 @@ impl Layer for BinaryOp {
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let [a, b] = bottoms else {
-            return Err(Error::Shape(format!(
-                "BinaryOp takes 2 inputs, got {}",
-                bottoms.len()
-            )));
+            return Err(Error::Inputs {
+                got: bottoms.len(),
+                expected: "2",
+            });
         };
         if let Some(out) = self.same_layout(a, b) {
             return Ok(vec![out]);

@@ -13,14 +13,21 @@ use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
-pub(crate) fn cast_type(code: i32) -> Result<Option<ElemType>> {
+pub(crate) fn cast_type(pd: &ParamDict, id: u32) -> Result<Option<ElemType>> {
+    let code = pd.int(id, 0);
     Ok(match code {
         0 => None,
         1 => Some(ElemType::F32),
         2 => Some(ElemType::F16),
         3 => Some(ElemType::I8),
         4 => Some(ElemType::Bf16),
-        t => return Err(Error::Shape(format!("cast type {t} (0..=4)"))),
+        t => {
+            return Err(Error::BadParam {
+                id,
+                value: t.to_string(),
+                allowed: "cast type 0 to 4",
+            });
+        }
     })
 }
 
@@ -45,8 +52,8 @@ impl Layer for Cast {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.from = cast_type(pd.int(0, 0))?;
-        self.to = cast_type(pd.int(1, 0))?;
+        self.from = cast_type(pd, 0)?;
+        self.to = cast_type(pd, 1)?;
         Ok(())
     }
 

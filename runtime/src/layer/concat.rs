@@ -62,9 +62,10 @@ impl Layer for Concat {
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Concat"))?;
-        let first = bottoms
-            .first()
-            .ok_or_else(|| Error::Shape("Concat needs inputs".into()))?;
+        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+            got: 0,
+            expected: "at least 1",
+        })?;
         let dims = first.dims;
         let at = positive_axis(self.axis, usize::from(dims))
             .ok()
@@ -110,9 +111,10 @@ impl Layer for Concat {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms
-            .first()
-            .ok_or_else(|| Error::Shape("Concat needs inputs".into()))?;
+        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+            got: 0,
+            expected: "at least 1",
+        })?;
         let e0 = extents(first);
         let axis = positive_axis(self.axis, e0.len())?;
         let mut total = 0;

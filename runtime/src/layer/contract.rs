@@ -246,12 +246,7 @@ pub struct GpuSetup<'a> {
 
 /// The error a forward method's default gives.
 fn missing(method: &'static str) -> Error {
-    Error::Unimplemented {
-        layer: String::new(),
-        kind: String::new(),
-        flag: "",
-        method,
-    }
+    Error::NotImplemented { method }
 }
 
 /// One layer: its parameters, weights, pipelines and forward methods.

@@ -8,7 +8,7 @@ use crate::layer::gather::{Gather, box_gather, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::no_device;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{numpy_shape, resolve_axis};
+use crate::layer::view::{numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Crop: offsets `0=w 1=h 13=d 2=c`, sizes `3=w 4=h 14=d 5=c` (0 or -233: the rest) and end
@@ -56,7 +56,7 @@ impl Crop {
                 self.axes.clone()
             };
             for (i, &a) in axes.iter().enumerate() {
-                let axis = resolve_axis(a, dims)?;
+                let axis = positive_axis(a, dims)?;
                 let n = shape[axis] as i64;
                 let (mut s, mut e) = (
                     i64::from(*self.starts.get(i).unwrap_or(&0)),

@@ -60,7 +60,10 @@ impl Layer for Eltwise {
     ) -> Result<Vec<GpuMat>> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Eltwise"))?;
         let [first, rest @ ..] = bottoms else {
-            return Err(Error::Shape("Eltwise needs inputs".into()));
+            return Err(Error::Inputs {
+                got: 0,
+                expected: "at least 1",
+            });
         };
         let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
         let ctx = rec.context();
@@ -90,15 +93,20 @@ impl Layer for Eltwise {
         self.op = pd.int(0, 0);
         self.coeffs = pd.floats(1);
         if !(0..=2).contains(&self.op) {
-            return Err(Error::Shape(format!("Eltwise op_type {}", self.op)));
+            return Err(Error::BadParam {
+                id: 0,
+                value: self.op.to_string(),
+                allowed: "op_type 0 (product), 1 (sum) or 2 (max)",
+            });
         }
         Ok(())
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms
-            .first()
-            .ok_or_else(|| Error::Shape("Eltwise needs inputs".into()))?;
+        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+            got: 0,
+            expected: "at least 1",
+        })?;
         if let Some(b) = bottoms.iter().find(|b| !b.same_shape(first)) {
             return Err(Error::Shape(format!(
                 "Eltwise inputs differ: {:?} and {:?}",

@@ -41,11 +41,21 @@ impl Layer for Lrn {
         self.within_channel = match pd.int(0, 0) {
             0 => false,
             1 => true,
-            t => return Err(Error::Shape(format!("LRN region_type {t}"))),
+            t => {
+                return Err(Error::BadParam {
+                    id: 0,
+                    value: t.to_string(),
+                    allowed: "region_type 0 (across channels) or 1 (within a channel)",
+                });
+            }
         };
         let size = pd.int(1, 5);
         if size < 1 {
-            return Err(Error::Shape(format!("LRN local_size {size}")));
+            return Err(Error::BadParam {
+                id: 1,
+                value: size.to_string(),
+                allowed: "local_size of at least 1",
+            });
         }
         self.local_size = size as usize;
         self.alpha = pd.float(2, 1.0);

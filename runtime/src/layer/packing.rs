@@ -55,11 +55,17 @@ impl Layer for Packing {
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.out_elempack = match pd.int(0, 1) {
             p @ (1 | 4 | 8) => p as usize,
-            p => return Err(Error::Shape(format!("Packing out_elempack {p}"))),
+            p => {
+                return Err(Error::BadParam {
+                    id: 0,
+                    value: p.to_string(),
+                    allowed: "out_elempack 1, 4 or 8",
+                });
+            }
         };
         self.use_padding = pd.int(1, 0) != 0;
-        cast_type(pd.int(2, 0))?;
-        self.cast_to = cast_type(pd.int(3, 0))?;
+        cast_type(pd, 2)?;
+        self.cast_to = cast_type(pd, 3)?;
         Ok(())
     }
 

@@ -146,7 +146,11 @@ impl Layer for Padding {
         let side = |id| {
             let v = pd.int(id, 0);
             if v < 0 {
-                Err(Error::Shape(format!("Padding param {id} is {v}")))
+                Err(Error::BadParam {
+                    id,
+                    value: v.to_string(),
+                    allowed: "a pad of at least 0",
+                })
             } else {
                 Ok(v as usize)
             }
@@ -161,7 +165,13 @@ impl Layer for Padding {
             0 => Mode::Constant,
             1 => Mode::Replicate,
             2 => Mode::Reflect,
-            t => return Err(Error::Shape(format!("Padding type {t}"))),
+            t => {
+                return Err(Error::BadParam {
+                    id: 4,
+                    value: t.to_string(),
+                    allowed: "type 0 (constant), 1 (replicate) or 2 (reflect)",
+                });
+            }
         };
         self.value = pd.float(5, 0.0);
         self.per_channel_size = side(6)?;

@@ -98,7 +98,9 @@ impl PackPipelines {
     pub fn for_mat(&self, m: &GpuMat) -> Result<&Arc<Pipeline>> {
         let p = self.by_pack[slot(m.elempack)]
             .as_ref()
-            .ok_or_else(|| Error::Shape(format!("no shader for elempack {}", m.elempack)))?;
+            .ok_or_else(|| Error::NoShader {
+                elempack: m.elempack,
+            })?;
         let image = matches!(m.data, GpuData::Image { .. });
         if StorageFormat::of(p.options, m.elempack) != m.format
             || p.options.contains(Opt::Image) != image
@@ -121,10 +123,6 @@ impl PackPipelines {
 }
 
 /// The error of a GPU forward whose `create_pipeline` had no device.
-pub(crate) fn no_device(kind: &str) -> Error {
-    Error::Layer {
-        layer: String::new(),
-        kind: kind.to_string(),
-        message: "create_pipeline ran without a device".into(),
-    }
+pub(crate) fn no_device(_kind: &str) -> Error {
+    Error::NoDevice
 }

@@ -76,7 +76,13 @@ impl Pooling {
                     (hpad - small_h, small_h)
                 };
             }
-            m => return Err(Error::Shape(format!("pad_mode {m}"))),
+            m => {
+                return Err(Error::BadParam {
+                    id: 5,
+                    value: m.to_string(),
+                    allowed: "pad_mode 0 to 3",
+                });
+            }
         }
         let (pw, ph) = (w + pl + pr + tail_w, h + pt + pb + tail_h);
         if pw < kw || ph < kh {
@@ -196,7 +202,11 @@ impl Layer for Pooling {
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         let pooling_type = pd.int(0, 0);
         if !(0..=1).contains(&pooling_type) {
-            return Err(Error::Shape(format!("pooling_type {pooling_type}")));
+            return Err(Error::BadParam {
+                id: 0,
+                value: pooling_type.to_string(),
+                allowed: "pooling_type 0 (max) or 1 (average)",
+            });
         }
         self.max = pooling_type == 0;
         let kw = pd.int(1, 0);

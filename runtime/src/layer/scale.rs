@@ -91,7 +91,10 @@ impl Layer for Scale {
 
     fn forward_many_inplace(&self, blobs: &mut [Mat], _opt: &RunOptions) -> Result<()> {
         let [blob, scale] = blobs else {
-            return Err(Error::Shape("Scale with -233 takes 2 inputs".into()));
+            return Err(Error::Inputs {
+                got: blobs.len(),
+                expected: "2 with scale_data_size -233",
+            });
         };
         let s = scale.to_values();
         per_channel(blob, &s, &self.bias)

@@ -80,7 +80,11 @@ impl Layer for ShuffleChannel {
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         let group = pd.int(0, 1);
         if group < 1 {
-            return Err(Error::Shape(format!("ShuffleChannel group {group}")));
+            return Err(Error::BadParam {
+                id: 0,
+                value: group.to_string(),
+                allowed: "group of at least 1",
+            });
         }
         self.group = group as usize;
         self.reverse = pd.int(1, 0) != 0;

@@ -8,7 +8,7 @@ use crate::layer::gather::{Gather, box_gather, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::no_device;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{numpy_shape, resolve_axis};
+use crate::layer::view::{numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
@@ -93,7 +93,7 @@ impl Layer for Slice {
             )));
         };
         let shape = numpy_shape(bottom.dims, bottom.shape());
-        let axis = resolve_axis(self.axis, shape.len())?;
+        let axis = positive_axis(self.axis, shape.len())?;
         let whole: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
         self.parts(shape[axis])?
             .into_iter()
@@ -123,7 +123,7 @@ impl Layer for Slice {
             )));
         };
         let shape = bottom.numpy_shape();
-        let axis = resolve_axis(self.axis, shape.len())?;
+        let axis = positive_axis(self.axis, shape.len())?;
         let all = Strided::contiguous(&shape);
         let values = bottom.to_values();
         self.parts(shape[axis])?

@@ -63,23 +63,13 @@ pub(crate) fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     if (0..dims as i32).contains(&a) {
         Ok(a as usize)
     } else {
-        Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
+        Err(Error::Axis { axis, dims })
     }
 }
 
 /// Values of a blob of `[w, h, d, c]` (the extents a blob lacks are 1).
 pub(crate) fn count(shape: [usize; 4]) -> usize {
     shape.iter().product()
-}
-
-/// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.
-pub(crate) fn resolve_axis(axis: i32, dims: usize) -> Result<usize> {
-    let a = if axis < 0 { axis + dims as i32 } else { axis };
-    if (0..dims as i32).contains(&a) {
-        Ok(a as usize)
-    } else {
-        Err(Error::Shape(format!("axis {axis} of a {dims}-D blob")))
-    }
 }
 
 /// The values along the packed axis of a blob of `dims` and `[w, h, d, c]`: w for 1-D, h for

@@ -43,7 +43,11 @@ impl Window {
             if v > 0 {
                 Ok(v as usize)
             } else {
-                Err(Error::Shape(format!("{kind} param {id} is {v}")))
+                Err(Error::BadParam {
+                    id,
+                    value: v.to_string(),
+                    allowed: "a value of at least 0",
+                })
             }
         };
         self.num_output = positive(0, pd.int(0, 0))?;

@@ -193,10 +193,10 @@ impl Extractor<'_> {
     /// and nothing waits for the recorded work.
     fn split(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
         let l = &self.net.layers[i];
-        let b = *l
-            .bottoms
-            .first()
-            .ok_or_else(|| Error::Shape("Split has no input".into()))?;
+        let b = *l.bottoms.first().ok_or_else(|| Error::Inputs {
+            got: 0,
+            expected: "1",
+        })?;
         remaining[b] = remaining[b].saturating_sub(1);
         let last = remaining[b] == 0 && self.opt.lightmode && b != target;
         let (cpu, gpu) = if last {
@@ -231,16 +231,18 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms
-                    .pop()
-                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                let mut m = bottoms.pop().ok_or_else(|| Error::Inputs {
+                    got: 0,
+                    expected: "1",
+                })?;
                 l.layer.forward_inplace(&mut m, &opt)?;
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms
-                    .first()
-                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                let m = bottoms.first().ok_or_else(|| Error::Inputs {
+                    got: 0,
+                    expected: "1",
+                })?;
                 vec![l.layer.forward(m, &opt)?]
             }
             (false, true) => {

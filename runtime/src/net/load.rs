@@ -90,10 +90,9 @@ impl Net {
                 by_name.insert(t.clone(), id);
                 tops.push(id);
             }
-            layer.load_param(&l.params).map_err(|e| match e {
-                Error::Shape(m) => fail(&l.location, format!("layer `{}`: {m}", l.name)),
-                other => other,
-            })?;
+            layer
+                .load_param(&l.params)
+                .map_err(|e| fail(&l.location, format!("layer `{}` ({}): {e}", l.name, l.kind)))?;
             layers.push(NetLayer {
                 kind: l.kind.clone(),
                 name: l.name.clone(),

@@ -75,23 +75,13 @@ impl Default for Net {
 
 fn err_layer(l: &NetLayer, e: Error) -> Error {
     match e {
-        Error::Unimplemented { flag, method, .. } => Error::Unimplemented {
+        // these name their layer already
+        e @ (Error::Layer { .. } | Error::Weights { .. } | Error::Unimplemented { .. }) => e,
+        other => Error::Layer {
             layer: l.name.clone(),
             kind: l.kind.clone(),
-            flag,
-            method,
+            source: Box::new(other),
         },
-        Error::Shape(message) => Error::Layer {
-            layer: l.name.clone(),
-            kind: l.kind.clone(),
-            message,
-        },
-        Error::Layer { layer, message, .. } if layer.is_empty() => Error::Layer {
-            layer: l.name.clone(),
-            kind: l.kind.clone(),
-            message,
-        },
-        other => other,
     }
 }
 

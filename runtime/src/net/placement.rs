@@ -157,16 +157,18 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms
-                    .pop()
-                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                let mut m = bottoms.pop().ok_or_else(|| Error::Inputs {
+                    got: 0,
+                    expected: "1",
+                })?;
                 l.layer.forward_gpu_inplace(&mut m, rec, &opt)?;
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms
-                    .first()
-                    .ok_or_else(|| Error::Shape("no input".into()))?;
+                let m = bottoms.first().ok_or_else(|| Error::Inputs {
+                    got: 0,
+                    expected: "1",
+                })?;
                 vec![l.layer.forward_gpu(m, rec, &opt)?]
             }
             (false, _) => l.layer.forward_gpu_many(&bottoms, rec, &opt)?,

@@ -349,7 +349,7 @@ impl Layer for Convolution {
                     };
                     (Shader::Convolution, w, b, 1)
                 }
-                (.., p) => return Err(Error::Shape(format!("no shader for elempack {p}"))),
+                (.., p) => return Err(Error::NoShader { elempack: p }),
             };
         let [ow, oh] = geo.out;
         let top = ctx.alloc_mat(
