@@ -62,7 +62,7 @@ impl Layer for Concat {
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Concat"))?;
-        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+        let first = bottoms.first().ok_or(Error::Inputs {
             got: 0,
             expected: "at least 1",
         })?;
@@ -111,7 +111,7 @@ impl Layer for Concat {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+        let first = bottoms.first().ok_or(Error::Inputs {
             got: 0,
             expected: "at least 1",
         })?;

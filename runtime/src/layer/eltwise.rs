@@ -103,7 +103,7 @@ impl Layer for Eltwise {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms.first().ok_or_else(|| Error::Inputs {
+        let first = bottoms.first().ok_or(Error::Inputs {
             got: 0,
             expected: "at least 1",
         })?;

@@ -98,7 +98,7 @@ impl PackPipelines {
     pub fn for_mat(&self, m: &GpuMat) -> Result<&Arc<Pipeline>> {
         let p = self.by_pack[slot(m.elempack)]
             .as_ref()
-            .ok_or_else(|| Error::NoShader {
+            .ok_or(Error::NoShader {
                 elempack: m.elempack,
             })?;
         let image = matches!(m.data, GpuData::Image { .. });

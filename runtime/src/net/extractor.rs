@@ -193,7 +193,7 @@ impl Extractor<'_> {
     /// and nothing waits for the recorded work.
     fn split(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
         let l = &self.net.layers[i];
-        let b = *l.bottoms.first().ok_or_else(|| Error::Inputs {
+        let b = *l.bottoms.first().ok_or(Error::Inputs {
             got: 0,
             expected: "1",
         })?;
@@ -231,7 +231,7 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or_else(|| Error::Inputs {
+                let mut m = bottoms.pop().ok_or(Error::Inputs {
                     got: 0,
                     expected: "1",
                 })?;
@@ -239,7 +239,7 @@ impl Extractor<'_> {
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms.first().ok_or_else(|| Error::Inputs {
+                let m = bottoms.first().ok_or(Error::Inputs {
                     got: 0,
                     expected: "1",
                 })?;

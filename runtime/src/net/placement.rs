@@ -157,7 +157,7 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or_else(|| Error::Inputs {
+                let mut m = bottoms.pop().ok_or(Error::Inputs {
                     got: 0,
                     expected: "1",
                 })?;
@@ -165,7 +165,7 @@ impl Extractor<'_> {
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms.first().ok_or_else(|| Error::Inputs {
+                let m = bottoms.first().ok_or(Error::Inputs {
                     got: 0,
                     expected: "1",
                 })?;
