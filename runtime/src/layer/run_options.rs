@@ -1,9 +1,19 @@
-//! ncnn's `RunOptions`: how a net runs (threads, memory, packing, precision, the GPU).
+//! [`RunOptions`], ncnn's `Option`: how a net runs (threads, memory, packing, precision, the
+//! GPU), and ncnn's per-layer feature mask.
+//!
+//! The option types of fpshader, each for one job:
+//! - [`RunOptions`]: how a net runs, set on `Net::opt` (ncnn's `Option`; narrowed per layer by
+//!   its [`FeatureMask`]).
+//! - [`crate::gpu::Options`]: the shader-variant fields of ncnn's `Option` as booleans, and what
+//!   a device allows; [`RunOptions::variant_options`] turns one into the other.
+//! - [`crate::OptionSet`] / [`crate::Opt`]: one compiled variant's set of options (its name,
+//!   its preamble), from fpshader-build.
+//! - [`crate::ContextOptions`]: which adapter, backend and shader path a `Context` opens.
 
 use crate::OptionSet;
 use crate::gpu::Options as VariantOptions;
 
-/// ncnn's `RunOptions`, with the fields that choose layouts, precision and placement.
+/// ncnn's `Option`, with the fields that choose layouts, precision and placement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
     /// Release intermediate blobs as soon as their last consumer ran (and let an in-place layer
