@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sha2::{Digest, Sha256};
 
 use crate::settings::Settings;
-use crate::variants::hex;
 
 /// Environment variable that overrides the cache folder.
 pub const CACHE_DIR_ENV: &str = "FPSHADER_CACHE_DIR";
@@ -143,4 +142,9 @@ pub fn default_dir_for_manifest(manifest_dir: &Path) -> PathBuf {
         })
         .unwrap_or_else(std::env::temp_dir);
     target.join("fpshader-cache")
+}
+
+/// Lowercase hex of `bytes` (the cache's keys, and variant hashes).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -47,14 +47,6 @@ pub struct ShaderVariant {
     pub reflection: Reflection,
 }
 
-impl ShaderVariant {
-    /// The `implementation_attrs` JSON that makes this variant a TOSA
-    /// `com.arm.VulkanCustomShader` op (see [`crate::vgf::custom_op::implementation_attrs`]).
-    pub fn implementation_attrs(&self) -> Result<String, crate::vgf::custom_op::FromShaderError> {
-        crate::vgf::custom_op::implementation_attrs(&self.spirv)
-    }
-}
-
 /// What a SPIR-V compute module declares.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Reflection {

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::cache::Cache;
+use crate::cache::{Cache, hex};
 use crate::compile::Compiler;
 use crate::error::Result;
 use crate::options::OptionSet;
@@ -218,9 +218,4 @@ fn parallel_map<T: Sync, R: Send>(
     });
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Lowercase hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::gpu::pool::BufferPool;
-use crate::gpu::recorder::StatCounters;
+use crate::gpu::stats::StatCounters;
 use crate::meta::Features;
 
 /// How SPIR-V reaches the driver.

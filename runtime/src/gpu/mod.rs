@@ -10,11 +10,13 @@ pub(crate) mod pool;
 pub(crate) mod recorder;
 pub mod samplers;
 pub mod specialize;
+pub(crate) mod stats;
 pub(crate) mod timing;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
 pub use options::Options;
 pub use pipeline::Pipeline;
 pub use pool::{DeviceBuffer, MemoryStats};
-pub use recorder::{Recorder, Resource, SubmissionStats};
+pub use recorder::{Recorder, Resource};
+pub use stats::SubmissionStats;
 pub use timing::DispatchTime;

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{Context, ShaderPath};
-use crate::gpu::recorder::Held;
 use crate::gpu::samplers;
 use crate::gpu::specialize::{Specialization, freeze, patch};
 use crate::meta::{
@@ -418,4 +417,11 @@ fn storage(read_only: bool) -> wgpu::BindingType {
         has_dynamic_offset: false,
         min_binding_size: None,
     }
+}
+
+/// A bind group cache key: the resources by identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    Buffer(wgpu::Buffer),
+    Texture(wgpu::TextureView),
 }

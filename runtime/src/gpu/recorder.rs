@@ -1,12 +1,13 @@
 //! Recording dispatches (many per submission), and moving buffer data in and out.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::gpu::context::Context;
-use crate::gpu::pipeline::{Kind, Pipeline, Slot};
+use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
 use crate::gpu::pool::{DeviceBuffer, MemoryStats};
+use crate::gpu::stats::SubmissionStats;
 use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
 /// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
@@ -217,13 +218,6 @@ impl<'a> From<&'a wgpu::TextureView> for Resource<'a> {
     fn from(v: &'a wgpu::TextureView) -> Self {
         Resource::Texture(v)
     }
-}
-
-/// A bind group cache key: the resources by identity.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Held {
-    Buffer(wgpu::Buffer),
-    Texture(wgpu::TextureView),
 }
 
 impl Resource<'_> {
@@ -597,64 +591,5 @@ impl Drop for Recorder<'_> {
     fn drop(&mut self) {
         // what was recorded and not submitted is dropped with the encoder
         self.unrecorded();
-    }
-}
-
-/// Counters behind [`Context::submission_stats`].
-#[derive(Debug, Default)]
-pub(crate) struct StatCounters {
-    submissions: AtomicU64,
-    bind_groups: AtomicU64,
-    new_buffers: AtomicU64,
-    record_ns: AtomicU64,
-    wait_ns: AtomicU64,
-}
-
-impl StatCounters {
-    fn add(&self, counter: &AtomicU64, d: Duration) {
-        counter.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
-    }
-
-    fn snapshot(&self) -> SubmissionStats {
-        let d = |c: &AtomicU64| Duration::from_nanos(c.load(Ordering::Relaxed));
-        SubmissionStats {
-            submissions: self.submissions.load(Ordering::Relaxed),
-            bind_groups: self.bind_groups.load(Ordering::Relaxed),
-            new_buffers: self.new_buffers.load(Ordering::Relaxed),
-            recording: d(&self.record_ns),
-            waiting: d(&self.wait_ns),
-        }
-    }
-}
-
-/// What [`Context::submission_stats`] reports; subtract two to measure what lies between.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SubmissionStats {
-    /// Command buffers submitted: a recorder's chunks, the last of each waited for.
-    pub submissions: u64,
-    /// Bind groups created (not found in a pipeline's cache of recent ones): after a warm-up
-    /// run, a net's run should create none.
-    pub bind_groups: u64,
-    /// Storage buffers created (none free in the pool): after a warm-up run, none.
-    pub new_buffers: u64,
-    /// Host time from a recorder's creation to its last submission: the layers' recording,
-    /// while the device already runs the chunks submitted before.
-    pub recording: Duration,
-    /// Time from the last submission to completion: the device's work not yet done by then,
-    /// plus the wait's latency.
-    pub waiting: Duration,
-}
-
-impl std::ops::Sub for SubmissionStats {
-    type Output = SubmissionStats;
-
-    fn sub(self, before: SubmissionStats) -> SubmissionStats {
-        SubmissionStats {
-            submissions: self.submissions - before.submissions,
-            bind_groups: self.bind_groups - before.bind_groups,
-            new_buffers: self.new_buffers - before.new_buffers,
-            recording: self.recording.saturating_sub(before.recording),
-            waiting: self.waiting.saturating_sub(before.waiting),
-        }
     }
 }

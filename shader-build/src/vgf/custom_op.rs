@@ -473,3 +473,11 @@ pub fn implementation_attrs(spirv: &[u32]) -> Result<String, FromShaderError> {
     }
     Ok(Value::Object(attrs).to_string())
 }
+
+impl crate::meta::ShaderVariant {
+    /// The `implementation_attrs` JSON that makes this variant a TOSA
+    /// `com.arm.VulkanCustomShader` op (see [`implementation_attrs`]).
+    pub fn implementation_attrs(&self) -> Result<String, FromShaderError> {
+        implementation_attrs(&self.spirv)
+    }
+}

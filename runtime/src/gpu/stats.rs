@@ -1,0 +1,64 @@
+//! Counters of submitted work, per context: submissions, bind groups, new buffers, and the
+//! host's recording and waiting time ([`crate::Context::submission_stats`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Counters behind [`Context::submission_stats`].
+#[derive(Debug, Default)]
+pub(crate) struct StatCounters {
+    pub(crate) submissions: AtomicU64,
+    pub(crate) bind_groups: AtomicU64,
+    pub(crate) new_buffers: AtomicU64,
+    pub(crate) record_ns: AtomicU64,
+    pub(crate) wait_ns: AtomicU64,
+}
+
+impl StatCounters {
+    pub(crate) fn add(&self, counter: &AtomicU64, d: Duration) {
+        counter.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot(&self) -> SubmissionStats {
+        let d = |c: &AtomicU64| Duration::from_nanos(c.load(Ordering::Relaxed));
+        SubmissionStats {
+            submissions: self.submissions.load(Ordering::Relaxed),
+            bind_groups: self.bind_groups.load(Ordering::Relaxed),
+            new_buffers: self.new_buffers.load(Ordering::Relaxed),
+            recording: d(&self.record_ns),
+            waiting: d(&self.wait_ns),
+        }
+    }
+}
+
+/// What [`Context::submission_stats`] reports; subtract two to measure what lies between.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubmissionStats {
+    /// Command buffers submitted: a recorder's chunks, the last of each waited for.
+    pub submissions: u64,
+    /// Bind groups created (not found in a pipeline's cache of recent ones): after a warm-up
+    /// run, a net's run should create none.
+    pub bind_groups: u64,
+    /// Storage buffers created (none free in the pool): after a warm-up run, none.
+    pub new_buffers: u64,
+    /// Host time from a recorder's creation to its last submission: the layers' recording,
+    /// while the device already runs the chunks submitted before.
+    pub recording: Duration,
+    /// Time from the last submission to completion: the device's work not yet done by then,
+    /// plus the wait's latency.
+    pub waiting: Duration,
+}
+
+impl std::ops::Sub for SubmissionStats {
+    type Output = SubmissionStats;
+
+    fn sub(self, before: SubmissionStats) -> SubmissionStats {
+        SubmissionStats {
+            submissions: self.submissions - before.submissions,
+            bind_groups: self.bind_groups - before.bind_groups,
+            new_buffers: self.new_buffers - before.new_buffers,
+            recording: self.recording.saturating_sub(before.recording),
+            waiting: self.waiting.saturating_sub(before.waiting),
+        }
+    }
+}
