@@ -15,16 +15,13 @@ use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::unary;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, MatData};
 
 /// One elementwise function: an activation layer's math.
 pub trait Activation: Copy + Default + Send + Sync + 'static {
-    /// The ncnn layer type.
-    const KIND: &'static str;
-
     /// The function with its parameters read from the layer's params (ncnn's ids).
     fn from_params(pd: &ParamDict) -> Self;
 
@@ -128,7 +125,7 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<()> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device(A::KIND))?;
+        let pipelines = self.gpu.ready()?;
         *blob = unary(rec, pipelines, blob)?;
         Ok(())
     }

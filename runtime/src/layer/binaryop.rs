@@ -8,7 +8,7 @@ use crate::layer::activation::map_inplace;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::dispatch_flat;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device, slot};
+use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -140,7 +140,7 @@ fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> 
 
 impl BinaryOp {
     fn pipelines(&self) -> Result<&PackPipelines> {
-        self.gpu.as_ref().ok_or_else(|| no_device("BinaryOp"))
+        self.gpu.ready()
     }
 
     /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1):

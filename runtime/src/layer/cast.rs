@@ -3,13 +3,12 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::gpu::specialize::SpecValue;
+use crate::layer::activation::unaryop_pipelines;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::unary;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::PackPipelines;
 use crate::layer::run_options::RunOptions;
-use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
@@ -67,25 +66,7 @@ impl Layer for Cast {
             _ => None,
         };
         self.gpu = match (gpu, op) {
-            (Some(gpu), Some(op)) if !int8 => {
-                let values = [
-                    (0, SpecValue::I32(op)),
-                    (1, SpecValue::F32(0.0)),
-                    (2, SpecValue::F32(0.0)),
-                ];
-                Some(
-                    PackPipelines::create(
-                        gpu,
-                        &[
-                            (1, Shader::Unaryop.module()),
-                            (4, Shader::UnaryopPack4.module()),
-                            (8, Shader::UnaryopPack8.module()),
-                        ],
-                        &values,
-                    )?
-                    .with_flat(gpu, Shader::UnaryopFlat.module(), &values)?,
-                )
-            }
+            (Some(gpu), Some(op)) if !int8 => Some(unaryop_pipelines(gpu, (op, 0.0, 0.0))?),
             _ => None,
         };
         self.on_device = gpu.is_some() && !int8;
@@ -99,7 +80,7 @@ impl Layer for Cast {
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
         if !self.on_device {
-            return Err(no_device("Cast"));
+            return Err(Error::NoDevice);
         }
         match &self.gpu {
             Some(pipelines) => unary(rec, pipelines, bottom),

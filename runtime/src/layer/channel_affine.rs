@@ -1,7 +1,7 @@
 //! What BatchNorm and Scale share: `x * a[ch] + b[ch]` per channel (w for 1-D, h for 2-D,
 //! c otherwise), on the CPU and through the `channel_affine` shaders.
 
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::view::{extents, from_extents};
 
 use crate::error::{Error, Result};
@@ -52,12 +52,12 @@ impl AffineGpu {
     }
 
     /// Records `blob = blob * a[ch] + b[ch]` in place.
-    pub(crate) fn record(&self, rec: &mut Recorder<'_>, blob: &GpuMat, kind: &str) -> Result<()> {
-        let (a, b) = self.coefs.as_ref().ok_or_else(|| no_device(kind))?;
+    pub(crate) fn record(&self, rec: &mut Recorder<'_>, blob: &GpuMat) -> Result<()> {
+        let (a, b) = self.coefs.ready()?;
         let channels = blob.c * blob.elempack;
         if a.size() < (channels * 4) as u64 {
             return Err(Error::Shape(format!(
-                "{kind} has {} per-channel values for {channels} channels",
+                "{} per-channel values for {channels} channels",
                 a.size() / 4
             )));
         }

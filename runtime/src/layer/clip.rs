@@ -25,8 +25,6 @@ impl Default for Clip {
 }
 
 impl Activation for Clip {
-    const KIND: &'static str = "Clip";
-
     fn from_params(pd: &ParamDict) -> Self {
         Clip {
             min: pd.float(0, -f32::MAX),

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{extents, from_extents, positive_axis, view_axis};
 use crate::shaders::Shader;
@@ -61,7 +61,7 @@ impl Layer for Concat {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Concat"))?;
+        let pipelines = self.gpu.ready()?;
         let first = bottoms.first().ok_or(Error::Inputs {
             got: 0,
             expected: "at least 1",
@@ -74,11 +74,10 @@ impl Layer for Concat {
         let ctx = rec.context();
         // the net gives every input one packing (vulkan_same_packing)
         let pack = first.elempack;
-        let parts = bottoms;
         let view = |m: &GpuMat| [m.w, m.h, m.c];
-        let mut out = view(&parts[0]);
+        let mut out = view(&bottoms[0]);
         out[at] = 0;
-        for m in parts {
+        for m in bottoms {
             let v = view(m);
             if (0..3).any(|i| i != at && v[i] != out[i]) || m.dims != dims {
                 return Err(Error::Shape(format!(
@@ -90,9 +89,9 @@ impl Layer for Concat {
             }
             out[at] += v[at];
         }
-        let top = ctx.alloc_mat(dims, out, pack, parts[0].options);
+        let top = ctx.alloc_mat(dims, out, pack, bottoms[0].options);
         let mut offset = 0;
-        for m in parts {
+        for m in bottoms {
             let pipeline = pipelines.for_mat(m)?.clone();
             let mut offsets = [0u32; 3];
             offsets[at] = offset as u32;

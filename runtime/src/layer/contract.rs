@@ -285,10 +285,11 @@ pub trait Layer: Send + Sync {
         true
     }
 
-    /// The elempacks the GPU forward takes for inputs of these shapes: [`Support::vulkan_packs`]
-    /// unless a layer's shaders depend on the shape; the net converts to the largest allowed.
-    fn gpu_packs(&self, _bottoms: &[(u8, [usize; 4])]) -> Packs {
-        self.support().vulkan_packs
+    /// The elempacks the GPU forward takes for inputs of these shapes, where a layer's shaders
+    /// depend on the shape; `None`: [`Support::vulkan_packs`]. The net converts to the largest
+    /// allowed.
+    fn gpu_packs(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+        None
     }
 
     /// One input, one new output.

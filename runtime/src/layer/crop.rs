@@ -4,9 +4,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gather::{Gather, box_gather, record_box};
+use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
@@ -118,7 +118,7 @@ impl Crop {
         bottom: &GpuMat,
         reference: Option<&GpuMat>,
     ) -> Result<GpuMat> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Crop"))?;
+        let gather = self.gpu.ready()?;
         let shape = numpy_shape(bottom.dims, bottom.shape());
         let roi = self.roi(&shape, reference.map(|m| (m.dims, m.shape())))?;
         record_box(rec, gather, bottom, &roi)
@@ -144,7 +144,7 @@ impl Layer for Crop {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = box_gather(gpu)?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
         Ok(())
     }
 

@@ -20,7 +20,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
@@ -189,9 +189,9 @@ impl Layer for Deconvolution {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
+        let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
-            return Err(no_device(self.kind()));
+            return Err(Error::NoDevice);
         };
         self.window
             .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;

@@ -20,8 +20,6 @@ impl Default for Dropout {
 }
 
 impl Activation for Dropout {
-    const KIND: &'static str = "Dropout";
-
     fn from_params(pd: &ParamDict) -> Self {
         Dropout {
             scale: pd.float(0, 1.0),

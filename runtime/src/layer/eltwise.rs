@@ -8,7 +8,7 @@ use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::dispatch_flat;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -58,7 +58,7 @@ impl Layer for Eltwise {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Eltwise"))?;
+        let pipelines = self.gpu.ready()?;
         let [first, rest @ ..] = bottoms else {
             return Err(Error::Inputs {
                 got: 0,

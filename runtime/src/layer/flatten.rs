@@ -3,8 +3,8 @@
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gather::{Gather, reshape, reshape_gather};
-use crate::layer::pipelines::no_device;
+use crate::layer::gather::{Gather, GatherMap, gather_for, reshape};
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::count;
 use crate::tensor::{GpuMat, Mat};
@@ -25,7 +25,7 @@ impl Layer for Flatten {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = reshape_gather(gpu)?;
+        self.gpu = gather_for(gpu, GatherMap::Reshape)?;
         Ok(())
     }
 
@@ -35,7 +35,7 @@ impl Layer for Flatten {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Flatten"))?;
+        let gather = self.gpu.ready()?;
         let n = count(bottom.shape());
         reshape(rec, gather, bottom, 1, [1, 1, n])
     }

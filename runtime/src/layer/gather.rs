@@ -165,20 +165,11 @@ pub(crate) fn reshape(
     gather.record(rec, bottom, dims, view, GatherMap::Reshape)
 }
 
-/// The reshape gather, for layers that keep values in order; `None` without a device.
-pub(crate) fn reshape_gather(gpu: Option<GpuSetup<'_>>) -> Result<Option<Gather>> {
-    match gpu {
-        Some(gpu) => Gather::create(gpu, GatherMap::Reshape, Border::Constant).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// The shift gather (a box copy) for GPU layers that cut boxes; `None` without a device.
-pub(crate) fn box_gather(gpu: Option<GpuSetup<'_>>) -> Result<Option<Gather>> {
-    match gpu {
-        Some(gpu) => Gather::create(gpu, GatherMap::shift([0; 3]), Border::Constant).map(Some),
-        None => Ok(None),
-    }
+/// The gather pipeline for maps like `map` (constant border) when there is a device: the
+/// reshape gather of Flatten/Reshape, the box copy of Crop/Slice/Permute.
+pub(crate) fn gather_for(gpu: Option<GpuSetup<'_>>, map: GatherMap) -> Result<Option<Gather>> {
+    gpu.map(|gpu| Gather::create(gpu, map, Border::Constant))
+        .transpose()
 }
 
 /// Records copying the box `roi` (`(start, len)` per numpy axis) of pack1 `bottom`.

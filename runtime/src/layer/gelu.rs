@@ -11,8 +11,6 @@ pub struct GELU {
 }
 
 impl Activation for GELU {
-    const KIND: &'static str = "GELU";
-
     fn from_params(pd: &ParamDict) -> Self {
         GELU {
             fast: pd.int(0, 0) != 0,

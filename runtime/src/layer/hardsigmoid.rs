@@ -22,8 +22,6 @@ impl Default for HardSigmoid {
 }
 
 impl Activation for HardSigmoid {
-    const KIND: &'static str = "HardSigmoid";
-
     fn from_params(pd: &ParamDict) -> Self {
         HardSigmoid {
             alpha: pd.float(0, 0.2),

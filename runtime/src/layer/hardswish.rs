@@ -22,8 +22,6 @@ impl Default for HardSwish {
 }
 
 impl Activation for HardSwish {
-    const KIND: &'static str = "HardSwish";
-
     fn from_params(pd: &ParamDict) -> Self {
         HardSwish {
             alpha: pd.float(0, 0.2),

@@ -17,7 +17,7 @@ use crate::layer::flatten::Flatten;
 use crate::layer::fused_activation::activate;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
@@ -146,16 +146,16 @@ impl Layer for InnerProduct {
             && matches!(bottoms, [(_, shape)] if shape.iter().product::<usize>() == self.num_input())
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Packs {
+    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
         // the GEMV reads flat vec4 rows; the gather that flattens and the ragged 1×1
         // convolution read pack1
         let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());
         let ragged = self.gpu.as_ref().is_none_or(|g| g.ragged);
-        if flat && !ragged {
+        Some(if flat && !ragged {
             Packs::UP_TO_4
         } else {
             Packs::ONE
-        }
+        })
     }
 
     fn forward_gpu(
@@ -164,7 +164,7 @@ impl Layer for InnerProduct {
         rec: &mut Recorder<'_>,
         opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let state = self.gpu.as_ref().ok_or_else(|| no_device("InnerProduct"))?;
+        let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::Shape(
                 "InnerProduct weights are not on the device".into(),

@@ -15,7 +15,7 @@ use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -252,7 +252,7 @@ impl Layer for Interp {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let pipeline = self.gpu.clone().ok_or_else(|| no_device("Interp"))?;
+        let pipeline = self.gpu.ready()?.clone();
         let ctx = rec.context();
         let (w, h) = (bottom.w, bottom.h);
         let out = self.out_size(w, h);

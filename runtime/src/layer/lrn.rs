@@ -12,7 +12,7 @@ use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -94,7 +94,7 @@ impl Layer for Lrn {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let pipeline = self.gpu.clone().ok_or_else(|| no_device("LRN"))?;
+        let pipeline = self.gpu.ready()?.clone();
         let top = rec.context().alloc_like(bottom)?;
         rec.dispatch(
             &pipeline,

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
@@ -69,7 +69,7 @@ impl Layer for MemoryData {
         _rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
-        let m = self.gpu.clone().ok_or_else(|| no_device("MemoryData"))?;
+        let m = self.gpu.ready()?.clone();
         Ok(vec![m])
     }
 

@@ -10,8 +10,6 @@ use crate::tensor::Mat;
 pub struct Noop;
 
 impl Activation for Noop {
-    const KIND: &'static str = "Noop";
-
     fn from_params(_pd: &ParamDict) -> Self {
         Noop
     }

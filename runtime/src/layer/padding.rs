@@ -9,7 +9,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{numpy_shape, to_view};
 use crate::layer::weights::Weights;
@@ -124,7 +124,7 @@ impl Layer for Padding {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Padding"))?;
+        let gather = self.gpu.ready()?;
         let dims = bottom.dims;
         let shape = numpy_shape(dims, bottom.shape());
         let pads = self.pads(&shape)?;

@@ -3,9 +3,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gather::{Gather, GatherMap, box_gather};
+use crate::layer::gather::{Gather, GatherMap, gather_for};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{numpy_shape, to_view, view_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
@@ -71,7 +71,7 @@ impl Layer for Permute {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = box_gather(gpu)?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
         Ok(())
     }
 
@@ -81,7 +81,7 @@ impl Layer for Permute {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Permute"))?;
+        let gather = self.gpu.ready()?;
         let dims = bottom.dims;
         let shape = numpy_shape(dims, bottom.shape());
         let perm = permutation(self.order_type, shape.len())?;

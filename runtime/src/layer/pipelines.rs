@@ -122,7 +122,14 @@ impl PackPipelines {
     }
 }
 
-/// The error of a GPU forward whose `create_pipeline` had no device.
-pub(crate) fn no_device(_kind: &str) -> Error {
-    Error::NoDevice
+/// A layer's device side: set by `create_pipeline` when it had a device.
+pub(crate) trait DeviceSide<T> {
+    /// The state, or [`Error::NoDevice`] for a GPU forward without one.
+    fn ready(&self) -> Result<&T>;
+}
+
+impl<T> DeviceSide<T> for Option<T> {
+    fn ready(&self) -> Result<&T> {
+        self.as_ref().ok_or(Error::NoDevice)
+    }
 }

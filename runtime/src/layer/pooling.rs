@@ -11,7 +11,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -163,7 +163,7 @@ impl Layer for Pooling {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Pooling"))?;
+        let pipelines = self.gpu.ready()?;
         let ctx = rec.context();
         if bottom.dims != 3 {
             return Err(Error::Shape(format!(

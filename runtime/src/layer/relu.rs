@@ -14,8 +14,6 @@ pub struct ReLU {
 }
 
 impl Activation for ReLU {
-    const KIND: &'static str = "ReLU";
-
     fn from_params(pd: &ParamDict) -> Self {
         ReLU {
             slope: pd.float(0, 0.0),

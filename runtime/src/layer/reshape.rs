@@ -3,9 +3,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gather::{Gather, reshape, reshape_gather};
+use crate::layer::gather::{Gather, GatherMap, gather_for, reshape};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{count, to_view};
 use crate::tensor::{GpuMat, Mat};
@@ -30,7 +30,7 @@ impl Layer for Reshape {
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // GPU mats are at most 3-D
         self.gpu = if self.dims <= 3 {
-            reshape_gather(gpu)?
+            gather_for(gpu, GatherMap::Reshape)?
         } else {
             None
         };
@@ -43,7 +43,7 @@ impl Layer for Reshape {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Reshape"))?;
+        let gather = self.gpu.ready()?;
         let [w, h, _, c] = self.target_shape(bottom.shape())?;
         let numpy = match self.dims {
             1 => vec![w],

@@ -5,7 +5,7 @@ use crate::gpu::Recorder;
 use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
@@ -60,8 +60,7 @@ impl Layer for Scale {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<()> {
-        let gpu = self.gpu.as_ref().ok_or_else(|| no_device("Scale"))?;
-        gpu.record(rec, blob, "Scale")
+        self.gpu.ready()?.record(rec, blob)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

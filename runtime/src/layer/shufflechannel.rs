@@ -6,7 +6,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{GpuMat, Mat, Strided};
 
@@ -68,10 +68,7 @@ impl Layer for ShuffleChannel {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let gather = self
-            .gpu
-            .as_ref()
-            .ok_or_else(|| no_device("ShuffleChannel"))?;
+        let gather = self.gpu.ready()?;
         let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
         let view = [bottom.w, bottom.h, bottom.c];
         gather.record(rec, bottom, bottom.dims, view, GatherMap::Shuffle { group })

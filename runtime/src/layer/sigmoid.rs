@@ -12,8 +12,6 @@ use crate::tensor::Mat;
 pub struct Sigmoid;
 
 impl Activation for Sigmoid {
-    const KIND: &'static str = "Sigmoid";
-
     fn from_params(_pd: &ParamDict) -> Self {
         Sigmoid
     }

@@ -4,9 +4,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::gather::{Gather, box_gather, record_box};
+use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
@@ -75,7 +75,7 @@ impl Layer for Slice {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = box_gather(gpu)?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
         Ok(())
     }
 
@@ -85,7 +85,7 @@ impl Layer for Slice {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
-        let gather = self.gpu.as_ref().ok_or_else(|| no_device("Slice"))?;
+        let gather = self.gpu.ready()?;
         let [bottom] = bottoms else {
             return Err(Error::Shape(format!(
                 "Slice takes 1 input, got {}",

@@ -7,7 +7,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{PackPipelines, no_device};
+use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{extents, from_extents, positive_axis, view_axis};
 use crate::shaders::Shader;
@@ -117,7 +117,7 @@ impl Layer for Softmax {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<()> {
-        let pipelines = self.gpu.as_ref().ok_or_else(|| no_device("Softmax"))?;
+        let pipelines = self.gpu.ready()?;
         let along = positive_axis(self.axis, usize::from(blob.dims))
             .ok()
             .and_then(|a| view_axis(blob.dims, a))

@@ -12,8 +12,6 @@ use crate::tensor::Mat;
 pub struct Swish;
 
 impl Activation for Swish {
-    const KIND: &'static str = "Swish";
-
     fn from_params(_pd: &ParamDict) -> Self {
         Swish
     }

@@ -8,8 +8,6 @@ use crate::layer::params::ParamDict;
 pub struct TanH;
 
 impl Activation for TanH {
-    const KIND: &'static str = "TanH";
-
     fn from_params(_pd: &ParamDict) -> Self {
         TanH
     }

@@ -121,15 +121,20 @@ impl Extractor<'_> {
             if !needed[i] {
                 continue;
             }
+            let on_gpu = if l.on_gpu && !l.support.alias {
+                self.gpu_takes(l)
+            } else {
+                None
+            };
             let result = if l.support.alias {
                 self.split(i, &mut remaining, target)
-            } else if l.on_gpu && self.gpu_takes(l) {
+            } else if let Some(shapes) = on_gpu {
                 let ctx = ctx
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label(&l.name);
-                self.forward_gpu(i, r, &mut remaining, target)
+                self.forward_gpu(i, &shapes, r, &mut remaining, target)
             } else {
                 // the CPU needs whatever GPU work came before
                 if let Some(r) = rec.take() {

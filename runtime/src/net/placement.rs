@@ -22,10 +22,10 @@ impl Extractor<'_> {
             .collect()
     }
 
-    /// Whether GPU layer `l` runs on the device for the blobs it has now: GPU mats are at most
-    /// 3-D (image mats exactly 3-D), and a layer may decline shapes it has no shader for; then
-    /// it runs on the CPU this time.
-    pub(super) fn gpu_takes(&self, l: &NetLayer) -> bool {
+    /// The shapes of GPU layer `l`'s inputs when it runs on the device for the blobs it has
+    /// now: GPU mats are at most 3-D (image mats exactly 3-D), and a layer may decline shapes
+    /// it has no shader for; then (`None`) it runs on the CPU this time.
+    pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
         let shapes = self.bottom_shapes(l);
         let image = self
             .opt
@@ -33,20 +33,26 @@ impl Extractor<'_> {
             .variant_options(self.net.gpu_options)
             .contains(crate::Opt::Image);
         let min_dims = if image { 3 } else { 1 };
-        shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims)) && l.layer.gpu_accepts(&shapes)
+        let takes = shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims))
+            && l.layer.gpu_accepts(&shapes);
+        takes.then_some(shapes)
     }
 
     /// The layout each GPU input of `l` is converted to: its elempack (within the layer's
     /// packs, one for all where `vulkan_same_packing`), and whether pack1 channels are padded
     /// to pack4 (`vulkan_pad_to_pack4`).
-    fn gpu_layouts(&self, l: &NetLayer, opt: &RunOptions) -> Vec<(usize, bool)> {
+    fn gpu_layouts(
+        &self,
+        l: &NetLayer,
+        shapes: &[(u8, [usize; 4])],
+        opt: &RunOptions,
+    ) -> Vec<(usize, bool)> {
         let s = l.support;
-        let shapes = self.bottom_shapes(l);
-        let packs = l.layer.gpu_packs(&shapes);
+        let packs = l.layer.gpu_packs(shapes).unwrap_or(s.vulkan_packs);
         let mut layouts: Vec<(usize, bool)> = l
             .bottoms
             .iter()
-            .zip(&shapes)
+            .zip(shapes)
             .map(|(&b, &(dims, shape))| {
                 let current = match (&self.gpu[b], &self.cpu[b]) {
                     (Some(g), _) => g.elempack,
@@ -139,6 +145,7 @@ impl Extractor<'_> {
     pub(super) fn forward_gpu(
         &mut self,
         i: usize,
+        shapes: &[(u8, [usize; 4])],
         rec: &mut Recorder<'_>,
         remaining: &mut [usize],
         target: usize,
@@ -148,7 +155,7 @@ impl Extractor<'_> {
         let opt = self.opt.masked(l.featmask);
         let options = opt.variant_options(net.gpu_options);
         let s = l.support;
-        let layouts = self.gpu_layouts(l, &opt);
+        let layouts = self.gpu_layouts(l, shapes, &opt);
         // blobs this layer reads last leave the extractor here: their buffers go back to the
         // pool when `bottoms` drops
         let mut bottoms = Vec::with_capacity(l.bottoms.len());

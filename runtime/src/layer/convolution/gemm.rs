@@ -6,7 +6,6 @@ use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::pipelines::no_device;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
@@ -129,7 +128,7 @@ impl Convolution {
         words: &[u32],
     ) -> Result<()> {
         let (Some(no_partials), Some(gemm)) = (&state.no_partials, state.gemm) else {
-            return Err(no_device(self.kind()));
+            return Err(Error::NoDevice);
         };
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];

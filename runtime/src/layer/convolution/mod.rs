@@ -29,7 +29,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::no_device;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
@@ -323,7 +323,7 @@ impl Layer for Convolution {
         rec: &mut Recorder<'_>,
         _opt: &RunOptions,
     ) -> Result<GpuMat> {
-        let state = self.gpu.as_ref().ok_or_else(|| no_device(self.kind()))?;
+        let state = self.gpu.ready()?;
         let channels = bottom.c * bottom.elempack;
         // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
         let padded = bottom.elempack == 4
@@ -345,7 +345,7 @@ impl Layer for Convolution {
                 (Some(s), Some(w), Some(b), 4) => (s, w, b, 4),
                 (_, _, _, 1) => {
                     let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
-                        return Err(no_device(self.kind()));
+                        return Err(Error::NoDevice);
                     };
                     (Shader::Convolution, w, b, 1)
                 }
