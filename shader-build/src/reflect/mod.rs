@@ -1,0 +1,175 @@
+//! SPIR-V reflection for compute modules, walking the words directly.
+//!
+//! `spirv-reflect` 0.2.3 aborts on every module in debug builds, returns no bindings for SPIR-V 1.3,
+//! asserts on 1.5/1.6 and has no specialization-constant or workgroup-size API; `rspirv-reflect`
+//! fails on SPIR-V 1.6 (FACTS §2). This reflector reads one pass of instructions with the `spirv`
+//! crate's enums and reports malformed input as [`ReflectError`], never by panicking.
+//!
+//! The files: `reader` (the one pass over the instructions into ids, types, decorations and
+//! constants), `interface` (what the entry point binds and declares), `types` (scalars,
+//! member types and sizes; the features the module needs).
+
+mod interface;
+mod reader;
+mod types;
+
+use std::collections::HashMap;
+
+use spirv::Dim;
+
+use crate::meta::{ImageDim, Reflection, Scalar};
+
+/// Why a module could not be reflected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReflectError {
+    /// Fewer than the five header words, or a byte length that is not a multiple of four.
+    #[error("not SPIR-V: {0}")]
+    NotSpirv(String),
+    /// The first word is not the SPIR-V magic number.
+    #[error("not SPIR-V: bad magic number {0:#010x}")]
+    BadMagic(u32),
+    /// An instruction runs past the end of the module or has a zero word count.
+    #[error("malformed SPIR-V at word {word}: {problem}")]
+    Malformed {
+        /// Index of the offending instruction's first word.
+        word: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// No `OpEntryPoint GLCompute`.
+    #[error("no GLCompute entry point")]
+    NoComputeEntryPoint,
+}
+
+const MAGIC: u32 = 0x0723_0203;
+
+/// Reflects SPIR-V given as bytes (either byte order).
+pub fn reflect_bytes(bytes: &[u8]) -> Result<Reflection, ReflectError> {
+    let le = crate::meta::le_words(bytes).ok_or_else(|| {
+        ReflectError::NotSpirv(format!(
+            "{} bytes is not a whole number of words",
+            bytes.len()
+        ))
+    })?;
+    if le.first() == Some(&MAGIC.swap_bytes()) {
+        let be: Vec<u32> = le.iter().map(|w| w.swap_bytes()).collect();
+        return reflect(&be);
+    }
+    reflect(&le)
+}
+
+/// Reflects a SPIR-V module given as words in host order.
+pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
+    Module::parse(words)?.reflection()
+}
+
+/// The element scalar of each storage buffer, as `(set, binding, scalar)`: the component type
+/// of the block's last member (its data array, through arrays and vectors). This is what a
+/// TOSA custom op's `_vkformat` describes.
+pub fn buffer_scalars(words: &[u32]) -> Result<Vec<(u32, u32, Scalar)>, ReflectError> {
+    let m = Module::parse(words)?;
+    let mut out = Vec::new();
+    for &(id, ptr_ty, _) in &m.variables {
+        let Some(Type::Pointer { pointee }) = m.types.get(&ptr_ty) else {
+            continue;
+        };
+        let Some((set, binding)) = m.set_binding(id) else {
+            continue;
+        };
+        let Some(Type::Struct { members }) = m.types.get(pointee) else {
+            continue;
+        };
+        let mut ty = members.last().copied();
+        for _ in 0..8 {
+            match ty.and_then(|t| m.types.get(&t)) {
+                Some(Type::Array { element, .. } | Type::RuntimeArray { element }) => {
+                    ty = Some(*element)
+                }
+                Some(Type::Vector { component, .. }) => ty = Some(*component),
+                _ => break,
+            }
+        }
+        if let Some(scalar) = ty.and_then(|t| m.scalar(t)) {
+            out.push((set, binding, scalar));
+        }
+    }
+    out.sort_by_key(|&(set, binding, _)| (set, binding));
+    Ok(out)
+}
+
+#[derive(Clone, Debug)]
+enum Type {
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Vector { component: u32, count: u32 },
+    Matrix { column: u32, count: u32 },
+    Array { element: u32, length: u32 },
+    RuntimeArray { element: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { pointee: u32 },
+    Image { dim: u32, sampled: u32, format: u32 },
+    SampledImage { image: u32 },
+    Sampler,
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Constant {
+    ty: u32,
+    value: u64,
+    spec: bool,
+    word_offset: usize,
+}
+
+/// (decoration, its literal operands) pairs.
+type Decorations = Vec<(u32, Vec<u32>)>;
+
+#[derive(Default)]
+struct Module {
+    version: (u8, u8),
+    capabilities: Vec<u32>,
+    entry: Option<(u32, String)>,
+    local_size: Option<([u32; 3], usize)>,
+    local_size_ids: Option<[u32; 3]>,
+    names: HashMap<u32, String>,
+    member_names: HashMap<(u32, u32), String>,
+    decorations: HashMap<u32, Decorations>,
+    member_decorations: HashMap<(u32, u32), Decorations>,
+    types: HashMap<u32, Type>,
+    constants: HashMap<u32, Constant>,
+    composites: HashMap<u32, Vec<u32>>,
+    variables: Vec<(u32, u32, u32)>,
+}
+
+fn image_dimension(dim: u32) -> Option<ImageDim> {
+    match Dim::from_u32(dim)? {
+        Dim::Dim1D => Some(ImageDim::D1),
+        Dim::Dim2D => Some(ImageDim::D2),
+        Dim::Dim3D => Some(ImageDim::D3),
+        Dim::DimCube => Some(ImageDim::Cube),
+        Dim::DimBuffer => Some(ImageDim::Buffer),
+        _ => None,
+    }
+}
+
+fn malformed(word: usize, problem: &str) -> ReflectError {
+    ReflectError::Malformed {
+        word,
+        problem: problem.to_string(),
+    }
+}
+
+/// Decodes a SPIR-V literal string (UTF-8, NUL-terminated, packed little-endian into words).
+fn string(words: &[u32]) -> Option<String> {
+    let mut bytes = Vec::new();
+    for w in words {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                return String::from_utf8(bytes).ok();
+            }
+            bytes.push(b);
+        }
+    }
+    None
+}
