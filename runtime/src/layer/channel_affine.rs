@@ -2,7 +2,6 @@
 //! c otherwise), on the CPU and through the `channel_affine` shaders.
 
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
-use crate::layer::view::{extents, from_extents};
 
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
@@ -69,7 +68,7 @@ impl AffineGpu {
 
 /// `y = x * scale[ch] + bias[ch]` over the channel axis, in place.
 pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result<()> {
-    let e = extents(blob);
+    let e = blob.numpy_shape();
     let channels = e[0];
     if scale.len() != channels || (!bias.is_empty() && bias.len() != channels) {
         return Err(Error::Shape(format!(
@@ -83,7 +82,7 @@ pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result
         let b = bias.get(ch).copied().unwrap_or(0.0);
         chunk.iter_mut().for_each(|x| *x = *x * scale[ch] + b);
     }
-    *blob = from_extents(&e, &v)?;
+    *blob = Mat::from_numpy(&e, &v)?;
     Ok(())
 }
 

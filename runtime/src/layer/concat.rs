@@ -6,7 +6,7 @@ use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{extents, from_extents, positive_axis, view_axis};
+use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -114,11 +114,11 @@ impl Layer for Concat {
             got: 0,
             expected: "at least 1",
         })?;
-        let e0 = extents(first);
+        let e0 = first.numpy_shape();
         let axis = positive_axis(self.axis, e0.len())?;
         let mut total = 0;
         for b in bottoms {
-            let e = extents(b);
+            let e = b.numpy_shape();
             let same_rest = e.len() == e0.len() && (0..e.len()).all(|i| i == axis || e[i] == e0[i]);
             if !same_rest {
                 return Err(Error::Shape(format!(
@@ -131,7 +131,7 @@ impl Layer for Concat {
         let inner: usize = e0[axis + 1..].iter().product();
         let parts: Vec<(Vec<f32>, usize)> = bottoms
             .iter()
-            .map(|b| (b.to_values(), extents(b)[axis]))
+            .map(|b| (b.to_values(), b.numpy_shape()[axis]))
             .collect();
         let mut out = Vec::with_capacity(outer * total * inner);
         for o in 0..outer {
@@ -141,6 +141,6 @@ impl Layer for Concat {
         }
         let mut e = e0;
         e[axis] = total;
-        Ok(vec![from_extents(&e, &out)?])
+        Ok(vec![Mat::from_numpy(&e, &out)?])
     }
 }

@@ -32,28 +32,15 @@ pub fn dispatch_flat(
     )
 }
 
-/// `m` as pack4 when it is pack8 (recorded into `rec`), for layers with no pack8 shader.
-pub fn pack8_as_pack4(rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
-    if m.elempack == 8 {
-        rec.context().record_packing(rec, m, 4)
-    } else {
-        Ok(m.clone())
-    }
-}
-
 /// Runs an elementwise `bottom → top` shader over a new mat like `bottom`: the flat one over
-/// buffers, else the packing's (push constants `w, h, c, cstep`); pack8 mats go through pack4
-/// where the layer has no pack8 shader.
+/// buffers, else the packing's (push constants `w, h, c, cstep`). The net gives only the
+/// elempacks the layer declares (`Support::vulkan_packs`).
 pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
     let top = rec.context().alloc_like(bottom)?;
     if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
         let flat = flat.clone();
         dispatch_flat(rec, &flat, &[bottom, &top], &[])?;
         return Ok(top);
-    }
-    if !pipelines.has(bottom.elempack) && bottom.elempack == 8 {
-        let four = pack8_as_pack4(rec, bottom)?;
-        return unary(rec, pipelines, &four);
     }
     let pipeline = pipelines.for_mat(bottom)?.clone();
     rec.dispatch(

@@ -115,11 +115,6 @@ impl PackPipelines {
         }
         Ok(p)
     }
-
-    /// Whether a shader exists for `elempack`.
-    pub fn has(&self, elempack: usize) -> bool {
-        self.by_pack[slot(elempack)].is_some()
-    }
 }
 
 /// A layer's device side: set by `create_pipeline` when it had a device.

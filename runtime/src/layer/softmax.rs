@@ -9,7 +9,7 @@ use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{extents, from_extents, positive_axis, view_axis};
+use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use rayon::prelude::*;
@@ -142,7 +142,7 @@ impl Layer for Softmax {
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {
-        let e = extents(blob);
+        let e = blob.numpy_shape();
         let axis = positive_axis(self.axis, e.len())?;
         let (outer, n, inner): (usize, usize, usize) = (
             e[..axis].iter().product(),
@@ -158,7 +158,7 @@ impl Layer for Softmax {
             let mut v = blob.to_values();
             v.par_chunks_mut(n * inner)
                 .for_each(|block| softmax_block(block, n, inner, inner));
-            *blob = from_extents(&e, &v)?;
+            *blob = Mat::from_numpy(&e, &v)?;
             return Ok(());
         };
         // in the storage itself: channels of 3-D and 4-D blobs lie `cstep` apart

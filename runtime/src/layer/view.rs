@@ -1,7 +1,6 @@
 //! Axes and shapes: numpy axes of a blob, their place in a GPU mat's 3-D view, extents.
 
 use crate::error::{Error, Result};
-use crate::tensor::Mat;
 
 /// The axis of a GPU mat's 3-D view (0 = w, 1 = h, 2 = c) that numpy axis `axis` of a
 /// `dims`-D blob lies along: 1-D blobs lie along c, 2-D ones as c rows of w.
@@ -36,28 +35,7 @@ pub(crate) fn to_view<T: Copy>(dims: u8, per_axis: &[T], fill: T) -> [T; 3] {
     out
 }
 
-/// Extents outermost first (`[w]`, `[h, w]`, `[c, h, w]`, `[c, d, h, w]`).
-pub(crate) fn extents(m: &Mat) -> Vec<usize> {
-    let [w, h, d, c] = m.shape();
-    match m.dims {
-        1 => vec![w],
-        2 => vec![h, w],
-        3 => vec![c, h, w],
-        _ => vec![c, d, h, w],
-    }
-}
-
-pub(crate) fn from_extents(e: &[usize], values: &[f32]) -> Result<Mat> {
-    let (dims, shape) = match e {
-        [w] => (1, [*w, 1, 1, 1]),
-        [h, w] => (2, [*w, *h, 1, 1]),
-        [c, h, w] => (3, [*w, *h, 1, *c]),
-        [c, d, h, w] => (4, [*w, *h, *d, *c]),
-        _ => return Err(Error::Shape(format!("{} dims", e.len()))),
-    };
-    Mat::from_shape_values(dims, shape, values)
-}
-
+/// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.
 pub(crate) fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     let a = if axis < 0 { axis + dims as i32 } else { axis };
     if (0..dims as i32).contains(&a) {
