@@ -114,7 +114,6 @@ impl Layer for ScaleShift {
         &self,
         blob: &mut GpuMat,
         rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
     ) -> fpshader::Result<()> {
         let pipelines = self
             .gpu

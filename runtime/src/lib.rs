@@ -18,7 +18,10 @@ pub mod net;
 pub mod tensor;
 pub mod vgf;
 
-pub use error::{Error, Result};
+pub use error::{
+    DeviceError, DispatchError, Error, InputError, ModelError, PipelineError, Result, TensorError,
+    report,
+};
 pub use gpu::{
     Context, ContextOptions, DispatchTime, MemoryStats, Options, Pipeline, Recorder, Resource,
     ShaderPath, required_wgpu_features, samplers, specialize,

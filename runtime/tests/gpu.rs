@@ -6,7 +6,8 @@ use fpshader::meta::ShaderModule;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{
-    Context, ContextOptions, Error, OptionSet, ShaderPath, StorageFormat, shader, wgpu,
+    Context, ContextOptions, DispatchError, Error, OptionSet, PipelineError, ShaderPath,
+    StorageFormat, TensorError, shader, wgpu,
 };
 
 /// Vulkan through both paths, and OpenGL (naga path), e.g. lavapipe and llvmpipe in CI.
@@ -245,7 +246,10 @@ fn builtin_image_variants_run_on_image_mats() {
                     .recorder()
                     .dispatch(&pipeline, &[&buffer, &buffer], &shape, [1; 3]);
                 assert!(
-                    matches!(bad, Err(Error::Binding { binding: 0, .. })),
+                    matches!(
+                        bad,
+                        Err(Error::Dispatch(DispatchError::Binding { binding: 0, .. }))
+                    ),
                     "{what}: {bad:?}"
                 );
                 let other = if pack == 1 { 4 } else { 1 };
@@ -256,7 +260,10 @@ fn builtin_image_variants_run_on_image_mats() {
                     .recorder()
                     .dispatch(&pipeline, &[&a, &wrong], &shape, [1; 3]);
                 assert!(
-                    matches!(bad, Err(Error::Binding { binding: 1, .. })),
+                    matches!(
+                        bad,
+                        Err(Error::Dispatch(DispatchError::Binding { binding: 1, .. }))
+                    ),
                     "{what}: {bad:?}"
                 );
                 let f = |x: f32| {
@@ -495,11 +502,11 @@ fn bad_use_is_an_error_not_a_panic() {
         let mut rec = ctx.recorder();
         assert!(matches!(
             rec.dispatch(&pipeline, &[&a], &[1, 1, 1, 1], [1, 1, 1]),
-            Err(Error::Binding { .. })
+            Err(Error::Dispatch(DispatchError::Binding { .. }))
         ));
         assert!(matches!(
             rec.dispatch(&pipeline, &[&a, &a], &[1, 1], [1, 1, 1]),
-            Err(Error::PushConstants(_))
+            Err(Error::Dispatch(DispatchError::PushConstants(_)))
         ));
         let limit = ctx.limits().max_compute_workgroups_per_dimension;
         assert!(matches!(
@@ -509,12 +516,15 @@ fn bad_use_is_an_error_not_a_panic() {
                 &[1, 1, 1, 1],
                 [1, 1, (limit + 1) * pipeline.local_size[2]]
             ),
-            Err(Error::DispatchTooLarge { .. })
+            Err(Error::Dispatch(DispatchError::TooLarge { .. }))
         ));
         let err = ctx
             .pipeline(NEEDS_INT8, OptionSet::FP32, &spec)
             .unwrap_err();
-        assert!(matches!(err, Error::NoVariant { .. }), "{err}");
+        assert!(
+            matches!(err, Error::Pipeline(PipelineError::NoVariant { .. })),
+            "{err}"
+        );
         assert!(err.to_string().contains("fp32"), "{err}");
         let unknown = Specialization {
             values: vec![(42, SpecValue::I32(1))],
@@ -522,7 +532,7 @@ fn bad_use_is_an_error_not_a_panic() {
         };
         assert!(matches!(
             ctx.pipeline(Shader::Relu.module(), OptionSet::FP32, &unknown),
-            Err(Error::Specialize(_))
+            Err(Error::Pipeline(PipelineError::Specialize(_)))
         ));
     }
 }
@@ -597,7 +607,7 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
                     .unwrap(),
                     4
                 ),
-                Err(Error::Shape(_))
+                Err(Error::Tensor(TensorError::Packing { .. }))
             ));
         }
     }
@@ -663,7 +673,10 @@ void main()
                 Default::default(),
             )
             .unwrap_err();
-        assert!(matches!(err, Error::Compile(_)), "{err}");
+        assert!(
+            matches!(err, Error::Pipeline(PipelineError::Compile(_))),
+            "{err}"
+        );
         assert!(err.to_string().contains("bad:2:"), "{err}");
     }
 }

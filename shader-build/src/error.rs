@@ -57,22 +57,9 @@ impl fmt::Display for Diagnostics {
 /// Everything that can go wrong between a `.comp` file and its SPIR-V.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An option name that does not exist.
-    #[error("unknown option `{name}`; valid options are: {valid}")]
-    UnknownOption {
-        /// The name as given.
-        name: String,
-        /// The valid names, comma separated.
-        valid: String,
-    },
-    /// A set of options that no device configuration can mean.
-    #[error("invalid option combination `{set}`: {reason}")]
-    InvalidCombination {
-        /// The set as given.
-        set: String,
-        /// Why it is impossible.
-        reason: String,
-    },
+    /// An option name or set that does not exist.
+    #[error(transparent)]
+    Options(#[from] crate::options::OptionError),
     /// The shader has no `#version` line before its first statement.
     #[error("{file}: missing `#version` directive (it must come first, e.g. `#version 450`)")]
     MissingVersion {

@@ -48,7 +48,7 @@ pub use builder::{BuildReport, Builder, DEFAULT_OUT_FILE};
 #[cfg(feature = "compiler")]
 pub use compile::{Compiled, Compiler, Preprocessed};
 pub use error::{Diagnostic, Diagnostics, Error, Result, Severity};
-pub use options::{FloatClass, Opt, OptionSet, Storage};
+pub use options::{FloatClass, Opt, OptionError, OptionSet, Storage};
 pub use settings::{Define, Optimization, Settings, TargetEnv};
 pub use source::Source;
 #[cfg(feature = "compiler")]

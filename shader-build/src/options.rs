@@ -10,7 +10,26 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+/// An option name or option set that cannot be.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionError {
+    /// An option name that does not exist.
+    #[error("unknown option `{name}`; valid options are: {valid}")]
+    UnknownOption {
+        /// The name as given.
+        name: String,
+        /// The valid names, comma separated.
+        valid: String,
+    },
+    /// A set of options that no device configuration can mean.
+    #[error("invalid option combination `{set}`: {reason}")]
+    InvalidCombination {
+        /// The set as given.
+        set: String,
+        /// Why it is impossible.
+        reason: String,
+    },
+}
 
 /// One option flag, named as on the command line and in `shader!`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -108,14 +127,14 @@ impl fmt::Display for Opt {
 }
 
 impl FromStr for Opt {
-    type Err = Error;
+    type Err = OptionError;
 
-    fn from_str(s: &str) -> Result<Self, Error> {
+    fn from_str(s: &str) -> Result<Self, OptionError> {
         let s = s.trim();
         Opt::ALL
             .into_iter()
             .find(|o| o.name() == s)
-            .ok_or_else(|| Error::UnknownOption {
+            .ok_or_else(|| OptionError::UnknownOption {
                 name: s.to_string(),
                 valid: Opt::valid_names(),
             })
@@ -129,9 +148,9 @@ impl From<Opt> for &'static str {
 }
 
 impl TryFrom<String> for Opt {
-    type Error = Error;
+    type Error = OptionError;
 
-    fn try_from(s: String) -> Result<Self, Error> {
+    fn try_from(s: String) -> Result<Self, OptionError> {
         s.parse()
     }
 }
@@ -212,7 +231,7 @@ impl OptionSet {
 
     /// Parses a comma- or space-separated list of option names (`"fp16s,fp16a"`); the empty string
     /// and `fp32` mean the empty set. The result is not canonicalized.
-    pub fn parse(list: &str) -> Result<Self, Error> {
+    pub fn parse(list: &str) -> Result<Self, OptionError> {
         let mut set = OptionSet::FP32;
         for name in list.split([',', ' ', '+']).filter(|s| !s.trim().is_empty()) {
             if name.trim() == "fp32" {
@@ -267,7 +286,7 @@ impl OptionSet {
     ///   without either, fp16 values could never reach a buffer, so the set is an error;
     /// - `fp16u` only changes anything with fp16 storage and arithmetic, elsewhere it is dropped
     ///   (likewise `int8u`).
-    pub fn canonicalize(self) -> Result<OptionSet, Error> {
+    pub fn canonicalize(self) -> Result<OptionSet, OptionError> {
         let mut set = self;
         for (packed, storage, arith, uniform) in [
             (
@@ -287,7 +306,7 @@ impl OptionSet {
                 set = set.without(packed);
             }
             if set.contains(arith) && !set.contains(packed) && !set.contains(storage) {
-                return Err(Error::InvalidCombination {
+                return Err(OptionError::InvalidCombination {
                     set: self.to_string(),
                     reason: format!(
                         "{arith} needs {packed} or {storage}: arithmetic in reduced precision \
@@ -383,9 +402,9 @@ impl fmt::Debug for OptionSet {
 }
 
 impl FromStr for OptionSet {
-    type Err = Error;
+    type Err = OptionError;
 
-    fn from_str(s: &str) -> Result<Self, Error> {
+    fn from_str(s: &str) -> Result<Self, OptionError> {
         OptionSet::parse(s)
     }
 }
@@ -420,7 +439,10 @@ mod tests {
     #[test]
     fn arithmetic_alone_is_an_error() {
         let err = set("fp16a").canonicalize().unwrap_err();
-        assert!(matches!(err, Error::InvalidCombination { .. }), "{err}");
+        assert!(
+            matches!(err, OptionError::InvalidCombination { .. }),
+            "{err}"
+        );
         assert!(set("int8a,image").canonicalize().is_err());
     }
 

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use fpshader_build::{BuildReport, Builder, Error};
+use fpshader_build::{BuildReport, Builder, Error, OptionError};
 
 const USES_HELPER: &str = "#version 450\n#include \"helper.comp\"\nlayout (binding = 0) buffer b { sfpvec4 d[]; };\nvoid main() { buffer_st4(d, 0, helper(buffer_ld4(d, 1))); }\n";
 const ALONE: &str = "#version 450\nlayout (binding = 0) buffer b { sfp d[]; };\nvoid main() { buffer_cp1(d, 0, d, 1); }\n";
@@ -123,5 +123,8 @@ fn failures_are_typed_errors() {
         .cargo_directives(false)
         .compile()
         .unwrap_err();
-    assert!(matches!(err, Error::UnknownOption { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::Options(OptionError::UnknownOption { .. })),
+        "{err:?}"
+    );
 }

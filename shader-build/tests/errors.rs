@@ -2,7 +2,7 @@
 
 mod common;
 
-use fpshader_build::{Compiler, Error, OptionSet, Settings, Source};
+use fpshader_build::{Compiler, Error, OptionError, OptionSet, Settings, Source};
 
 const GOOD_HEAD: &str = "#version 450\nlayout (binding = 0) buffer b { sfpvec4 d[]; };\n";
 
@@ -162,7 +162,7 @@ fn missing_version_is_typed() {
 fn unknown_option_is_typed_and_lists_valid_names() {
     let err = OptionSet::parse("fp16s,fp16x").unwrap_err();
     match &err {
-        Error::UnknownOption { name, valid } => {
+        OptionError::UnknownOption { name, valid } => {
             assert_eq!(name, "fp16x");
             assert!(valid.contains("fp16s") && valid.contains("moltenvk"));
         }
@@ -176,7 +176,10 @@ fn invalid_combination_is_typed() {
     let err = common::compiler()
         .compile(&source, OptionSet::parse("fp16a,image").unwrap())
         .unwrap_err();
-    assert!(matches!(err, Error::InvalidCombination { .. }), "{err:?}");
+    assert!(
+        matches!(err, Error::Options(OptionError::InvalidCombination { .. })),
+        "{err:?}"
+    );
     assert!(
         err.to_string().contains("fp16a needs fp16p or fp16s"),
         "{err}"

@@ -179,7 +179,9 @@ fn expand(args: Args, source_dir: Option<PathBuf>) -> syn::Result<TokenStream> {
         let opt: Opt = ident
             .to_string()
             .parse()
-            .map_err(|e: fpshader_build::Error| syn::Error::new(ident.span(), e.to_string()))?;
+            .map_err(|e: fpshader_build::OptionError| {
+                syn::Error::new(ident.span(), e.to_string())
+            })?;
         supported = supported.with(opt);
     }
 

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{DeviceError, Error, Result};
 use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::gpu::pool::BufferPool;
 use crate::gpu::stats::StatCounters;
+use crate::gpu::timing::{DispatchTime, Timings};
 use crate::meta::Features;
 
 /// How SPIR-V reaches the driver.
@@ -28,9 +29,10 @@ impl std::str::FromStr for ShaderPath {
         match s {
             "passthrough" => Ok(ShaderPath::Passthrough),
             "naga" => Ok(ShaderPath::Naga),
-            _ => Err(Error::Config(format!(
+            _ => Err(DeviceError::Config(format!(
                 "unknown shader path `{s}`; expected `passthrough` or `naga`"
-            ))),
+            ))
+            .into()),
         }
     }
 }
@@ -72,7 +74,7 @@ pub struct Context {
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
-    pub(crate) timings: crate::gpu::timing::Timings,
+    pub(crate) timings: Timings,
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
@@ -149,7 +151,7 @@ impl Context {
             .into_iter()
             .filter(matches)
             .min_by_key(rank)
-            .ok_or_else(|| Error::NoAdapter {
+            .ok_or_else(|| DeviceError::NoAdapter {
                 backends: format!("{backends:?}"),
                 filter: filter.clone(),
                 available: if names.is_empty() {
@@ -174,7 +176,7 @@ impl Context {
                 },
             ..Default::default()
         }))
-        .map_err(|e| Error::RequestDevice(e.to_string()))?;
+        .map_err(|e| DeviceError::RequestDevice(e.to_string()))?;
         Context::from_wgpu(&adapter, device, queue, opts)
     }
 
@@ -197,10 +199,11 @@ impl Context {
             && features.contains(wgpu::Features::PASSTHROUGH_SHADERS);
         let path = match opts.path.or(env_path) {
             Some(ShaderPath::Passthrough) if !passthrough_ok => {
-                return Err(Error::Config(format!(
+                return Err(DeviceError::Config(format!(
                     "the passthrough path needs Vulkan with PASSTHROUGH_SHADERS; {} is {:?}",
                     adapter_info.name, adapter_info.backend
-                )));
+                ))
+                .into());
             }
             Some(p) => p,
             None if passthrough_ok => ShaderPath::Passthrough,
@@ -306,6 +309,24 @@ impl Context {
             size[i] /= 2;
         }
         size
+    }
+
+    /// Turns per-dispatch device timing on or off; whether it is on (it needs timestamp
+    /// queries, which not every adapter has).
+    pub fn set_timing(&self, on: bool) -> bool {
+        let on = on && self.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        self.timings.set(on);
+        on
+    }
+
+    /// The dispatch times measured since the last call, in recording order.
+    pub fn take_timings(&self) -> Vec<DispatchTime> {
+        self.timings.take()
+    }
+
+    /// Whether dispatches are timed.
+    pub(crate) fn timing(&self) -> bool {
+        self.timings.is_on()
     }
 
     /// A short description for logs: adapter, backend, path, options.

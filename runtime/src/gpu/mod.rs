@@ -12,6 +12,7 @@ pub mod samplers;
 pub mod specialize;
 pub(crate) mod stats;
 pub(crate) mod timing;
+pub(crate) mod variant;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
 pub use options::Options;

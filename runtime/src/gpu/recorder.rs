@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::error::{Error, Result};
+use crate::error::{DispatchError, Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
 use crate::gpu::pool::{DeviceBuffer, MemoryStats};
@@ -231,7 +231,7 @@ impl Resource<'_> {
 
 /// What wgpu would reject when creating the bind group, as an error instead of a panic.
 fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits) -> Result<()> {
-    let problem = |problem: String| Err(Error::Binding { binding, problem });
+    let problem = |problem: String| Err(DispatchError::Binding { binding, problem }.into());
     let view_dim = |t: &wgpu::Texture| match t.dimension() {
         wgpu::TextureDimension::D1 => wgpu::TextureViewDimension::D1,
         wgpu::TextureDimension::D2 => wgpu::TextureViewDimension::D2,
@@ -325,14 +325,15 @@ impl<'c> Recorder<'c> {
             let missing = kinds()
                 .nth(resources.len().min(declared))
                 .map_or(0, |(n, _)| n);
-            return Err(Error::Binding {
+            return Err(DispatchError::Binding {
                 binding: missing,
                 problem: format!(
                     "`{}` declares {declared} bindings, {} resources were given",
                     pipeline.shader,
                     resources.len()
                 ),
-            });
+            }
+            .into());
         }
         let expected = pipeline
             .reflection
@@ -340,16 +341,17 @@ impl<'c> Recorder<'c> {
             .as_ref()
             .map_or(0, |p| p.size);
         if push.len() as u32 * 4 != expected.div_ceil(4) * 4 {
-            return Err(Error::PushConstants(format!(
+            return Err(DispatchError::PushConstants(format!(
                 "`{}` has a {expected}-byte block, {} words were given",
                 pipeline.shader,
                 push.len()
-            )));
+            ))
+            .into());
         }
         let limit = self.ctx.limits().max_compute_workgroups_per_dimension;
         let groups = [0, 1, 2].map(|i| global[i].div_ceil(pipeline.local_size[i]));
         if groups.iter().any(|g| *g > limit) {
-            return Err(Error::DispatchTooLarge { groups, limit });
+            return Err(DispatchError::TooLarge { groups, limit }.into());
         }
         if groups.contains(&0) {
             return Ok(());
@@ -363,7 +365,7 @@ impl<'c> Recorder<'c> {
             drop(self.pass.take());
             let queries = self
                 .queries
-                .get_or_insert_with(|| ChunkQueries::new(self.ctx, LARGEST_CHUNK as u32));
+                .get_or_insert_with(|| ChunkQueries::new(&self.ctx.device, LARGEST_CHUNK as u32));
             let writes = queries.next(&self.label, &pipeline.shader);
             self.pass = Some(
                 self.encoder
@@ -430,7 +432,7 @@ impl<'c> Recorder<'c> {
         if let Some(queries) = self.queries.take() {
             drop(self.pass.take());
             self.times
-                .push(queries.resolve(self.ctx, &mut self.encoder));
+                .push(queries.resolve(&self.ctx.device, &mut self.encoder));
         }
         let encoder = std::mem::replace(&mut self.encoder, self.ctx.encoder());
         self.last = Some(self.submit(encoder)?);
@@ -581,7 +583,8 @@ impl<'c> Recorder<'c> {
         stats.add(&stats.record_ns, recorded - self.started);
         stats.add(&stats.wait_ns, recorded.elapsed());
         for times in std::mem::take(&mut self.times) {
-            times.collect(self.ctx)?;
+            let period_ns = f64::from(self.ctx.queue.get_timestamp_period());
+            times.collect(|b| self.ctx.read_mapped(b), period_ns, &self.ctx.timings)?;
         }
         Ok(())
     }

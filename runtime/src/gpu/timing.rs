@@ -1,12 +1,11 @@
 //! Device time per dispatch from timestamp queries, where the device has them: what
-//! `fpshader bench --profile` reports per layer. Off unless [`Context::set_timing`] turns it on,
+//! `fpshader bench --profile` reports per layer. Off unless `Context::set_timing` turns it on,
 //! because each timed dispatch gets a compute pass of its own.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::Result;
-use crate::gpu::context::Context;
 
 /// One dispatch's time on the device.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,34 +42,31 @@ pub(crate) struct PendingTimes {
     dispatches: Vec<(String, String)>,
 }
 
-impl Context {
-    /// Turns per-dispatch device timing on or off; whether it is on (it needs timestamp
-    /// queries, which not every adapter has).
-    pub fn set_timing(&self, on: bool) -> bool {
-        let on = on && self.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        self.timings.on.store(on, Ordering::SeqCst);
-        on
+impl Timings {
+    /// Turns timing on or off.
+    pub(crate) fn set(&self, on: bool) {
+        self.on.store(on, Ordering::SeqCst);
     }
 
-    /// The dispatch times measured since the last call, in recording order.
-    pub fn take_timings(&self) -> Vec<DispatchTime> {
-        self.timings
-            .done
+    /// Whether timing is on.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    /// The times measured since the last call, in recording order.
+    pub(crate) fn take(&self) -> Vec<DispatchTime> {
+        self.done
             .lock()
             .map(|mut done| std::mem::take(&mut *done))
             .unwrap_or_default()
     }
-
-    pub(crate) fn timing(&self) -> bool {
-        self.timings.on.load(Ordering::Relaxed)
-    }
 }
 
 impl ChunkQueries {
-    pub(crate) fn new(ctx: &Context, dispatches: u32) -> Self {
+    pub(crate) fn new(device: &wgpu::Device, dispatches: u32) -> Self {
         let capacity = dispatches * 2;
         ChunkQueries {
-            set: ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            set: device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("fpshader timing"),
                 ty: wgpu::QueryType::Timestamp,
                 count: capacity,
@@ -100,11 +96,15 @@ impl ChunkQueries {
     }
 
     /// Records the resolution of the queries into a host-readable buffer (no pass open).
-    pub(crate) fn resolve(self, ctx: &Context, encoder: &mut wgpu::CommandEncoder) -> PendingTimes {
+    pub(crate) fn resolve(
+        self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> PendingTimes {
         let count = self.dispatches.len() as u32 * 2;
         let bytes = u64::from(count.max(1)) * 8;
         let buffer = |usage| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("fpshader timing"),
                 size: bytes,
                 usage,
@@ -125,14 +125,18 @@ impl ChunkQueries {
 }
 
 impl PendingTimes {
-    /// Reads the times after the submission completed and adds them to the context's.
-    pub(crate) fn collect(self, ctx: &Context) -> Result<()> {
+    /// Reads the times after the submission completed (`read` maps a buffer; ticks of
+    /// `period_ns`) and adds them to `timings`.
+    pub(crate) fn collect(
+        self,
+        read: impl FnOnce(&wgpu::Buffer) -> Result<Vec<u8>>,
+        period_ns: f64,
+        timings: &Timings,
+    ) -> Result<()> {
         if self.dispatches.is_empty() {
             return Ok(());
         }
-        let bytes = ctx.read_mapped(&self.readback)?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
-        let period_ns = f64::from(ctx.queue.get_timestamp_period());
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&read(&self.readback)?);
         let times =
             self.dispatches
                 .into_iter()
@@ -142,7 +146,7 @@ impl PendingTimes {
                     shader,
                     micros: t[1].saturating_sub(t[0]) as f64 * period_ns / 1e3,
                 });
-        if let Ok(mut done) = ctx.timings.done.lock() {
+        if let Ok(mut done) = timings.done.lock() {
             done.extend(times);
         }
         Ok(())

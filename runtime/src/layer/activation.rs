@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::unary;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
@@ -22,8 +22,11 @@ use crate::tensor::{GpuMat, Mat, MatData};
 
 /// One elementwise function: an activation layer's math.
 pub trait Activation: Copy + Default + Send + Sync + 'static {
-    /// The function with its parameters read from the layer's params (ncnn's ids).
-    fn from_params(pd: &ParamDict) -> Self;
+    /// The function with its parameters read from the layer's params (ncnn's ids); a function
+    /// without parameters is its `Default`.
+    fn from_params(_pd: &ParamDict) -> Self {
+        Self::default()
+    }
 
     /// The function of one value.
     fn apply(self, x: f32) -> f32;
@@ -98,10 +101,6 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         Support::any_layout_inplace().gpu(true).images()
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_INPLACE_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.f = A::from_params(pd);
         Ok(())
@@ -119,12 +118,7 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         Ok(())
     }
 
-    fn forward_gpu_inplace(
-        &self,
-        blob: &mut GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         let pipelines = self.gpu.ready()?;
         *blob = unary(rec, pipelines, blob)?;
         Ok(())

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -26,14 +26,6 @@ impl Layer for BatchNorm {
         affine_support(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements {
-            forward_inplace: true,
-            forward_gpu_inplace: true,
-            ..Implements::default()
-        }
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = AffineGpu::create(gpu)?;
         Ok(())
@@ -46,12 +38,7 @@ impl Layer for BatchNorm {
         Ok(())
     }
 
-    fn forward_gpu_inplace(
-        &self,
-        blob: &mut GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         self.gpu.ready()?.record(rec, blob)
     }
 

@@ -1,7 +1,7 @@
 //! BinaryOp: `0=op_type 1=with_scalar 2=b`: broadcasting, scalar and reversed ops. On the
 //! GPU for scalars, equal shapes and broadcasts along w, h or per channel.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
@@ -85,10 +85,13 @@ fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            (x, y) => {
-                return Err(Error::Shape(format!(
-                    "BinaryOp cannot broadcast {sa:?} with {sb:?} (axis {i}: {x} vs {y})"
-                )));
+            _ => {
+                return Err(InputError::Mismatch {
+                    a: sa.to_vec(),
+                    b: sb.to_vec(),
+                    why: "do not broadcast (NCHW, numpy's rules)",
+                }
+                .into());
             }
         };
     }
@@ -274,15 +277,12 @@ impl Layer for BinaryOp {
         }
     }
 
-    fn forward_gpu_inplace(
-        &self,
-        blob: &mut GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         let b = self.gpu_scalar[slot(blob.elempack)]
             .as_ref()
-            .ok_or_else(|| Error::Shape("BinaryOp has no scalar on the device".into()))?;
+            .ok_or(Error::NotLoaded {
+                what: "the scalar b on the device",
+            })?;
         // a new mat: one binding cannot be both read-only and written in a dispatch
         let top = rec.context().alloc_like(blob)?;
         self.dispatch(rec, blob, b, &top)?;
@@ -290,24 +290,20 @@ impl Layer for BinaryOp {
         Ok(())
     }
 
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<Vec<GpuMat>> {
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let [a, b] = bottoms else {
-            return Err(Error::Inputs {
+            return Err(InputError::Count {
                 got: bottoms.len(),
                 expected: "2",
-            });
+            }
+            .into());
         };
         let out = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())).ok_or_else(|| {
-            Error::Shape(format!(
-                "no GPU broadcast of {:?} with {:?}",
-                a.shape(),
-                b.shape()
-            ))
+            InputError::Mismatch {
+                a: a.shape().to_vec(),
+                b: b.shape().to_vec(),
+                why: "have no GPU broadcast",
+            }
         })?;
         let like = if view3(a.dims, a.shape()) == out {
             a
@@ -320,14 +316,7 @@ impl Layer for BinaryOp {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.op = pd.int(0, 0);
-        if !(0..=11).contains(&self.op) {
-            return Err(Error::BadParam {
-                id: 0,
-                value: self.op.to_string(),
-                allowed: "op_type 0 to 11",
-            });
-        }
+        self.op = pd.int_in(0, 0, 0..=11, "op_type 0 to 11")?;
         self.scalar = (pd.int(1, 0) != 0).then(|| pd.float(2, 0.0));
         Ok(())
     }
@@ -340,10 +329,11 @@ impl Layer for BinaryOp {
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let [a, b] = bottoms else {
-            return Err(Error::Inputs {
+            return Err(InputError::Count {
                 got: bottoms.len(),
                 expected: "2",
-            });
+            }
+            .into());
         };
         if let Some(out) = self.same_layout(a, b) {
             return Ok(vec![out]);

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::activation::unaryop_pipelines;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::unary;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::PackPipelines;
@@ -46,10 +46,6 @@ impl Layer for Cast {
         Support::any_layout(self.on_device).images()
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.from = cast_type(pd, 0)?;
         self.to = cast_type(pd, 1)?;
@@ -73,12 +69,7 @@ impl Layer for Cast {
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         if !self.on_device {
             return Err(Error::NoDevice);
         }

@@ -3,7 +3,7 @@
 
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 
-use crate::error::{Error, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::{GpuSetup, Support};
 use crate::shaders::Shader;
@@ -55,10 +55,12 @@ impl AffineGpu {
         let (a, b) = self.coefs.ready()?;
         let channels = blob.c * blob.elempack;
         if a.size() < (channels * 4) as u64 {
-            return Err(Error::Shape(format!(
-                "{} per-channel values for {channels} channels",
-                a.size() / 4
-            )));
+            return Err(InputError::Values {
+                what: "channels of input",
+                got: channels,
+                expected: (a.size() / 4) as usize,
+            }
+            .into());
         }
         let pipeline = self.pipelines.for_mat(blob)?.clone();
         let resources = [blob.resource(), Resource::from(a), Resource::from(b)];
@@ -71,10 +73,12 @@ pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result
     let e = blob.numpy_shape();
     let channels = e[0];
     if scale.len() != channels || (!bias.is_empty() && bias.len() != channels) {
-        return Err(Error::Shape(format!(
-            "{} per-channel values for {channels} channels",
-            scale.len()
-        )));
+        return Err(InputError::Values {
+            what: "channels of input",
+            got: channels,
+            expected: scale.len(),
+        }
+        .into());
     }
     let inner: usize = e[1..].iter().product();
     let mut v = blob.to_values();

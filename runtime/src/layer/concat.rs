@@ -1,11 +1,12 @@
 //! Concat: `0=axis`. Inputs agreeing on every other axis, joined along it.
 
-use crate::error::{Error, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::first_input;
 use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -24,10 +25,6 @@ impl Layer for Concat {
             vulkan_same_packing: true,
             ..Support::MANY.gpu(self.gpu.is_some()).packs(Packs::UP_TO_4)
         }
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY_CPU_GPU
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -55,22 +52,17 @@ impl Layer for Concat {
                 .is_ok_and(|a| view_axis(*dims, a).is_some())
     }
 
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<Vec<GpuMat>> {
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipelines = self.gpu.ready()?;
-        let first = bottoms.first().ok_or(Error::Inputs {
-            got: 0,
-            expected: "at least 1",
-        })?;
+        let first = first_input(bottoms)?;
         let dims = first.dims;
         let at = positive_axis(self.axis, usize::from(dims))
             .ok()
             .and_then(|a| view_axis(dims, a))
-            .ok_or_else(|| Error::Shape(format!("Concat axis {} on the GPU", self.axis)))?;
+            .ok_or(InputError::Axis {
+                axis: self.axis,
+                dims: dims.into(),
+            })?;
         let ctx = rec.context();
         // the net gives every input one packing (vulkan_same_packing)
         let pack = first.elempack;
@@ -80,12 +72,12 @@ impl Layer for Concat {
         for m in bottoms {
             let v = view(m);
             if (0..3).any(|i| i != at && v[i] != out[i]) || m.dims != dims {
-                return Err(Error::Shape(format!(
-                    "Concat on the GPU: {:?} does not fit {:?} along axis {}",
-                    m.shape(),
-                    first.shape(),
-                    self.axis
-                )));
+                return Err(InputError::Mismatch {
+                    a: first.shape().to_vec(),
+                    b: m.shape().to_vec(),
+                    why: "differ off the concat axis",
+                }
+                .into());
             }
             out[at] += v[at];
         }
@@ -110,10 +102,7 @@ impl Layer for Concat {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms.first().ok_or(Error::Inputs {
-            got: 0,
-            expected: "at least 1",
-        })?;
+        let first = first_input(bottoms)?;
         let e0 = first.numpy_shape();
         let axis = positive_axis(self.axis, e0.len())?;
         let mut total = 0;
@@ -121,9 +110,12 @@ impl Layer for Concat {
             let e = b.numpy_shape();
             let same_rest = e.len() == e0.len() && (0..e.len()).all(|i| i == axis || e[i] == e0[i]);
             if !same_rest {
-                return Err(Error::Shape(format!(
-                    "Concat on axis {axis}: {e:?} does not fit {e0:?}"
-                )));
+                return Err(InputError::Mismatch {
+                    a: e0.to_vec(),
+                    b: e.to_vec(),
+                    why: "differ off the concat axis",
+                }
+                .into());
             }
             total += e[axis];
         }

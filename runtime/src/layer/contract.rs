@@ -2,10 +2,14 @@
 
 use crate::OptionSet;
 use crate::error::{Error, Result};
-use crate::gpu::{Context, Recorder};
+use std::sync::Arc;
+
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Context, Pipeline, Recorder};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
+use crate::meta::ShaderModule;
 use crate::tensor::{GpuMat, Mat};
 
 /// The elempacks a GPU forward takes (a set of 1, 4 and 8).
@@ -227,6 +231,26 @@ impl Implements {
         forward_inplace: true,
         ..Implements::NONE
     };
+    /// Exactly the methods `support` calls for: the CPU forward of its blob count and in-place
+    /// flag, and the GPU forward with them where it runs on the device.
+    pub const fn called_for(support: Support) -> Implements {
+        let mut i = Implements::NONE;
+        match (support.one_blob_only, support.inplace) {
+            (true, true) => i.forward_inplace = true,
+            (true, false) => i.forward = true,
+            (false, true) => i.forward_many_inplace = true,
+            (false, false) => i.forward_many = true,
+        }
+        if support.vulkan {
+            match (support.one_blob_only, support.inplace) {
+                (true, true) => i.forward_gpu_inplace = true,
+                (true, false) => i.forward_gpu = true,
+                (false, _) => i.forward_gpu_many = true,
+            }
+        }
+        i
+    }
+
     /// [`Layer::forward_inplace`] and [`Layer::forward_gpu_inplace`].
     pub const FORWARD_INPLACE_CPU_GPU: Implements = Implements {
         forward_inplace: true,
@@ -244,6 +268,30 @@ pub struct GpuSetup<'a> {
     pub options: OptionSet,
 }
 
+impl GpuSetup<'_> {
+    /// The pipeline of `module` in this layer's variant options, specialized with `values`
+    /// (`constant_id`, value): how a layer builds a shader it has one of.
+    pub fn pipeline(
+        &self,
+        module: &'static ShaderModule,
+        values: &[(u32, SpecValue)],
+    ) -> Result<Arc<Pipeline>> {
+        let spec = Specialization {
+            values: values.to_vec(),
+            local_size: None,
+        };
+        self.ctx.pipeline(module, self.options, &spec)
+    }
+
+    /// Uploads `values` as a 1-D weight mat of `elempack` in this layer's storage: how a
+    /// layer's weights and biases reach its shaders.
+    pub fn upload_values(&self, values: &[f32], elempack: usize) -> Result<GpuMat> {
+        let flat = Mat::from_shape_values(1, [values.len(), 1, 1, 1], values)?;
+        self.ctx
+            .upload_mat(&flat.to_packing(elempack)?, self.options)
+    }
+}
+
 /// The error a forward method's default gives.
 fn missing(method: &'static str) -> Error {
     Error::NotImplemented { method }
@@ -255,8 +303,12 @@ pub trait Layer: Send + Sync {
     /// `create_pipeline`, as the seed's "dynamically").
     fn support(&self) -> Support;
 
-    /// Which forward methods it implements.
-    fn implements(&self) -> Implements;
+    /// Which forward methods it implements. The default is the methods its [`Support`] calls
+    /// for, as ncnn picks the forward from the same flags; a layer overrides it where it has more
+    /// than one (its flags change with its parameters), and the net checks the flags against it.
+    fn implements(&self) -> Implements {
+        Implements::called_for(self.support())
+    }
 
     /// Reads its parameters.
     fn load_param(&mut self, _pd: &ParamDict) -> Result<()> {
@@ -313,12 +365,7 @@ pub trait Layer: Send + Sync {
     }
 
     /// One GPU input, one new GPU output, recorded into `rec`.
-    fn forward_gpu(
-        &self,
-        _bottom: &GpuMat,
-        _rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, _bottom: &GpuMat, _rec: &mut Recorder<'_>) -> Result<GpuMat> {
         Err(missing("forward_gpu"))
     }
 
@@ -327,18 +374,12 @@ pub trait Layer: Send + Sync {
         &self,
         _bottoms: &[GpuMat],
         _rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         Err(missing("forward_gpu_many"))
     }
 
     /// One GPU blob, overwritten.
-    fn forward_gpu_inplace(
-        &self,
-        _blob: &mut GpuMat,
-        _rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, _blob: &mut GpuMat, _rec: &mut Recorder<'_>) -> Result<()> {
         Err(missing("forward_gpu_inplace"))
     }
 }

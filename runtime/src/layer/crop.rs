@@ -1,7 +1,7 @@
 //! Crop: a box of a blob, given by offsets and sizes, by numpy-style starts/ends, or by a
 //! reference blob's shape.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
@@ -79,7 +79,13 @@ impl Crop {
             let n = shape[k] as i64;
             let off = i64::from(self.offset[j]);
             if off < 0 || off > n {
-                return Err(Error::Shape(format!("crop offset {off} on an axis of {n}")));
+                return Err(InputError::Range {
+                    what: "crop",
+                    start: off,
+                    len: 0,
+                    extent: n as usize,
+                }
+                .into());
             }
             let rest = n - off - i64::from(self.margin[j]);
             let len = match reference {
@@ -91,9 +97,13 @@ impl Crop {
                 },
             };
             if len < 0 || off + len > n {
-                return Err(Error::Shape(format!(
-                    "crop of {len} from {off} on an axis of {n}"
-                )));
+                return Err(InputError::Range {
+                    what: "crop",
+                    start: off,
+                    len,
+                    extent: n as usize,
+                }
+                .into());
             }
             *r = (off as usize, len as usize);
         }
@@ -148,28 +158,19 @@ impl Layer for Crop {
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         self.crop_gpu(rec, bottom, None)
     }
 
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<Vec<GpuMat>> {
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         match bottoms {
             [bottom, reference] => Ok(vec![self.crop_gpu(rec, bottom, Some(reference))?]),
             [bottom] => Ok(vec![self.crop_gpu(rec, bottom, None)?]),
-            _ => Err(Error::Shape(format!(
-                "Crop takes 1 or 2 inputs, got {}",
-                bottoms.len()
-            ))),
+            _ => Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "1 or 2",
+            }
+            .into()),
         }
     }
 
@@ -181,10 +182,11 @@ impl Layer for Crop {
         self.ends = pd.ints(10);
         self.axes = pd.ints(11);
         if self.offset.iter().chain(&self.margin).any(|&v| v < 0) {
-            return Err(Error::Shape(format!(
-                "Crop offsets {:?} and margins {:?} must not be negative",
-                self.offset, self.margin
-            )));
+            return Err(Error::BadParam {
+                id: 0,
+                value: format!("offsets {:?}, margins {:?}", self.offset, self.margin),
+                allowed: "offsets and margins of at least 0",
+            });
         }
         let numpy = !self.starts.is_empty() && !self.ends.is_empty();
         self.reference = !numpy && self.size == [0; 4] && self.margin == [0; 4];
@@ -199,10 +201,11 @@ impl Layer for Crop {
         match bottoms {
             [bottom, reference] => Ok(vec![self.crop(bottom, Some(reference))?]),
             [bottom] => Ok(vec![self.crop(bottom, None)?]),
-            _ => Err(Error::Shape(format!(
-                "Crop takes 1 or 2 inputs, got {}",
-                bottoms.len()
-            ))),
+            _ => Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "1 or 2",
+            }
+            .into()),
         }
     }
 }

@@ -14,10 +14,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
-use crate::gpu::specialize::Specialization;
+use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -52,29 +51,21 @@ struct Geometry {
     top: usize,
 }
 
+impl AsMut<Window> for Deconvolution {
+    fn as_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+}
+
 impl Deconvolution {
-    /// DeconvolutionDepthWise (reads `7=group`).
-    pub fn depthwise() -> Self {
-        Deconvolution {
-            window: Window::grouped(),
-            ..Deconvolution::default()
-        }
-    }
-
-    fn kind(&self) -> &'static str {
-        if self.window.grouped {
-            "DeconvolutionDepthWise"
-        } else {
-            "Deconvolution"
-        }
-    }
-
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
-        let [kw, kh] = self.window.kernel;
-        let [dw, dh] = self.window.dilation;
-        let [sw, sh] = self.window.stride;
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         if w == 0 || h == 0 {
-            return Err(Error::Shape(format!("{} of an empty input", self.kind())));
+            return Err(InputError::Output {
+                what: "an empty input",
+                shape: vec![w, h],
+            }
+            .into());
         }
         let full = [
             (w - 1) * sw + dw * (kw - 1) + 1 + self.output_pad[0],
@@ -96,13 +87,11 @@ impl Deconvolution {
             (0, 0, 0, 0)
         };
         if left + right >= full[0] || top + bottom >= full[1] {
-            return Err(Error::Shape(format!(
-                "{} pads {:?} cut all of its {}x{} result",
-                self.kind(),
-                self.window.pad,
-                full[0],
-                full[1]
-            )));
+            return Err(InputError::Output {
+                what: "the pads cut all of it",
+                shape: full.to_vec(),
+            }
+            .into());
         }
         Ok(Geometry {
             out: [full[0] - left - right, full[1] - top - bottom],
@@ -117,22 +106,13 @@ impl Layer for Deconvolution {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        let kind = self.kind();
-        self.window.load(pd, kind)?;
+        self.window.load(pd)?;
         let opr = pd.int(18, 0).max(0) as usize;
         self.output_pad = [opr, pd.int(19, opr as i32).max(0) as usize];
         let ow = pd.int(20, 0).max(0) as usize;
         self.output_size = [ow, pd.int(21, ow as i32).max(0) as usize];
-        if pd.int(28, 0) != 0 {
-            return Err(Error::Shape(format!(
-                "{kind} dynamic_weight (28=1) is not supported"
-            )));
-        }
+        pd.int_in(28, 0, 0..=0, "0: dynamic weights are not supported")?;
         Ok(())
     }
 
@@ -145,22 +125,13 @@ impl Layer for Deconvolution {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        let module = Shader::Deconvolution.module();
         self.gpu = match gpu {
-            Some(gpu) => {
-                let spec = Specialization {
-                    values: self.window.spec(0),
-                    local_size: None,
-                };
-                Some(GpuDeconvolution {
-                    pipeline: gpu.ctx.pipeline(
-                        Shader::Deconvolution.module(),
-                        gpu.options,
-                        &spec,
-                    )?,
-                    weights: None,
-                    bias: None,
-                })
-            }
+            Some(gpu) => Some(GpuDeconvolution {
+                pipeline: gpu.pipeline(module, &self.window.spec(0))?,
+                weights: None,
+                bias: None,
+            }),
             _ => None,
         };
         Ok(())
@@ -171,9 +142,8 @@ impl Layer for Deconvolution {
             return Ok(());
         };
         let bias = self.window.bias_or_zeros(&self.bias);
-        let flat = |v: &[f32]| Mat::from_shape_values(1, [v.len(), 1, 1, 1], v);
-        state.weights = Some(gpu.ctx.upload_mat(&flat(&self.weights)?, gpu.options)?);
-        state.bias = Some(gpu.ctx.upload_mat(&flat(&bias)?, gpu.options)?);
+        state.weights = Some(gpu.upload_values(&self.weights, 1)?);
+        state.bias = Some(gpu.upload_values(&bias, 1)?);
         Ok(())
     }
 
@@ -183,18 +153,13 @@ impl Layer for Deconvolution {
         })
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::NoDevice);
         };
         self.window
-            .check_input(self.kind(), bottom.dims, bottom.c * bottom.elempack)?;
+            .check_input(bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let [ow, oh] = geo.out;
@@ -213,11 +178,9 @@ impl Layer for Deconvolution {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
-        self.window.check_input(self.kind(), bottom.dims, c)?;
+        self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        let [kw, kh] = self.window.kernel;
-        let [dw, dh] = self.window.dilation;
-        let [sw, sh] = self.window.stride;
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
         let cin_g = self.window.channels_per_group();
         let cout_g = self.window.num_output / self.window.group;

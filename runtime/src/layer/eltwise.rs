@@ -1,15 +1,16 @@
 //! Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums, over inputs of one
 //! shape.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::dispatch_flat;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::first_input;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use rayon::prelude::*;
@@ -27,10 +28,6 @@ impl Layer for Eltwise {
     fn support(&self) -> Support {
         // the net packs every input alike (same shapes): one layout for the flat shader
         Support::MANY.gpu(self.gpu.is_some())
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY_CPU_GPU
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -52,18 +49,14 @@ impl Layer for Eltwise {
             && (self.coeffs.is_empty() || self.coeffs.len() == bottoms.len())
     }
 
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<Vec<GpuMat>> {
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipelines = self.gpu.ready()?;
         let [first, rest @ ..] = bottoms else {
-            return Err(Error::Inputs {
+            return Err(InputError::Count {
                 got: 0,
                 expected: "at least 1",
-            });
+            }
+            .into());
         };
         let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
         let ctx = rec.context();
@@ -72,12 +65,10 @@ impl Layer for Eltwise {
             let top = ctx.alloc_like(first)?;
             let flat = pipelines
                 .flat_for(&[&acc, b, &top])
-                .ok_or_else(|| {
-                    Error::Shape(format!(
-                        "Eltwise on the GPU takes buffer mats of one layout, got {:?} and {:?}",
-                        first.shape(),
-                        b.shape()
-                    ))
+                .ok_or_else(|| InputError::Mismatch {
+                    a: first.shape().to_vec(),
+                    b: b.shape().to_vec(),
+                    why: "are not buffer mats of one layout",
                 })?
                 .clone();
             // the first step scales the first input too
@@ -103,23 +94,22 @@ impl Layer for Eltwise {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let first = bottoms.first().ok_or(Error::Inputs {
-            got: 0,
-            expected: "at least 1",
-        })?;
+        let first = first_input(bottoms)?;
         if let Some(b) = bottoms.iter().find(|b| !b.same_shape(first)) {
-            return Err(Error::Shape(format!(
-                "Eltwise inputs differ: {:?} and {:?}",
-                first.shape(),
-                b.shape()
-            )));
+            return Err(InputError::Mismatch {
+                a: first.shape().to_vec(),
+                b: b.shape().to_vec(),
+                why: "differ",
+            }
+            .into());
         }
         if !self.coeffs.is_empty() && self.coeffs.len() != bottoms.len() {
-            return Err(Error::Shape(format!(
-                "Eltwise has {} coefficients for {} inputs",
-                self.coeffs.len(),
-                bottoms.len()
-            )));
+            return Err(InputError::Values {
+                what: "inputs for the coefficients",
+                got: bottoms.len(),
+                expected: self.coeffs.len(),
+            }
+            .into());
         }
         let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
         // fp32 inputs of one layout: their storage combined in place, padding and all

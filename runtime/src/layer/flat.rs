@@ -3,12 +3,9 @@
 
 use crate::error::Result;
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::pipelines::PackPipelines;
+use crate::layer::pipelines::{FLAT_BYTES, PackPipelines};
 use crate::tensor::GpuMat;
 use std::sync::Arc;
-
-/// Bytes per invocation of a flat shader.
-pub(crate) const FLAT_BYTES: u64 = 16;
 
 /// Records a flat shader over `bindings` (the last written, whose byte size sets the
 /// count), in rows of at most 2^20 invocations so that no grid dimension passes the dispatch
@@ -43,11 +40,18 @@ pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat)
         return Ok(top);
     }
     let pipeline = pipelines.for_mat(bottom)?.clone();
-    rec.dispatch(
-        &pipeline,
-        &[bottom, &top],
-        &bottom.shape_words(),
-        bottom.grid(),
-    )?;
+    per_element(rec, &pipeline, bottom, top)
+}
+
+/// Records `pipeline` from `bottom` into `top`, one invocation per element of `bottom` (the
+/// built-in shaders' push constants `w, h, c, cstep`).
+pub(crate) fn per_element(
+    rec: &mut Recorder<'_>,
+    pipeline: &Arc<Pipeline>,
+    bottom: &GpuMat,
+    top: GpuMat,
+) -> Result<GpuMat> {
+    let words = bottom.shape_words();
+    rec.dispatch(pipeline, &[bottom, &top], &words, bottom.grid())?;
     Ok(top)
 }

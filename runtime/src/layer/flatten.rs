@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Gather, GatherMap, gather_for, reshape};
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -20,21 +20,12 @@ impl Layer for Flatten {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = gather_for(gpu, GatherMap::Reshape)?;
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let n = count(bottom.shape());
         reshape(rec, gather, bottom, 1, [1, 1, n])

@@ -1,8 +1,8 @@
 //! The gather shader (`shaders/gather.comp`): the copy that Crop, Slice, Permute,
 //! ShuffleChannel, Padding, Reshape and Flatten record.
 
-use crate::error::{Error, Result};
-use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::error::{Result, TensorError};
+use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::view::to_view;
@@ -72,16 +72,13 @@ impl Gather {
     /// The pipeline for maps like `map` with `border` (buffer nets: the layers using it take
     /// no images, so the net gives them none).
     pub fn create(gpu: GpuSetup<'_>, map: GatherMap, border: Border) -> Result<Self> {
-        let spec = Specialization {
-            values: vec![
-                (0, SpecValue::I32(map.mode())),
-                (1, SpecValue::I32(border as i32)),
-            ],
-            local_size: None,
-        };
+        let values = [
+            (0, SpecValue::I32(map.mode())),
+            (1, SpecValue::I32(border as i32)),
+        ];
         let module = crate::shaders::Shader::Gather.module();
         Ok(Gather {
-            pipeline: gpu.ctx.pipeline(module, gpu.options, &spec)?,
+            pipeline: gpu.pipeline(module, &values)?,
             mode: map.mode(),
         })
     }
@@ -96,19 +93,22 @@ impl Gather {
         map: GatherMap,
     ) -> Result<GpuMat> {
         if bottom.elempack != 1 || map.mode() != self.mode {
-            return Err(Error::Shape(format!(
-                "gather of mode {} on an elempack {} mat by a mode {} pipeline",
-                map.mode(),
-                bottom.elempack,
-                self.mode
-            )));
+            return Err(TensorError::VariantStorage {
+                shader: "gather".into(),
+                variant: format!("mode {}", self.mode),
+                stores: "pack1".into(),
+                mats: format!("elempack {} for mode {}", bottom.elempack, map.mode()),
+            }
+            .into());
         }
         if StorageFormat::of(self.pipeline.options, 1) != bottom.format {
-            return Err(Error::Shape(format!(
-                "gather variant {} does not store {:?} mats",
-                self.pipeline.options.name(),
-                bottom.format
-            )));
+            return Err(TensorError::VariantStorage {
+                shader: "gather".into(),
+                variant: self.pipeline.options.name(),
+                stores: format!("{:?}", StorageFormat::of(self.pipeline.options, 1)),
+                mats: format!("{:?}", bottom.format),
+            }
+            .into());
         }
         let top = rec.context().alloc_mat(dims, view, 1, bottom.options);
         let (perm, offset, value, group) = match map {
@@ -142,10 +142,12 @@ pub(crate) fn reshape(
 ) -> Result<GpuMat> {
     let [w, h, c] = view;
     if w * h * c != bottom.w * bottom.h * bottom.c * bottom.elempack {
-        return Err(Error::Shape(format!(
-            "reshape of {:?} into {view:?}",
-            bottom.shape()
-        )));
+        return Err(TensorError::Reshape {
+            values: bottom.w * bottom.h * bottom.c * bottom.elempack,
+            dims,
+            shape: view.to_vec(),
+        }
+        .into());
     }
     let dense = |dims: u8, w: usize, h: usize, cstep: usize| dims < 3 || cstep == w * h;
     let cstep = crate::tensor::gpu_cstep(dims, w, h, 1);

@@ -1,39 +1,25 @@
-//! HardSwish: `0=alpha 1=beta` (defaults 0.2, 0.5): `x * clamp(x * alpha + beta, 0, 1)`.
+//! HardSwish: `0=alpha 1=beta` (defaults 0.2, 0.5): `x * clamp(x * alpha + beta, 0, 1)`, the
+//! input times HardSigmoid's gate with the same parameters.
 
 use crate::layer::activation::Activation;
+use crate::layer::hardsigmoid::HardSigmoid;
 use crate::layer::params::ParamDict;
 
-/// HardSwish with its slope and offset.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HardSwish {
-    /// Slope.
-    pub alpha: f32,
-    /// Offset.
-    pub beta: f32,
-}
-
-impl Default for HardSwish {
-    fn default() -> Self {
-        HardSwish {
-            alpha: 0.2,
-            beta: 0.5,
-        }
-    }
-}
+/// HardSwish: `x` gated by the [`HardSigmoid`] it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HardSwish(pub HardSigmoid);
 
 impl Activation for HardSwish {
     fn from_params(pd: &ParamDict) -> Self {
-        HardSwish {
-            alpha: pd.float(0, 0.2),
-            beta: pd.float(1, 0.5),
-        }
+        HardSwish(HardSigmoid::from_params(pd))
     }
 
     fn apply(self, x: f32) -> f32 {
-        x * (x * self.alpha + self.beta).clamp(0.0, 1.0)
+        x * self.0.apply(x)
     }
 
     fn shader_op(self) -> (i32, f32, f32) {
-        (6, self.alpha, self.beta)
+        let (_, alpha, beta) = self.0.shader_op();
+        (6, alpha, beta)
     }
 }

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::flatten::Flatten;
 use crate::layer::fused_activation::activate;
 use crate::layer::kernels;
@@ -69,10 +69,6 @@ impl Layer for InnerProduct {
         Support::ONE_BLOB.gpu(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
         self.gpu = match gpu {
@@ -96,12 +92,7 @@ impl Layer for InnerProduct {
                     gpu.ctx
                         .pipeline(Shader::Convolution.module(), gpu.options, &spec)?
                 } else {
-                    let spec = Specialization {
-                        values,
-                        local_size: None,
-                    };
-                    gpu.ctx
-                        .pipeline(Shader::Innerproduct.module(), gpu.options, &spec)?
+                    gpu.pipeline(Shader::Innerproduct.module(), &values)?
                 };
                 let mut flatten = Flatten::default();
                 flatten.create_pipeline(opt, Some(gpu))?;
@@ -122,21 +113,15 @@ impl Layer for InnerProduct {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        let weights = Mat::from_shape_values(1, [self.weights.len(), 1, 1, 1], &self.weights)?;
-        let weights = if state.ragged {
-            weights
-        } else {
-            weights.to_packing(4)?
-        };
-        state.weights = Some(gpu.ctx.upload_mat(&weights, gpu.options)?);
+        let pack = if state.ragged { 1 } else { 4 };
+        state.weights = Some(gpu.upload_values(&self.weights, pack)?);
         // a bias binding exists even without a bias term
-        let bias = if self.bias.is_empty() {
-            vec![0.0]
+        let bias: &[f32] = if self.bias.is_empty() {
+            &[0.0]
         } else {
-            self.bias.clone()
+            &self.bias
         };
-        let bias = Mat::from_shape_values(1, [bias.len(), 1, 1, 1], &bias)?;
-        state.bias = Some(gpu.ctx.upload_mat(&bias, gpu.options)?);
+        state.bias = Some(gpu.upload_values(bias, 1)?);
         Ok(())
     }
 
@@ -158,17 +143,12 @@ impl Layer for InnerProduct {
         })
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
-            return Err(Error::Shape(
-                "InnerProduct weights are not on the device".into(),
-            ));
+            return Err(Error::NotLoaded {
+                what: "the weights on the device",
+            });
         };
         let ctx = rec.context();
         let flattened;
@@ -176,17 +156,18 @@ impl Layer for InnerProduct {
             && bottom.shape().iter().product::<usize>() == self.num_input()
         {
             // pack1 (gpu_packs): the gather reads pack1 blobs
-            flattened = state.flatten.forward_gpu(bottom, rec, opt)?;
+            flattened = state.flatten.forward_gpu(bottom, rec)?;
             &flattened
         } else {
             bottom
         };
         if flat_values(bottom.dims, bottom.shape()) != Some(self.num_input()) {
-            return Err(Error::Shape(format!(
-                "InnerProduct on the GPU takes {} flat values, got {:?}",
-                self.num_input(),
-                bottom.shape()
-            )));
+            return Err(InputError::Values {
+                what: "values in a flat input",
+                got: bottom.shape().iter().product(),
+                expected: self.num_input(),
+            }
+            .into());
         }
         let options = state.pipeline.options;
         let n = self.num_output;
@@ -225,10 +206,11 @@ impl Layer for InnerProduct {
         self.activation = pd.int(9, 0);
         self.activation_params = pd.floats(10);
         if self.num_output == 0 || !self.weight_data_size.is_multiple_of(self.num_output) {
-            return Err(Error::Shape(format!(
-                "InnerProduct weight_data_size {} is not a multiple of num_output {}",
-                self.weight_data_size, self.num_output
-            )));
+            return Err(Error::BadParam {
+                id: 2,
+                value: self.weight_data_size.to_string(),
+                allowed: "weight_data_size: a multiple of num_output (0)",
+            });
         }
         Ok(())
     }
@@ -251,10 +233,12 @@ impl Layer for InnerProduct {
             1
         };
         if x.len() != rows * num_input {
-            return Err(Error::Shape(format!(
-                "InnerProduct expects {num_input} inputs per row, got {} values",
-                x.len()
-            )));
+            return Err(InputError::Values {
+                what: "values in the input rows",
+                got: x.len(),
+                expected: rows * num_input,
+            }
+            .into());
         }
         let mut out = vec![0.0f32; rows * self.num_output];
         // threads split the outputs (a single row has nothing else to split); each output is

@@ -1,7 +1,7 @@
 //! Input: names the net's inputs and passes them through, in any layout.
 
 use crate::error::Result;
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::contract::{Layer, Support};
 use crate::layer::run_options::RunOptions;
 use crate::tensor::Mat;
 
@@ -16,10 +16,6 @@ impl Layer for Input {
             user_input: true,
             ..Support::any_layout_inplace()
         }
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_INPLACE
     }
 
     fn forward_inplace(&self, _blob: &mut Mat, _opt: &RunOptions) -> Result<()> {

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
-use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::error::{InputError, Result};
+use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -155,10 +155,11 @@ impl Interp {
 
     fn check_size(&self, w: usize, h: usize, out: [usize; 2]) -> Result<()> {
         if out.contains(&0) || w == 0 || h == 0 {
-            return Err(Error::Shape(format!(
-                "Interp of a {w}x{h} input to {}x{}",
-                out[0], out[1]
-            )));
+            return Err(InputError::Output {
+                what: "a resize to or from nothing (w, h, out w, out h)",
+                shape: vec![w, h, out[0], out[1]],
+            }
+            .into());
         }
         Ok(())
     }
@@ -195,47 +196,25 @@ impl Layer for Interp {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.resize_type = pd.int(0, 0);
-        if !(1..=3).contains(&self.resize_type) {
-            return Err(Error::Shape(format!(
-                "Interp resize_type {} (1 nearest, 2 bilinear, 3 bicubic)",
-                self.resize_type
-            )));
-        }
+        let allowed = "resize_type 1 (nearest), 2 (bilinear) or 3 (bicubic)";
+        self.resize_type = pd.int_in(0, 0, 1..=3, allowed)?;
         self.scale = [pd.float(1, 1.0), pd.float(2, 1.0)];
         let size = |id: u32| pd.int(id, 0).max(0) as usize;
         self.output = [size(4), size(3)];
-        if pd.int(5, 0) != 0 {
-            return Err(Error::Shape(
-                "Interp dynamic_target_size (5=1) is not supported".into(),
-            ));
-        }
+        pd.int_in(5, 0, 0..=0, "0: dynamic target sizes are not supported")?;
         self.align_corner = pd.int(6, 0) != 0;
         Ok(())
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = match gpu {
-            Some(gpu) => {
-                let spec = Specialization {
-                    values: vec![
-                        (0, SpecValue::I32(self.resize_type)),
-                        (1, SpecValue::I32(i32::from(self.align_corner))),
-                    ],
-                    local_size: None,
-                };
-                Some(
-                    gpu.ctx
-                        .pipeline(Shader::Interp.module(), gpu.options, &spec)?,
-                )
-            }
-            _ => None,
-        };
+        let values = [
+            (0, SpecValue::I32(self.resize_type)),
+            (1, SpecValue::I32(i32::from(self.align_corner))),
+        ];
+        self.gpu = gpu
+            .map(|gpu| gpu.pipeline(Shader::Interp.module(), &values))
+            .transpose()?;
         Ok(())
     }
 
@@ -246,12 +225,7 @@ impl Layer for Interp {
         })
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let pipeline = self.gpu.ready()?.clone();
         let ctx = rec.context();
         let (w, h) = (bottom.w, bottom.h);
@@ -307,9 +281,11 @@ impl Layer for Interp {
                     .for_each(|(dst, src)| resize_plane(src, w, h, &xs, &ys, dst));
                 Mat::from_shape_values(3, [ow, oh, 1, c], &values)
             }
-            d => Err(Error::Shape(format!(
-                "Interp takes 1-D to 3-D blobs, got {d}-D"
-            ))),
+            d => Err(InputError::Dims {
+                got: d,
+                takes: "1-D to 3-D blobs",
+            }
+            .into()),
         }
     }
 }

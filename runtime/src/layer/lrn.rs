@@ -7,13 +7,15 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
-use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::error::Result;
+use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::flat::per_element;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::planar;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -33,31 +35,10 @@ impl Layer for Lrn {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.within_channel = match pd.int(0, 0) {
-            0 => false,
-            1 => true,
-            t => {
-                return Err(Error::BadParam {
-                    id: 0,
-                    value: t.to_string(),
-                    allowed: "region_type 0 (across channels) or 1 (within a channel)",
-                });
-            }
-        };
-        let size = pd.int(1, 5);
-        if size < 1 {
-            return Err(Error::BadParam {
-                id: 1,
-                value: size.to_string(),
-                allowed: "local_size of at least 1",
-            });
-        }
-        self.local_size = size as usize;
+        let allowed = "region_type 0 (across channels) or 1 (within a channel)";
+        self.within_channel = pd.int_in(0, 0, 0..=1, allowed)? == 1;
+        self.local_size = pd.int_in(1, 5, 1..=i32::MAX, "local_size of at least 1")? as usize;
         self.alpha = pd.float(2, 1.0);
         self.beta = pd.float(3, 0.75);
         self.bias = pd.float(4, 1.0);
@@ -65,22 +46,16 @@ impl Layer for Lrn {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = match gpu {
-            Some(gpu) => {
-                let spec = Specialization {
-                    values: vec![
-                        (0, SpecValue::I32(i32::from(self.within_channel))),
-                        (1, SpecValue::I32(self.local_size as i32)),
-                        (2, SpecValue::F32(self.alpha)),
-                        (3, SpecValue::F32(self.beta)),
-                        (4, SpecValue::F32(self.bias)),
-                    ],
-                    local_size: None,
-                };
-                Some(gpu.ctx.pipeline(Shader::Lrn.module(), gpu.options, &spec)?)
-            }
-            _ => None,
-        };
+        let values = [
+            (0, SpecValue::I32(i32::from(self.within_channel))),
+            (1, SpecValue::I32(self.local_size as i32)),
+            (2, SpecValue::F32(self.alpha)),
+            (3, SpecValue::F32(self.beta)),
+            (4, SpecValue::F32(self.bias)),
+        ];
+        self.gpu = gpu
+            .map(|gpu| gpu.pipeline(Shader::Lrn.module(), &values))
+            .transpose()?;
         Ok(())
     }
 
@@ -88,30 +63,14 @@ impl Layer for Lrn {
         bottoms.iter().all(|(dims, _)| *dims == 3)
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let pipeline = self.gpu.ready()?.clone();
         let top = rec.context().alloc_like(bottom)?;
-        rec.dispatch(
-            &pipeline,
-            &[bottom, &top],
-            &bottom.shape_words(),
-            bottom.grid(),
-        )?;
-        Ok(top)
+        per_element(rec, &pipeline, bottom, top)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        if bottom.dims != 3 {
-            return Err(Error::Shape(format!(
-                "LRN takes 3-D blobs, got {}-D",
-                bottom.dims
-            )));
-        }
+        planar(bottom.dims)?;
         let [w, h, _, c] = bottom.shape();
         let plane = w * h;
         let x = bottom.to_values();

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -45,10 +45,6 @@ impl Layer for MemoryData {
         }
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // GPU mats are at most 3-D, and image nets keep 1- and 2-D blobs on the CPU
         // GPU mats are at most 3-D
@@ -67,7 +63,6 @@ impl Layer for MemoryData {
         &self,
         _bottoms: &[GpuMat],
         _rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
     ) -> Result<Vec<GpuMat>> {
         let m = self.gpu.ready()?.clone();
         Ok(vec![m])
@@ -95,7 +90,7 @@ impl Layer for MemoryData {
         let m = self
             .data
             .clone()
-            .ok_or_else(|| Error::Shape("MemoryData has no weights loaded".into()))?;
+            .ok_or(Error::NotLoaded { what: "the data" })?;
         Ok(vec![m])
     }
 }

@@ -1,7 +1,6 @@
 //! Noop: the identity.
 
 use crate::layer::activation::Activation;
-use crate::layer::params::ParamDict;
 
 use crate::tensor::Mat;
 
@@ -10,10 +9,6 @@ use crate::tensor::Mat;
 pub struct Noop;
 
 impl Activation for Noop {
-    fn from_params(_pd: &ParamDict) -> Self {
-        Noop
-    }
-
     fn apply(self, x: f32) -> f32 {
         x
     }

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::cast::cast_type;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::channels;
@@ -25,10 +25,6 @@ impl Layer for Packing {
         Support::any_layout(self.on_device)
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // the device keeps the net's storage type: casting packings stay on the CPU, as do
         // image nets (their packing is the texel's)
@@ -43,12 +39,7 @@ impl Layer for Packing {
             .all(|&(dims, shape)| channels(dims, shape).is_multiple_of(self.out_elempack))
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         rec.context().record_packing(rec, bottom, self.out_elempack)
     }
 

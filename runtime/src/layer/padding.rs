@@ -4,9 +4,9 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -85,9 +85,13 @@ impl Padding {
                 .zip(&pads)
                 .any(|(&n, &(b, a))| b.max(a) >= n && b.max(a) > 0)
         {
-            return Err(Error::Shape(format!(
-                "reflect padding {pads:?} needs more than that many values on {shape:?}"
-            )));
+            let pad = pads.iter().map(|&(b, a)| b.max(a)).max().unwrap_or(0);
+            return Err(InputError::Mismatch {
+                a: shape.to_vec(),
+                b: vec![pad],
+                why: "(shape, largest pad): reflect padding needs more values than the pad",
+            }
+            .into());
         }
         Ok(pads)
     }
@@ -96,10 +100,6 @@ impl Padding {
 impl Layer for Padding {
     fn support(&self) -> Support {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -118,12 +118,7 @@ impl Layer for Padding {
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let dims = bottom.dims;
         let shape = numpy_shape(dims, bottom.shape());

@@ -1,6 +1,9 @@
 //! ncnn's `ParamDict`: a layer's parameters by id, as a `.param` line gives them.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+use crate::error::{Error, Result};
 
 /// One parameter value.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,6 +82,27 @@ impl ParamDict {
             .get(&id)
             .and_then(ParamValue::as_i32)
             .unwrap_or(default)
+    }
+
+    /// Integer parameter `id` (or `default`) checked against `range`: out of it, a
+    /// [`Error::BadParam`] naming the id, the value and `allowed`.
+    pub fn int_in(
+        &self,
+        id: u32,
+        default: i32,
+        range: RangeInclusive<i32>,
+        allowed: &'static str,
+    ) -> Result<i32> {
+        let v = self.int(id, default);
+        if range.contains(&v) {
+            Ok(v)
+        } else {
+            Err(Error::BadParam {
+                id,
+                value: v.to_string(),
+                allowed,
+            })
+        }
     }
 
     /// Float parameter `id`, or `default` (an int given where a float is meant converts).

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Gather, GatherMap, gather_for};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -27,9 +27,11 @@ fn permutation(order_type: i32, dims: usize) -> Result<Vec<usize>> {
         _ => 24,
     };
     if !(0..count).contains(&order_type) {
-        return Err(Error::Shape(format!(
-            "Permute order_type {order_type} for a {dims}-D blob (0..{count})"
-        )));
+        return Err(Error::BadParam {
+            id: 0,
+            value: format!("{order_type} (a {dims}-D blob has {count} orders)"),
+            allowed: "an order_type of the blob's dims",
+        });
     }
     let order = ORDERS_4D[order_type as usize];
     // numpy axis of each named input axis
@@ -66,21 +68,12 @@ impl Layer for Permute {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let dims = bottom.dims;
         let shape = numpy_shape(dims, bottom.shape());
@@ -103,13 +96,7 @@ impl Layer for Permute {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.order_type = pd.int(0, 0);
-        if !(0..24).contains(&self.order_type) {
-            return Err(Error::Shape(format!(
-                "Permute order_type {}",
-                self.order_type
-            )));
-        }
+        self.order_type = pd.int_in(0, 0, 0..=23, "order_type 0 to 23")?;
         Ok(())
     }
 

@@ -2,14 +2,16 @@
 //! they run on.
 
 use crate::Opt;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::Pipeline;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::GpuSetup;
-use crate::layer::flat::FLAT_BYTES;
 use crate::meta::ShaderModule;
 use crate::tensor::{GpuData, GpuMat, StorageFormat};
 use std::sync::Arc;
+
+/// Bytes per invocation of a flat shader: the whole buffer in blocks of 16.
+pub(crate) const FLAT_BYTES: u64 = 16;
 
 /// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader), and the flat
 /// one for buffer mats of one layout, any packing (`shaders/include/flat.comp`).
@@ -37,13 +39,9 @@ impl PackPipelines {
         modules: &[(usize, &'static ShaderModule)],
         values: &[(u32, SpecValue)],
     ) -> Result<Self> {
-        let spec = Specialization {
-            values: values.to_vec(),
-            local_size: None,
-        };
         let mut out = PackPipelines::default();
         for (pack, module) in modules {
-            out.by_pack[slot(*pack)] = Some(gpu.ctx.pipeline(module, gpu.options, &spec)?);
+            out.by_pack[slot(*pack)] = Some(gpu.pipeline(module, values)?);
         }
         Ok(out)
     }
@@ -105,13 +103,13 @@ impl PackPipelines {
         if StorageFormat::of(p.options, m.elempack) != m.format
             || p.options.contains(Opt::Image) != image
         {
-            return Err(Error::Shape(format!(
-                "`{}` variant {} does not store {:?} {} mats",
-                p.shader,
-                p.options.name(),
-                m.format,
-                if image { "image" } else { "buffer" }
-            )));
+            return Err(TensorError::VariantStorage {
+                shader: p.shader.to_string(),
+                variant: p.options.name(),
+                stores: format!("{:?}", StorageFormat::of(p.options, m.elempack)),
+                mats: format!("{:?} {}", m.format, if image { "image" } else { "buffer" }),
+            }
+            .into());
         }
         Ok(p)
     }

@@ -8,11 +8,12 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::{channel_planes, kernel_fits, planar};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
@@ -85,11 +86,7 @@ impl Pooling {
             }
         }
         let (pw, ph) = (w + pl + pr + tail_w, h + pt + pb + tail_h);
-        if pw < kw || ph < kh {
-            return Err(Error::Shape(format!(
-                "pooling kernel {kw}x{kh} is larger than the padded input {pw}x{ph}"
-            )));
-        }
+        kernel_fits("kernel", [kw, kh], [pw, ph])?;
         Ok(Window {
             pad: [pl, pt],
             frame: [
@@ -116,10 +113,6 @@ impl Layer for Pooling {
         Support::ONE_BLOB
             .gpu(self.gpu.is_some())
             .packs(Packs::UP_TO_4)
-    }
-
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -157,20 +150,10 @@ impl Layer for Pooling {
         }
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let pipelines = self.gpu.ready()?;
         let ctx = rec.context();
-        if bottom.dims != 3 {
-            return Err(Error::Shape(format!(
-                "Pooling takes 3-D blobs, got {}-D",
-                bottom.dims
-            )));
-        }
+        planar(bottom.dims)?;
         let (w, h) = (bottom.w, bottom.h);
         let (dims, [ow, oh], pads) = if self.global {
             (1, [1, 1], [0; 6])
@@ -215,7 +198,11 @@ impl Layer for Pooling {
         let k = [kw, pd.int(11, kw)];
         let s = [sw, pd.int(12, sw)];
         if k.iter().chain(&s).any(|v| *v <= 0) && pd.int(4, 0) == 0 && pd.int(7, 0) == 0 {
-            return Err(Error::Shape(format!("pooling kernel {k:?} stride {s:?}")));
+            return Err(Error::BadParam {
+                id: 1,
+                value: format!("kernel {k:?}, stride {s:?}"),
+                allowed: "kernels and strides of at least 1",
+            });
         }
         self.kernel = k.map(|v| v.max(1) as usize);
         self.stride = s.map(|v| v.max(1) as usize);
@@ -231,22 +218,9 @@ impl Layer for Pooling {
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        if bottom.dims != 3 {
-            return Err(Error::Shape(format!(
-                "Pooling takes 3-D blobs, got {}-D",
-                bottom.dims
-            )));
-        }
+        planar(bottom.dims)?;
         let [w, h, _, c] = bottom.shape();
-        // channels read from the storage itself when it is fp32 pack1 (what the net gives)
-        let values;
-        let (v, step) = match bottom.f32() {
-            Ok(data) if bottom.elempack == 1 => (data, bottom.cstep),
-            _ => {
-                values = bottom.to_values();
-                (&values[..], w * h)
-            }
-        };
+        let (v, step) = channel_planes(bottom);
         let plane = w * h;
         if self.global {
             let out: Vec<f32> = (0..c)

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
+use crate::layer::window::depthwise;
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
     convolution::Convolution, crop::Crop, deconvolution::Deconvolution, dropout::Dropout,
@@ -83,10 +84,10 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Scale" => Box::<Scale>::default(),
         "InnerProduct" => Box::<InnerProduct>::default(),
         "Convolution" => Box::<Convolution>::default(),
-        "ConvolutionDepthWise" => Box::new(Convolution::depthwise()),
+        "ConvolutionDepthWise" => Box::new(depthwise::<Convolution>()),
         "LRN" => Box::<Lrn>::default(),
         "Deconvolution" => Box::<Deconvolution>::default(),
-        "DeconvolutionDepthWise" => Box::new(Deconvolution::depthwise()),
+        "DeconvolutionDepthWise" => Box::new(depthwise::<Deconvolution>()),
         "Interp" => Box::<Interp>::default(),
         "Pooling" => Box::<Pooling>::default(),
         "Slice" => Box::<Slice>::default(),

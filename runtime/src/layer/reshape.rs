@@ -1,8 +1,8 @@
 //! Reshape: `0=w 1=h 11=d 2=c` (-1 inferred, 0 kept): a new shape for the same values.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Gather, GatherMap, gather_for, reshape};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -23,10 +23,6 @@ impl Layer for Reshape {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // GPU mats are at most 3-D
         self.gpu = if self.dims <= 3 {
@@ -37,12 +33,7 @@ impl Layer for Reshape {
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let [w, h, _, c] = self.target_shape(bottom.shape())?;
         let numpy = match self.dims {
@@ -101,15 +92,24 @@ impl Reshape {
                 }
                 0 => src[i],
                 v if v > 0 => v as usize,
-                v => return Err(Error::Shape(format!("reshape extent {v}"))),
+                v => {
+                    return Err(Error::BadParam {
+                        id: [0, 1, 11, 2][i],
+                        value: v.to_string(),
+                        allowed: "an extent of at least -1 (-1 inferred, 0 kept)",
+                    });
+                }
             };
         }
         let known: usize = shape.iter().product();
         if let Some(i) = infer {
             if known == 0 || !total.is_multiple_of(known) {
-                return Err(Error::Shape(format!(
-                    "cannot infer a reshape extent: {total} values, {known} known"
-                )));
+                return Err(TensorError::Reshape {
+                    values: total,
+                    dims: self.dims,
+                    shape: shape.to_vec(),
+                }
+                .into());
             }
             shape[i] = total / known;
         }

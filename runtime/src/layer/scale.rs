@@ -1,6 +1,6 @@
 //! Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input.
 
-use crate::error::{Error, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
@@ -54,12 +54,7 @@ impl Layer for Scale {
         Ok(())
     }
 
-    fn forward_gpu_inplace(
-        &self,
-        blob: &mut GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         self.gpu.ready()?.record(rec, blob)
     }
 
@@ -90,10 +85,11 @@ impl Layer for Scale {
 
     fn forward_many_inplace(&self, blobs: &mut [Mat], _opt: &RunOptions) -> Result<()> {
         let [blob, scale] = blobs else {
-            return Err(Error::Inputs {
+            return Err(InputError::Count {
                 got: blobs.len(),
                 expected: "2 with scale_data_size -233",
-            });
+            }
+            .into());
         };
         let s = scale.to_values();
         per_channel(blob, &s, &self.bias)

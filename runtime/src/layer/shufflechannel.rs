@@ -1,9 +1,9 @@
 //! ShuffleChannel: `0=group 1=reverse`: channels seen as `group × (c / group)` come out
 //! transposed (reversed: seen as `(c / group) × group`).
 
-use crate::error::{Error, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -23,15 +23,19 @@ impl ShuffleChannel {
     /// The groups the channels are seen as (`reverse` swaps the two factors), checked.
     fn groups(&self, dims: u8, channels: usize) -> Result<usize> {
         if dims < 3 {
-            return Err(Error::Shape(format!(
-                "ShuffleChannel needs channels, got a {dims}-D blob"
-            )));
+            return Err(InputError::Dims {
+                got: dims,
+                takes: "3-D or 4-D blobs",
+            }
+            .into());
         }
         if !channels.is_multiple_of(self.group) {
-            return Err(Error::Shape(format!(
-                "{channels} channels do not split into {} groups",
-                self.group
-            )));
+            return Err(InputError::Values {
+                what: "channels",
+                got: channels,
+                expected: self.group,
+            }
+            .into());
         }
         Ok(if self.reverse {
             channels / self.group
@@ -46,10 +50,6 @@ impl Layer for ShuffleChannel {
         Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) => Some(Gather::create(
@@ -62,12 +62,7 @@ impl Layer for ShuffleChannel {
         Ok(())
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
         let view = [bottom.w, bottom.h, bottom.c];
@@ -75,15 +70,7 @@ impl Layer for ShuffleChannel {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        let group = pd.int(0, 1);
-        if group < 1 {
-            return Err(Error::BadParam {
-                id: 0,
-                value: group.to_string(),
-                allowed: "group of at least 1",
-            });
-        }
-        self.group = group as usize;
+        self.group = pd.int_in(0, 1, 1..=i32::MAX, "group of at least 1")? as usize;
         self.reverse = pd.int(1, 0) != 0;
         Ok(())
     }

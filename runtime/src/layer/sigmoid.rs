@@ -1,7 +1,6 @@
 //! Sigmoid: `1 / (1 + e^-x)`.
 
 use crate::layer::activation::Activation;
-use crate::layer::params::ParamDict;
 
 use crate::layer::activation::map_inplace;
 use crate::layer::kernels;
@@ -12,10 +11,6 @@ use crate::tensor::Mat;
 pub struct Sigmoid;
 
 impl Activation for Sigmoid {
-    fn from_params(_pd: &ParamDict) -> Self {
-        Sigmoid
-    }
-
     fn apply(self, x: f32) -> f32 {
         1.0 / (1.0 + (-x).exp())
     }

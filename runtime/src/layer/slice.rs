@@ -1,9 +1,9 @@
 //! Slice: one blob into several along an axis (`0=slices` sizes, -233 an equal share of the
 //! rest; `1=axis`; `2=indices`, boundaries instead of sizes).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -34,10 +34,13 @@ impl Slice {
             });
             for end in bounds.chain([n]) {
                 if end < start {
-                    return Err(Error::Shape(format!(
-                        "slice indices {:?} go backwards on an axis of {extent}",
-                        self.indices
-                    )));
+                    return Err(InputError::Range {
+                        what: "slice",
+                        start,
+                        len: end - start,
+                        extent,
+                    }
+                    .into());
                 }
                 out.push((start as usize, (end - start) as usize));
                 start = end;
@@ -53,10 +56,13 @@ impl Slice {
                 i64::from(s)
             };
             if len < 0 || start + len > n {
-                return Err(Error::Shape(format!(
-                    "slices {:?} do not fit an axis of {extent}",
-                    self.slices
-                )));
+                return Err(InputError::Range {
+                    what: "slice",
+                    start,
+                    len,
+                    extent,
+                }
+                .into());
             }
             out.push((start as usize, len as usize));
             start += len;
@@ -70,27 +76,19 @@ impl Layer for Slice {
         Support::MANY.gpu_pack1(self.gpu.is_some())
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY_CPU_GPU
-    }
-
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
         Ok(())
     }
 
-    fn forward_gpu_many(
-        &self,
-        bottoms: &[GpuMat],
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<Vec<GpuMat>> {
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let gather = self.gpu.ready()?;
         let [bottom] = bottoms else {
-            return Err(Error::Shape(format!(
-                "Slice takes 1 input, got {}",
-                bottoms.len()
-            )));
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "1",
+            }
+            .into());
         };
         let shape = numpy_shape(bottom.dims, bottom.shape());
         let axis = positive_axis(self.axis, shape.len())?;
@@ -110,17 +108,22 @@ impl Layer for Slice {
         self.axis = pd.int(1, 0);
         self.indices = pd.ints(2);
         if self.slices.is_empty() && self.indices.is_empty() {
-            return Err(Error::Shape("Slice needs slices (0) or indices (2)".into()));
+            return Err(Error::BadParam {
+                id: 0,
+                value: "[]".into(),
+                allowed: "slices (0) or indices (2), one of them not empty",
+            });
         }
         Ok(())
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let [bottom] = bottoms else {
-            return Err(Error::Shape(format!(
-                "Slice takes 1 input, got {}",
-                bottoms.len()
-            )));
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "1",
+            }
+            .into());
         };
         let shape = bottom.numpy_shape();
         let axis = positive_axis(self.axis, shape.len())?;

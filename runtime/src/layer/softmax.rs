@@ -1,10 +1,10 @@
 //! Softmax: `0=axis` (ncnn's axis order, `c, d, h, w` of the dims a blob has). CPU in tiles
 //! of columns per thread; GPU per axis of the 3-D view (pack1/pack4).
 
-use crate::error::{Error, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
@@ -71,14 +71,6 @@ impl Layer for Softmax {
             .packs(Packs::UP_TO_4)
     }
 
-    fn implements(&self) -> Implements {
-        Implements {
-            forward_inplace: true,
-            forward_gpu_inplace: true,
-            ..Implements::default()
-        }
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.axis = pd.int(0, 0);
         Ok(())
@@ -111,17 +103,15 @@ impl Layer for Softmax {
         })
     }
 
-    fn forward_gpu_inplace(
-        &self,
-        blob: &mut GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<()> {
+    fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         let pipelines = self.gpu.ready()?;
         let along = positive_axis(self.axis, usize::from(blob.dims))
             .ok()
             .and_then(|a| view_axis(blob.dims, a))
-            .ok_or_else(|| Error::Shape(format!("Softmax axis {} on the GPU", self.axis)))?;
+            .ok_or(InputError::Axis {
+                axis: self.axis,
+                dims: blob.dims.into(),
+            })?;
         let [w, h, c] = blob.grid();
         // along c with a single line, the whole workgroup takes it
         let along = if along == 2 && w == 1 && h == 1 {

@@ -1,7 +1,7 @@
 //! Split: one input shared by several outputs.
 
 use crate::error::{Error, Result};
-use crate::layer::contract::{Implements, Layer, Support};
+use crate::layer::contract::{Layer, Support};
 use crate::layer::run_options::RunOptions;
 use crate::tensor::Mat;
 
@@ -18,12 +18,10 @@ impl Layer for Split {
         }
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_MANY
-    }
-
     fn forward_many(&self, _bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         // the net knows how many tops there are and clones the one bottom into each
-        Err(Error::Shape("Split is expanded by the net".into()))
+        Err(Error::NotImplemented {
+            method: "forward_many (the net aliases Split's tops)",
+        })
     }
 }

@@ -1,7 +1,6 @@
 //! Swish: `x * sigmoid(x)`.
 
 use crate::layer::activation::Activation;
-use crate::layer::params::ParamDict;
 
 use crate::layer::activation::map_inplace;
 use crate::layer::kernels;
@@ -12,10 +11,6 @@ use crate::tensor::Mat;
 pub struct Swish;
 
 impl Activation for Swish {
-    fn from_params(_pd: &ParamDict) -> Self {
-        Swish
-    }
-
     fn apply(self, x: f32) -> f32 {
         x / (1.0 + (-x).exp())
     }

@@ -1,17 +1,12 @@
 //! TanH: `tanh(x)`.
 
 use crate::layer::activation::Activation;
-use crate::layer::params::ParamDict;
 
 /// The hyperbolic tangent.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TanH;
 
 impl Activation for TanH {
-    fn from_params(_pd: &ParamDict) -> Self {
-        TanH
-    }
-
     fn apply(self, x: f32) -> f32 {
         x.tanh()
     }

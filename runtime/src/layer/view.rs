@@ -1,6 +1,9 @@
 //! Axes and shapes: numpy axes of a blob, their place in a GPU mat's 3-D view, extents.
 
-use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+use crate::error::{InputError, Result};
+use crate::tensor::Mat;
 
 /// The axis of a GPU mat's 3-D view (0 = w, 1 = h, 2 = c) that numpy axis `axis` of a
 /// `dims`-D blob lies along: 1-D blobs lie along c, 2-D ones as c rows of w.
@@ -41,8 +44,59 @@ pub(crate) fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     if (0..dims as i32).contains(&a) {
         Ok(a as usize)
     } else {
-        Err(Error::Axis { axis, dims })
+        Err(InputError::Axis { axis, dims }.into())
     }
+}
+
+/// Checks that a blob is 3-D, as the layers over planes (pooling, LRN, the convolutions)
+/// take them.
+pub(crate) fn planar(dims: u8) -> Result<()> {
+    if dims == 3 {
+        Ok(())
+    } else {
+        Err(InputError::Dims {
+            got: dims,
+            takes: "3-D blobs",
+        }
+        .into())
+    }
+}
+
+/// The fp32 values of each channel of `m` and the step between channels: its own storage
+/// where it is fp32 pack1 (what the net gives), else a copy of its values.
+pub(crate) fn channel_planes(m: &Mat) -> (Cow<'_, [f32]>, usize) {
+    match m.f32() {
+        Ok(data) if m.elempack == 1 => (Cow::Borrowed(data), m.cstep),
+        _ => (Cow::Owned(m.to_values()), m.w * m.h * m.d),
+    }
+}
+
+/// Checks that a `kernel` (`[w, h]`, counted as `what`) fits the `padded` input plane.
+pub(crate) fn kernel_fits(
+    what: &'static str,
+    kernel: [usize; 2],
+    padded: [usize; 2],
+) -> Result<()> {
+    if padded[0] < kernel[0] || padded[1] < kernel[1] {
+        return Err(InputError::Window {
+            what,
+            kernel,
+            input: padded,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The first of a layer's inputs, which must have at least one.
+pub(crate) fn first_input<T>(bottoms: &[T]) -> Result<&T> {
+    bottoms.first().ok_or_else(|| {
+        InputError::Count {
+            got: 0,
+            expected: "at least 1",
+        }
+        .into()
+    })
 }
 
 /// Values of a blob of `[w, h, d, c]` (the extents a blob lacks are 1).

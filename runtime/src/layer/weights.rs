@@ -6,7 +6,7 @@
 
 use half::f16;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ModelError, Result};
 
 const TAG_FP16: u32 = 0x0130_6B47;
 const TAG_INT8: u32 = 0x000D_4B38;
@@ -62,11 +62,12 @@ impl<'a> Weights<'a> {
     }
 
     fn fail(&self, message: String) -> Error {
-        Error::Weights {
+        ModelError::Weights {
             layer: self.layer.clone(),
             offset: self.offset(),
             message,
         }
+        .into()
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
@@ -175,7 +176,10 @@ mod tests {
         assert_eq!(w.load(2, 0).unwrap(), [7.0, 2.0]);
         assert_eq!(w.load(1, 1).unwrap(), [9.0]);
         assert_eq!(w.remaining(), 0);
-        assert!(matches!(w.load(1, 1), Err(Error::Weights { .. })));
+        assert!(matches!(
+            w.load(1, 1),
+            Err(Error::Model(ModelError::Weights { .. }))
+        ));
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! 9=activation_type 10=activation_params`), the channels its weights fit, and the
 //! specialization constants of `convolution_head.comp`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::layer::params::ParamDict;
+use crate::layer::view::planar;
 
 /// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
 /// them.
@@ -27,18 +28,22 @@ pub(crate) struct Window {
     pub activation_params: Vec<f32>,
 }
 
+/// The depthwise form of a windowed layer type: the one that reads `7=group`.
+pub(crate) fn depthwise<L: Default + AsMut<Window>>() -> L {
+    let mut layer = L::default();
+    layer.as_mut().grouped = true;
+    layer
+}
+
 impl Window {
-    /// The grouped form.
-    pub fn grouped() -> Self {
-        Window {
-            grouped: true,
-            ..Window::default()
-        }
+    /// Kernel, dilation and stride (`[w, h]` each).
+    pub fn taps(&self) -> ([usize; 2], [usize; 2], [usize; 2]) {
+        (self.kernel, self.dilation, self.stride)
     }
 
-    /// Reads the shared params of layer type `kind` and checks that the weight count fits
+    /// Reads the shared params and checks that the weight count fits
     /// the outputs, kernel and groups.
-    pub fn load(&mut self, pd: &ParamDict, kind: &str) -> Result<()> {
+    pub fn load(&mut self, pd: &ParamDict) -> Result<()> {
         let positive = |id: u32, v: i32| {
             if v > 0 {
                 Ok(v as usize)
@@ -76,10 +81,11 @@ impl Window {
                 .weight_data_size
                 .is_multiple_of(self.num_output * per_output)
         {
-            return Err(Error::Shape(format!(
-                "{kind}: weight_data_size {} does not fit {} outputs of kernel {:?} in {} groups",
-                self.weight_data_size, self.num_output, self.kernel, self.group
-            )));
+            return Err(Error::BadParam {
+                id: 6,
+                value: self.weight_data_size.to_string(),
+                allowed: "a weight_data_size that fits num_output x kernel x input channels per group",
+            });
         }
         Ok(())
     }
@@ -95,22 +101,16 @@ impl Window {
         self.channels_per_group() * self.group
     }
 
-    /// Checks a `c`-channel `dims`-D input of layer type `kind` against the weights.
-    pub fn check_input(&self, kind: &str, dims: u8, c: usize) -> Result<()> {
-        if dims != 3 {
-            return Err(Error::Shape(format!(
-                "{kind} takes 3-D blobs, got {dims}-D"
-            )));
-        }
+    /// Checks a `c`-channel `dims`-D input against the weights.
+    pub fn check_input(&self, dims: u8, c: usize) -> Result<()> {
+        planar(dims)?;
         if c != self.channels() {
-            return Err(Error::Shape(format!(
-                "{kind} weights ({} of them, {} outputs, {} groups, kernel {:?}) fit {} channels, the input has {c}",
-                self.weight_data_size,
-                self.num_output,
-                self.group,
-                self.kernel,
-                self.channels()
-            )));
+            return Err(InputError::Values {
+                what: "input channels",
+                got: c,
+                expected: self.channels(),
+            }
+            .into());
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! CPU layers on host mats (converted per their flags).
 
 use super::{Net, convert, err_layer};
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{ElemType, GpuMat, Mat, PendingDownload};
@@ -198,7 +198,7 @@ impl Extractor<'_> {
     /// and nothing waits for the recorded work.
     fn split(&mut self, i: usize, remaining: &mut [usize], target: usize) -> Result<()> {
         let l = &self.net.layers[i];
-        let b = *l.bottoms.first().ok_or(Error::Inputs {
+        let b = *l.bottoms.first().ok_or(InputError::Count {
             got: 0,
             expected: "1",
         })?;
@@ -236,7 +236,7 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or(Error::Inputs {
+                let mut m = bottoms.pop().ok_or(InputError::Count {
                     got: 0,
                     expected: "1",
                 })?;
@@ -244,7 +244,7 @@ impl Extractor<'_> {
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms.first().ok_or(Error::Inputs {
+                let m = bottoms.first().ok_or(InputError::Count {
                     got: 0,
                     expected: "1",
                 })?;
@@ -257,11 +257,12 @@ impl Extractor<'_> {
             (false, false) => l.layer.forward_many(&bottoms, &opt)?,
         };
         if tops.len() < l.tops.len() {
-            return Err(Error::Shape(format!(
-                "produced {} outputs for {} tops",
-                tops.len(),
-                l.tops.len()
-            )));
+            return Err(InputError::Values {
+                what: "outputs for its tops",
+                got: tops.len(),
+                expected: l.tops.len(),
+            }
+            .into());
         }
         for (t, m) in l.tops.iter().zip(tops) {
             self.cpu[*t] = Some(m);

@@ -6,14 +6,14 @@ use std::path::Path;
 
 use super::{Blob, Net, NetLayer, err_layer, param};
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{ModelError, Result};
 use crate::layer::{FeatureMask, GpuSetup, Weights, check_contract};
 
 impl Net {
     /// Reads a `.param` file.
     pub fn load_param(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Param {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Param {
             file: path.display().to_string(),
             location: "open".into(),
             message: e.to_string(),
@@ -30,7 +30,7 @@ impl Net {
     pub fn load_param_bin(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| Error::Param {
+        let bytes = std::fs::read(path).map_err(|e| ModelError::Param {
             file: file.clone(),
             location: "open".into(),
             message: e.to_string(),
@@ -44,7 +44,7 @@ impl Net {
     }
 
     fn load_parsed(&mut self, file: &str, parsed: param::ParamFile) -> Result<()> {
-        let fail = |location: &str, message: String| Error::Param {
+        let fail = |location: &str, message: String| ModelError::Param {
             file: file.to_string(),
             location: location.to_string(),
             message,
@@ -79,7 +79,7 @@ impl Net {
                     && blobs[id].producer.is_some()
                     && !l.bottoms.contains(t)
                 {
-                    return Err(fail(&l.location, format!("blob `{t}` is written twice")));
+                    return Err(fail(&l.location, format!("blob `{t}` is written twice")).into());
                 }
                 let id = blobs.len();
                 blobs.push(Blob {
@@ -113,7 +113,7 @@ impl Net {
     /// Reads weights from a `.bin` file, then prepares every layer (pipelines, uploads).
     pub fn load_model(&mut self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::Weights {
+        let bytes = std::fs::read(path).map_err(|e| ModelError::Weights {
             layer: String::new(),
             offset: 0,
             message: format!("{}: {e}", path.display()),
@@ -164,7 +164,7 @@ impl Net {
             l.support = l.layer.support();
             let wants_gpu = gpu.is_some() && l.support.vulkan;
             check_contract(l.support, l.layer.implements(), wants_gpu).map_err(
-                |(flag, method)| Error::Unimplemented {
+                |(flag, method)| ModelError::Unimplemented {
                     layer: l.name.clone(),
                     kind: l.kind.clone(),
                     flag,

@@ -12,7 +12,7 @@ pub use extractor::Extractor;
 use std::sync::Arc;
 
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{Error, ModelError, Result};
 use crate::gpu::Context;
 use crate::layer::{FeatureMask, Layer, Registry, RunOptions, Support};
 
@@ -76,7 +76,8 @@ impl Default for Net {
 fn err_layer(l: &NetLayer, e: Error) -> Error {
     match e {
         // these name their layer already
-        e @ (Error::Layer { .. } | Error::Weights { .. } | Error::Unimplemented { .. }) => e,
+        e @ (Error::Layer { .. }
+        | Error::Model(ModelError::Weights { .. } | ModelError::Unimplemented { .. })) => e,
         other => Error::Layer {
             layer: l.name.clone(),
             kind: l.kind.clone(),

@@ -2,7 +2,7 @@
 //! `Type name bottom_count top_count bottoms… tops… id=value…`; and its binary twin
 //! `.param.bin` (ncnn2mem's output: type indices instead of names, blob indices, raw words).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ModelError, Result};
 use crate::layer::{ParamDict, ParamValue};
 
 /// One layer line.
@@ -56,10 +56,13 @@ fn value(text: &str) -> std::result::Result<ParamValue, String> {
 
 /// Parses `.param` text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<ParamFile> {
-    let fail = |line: usize, message: String| Error::Param {
-        file: file.to_string(),
-        location: format!("line {line}"),
-        message,
+    let fail = |line: usize, message: String| -> Error {
+        ModelError::Param {
+            file: file.to_string(),
+            location: format!("line {line}"),
+            message,
+        }
+        .into()
     };
     let mut lines = text
         .lines()
@@ -305,11 +308,12 @@ struct Words<'a> {
 
 impl Words<'_> {
     fn fail(&self, at: usize, message: String) -> Error {
-        Error::Param {
+        ModelError::Param {
             file: self.file.to_string(),
             location: format!("byte {at}"),
             message,
         }
+        .into()
     }
 
     fn next(&mut self, what: &str) -> Result<i32> {
@@ -436,7 +440,10 @@ mod tests {
             b[at] = (seed >> 32) as u8;
             let _ = parse("t", &String::from_utf8_lossy(&b));
         }
-        assert!(matches!(parse("t", "7767518\n"), Err(Error::Param { .. })));
+        assert!(matches!(
+            parse("t", "7767518\n"),
+            Err(Error::Model(ModelError::Param { .. }))
+        ));
         let e = parse("t", "7767517\n1 1\nReLU r 1 1 a\n").unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
     }

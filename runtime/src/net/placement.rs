@@ -4,7 +4,7 @@
 use super::extractor::Extractor;
 use super::{NetLayer, convert};
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{GpuMat, StorageFormat};
@@ -164,21 +164,21 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or(Error::Inputs {
+                let mut m = bottoms.pop().ok_or(InputError::Count {
                     got: 0,
                     expected: "1",
                 })?;
-                l.layer.forward_gpu_inplace(&mut m, rec, &opt)?;
+                l.layer.forward_gpu_inplace(&mut m, rec)?;
                 vec![m]
             }
             (true, false) => {
-                let m = bottoms.first().ok_or(Error::Inputs {
+                let m = bottoms.first().ok_or(InputError::Count {
                     got: 0,
                     expected: "1",
                 })?;
-                vec![l.layer.forward_gpu(m, rec, &opt)?]
+                vec![l.layer.forward_gpu(m, rec)?]
             }
-            (false, _) => l.layer.forward_gpu_many(&bottoms, rec, &opt)?,
+            (false, _) => l.layer.forward_gpu_many(&bottoms, rec)?,
         };
         for (t, m) in l.tops.iter().zip(tops) {
             self.gpu[*t] = Some(m);

@@ -1,7 +1,7 @@
 //! The device tensor [`GpuMat`] (a buffer in a variant's storage format, or a 3-D image), with
 //! uploads, downloads and repacking done on the GPU by the built-in cast and packing shaders.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::DeviceBuffer;
 use crate::gpu::context::Context;
 use crate::gpu::recorder::{Recorder, Resource};
@@ -87,8 +87,10 @@ impl GpuMat {
     }
 
     fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
-        self.buffer()
-            .ok_or_else(|| Error::Shape("an image-backed mat where a buffer is needed".into()))
+        self.buffer().ok_or(Error::Tensor(TensorError::Backing {
+            needed: "buffer",
+            got: "image",
+        }))
     }
 
     /// `[w, h, c, cstep]` as the built-in shaders' push constants take them.
@@ -171,14 +173,19 @@ fn view_of(mat: &Mat) -> (usize, usize, usize, usize) {
 
 /// The texel format of an image mat: the extension's `imfmtc1`/`imfmtc4` for its class
 /// (one channel for elempack 1, four otherwise).
-fn image_format(format: StorageFormat, elempack: usize) -> Result<wgpu::TextureFormat> {
+pub(super) fn image_format(format: StorageFormat, elempack: usize) -> Result<wgpu::TextureFormat> {
     let channels = if elempack == 1 { 1 } else { 4 };
-    texel_format(format, channels)
-        .ok_or_else(|| Error::Shape(format!("no {format:?} texel of {channels} channels")))
+    texel_format(format, channels).ok_or_else(|| {
+        TensorError::TexelFormat {
+            format: format!("{format:?}"),
+            channels,
+        }
+        .into()
+    })
 }
 
 /// Options for the variant that runs on a mat: with `image` exactly when it is image-backed.
-fn variant_options(options: OptionSet, image: bool) -> OptionSet {
+pub(super) fn variant_options(options: OptionSet, image: bool) -> OptionSet {
     if image {
         options.with(Opt::Image)
     } else {
@@ -196,7 +203,7 @@ pub struct PendingDownload {
 
 /// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer
 /// (casts) never run past its end.
-fn mat_bytes(values: usize, format: StorageFormat) -> u64 {
+pub(super) fn mat_bytes(values: usize, format: StorageFormat) -> u64 {
     ((values * format.size()).div_ceil(32).max(1) * 32) as u64
 }
 
@@ -224,10 +231,11 @@ impl Context {
             return self.record_upload(rec, &mat.cast(ElemType::F32), options);
         }
         if mat.dims > 3 {
-            return Err(Error::Shape(format!(
-                "{}-D mats have no GPU layout",
-                mat.dims
-            )));
+            return Err(TensorError::Dims {
+                dims: mat.dims.into(),
+                takes: "GPU mats are 1-D to 3-D",
+            }
+            .into());
         }
         if options.contains(Opt::Image) {
             return self.upload_image_mat(mat, options);
@@ -306,7 +314,11 @@ impl Context {
                 let data = StorageFormat::Fp32.decode(&self.read_mapped(staging)?, m.total());
                 self.host_mat(m, MatData::F32(data))
             }
-            (None, _) => Err(Error::Shape("a buffer download without its copy".into())),
+            (None, _) => Err(TensorError::Backing {
+                needed: "buffer copy",
+                got: "download",
+            }
+            .into()),
         }
     }
 
@@ -321,12 +333,12 @@ impl Context {
         };
         let mut out = Mat::zeros(m.dims, packed, p, ElemType::F32)?;
         if out.data.len() != data.len() || view_of(&out).3 != m.cstep {
-            return Err(Error::Shape(format!(
-                "a GPU mat of {} values (cstep {}) does not match its host layout ({} values)",
-                data.len(),
-                m.cstep,
-                out.data.len()
-            )));
+            return Err(TensorError::HostLayout {
+                values: data.len(),
+                cstep: m.cstep,
+                host: out.data.len(),
+            }
+            .into());
         }
         out.data = data;
         Ok(out)
@@ -344,11 +356,13 @@ impl Context {
         // the cast variant must store exactly the fp16 layout the mat's options use
         let fp16_side = StorageFormat::of(pipeline.options, 4);
         if fp16_side != StorageFormat::Fp16 {
-            return Err(Error::Shape(format!(
-                "no fp16 cast variant for options {} (got {})",
-                m.options.name(),
-                pipeline.options.name()
-            )));
+            return Err(TensorError::VariantStorage {
+                shader: "cast".into(),
+                variant: pipeline.options.name(),
+                stores: format!("{fp16_side:?}"),
+                mats: format!("fp16 ({})", m.options.name()),
+            }
+            .into());
         }
         // the whole buffer as rows of vec4s (buffers hold whole 32-byte blocks): one row, or
         // rows of a width that divides the count when one row needs more workgroups than a
@@ -377,55 +391,6 @@ impl Context {
             format: to,
             ..m.clone()
         })
-    }
-
-    /// Repacks `m` to `elempack` on the GPU and waits. See [`Context::record_packing`].
-    pub fn convert_packing(&self, m: &GpuMat, elempack: usize) -> Result<GpuMat> {
-        let mut rec = self.recorder();
-        let out = self.record_packing(&mut rec, m, elempack)?;
-        rec.submit_and_wait()?;
-        Ok(out)
-    }
-
-    /// Records repacking `m` to `elempack` with the built-in packing shaders (1↔4, 4↔8, and
-    /// 1↔8 through 4). The result keeps `m`'s options; the same packing returns `m` shared.
-    pub fn record_packing(
-        &self,
-        rec: &mut Recorder<'_>,
-        m: &GpuMat,
-        elempack: usize,
-    ) -> Result<GpuMat> {
-        let channels = m.c * m.elempack;
-        if ![1, 4, 8].contains(&elempack) || !channels.is_multiple_of(elempack) {
-            return Err(Error::Shape(format!(
-                "{channels} channels of elempack {} cannot become elempack {elempack}",
-                m.elempack
-            )));
-        }
-        match (m.elempack, elempack) {
-            (a, b) if a == b => Ok(m.clone()),
-            (1, 8) | (8, 1) => {
-                let four = self.record_packing(rec, m, 4)?;
-                self.record_packing(rec, &four, elempack)
-            }
-            (1, 4) => self.repack(rec, m, 4, Shader::Packing1to4, true),
-            (4, 1) => self.repack(rec, m, 1, Shader::Packing4to1, false),
-            (4, 8) => self.repack(rec, m, 8, Shader::Packing4to8, true),
-            (8, 4) => self.repack(rec, m, 4, Shader::Packing8to4, false),
-            (a, b) => Err(Error::Shape(format!("no packing from {a} to {b}"))),
-        }
-    }
-
-    /// A pack1 buffer mat as pack4, its channels padded with zeros to a multiple of 4: how the
-    /// convolution GEMM reads inputs of other channel counts (an RGB image) as whole blocks.
-    pub fn record_padded_pack4(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
-        if m.elempack != 1 || m.buffer().is_none() {
-            return Err(Error::Shape(format!(
-                "only pack1 buffer mats are padded to pack4, not elempack {}",
-                m.elempack
-            )));
-        }
-        self.repack(rec, m, 4, Shader::Packing1to4, true)
     }
 
     /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
@@ -478,75 +443,24 @@ impl Context {
             (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
                 rec.copy_texture(from, to)
             }
-            _ => return Err(Error::Shape("alloc_like changed the backing".into())),
+            _ => {
+                return Err(TensorError::Backing {
+                    needed: "copy of the same backing",
+                    got: "other",
+                }
+                .into());
+            }
         }
         Ok(copy)
     }
 
-    /// `over_output`: the packing shader is dispatched over the output's elements.
-    fn repack(
-        &self,
-        rec: &mut Recorder<'_>,
-        m: &GpuMat,
-        elempack: usize,
-        shader: Shader,
-        over_output: bool,
-    ) -> Result<GpuMat> {
-        let channels = m.c * m.elempack;
-        // whole blocks: only padding to pack4 has a remainder
-        let c = channels.div_ceil(elempack);
-        let cstep = match m.dims {
-            1 | 2 => m.cstep,
-            _ => cstep_for(m.w * m.h, 4 * elempack),
-        };
-        let format = StorageFormat::of(m.options, elempack);
-        let image = matches!(m.data, GpuData::Image { .. });
-        let data = if image {
-            let extent = image_extent(m.w, m.h, c, elempack);
-            let (texture, view) = self.upload_texture(
-                wgpu::TextureDimension::D3,
-                extent,
-                image_format(format, elempack)?,
-                &[],
-            )?;
-            GpuData::Image { texture, view }
-        } else {
-            GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format)))
-        };
-        let result = GpuMat {
-            data,
-            c,
-            elempack,
-            cstep,
-            format,
-            ..m.clone()
-        };
-        let options = variant_options(m.options, image);
-        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
-        let (fin, fout) = (
-            StorageFormat::of(pipeline.options, m.elempack),
-            StorageFormat::of(pipeline.options, elempack),
-        );
-        if fin != m.format || fout != format || pipeline.options.contains(Opt::Image) != image {
-            return Err(Error::Shape(format!(
-                "packing variant {} stores {fin:?}/{fout:?}, the mats are {:?}/{format:?}",
-                pipeline.options.name(),
-                m.format
-            )));
-        }
-        let mut push = m.shape_words().to_vec();
-        push.extend(result.shape_words());
-        let grid = if over_output { &result } else { m };
-        rec.dispatch(&pipeline, &[m, &result], &push, grid.grid())?;
-        Ok(result)
-    }
-
     fn upload_image_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
         if mat.dims != 3 {
-            return Err(Error::Shape(format!(
-                "image mats are 3-D; this mat has {} dims",
-                mat.dims
-            )));
+            return Err(TensorError::Dims {
+                dims: mat.dims.into(),
+                takes: "image mats are 3-D",
+            }
+            .into());
         }
         let format = StorageFormat::of(options, mat.elempack);
         let plane = mat.w * mat.h * mat.elempack;
@@ -591,7 +505,7 @@ impl Context {
 }
 
 /// The texture extent of a `w × h × c` image mat (pack8 takes two texels along x).
-fn image_extent(w: usize, h: usize, c: usize, elempack: usize) -> wgpu::Extent3d {
+pub(super) fn image_extent(w: usize, h: usize, c: usize, elempack: usize) -> wgpu::Extent3d {
     wgpu::Extent3d {
         width: (w * if elempack == 8 { 2 } else { 1 }) as u32,
         height: h as u32,

@@ -6,105 +6,9 @@
 
 use half::{bf16, f16};
 
-use crate::error::{Error, Result};
+use crate::error::{Result, TensorError};
 
-/// The scalar type of a mat's values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElemType {
-    /// 32-bit float.
-    F32,
-    /// IEEE half (fp16 storage).
-    F16,
-    /// bfloat16 (bf16 storage).
-    Bf16,
-    /// Signed 8-bit integer (int8 storage).
-    I8,
-}
-
-impl ElemType {
-    /// Bytes per value (ncnn's `elemsize / elempack`).
-    pub fn size(self) -> usize {
-        match self {
-            ElemType::F32 => 4,
-            ElemType::F16 | ElemType::Bf16 => 2,
-            ElemType::I8 => 1,
-        }
-    }
-
-    /// Bits per value (ncnn's `elembits()`).
-    pub fn bits(self) -> usize {
-        self.size() * 8
-    }
-}
-
-/// The values of a mat, typed.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MatData {
-    /// fp32 values.
-    F32(Vec<f32>),
-    /// fp16 values.
-    F16(Vec<f16>),
-    /// bf16 values.
-    Bf16(Vec<bf16>),
-    /// int8 values.
-    I8(Vec<i8>),
-}
-
-impl MatData {
-    fn zeros(elemtype: ElemType, n: usize) -> MatData {
-        match elemtype {
-            ElemType::F32 => MatData::F32(vec![0.0; n]),
-            ElemType::F16 => MatData::F16(vec![f16::ZERO; n]),
-            ElemType::Bf16 => MatData::Bf16(vec![bf16::ZERO; n]),
-            ElemType::I8 => MatData::I8(vec![0; n]),
-        }
-    }
-
-    /// The element type.
-    pub fn elemtype(&self) -> ElemType {
-        match self {
-            MatData::F32(_) => ElemType::F32,
-            MatData::F16(_) => ElemType::F16,
-            MatData::Bf16(_) => ElemType::Bf16,
-            MatData::I8(_) => ElemType::I8,
-        }
-    }
-
-    /// How many values.
-    pub fn len(&self) -> usize {
-        match self {
-            MatData::F32(v) => v.len(),
-            MatData::F16(v) => v.len(),
-            MatData::Bf16(v) => v.len(),
-            MatData::I8(v) => v.len(),
-        }
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Value `i` widened to fp32 (int8 values as their integer value).
-    pub fn get(&self, i: usize) -> f32 {
-        match self {
-            MatData::F32(v) => v[i],
-            MatData::F16(v) => v[i].to_f32(),
-            MatData::Bf16(v) => v[i].to_f32(),
-            MatData::I8(v) => f32::from(v[i]),
-        }
-    }
-
-    /// Stores `x` at `i`, rounded to the element type (int8 saturates and rounds to nearest).
-    pub fn set(&mut self, i: usize, x: f32) {
-        match self {
-            MatData::F32(v) => v[i] = x,
-            MatData::F16(v) => v[i] = f16::from_f32(x),
-            MatData::Bf16(v) => v[i] = bf16::from_f32(x),
-            MatData::I8(v) => v[i] = x.round().clamp(-127.0, 127.0) as i8,
-        }
-    }
-}
+pub use crate::tensor::elem::{ElemType, MatData};
 
 /// A host tensor like ncnn's `Mat`.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,9 +41,7 @@ fn check_pack(elempack: usize) -> Result<()> {
     if [1, 4, 8].contains(&elempack) {
         Ok(())
     } else {
-        Err(Error::Shape(format!(
-            "elempack {elempack}; expected 1, 4 or 8"
-        )))
+        Err(TensorError::Elempack { elempack }.into())
     }
 }
 
@@ -158,9 +60,17 @@ impl Mat {
             2 => (h, 1, 1),
             3 => (h, 1, c),
             4 => (h, d, c),
-            _ => return Err(Error::Shape(format!("{dims} dims; expected 1 to 4"))),
+            _ => {
+                return Err(TensorError::Dims {
+                    dims: dims.into(),
+                    takes: "mats are 1-D to 4-D",
+                }
+                .into());
+            }
         };
-        let too_large = || Error::Shape(format!("a {w}x{h}x{d}x{c} mat is too large"));
+        let too_large = || TensorError::TooLarge {
+            shape: [w, h, d, c],
+        };
         let plane = w
             .checked_mul(h)
             .and_then(|p| p.checked_mul(d))
@@ -232,12 +142,13 @@ impl Mat {
         let mut m = Mat::zeros(dims, shape, 1, ElemType::F32)?;
         let plane = m.w * m.h * m.d;
         if values.len() != plane * m.c {
-            return Err(Error::Shape(format!(
-                "{} values for a {}-D {:?} mat",
-                values.len(),
+            return Err(TensorError::Values {
+                got: values.len(),
+                expected: plane * m.c,
                 dims,
-                m.shape()
-            )));
+                shape: m.shape(),
+            }
+            .into());
         }
         let cstep = m.cstep;
         let data = m.f32_mut()?;
@@ -266,10 +177,11 @@ impl Mat {
             [c, h, w] => (3, [w, h, 1, c]),
             [c, d, h, w] => (4, [w, h, d, c]),
             _ => {
-                return Err(Error::Shape(format!(
-                    "a mat has 1 to 4 axes, not {}",
-                    shape.len()
-                )));
+                return Err(TensorError::Dims {
+                    dims: shape.len(),
+                    takes: "mats are 1-D to 4-D",
+                }
+                .into());
             }
         };
         Mat::from_shape_values(dims, s, values)
@@ -364,10 +276,11 @@ impl Mat {
     pub fn f32(&self) -> Result<&[f32]> {
         match &self.data {
             MatData::F32(v) => Ok(v),
-            other => Err(Error::Shape(format!(
-                "an fp32 mat was expected, this one holds {:?}",
-                other.elemtype()
-            ))),
+            other => Err(TensorError::ElemType {
+                expected: "fp32",
+                got: format!("{:?}", other.elemtype()),
+            }
+            .into()),
         }
     }
 
@@ -375,10 +288,11 @@ impl Mat {
     pub fn f32_mut(&mut self) -> Result<&mut [f32]> {
         match &mut self.data {
             MatData::F32(v) => Ok(v),
-            other => Err(Error::Shape(format!(
-                "an fp32 mat was expected, this one holds {:?}",
-                other.elemtype()
-            ))),
+            other => Err(TensorError::ElemType {
+                expected: "fp32",
+                got: format!("{:?}", other.elemtype()),
+            }
+            .into()),
         }
     }
 
@@ -422,9 +336,12 @@ impl Mat {
         }
         let channels = self.outer() * self.elempack;
         if !channels.is_multiple_of(elempack) {
-            return Err(Error::Shape(format!(
-                "{channels} channels cannot be packed by {elempack}"
-            )));
+            return Err(TensorError::Packing {
+                channels,
+                from: self.elempack,
+                to: elempack,
+            }
+            .into());
         }
         let outer = channels / elempack;
         let shape = match self.dims {
@@ -456,7 +373,11 @@ impl Mat {
     /// ncnn's `Mat::reshape`: channels are re-aligned to `cstep`.
     pub fn reshape(&self, dims: u8, shape: [usize; 4]) -> Result<Mat> {
         if self.elempack != 1 {
-            return Err(Error::Shape("reshape needs an unpacked mat".into()));
+            return Err(TensorError::Packed {
+                operation: "reshape",
+                elempack: self.elempack,
+            }
+            .into());
         }
         let values = self.to_values();
         let want: usize = match dims {
@@ -466,10 +387,12 @@ impl Mat {
             _ => shape.iter().product(),
         };
         if want != values.len() {
-            return Err(Error::Shape(format!(
-                "cannot reshape {} values to {dims}-D {shape:?}",
-                values.len()
-            )));
+            return Err(TensorError::Reshape {
+                values: values.len(),
+                dims,
+                shape: shape.to_vec(),
+            }
+            .into());
         }
         Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()))
     }

@@ -2,8 +2,10 @@
 //! the device [`GpuMat`], element encodings, and conversions between them (casts and repacking,
 //! on the CPU and on the GPU through the built-in shaders).
 
+pub(crate) mod elem;
 pub(crate) mod gpu_mat;
 pub(crate) mod mat;
+pub(crate) mod repack;
 pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
+use crate::error::{Result, TensorError};
 use crate::tensor::Mat;
 
 /// A view of a flat value array: `shape` and `strides` per axis (outermost first), from `offset`.
@@ -86,12 +86,12 @@ impl Strided {
     /// the end of `values`.
     pub fn gather(&self, values: &[f32]) -> Result<Vec<f32>> {
         if values.len() < self.extent() {
-            return Err(Error::Shape(format!(
-                "a view of {:?} reaches value {} of {}",
-                self.shape,
-                self.extent(),
-                values.len()
-            )));
+            return Err(TensorError::View {
+                shape: self.shape.to_vec(),
+                extent: self.extent(),
+                len: values.len(),
+            }
+            .into());
         }
         let n = self.len();
         let mut out = vec![0.0f32; n];

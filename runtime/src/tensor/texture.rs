@@ -1,7 +1,7 @@
 //! Textures holding float values: creation with data, and reading back. Image-backed mats and
 //! image tests use these; texel conversion (fp32 ↔ fp16) happens here while copying.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::context::Context;
 use crate::tensor::storage::StorageFormat;
 
@@ -29,9 +29,11 @@ fn layout_of(format: wgpu::TextureFormat) -> Result<(StorageFormat, usize)> {
         .find(|(f, _, _)| *f == format)
         .map(|(_, s, c)| (*s, *c))
         .ok_or_else(|| {
-            Error::Shape(format!(
-                "{format:?} textures are not supported (only 16- and 32-bit float formats)"
-            ))
+            TensorError::TexelFormat {
+                format: format!("{format:?}"),
+                channels: 0,
+            }
+            .into()
         })
 }
 
@@ -50,10 +52,12 @@ impl Context {
         let texels =
             size.width as usize * size.height as usize * size.depth_or_array_layers as usize;
         if !values.is_empty() && values.len() != texels * channels {
-            return Err(Error::Shape(format!(
-                "{} values for {texels} texels of {channels} channels",
-                values.len()
-            )));
+            return Err(TensorError::Texels {
+                values: values.len(),
+                texels,
+                channels,
+            }
+            .into());
         }
         let limits = self.limits();
         let max = match dimension {
@@ -63,9 +67,12 @@ impl Context {
         };
         let sides = [size.width, size.height, size.depth_or_array_layers];
         if texels == 0 || sides.iter().any(|s| *s > max) {
-            return Err(Error::Shape(format!(
-                "a {sides:?} {dimension:?} texture (the device allows 1..={max} per side)"
-            )));
+            return Err(TensorError::TextureSize {
+                sides,
+                dimension: format!("{dimension:?}"),
+                max,
+            }
+            .into());
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let texture = self.device.create_texture(&wgpu::TextureDescriptor {

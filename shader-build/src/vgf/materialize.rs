@@ -55,7 +55,7 @@ pub fn shader(
                 .chain(&attrs.outputs)
                 .any(|r| r.format == 76);
             let set = if fp16 {
-                OptionSet::parse("fp16s").map_err(compile_err)?
+                OptionSet::parse("fp16s").map_err(|e| compile_err(e.into()))?
             } else {
                 OptionSet::default()
             };

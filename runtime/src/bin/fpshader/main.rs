@@ -68,7 +68,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("fpshader: {e}");
+            eprintln!("fpshader: {}", fpshader::report(&e));
             ExitCode::FAILURE
         }
     }

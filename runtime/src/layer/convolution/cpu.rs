@@ -7,32 +7,23 @@ use super::Convolution;
 use crate::error::Result;
 use crate::layer::fused_activation::activate;
 use crate::layer::kernels;
+use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
 
 impl Convolution {
     /// The CPU forward.
     pub(super) fn forward_cpu(&self, bottom: &Mat) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
-        self.window.check_input(self.kind(), bottom.dims, c)?;
+        self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        let [kw, kh] = self.window.kernel;
-        let [dw, dh] = self.window.dilation;
-        let [sw, sh] = self.window.stride;
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [pw, ph] = geo.padded;
         let [ow, oh] = geo.out;
         let (group, cin_g) = (self.window.group, self.window.channels_per_group());
         let cout_g = self.window.num_output / group;
         let (plane, n, k) = (pw * ph, ow * oh, cin_g * kw * kh);
 
-        // every channel padded once (the pad value around it)
-        let values;
-        let (src, step) = match bottom.f32() {
-            Ok(data) if bottom.elempack == 1 => (data, bottom.cstep),
-            _ => {
-                values = bottom.to_values();
-                (&values[..], w * h)
-            }
-        };
+        let (src, step) = channel_planes(bottom);
         let mut padded = vec![self.pad_value; c * plane];
         padded
             .par_chunks_mut(plane.max(1))

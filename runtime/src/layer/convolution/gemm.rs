@@ -3,7 +3,7 @@
 
 use super::{Convolution, GpuConvolution, shaped};
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::shaders::Shader;
@@ -137,11 +137,10 @@ impl Convolution {
         let grid = |v: [usize; 3]| -> Result<[u32; 3]> {
             let one = |x: usize| {
                 u32::try_from(x).map_err(|_| {
-                    Error::Shape(format!(
-                        "{} output {positions}x{} is too large",
-                        self.kind(),
-                        top.c
-                    ))
+                    Error::from(InputError::Output {
+                        what: "too large to dispatch",
+                        shape: vec![positions, top.c],
+                    })
                 })
             };
             Ok([one(v[0])?, one(v[1])?, one(v[2])?])

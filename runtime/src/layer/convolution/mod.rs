@@ -27,10 +27,11 @@ mod weights;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
-use crate::layer::contract::{GpuSetup, Implements, Layer, Packs, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::kernel_fits;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
 use crate::shaders::Shader;
@@ -91,28 +92,16 @@ struct Geometry {
     out: [usize; 2],
 }
 
+impl AsMut<Window> for Convolution {
+    fn as_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+}
+
 impl Convolution {
-    /// ConvolutionDepthWise (reads `7=group`).
-    pub fn depthwise() -> Self {
-        Convolution {
-            window: Window::grouped(),
-            ..Convolution::default()
-        }
-    }
-
-    fn kind(&self) -> &'static str {
-        if self.window.grouped {
-            "ConvolutionDepthWise"
-        } else {
-            "Convolution"
-        }
-    }
-
     /// The window geometry over an input of `w × h`.
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
-        let [kw, kh] = self.window.kernel;
-        let [dw, dh] = self.window.dilation;
-        let [sw, sh] = self.window.stride;
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let (ext_w, ext_h) = (dw * (kw - 1) + 1, dh * (kh - 1) + 1);
         let [l, r, t, b] = self.window.pad;
         let (pl, pr, pt, pb) = if l == -233 || l == -234 {
@@ -128,12 +117,7 @@ impl Convolution {
             (p(l), p(r), p(t), p(b))
         };
         let (pw, ph) = (w + pl + pr, h + pt + pb);
-        if pw < ext_w || ph < ext_h {
-            return Err(Error::Shape(format!(
-                "{} kernel {kw}x{kh} (dilation {dw}x{dh}) is larger than the padded input {pw}x{ph}",
-                self.kind()
-            )));
-        }
+        kernel_fits("dilated kernel", [ext_w, ext_h], [pw, ph])?;
         Ok(Geometry {
             pad_left: pl,
             pad_top: pt,
@@ -204,13 +188,8 @@ impl Layer for Convolution {
         }
     }
 
-    fn implements(&self) -> Implements {
-        Implements::FORWARD_CPU_GPU
-    }
-
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        let kind = self.kind();
-        self.window.load(pd, kind)?;
+        self.window.load(pd)?;
         self.pad_value = pd.float(18, 0.0);
         self.int8_scale_term = pd.int(8, 0);
         Ok(())
@@ -295,15 +274,11 @@ impl Layer for Convolution {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        let flat = |v: &[f32]| Mat::from_shape_values(1, [v.len(), 1, 1, 1], v);
-        state.weights1 = Some(gpu.ctx.upload_mat(&flat(&self.weights)?, gpu.options)?);
-        state.bias = Some(gpu.ctx.upload_mat(&flat(&bias)?, gpu.options)?);
+        state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
+        state.bias = Some(gpu.upload_values(&bias, 1)?);
         if let Some(w4) = packed {
-            let up = |v: &[f32]| -> Result<GpuMat> {
-                gpu.ctx.upload_mat(&flat(v)?.to_packing(4)?, gpu.options)
-            };
-            state.weights4 = Some(up(&w4)?);
-            state.bias4 = Some(up(&bias)?);
+            state.weights4 = Some(gpu.upload_values(&w4, 4)?);
+            state.bias4 = Some(gpu.upload_values(&bias, 4)?);
         }
         if state.gemm.is_some() {
             state.no_partials = Some(gpu.ctx.alloc_mat(1, [4, 1, 1], 4, OptionSet::FP32));
@@ -317,12 +292,7 @@ impl Layer for Convolution {
         })
     }
 
-    fn forward_gpu(
-        &self,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-        _opt: &RunOptions,
-    ) -> Result<GpuMat> {
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let channels = bottom.c * bottom.elempack;
         // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
@@ -334,8 +304,7 @@ impl Layer for Convolution {
         } else {
             channels
         };
-        self.window
-            .check_input(self.kind(), bottom.dims, channels)?;
+        self.window.check_input(bottom.dims, channels)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders

@@ -1,0 +1,132 @@
+//! The runtime's errors: [`Error`] and the per-stage enums it nests with `#[from]`.
+
+mod input;
+mod model;
+mod stage;
+mod tensor;
+
+pub use input::InputError;
+pub use model::ModelError;
+pub use stage::{DeviceError, DispatchError, PipelineError};
+pub use tensor::TensorError;
+
+/// Everything that can go wrong between a compiled variant and its results: one variant per
+/// stage, each an enum of its own carrying the offending values.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Opening a device.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    /// Creating a pipeline.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// Recording a dispatch.
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    /// A mat, GPU mat or texture that cannot be made, converted or read as asked.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// Inputs a layer cannot take.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A model that cannot be loaded.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// An error of one layer of a net, with the layer it came from (the net wraps what a
+    /// layer's methods return).
+    #[error("layer `{layer}` ({kind})")]
+    Layer {
+        /// The layer's name.
+        layer: String,
+        /// Its type.
+        kind: String,
+        /// What went wrong there.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A layer parameter out of its range (ncnn's param id, the value, what is allowed).
+    #[error("param {id} = {value}: {allowed}")]
+    BadParam {
+        /// ncnn's parameter id.
+        id: u32,
+        /// The value given.
+        value: String,
+        /// What the layer takes.
+        allowed: &'static str,
+    },
+    /// A GPU mat of an elempack the layer's shader family has no shader for (the net gives
+    /// only what `Support::vulkan_packs` allows: a layer asking for another is a bug).
+    #[error("no shader for elempack {elempack}")]
+    NoShader {
+        /// The mat's elempack.
+        elempack: usize,
+    },
+    /// A GPU forward of a layer whose `create_pipeline` had no device.
+    #[error("the GPU forward ran, but create_pipeline had no device")]
+    NoDevice,
+    /// A forward that needs data its layer never got (`load_model` or `upload_model` did not
+    /// run or had nothing for it).
+    #[error("{what} not loaded")]
+    NotLoaded {
+        /// The data.
+        what: &'static str,
+    },
+    /// A forward method the layer does not implement (the trait's default).
+    #[error("{method} is not implemented")]
+    NotImplemented {
+        /// The method.
+        method: &'static str,
+    },
+    /// A VGF file that cannot be read.
+    #[error(transparent)]
+    VgfRead(#[from] fpshader_build::vgf::ReadError),
+    /// A VGF model this runtime cannot run, or inputs that do not fit it.
+    #[error("VGF {what}: {problem}")]
+    Vgf {
+        /// The segment, module or input concerned.
+        what: String,
+        /// Why.
+        problem: String,
+    },
+    /// A blob name the net does not have, or an input that was not given.
+    #[error("blob: {0}")]
+    Blob(String),
+    /// Something wgpu reported while running or reading back.
+    #[error("GPU: {0}")]
+    Gpu(String),
+}
+
+impl Error {
+    /// The message with every cause under it (see [`report`]).
+    pub fn report(&self) -> String {
+        report(self)
+    }
+}
+
+/// An error's message with every cause under it, joined by `: ` (what the CLI prints): a
+/// layer's error names the layer, its cause says what went wrong there.
+pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        out.push_str(": ");
+        out.push_str(&e.to_string());
+        cause = e.source();
+    }
+    out
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<fpshader_build::Error> for Error {
+    fn from(e: fpshader_build::Error) -> Self {
+        Error::Pipeline(PipelineError::Compile(e))
+    }
+}
+
+impl From<crate::gpu::specialize::SpecializeError> for Error {
+    fn from(e: crate::gpu::specialize::SpecializeError) -> Self {
+        Error::Pipeline(PipelineError::Specialize(e))
+    }
+}

@@ -1,0 +1,127 @@
+//! Repacking GPU mats between elempacks on the GPU, through the built-in packing shaders.
+
+use crate::Opt;
+use crate::error::{Result, TensorError};
+use crate::gpu::context::Context;
+use crate::gpu::recorder::Recorder;
+use crate::gpu::specialize::Specialization;
+use crate::shaders::Shader;
+use crate::tensor::gpu_mat::{
+    GpuData, GpuMat, image_extent, image_format, mat_bytes, variant_options,
+};
+use crate::tensor::mat::cstep_for;
+use crate::tensor::storage::StorageFormat;
+
+impl Context {
+    /// Repacks `m` to `elempack` on the GPU and waits. See [`Context::record_packing`].
+    pub fn convert_packing(&self, m: &GpuMat, elempack: usize) -> Result<GpuMat> {
+        let mut rec = self.recorder();
+        let out = self.record_packing(&mut rec, m, elempack)?;
+        rec.submit_and_wait()?;
+        Ok(out)
+    }
+
+    /// Records repacking `m` to `elempack` with the built-in packing shaders (1↔4, 4↔8, and
+    /// 1↔8 through 4). The result keeps `m`'s options; the same packing returns `m` shared.
+    pub fn record_packing(
+        &self,
+        rec: &mut Recorder<'_>,
+        m: &GpuMat,
+        elempack: usize,
+    ) -> Result<GpuMat> {
+        let channels = m.c * m.elempack;
+        if ![1, 4, 8].contains(&elempack) || !channels.is_multiple_of(elempack) {
+            return Err(TensorError::Packing {
+                channels,
+                from: m.elempack,
+                to: elempack,
+            }
+            .into());
+        }
+        match (m.elempack, elempack) {
+            (a, b) if a == b => Ok(m.clone()),
+            (1, 8) | (8, 1) => {
+                let four = self.record_packing(rec, m, 4)?;
+                self.record_packing(rec, &four, elempack)
+            }
+            (1, 4) => self.repack(rec, m, 4, Shader::Packing1to4, true),
+            (4, 1) => self.repack(rec, m, 1, Shader::Packing4to1, false),
+            (4, 8) => self.repack(rec, m, 8, Shader::Packing4to8, true),
+            (8, 4) => self.repack(rec, m, 4, Shader::Packing8to4, false),
+            (from, to) => Err(TensorError::Packing { channels, from, to }.into()),
+        }
+    }
+
+    /// A pack1 buffer mat as pack4, its channels padded with zeros to a multiple of 4: how the
+    /// convolution GEMM reads inputs of other channel counts (an RGB image) as whole blocks.
+    pub fn record_padded_pack4(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+        if m.elempack != 1 || m.buffer().is_none() {
+            return Err(TensorError::Packed {
+                operation: "padding to pack4 (of buffer mats)",
+                elempack: m.elempack,
+            }
+            .into());
+        }
+        self.repack(rec, m, 4, Shader::Packing1to4, true)
+    }
+
+    /// `over_output`: the packing shader is dispatched over the output's elements.
+    fn repack(
+        &self,
+        rec: &mut Recorder<'_>,
+        m: &GpuMat,
+        elempack: usize,
+        shader: Shader,
+        over_output: bool,
+    ) -> Result<GpuMat> {
+        let channels = m.c * m.elempack;
+        // whole blocks: only padding to pack4 has a remainder
+        let c = channels.div_ceil(elempack);
+        let cstep = match m.dims {
+            1 | 2 => m.cstep,
+            _ => cstep_for(m.w * m.h, 4 * elempack),
+        };
+        let format = StorageFormat::of(m.options, elempack);
+        let image = matches!(m.data, GpuData::Image { .. });
+        let data = if image {
+            let extent = image_extent(m.w, m.h, c, elempack);
+            let (texture, view) = self.upload_texture(
+                wgpu::TextureDimension::D3,
+                extent,
+                image_format(format, elempack)?,
+                &[],
+            )?;
+            GpuData::Image { texture, view }
+        } else {
+            GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format)))
+        };
+        let result = GpuMat {
+            data,
+            c,
+            elempack,
+            cstep,
+            format,
+            ..m.clone()
+        };
+        let options = variant_options(m.options, image);
+        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
+        let (fin, fout) = (
+            StorageFormat::of(pipeline.options, m.elempack),
+            StorageFormat::of(pipeline.options, elempack),
+        );
+        if fin != m.format || fout != format || pipeline.options.contains(Opt::Image) != image {
+            return Err(TensorError::VariantStorage {
+                shader: "packing".into(),
+                variant: pipeline.options.name(),
+                stores: format!("{fin:?}/{fout:?}"),
+                mats: format!("{:?}/{format:?}", m.format),
+            }
+            .into());
+        }
+        let mut push = m.shape_words().to_vec();
+        push.extend(result.shape_words());
+        let grid = if over_output { &result } else { m };
+        rec.dispatch(&pipeline, &[m, &result], &push, grid.grid())?;
+        Ok(result)
+    }
+}

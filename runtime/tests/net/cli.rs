@@ -1,0 +1,130 @@
+//! The `fpshader` CLI on `.npy` files against ncnn.
+
+use super::*;
+
+/// Writes `values` of numpy `shape` as a float32 `.npy`.
+fn write_npy(path: &std::path::Path, shape: &[usize], values: &[f32]) {
+    use npyz::WriterBuilder;
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    let mut bytes = Vec::new();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&shape)
+        .writer(&mut bytes)
+        .begin_nd()
+        .unwrap();
+    w.extend(values.iter().copied()).unwrap();
+    w.finish().unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn read_npy(path: &std::path::Path) -> (Vec<u64>, Vec<f32>) {
+    let bytes = std::fs::read(path).unwrap();
+    let file = npyz::NpyFile::new(&bytes[..]).unwrap();
+    let shape = file.shape().to_vec();
+    (shape, file.into_vec().unwrap())
+}
+
+/// `fpshader run` on the branchy model: .npy in, .npy out in numpy's axis order, on the CPU
+/// and on the GPU through both paths, against ncnn; bad arguments are messages, not panics.
+#[test]
+fn cli_runs_a_model_from_npy_files_like_ncnn() {
+    let exe = env!("CARGO_BIN_EXE_fpshader");
+    let mut rng = Rng(47);
+    let param = BRANCHY.replace("0=4\n", "0=8\n");
+    let mem = rng.vec(8);
+    let weights = bin(&[(&mem, false)]);
+    let x = Input::new(&mut rng, "data", 3, [6, 5, 1, 8]);
+    let dir = scratch();
+    std::fs::write(dir.join("m.param"), &param).unwrap();
+    std::fs::write(dir.join("m.bin"), &weights).unwrap();
+    write_npy(&dir.join("x.npy"), &x.numpy_shape(), &x.values);
+    let want = ncnn(&param, &weights, &[x], "out");
+    let mut runs = vec![vec!["--cpu", "--opt", "fp32"], vec!["--cpu"]];
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_none() {
+        runs.push(vec!["--opt", "fp32", "--path", "passthrough"]);
+        runs.push(vec!["--path", "naga"]);
+    }
+    for extra in runs {
+        let out = dir.join("out.npy");
+        let _ = std::fs::remove_file(&out);
+        let run = std::process::Command::new(exe)
+            .current_dir(&dir)
+            .args(["run", "m.param", "m.bin", "--input", "data=x.npy"])
+            .args(["--output", "out", "-o", "out.npy", "--threads", "2"])
+            .args(&extra)
+            .env("WGPU_BACKEND", "vulkan")
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let (shape, got) = read_npy(&out);
+        // global pooling leaves a 1-D blob of the 8 channels
+        assert_eq!(shape, [8], "{extra:?}");
+        let eps = if extra.contains(&"fp32") { 1e-3 } else { 0.1 };
+        if let Some(want) = &want {
+            assert_close(&got, want, eps, &format!("fpshader run {extra:?}"));
+        }
+    }
+    // the summary on stdout, to a reader that goes away at once (`| head -0`)
+    let mut child = std::process::Command::new(exe)
+        .current_dir(&dir)
+        .args([
+            "run", "m.param", "m.bin", "--input", "x.npy", "--cpu", "--time",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        done.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    for (args, needle) in [
+        (
+            vec!["run", "m.param", "m.bin", "--input", "nope.npy", "--cpu"],
+            "nope.npy",
+        ),
+        (
+            vec![
+                "run", "m.param", "m.bin", "--input", "x.npy", "--opt", "fp17",
+            ],
+            "fp17",
+        ),
+        (vec!["run", "missing.param", "--cpu"], "missing.param"),
+        (
+            vec!["run", "m.param", "m.bin", "--input", "m.bin", "--cpu"],
+            "m.bin",
+        ),
+        (
+            vec![
+                "run", "m.param", "m.bin", "--input", "x.npy", "--output", "zz", "--cpu",
+            ],
+            "zz",
+        ),
+    ] {
+        let run = std::process::Command::new(exe)
+            .current_dir(&dir)
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

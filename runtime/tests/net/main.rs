@@ -1,0 +1,221 @@
+//! Nets and layers: every built-in layer against ncnn's own wheel (CPU, fp32) on one-layer
+//! models with random parameters and weights; the seed's support-flag semantics through probe
+//! layers; GPU execution with CPU fallback on a real device; malformed models.
+//!
+//! The oracle is ncnn's PyPI wheel in the virtualenv `cargo xtask` makes (its python in
+//! `FPSHADER_NCNN_PYTHON`); without it these tests fail unless `FPSHADER_SKIP_NCNN=1`.
+//! GPU tests need a device (lavapipe in CI) unless `FPSHADER_SKIP_GPU=1`.
+
+mod cli;
+#[path = "../common/mod.rs"]
+mod common;
+mod contract;
+mod convolution;
+mod cpu_layers;
+mod errors;
+mod gpu_layers;
+mod models;
+
+use std::sync::{Arc, Mutex};
+
+use common::*;
+
+use fpshader::layer::{Implements, Layer, ParamDict, RunOptions, Support};
+use fpshader::net::Net;
+use fpshader::{ElemType, Error, Mat, ModelError, ShaderPath};
+
+/// A one-layer model over input `data` (plus `extra` inputs) producing `out`.
+fn one_layer(kind: &str, bottoms: &[&str], params: &str) -> String {
+    let inputs: Vec<String> = bottoms
+        .iter()
+        .map(|b| format!("Input {b}_in 0 1 {b}"))
+        .collect();
+    format!(
+        "7767517\n{} {}\n{}\n{kind} layer {} 1 {} out {params}\n",
+        bottoms.len() + 1,
+        bottoms.len() + 1,
+        inputs.join("\n"),
+        bottoms.len(),
+        bottoms.join(" ")
+    )
+}
+
+/// The layer in fpshader (CPU, fp32 and ncnn's default options) against ncnn.
+fn check_layer(what: &str, param: &str, weights: &[u8], inputs: &[Input]) {
+    check_output(what, param, weights, inputs, "out");
+}
+
+/// Blob `output` in fpshader (CPU, fp32 and ncnn's default options) against ncnn.
+fn check_output(what: &str, param: &str, weights: &[u8], inputs: &[Input], output: &str) {
+    let got = run_net(param, weights, inputs, output, RunOptions::fp32(), None)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let Some(want) = ncnn(param, weights, inputs, output) else {
+        return;
+    };
+    assert_close(&got.to_values(), &want, 1e-3, what);
+    // packing and 16-bit storage as the layer's flags allow: ncnn's looser tolerance
+    let packed = run_net(param, weights, inputs, output, RunOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{what} (default options): {e}"));
+    assert_close(
+        &packed.to_values(),
+        &want,
+        0.1,
+        &format!("{what}, default options"),
+    );
+}
+
+/// `kind` on one random input `data` per `(dims, shape, params)`, against ncnn.
+fn check_cases(rng: &mut Rng, kind: &str, cases: &[(u8, [usize; 4], impl AsRef<str>)]) {
+    for (dims, shape, params) in cases {
+        let params = params.as_ref();
+        let x = Input::new(rng, "data", *dims, *shape);
+        check_layer(
+            &format!("{kind} {dims}-D {params}"),
+            &one_layer(kind, &["data"], params),
+            &[],
+            &[x],
+        );
+    }
+}
+
+/// ncnn's layer-test option tuples on the GPU: packing, fp16 packed/storage/arithmetic,
+/// pack8 and image storage; with the tolerance each earns (ncnn's: 0.001 fp32, 0.1 with
+/// fp16 storage, 1.0 relative-or-absolute with fp16 arithmetic).
+fn gpu_option_tuples() -> Vec<(&'static str, RunOptions, f32)> {
+    let base = RunOptions::fp32();
+    let fp16s = RunOptions {
+        use_packing_layout: true,
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..base
+    };
+    let fp16a = RunOptions {
+        use_fp16_arithmetic: true,
+        ..fp16s
+    };
+    vec![
+        ("fp32 pack1", base, 1e-3),
+        (
+            "fp32 packed",
+            RunOptions {
+                use_packing_layout: true,
+                ..base
+            },
+            1e-3,
+        ),
+        ("fp16 packed+storage", fp16s, 0.1),
+        ("fp16 storage+arithmetic", fp16a, 1.0),
+        (
+            "fp16 pack8",
+            RunOptions {
+                use_shader_pack8: true,
+                ..fp16a
+            },
+            1.0,
+        ),
+        (
+            "fp32 image",
+            RunOptions {
+                use_packing_layout: true,
+                use_image_storage: true,
+                ..base
+            },
+            1e-3,
+        ),
+        (
+            "fp16 image pack8",
+            RunOptions {
+                use_image_storage: true,
+                use_shader_pack8: true,
+                ..fp16s
+            },
+            0.1,
+        ),
+    ]
+}
+
+/// The model on every GPU path and option tuple against the CPU in fp32; `gpu_kinds` are the
+/// layer types that must be placed on the device (with image storage too, unless `buffers_only`).
+fn check_gpu(what: &str, param: &str, weights: &[u8], inputs: &[Input], gpu_kinds: &[&str]) {
+    check_gpu_with(what, param, weights, inputs, gpu_kinds, false);
+}
+
+fn check_gpu_with(
+    what: &str,
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    gpu_kinds: &[&str],
+    buffers_only: bool,
+) {
+    check_gpu_outputs(
+        what,
+        param,
+        weights,
+        inputs,
+        gpu_kinds,
+        buffers_only,
+        &["out"],
+    );
+}
+
+/// [`check_gpu_with`] on each blob of `outputs`, extracted in turn from one extractor.
+fn check_gpu_outputs(
+    what: &str,
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    gpu_kinds: &[&str],
+    buffers_only: bool,
+    outputs: &[&str],
+) {
+    let want: Vec<Vec<f32>> = outputs
+        .iter()
+        .map(|o| {
+            run_net(param, weights, inputs, o, RunOptions::fp32(), None)
+                .unwrap_or_else(|e| panic!("{what} {o} on the CPU: {e}"))
+                .to_values()
+        })
+        .collect();
+    for ctx in gpu_contexts() {
+        for (name, opt, eps) in gpu_option_tuples() {
+            let label = format!("{what}, {name}, {}", ctx.describe());
+            let mut net = Net::new();
+            net.opt = opt;
+            net.set_context(ctx.clone());
+            net.load_param_str("gpu", param).unwrap();
+            net.load_model_bytes(weights).unwrap();
+            for kind in gpu_kinds
+                .iter()
+                .filter(|_| !(buffers_only && opt.use_image_storage))
+            {
+                assert!(
+                    net.layers().iter().any(|l| l.kind == *kind && l.on_gpu()),
+                    "{label}: {kind} did not run on the GPU"
+                );
+            }
+            let mut ex = net.create_extractor().unwrap();
+            for i in inputs {
+                ex.input(i.name, i.mat()).unwrap();
+            }
+            for (o, want) in outputs.iter().zip(&want) {
+                let got = ex.extract(o).unwrap_or_else(|e| panic!("{label} {o}: {e}"));
+                assert_close(&got.to_values(), want, eps, &format!("{label} {o}"));
+            }
+        }
+    }
+}
+
+/// A net with branches (Split), an in-place layer whose input another branch also reads,
+/// MemoryData and a broadcasting BinaryOp.
+const BRANCHY: &str = "7767517
+8 10
+Input data 0 1 data
+Split split 1 2 data d0 d1
+ReLU relu 1 1 d0 r 0=0.1
+Sigmoid sig 1 1 d1 s
+BinaryOp add 2 1 r s sum 0=0
+MemoryData mem 0 1 m 0=4
+Pooling gap 1 1 sum g 0=1 4=1
+Eltwise mul 2 1 g m out 0=0
+";
