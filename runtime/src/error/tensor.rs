@@ -82,8 +82,8 @@ pub enum TensorError {
         /// Values there are.
         len: usize,
     },
-    /// A buffer where an image is needed or the other way round.
-    #[error("a {got}-backed mat where a {needed} is needed")]
+    /// A buffer where an image is needed or the other way round (each with its article).
+    #[error("a mat backed by {got} where {needed} is needed")]
     Backing {
         /// What the operation needs.
         needed: &'static str,

@@ -156,7 +156,9 @@ impl Layer for Deconvolution {
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
-            return Err(Error::NoDevice);
+            return Err(Error::NotLoaded {
+                what: "the weights on the device",
+            });
         };
         self.window
             .check_input(bottom.dims, bottom.c * bottom.elempack)?;

@@ -1,7 +1,7 @@
 //! The extractor: inputs in, outputs out, running only the layers a requested blob needs,
 //! CPU layers on host mats (converted per their flags).
 
-use super::{Net, convert, err_layer};
+use super::{Net, check_tops, convert, err_layer, single_input};
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
@@ -236,34 +236,18 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or(InputError::Count {
-                    got: 0,
-                    expected: "1",
-                })?;
+                let mut m = single_input(bottoms)?;
                 l.layer.forward_inplace(&mut m, &opt)?;
                 vec![m]
             }
-            (true, false) => {
-                let m = bottoms.first().ok_or(InputError::Count {
-                    got: 0,
-                    expected: "1",
-                })?;
-                vec![l.layer.forward(m, &opt)?]
-            }
+            (true, false) => vec![l.layer.forward(&single_input(bottoms)?, &opt)?],
             (false, true) => {
                 l.layer.forward_many_inplace(&mut bottoms, &opt)?;
                 bottoms
             }
             (false, false) => l.layer.forward_many(&bottoms, &opt)?,
         };
-        if tops.len() < l.tops.len() {
-            return Err(InputError::Values {
-                what: "outputs for its tops",
-                got: tops.len(),
-                expected: l.tops.len(),
-            }
-            .into());
-        }
+        check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
             self.cpu[*t] = Some(m);
             self.gpu[*t] = None;

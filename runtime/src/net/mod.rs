@@ -12,7 +12,7 @@ pub use extractor::Extractor;
 use std::sync::Arc;
 
 use crate::OptionSet;
-use crate::error::{Error, ModelError, Result};
+use crate::error::{Error, InputError, ModelError, Result};
 use crate::gpu::Context;
 use crate::layer::{FeatureMask, Layer, Registry, RunOptions, Support};
 
@@ -71,6 +71,30 @@ impl Default for Net {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The input of a one-blob layer: the first, as ncnn takes `bottoms[0]`.
+fn single_input<T>(bottoms: Vec<T>) -> Result<T> {
+    bottoms.into_iter().next().ok_or_else(|| {
+        InputError::Count {
+            got: 0,
+            expected: "1",
+        }
+        .into()
+    })
+}
+
+/// Checks that a layer gave an output for each of its tops.
+fn check_tops(got: usize, tops: usize) -> Result<()> {
+    if got < tops {
+        return Err(InputError::Values {
+            what: "outputs for its tops",
+            got,
+            expected: tops,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 fn err_layer(l: &NetLayer, e: Error) -> Error {

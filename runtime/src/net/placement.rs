@@ -2,9 +2,9 @@
 //! inputs converted (uploaded, repacked, padded, copied) to what its flags ask for.
 
 use super::extractor::Extractor;
-use super::{NetLayer, convert};
+use super::{NetLayer, check_tops, convert, single_input};
 use crate::OptionSet;
-use crate::error::{Error, InputError, Result};
+use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{GpuMat, StorageFormat};
@@ -164,22 +164,14 @@ impl Extractor<'_> {
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {
-                let mut m = bottoms.pop().ok_or(InputError::Count {
-                    got: 0,
-                    expected: "1",
-                })?;
+                let mut m = single_input(bottoms)?;
                 l.layer.forward_gpu_inplace(&mut m, rec)?;
                 vec![m]
             }
-            (true, false) => {
-                let m = bottoms.first().ok_or(InputError::Count {
-                    got: 0,
-                    expected: "1",
-                })?;
-                vec![l.layer.forward_gpu(m, rec)?]
-            }
+            (true, false) => vec![l.layer.forward_gpu(&single_input(bottoms)?, rec)?],
             (false, _) => l.layer.forward_gpu_many(&bottoms, rec)?,
         };
+        check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;

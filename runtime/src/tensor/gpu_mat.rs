@@ -88,8 +88,8 @@ impl GpuMat {
 
     fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
         self.buffer().ok_or(Error::Tensor(TensorError::Backing {
-            needed: "buffer",
-            got: "image",
+            needed: "a buffer",
+            got: backing(&self.data),
         }))
     }
 
@@ -182,6 +182,14 @@ pub(super) fn image_format(format: StorageFormat, elempack: usize) -> Result<wgp
         }
         .into()
     })
+}
+
+/// What backs a GPU mat, for errors.
+fn backing(data: &GpuData) -> &'static str {
+    match data {
+        GpuData::Buffer(_) => "a buffer",
+        GpuData::Image { .. } => "an image",
+    }
 }
 
 /// Options for the variant that runs on a mat: with `image` exactly when it is image-backed.
@@ -314,9 +322,9 @@ impl Context {
                 let data = StorageFormat::Fp32.decode(&self.read_mapped(staging)?, m.total());
                 self.host_mat(m, MatData::F32(data))
             }
-            (None, _) => Err(TensorError::Backing {
-                needed: "buffer copy",
-                got: "download",
+            (None, data) => Err(TensorError::Backing {
+                needed: "a staged copy",
+                got: backing(data),
             }
             .into()),
         }
@@ -443,10 +451,10 @@ impl Context {
             (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
                 rec.copy_texture(from, to)
             }
-            _ => {
+            (from, to) => {
                 return Err(TensorError::Backing {
-                    needed: "copy of the same backing",
-                    got: "other",
+                    needed: backing(from),
+                    got: backing(to),
                 }
                 .into());
             }

@@ -52,13 +52,10 @@ pub(crate) fn parse_opt(text: Option<&str>) -> Result<RunOptions, CliError> {
     let Some(text) = text else {
         return Ok(RunOptions::default());
     };
+    // what the names switch on, over fp32 with the default packing
     let mut opt = RunOptions {
-        use_fp16_packed: false,
-        use_fp16_storage: false,
-        use_fp16_arithmetic: false,
-        use_bf16_storage: false,
-        use_int8_inference: false,
-        ..RunOptions::default()
+        use_packing_layout: RunOptions::default().use_packing_layout,
+        ..RunOptions::fp32()
     };
     for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         match name {

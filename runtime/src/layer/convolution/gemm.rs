@@ -128,7 +128,9 @@ impl Convolution {
         words: &[u32],
     ) -> Result<()> {
         let (Some(no_partials), Some(gemm)) = (&state.no_partials, state.gemm) else {
-            return Err(Error::NoDevice);
+            return Err(Error::NotLoaded {
+                what: "the GEMM's partial-sum buffer on the device",
+            });
         };
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];

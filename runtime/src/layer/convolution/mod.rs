@@ -314,7 +314,9 @@ impl Layer for Convolution {
                 (Some(s), Some(w), Some(b), 4) => (s, w, b, 4),
                 (_, _, _, 1) => {
                     let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
-                        return Err(Error::NoDevice);
+                        return Err(Error::NotLoaded {
+                            what: "the weights on the device",
+                        });
                     };
                     (Shader::Convolution, w, b, 1)
                 }
