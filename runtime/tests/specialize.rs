@@ -204,8 +204,8 @@ fn bad_specializations_are_errors() {
     assert!(patch(&v.spirv, &v.reflection, &same).is_ok());
 }
 
-/// Splitting samplers is given whatever a variant holds: damaged modules are errors, never panics,
-/// and modules with no combined image-sampler come back unchanged.
+/// Splitting samplers and freezing are given whatever a variant holds: damaged modules are
+/// errors, never panics, and modules with no combined image-sampler come back unchanged.
 #[test]
 fn sampler_split_survives_damaged_modules() {
     let relu = fpshader::shaders::Shader::Relu.module();
@@ -215,6 +215,7 @@ fn sampler_split_survives_damaged_modules() {
     let words: Vec<u32> = v.spirv.to_vec();
     for len in 0..words.len() {
         let _ = samplers::split(&words[..len], 2);
+        let _ = freeze(&words[..len], &v.reflection, &Specialization::default());
     }
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..3000 {
@@ -225,6 +226,7 @@ fn sampler_split_survives_damaged_modules() {
         let at = 5 + (state as usize) % (words.len() - 5);
         damaged[at] = (state >> 32) as u32 & if state & 1 == 0 { 0xffff } else { u32::MAX };
         let _ = samplers::split(&damaged, 2);
+        let _ = freeze(&damaged, &v.reflection, &Specialization::default());
     }
     let buffers = relu.variant(fpshader::OptionSet::FP32).unwrap();
     let same = samplers::split(&buffers.spirv, 2).unwrap();

@@ -39,6 +39,7 @@ mod options;
 pub mod reflect;
 mod settings;
 mod source;
+pub mod spv;
 #[cfg(feature = "compiler")]
 mod variants;
 pub mod vgf;

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use fpshader_build::spv::{self, Editor, Instruction};
 use spirv::{Decoration, Op, StorageClass};
 
 use crate::gpu::specialize::SpecializeError;
@@ -18,46 +19,16 @@ pub struct Split {
     pub samplers: Vec<(u32, u32)>,
 }
 
-struct Inst {
-    op: u32,
-    words: Vec<u32>,
-}
-
 fn malformed(what: &str) -> SpecializeError {
     SpecializeError::Malformed(what.to_string())
-}
-
-fn parse(words: &[u32]) -> Result<Vec<Inst>, SpecializeError> {
-    let mut out = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 || at + count > words.len() {
-            return Err(malformed("instruction runs past the end of the module"));
-        }
-        out.push(Inst {
-            op: words[at] & 0xffff,
-            words: words[at..at + count].to_vec(),
-        });
-        at += count;
-    }
-    Ok(out)
-}
-
-fn inst(op: Op, operands: &[u32]) -> Vec<u32> {
-    let mut w = vec![((operands.len() as u32 + 1) << 16) | op as u32];
-    w.extend_from_slice(operands);
-    w
 }
 
 /// Splits every combined image-sampler variable of `words`; new sampler bindings start at
 /// `first_free` (one past the module's highest binding, so the texture keeps its number).
 pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
-    if words.len() < 5 {
-        return Err(malformed("no SPIR-V header"));
-    }
-    let insts = parse(words)?;
-    let is = |i: &Inst, op: Op| i.op == op as u32;
+    let module = spv::Module::new(words)?;
+    let insts = module.parse()?;
+    let is = |i: &Instruction<'_>, op: Op| i.is(op);
 
     // sampled-image type -> image type; pointers to each in UniformConstant
     let mut sampled: HashMap<u32, u32> = HashMap::new();
@@ -65,7 +36,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut pointers: HashMap<u32, u32> = HashMap::new(); // pointee -> UniformConstant pointer
     let mut pointer_to_sampled: HashMap<u32, u32> = HashMap::new(); // pointer -> sampled type
     for i in &insts {
-        let w = &i.words;
+        let w = i.words();
         if is(i, Op::TypeSampledImage) && w.len() == 3 {
             sampled.insert(w[1], w[2]);
         } else if is(i, Op::TypeSampler) && w.len() == 2 {
@@ -91,8 +62,8 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut combined: Vec<(u32, u32, u32)> = Vec::new();
     for i in insts.iter().filter(|i| is(i, Op::Variable)) {
         if let (Some(&st), Some(&var)) = (
-            i.words.get(1).and_then(|p| pointer_to_sampled.get(p)),
-            i.words.get(2),
+            i.words().get(1).and_then(|p| pointer_to_sampled.get(p)),
+            i.words().get(2),
         ) {
             combined.push((var, st, sampled[&st]));
         }
@@ -104,34 +75,28 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
         });
     }
 
-    let mut bound = words[3];
-    let mut fresh = || {
-        bound += 1;
-        bound - 1
-    };
-    let mut new_types = Vec::new();
+    let mut out = Editor::new(&module);
+    // new types as (op, operands), emitted where the globals end
+    let mut new_types: Vec<(Op, Vec<u32>)> = Vec::new();
     let sampler_type = sampler_type.unwrap_or_else(|| {
-        let id = fresh();
-        new_types.push(inst(Op::TypeSampler, &[id]));
+        let id = out.fresh();
+        new_types.push((Op::TypeSampler, vec![id]));
         id
     });
-    let mut pointer_to =
-        |pointee: u32, new_types: &mut Vec<Vec<u32>>, fresh: &mut dyn FnMut() -> u32| {
-            *pointers.entry(pointee).or_insert_with(|| {
-                let id = fresh();
-                new_types.push(inst(
-                    Op::TypePointer,
-                    &[id, StorageClass::UniformConstant as u32, pointee],
-                ));
-                id
-            })
-        };
-    let sampler_pointer = pointer_to(sampler_type, &mut new_types, &mut fresh);
+    let mut pointer_to = |pointee: u32, new_types: &mut Vec<(Op, Vec<u32>)>, out: &mut Editor| {
+        *pointers.entry(pointee).or_insert_with(|| {
+            let id = out.fresh();
+            let class = StorageClass::UniformConstant as u32;
+            new_types.push((Op::TypePointer, vec![id, class, pointee]));
+            id
+        })
+    };
+    let sampler_pointer = pointer_to(sampler_type, &mut new_types, &mut out);
     // variable -> (image pointer, image type, sampler variable)
     let mut rewrite: HashMap<u32, (u32, u32, u32)> = HashMap::new();
     for &(var, _, image) in &combined {
-        let image_pointer = pointer_to(image, &mut new_types, &mut fresh);
-        rewrite.insert(var, (image_pointer, image, fresh()));
+        let image_pointer = pointer_to(image, &mut new_types, &mut out);
+        rewrite.insert(var, (image_pointer, image, out.fresh()));
     }
 
     // bindings and sets of the combined variables
@@ -139,9 +104,9 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut set_of: HashMap<u32, u32> = HashMap::new();
     for i in insts
         .iter()
-        .filter(|i| is(i, Op::Decorate) && i.words.len() >= 4)
+        .filter(|i| is(i, Op::Decorate) && i.words().len() >= 4)
     {
-        let (target, deco, value) = (i.words[1], i.words[2], i.words[3]);
+        let (target, deco, value) = (i.words()[1], i.words()[2], i.words()[3]);
         if rewrite.contains_key(&target) {
             if deco == Decoration::Binding as u32 {
                 binding_of.insert(target, value);
@@ -166,55 +131,44 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
         sampler_binding.insert(var, s);
     }
 
-    let version = words[1];
-    let mut out: Vec<u32> = words[..5].to_vec();
+    let version = module.version_word();
     let mut types_done = false;
     for i in &insts {
-        let w = &i.words;
+        let w = i.words();
         if !types_done && is(i, Op::Function) {
             // every new type and variable goes at the end of the global section, where all
             // the types they refer to exist
             types_done = true;
-            for t in &new_types {
-                out.extend(t);
+            for (op, operands) in &new_types {
+                out.emit(*op, operands);
             }
             for (var, _, _) in &combined {
                 let (image_pointer, _, sampler_var) = rewrite[var];
                 let class = StorageClass::UniformConstant as u32;
-                out.extend(inst(Op::Variable, &[image_pointer, *var, class]));
-                out.extend(inst(Op::Variable, &[sampler_pointer, sampler_var, class]));
+                out.emit(Op::Variable, &[image_pointer, *var, class]);
+                out.emit(Op::Variable, &[sampler_pointer, sampler_var, class]);
             }
         }
         if is(i, Op::EntryPoint) && version >= 0x0001_0400 {
             // from SPIR-V 1.4 the interface lists every global the entry point uses
-            let mut e = w.clone();
-            e.extend(combined.iter().map(|(var, _, _)| rewrite[var].2));
-            e[0] = ((e.len() as u32) << 16) | (e[0] & 0xffff);
-            out.extend(e);
+            let samplers: Vec<u32> = combined.iter().map(|(var, _, _)| rewrite[var].2).collect();
+            out.extend(i, &samplers);
         } else if is(i, Op::Decorate) && w.len() >= 4 && w[2] == Decoration::Binding as u32 {
-            out.extend(w);
+            out.copy(i);
             if let Some((_, _, sampler_var)) = rewrite.get(&w[1]) {
-                out.extend(inst(
-                    Op::Decorate,
-                    &[*sampler_var, Decoration::DescriptorSet as u32, 0],
-                ));
-                out.extend(inst(
-                    Op::Decorate,
-                    &[
-                        *sampler_var,
-                        Decoration::Binding as u32,
-                        sampler_binding[&w[1]],
-                    ],
-                ));
+                let var = *sampler_var;
+                out.emit(Op::Decorate, &[var, Decoration::DescriptorSet as u32, 0]);
+                let binding = sampler_binding[&w[1]];
+                out.emit(Op::Decorate, &[var, Decoration::Binding as u32, binding]);
             }
         } else if is(i, Op::Variable) && w.get(2).is_some_and(|v| rewrite.contains_key(v)) {
             // declared again below, after the pointer type it now needs
         } else if is(i, Op::Load) && w.len() >= 4 && rewrite.contains_key(&w[3]) {
             let (_, image, sampler_var) = rewrite[&w[3]];
-            let (texture, sampler) = (fresh(), fresh());
-            out.extend(inst(Op::Load, &[image, texture, w[3]]));
-            out.extend(inst(Op::Load, &[sampler_type, sampler, sampler_var]));
-            out.extend(inst(Op::SampledImage, &[w[1], w[2], texture, sampler]));
+            let (texture, sampler) = (out.fresh(), out.fresh());
+            out.emit(Op::Load, &[image, texture, w[3]]);
+            out.emit(Op::Load, &[sampler_type, sampler, sampler_var]);
+            out.emit(Op::SampledImage, &[w[1], w[2], texture, sampler]);
         } else if (is(i, Op::FunctionCall)
             && w.get(4..)
                 .is_some_and(|args| args.iter().any(|a| rewrite.contains_key(a))))
@@ -227,15 +181,14 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
                     .into(),
             ));
         } else {
-            out.extend(w);
+            out.copy(i);
         }
     }
     if !types_done {
         return Err(malformed("no function in the module"));
     }
-    out[3] = bound;
     Ok(Split {
-        words: out,
+        words: out.finish(),
         samplers,
     })
 }

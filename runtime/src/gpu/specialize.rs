@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use fpshader_build::spv::{self, Editor};
 use spirv::{Decoration, Op};
 
 use crate::meta::{LocalSize, Reflection};
@@ -66,6 +67,9 @@ pub enum SpecializeError {
     /// The module is not what its reflection says.
     #[error("malformed SPIR-V: {0}")]
     Malformed(String),
+    /// The words are not a module that can be walked.
+    #[error("malformed SPIR-V: {0}")]
+    Spirv(#[from] spv::SpvError),
 }
 
 /// Writes `spec` into a copy of `words` as new defaults (constants stay specializable).
@@ -162,24 +166,13 @@ struct Freezer {
 
 impl Freezer {
     fn run(mut self, words: &[u32]) -> Result<Vec<u32>, SpecializeError> {
-        if words.len() < 5 {
-            return Err(SpecializeError::Malformed("shorter than a header".into()));
-        }
-        let buffers = buffer_variables(words);
-        let mut out = Vec::with_capacity(words.len());
-        out.extend_from_slice(&words[..5]);
-        let mut at = 5;
-        while at < words.len() {
-            let count = (words[at] >> 16) as usize;
-            let Some(inst) = words.get(at..at + count).filter(|_| count > 0) else {
-                return Err(SpecializeError::Malformed(format!(
-                    "bad instruction at word {at}"
-                )));
-            };
-            at += count;
-            let opcode = inst[0] & 0xffff;
-            let ops = &inst[1..];
-            match Op::from_u32(opcode) {
+        let module = spv::Module::new(words)?;
+        let insts = module.parse()?;
+        let buffers = buffer_variables(&insts);
+        let mut out = Editor::new(&module);
+        for inst in &insts {
+            let ops = inst.operands;
+            match inst.op() {
                 Some(Op::Decorate) if ops.get(1) == Some(&(Decoration::SpecId as u32)) => {
                     continue; // a plain constant may not carry a SpecId
                 }
@@ -214,9 +207,7 @@ impl Freezer {
                 Some(Op::Constant | Op::SpecConstant) if ops.len() >= 3 => {
                     let bits = u64::from(ops[2]) | ops.get(3).map_or(0, |h| u64::from(*h) << 32);
                     self.values.insert(ops[1], Value { ty: ops[0], bits });
-                    let mut copy = inst.to_vec();
-                    copy[0] = (copy[0] & 0xffff_0000) | Op::Constant as u32;
-                    out.extend_from_slice(&copy);
+                    out.retag(inst, Op::Constant);
                     continue;
                 }
                 Some(
@@ -233,15 +224,12 @@ impl Freezer {
                             bits: u64::from(truth),
                         },
                     );
-                    out.push(bool_constant(truth));
-                    out.extend_from_slice(&ops[..2]);
+                    out.emit(bool_constant(truth), &ops[..2]);
                     continue;
                 }
                 Some(Op::ConstantComposite | Op::SpecConstantComposite) if ops.len() >= 2 => {
                     self.composites.insert(ops[1], ops[2..].to_vec());
-                    let mut copy = inst.to_vec();
-                    copy[0] = (copy[0] & 0xffff_0000) | Op::ConstantComposite as u32;
-                    out.extend_from_slice(&copy);
+                    out.retag(inst, Op::ConstantComposite);
                     continue;
                 }
                 Some(Op::SpecConstantOp) if ops.len() >= 3 => {
@@ -249,17 +237,12 @@ impl Freezer {
                     let bits = self.evaluate(ty, ops[2], &ops[3..])?;
                     self.values.insert(id, Value { ty, bits });
                     match self.types.get(&ty) {
-                        Some(Ty::Bool) => {
-                            out.push(bool_constant(bits != 0));
-                            out.extend_from_slice(&[ty, id]);
-                        }
+                        Some(Ty::Bool) => out.emit(bool_constant(bits != 0), &[ty, id]),
                         Some(Ty::Int { width, .. } | Ty::Float { width }) if *width == 64 => {
-                            out.push((5 << 16) | Op::Constant as u32);
-                            out.extend_from_slice(&[ty, id, bits as u32, (bits >> 32) as u32]);
+                            out.emit(Op::Constant, &[ty, id, bits as u32, (bits >> 32) as u32]);
                         }
                         Some(Ty::Int { .. } | Ty::Float { .. }) => {
-                            out.push((4 << 16) | Op::Constant as u32);
-                            out.extend_from_slice(&[ty, id, bits as u32]);
+                            out.emit(Op::Constant, &[ty, id, bits as u32]);
                         }
                         _ => {
                             return Err(SpecializeError::Unsupported(format!(
@@ -271,9 +254,9 @@ impl Freezer {
                 }
                 _ => {}
             }
-            out.extend_from_slice(inst);
+            out.copy(inst);
         }
-        Ok(out)
+        Ok(out.finish())
     }
 
     fn value(&self, id: u32) -> Result<Value, SpecializeError> {
@@ -427,34 +410,24 @@ impl Freezer {
 }
 
 /// Ids of variables in the StorageBuffer or Uniform storage classes (buffer blocks).
-fn buffer_variables(words: &[u32]) -> Vec<u32> {
-    let mut ids = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 {
-            break;
-        }
-        if words[at] & 0xffff == Op::Variable as u32 && count >= 4 && at + 3 < words.len() {
-            let storage = words[at + 3];
-            if storage == spirv::StorageClass::StorageBuffer as u32
-                || storage == spirv::StorageClass::Uniform as u32
-            {
-                ids.push(words[at + 2]);
-            }
-        }
-        at += count;
-    }
-    ids
+fn buffer_variables(insts: &[spv::Instruction<'_>]) -> Vec<u32> {
+    let buffer = |class: u32| {
+        class == spirv::StorageClass::StorageBuffer as u32
+            || class == spirv::StorageClass::Uniform as u32
+    };
+    insts
+        .iter()
+        .filter(|i| i.is(Op::Variable) && i.operand(2).is_some_and(buffer))
+        .filter_map(|i| i.operand(1))
+        .collect()
 }
 
-fn bool_constant(truth: bool) -> u32 {
-    let op = if truth {
+fn bool_constant(truth: bool) -> Op {
+    if truth {
         Op::ConstantTrue
     } else {
         Op::ConstantFalse
-    };
-    (3 << 16) | op as u32
+    }
 }
 
 fn sign_extend(bits: u64, width: u32) -> i64 {

@@ -1,4 +1,4 @@
-//! SPIR-V reflection for compute modules, walking the words directly.
+//! SPIR-V reflection for compute modules, one walk over [`crate::spv`]'s instructions.
 //!
 //! `spirv-reflect` 0.2.3 aborts on every module in debug builds, returns no bindings for SPIR-V 1.3,
 //! asserts on 1.5/1.6 and has no specialization-constant or workgroup-size API; `rspirv-reflect`
@@ -41,7 +41,7 @@ pub enum ReflectError {
     NoComputeEntryPoint,
 }
 
-const MAGIC: u32 = 0x0723_0203;
+use crate::spv::MAGIC;
 
 /// Reflects SPIR-V given as bytes (either byte order).
 pub fn reflect_bytes(bytes: &[u8]) -> Result<Reflection, ReflectError> {
@@ -160,16 +160,21 @@ fn malformed(word: usize, problem: &str) -> ReflectError {
     }
 }
 
-/// Decodes a SPIR-V literal string (UTF-8, NUL-terminated, packed little-endian into words).
+/// Decodes a SPIR-V literal string.
 fn string(words: &[u32]) -> Option<String> {
-    let mut bytes = Vec::new();
-    for w in words {
-        for b in w.to_le_bytes() {
-            if b == 0 {
-                return String::from_utf8(bytes).ok();
-            }
-            bytes.push(b);
+    crate::spv::string(words).map(|(s, _)| s)
+}
+
+impl From<crate::spv::SpvError> for ReflectError {
+    fn from(e: crate::spv::SpvError) -> Self {
+        use crate::spv::SpvError;
+        match e {
+            SpvError::Short { .. } => ReflectError::NotSpirv(e.to_string()),
+            SpvError::BadMagic(m) => ReflectError::BadMagic(m),
+            _ => ReflectError::Malformed {
+                word: e.word(),
+                problem: e.to_string(),
+            },
         }
     }
-    None
 }

@@ -5,62 +5,27 @@ use std::borrow::Cow;
 
 use spirv::{Decoration, ExecutionMode, ExecutionModel, Op};
 
-use super::{Constant, MAGIC, Module, ReflectError, Type, malformed, string};
+use super::{Constant, Module, ReflectError, Type, malformed, string};
+use crate::spv;
 
 impl Module {
     pub(super) fn parse(words: &[u32]) -> Result<Self, ReflectError> {
-        if words.len() < 5 {
-            return Err(ReflectError::NotSpirv(format!(
-                "{} words, a header alone has 5",
-                words.len()
-            )));
-        }
-        if words[0] != MAGIC {
-            return Err(ReflectError::BadMagic(words[0]));
-        }
+        let module = spv::Module::new(words)?;
         let mut m = Module {
-            version: (
-                ((words[1] >> 16) & 0xff) as u8,
-                ((words[1] >> 8) & 0xff) as u8,
-            ),
+            version: module.version(),
             ..Module::default()
         };
-        let mut at = 5;
-        while at < words.len() {
-            let count = (words[at] >> 16) as usize;
-            let opcode = words[at] & 0xffff;
-            if count == 0 {
-                return Err(malformed(at, "instruction with word count 0"));
-            }
-            let Some(inst) = words.get(at..at + count) else {
-                return Err(malformed(
-                    at,
-                    &format!("instruction of {count} words runs past the end"),
-                ));
-            };
-            m.instruction(at, opcode, &inst[1..])?;
-            at += count;
+        for inst in module.instructions() {
+            m.instruction(&inst?)?;
         }
         Ok(m)
     }
 
-    pub(super) fn instruction(
-        &mut self,
-        at: usize,
-        opcode: u32,
-        ops: &[u32],
-    ) -> Result<(), ReflectError> {
-        let need = |n: usize| {
-            if ops.len() < n {
-                Err(malformed(
-                    at,
-                    &format!("opcode {opcode} needs {n} operands, has {}", ops.len()),
-                ))
-            } else {
-                Ok(())
-            }
-        };
-        let Some(op) = Op::from_u32(opcode) else {
+    pub(super) fn instruction(&mut self, inst: &spv::Instruction<'_>) -> Result<(), ReflectError> {
+        let at = inst.word;
+        let ops = inst.operands;
+        let need = |n: usize| inst.need(n).map(|_| ()).map_err(ReflectError::from);
+        let Some(op) = inst.op() else {
             return Ok(()); // unknown to this spirv crate version: nothing we reflect
         };
         match op {

@@ -10,8 +10,10 @@
 
 use std::collections::HashMap;
 
+use crate::spv::{self, MAGIC};
+
 use super::spirv::{
-    DECORATION_BINDING, DECORATION_DESCRIPTOR_SET, MAGIC, TOSA_SET, attribute_operands, opcode,
+    DECORATION_BINDING, DECORATION_DESCRIPTOR_SET, TOSA_SET, attribute_operands, opcode,
 };
 use super::{Attr, Elem, Graph, OPERATORS, Op, TensorType, ValueId};
 
@@ -88,18 +90,6 @@ struct Module {
     bools: HashMap<bool, u32>,
 }
 
-fn inst(out: &mut Vec<u32>, op: u16, operands: &[u32]) {
-    out.push(((operands.len() as u32 + 1) << 16) | u32::from(op));
-    out.extend_from_slice(operands);
-}
-
-fn string_words(s: &str) -> Vec<u32> {
-    let mut bytes = s.as_bytes().to_vec();
-    bytes.push(0);
-    bytes.resize(bytes.len().next_multiple_of(4), 0);
-    crate::meta::le_words(&bytes).unwrap_or_default()
-}
-
 impl Module {
     fn id(&mut self) -> u32 {
         self.next += 1;
@@ -125,14 +115,14 @@ impl Module {
                 let shape_id = self.id();
                 let mut ops = vec![array, shape_id];
                 ops.extend(dims);
-                inst(&mut self.globals, opcode::CONSTANT_COMPOSITE, &ops);
+                spv::push(&mut self.globals, opcode::CONSTANT_COMPOSITE, &ops);
                 (opcode::TYPE_TENSOR_ARM, vec![elem, rank, shape_id])
             }
         };
         let id = self.id();
         let mut ops = vec![id];
         ops.extend(operands.1);
-        inst(&mut self.globals, operands.0, &ops);
+        spv::push(&mut self.globals, operands.0, &ops);
         self.types.insert(key, id);
         id
     }
@@ -160,7 +150,7 @@ impl Module {
             return id;
         }
         let id = self.id();
-        inst(&mut self.globals, opcode::CONSTANT, &[ty, id, bits]);
+        spv::push(&mut self.globals, opcode::CONSTANT, &[ty, id, bits]);
         self.scalars.insert((ty, bits), id);
         id
     }
@@ -181,7 +171,7 @@ impl Module {
         } else {
             opcode::CONSTANT_FALSE
         };
-        inst(&mut self.globals, op, &[ty, id]);
+        spv::push(&mut self.globals, op, &[ty, id]);
         self.bools.insert(v, id);
         id
     }
@@ -203,7 +193,7 @@ impl Module {
         let ty = self.tensor_type(t);
         let id = self.id();
         if values.iter().all(|&v| v == 0.0) {
-            inst(&mut self.globals, opcode::CONSTANT_NULL, &[ty, id]);
+            spv::push(&mut self.globals, opcode::CONSTANT_NULL, &[ty, id]);
             return id;
         }
         let elem_ty = self.elem_type(t.elem);
@@ -213,7 +203,7 @@ impl Module {
             .collect();
         let mut ops = vec![ty, id];
         ops.extend(parts);
-        inst(&mut self.globals, opcode::CONSTANT_COMPOSITE, &ops);
+        spv::push(&mut self.globals, opcode::CONSTANT_COMPOSITE, &ops);
         id
     }
 
@@ -280,7 +270,7 @@ fn constant(
     }
     let ty = m.tensor_type(t);
     let id = m.id();
-    inst(
+    spv::push(
         &mut m.globals,
         opcode::GRAPH_CONSTANT_ARM,
         &[ty, id, constants.len() as u32],
@@ -307,13 +297,13 @@ pub fn write(
         let ty = m.tensor_type(&graph.values[v].ty);
         let ptr = m.ty(TypeKey::Pointer(ty));
         let var = m.id();
-        inst(&mut m.globals, opcode::VARIABLE, &[ptr, var, 0]);
-        inst(
+        spv::push(&mut m.globals, opcode::VARIABLE, &[ptr, var, 0]);
+        spv::push(
             &mut m.decorations,
             opcode::DECORATE,
             &[var, DECORATION_DESCRIPTOR_SET, 0],
         );
-        inst(
+        spv::push(
             &mut m.decorations,
             opcode::DECORATE,
             &[var, DECORATION_BINDING, binding as u32],
@@ -333,7 +323,7 @@ pub fn write(
         let mut operands = vec![id, ins.len() as u32];
         operands.extend(ins);
         operands.extend(outs);
-        inst(&mut m.globals, opcode::TYPE_GRAPH_ARM, &operands);
+        spv::push(&mut m.globals, opcode::TYPE_GRAPH_ARM, &operands);
         id
     };
     let graph_id = m.id();
@@ -342,7 +332,7 @@ pub fn write(
         let ty = m.tensor_type(&graph.values[v].ty);
         let index = m.uint(i as u32);
         let id = m.id();
-        inst(&mut m.body, opcode::GRAPH_INPUT_ARM, &[ty, id, index]);
+        spv::push(&mut m.body, opcode::GRAPH_INPUT_ARM, &[ty, id, index]);
         id_of.insert(v, id);
     }
     let producer: HashMap<ValueId, &Op> = ops
@@ -419,7 +409,7 @@ pub fn write(
         let id = m.id();
         let mut operands = vec![ty, id, set, code as u32];
         operands.extend(args);
-        inst(&mut m.body, opcode::EXT_INST, &operands);
+        spv::push(&mut m.body, opcode::EXT_INST, &operands);
         id_of.insert(result, id);
     }
     for (j, &v) in outputs.iter().enumerate() {
@@ -436,28 +426,28 @@ pub fn write(
             });
         };
         let index = m.uint(j as u32);
-        inst(&mut m.body, opcode::GRAPH_SET_OUTPUT_ARM, &[id, index]);
+        spv::push(&mut m.body, opcode::GRAPH_SET_OUTPUT_ARM, &[id, index]);
     }
-    inst(&mut m.body, opcode::GRAPH_END_ARM, &[]);
+    spv::push(&mut m.body, opcode::GRAPH_END_ARM, &[]);
 
     let mut words = vec![MAGIC, SPIRV_1_5, 0, 0, 0];
     for c in CAPABILITIES {
-        inst(&mut words, opcode::CAPABILITY, &[c]);
+        spv::push(&mut words, opcode::CAPABILITY, &[c]);
     }
     for e in EXTENSIONS {
-        inst(&mut words, opcode::EXTENSION, &string_words(e));
+        spv::push(&mut words, opcode::EXTENSION, &spv::encode_string(e));
     }
     let mut import = vec![set];
-    import.extend(string_words(TOSA_SET));
-    inst(&mut words, opcode::EXT_INST_IMPORT, &import);
-    inst(&mut words, opcode::MEMORY_MODEL, &[0, 3]); // Logical, Vulkan
+    import.extend(spv::encode_string(TOSA_SET));
+    spv::push(&mut words, opcode::EXT_INST_IMPORT, &import);
+    spv::push(&mut words, opcode::MEMORY_MODEL, &[0, 3]); // Logical, Vulkan
     words.extend(&m.decorations);
     words.extend(&m.globals);
     let mut entry = vec![graph_id];
-    entry.extend(string_words(name));
+    entry.extend(spv::encode_string(name));
     entry.extend(&interface);
-    inst(&mut words, opcode::GRAPH_ENTRY_POINT_ARM, &entry);
-    inst(&mut words, opcode::GRAPH_ARM, &[graph_ty, graph_id]);
+    spv::push(&mut words, opcode::GRAPH_ENTRY_POINT_ARM, &entry);
+    spv::push(&mut words, opcode::GRAPH_ARM, &[graph_ty, graph_id]);
     words.extend(&m.body);
     words[3] = m.next + 1;
     Ok(GraphSpirv { words, constants })

@@ -17,6 +17,7 @@ mod module;
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Attr, Graph, Loc, OPERATORS, Op, TensorType, Value, ValueId};
+use crate::spv;
 
 /// SPIR-V that is not a graph module fpshader can read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,6 +27,15 @@ pub struct SpirvGraphError {
     pub word: usize,
     /// What is wrong.
     pub message: String,
+}
+
+impl From<spv::SpvError> for SpirvGraphError {
+    fn from(e: spv::SpvError) -> Self {
+        SpirvGraphError {
+            word: e.word(),
+            message: e.to_string(),
+        }
+    }
 }
 
 /// A graph module's entry point read as a TOSA graph, with its interface.
@@ -43,7 +53,6 @@ pub struct GraphModule {
 /// `OpGraphConstantARM`: the id the segment's constant bindings map to constant data.
 pub const GRAPH_CONSTANT_ID: &str = "graph_constant_id";
 
-pub(super) const MAGIC: u32 = 0x0723_0203;
 pub(super) const TOSA_SET: &str = "TOSA.001000.1";
 
 pub(super) mod opcode {
@@ -115,14 +124,15 @@ pub(super) fn attribute_operands(name: &str) -> &'static [&'static str] {
     }
 }
 
-use module::{Constant, Module, Reader, Ty, string};
+use module::{Constant, Module, Reader, Ty};
 
 /// Reads the graph `entry_point` of a SPIR-V module.
 pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphError> {
     let mut r = Reader { word: 0 };
-    if words.len() < 5 || words[0] != MAGIC {
-        return r.error("not a SPIR-V module (bad magic or shorter than the header)");
-    }
+    let module = match spv::Module::new(words) {
+        Ok(m) => m,
+        Err(e) => return r.error(format!("not a SPIR-V module: {e}")),
+    };
     let mut m = Module::default();
     let mut g = Graph::default();
     let mut input_bindings = BTreeMap::new();
@@ -130,34 +140,19 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
     let mut value_of: HashMap<u32, ValueId> = HashMap::new();
     let mut in_graph: Option<u32> = None;
     let mut done = false;
-    let mut pos = 5;
-    while pos < words.len() {
-        r.word = pos;
-        let count = (words[pos] >> 16) as usize;
-        let op = (words[pos] & 0xffff) as u16;
-        if count == 0 || pos + count > words.len() {
-            return r.error(format!("instruction {op} runs past the end of the module"));
-        }
-        let a = &words[pos + 1..pos + count];
-        pos += count;
-        let need = |n: usize| {
-            if a.len() < n {
-                Err(SpirvGraphError {
-                    word: r.word,
-                    message: format!("instruction {op} has {} operands, needs {n}", a.len()),
-                })
-            } else {
-                Ok(())
-            }
-        };
+    for inst in module.instructions() {
+        let inst = inst?;
+        r.word = inst.word;
+        let (op, a) = (inst.opcode, inst.operands);
+        let need = |n: usize| inst.need(n).map(|_| ()).map_err(SpirvGraphError::from);
         match op {
             opcode::NAME => {
                 need(1)?;
-                m.names.insert(a[0], string(&a[1..]).0);
+                m.names.insert(a[0], spv::string_lossy(&a[1..]).0);
             }
             opcode::EXT_INST_IMPORT => {
                 need(1)?;
-                if string(&a[1..]).0 == TOSA_SET {
+                if spv::string_lossy(&a[1..]).0 == TOSA_SET {
                     m.tosa_set = Some(a[0]);
                 }
             }
@@ -253,7 +248,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
             }
             opcode::GRAPH_ENTRY_POINT_ARM => {
                 need(2)?;
-                let (name, used) = string(&a[1..]);
+                let (name, used) = spv::string_lossy(&a[1..]);
                 m.entry_points.push((a[0], name, a[1 + used..].to_vec()));
             }
             opcode::GRAPH_ARM => {
@@ -374,7 +369,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
             _ => {}
         }
     }
-    r.word = pos.min(words.len());
+    r.word = words.len();
     if !done {
         return r.error(format!("no graph entry point `{entry_point}`"));
     }

@@ -48,19 +48,6 @@ impl Reader {
     }
 }
 
-pub(super) fn string(words: &[u32]) -> (String, usize) {
-    let mut bytes = Vec::new();
-    for (i, w) in words.iter().enumerate() {
-        for b in w.to_le_bytes() {
-            if b == 0 {
-                return (String::from_utf8_lossy(&bytes).into_owned(), i + 1);
-            }
-            bytes.push(b);
-        }
-    }
-    (String::from_utf8_lossy(&bytes).into_owned(), words.len())
-}
-
 impl Module {
     pub(super) fn scalar(&self, ty: u32, words: &[u32]) -> Option<f64> {
         let low = *words.first()?;
