@@ -1,4 +1,4 @@
-//! Memory bandwidth of the built-in elementwise shaders, and fpshader's per-dispatch overhead
+//! Memory bandwidth of elementwise shaders (the built-in binaryop, the examples' relu), and fpshader's per-dispatch overhead
 //! next to a raw wgpu dispatch of the same pipeline.
 //!
 //! `cargo run --release --example bandwidth [-- ELEMENTS [REPEATS]]` (defaults: 2^28 values, 50).
@@ -11,6 +11,7 @@ use std::time::Instant;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{OptionSet, StorageFormat};
+use fpshader_tests::example_shaders::Shader as Relu;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (elements, repeats, ctx) = fpshader_tests::bench_setup()?;
@@ -23,10 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
         let options = OptionSet::parse(class)?;
         for ((name, shader, inputs, pack), shapes) in [
-            ("relu", Shader::ReluPack4, 1, 4),
-            ("relu_pack8", Shader::ReluPack8, 1, 8),
-            ("add", Shader::BinaryopPack4, 2, 4),
-            ("add_pack8", Shader::BinaryopPack8, 2, 8),
+            ("relu", Relu::ReluPack4.module(), 1, 4),
+            ("relu_pack8", Relu::ReluPack8.module(), 1, 8),
+            ("add", Shader::BinaryopPack4.module(), 2, 4),
+            ("add_pack8", Shader::BinaryopPack8.module(), 2, 8),
         ]
         .into_iter()
         .flat_map(|op| [(op, "push"), (op, "spec")])
@@ -54,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 values,
                 local_size: Some([256, 1, 1]),
             };
-            let pipeline = ctx.pipeline(shader.module(), options, &spec)?;
+            let pipeline = ctx.pipeline(shader, options, &spec)?;
             let format = StorageFormat::of(pipeline.options, pack as usize);
             let bytes = elements * format.size() as u64;
             let a = ctx.storage_buffer(bytes);
@@ -90,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         values: vec![(0, SpecValue::F32(0.0))],
         local_size: Some([64, 1, 1]),
     };
-    let pipeline = ctx.pipeline(Shader::ReluPack4.module(), OptionSet::FP32, &spec)?;
+    let pipeline = ctx.pipeline(Relu::ReluPack4.module(), OptionSet::FP32, &spec)?;
     let a = ctx.storage_buffer(4096);
     let b = ctx.storage_buffer(4096);
     let push = [64u32, 1, 1, 64];

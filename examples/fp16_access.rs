@@ -1,5 +1,5 @@
 //! How fp16-storage elementwise shaders should touch memory: GB/s of a relu written with
-//! different per-invocation access widths and layouts, next to the built-in relu_pack4/pack8
+//! different per-invocation access widths and layouts, next to ncnn's relu_pack4/pack8 (`examples/shaders`)
 //! variants, same buffers, same run. This is the measurement behind the fp16-storage `sfpvec8`
 //! load path (DEVELOPERS.md); run it on the GPU you care about.
 //!
@@ -7,9 +7,9 @@
 //! One line per measurement: `access NAME local L GBps X`.
 
 use fpshader::meta::ShaderModule;
-use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{OptionSet, shader};
+use fpshader_tests::example_shaders::Shader;
 
 /// One f16vec4 per invocation (8-byte accesses).
 static VEC4: &ShaderModule = shader!(

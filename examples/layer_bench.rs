@@ -18,7 +18,7 @@ use fpshader::layer::flat::dispatch_flat;
 use fpshader::net::Net;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
-use fpshader::{Context, ContextOptions, Mat};
+use fpshader::{Context, ContextOptions, GpuMat, Mat};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -310,7 +310,7 @@ fn gpu(loops: usize) -> Res<()> {
             } else {
                 if opt.use_shader_pack8 { 8 } else { 4 }
             })?;
-            let a = ctx.upload_mat(&packed, opts)?;
+            let a = GpuMat::upload(&ctx, &packed, opts)?;
             let per_run = layers;
             let ms = min_ms(loops, || {
                 let mut ex = net.create_extractor()?;
@@ -350,7 +350,7 @@ fn gpu(loops: usize) -> Res<()> {
                             continue;
                         }
                         for (pack, flat) in [(4, false), (8, false), (4, true)] {
-                            let m = ctx.upload_mat(&host.to_packing(pack)?, o)?;
+                            let m = GpuMat::upload(&ctx, &host.to_packing(pack)?, o)?;
                             let t = bare_chain(&ctx, &m, o, layers, loops, flat)?;
                             println!(
                                 "gpu_bare {name} class {class} options {list} elempack {pack} flat {flat} ms_per_layer {t:.4} GBps {:.1}",
@@ -378,7 +378,8 @@ fn gpu(loops: usize) -> Res<()> {
         &chain(&["a"], layers, "ReLU r{i} 1 1 {prev} {top}"),
     )?;
     net.load_model_zeros()?;
-    let a = ctx.upload_mat(
+    let a = GpuMat::upload(
+        &ctx,
         &Mat::from_shape_values(3, small, &values(count(3, small)))?.to_packing(4)?,
         opts,
     )?;
@@ -421,7 +422,7 @@ fn bare_chain(
         _ => Shader::UnaryopPack8,
     };
     let pipeline = ctx.pipeline(shader.module(), opts, &spec)?;
-    let bufs = [ctx.alloc_like(a)?, ctx.alloc_like(a)?];
+    let bufs = [a.alloc_like(ctx)?, a.alloc_like(ctx)?];
     let ms = min_ms(loops, || {
         let mut rec = ctx.recorder();
         for i in 0..layers {

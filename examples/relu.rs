@@ -1,4 +1,5 @@
-//! Runs the built-in `relu_pack4` shader in every variant the device can run, on the default
+//! Runs `examples/shaders/relu_pack4.comp` (ncnn's ReLU, compiled by this package's build script)
+//! in every variant the device can run, on the default
 //! adapter (`WGPU_BACKEND`, `FPSHADER_ADAPTER` and `FPSHADER_PATH` choose), checks each against
 //! the CPU and prints the time per dispatch.
 //!
@@ -6,9 +7,9 @@
 
 use std::time::Instant;
 
-use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{Context, ContextOptions, StorageFormat};
+use fpshader_tests::example_shaders::Shader;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let elements: u32 = match std::env::args().nth(1) {

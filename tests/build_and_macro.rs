@@ -113,9 +113,13 @@ fn inline_source_with_defines_and_target_env() {
 fn runtime_exposes_builtin_shaders_by_name_and_index() {
     use fpshader::shaders::{SHADERS, Shader};
     assert!(SHADERS.len() >= 17);
-    let relu = Shader::from_name("relu").unwrap().module();
-    assert_eq!(relu.variants.len(), 24);
-    assert_eq!(SHADERS[Shader::Relu.index()].name, "relu");
+    let unary = Shader::from_name("unaryop").unwrap().module();
+    assert_eq!(unary.variants.len(), 24);
+    assert_eq!(SHADERS[Shader::Unaryop.index()].name, "unaryop");
+    // relu is the examples' shader (examples/shaders), built by this package, not the runtime
+    assert!(Shader::from_name("relu").is_none());
+    let relu = fpshader_tests::example_shaders::Shader::from_name("relu").unwrap();
+    assert_eq!(relu.module().variants.len(), 24);
     let innerproduct = Shader::Innerproduct.module();
     let v = innerproduct.variant(opts("fp16s,fp16a,lmem")).unwrap();
     assert!(matches!(

@@ -2,6 +2,7 @@
 //! CPU reference using ncnn's tolerances. Without a device these tests fail, unless
 //! `FPSHADER_SKIP_GPU=1` says to skip them.
 
+use fpshader::GpuMat;
 use fpshader::meta::ShaderModule;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
@@ -9,6 +10,54 @@ use fpshader::{
     Context, ContextOptions, DispatchError, Error, OptionSet, PipelineError, ShaderPath,
     StorageFormat, TensorError, shader, wgpu,
 };
+
+/// ncnn's relu and sigmoid shaders (the examples' own, `examples/shaders`), in the variants the
+/// built-in layer shaders have.
+static RELU: &ShaderModule = shader!(
+    "../examples/shaders/relu.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
+static RELU_PACK4: &ShaderModule = shader!(
+    "../examples/shaders/relu_pack4.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
+static RELU_PACK8: &ShaderModule = shader!(
+    "../examples/shaders/relu_pack8.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
+static SIGMOID: &ShaderModule = shader!(
+    "../examples/shaders/sigmoid.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
+static SIGMOID_PACK4: &ShaderModule = shader!(
+    "../examples/shaders/sigmoid_pack4.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
 
 /// Vulkan through both paths, and OpenGL (naga path), e.g. lavapipe and llvmpipe in CI.
 /// `FPSHADER_SKIP_GPU=1` skips all, `FPSHADER_SKIP_GL=1` only OpenGL.
@@ -163,11 +212,7 @@ const CLASSES: [&str; 6] = [
 #[test]
 fn relu_in_every_class_and_packing_on_both_paths() {
     for ctx in contexts() {
-        for (module, pack) in [
-            (Shader::Relu.module(), 1),
-            (Shader::ReluPack4.module(), 4),
-            (Shader::ReluPack8.module(), 8),
-        ] {
+        for (module, pack) in [(RELU, 1), (RELU_PACK4, 4), (RELU_PACK8, 8)] {
             for class in CLASSES {
                 let shape = Shape { w: 13, h: 5, c: 3 };
                 let (ran, input, out) = run_unary(
@@ -197,7 +242,7 @@ fn relu_in_every_class_and_packing_on_both_paths() {
     }
 }
 
-/// The built-in relu and sigmoid image variants (`sampler3D` in, `image3D` out, pack 1/4/8) on
+/// ncnn's relu and sigmoid image variants (`sampler3D` in, `image3D` out, pack 1/4/8) on
 /// image-backed mats, in every float class, on every context that allows images.
 #[test]
 fn builtin_image_variants_run_on_image_mats() {
@@ -207,11 +252,11 @@ fn builtin_image_variants_run_on_image_mats() {
             continue;
         }
         for (module, pack, sigmoid) in [
-            (Shader::Relu.module(), 1, false),
-            (Shader::ReluPack4.module(), 4, false),
-            (Shader::ReluPack8.module(), 8, false),
-            (Shader::Sigmoid.module(), 1, true),
-            (Shader::SigmoidPack4.module(), 4, true),
+            (RELU, 1, false),
+            (RELU_PACK4, 4, false),
+            (RELU_PACK8, 8, false),
+            (SIGMOID, 1, true),
+            (SIGMOID_PACK4, 4, true),
         ] {
             for class in CLASSES {
                 let requested = opts(class).with(fpshader::Opt::Image);
@@ -229,9 +274,8 @@ fn builtin_image_variants_run_on_image_mats() {
                 let mut input = fpshader::Mat::new_3d(w, h, c, pack).unwrap();
                 let format = StorageFormat::of(ran, pack);
                 input.data = fpshader::MatData::F32(storable(&random(input.data.len(), 5), format));
-                let a = ctx.upload_mat(&input, ran).unwrap();
-                let b = ctx
-                    .upload_mat(&fpshader::Mat::new_3d(w, h, c, pack).unwrap(), ran)
+                let a = GpuMat::upload(&ctx, &input, ran).unwrap();
+                let b = GpuMat::upload(&ctx, &fpshader::Mat::new_3d(w, h, c, pack).unwrap(), ran)
                     .unwrap();
                 assert!(a.buffer().is_none(), "{what}: image-backed");
                 let shape = [w as u32, h as u32, c as u32, input.cstep as u32];
@@ -239,7 +283,7 @@ fn builtin_image_variants_run_on_image_mats() {
                 rec.dispatch(&pipeline, &[&a, &b], &shape, [shape[0], shape[1], shape[2]])
                     .unwrap();
                 rec.submit_and_wait().unwrap();
-                let got = ctx.download_mat(&b).unwrap();
+                let got = b.download(&ctx).unwrap();
                 // a buffer for an image binding, or an image of the wrong format: errors
                 let buffer = ctx.storage_buffer(64);
                 let bad = ctx
@@ -253,9 +297,9 @@ fn builtin_image_variants_run_on_image_mats() {
                     "{what}: {bad:?}"
                 );
                 let other = if pack == 1 { 4 } else { 1 };
-                let wrong = ctx
-                    .upload_mat(&fpshader::Mat::new_3d(w, h, c, other).unwrap(), ran)
-                    .unwrap();
+                let wrong =
+                    GpuMat::upload(&ctx, &fpshader::Mat::new_3d(w, h, c, other).unwrap(), ran)
+                        .unwrap();
                 let bad = ctx
                     .recorder()
                     .dispatch(&pipeline, &[&a, &wrong], &shape, [1; 3]);
@@ -296,7 +340,7 @@ fn builtin_image_variants_run_on_image_mats() {
 fn psc_uses_push_constants_when_specialization_is_zero() {
     for ctx in contexts() {
         for class in ["", "fp16s,fp16a"] {
-            for module in [Shader::Sigmoid.module(), Shader::SigmoidPack4.module()] {
+            for module in [SIGMOID, SIGMOID_PACK4] {
                 let pack = if module.name.ends_with("pack4") { 4 } else { 1 };
                 let shape = Shape { w: 9, h: 4, c: 2 };
                 let (ran_s, input_s, out_s) =
@@ -407,8 +451,7 @@ fn leaky_relu(ctx: &Context) -> std::sync::Arc<fpshader::Pipeline> {
         values: vec![(0, SpecValue::F32(0.5))],
         local_size: Some([32, 1, 1]),
     };
-    ctx.pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
-        .unwrap()
+    ctx.pipeline(RELU, OptionSet::FP32, &spec).unwrap()
 }
 
 #[test]
@@ -495,9 +538,7 @@ void main() { a_data[0] = a_data[1]; }
 fn bad_use_is_an_error_not_a_panic() {
     for ctx in contexts() {
         let spec = Specialization::default();
-        let pipeline = ctx
-            .pipeline(Shader::Relu.module(), OptionSet::FP32, &spec)
-            .unwrap();
+        let pipeline = ctx.pipeline(RELU, OptionSet::FP32, &spec).unwrap();
         let a = ctx.storage_buffer(64);
         let mut rec = ctx.recorder();
         assert!(matches!(
@@ -531,7 +572,7 @@ fn bad_use_is_an_error_not_a_panic() {
             local_size: None,
         };
         assert!(matches!(
-            ctx.pipeline(Shader::Relu.module(), OptionSet::FP32, &unknown),
+            ctx.pipeline(RELU, OptionSet::FP32, &unknown),
             Err(Error::Pipeline(PipelineError::Specialize(_)))
         ));
     }
@@ -573,12 +614,8 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
                 };
                 assert_close(&pick(got), &pick(want), eps, &format!("{what} {step}"));
             };
-            let g1 = ctx.upload_mat(&pack1, options).unwrap();
-            check(
-                &ctx.download_mat(&g1).unwrap(),
-                &pack1,
-                "upload/download pack1",
-            );
+            let g1 = GpuMat::upload(&ctx, &pack1, options).unwrap();
+            check(&g1.download(&ctx).unwrap(), &pack1, "upload/download pack1");
             // (source step, target elempack, label): 1->4->8->4->1, and 1->8 through 4
             let steps = [
                 (0, 4, "1->4"),
@@ -589,24 +626,23 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
             ];
             let mut mats = vec![g1];
             for (from, pack, label) in steps {
-                let next = ctx.convert_packing(&mats[from], pack).unwrap();
+                let next = mats[from].convert_packing(&ctx, pack).unwrap();
                 let want = if pack == 1 {
                     pack1.clone()
                 } else {
                     pack1.to_packing(pack).unwrap()
                 };
-                check(&ctx.download_mat(&next).unwrap(), &want, label);
+                check(&next.download(&ctx).unwrap(), &want, label);
                 mats.push(next);
             }
             assert!(matches!(
-                ctx.convert_packing(
-                    &ctx.upload_mat(
-                        &fpshader::Mat::from_values(2, 1, 3, &[0.0; 6]).unwrap(),
-                        options
-                    )
-                    .unwrap(),
-                    4
-                ),
+                GpuMat::upload(
+                    &ctx,
+                    &fpshader::Mat::from_values(2, 1, 3, &[0.0; 6]).unwrap(),
+                    options
+                )
+                .unwrap()
+                .convert_packing(&ctx, 4),
                 Err(Error::Tensor(TensorError::Packing { .. }))
             ));
         }
@@ -868,8 +904,14 @@ fn every_image_function_in_every_class() {
                 let half = |n: usize, seed: u64| storable(&random(n, seed), StorageFormat::Fp16);
                 let (s1, s4, s8) = (half(N, 21), half(4 * N, 22), half(8 * N, 23));
                 let tex = |wide, twice, format, values: &[f32]| {
-                    ctx.upload_texture(dimension, size(wide, twice), format, values)
-                        .unwrap()
+                    fpshader::tensor::upload_texture(
+                        &ctx,
+                        dimension,
+                        size(wide, twice),
+                        format,
+                        values,
+                    )
+                    .unwrap()
                 };
                 let inputs = [
                     tex(false, false, c1, &s1),
@@ -898,7 +940,7 @@ fn every_image_function_in_every_class() {
                 for ((texture, _), (want, name)) in
                     outputs.iter().zip([(&s1, "1"), (&s4, "4"), (&s8, "8")])
                 {
-                    let got = ctx.download_texture(texture).unwrap();
+                    let got = fpshader::tensor::download_texture(&ctx, texture).unwrap();
                     let mut expected: Vec<f32> = want.iter().map(|v| v * 2.0).collect();
                     expected.extend_from_slice(want);
                     assert_close(

@@ -8,6 +8,17 @@ use fpshader::samplers;
 use fpshader::shaders::SHADERS;
 use fpshader::specialize::{SpecValue, Specialization, SpecializeError, freeze, patch};
 
+/// ncnn's relu shader (the examples' own, `examples/shaders`) in the built-in shaders' variants.
+static RELU: &fpshader::meta::ShaderModule = fpshader::shader!(
+    "../examples/shaders/relu.comp",
+    fp16p,
+    fp16s,
+    fp16a,
+    fp16u,
+    image,
+    lmem
+);
+
 fn spirv_val(words: &[u32], what: &str) {
     if std::env::var_os("FPSHADER_SKIP_SPIRV_VAL").is_some() {
         return;
@@ -75,7 +86,8 @@ fn nonzero(v: &ShaderVariant) -> Specialization {
 fn frozen_builtin_variants_are_valid_and_constant_free() {
     let mut naga_ok = 0;
     let mut naga_failed = Vec::new();
-    for module in SHADERS {
+    // the built-in shaders and the examples' relu, whose image variants read a sampler
+    for module in SHADERS.iter().copied().chain([RELU]) {
         for v in module.variants.iter() {
             let what = format!("{} {}", module.name, v.options.name());
             for spec in [Specialization::default(), nonzero(v)] {
@@ -136,7 +148,7 @@ fn frozen_builtin_variants_are_valid_and_constant_free() {
 #[test]
 fn unfrozen_psc_shaders_are_what_naga_cannot_read() {
     // the reason freezing exists: psc() compiles to OpSpecConstantOp
-    let relu = fpshader::shaders::Shader::Relu.module();
+    let relu = RELU;
     let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
     assert!(naga_accepts(&v.spirv).is_err());
     let frozen = freeze(&v.spirv, &v.reflection, &Specialization::default()).unwrap();
@@ -145,7 +157,7 @@ fn unfrozen_psc_shaders_are_what_naga_cannot_read() {
 
 #[test]
 fn patch_writes_values_where_reflection_says() {
-    let relu = fpshader::shaders::Shader::Relu.module();
+    let relu = RELU;
     let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
     let spec = Specialization {
         values: vec![(0, SpecValue::F32(0.25)), (1, SpecValue::I32(7))],
@@ -166,7 +178,7 @@ fn patch_writes_values_where_reflection_says() {
 
 #[test]
 fn bad_specializations_are_errors() {
-    let relu = fpshader::shaders::Shader::Relu.module();
+    let relu = RELU;
     let v = relu.variant(fpshader::OptionSet::FP32).unwrap();
     let unknown = Specialization {
         values: vec![(99, SpecValue::I32(1))],
@@ -208,7 +220,7 @@ fn bad_specializations_are_errors() {
 /// errors, never panics, and modules with no combined image-sampler come back unchanged.
 #[test]
 fn sampler_split_survives_damaged_modules() {
-    let relu = fpshader::shaders::Shader::Relu.module();
+    let relu = RELU;
     let v = relu
         .variant(fpshader::OptionSet::FP32.with(fpshader::Opt::Image))
         .unwrap();

@@ -5,6 +5,12 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/fpshader_shaders.rs"));
 }
 
+/// The examples' shaders (`examples/shaders`: relu, sigmoid and clip at packs 1/4/8), compiled
+/// by this package's build script in every variant the runtime's built-in shaders have.
+pub mod example_shaders {
+    include!(concat!(env!("OUT_DIR"), "/example_shaders.rs"));
+}
+
 /// Seconds per dispatch of `pipeline` over `global`, with `repeats` dispatches recorded into one
 /// submission after a two-dispatch warm-up; timed from submission to completion (the benchmark
 /// examples' measurement).

@@ -263,7 +263,7 @@ impl Layer for BinaryOp {
         if let Some(s) = self.scalar {
             for pack in [1, 4, 8] {
                 let m = Mat::from_values(1, 1, pack, &vec![s; pack])?.to_packing(pack)?;
-                self.gpu_scalar[slot(pack)] = Some(gpu.ctx.upload_mat(&m, gpu.options)?);
+                self.gpu_scalar[slot(pack)] = Some(GpuMat::upload(gpu.ctx, &m, gpu.options)?);
             }
         }
         Ok(())
@@ -284,7 +284,7 @@ impl Layer for BinaryOp {
                 what: "the scalar b on the device",
             })?;
         // a new mat: one binding cannot be both read-only and written in a dispatch
-        let top = rec.context().alloc_like(blob)?;
+        let top = blob.alloc_like(rec.context())?;
         self.dispatch(rec, blob, b, &top)?;
         *blob = top;
         Ok(())
@@ -310,7 +310,7 @@ impl Layer for BinaryOp {
         } else {
             b
         };
-        let top = rec.context().alloc_like(like)?;
+        let top = like.alloc_like(rec.context())?;
         self.dispatch(rec, a, b, &top)?;
         Ok(vec![top])
     }

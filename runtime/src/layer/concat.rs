@@ -81,7 +81,7 @@ impl Layer for Concat {
             }
             out[at] += v[at];
         }
-        let top = ctx.alloc_mat(dims, out, pack, bottoms[0].options);
+        let top = GpuMat::alloc(ctx, dims, out, pack, bottoms[0].options);
         let mut offset = 0;
         for m in bottoms {
             let pipeline = pipelines.for_mat(m)?.clone();

@@ -287,8 +287,7 @@ impl GpuSetup<'_> {
     /// layer's weights and biases reach its shaders.
     pub fn upload_values(&self, values: &[f32], elempack: usize) -> Result<GpuMat> {
         let flat = Mat::from_shape_values(1, [values.len(), 1, 1, 1], values)?;
-        self.ctx
-            .upload_mat(&flat.to_packing(elempack)?, self.options)
+        GpuMat::upload(self.ctx, &flat.to_packing(elempack)?, self.options)
     }
 }
 

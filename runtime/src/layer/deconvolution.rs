@@ -165,7 +165,7 @@ impl Layer for Deconvolution {
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let [ow, oh] = geo.out;
-        let top = ctx.alloc_mat(3, [ow, oh, self.window.num_output], 1, bottom.options);
+        let top = GpuMat::alloc(ctx, 3, [ow, oh, self.window.num_output], 1, bottom.options);
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);

@@ -62,7 +62,7 @@ impl Layer for Eltwise {
         let ctx = rec.context();
         let mut acc = first.clone();
         for (i, b) in rest.iter().enumerate() {
-            let top = ctx.alloc_like(first)?;
+            let top = first.alloc_like(ctx)?;
             let flat = pipelines
                 .flat_for(&[&acc, b, &top])
                 .ok_or_else(|| InputError::Mismatch {

@@ -33,7 +33,7 @@ pub fn dispatch_flat(
 /// buffers, else the packing's (push constants `w, h, c, cstep`). The net gives only the
 /// elempacks the layer declares (`Support::vulkan_packs`).
 pub fn unary(rec: &mut Recorder<'_>, pipelines: &PackPipelines, bottom: &GpuMat) -> Result<GpuMat> {
-    let top = rec.context().alloc_like(bottom)?;
+    let top = bottom.alloc_like(rec.context())?;
     if let Some(flat) = pipelines.flat_for(&[bottom, &top]) {
         let flat = flat.clone();
         dispatch_flat(rec, &flat, &[bottom, &top], &[])?;

@@ -110,7 +110,7 @@ impl Gather {
             }
             .into());
         }
-        let top = rec.context().alloc_mat(dims, view, 1, bottom.options);
+        let top = GpuMat::alloc(rec.context(), dims, view, 1, bottom.options);
         let (perm, offset, value, group) = match map {
             GatherMap::Shift {
                 perm,

@@ -171,7 +171,7 @@ impl Layer for InnerProduct {
         }
         let options = state.pipeline.options;
         let n = self.num_output;
-        let top = ctx.alloc_mat(1, [1, 1, n], 1, options);
+        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, options);
         if state.ragged {
             // a 1×1 convolution over the values as channels, one apart in a 1-D blob
             let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
@@ -187,7 +187,7 @@ impl Layer for InnerProduct {
         }
         // the GEMV reads vec4 rows: a flattened intermediate is repacked here (an input
         // comes as pack4 already, gpu_packs)
-        let bottom = ctx.record_packing(rec, bottom, 4)?;
+        let bottom = bottom.record_packing(rec, 4)?;
         let words = [(self.num_input() / 4) as u32, n as u32];
         rec.dispatch(
             &state.pipeline,

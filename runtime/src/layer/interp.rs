@@ -231,7 +231,7 @@ impl Layer for Interp {
         let (w, h) = (bottom.w, bottom.h);
         let out = self.out_size(w, h);
         self.check_size(w, h, out)?;
-        let top = ctx.alloc_mat(3, [out[0], out[1], bottom.c], 1, bottom.options);
+        let top = GpuMat::alloc(ctx, 3, [out[0], out[1], bottom.c], 1, bottom.options);
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.push((self.step(0, w, out[0]) as f32).to_bits());

@@ -65,7 +65,7 @@ impl Layer for Lrn {
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let pipeline = self.gpu.ready()?.clone();
-        let top = rec.context().alloc_like(bottom)?;
+        let top = bottom.alloc_like(rec.context())?;
         per_element(rec, &pipeline, bottom, top)
     }
 

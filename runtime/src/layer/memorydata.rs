@@ -54,7 +54,7 @@ impl Layer for MemoryData {
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         if let Some(m) = &self.data {
-            self.gpu = Some(gpu.ctx.upload_mat(m, gpu.options)?);
+            self.gpu = Some(GpuMat::upload(gpu.ctx, m, gpu.options)?);
         }
         Ok(())
     }

@@ -40,7 +40,7 @@ impl Layer for Packing {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        rec.context().record_packing(rec, bottom, self.out_elempack)
+        bottom.record_packing(rec, self.out_elempack)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -164,7 +164,13 @@ impl Layer for Pooling {
             let [fl, ft, fr, fb] = win.frame;
             (3, win.out, [win.pad[0], win.pad[1], fl, ft, fr, fb])
         };
-        let top = ctx.alloc_mat(dims, [ow, oh, bottom.c], bottom.elempack, bottom.options);
+        let top = GpuMat::alloc(
+            ctx,
+            dims,
+            [ow, oh, bottom.c],
+            bottom.elempack,
+            bottom.options,
+        );
         let pipeline = pipelines.for_mat(bottom)?.clone();
         let mut words = [0u32; 14];
         words[..4].copy_from_slice(&bottom.shape_words());

@@ -43,12 +43,12 @@ impl Extractor<'_> {
         let (target, pending) = self.compute(name, true)?;
         let out = match (&self.cpu[target], pending) {
             (Some(m), _) => m.clone(),
-            (None, Some(pending)) => self
-                .net
-                .ctx
-                .as_deref()
-                .ok_or_else(|| Error::Gpu("no device".into()))?
-                .finish_download(pending)?,
+            (None, Some(pending)) => pending.finish(
+                self.net
+                    .ctx
+                    .as_deref()
+                    .ok_or_else(|| Error::Gpu("no device".into()))?,
+            )?,
             (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
         };
         let out = if out.elemtype() == ElemType::F32 {
@@ -79,7 +79,7 @@ impl Extractor<'_> {
             .ok_or_else(|| Error::Gpu("the net has no device".into()))?;
         match (&self.gpu[target], &self.cpu[target]) {
             (Some(g), _) => Ok(g.clone()),
-            (None, Some(m)) => ctx.upload_mat(m, self.net.gpu_options),
+            (None, Some(m)) => GpuMat::upload(&ctx, m, self.net.gpu_options),
             (None, None) => Err(Error::Blob(format!("blob `{name}` was not produced"))),
         }
     }
@@ -152,7 +152,7 @@ impl Extractor<'_> {
             (None, Some(g), Some(ctx)) if download => {
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label("(download)");
-                Some(ctx.record_download(r, g)?)
+                Some(g.record_download(r)?)
             }
             _ => None,
         };
@@ -174,7 +174,7 @@ impl Extractor<'_> {
                 .ctx
                 .as_deref()
                 .ok_or_else(|| Error::Gpu("no device".into()))?;
-            let m = ctx.download_mat(g)?;
+            let m = g.download(ctx)?;
             self.cpu[b] = Some(m);
             if self.opt.lightmode {
                 self.gpu[b] = None;

@@ -97,7 +97,7 @@ impl Extractor<'_> {
             } else {
                 m.to_packing(pack)?
             };
-            self.gpu[b] = Some(ctx.record_upload(rec, &m, options)?);
+            self.gpu[b] = Some(GpuMat::record_upload(rec, &m, options)?);
             if self.opt.lightmode {
                 self.cpu[b] = None;
             }
@@ -117,26 +117,22 @@ impl Extractor<'_> {
             let mut flush = ctx.recorder();
             std::mem::swap(rec, &mut flush);
             flush.submit_and_wait()?;
-            let host = ctx.download_mat(&g)?;
-            ctx.record_upload(rec, &host, options)?
+            let host = g.download(ctx)?;
+            GpuMat::record_upload(rec, &host, options)?
         } else {
             g
         };
         let g = if g.elempack == pack {
             g
         } else {
-            ctx.record_packing(rec, &g, pack)?
+            g.record_packing(rec, pack)?
         };
-        let g = if pad {
-            ctx.record_padded_pack4(rec, &g)?
-        } else {
-            g
-        };
+        let g = if pad { g.record_padded_pack4(rec)? } else { g };
         // the reader may write the blob only when no one else can see it (the mat taken out
         // of the extractor is the only handle unless another blob or the user aliases it)
         let exclusive = last && !self.shared[b] && !g.buffer_is_shared();
         if inplace && !exclusive {
-            return ctx.record_copy(rec, &g);
+            return g.record_copy(rec);
         }
         Ok(g)
     }

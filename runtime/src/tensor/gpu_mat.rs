@@ -1,13 +1,10 @@
-//! The device tensor [`GpuMat`] (a buffer in a variant's storage format, or a 3-D image), with
-//! uploads, downloads and repacking done on the GPU by the built-in cast and packing shaders.
+//! The device tensor [`GpuMat`] (a buffer in a variant's storage format, or a 3-D image): its
+//! shape, layout and bindings. Moving it is in `transfer`, repacking in `repack`.
 
 use crate::error::{Error, Result, TensorError};
 use crate::gpu::DeviceBuffer;
-use crate::gpu::context::Context;
-use crate::gpu::recorder::{Recorder, Resource};
-use crate::gpu::specialize::Specialization;
-use crate::shaders::Shader;
-use crate::tensor::mat::{ElemType, Mat, MatData, cstep_for};
+use crate::gpu::recorder::Resource;
+use crate::tensor::mat::{Mat, cstep_for};
 use crate::tensor::storage::StorageFormat;
 use crate::tensor::texture::texel_format;
 use crate::{Opt, OptionSet};
@@ -86,7 +83,7 @@ impl GpuMat {
         }
     }
 
-    fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
+    pub(super) fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
         self.buffer().ok_or(Error::Tensor(TensorError::Backing {
             needed: "a buffer",
             got: backing(&self.data),
@@ -163,7 +160,7 @@ pub fn gpu_cstep(dims: u8, w: usize, h: usize, elempack: usize) -> usize {
 }
 
 /// The 3-D view (`w, h, c, cstep`) of a host mat's layout.
-fn view_of(mat: &Mat) -> (usize, usize, usize, usize) {
+pub(super) fn view_of(mat: &Mat) -> (usize, usize, usize, usize) {
     match mat.dims {
         1 => (1, 1, mat.w, 1),
         2 => (mat.w, 1, mat.h, mat.w),
@@ -185,7 +182,7 @@ pub(super) fn image_format(format: StorageFormat, elempack: usize) -> Result<wgp
 }
 
 /// What backs a GPU mat, for errors.
-fn backing(data: &GpuData) -> &'static str {
+pub(super) fn backing(data: &GpuData) -> &'static str {
     match data {
         GpuData::Buffer(_) => "a buffer",
         GpuData::Image { .. } => "an image",
@@ -201,315 +198,18 @@ pub(super) fn variant_options(options: OptionSet, image: bool) -> OptionSet {
     }
 }
 
-/// A download recorded into a recorder and not yet read ([`Context::record_download`]).
+/// A download recorded into a recorder and not yet read ([`GpuMat::record_download`]).
 #[derive(Debug)]
 pub struct PendingDownload {
-    mat: GpuMat,
+    pub(super) mat: GpuMat,
     /// The host-readable copy (fp32); none for image mats, read after the wait.
-    staging: Option<wgpu::Buffer>,
+    pub(super) staging: Option<wgpu::Buffer>,
 }
 
 /// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer
 /// (casts) never run past its end.
 pub(super) fn mat_bytes(values: usize, format: StorageFormat) -> u64 {
     ((values * format.size()).div_ceil(32).max(1) * 32) as u64
-}
-
-impl Context {
-    /// Uploads `mat` for shaders of variant `options` and waits. See [`Context::record_upload`].
-    pub fn upload_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
-        let mut rec = self.recorder();
-        let m = self.record_upload(&mut rec, mat, options)?;
-        rec.submit_and_wait()?;
-        Ok(m)
-    }
-
-    /// Uploads `mat` for shaders of variant `options`, recording any conversion into `rec`.
-    /// Buffers: fp32 goes up as is, and fp16 formats are made on the GPU by
-    /// `cast_fp32_to_fp16`. With `image` in `options` the mat becomes an image of the class's
-    /// texel format (texels are converted while copied in). Mats of other element types are
-    /// widened to fp32 on the host first.
-    pub fn record_upload(
-        &self,
-        rec: &mut Recorder<'_>,
-        mat: &Mat,
-        options: OptionSet,
-    ) -> Result<GpuMat> {
-        if mat.elemtype() != ElemType::F32 {
-            return self.record_upload(rec, &mat.cast(ElemType::F32), options);
-        }
-        if mat.dims > 3 {
-            return Err(TensorError::Dims {
-                dims: mat.dims.into(),
-                takes: "GPU mats are 1-D to 3-D",
-            }
-            .into());
-        }
-        if options.contains(Opt::Image) {
-            return self.upload_image_mat(mat, options);
-        }
-        let (w, h, c, cstep) = view_of(mat);
-        let values = mat.f32()?;
-        // the host's bytes as they are where they are the buffer's (little-endian) layout
-        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
-            bytemuck::cast_slice(values).into()
-        } else {
-            StorageFormat::Fp32.encode(values).into()
-        };
-        let size = mat_bytes(mat.data.len(), StorageFormat::Fp32);
-        let fp32 = GpuMat {
-            data: GpuData::Buffer(self.upload_padded(&bytes, size)),
-            dims: mat.dims,
-            w,
-            h,
-            c,
-            elempack: mat.elempack,
-            cstep,
-            format: StorageFormat::Fp32,
-            options,
-        };
-        match StorageFormat::of(options, mat.elempack) {
-            StorageFormat::Fp32 => Ok(fp32),
-            StorageFormat::Fp16 => {
-                self.record_cast(rec, &fp32, Shader::CastFp32ToFp16, StorageFormat::Fp16)
-            }
-        }
-    }
-
-    /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
-    /// `cast_fp16_to_fp32` first.
-    pub fn download_mat(&self, m: &GpuMat) -> Result<Mat> {
-        if let GpuData::Image { texture, .. } = &m.data {
-            return self.download_image_mat(m, texture);
-        }
-        let mut rec = self.recorder();
-        let pending = self.record_download(&mut rec, m)?;
-        rec.submit_and_wait()?;
-        self.finish_download(pending)
-    }
-
-    /// Records the download of `m` into `rec` (the fp16 widening and the copy to a host-
-    /// readable buffer), so that it rides in the submission of the work that makes `m`;
-    /// [`Context::finish_download`] reads it once `rec` has been waited for.
-    pub fn record_download(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<PendingDownload> {
-        if let GpuData::Image { .. } = &m.data {
-            // images are read back on their own after the wait
-            return Ok(PendingDownload {
-                mat: m.clone(),
-                staging: None,
-            });
-        }
-        let wide = match m.format {
-            StorageFormat::Fp32 => None,
-            StorageFormat::Fp16 => {
-                Some(self.record_cast(rec, m, Shader::CastFp16ToFp32, StorageFormat::Fp32)?)
-            }
-        };
-        let staging = rec.record_readback(wide.as_ref().unwrap_or(m).expect_buffer()?);
-        Ok(PendingDownload {
-            mat: m.clone(),
-            staging: Some(staging),
-        })
-    }
-
-    /// The host mat of a download recorded by [`Context::record_download`], after its
-    /// recording was submitted and waited for.
-    pub fn finish_download(&self, pending: PendingDownload) -> Result<Mat> {
-        let m = &pending.mat;
-        match (&pending.staging, &m.data) {
-            (None, GpuData::Image { texture, .. }) => self.download_image_mat(m, texture),
-            (Some(staging), _) => {
-                let data = StorageFormat::Fp32.decode(&self.read_mapped(staging)?, m.total());
-                self.host_mat(m, MatData::F32(data))
-            }
-            (None, data) => Err(TensorError::Backing {
-                needed: "a staged copy",
-                got: backing(data),
-            }
-            .into()),
-        }
-    }
-
-    /// A host mat of `m`'s shape holding `data` (laid out as `m`).
-    fn host_mat(&self, m: &GpuMat, data: MatData) -> Result<Mat> {
-        let s = m.shape();
-        let p = m.elempack;
-        let packed = match m.dims {
-            1 => [s[0] / p, 1, 1, 1],
-            2 => [s[0], s[1] / p, 1, 1],
-            _ => [s[0], s[1], 1, s[3] / p],
-        };
-        let mut out = Mat::zeros(m.dims, packed, p, ElemType::F32)?;
-        if out.data.len() != data.len() || view_of(&out).3 != m.cstep {
-            return Err(TensorError::HostLayout {
-                values: data.len(),
-                cstep: m.cstep,
-                host: out.data.len(),
-            }
-            .into());
-        }
-        out.data = data;
-        Ok(out)
-    }
-
-    fn record_cast(
-        &self,
-        rec: &mut Recorder<'_>,
-        m: &GpuMat,
-        shader: Shader,
-        to: StorageFormat,
-    ) -> Result<GpuMat> {
-        let options = variant_options(m.options, false);
-        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
-        // the cast variant must store exactly the fp16 layout the mat's options use
-        let fp16_side = StorageFormat::of(pipeline.options, 4);
-        if fp16_side != StorageFormat::Fp16 {
-            return Err(TensorError::VariantStorage {
-                shader: "cast".into(),
-                variant: pipeline.options.name(),
-                stores: format!("{fp16_side:?}"),
-                mats: format!("fp16 ({})", m.options.name()),
-            }
-            .into());
-        }
-        // the whole buffer as rows of vec4s (buffers hold whole 32-byte blocks): one row, or
-        // rows of a width that divides the count when one row needs more workgroups than a
-        // dispatch dimension allows
-        let v = m.total().div_ceil(4);
-        let max_x = self.limits().max_compute_workgroups_per_dimension as usize
-            * pipeline.local_size[0] as usize;
-        let w = if v <= max_x {
-            v
-        } else {
-            (1..=max_x)
-                .rev()
-                .find(|w| v.is_multiple_of(*w))
-                .unwrap_or(1)
-        };
-        let (w, h) = (w as u32, (v / w) as u32);
-        let out = self.storage_buffer(mat_bytes(m.total(), to));
-        rec.dispatch(
-            &pipeline,
-            &[m.expect_buffer()?, &out],
-            &[w, h, 1, w * h],
-            [w, h, 1],
-        )?;
-        Ok(GpuMat {
-            data: GpuData::Buffer(out),
-            format: to,
-            ..m.clone()
-        })
-    }
-
-    /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
-    /// `w × h` per channel (1-D blobs are `c` channels of one value, 2-D ones `c` rows of `w`,
-    /// as GPU mats lay them out), `c` channels of `elempack` values.
-    pub fn alloc_mat(
-        &self,
-        dims: u8,
-        [w, h, c]: [usize; 3],
-        elempack: usize,
-        options: OptionSet,
-    ) -> GpuMat {
-        let format = StorageFormat::of(options, elempack);
-        let cstep = gpu_cstep(dims, w, h, elempack);
-        GpuMat {
-            data: GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format))),
-            dims,
-            w,
-            h,
-            c,
-            elempack,
-            cstep,
-            format,
-            options,
-        }
-    }
-
-    /// A new mat of `m`'s shape, packing, format and options (contents undefined).
-    pub fn alloc_like(&self, m: &GpuMat) -> Result<GpuMat> {
-        let data = match &m.data {
-            GpuData::Buffer(_) => GpuData::Buffer(self.storage_buffer(m.byte_size())),
-            GpuData::Image { texture, .. } => {
-                let (texture, view) = self.upload_texture(
-                    texture.dimension(),
-                    texture.size(),
-                    texture.format(),
-                    &[],
-                )?;
-                GpuData::Image { texture, view }
-            }
-        };
-        Ok(GpuMat { data, ..m.clone() })
-    }
-
-    /// A device copy of `m` that no other mat shares (recorded into `rec`).
-    pub fn record_copy(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
-        let copy = self.alloc_like(m)?;
-        match (&m.data, &copy.data) {
-            (GpuData::Buffer(from), GpuData::Buffer(to)) => rec.copy_buffer(from, to),
-            (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
-                rec.copy_texture(from, to)
-            }
-            (from, to) => {
-                return Err(TensorError::Backing {
-                    needed: backing(from),
-                    got: backing(to),
-                }
-                .into());
-            }
-        }
-        Ok(copy)
-    }
-
-    fn upload_image_mat(&self, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
-        if mat.dims != 3 {
-            return Err(TensorError::Dims {
-                dims: mat.dims.into(),
-                takes: "image mats are 3-D",
-            }
-            .into());
-        }
-        let format = StorageFormat::of(options, mat.elempack);
-        let plane = mat.w * mat.h * mat.elempack;
-        let data = mat.f32()?;
-        let values: Vec<f32> = (0..mat.c)
-            .flat_map(|q| {
-                let start = q * mat.cstep * mat.elempack;
-                data[start..start + plane].iter().copied()
-            })
-            .collect();
-        let (texture, view) = self.upload_texture(
-            wgpu::TextureDimension::D3,
-            image_extent(mat.w, mat.h, mat.c, mat.elempack),
-            image_format(format, mat.elempack)?,
-            &values,
-        )?;
-        Ok(GpuMat {
-            data: GpuData::Image { texture, view },
-            dims: 3,
-            w: mat.w,
-            h: mat.h,
-            c: mat.c,
-            elempack: mat.elempack,
-            cstep: mat.cstep,
-            format,
-            options,
-        })
-    }
-
-    fn download_image_mat(&self, m: &GpuMat, texture: &wgpu::Texture) -> Result<Mat> {
-        let values = self.download_texture(texture)?;
-        let mut out = Mat::new_3d(m.w, m.h, m.c, m.elempack)?;
-        let plane = m.w * m.h * m.elempack;
-        let cstep = out.cstep;
-        let data = out.f32_mut()?;
-        for (q, chunk) in values.chunks(plane).take(m.c).enumerate() {
-            let start = q * cstep * m.elempack;
-            data[start..start + chunk.len()].copy_from_slice(chunk);
-        }
-        Ok(out)
-    }
 }
 
 /// The texture extent of a `w × h × c` image mat (pack8 takes two texels along x).

@@ -9,8 +9,10 @@ pub(crate) mod repack;
 pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;
+pub(crate) mod transfer;
 
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
 pub use storage::StorageFormat;
 pub use strided::Strided;
+pub use texture::{download_texture, upload_texture};

@@ -11,24 +11,21 @@ use crate::tensor::gpu_mat::{
 };
 use crate::tensor::mat::cstep_for;
 use crate::tensor::storage::StorageFormat;
+use crate::tensor::texture::upload_texture;
 
-impl Context {
-    /// Repacks `m` to `elempack` on the GPU and waits. See [`Context::record_packing`].
-    pub fn convert_packing(&self, m: &GpuMat, elempack: usize) -> Result<GpuMat> {
-        let mut rec = self.recorder();
-        let out = self.record_packing(&mut rec, m, elempack)?;
+impl GpuMat {
+    /// Repacks to `elempack` on the GPU and waits. See [`GpuMat::record_packing`].
+    pub fn convert_packing(&self, ctx: &Context, elempack: usize) -> Result<GpuMat> {
+        let mut rec = ctx.recorder();
+        let out = self.record_packing(&mut rec, elempack)?;
         rec.submit_and_wait()?;
         Ok(out)
     }
 
-    /// Records repacking `m` to `elempack` with the built-in packing shaders (1↔4, 4↔8, and
-    /// 1↔8 through 4). The result keeps `m`'s options; the same packing returns `m` shared.
-    pub fn record_packing(
-        &self,
-        rec: &mut Recorder<'_>,
-        m: &GpuMat,
-        elempack: usize,
-    ) -> Result<GpuMat> {
+    /// Records repacking to `elempack` with the built-in packing shaders (1↔4, 4↔8, and
+    /// 1↔8 through 4). The result keeps this mat's options; the same packing returns it shared.
+    pub fn record_packing(&self, rec: &mut Recorder<'_>, elempack: usize) -> Result<GpuMat> {
+        let m = self;
         let channels = m.c * m.elempack;
         if ![1, 4, 8].contains(&elempack) || !channels.is_multiple_of(elempack) {
             return Err(TensorError::Packing {
@@ -41,20 +38,21 @@ impl Context {
         match (m.elempack, elempack) {
             (a, b) if a == b => Ok(m.clone()),
             (1, 8) | (8, 1) => {
-                let four = self.record_packing(rec, m, 4)?;
-                self.record_packing(rec, &four, elempack)
+                let four = m.record_packing(rec, 4)?;
+                four.record_packing(rec, elempack)
             }
-            (1, 4) => self.repack(rec, m, 4, Shader::Packing1to4, true),
-            (4, 1) => self.repack(rec, m, 1, Shader::Packing4to1, false),
-            (4, 8) => self.repack(rec, m, 8, Shader::Packing4to8, true),
-            (8, 4) => self.repack(rec, m, 4, Shader::Packing8to4, false),
+            (1, 4) => m.repack(rec, 4, Shader::Packing1to4, true),
+            (4, 1) => m.repack(rec, 1, Shader::Packing4to1, false),
+            (4, 8) => m.repack(rec, 8, Shader::Packing4to8, true),
+            (8, 4) => m.repack(rec, 4, Shader::Packing8to4, false),
             (from, to) => Err(TensorError::Packing { channels, from, to }.into()),
         }
     }
 
     /// A pack1 buffer mat as pack4, its channels padded with zeros to a multiple of 4: how the
     /// convolution GEMM reads inputs of other channel counts (an RGB image) as whole blocks.
-    pub fn record_padded_pack4(&self, rec: &mut Recorder<'_>, m: &GpuMat) -> Result<GpuMat> {
+    pub fn record_padded_pack4(&self, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let m = self;
         if m.elempack != 1 || m.buffer().is_none() {
             return Err(TensorError::Packed {
                 operation: "padding to pack4 (of buffer mats)",
@@ -62,18 +60,18 @@ impl Context {
             }
             .into());
         }
-        self.repack(rec, m, 4, Shader::Packing1to4, true)
+        m.repack(rec, 4, Shader::Packing1to4, true)
     }
 
     /// `over_output`: the packing shader is dispatched over the output's elements.
     fn repack(
         &self,
         rec: &mut Recorder<'_>,
-        m: &GpuMat,
         elempack: usize,
         shader: Shader,
         over_output: bool,
     ) -> Result<GpuMat> {
+        let (m, ctx) = (self, rec.context());
         let channels = m.c * m.elempack;
         // whole blocks: only padding to pack4 has a remainder
         let c = channels.div_ceil(elempack);
@@ -85,7 +83,8 @@ impl Context {
         let image = matches!(m.data, GpuData::Image { .. });
         let data = if image {
             let extent = image_extent(m.w, m.h, c, elempack);
-            let (texture, view) = self.upload_texture(
+            let (texture, view) = upload_texture(
+                ctx,
                 wgpu::TextureDimension::D3,
                 extent,
                 image_format(format, elempack)?,
@@ -93,7 +92,7 @@ impl Context {
             )?;
             GpuData::Image { texture, view }
         } else {
-            GpuData::Buffer(self.storage_buffer(mat_bytes(c * cstep * elempack, format)))
+            GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format)))
         };
         let result = GpuMat {
             data,
@@ -104,7 +103,7 @@ impl Context {
             ..m.clone()
         };
         let options = variant_options(m.options, image);
-        let pipeline = self.pipeline(shader.module(), options, &Specialization::default())?;
+        let pipeline = ctx.pipeline(shader.module(), options, &Specialization::default())?;
         let (fin, fout) = (
             StorageFormat::of(pipeline.options, m.elempack),
             StorageFormat::of(pipeline.options, elempack),

@@ -37,113 +37,110 @@ fn layout_of(format: wgpu::TextureFormat) -> Result<(StorageFormat, usize)> {
         })
 }
 
-impl Context {
-    /// A texture usable as sampled texture, storage image and copy source/destination, filled
-    /// with `values` (texels in x, y, z order, channels interleaved) converted to `format`; empty
-    /// `values` leave it zeroed.
-    pub fn upload_texture(
-        &self,
-        dimension: wgpu::TextureDimension,
-        size: wgpu::Extent3d,
-        format: wgpu::TextureFormat,
-        values: &[f32],
-    ) -> Result<(wgpu::Texture, wgpu::TextureView)> {
-        let (storage, channels) = layout_of(format)?;
-        let texels =
-            size.width as usize * size.height as usize * size.depth_or_array_layers as usize;
-        if !values.is_empty() && values.len() != texels * channels {
-            return Err(TensorError::Texels {
-                values: values.len(),
-                texels,
-                channels,
-            }
-            .into());
+/// A texture usable as sampled texture, storage image and copy source/destination, filled
+/// with `values` (texels in x, y, z order, channels interleaved) converted to `format`; empty
+/// `values` leave it zeroed.
+pub fn upload_texture(
+    ctx: &Context,
+    dimension: wgpu::TextureDimension,
+    size: wgpu::Extent3d,
+    format: wgpu::TextureFormat,
+    values: &[f32],
+) -> Result<(wgpu::Texture, wgpu::TextureView)> {
+    let (storage, channels) = layout_of(format)?;
+    let texels = size.width as usize * size.height as usize * size.depth_or_array_layers as usize;
+    if !values.is_empty() && values.len() != texels * channels {
+        return Err(TensorError::Texels {
+            values: values.len(),
+            texels,
+            channels,
         }
-        let limits = self.limits();
-        let max = match dimension {
-            wgpu::TextureDimension::D1 => limits.max_texture_dimension_1d,
-            wgpu::TextureDimension::D2 => limits.max_texture_dimension_2d,
-            wgpu::TextureDimension::D3 => limits.max_texture_dimension_3d,
-        };
-        let sides = [size.width, size.height, size.depth_or_array_layers];
-        if texels == 0 || sides.iter().any(|s| *s > max) {
-            return Err(TensorError::TextureSize {
-                sides,
-                dimension: format!("{dimension:?}"),
-                max,
-            }
-            .into());
+        .into());
+    }
+    let limits = ctx.limits();
+    let max = match dimension {
+        wgpu::TextureDimension::D1 => limits.max_texture_dimension_1d,
+        wgpu::TextureDimension::D2 => limits.max_texture_dimension_2d,
+        wgpu::TextureDimension::D3 => limits.max_texture_dimension_3d,
+    };
+    let sides = [size.width, size.height, size.depth_or_array_layers];
+    if texels == 0 || sides.iter().any(|s| *s > max) {
+        return Err(TensorError::TextureSize {
+            sides,
+            dimension: format!("{dimension:?}"),
+            max,
         }
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("fpshader texture"),
-            size,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::STORAGE_BINDING
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
+        .into());
+    }
+    let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("fpshader texture"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::STORAGE_BINDING
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(Error::Gpu(format!(
+            "cannot create a {format:?} storage texture: {e}"
+        )));
+    }
+    let row = size.width as usize * channels * storage.size();
+    if values.is_empty() {
+        return Ok((texture.clone(), texture.create_view(&Default::default())));
+    }
+    ctx.queue.write_texture(
+        texture.as_image_copy(),
+        &storage.encode(values),
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(row as u32),
+            rows_per_image: Some(size.height),
+        },
+        size,
+    );
+    let view = texture.create_view(&Default::default());
+    Ok((texture, view))
+}
+
+/// Every texel of `texture` as fp32 values, in the order [`upload_texture`] takes.
+pub fn download_texture(ctx: &Context, texture: &wgpu::Texture) -> Result<Vec<f32>> {
+    let (storage, channels) = layout_of(texture.format())?;
+    let size = texture.size();
+    let row = size.width as usize * channels * storage.size();
+    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
+    let padded = row.div_ceil(align) * align;
+    let rows = size.height as usize * size.depth_or_array_layers as usize;
+    let staging = ctx.storage_buffer((padded * rows) as u64);
+    let mut enc = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("texture readback"),
         });
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!(
-                "cannot create a {format:?} storage texture: {e}"
-            )));
-        }
-        let row = size.width as usize * channels * storage.size();
-        if values.is_empty() {
-            return Ok((texture.clone(), texture.create_view(&Default::default())));
-        }
-        self.queue.write_texture(
-            texture.as_image_copy(),
-            &storage.encode(values),
-            wgpu::TexelCopyBufferLayout {
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &staging,
+            layout: wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(row as u32),
+                bytes_per_row: Some(padded as u32),
                 rows_per_image: Some(size.height),
             },
-            size,
-        );
-        let view = texture.create_view(&Default::default());
-        Ok((texture, view))
-    }
-
-    /// Every texel of `texture` as fp32 values, in the order [`Context::upload_texture`] takes.
-    pub fn download_texture(&self, texture: &wgpu::Texture) -> Result<Vec<f32>> {
-        let (storage, channels) = layout_of(texture.format())?;
-        let size = texture.size();
-        let row = size.width as usize * channels * storage.size();
-        let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
-        let padded = row.div_ceil(align) * align;
-        let rows = size.height as usize * size.depth_or_array_layers as usize;
-        let staging = self.storage_buffer((padded * rows) as u64);
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("texture readback"),
-            });
-        enc.copy_texture_to_buffer(
-            texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer: &staging,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(padded as u32),
-                    rows_per_image: Some(size.height),
-                },
-            },
-            size,
-        );
-        self.queue.submit([enc.finish()]);
-        let bytes = self.download(&staging)?;
-        let per_row = size.width as usize * channels;
-        Ok(bytes
-            .chunks(padded)
-            .take(rows)
-            .flat_map(|r| storage.decode(r, per_row))
-            .collect())
-    }
+        },
+        size,
+    );
+    ctx.queue.submit([enc.finish()]);
+    let bytes = ctx.download(&staging)?;
+    let per_row = size.width as usize * channels;
+    Ok(bytes
+        .chunks(padded)
+        .take(rows)
+        .flat_map(|r| storage.decode(r, per_row))
+        .collect())
 }

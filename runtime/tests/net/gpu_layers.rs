@@ -1,6 +1,7 @@
 //! Every layer on the GPU (both shader paths, every option tuple) against ncnn and the CPU, and the buffer pool under repeated runs.
 
 use super::*;
+use fpshader::GpuMat;
 
 /// Pooling on the GPU (buffer nets; image nets pool on the CPU): max and average, kernels,
 /// strides, explicit pads with and without counting them, every pad mode, global and adaptive,
@@ -564,7 +565,7 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
         let opts = net.opt.variant_options(ctx.allowed_options());
         let inputs: Vec<_> = ins
             .iter()
-            .map(|i| ctx.upload_mat(&i.mat(), opts).unwrap())
+            .map(|i| GpuMat::upload(&ctx, &i.mat(), opts).unwrap())
             .collect();
         let mut pooled = Vec::new();
         for run in 0..3 {

@@ -176,7 +176,8 @@ impl Convolution {
             &spec(None),
         )?;
         // one row of fp32 values (a 1-D mat's length is its channel count)
-        let partials = ctx.alloc_mat(
+        let partials = GpuMat::alloc(
+            ctx,
             2,
             [positions * top.c * splits * 4, 1, 1],
             1,

@@ -281,7 +281,7 @@ impl Layer for Convolution {
             state.bias4 = Some(gpu.upload_values(&bias, 4)?);
         }
         if state.gemm.is_some() {
-            state.no_partials = Some(gpu.ctx.alloc_mat(1, [4, 1, 1], 4, OptionSet::FP32));
+            state.no_partials = Some(GpuMat::alloc(gpu.ctx, 1, [4, 1, 1], 4, OptionSet::FP32));
         }
         Ok(())
     }
@@ -323,7 +323,8 @@ impl Layer for Convolution {
                 (.., p) => return Err(Error::NoShader { elempack: p }),
             };
         let [ow, oh] = geo.out;
-        let top = ctx.alloc_mat(
+        let top = GpuMat::alloc(
+            ctx,
             3,
             [ow, oh, self.window.num_output / pack],
             pack,

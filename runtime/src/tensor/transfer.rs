@@ -1,0 +1,320 @@
+//! Moving [`GpuMat`]s: uploads, downloads (waited for, or recorded into a submission), fresh
+//! and copied device mats. Casts between fp32 and fp16 buffers run on the GPU through the
+//! built-in cast shaders; image mats go through textures.
+
+use crate::error::{Result, TensorError};
+use crate::gpu::context::Context;
+use crate::gpu::recorder::Recorder;
+use crate::gpu::specialize::Specialization;
+use crate::shaders::Shader;
+use crate::tensor::gpu_mat::{
+    GpuData, GpuMat, PendingDownload, backing, gpu_cstep, image_extent, image_format, mat_bytes,
+    variant_options, view_of,
+};
+use crate::tensor::mat::{ElemType, Mat, MatData};
+use crate::tensor::storage::StorageFormat;
+use crate::tensor::texture::{download_texture, upload_texture};
+use crate::{Opt, OptionSet};
+
+impl GpuMat {
+    /// Uploads `mat` for shaders of variant `options` and waits. See [`GpuMat::record_upload`].
+    pub fn upload(ctx: &Context, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        let mut rec = ctx.recorder();
+        let m = GpuMat::record_upload(&mut rec, mat, options)?;
+        rec.submit_and_wait()?;
+        Ok(m)
+    }
+
+    /// Uploads `mat` for shaders of variant `options`, recording any conversion into `rec`.
+    /// Buffers: fp32 goes up as is, and fp16 formats are made on the GPU by
+    /// `cast_fp32_to_fp16`. With `image` in `options` the mat becomes an image of the class's
+    /// texel format (texels are converted while copied in). Mats of other element types are
+    /// widened to fp32 on the host first.
+    pub fn record_upload(rec: &mut Recorder<'_>, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        if mat.elemtype() != ElemType::F32 {
+            return GpuMat::record_upload(rec, &mat.cast(ElemType::F32), options);
+        }
+        let ctx = rec.context();
+        if mat.dims > 3 {
+            return Err(TensorError::Dims {
+                dims: mat.dims.into(),
+                takes: "GPU mats are 1-D to 3-D",
+            }
+            .into());
+        }
+        if options.contains(Opt::Image) {
+            return GpuMat::upload_image(ctx, mat, options);
+        }
+        let (w, h, c, cstep) = view_of(mat);
+        let values = mat.f32()?;
+        // the host's bytes as they are where they are the buffer's (little-endian) layout
+        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
+            bytemuck::cast_slice(values).into()
+        } else {
+            StorageFormat::Fp32.encode(values).into()
+        };
+        let size = mat_bytes(mat.data.len(), StorageFormat::Fp32);
+        let fp32 = GpuMat {
+            data: GpuData::Buffer(ctx.upload_padded(&bytes, size)),
+            dims: mat.dims,
+            w,
+            h,
+            c,
+            elempack: mat.elempack,
+            cstep,
+            format: StorageFormat::Fp32,
+            options,
+        };
+        match StorageFormat::of(options, mat.elempack) {
+            StorageFormat::Fp32 => Ok(fp32),
+            StorageFormat::Fp16 => {
+                fp32.record_cast(rec, Shader::CastFp32ToFp16, StorageFormat::Fp16)
+            }
+        }
+    }
+
+    /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
+    /// `cast_fp16_to_fp32` first.
+    pub fn download(&self, ctx: &Context) -> Result<Mat> {
+        if let GpuData::Image { texture, .. } = &self.data {
+            return self.download_image(ctx, texture);
+        }
+        let mut rec = ctx.recorder();
+        let pending = self.record_download(&mut rec)?;
+        rec.submit_and_wait()?;
+        pending.finish(ctx)
+    }
+
+    /// Records the download of `m` into `rec` (the fp16 widening and the copy to a host-
+    /// readable buffer), so that it rides in the submission of the work that makes `m`;
+    /// [`PendingDownload::finish`] reads it once `rec` has been waited for.
+    pub fn record_download(&self, rec: &mut Recorder<'_>) -> Result<PendingDownload> {
+        let m = self;
+        if let GpuData::Image { .. } = &m.data {
+            // images are read back on their own after the wait
+            return Ok(PendingDownload {
+                mat: m.clone(),
+                staging: None,
+            });
+        }
+        let wide = match m.format {
+            StorageFormat::Fp32 => None,
+            StorageFormat::Fp16 => {
+                Some(m.record_cast(rec, Shader::CastFp16ToFp32, StorageFormat::Fp32)?)
+            }
+        };
+        let staging = rec.record_readback(wide.as_ref().unwrap_or(m).expect_buffer()?);
+        Ok(PendingDownload {
+            mat: m.clone(),
+            staging: Some(staging),
+        })
+    }
+
+    /// A host mat of `m`'s shape holding `data` (laid out as `m`).
+    fn host_mat(&self, data: MatData) -> Result<Mat> {
+        let m = self;
+        let s = m.shape();
+        let p = m.elempack;
+        let packed = match m.dims {
+            1 => [s[0] / p, 1, 1, 1],
+            2 => [s[0], s[1] / p, 1, 1],
+            _ => [s[0], s[1], 1, s[3] / p],
+        };
+        let mut out = Mat::zeros(m.dims, packed, p, ElemType::F32)?;
+        if out.data.len() != data.len() || view_of(&out).3 != m.cstep {
+            return Err(TensorError::HostLayout {
+                values: data.len(),
+                cstep: m.cstep,
+                host: out.data.len(),
+            }
+            .into());
+        }
+        out.data = data;
+        Ok(out)
+    }
+
+    fn record_cast(
+        &self,
+        rec: &mut Recorder<'_>,
+        shader: Shader,
+        to: StorageFormat,
+    ) -> Result<GpuMat> {
+        let (m, ctx) = (self, rec.context());
+        let options = variant_options(m.options, false);
+        let pipeline = ctx.pipeline(shader.module(), options, &Specialization::default())?;
+        // the cast variant must store exactly the fp16 layout the mat's options use
+        let fp16_side = StorageFormat::of(pipeline.options, 4);
+        if fp16_side != StorageFormat::Fp16 {
+            return Err(TensorError::VariantStorage {
+                shader: "cast".into(),
+                variant: pipeline.options.name(),
+                stores: format!("{fp16_side:?}"),
+                mats: format!("fp16 ({})", m.options.name()),
+            }
+            .into());
+        }
+        // the whole buffer as rows of vec4s (buffers hold whole 32-byte blocks): one row, or
+        // rows of a width that divides the count when one row needs more workgroups than a
+        // dispatch dimension allows
+        let v = m.total().div_ceil(4);
+        let max_x = ctx.limits().max_compute_workgroups_per_dimension as usize
+            * pipeline.local_size[0] as usize;
+        let w = if v <= max_x {
+            v
+        } else {
+            (1..=max_x)
+                .rev()
+                .find(|w| v.is_multiple_of(*w))
+                .unwrap_or(1)
+        };
+        let (w, h) = (w as u32, (v / w) as u32);
+        let out = ctx.storage_buffer(mat_bytes(m.total(), to));
+        rec.dispatch(
+            &pipeline,
+            &[m.expect_buffer()?, &out],
+            &[w, h, 1, w * h],
+            [w, h, 1],
+        )?;
+        Ok(GpuMat {
+            data: GpuData::Buffer(out),
+            format: to,
+            ..m.clone()
+        })
+    }
+
+    /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
+    /// `w × h` per channel (1-D blobs are `c` channels of one value, 2-D ones `c` rows of `w`,
+    /// as GPU mats lay them out), `c` channels of `elempack` values.
+    pub fn alloc(
+        ctx: &Context,
+        dims: u8,
+        [w, h, c]: [usize; 3],
+        elempack: usize,
+        options: OptionSet,
+    ) -> GpuMat {
+        let format = StorageFormat::of(options, elempack);
+        let cstep = gpu_cstep(dims, w, h, elempack);
+        GpuMat {
+            data: GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format))),
+            dims,
+            w,
+            h,
+            c,
+            elempack,
+            cstep,
+            format,
+            options,
+        }
+    }
+
+    /// A new mat of `m`'s shape, packing, format and options (contents undefined).
+    pub fn alloc_like(&self, ctx: &Context) -> Result<GpuMat> {
+        let data = match &self.data {
+            GpuData::Buffer(_) => GpuData::Buffer(ctx.storage_buffer(self.byte_size())),
+            GpuData::Image { texture, .. } => {
+                let (texture, view) = upload_texture(
+                    ctx,
+                    texture.dimension(),
+                    texture.size(),
+                    texture.format(),
+                    &[],
+                )?;
+                GpuData::Image { texture, view }
+            }
+        };
+        Ok(GpuMat {
+            data,
+            ..self.clone()
+        })
+    }
+
+    /// A device copy of `m` that no other mat shares (recorded into `rec`).
+    pub fn record_copy(&self, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let copy = self.alloc_like(rec.context())?;
+        match (&self.data, &copy.data) {
+            (GpuData::Buffer(from), GpuData::Buffer(to)) => rec.copy_buffer(from, to),
+            (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
+                rec.copy_texture(from, to)
+            }
+            (from, to) => {
+                return Err(TensorError::Backing {
+                    needed: backing(from),
+                    got: backing(to),
+                }
+                .into());
+            }
+        }
+        Ok(copy)
+    }
+
+    fn upload_image(ctx: &Context, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
+        if mat.dims != 3 {
+            return Err(TensorError::Dims {
+                dims: mat.dims.into(),
+                takes: "image mats are 3-D",
+            }
+            .into());
+        }
+        let format = StorageFormat::of(options, mat.elempack);
+        let plane = mat.w * mat.h * mat.elempack;
+        let data = mat.f32()?;
+        let values: Vec<f32> = (0..mat.c)
+            .flat_map(|q| {
+                let start = q * mat.cstep * mat.elempack;
+                data[start..start + plane].iter().copied()
+            })
+            .collect();
+        let (texture, view) = upload_texture(
+            ctx,
+            wgpu::TextureDimension::D3,
+            image_extent(mat.w, mat.h, mat.c, mat.elempack),
+            image_format(format, mat.elempack)?,
+            &values,
+        )?;
+        Ok(GpuMat {
+            data: GpuData::Image { texture, view },
+            dims: 3,
+            w: mat.w,
+            h: mat.h,
+            c: mat.c,
+            elempack: mat.elempack,
+            cstep: mat.cstep,
+            format,
+            options,
+        })
+    }
+
+    fn download_image(&self, ctx: &Context, texture: &wgpu::Texture) -> Result<Mat> {
+        let m = self;
+        let values = download_texture(ctx, texture)?;
+        let mut out = Mat::new_3d(m.w, m.h, m.c, m.elempack)?;
+        let plane = m.w * m.h * m.elempack;
+        let cstep = out.cstep;
+        let data = out.f32_mut()?;
+        for (q, chunk) in values.chunks(plane).take(m.c).enumerate() {
+            let start = q * cstep * m.elempack;
+            data[start..start + chunk.len()].copy_from_slice(chunk);
+        }
+        Ok(out)
+    }
+}
+
+impl PendingDownload {
+    /// The host mat of a download recorded by [`GpuMat::record_download`], after its
+    /// recording was submitted and waited for.
+    pub fn finish(self, ctx: &Context) -> Result<Mat> {
+        let m = &self.mat;
+        match (&self.staging, &m.data) {
+            (None, GpuData::Image { texture, .. }) => m.download_image(ctx, texture),
+            (Some(staging), _) => {
+                let data = StorageFormat::Fp32.decode(&ctx.read_mapped(staging)?, m.total());
+                m.host_mat(MatData::F32(data))
+            }
+            (None, data) => Err(TensorError::Backing {
+                needed: "a staged copy",
+                got: backing(data),
+            }
+            .into()),
+        }
+    }
+}
