@@ -11,53 +11,9 @@ use fpshader::{
     StorageFormat, TensorError, shader, wgpu,
 };
 
-/// ncnn's relu and sigmoid shaders (the examples' own, `examples/shaders`), in the variants the
-/// built-in layer shaders have.
-static RELU: &ShaderModule = shader!(
-    "../examples/shaders/relu.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
-static RELU_PACK4: &ShaderModule = shader!(
-    "../examples/shaders/relu_pack4.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
-static RELU_PACK8: &ShaderModule = shader!(
-    "../examples/shaders/relu_pack8.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
-static SIGMOID: &ShaderModule = shader!(
-    "../examples/shaders/sigmoid.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
-static SIGMOID_PACK4: &ShaderModule = shader!(
-    "../examples/shaders/sigmoid_pack4.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
+#[path = "common/example_shaders.rs"]
+mod example_shaders;
+use example_shaders::{RELU, RELU_PACK4, RELU_PACK8, SIGMOID, SIGMOID_PACK4};
 
 /// Vulkan through both paths, and OpenGL (naga path), e.g. lavapipe and llvmpipe in CI.
 /// `FPSHADER_SKIP_GPU=1` skips all, `FPSHADER_SKIP_GL=1` only OpenGL.

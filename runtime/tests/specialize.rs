@@ -8,16 +8,9 @@ use fpshader::samplers;
 use fpshader::shaders::SHADERS;
 use fpshader::specialize::{SpecValue, Specialization, SpecializeError, freeze, patch};
 
-/// ncnn's relu shader (the examples' own, `examples/shaders`) in the built-in shaders' variants.
-static RELU: &fpshader::meta::ShaderModule = fpshader::shader!(
-    "../examples/shaders/relu.comp",
-    fp16p,
-    fp16s,
-    fp16a,
-    fp16u,
-    image,
-    lmem
-);
+#[path = "common/example_shaders.rs"]
+mod example_shaders;
+use example_shaders::RELU;
 
 fn spirv_val(words: &[u32], what: &str) {
     if std::env::var_os("FPSHADER_SKIP_SPIRV_VAL").is_some() {
