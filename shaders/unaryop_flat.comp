@@ -12,6 +12,7 @@
 layout (constant_id = 0) const int op_type = 0;
 layout (constant_id = 1) const float param_0 = 0;
 layout (constant_id = 2) const float param_1 = 0;
+layout (constant_id = 3) const float param_2 = 0;
 
 #include "flat.comp"
 

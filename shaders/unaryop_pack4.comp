@@ -13,8 +13,9 @@
 layout (constant_id = 0) const int op_type = 0;
 layout (constant_id = 1) const float param_0 = 0;
 layout (constant_id = 2) const float param_1 = 0;
+layout (constant_id = 3) const float param_2 = 0;
 
-#define shape_constant_id_offset 3
+#define shape_constant_id_offset 4
 layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
 layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
 layout (constant_id = shape_constant_id_offset + 2) const int c = 0;

@@ -13,6 +13,17 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
+    /// A layer refused its parameters (the source is the layer's error, naming it).
+    #[error("{file}: {location}")]
+    LayerParam {
+        /// The file (or `<bytes>`).
+        file: String,
+        /// `line N` or `byte N`.
+        location: String,
+        /// The layer's error.
+        #[source]
+        source: Box<crate::error::Error>,
+    },
     /// Weights (`.bin`) that do not fit what a layer needs.
     #[error("weights of layer `{layer}` at byte {offset}: {message}")]
     Weights {

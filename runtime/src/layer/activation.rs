@@ -23,16 +23,16 @@ use crate::tensor::{GpuMat, Mat, MatData};
 /// One elementwise function: an activation layer's math.
 pub trait Activation: Copy + Default + Send + Sync + 'static {
     /// The function with its parameters read from the layer's params (ncnn's ids); a function
-    /// without parameters is its `Default`.
-    fn from_params(_pd: &ParamDict) -> Self {
-        Self::default()
+    /// without parameters is its `Default`. Parameters out of ncnn's range are a `BadParam`.
+    fn from_params(_pd: &ParamDict) -> Result<Self> {
+        Ok(Self::default())
     }
 
     /// The function of one value.
     fn apply(self, x: f32) -> f32;
 
-    /// The op code and two parameters of `shaders/include/unary_op.comp`.
-    fn shader_op(self) -> (i32, f32, f32);
+    /// The op code and three parameters of `shaders/include/unary_op.comp`.
+    fn shader_op(self) -> (i32, [f32; 3]);
 
     /// The CPU pass over a blob; a function whose `apply` branches may give a branch-free
     /// loop here so that it vectorizes.
@@ -55,15 +55,16 @@ impl<A: Activation> ActivationLayer<A> {
     }
 }
 
-/// The `unaryop` shader family (pack 1/4/8 and flat) specialized for op `(code, p0, p1)`.
+/// The `unaryop` shader family (pack 1/4/8 and flat) specialized for op `(code, params)`.
 pub(crate) fn unaryop_pipelines(
     gpu: GpuSetup<'_>,
-    (op, p0, p1): (i32, f32, f32),
+    (op, [p0, p1, p2]): (i32, [f32; 3]),
 ) -> Result<PackPipelines> {
     let values = [
         (0, SpecValue::I32(op)),
         (1, SpecValue::F32(p0)),
         (2, SpecValue::F32(p1)),
+        (3, SpecValue::F32(p2)),
     ];
     PackPipelines::create(
         gpu,
@@ -102,7 +103,7 @@ impl<A: Activation> Layer for ActivationLayer<A> {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.f = A::from_params(pd);
+        self.f = A::from_params(pd)?;
         Ok(())
     }
 

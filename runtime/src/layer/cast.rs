@@ -62,7 +62,7 @@ impl Layer for Cast {
             _ => None,
         };
         self.gpu = match (gpu, op) {
-            (Some(gpu), Some(op)) if !int8 => Some(unaryop_pipelines(gpu, (op, 0.0, 0.0))?),
+            (Some(gpu), Some(op)) if !int8 => Some(unaryop_pipelines(gpu, (op, [0.0; 3]))?),
             _ => None,
         };
         self.on_device = gpu.is_some() && !int8;

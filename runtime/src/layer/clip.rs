@@ -1,5 +1,6 @@
 //! Clip: `0=min 1=max`: `clamp(x, min, max)`.
 
+use crate::error::Result;
 use crate::layer::activation::Activation;
 use crate::layer::params::ParamDict;
 
@@ -25,19 +26,19 @@ impl Default for Clip {
 }
 
 impl Activation for Clip {
-    fn from_params(pd: &ParamDict) -> Self {
-        Clip {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        Ok(Clip {
             min: pd.float(0, -f32::MAX),
             max: pd.float(1, f32::MAX),
-        }
+        })
     }
 
     fn apply(self, x: f32) -> f32 {
         x.max(self.min).min(self.max)
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (4, self.min, self.max)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (4, [self.min, self.max, 0.0])
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

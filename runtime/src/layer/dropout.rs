@@ -1,5 +1,6 @@
 //! Dropout: `0=scale` (default 1): at inference a scale, `x * scale`.
 
+use crate::error::Result;
 use crate::layer::activation::Activation;
 use crate::layer::params::ParamDict;
 
@@ -20,18 +21,18 @@ impl Default for Dropout {
 }
 
 impl Activation for Dropout {
-    fn from_params(pd: &ParamDict) -> Self {
-        Dropout {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        Ok(Dropout {
             scale: pd.float(0, 1.0),
-        }
+        })
     }
 
     fn apply(self, x: f32) -> f32 {
         x * self.scale
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (0, self.scale, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (0, [self.scale, 0.0, 0.0])
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

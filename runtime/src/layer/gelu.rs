@@ -1,5 +1,6 @@
 //! GELU: `0.5 x (1 + erf(x / √2))`, or with `0=1` the tanh approximation.
 
+use crate::error::Result;
 use crate::layer::activation::Activation;
 use crate::layer::params::ParamDict;
 
@@ -11,10 +12,10 @@ pub struct GELU {
 }
 
 impl Activation for GELU {
-    fn from_params(pd: &ParamDict) -> Self {
-        GELU {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        Ok(GELU {
             fast: pd.int(0, 0) != 0,
-        }
+        })
     }
 
     fn apply(self, x: f32) -> f32 {
@@ -26,7 +27,7 @@ impl Activation for GELU {
         }
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (if self.fast { 9 } else { 8 }, 0.0, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (if self.fast { 9 } else { 8 }, [0.0; 3])
     }
 }

@@ -13,8 +13,8 @@ impl Activation for Noop {
         x
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (0, 1.0, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (0, [1.0, 0.0, 0.0])
     }
 
     fn forward_cpu(self, _blob: &mut Mat) {}

@@ -1,5 +1,6 @@
 //! ReLU: `0=slope` (leaky when non-zero): `x < 0 ? x * slope : x`.
 
+use crate::error::Result;
 use crate::layer::activation::Activation;
 use crate::layer::params::ParamDict;
 
@@ -14,18 +15,18 @@ pub struct ReLU {
 }
 
 impl Activation for ReLU {
-    fn from_params(pd: &ParamDict) -> Self {
-        ReLU {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        Ok(ReLU {
             slope: pd.float(0, 0.0),
-        }
+        })
     }
 
     fn apply(self, x: f32) -> f32 {
         if x < 0.0 { x * self.slope } else { x }
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (1, self.slope, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (1, [self.slope, 0.0, 0.0])
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

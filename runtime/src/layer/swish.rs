@@ -15,8 +15,8 @@ impl Activation for Swish {
         x / (1.0 + (-x).exp())
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (5, 0.0, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (5, [0.0; 3])
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

@@ -11,7 +11,7 @@ impl Activation for TanH {
         x.tanh()
     }
 
-    fn shader_op(self) -> (i32, f32, f32) {
-        (3, 0.0, 0.0)
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (3, [0.0; 3])
     }
 }

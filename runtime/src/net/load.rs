@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{Blob, Net, NetLayer, err_layer, param};
 use crate::OptionSet;
-use crate::error::{ModelError, Result};
+use crate::error::{Error, ModelError, Result};
 use crate::layer::{FeatureMask, GpuSetup, Weights, check_contract};
 
 impl Net {
@@ -92,7 +92,15 @@ impl Net {
             }
             layer
                 .load_param(&l.params)
-                .map_err(|e| fail(&l.location, format!("layer `{}` ({}): {e}", l.name, l.kind)))?;
+                .map_err(|e| ModelError::LayerParam {
+                    file: file.to_string(),
+                    location: l.location.clone(),
+                    source: Box::new(Error::Layer {
+                        layer: l.name.clone(),
+                        kind: l.kind.clone(),
+                        source: Box::new(e),
+                    }),
+                })?;
             layers.push(NetLayer {
                 kind: l.kind.clone(),
                 name: l.name.clone(),

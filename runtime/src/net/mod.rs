@@ -101,7 +101,11 @@ fn err_layer(l: &NetLayer, e: Error) -> Error {
     match e {
         // these name their layer already
         e @ (Error::Layer { .. }
-        | Error::Model(ModelError::Weights { .. } | ModelError::Unimplemented { .. })) => e,
+        | Error::Model(
+            ModelError::Weights { .. }
+            | ModelError::Unimplemented { .. }
+            | ModelError::LayerParam { .. },
+        )) => e,
         other => Error::Layer {
             layer: l.name.clone(),
             kind: l.kind.clone(),

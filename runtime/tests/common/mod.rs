@@ -95,11 +95,21 @@ pub fn ncnn(param: &str, weights: &[u8], inputs: &[Input], output: &str) -> Opti
 /// ncnn's output for a model whose param file is `(file name, bytes)`; a `.param.bin` is
 /// loaded as one, and its blob names are their indices.
 pub fn ncnn_with(
-    (param_name, param): (&str, &[u8]),
+    param: (&str, &[u8]),
     weights: &[u8],
     inputs: &[Input],
     output: &str,
 ) -> Option<Vec<f32>> {
+    ncnn_outputs(param, weights, inputs, &[output]).map(|mut v| v.remove(0))
+}
+
+/// ncnn's outputs for `outputs`, extracted from one extractor in one run of the wheel.
+pub fn ncnn_outputs(
+    (param_name, param): (&str, &[u8]),
+    weights: &[u8],
+    inputs: &[Input],
+    outputs: &[&str],
+) -> Option<Vec<Vec<f32>>> {
     if std::env::var_os("FPSHADER_SKIP_NCNN").is_some() {
         return None;
     }
@@ -124,13 +134,22 @@ pub fn ncnn_with(
             i.numpy_shape()
         ));
     }
-    let out = dir.join("out.raw");
+    let outs: Vec<String> = outputs
+        .iter()
+        .enumerate()
+        .map(|(k, o)| {
+            format!(
+                r#"{{"name": "{o}", "file": "{}"}}"#,
+                dir.join(format!("out{k}.raw")).display()
+            )
+        })
+        .collect();
     let spec = format!(
-        r#"{{"param": "{}", "bin": "{}", "inputs": [{}], "outputs": [{{"name": "{output}", "file": "{}"}}]}}"#,
+        r#"{{"param": "{}", "bin": "{}", "inputs": [{}], "outputs": [{}]}}"#,
         dir.join(param_name).display(),
         dir.join("m.bin").display(),
         ins.join(", "),
-        out.display()
+        outs.join(", ")
     );
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/ncnn_run.py");
     let run = std::process::Command::new(python)
@@ -144,14 +163,17 @@ pub fn ncnn_with(
         String::from_utf8_lossy(param),
         String::from_utf8_lossy(&run.stderr)
     );
-    let bytes = std::fs::read(&out).unwrap();
+    let values = (0..outputs.len())
+        .map(|k| {
+            let bytes = std::fs::read(dir.join(format!("out{k}.raw"))).unwrap();
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
+    Some(values)
 }
 
 pub fn run_net(

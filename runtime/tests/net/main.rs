@@ -15,6 +15,7 @@ mod cpu_layers;
 mod errors;
 mod gpu_layers;
 mod models;
+mod suite;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,0 +1,17 @@
+//! AbsVal: `|x|`.
+
+use crate::layer::activation::Activation;
+
+/// The absolute value.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AbsVal;
+
+impl Activation for AbsVal {
+    fn apply(self, x: f32) -> f32 {
+        x.abs()
+    }
+
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (20, [0.0; 3])
+    }
+}

@@ -1,0 +1,51 @@
+//! Exp: `0=base` (-1: e) `1=scale` (1) `2=shift` (0): `base ^ (shift + x * scale)`.
+
+use crate::error::Result;
+use crate::layer::activation::Activation;
+use crate::layer::params::ParamDict;
+
+/// Exponentiation of an affine function of `x`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exp {
+    /// The base; -1 means e.
+    pub base: f32,
+    /// Scale of `x`.
+    pub scale: f32,
+    /// Added after scaling.
+    pub shift: f32,
+}
+
+impl Default for Exp {
+    fn default() -> Self {
+        Exp {
+            base: -1.0,
+            scale: 1.0,
+            shift: 0.0,
+        }
+    }
+}
+
+/// `0=base` (or power) `1=scale` `2=shift`, as Exp, Log and Power read them.
+pub(crate) fn base_scale_shift(pd: &ParamDict, base: f32) -> [f32; 3] {
+    [pd.float(0, base), pd.float(1, 1.0), pd.float(2, 0.0)]
+}
+
+impl Activation for Exp {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        let [base, scale, shift] = base_scale_shift(pd, -1.0);
+        Ok(Exp { base, scale, shift })
+    }
+
+    fn apply(self, x: f32) -> f32 {
+        let y = self.shift + x * self.scale;
+        if self.base == -1.0 {
+            y.exp()
+        } else {
+            self.base.powf(y)
+        }
+    }
+
+    fn shader_op(self) -> (i32, [f32; 3]) {
+        (17, [self.base, self.scale, self.shift])
+    }
+}

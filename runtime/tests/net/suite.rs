@@ -1,0 +1,350 @@
+//! ncnn's own test cases (`tests/test_<type>.cpp` in Tencent/ncnn): their shapes, parameters
+//! and input ranges, many cases per net. Each batch is one net of independent one-layer
+//! branches, run once in fpshader (CPU fp32, CPU with ncnn's default options, every GPU
+//! context in ncnn's option tuples) and once in ncnn's wheel, so that hundreds of cases cost a
+//! few net loads and one Python start.
+//!
+//! CI runs a deterministic sample of each parameter set's shapes ([`sample`], spread over the
+//! list); `FPSHADER_NCNN_SUITE=all` runs every case.
+
+use super::*;
+
+/// One case: a layer type with its params over its inputs.
+pub struct Case {
+    kind: &'static str,
+    params: String,
+    inputs: Vec<Input>,
+}
+
+impl Case {
+    fn what(&self) -> String {
+        let shapes: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|i| format!("{:?}", i.numpy_shape()))
+            .collect();
+        format!("{} {} on {}", self.kind, self.params, shapes.join(" "))
+    }
+}
+
+/// ncnn's `RandomMat(w [, h [, d], c])`: dims from the number of sizes, values in `range`,
+/// rounded to bf16 precision so that fp16 and bf16 storage hold them exactly: a step function
+/// (floor, round, sign, Threshold) then gives every precision the same result.
+pub fn random_mat(rng: &mut Rng, name: &'static str, sizes: &[usize], range: (f32, f32)) -> Input {
+    let (dims, shape) = match *sizes {
+        [w] => (1, [w, 1, 1, 1]),
+        [w, h] => (2, [w, h, 1, 1]),
+        [w, h, c] => (3, [w, h, 1, c]),
+        [w, h, d, c] => (4, [w, h, d, c]),
+        _ => panic!("RandomMat takes 1 to 4 sizes, not {sizes:?}"),
+    };
+    let mut input = Input::new(rng, name, dims, shape);
+    let (lo, hi) = range;
+    for v in &mut input.values {
+        *v = bf16_within(lo + (*v + 1.0) * 0.5 * (hi - lo), lo, hi);
+    }
+    input
+}
+
+/// The bf16 value nearest `v` that is inside `[lo, hi]` (a range's ends may round out of it,
+/// out of a function's domain).
+fn bf16_within(v: f32, lo: f32, hi: f32) -> f32 {
+    use half::bf16;
+    let mut q = bf16::from_f32(v);
+    // a step of one unit in the last place, up or down the number line
+    let step = |q: bf16, up: bool| {
+        let bits = q.to_bits();
+        bf16::from_bits(if (q.to_f32() >= 0.0) == up {
+            bits + 1
+        } else {
+            bits - 1
+        })
+    };
+    while q.to_f32() < lo {
+        q = step(q, true);
+    }
+    while q.to_f32() > hi {
+        q = step(q, false);
+    }
+    q.to_f32()
+}
+
+/// ncnn's default `RandomMat` range.
+pub const RANDOM: (f32, f32) = (-1.2, 1.2);
+
+/// The shapes ncnn's elementwise tests (`test_elu.cpp`, `test_unaryop.cpp`, …) run every
+/// function on: 4-D, 3-D, 2-D and 1-D, with channel counts that pack by 8, 4 and not at all.
+pub const ELEMENTWISE_SHAPES: &[&[usize]] = &[
+    &[7, 6, 5, 32],
+    &[5, 6, 7, 24],
+    &[7, 8, 9, 12],
+    &[3, 4, 5, 13],
+    &[4, 7, 32],
+    &[5, 7, 24],
+    &[7, 9, 12],
+    &[3, 5, 13],
+    &[13, 32],
+    &[15, 24],
+    &[17, 12],
+    &[19, 15],
+    &[128],
+    &[124],
+    &[127],
+    &[120],
+];
+
+/// A one-input case over a fresh `RandomMat` of `sizes`.
+pub fn unary_case(
+    rng: &mut Rng,
+    kind: &'static str,
+    params: &str,
+    sizes: &[usize],
+    range: (f32, f32),
+) -> Case {
+    Case {
+        kind,
+        params: params.to_string(),
+        inputs: vec![random_mat(rng, "x", sizes, range)],
+    }
+}
+
+/// One net holding every case as its own branch: inputs `c{i}_{k}`, output `o{i}`.
+fn batch_param(cases: &[Case]) -> (String, Vec<Input>, Vec<&'static str>) {
+    let mut lines = Vec::new();
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let mut bottoms = Vec::new();
+        for (k, input) in case.inputs.iter().enumerate() {
+            let name: &'static str = Box::leak(format!("c{i}_{k}").into_boxed_str());
+            lines.push(format!("Input in{i}_{k} 0 1 {name}"));
+            bottoms.push(name);
+            inputs.push(Input {
+                name,
+                dims: input.dims,
+                shape: input.shape,
+                values: input.values.clone(),
+            });
+        }
+        let out: &'static str = Box::leak(format!("o{i}").into_boxed_str());
+        lines.push(format!(
+            "{} l{i} {} 1 {} {out} {}",
+            case.kind,
+            bottoms.len(),
+            bottoms.join(" "),
+            case.params
+        ));
+        outputs.push(out);
+    }
+    let param = format!(
+        "7767517\n{} {}\n{}\n",
+        lines.len(),
+        inputs.len() + outputs.len(),
+        lines.join("\n")
+    );
+    (param, inputs, outputs)
+}
+
+/// Every output of a batch net in fpshader.
+fn run_batch(
+    param: &str,
+    inputs: &[Input],
+    outputs: &[&str],
+    opt: RunOptions,
+    ctx: Option<Arc<fpshader::Context>>,
+) -> (Net, Vec<Result<Vec<f32>, Error>>) {
+    let mut net = Net::new();
+    net.opt = opt;
+    if let Some(ctx) = ctx {
+        net.set_context(ctx);
+    }
+    net.load_param_str("suite.param", param)
+        .unwrap_or_else(|e| panic!("{}", e.report()));
+    net.load_model_bytes(&[]).unwrap();
+    let got = {
+        let mut ex = net.create_extractor().unwrap();
+        for i in inputs {
+            ex.input(i.name, i.mat()).unwrap();
+        }
+        outputs
+            .iter()
+            .map(|o| ex.extract(o).map(|m| m.to_values()))
+            .collect()
+    };
+    (net, got)
+}
+
+/// Runs `cases` against ncnn's wheel on the CPU, then on every GPU against the CPU
+/// in ncnn's option tuples; every layer of a GPU net must run on the GPU.
+pub fn check_suite(cases: Vec<Case>) {
+    let (param, inputs, outputs) = batch_param(&cases);
+    let want = ncnn_outputs(("m.param", param.as_bytes()), &[], &inputs, &outputs);
+    let (_, fp32) = run_batch(&param, &inputs, &outputs, RunOptions::fp32(), None);
+    let (_, packed) = run_batch(&param, &inputs, &outputs, RunOptions::default(), None);
+    let mut cpu = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let what = case.what();
+        let got = fp32[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+        if let Some(want) = &want {
+            assert_close(got, &want[i], 1e-3, &what);
+        }
+        let default = packed[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}, default options: {}", e.report()));
+        assert_close(default, got, 0.1, &format!("{what}, default options"));
+        cpu.push(got.clone());
+    }
+    check_suite_gpu(&cases, &cpu);
+}
+
+/// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
+/// against the CPU's fp32 outputs.
+fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>]) {
+    let (gpu_cases, want): (Vec<&Case>, Vec<&Vec<f32>>) = cases
+        .iter()
+        .zip(cpu)
+        .filter(|(c, _)| c.inputs.iter().all(|i| i.dims <= 3))
+        .unzip();
+    if gpu_cases.is_empty() {
+        return;
+    }
+    let owned: Vec<Case> = gpu_cases
+        .iter()
+        .map(|c| Case {
+            kind: c.kind,
+            params: c.params.clone(),
+            inputs: c
+                .inputs
+                .iter()
+                .map(|i| Input {
+                    name: i.name,
+                    dims: i.dims,
+                    shape: i.shape,
+                    values: i.values.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    let (param, inputs, outputs) = batch_param(&owned);
+    for ctx in gpu_contexts() {
+        for (name, opt, eps) in gpu_option_tuples() {
+            let label = format!("{name}, {}", ctx.describe());
+            let (net, got) = run_batch(&param, &inputs, &outputs, opt, Some(ctx.clone()));
+            for layer in net.layers().iter().filter(|l| l.kind != "Input") {
+                assert!(
+                    layer.on_gpu(),
+                    "{label}: {} {} did not run on the GPU",
+                    layer.kind,
+                    layer.name
+                );
+            }
+            for ((case, got), want) in owned.iter().zip(got).zip(&want) {
+                let what = format!("{}, {label}", case.what());
+                let got = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                assert_close(&got, want, eps, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn ncnn_activation_tests() {
+    let mut rng = Rng(101);
+    let mut cases = Vec::new();
+    let mut each = |kind: &'static str, params: &str, range: (f32, f32), rng: &mut Rng| {
+        let group = ELEMENTWISE_SHAPES
+            .iter()
+            .map(|sizes| unary_case(rng, kind, params, sizes, range))
+            .collect();
+        cases.extend(sample(group, 6));
+    };
+    // test_elu.cpp, test_selu.cpp, test_mish.cpp, test_softplus.cpp, test_erf.cpp,
+    // test_absval.cpp, test_bnll.cpp
+    each("ELU", "0=0.1", RANDOM, &mut rng);
+    each("SELU", "0=1.673264 1=1.050700", RANDOM, &mut rng);
+    each("Mish", "", RANDOM, &mut rng);
+    each("Softplus", "", RANDOM, &mut rng);
+    each("Erf", "", RANDOM, &mut rng);
+    each("AbsVal", "", RANDOM, &mut rng);
+    each("BNLL", "", RANDOM, &mut rng);
+    // test_exp.cpp, test_log.cpp, test_power.cpp: (base, scale, shift) tuples and ranges
+    for params in ["0=-1 1=1 2=0", "0=-1 1=0.75 2=-0.25", "0=2 1=0.5 2=0.125"] {
+        each("Exp", params, (-1.0, 1.0), &mut rng);
+    }
+    for params in ["0=-1 1=1 2=0", "0=-1 1=0.75 2=0.25", "0=2 1=0.5 2=0.125"] {
+        each("Log", params, (0.001, 2.0), &mut rng);
+    }
+    each("Power", "0=1.1 1=1.5 2=2", RANDOM, &mut rng);
+    // test_threshold.cpp, test_shrink.cpp
+    for params in ["0=0", "0=0.3"] {
+        each("Threshold", params, RANDOM, &mut rng);
+    }
+    for params in ["0=0 1=5", "0=0.3 1=0.3", "0=4.5 1=6.1", "0=0.5 1=0.5"] {
+        each("Shrink", params, RANDOM, &mut rng);
+    }
+    check_suite(cases);
+}
+
+/// test_unaryop.cpp: every op type on every shape, with the ranges the test gives the ops
+/// that need them (scaled by 1000 for floor and ceil, positive for roots and logarithms, …).
+#[test]
+fn ncnn_unaryop_tests() {
+    let mut rng = Rng(102);
+    let mut cases = Vec::new();
+    for op in 0..fpshader::layer::unaryop::OPERATIONS.len() {
+        let range = match op {
+            2 | 3 => (-1200.0, 1200.0),
+            5 | 6 | 8 | 17 => (0.001, 2.0),
+            25 => (1.001, 2.0),
+            11..=13 => (-1.0, 1.0),
+            26 => (-0.99, 0.99),
+            27 => (-0.999, 2.0),
+            _ => RANDOM,
+        };
+        let group = ELEMENTWISE_SHAPES
+            .iter()
+            .map(|sizes| unary_case(&mut rng, "UnaryOp", &format!("0={op}"), sizes, range))
+            .collect();
+        cases.extend(sample(group, 4));
+    }
+    check_suite(cases);
+}
+
+/// `n` of `cases` spread evenly, or all of them with `FPSHADER_NCNN_SUITE=all`.
+pub fn sample(cases: Vec<Case>, n: usize) -> Vec<Case> {
+    let all = std::env::var("FPSHADER_NCNN_SUITE").is_ok_and(|v| v == "all");
+    let len = cases.len();
+    if all || len <= n {
+        return cases;
+    }
+    cases
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| (i * n) / len != ((i + 1) * n) / len)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// Parameters out of ncnn's range are refused at load, naming the layer and the value.
+#[test]
+fn out_of_range_unaryop_is_a_typed_error_naming_the_layer() {
+    for op in ["28", "-1"] {
+        let mut net = Net::new();
+        let e = net
+            .load_param_str(
+                "t.param",
+                &one_layer("UnaryOp", &["data"], &format!("0={op}")),
+            )
+            .unwrap_err();
+        let report = e.report();
+        assert!(report.contains("layer `layer` (UnaryOp)"), "{report}");
+        let Error::Model(fpshader::ModelError::LayerParam { source, .. }) = &e else {
+            panic!("not a layer's parameter error: {report}");
+        };
+        let bad_param = matches!(source.as_ref(), Error::Layer { source, .. }
+            if matches!(source.as_ref(), Error::BadParam { id: 0, value, .. } if value == op));
+        assert!(bad_param, "{report}");
+    }
+}
