@@ -1,24 +1,35 @@
-//! What BatchNorm and Scale share: `x * a[ch] + b[ch]` per channel (w for 1-D, h for 2-D,
-//! c otherwise), on the CPU and through the `channel_affine` shaders.
+//! What BatchNorm, Scale, Bias and PReLU share: `x * a[ch] + b[ch]` (or PReLU's
+//! `x < 0 ? x * a[ch] : x`) per channel (w for 1-D, h for 2-D, c otherwise), on the CPU and
+//! through the `channel_affine` shaders.
 
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 
 use crate::error::{InputError, Result};
+use crate::gpu::specialize::SpecValue;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::{GpuSetup, Support};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
-/// The device side of a per-channel affine layer (BatchNorm, Scale): pipelines per packing
-/// and the coefficients, fp32, uploaded once.
+/// The device side of a per-channel affine layer (BatchNorm, Scale, Bias) or of PReLU:
+/// pipelines per packing and the coefficients, fp32, uploaded once.
 pub(crate) struct AffineGpu {
     pipelines: PackPipelines,
     coefs: Option<(DeviceBuffer, DeviceBuffer)>,
 }
 
 impl AffineGpu {
-    /// Pipelines for buffer nets; `None` for image nets, which run these on the CPU.
+    /// Affine pipelines; `None` without a device.
     pub(crate) fn create(gpu: Option<GpuSetup<'_>>) -> Result<Option<Self>> {
+        Self::with_mode(gpu, 0)
+    }
+
+    /// PReLU pipelines (`x < 0 ? x * a[ch] : x`); `None` without a device.
+    pub(crate) fn create_prelu(gpu: Option<GpuSetup<'_>>) -> Result<Option<Self>> {
+        Self::with_mode(gpu, 1)
+    }
+
+    fn with_mode(gpu: Option<GpuSetup<'_>>, mode: i32) -> Result<Option<Self>> {
         let Some(gpu) = gpu else {
             return Ok(None);
         };
@@ -29,7 +40,7 @@ impl AffineGpu {
                 (4, Shader::ChannelAffinePack4.module()),
                 (8, Shader::ChannelAffinePack8.module()),
             ],
-            &[],
+            &[(0, SpecValue::I32(mode))],
         )?;
         Ok(Some(AffineGpu {
             pipelines,
@@ -70,6 +81,16 @@ impl AffineGpu {
 
 /// `y = x * scale[ch] + bias[ch]` over the channel axis, in place.
 pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result<()> {
+    map_channels(blob, scale, bias, |x, a, b| x * a + b)
+}
+
+/// `y = f(x, a[ch], b[ch])` over the channel axis (`b` may be empty: zeros), in place.
+pub(crate) fn map_channels(
+    blob: &mut Mat,
+    scale: &[f32],
+    bias: &[f32],
+    f: impl Fn(f32, f32, f32) -> f32,
+) -> Result<()> {
     let e = blob.numpy_shape();
     let channels = e[0];
     if scale.len() != channels || (!bias.is_empty() && bias.len() != channels) {
@@ -84,7 +105,7 @@ pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result
     let mut v = blob.to_values();
     for (ch, chunk) in v.chunks_mut(inner.max(1)).enumerate() {
         let b = bias.get(ch).copied().unwrap_or(0.0);
-        chunk.iter_mut().for_each(|x| *x = *x * scale[ch] + b);
+        chunk.iter_mut().for_each(|x| *x = f(*x, scale[ch], b));
     }
     *blob = Mat::from_numpy(&e, &v)?;
     Ok(())

@@ -26,6 +26,7 @@ pub(crate) mod window;
 // layer types
 pub mod absval;
 pub mod batchnorm;
+pub mod bias;
 pub mod binaryop;
 pub mod bnll;
 pub mod cast;
@@ -56,6 +57,7 @@ pub mod padding;
 pub mod permute;
 pub mod pooling;
 pub mod power;
+pub mod prelu;
 pub mod relu;
 pub mod reshape;
 pub mod scale;

@@ -7,8 +7,9 @@ use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
 use crate::layer::window::depthwise;
 use crate::layer::{
-    absval::AbsVal, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, log::Log, mish::Mish, power::Power,
-    selu::SELU, shrink::Shrink, softplus::Softplus, threshold::Threshold, unaryop::UnaryOp,
+    absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, log::Log, mish::Mish,
+    power::Power, prelu::PReLU, selu::SELU, shrink::Shrink, softplus::Softplus,
+    threshold::Threshold, unaryop::UnaryOp,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -53,6 +54,8 @@ pub const BUILTIN: &[&str] = &[
     "Threshold",
     "Shrink",
     "UnaryOp",
+    "PReLU",
+    "Bias",
     "BinaryOp",
     "Eltwise",
     "Softmax",
@@ -106,6 +109,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Threshold" => Box::<ActivationLayer<Threshold>>::default(),
         "Shrink" => Box::<ActivationLayer<Shrink>>::default(),
         "UnaryOp" => Box::<ActivationLayer<UnaryOp>>::default(),
+        "PReLU" => Box::<PReLU>::default(),
+        "Bias" => Box::<Bias>::default(),
         "BinaryOp" => Box::<BinaryOp>::default(),
         "Eltwise" => Box::<Eltwise>::default(),
         "Softmax" => Box::<Softmax>::default(),

@@ -14,6 +14,8 @@ pub struct Case {
     kind: &'static str,
     params: String,
     inputs: Vec<Input>,
+    /// The layer's weights, raw fp32 as `load(n, 1)` reads them.
+    weights: Vec<f32>,
 }
 
 impl Case {
@@ -105,12 +107,25 @@ pub fn unary_case(
         kind,
         params: params.to_string(),
         inputs: vec![random_mat(rng, "x", sizes, range)],
+        weights: Vec::new(),
     }
 }
 
-/// One net holding every case as its own branch: inputs `c{i}_{k}`, output `o{i}`.
-fn batch_param(cases: &[Case]) -> (String, Vec<Input>, Vec<&'static str>) {
+/// A net holding every case as its own branch (inputs `c{i}_{k}`, output `o{i}`), its
+/// weights (each layer's in turn), inputs and outputs.
+struct Batch {
+    param: String,
+    weights: Vec<u8>,
+    inputs: Vec<Input>,
+    outputs: Vec<&'static str>,
+}
+
+fn batch(cases: &[Case]) -> Batch {
     let mut lines = Vec::new();
+    let weights = cases
+        .iter()
+        .flat_map(|c| c.weights.iter().flat_map(|v| v.to_le_bytes()))
+        .collect();
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
     for (i, case) in cases.iter().enumerate() {
@@ -142,14 +157,17 @@ fn batch_param(cases: &[Case]) -> (String, Vec<Input>, Vec<&'static str>) {
         inputs.len() + outputs.len(),
         lines.join("\n")
     );
-    (param, inputs, outputs)
+    Batch {
+        param,
+        weights,
+        inputs,
+        outputs,
+    }
 }
 
 /// Every output of a batch net in fpshader.
 fn run_batch(
-    param: &str,
-    inputs: &[Input],
-    outputs: &[&str],
+    b: &Batch,
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,
 ) -> (Net, Vec<Result<Vec<f32>, Error>>) {
@@ -158,15 +176,16 @@ fn run_batch(
     if let Some(ctx) = ctx {
         net.set_context(ctx);
     }
-    net.load_param_str("suite.param", param)
+    net.load_param_str("suite.param", &b.param)
         .unwrap_or_else(|e| panic!("{}", e.report()));
-    net.load_model_bytes(&[]).unwrap();
+    net.load_model_bytes(&b.weights)
+        .unwrap_or_else(|e| panic!("{}", e.report()));
     let got = {
         let mut ex = net.create_extractor().unwrap();
-        for i in inputs {
+        for i in &b.inputs {
             ex.input(i.name, i.mat()).unwrap();
         }
-        outputs
+        b.outputs
             .iter()
             .map(|o| ex.extract(o).map(|m| m.to_values()))
             .collect()
@@ -175,12 +194,18 @@ fn run_batch(
 }
 
 /// Runs `cases` against ncnn's wheel on the CPU, then on every GPU against the CPU
-/// in ncnn's option tuples; every layer of a GPU net must run on the GPU.
-pub fn check_suite(cases: Vec<Case>) {
-    let (param, inputs, outputs) = batch_param(&cases);
-    let want = ncnn_outputs(("m.param", param.as_bytes()), &[], &inputs, &outputs);
-    let (_, fp32) = run_batch(&param, &inputs, &outputs, RunOptions::fp32(), None);
-    let (_, packed) = run_batch(&param, &inputs, &outputs, RunOptions::default(), None);
+/// in ncnn's option tuples; every layer of a GPU net must run on the GPU (in image nets too
+/// where `images`; layers without image shaders run on the CPU there).
+pub fn check_suite(cases: Vec<Case>, images: bool) {
+    let b = batch(&cases);
+    let want = ncnn_outputs(
+        ("m.param", b.param.as_bytes()),
+        &b.weights,
+        &b.inputs,
+        &b.outputs,
+    );
+    let (_, fp32) = run_batch(&b, RunOptions::fp32(), None);
+    let (_, packed) = run_batch(&b, RunOptions::default(), None);
     let mut cpu = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let what = case.what();
@@ -196,12 +221,12 @@ pub fn check_suite(cases: Vec<Case>) {
         assert_close(default, got, 0.1, &format!("{what}, default options"));
         cpu.push(got.clone());
     }
-    check_suite_gpu(&cases, &cpu);
+    check_suite_gpu(&cases, &cpu, images);
 }
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
 /// against the CPU's fp32 outputs.
-fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>]) {
+fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>], images: bool) {
     let (gpu_cases, want): (Vec<&Case>, Vec<&Vec<f32>>) = cases
         .iter()
         .zip(cpu)
@@ -225,14 +250,16 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>]) {
                     values: i.values.clone(),
                 })
                 .collect(),
+            weights: c.weights.clone(),
         })
         .collect();
-    let (param, inputs, outputs) = batch_param(&owned);
+    let b = batch(&owned);
     for ctx in gpu_contexts() {
         for (name, opt, eps) in gpu_option_tuples() {
             let label = format!("{name}, {}", ctx.describe());
-            let (net, got) = run_batch(&param, &inputs, &outputs, opt, Some(ctx.clone()));
-            for layer in net.layers().iter().filter(|l| l.kind != "Input") {
+            let (net, got) = run_batch(&b, opt, Some(ctx.clone()));
+            let placed = images || !opt.use_image_storage;
+            for layer in net.layers().iter().filter(|l| placed && l.kind != "Input") {
                 assert!(
                     layer.on_gpu(),
                     "{label}: {} {} did not run on the GPU",
@@ -284,7 +311,27 @@ fn ncnn_activation_tests() {
     for params in ["0=0 1=5", "0=0.3 1=0.3", "0=4.5 1=6.1", "0=0.5 1=0.5"] {
         each("Shrink", params, RANDOM, &mut rng);
     }
-    check_suite(cases);
+    // the activations fpshader had before: test_relu.cpp, test_clip.cpp, test_hardswish.cpp,
+    // test_hardsigmoid.cpp, test_gelu.cpp, test_dropout.cpp, test_swish.cpp, test_sigmoid.cpp,
+    // test_tanh.cpp
+    for (kind, params) in [
+        ("ReLU", "0=0"),
+        ("ReLU", "0=0.1"),
+        ("Clip", "0=-1 1=1"),
+        ("HardSwish", "0=0.2 1=0.5"),
+        ("HardSigmoid", "0=0.5 1=0.5"),
+        ("GELU", "0=0"),
+        ("GELU", "0=1"),
+        ("Dropout", "0=0.1"),
+        ("Dropout", "0=0.5"),
+        ("Dropout", "0=1"),
+        ("Swish", ""),
+        ("Sigmoid", ""),
+        ("TanH", ""),
+    ] {
+        each(kind, params, RANDOM, &mut rng);
+    }
+    check_suite(cases, true);
 }
 
 /// test_unaryop.cpp: every op type on every shape, with the ranges the test gives the ops
@@ -309,7 +356,7 @@ fn ncnn_unaryop_tests() {
             .collect();
         cases.extend(sample(group, 4));
     }
-    check_suite(cases);
+    check_suite(cases, true);
 }
 
 /// `n` of `cases` spread evenly, or all of them with `FPSHADER_NCNN_SUITE=all`.
@@ -325,6 +372,63 @@ pub fn sample(cases: Vec<Case>, n: usize) -> Vec<Case> {
         .filter(|(i, _)| (i * n) / len != ((i + 1) * n) / len)
         .map(|(_, c)| c)
         .collect()
+}
+
+/// test_prelu.cpp (per-channel and shared slopes on every dims) and test_bias.cpp.
+#[test]
+fn ncnn_prelu_and_bias_tests() {
+    let mut rng = Rng(103);
+    let mut cases = Vec::new();
+    let prelu: &[(&[usize], usize)] = &[
+        (&[5, 7, 24], 24),
+        (&[5, 7, 24], 1),
+        (&[5, 7, 32], 32),
+        (&[5, 7, 32], 1),
+        (&[7, 9, 12], 12),
+        (&[7, 9, 12], 1),
+        (&[3, 5, 13], 13),
+        (&[3, 5, 13], 1),
+        (&[15, 24], 24),
+        (&[15, 24], 1),
+        (&[15, 32], 32),
+        (&[15, 32], 1),
+        (&[17, 12], 12),
+        (&[17, 12], 1),
+        (&[19, 15], 15),
+        (&[19, 15], 1),
+        (&[128], 128),
+        (&[128], 1),
+        (&[124], 124),
+        (&[124], 1),
+        (&[120], 120),
+        (&[120], 1),
+        (&[127], 127),
+        (&[127], 1),
+        (&[5, 3, 2, 24], 24),
+        (&[5, 3, 2, 24], 1),
+        (&[3, 5, 3, 13], 13),
+        (&[3, 5, 3, 13], 1),
+    ];
+    for (sizes, slopes) in prelu {
+        let mut case = unary_case(&mut rng, "PReLU", &format!("0={slopes}"), sizes, RANDOM);
+        case.weights = random_mat(&mut rng, "w", &[*slopes], RANDOM).values;
+        cases.push(case);
+    }
+    for sizes in [
+        &[5, 6, 7, 24][..],
+        &[7, 8, 9, 12],
+        &[3, 4, 5, 13],
+        &[5, 7, 24],
+        &[7, 9, 12],
+        &[3, 5, 13],
+    ] {
+        let channels = *sizes.last().unwrap();
+        let mut case = unary_case(&mut rng, "Bias", &format!("0={channels}"), sizes, RANDOM);
+        case.weights = random_mat(&mut rng, "w", &[channels], RANDOM).values;
+        cases.push(case);
+    }
+    // the channel_affine family has no image variants yet
+    check_suite(cases, false);
 }
 
 /// Parameters out of ncnn's range are refused at load, naming the layer and the value.
