@@ -131,6 +131,23 @@ impl Gather {
     }
 }
 
+/// [`reshape`] to a numpy shape (outermost first) of 1 to 3 axes.
+pub(crate) fn reshape_numpy(
+    rec: &mut Recorder<'_>,
+    gather: &Gather,
+    bottom: &GpuMat,
+    np: &[usize],
+) -> Result<GpuMat> {
+    let (dims, _) = crate::layer::view::from_numpy_shape(np)?;
+    reshape(
+        rec,
+        gather,
+        bottom,
+        dims,
+        crate::layer::view::to_view(dims, np, 1),
+    )
+}
+
 /// `bottom` (pack1) as a `dims`-D mat of view `view` with the same values in row-major order:
 /// the same buffer when both lay them out without gaps, else a gather.
 pub(crate) fn reshape(

@@ -7,9 +7,9 @@ use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
 use crate::layer::window::depthwise;
 use crate::layer::{
-    absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, log::Log, mish::Mish,
-    power::Power, prelu::PReLU, selu::SELU, shrink::Shrink, softplus::Softplus,
-    threshold::Threshold, unaryop::UnaryOp,
+    absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, expanddims::ExpandDims,
+    log::Log, mish::Mish, power::Power, prelu::PReLU, selu::SELU, shrink::Shrink,
+    softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -31,6 +31,8 @@ pub const BUILTIN: &[&str] = &[
     "Split",
     "Flatten",
     "Reshape",
+    "ExpandDims",
+    "Squeeze",
     "ReLU",
     "Sigmoid",
     "TanH",
@@ -86,6 +88,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Split" => Box::new(Split),
         "Flatten" => Box::new(Flatten::default()),
         "Reshape" => Box::<Reshape>::default(),
+        "ExpandDims" => Box::<ExpandDims>::default(),
+        "Squeeze" => Box::<Squeeze>::default(),
         "ReLU" => Box::<ActivationLayer<ReLU>>::default(),
         "Sigmoid" => Box::<ActivationLayer<Sigmoid>>::default(),
         "TanH" => Box::<ActivationLayer<TanH>>::default(),

@@ -26,6 +26,21 @@ pub(crate) fn numpy_shape(dims: u8, [w, h, d, c]: [usize; 4]) -> Vec<usize> {
     }
 }
 
+/// The dims and `[w, h, d, c]` of a numpy shape of 1 to 4 axes (outermost first).
+pub(crate) fn from_numpy_shape(np: &[usize]) -> Result<(u8, [usize; 4])> {
+    match *np {
+        [w] => Ok((1, [w, 1, 1, 1])),
+        [h, w] => Ok((2, [w, h, 1, 1])),
+        [c, h, w] => Ok((3, [w, h, 1, c])),
+        [c, d, h, w] => Ok((4, [w, h, d, c])),
+        _ => Err(InputError::Dims {
+            got: np.len().min(255) as u8,
+            takes: "blobs of 1 to 4 dims",
+        }
+        .into()),
+    }
+}
+
 /// Values per numpy axis of a `dims`-D blob placed at their axes of the 3-D view, `fill` at
 /// the view axes the blob does not have.
 pub(crate) fn to_view<T: Copy>(dims: u8, per_axis: &[T], fill: T) -> [T; 3] {

@@ -152,9 +152,11 @@ pub fn ncnn_outputs(
         outs.join(", ")
     );
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle/ncnn_run.py");
+    let spec_file = dir.join("spec.json");
+    std::fs::write(&spec_file, &spec).unwrap();
     let run = std::process::Command::new(python)
         .arg(script)
-        .arg(&spec)
+        .arg(format!("@{}", spec_file.display()))
         .output()
         .unwrap();
     assert!(

@@ -431,6 +431,82 @@ fn ncnn_prelu_and_bias_tests() {
     check_suite(cases, false);
 }
 
+/// Every subset of up to four axes, as test_squeeze.cpp and test_expanddims.cpp list them.
+const AXES: &[&str] = &[
+    "0", "1", "2", "3", "0,1", "0,2", "0,3", "1,2", "1,3", "2,3", "0,1,2", "0,1,3", "0,2,3",
+    "1,2,3", "0,1,2,3",
+];
+
+/// `3=axes` as an ncnn array parameter.
+fn axes_param(axes: &str) -> String {
+    format!("-23303={},{axes}", axes.split(',').count())
+}
+
+/// test_squeeze.cpp (every flag combination and axis set on shapes with ones in every place)
+/// and test_expanddims.cpp (every axis set).
+#[test]
+fn ncnn_squeeze_and_expanddims_tests() {
+    let mut rng = Rng(104);
+    let mut cases = Vec::new();
+    let squeeze_shapes: &[&[usize]] = &[
+        &[4, 5, 7, 16],
+        &[4, 5, 1, 15],
+        &[4, 1, 7, 12],
+        &[1, 5, 7, 16],
+        &[1, 5, 1, 15],
+        &[1, 1, 7, 12],
+        &[6, 1, 1, 16],
+        &[1, 1, 1, 15],
+        &[4, 5, 7, 1],
+        &[4, 5, 1, 1],
+        &[4, 1, 7, 1],
+        &[1, 5, 7, 1],
+        &[1, 5, 1, 1],
+        &[1, 1, 7, 1],
+        &[1, 1, 1, 1],
+        &[3, 12, 16],
+        &[3, 1, 16],
+        &[1, 33, 15],
+        &[1, 14, 1],
+        &[12, 13, 1],
+        &[1, 1, 1],
+        &[14, 16],
+        &[1, 14],
+        &[11, 1],
+        &[1, 1],
+        &[120],
+        &[1],
+    ];
+    for sizes in squeeze_shapes {
+        let mut params: Vec<String> = (0..16)
+            .map(|f| {
+                format!(
+                    "0={} 1={} 11={} 2={}",
+                    f >> 3 & 1,
+                    f >> 2 & 1,
+                    f >> 1 & 1,
+                    f & 1
+                )
+            })
+            .collect();
+        params.extend(AXES.iter().map(|a| axes_param(a)));
+        let group = params
+            .iter()
+            .map(|p| unary_case(&mut rng, "Squeeze", p, sizes, RANDOM))
+            .collect();
+        cases.extend(sample(group, 6));
+    }
+    for sizes in squeeze_shapes.iter().filter(|s| s.len() <= 3) {
+        let group = AXES
+            .iter()
+            .map(|a| unary_case(&mut rng, "ExpandDims", &axes_param(a), sizes, RANDOM))
+            .collect();
+        cases.extend(sample(group, 6));
+    }
+    // the gather family (Reshape, Flatten, these) has no image variants yet
+    check_suite(cases, false);
+}
+
 /// Parameters out of ncnn's range are refused at load, naming the layer and the value.
 #[test]
 fn out_of_range_unaryop_is_a_typed_error_naming_the_layer() {

@@ -1,6 +1,6 @@
 """Runs an ncnn model with ncnn's own wheel (CPU, plain fp32) for fpshader's tests.
 
-Argument: a JSON object {"param" (a .param, or a .param.bin whose blobs are named by index),
+Argument: a JSON object (or `@FILE` holding one) {"param" (a .param, or a .param.bin whose blobs are named by index),
 "bin", "inputs": [{"name", "file", "shape"}], "outputs":
 [{"name", "file"}]}; inputs are raw little-endian fp32 in numpy (c, h, w) order. Prints a JSON
 list of the outputs' shapes.
@@ -11,7 +11,13 @@ import sys
 import ncnn
 import numpy as np
 
-spec = json.loads(sys.argv[1])
+arg = sys.argv[1]
+if arg.startswith("@"):
+    # a batch of many cases passes its spec in a file: too long for an argument
+    with open(arg[1:]) as f:
+        spec = json.load(f)
+else:
+    spec = json.loads(arg)
 net = ncnn.Net()
 net.opt.use_vulkan_compute = False
 net.opt.num_threads = 1
