@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
-use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
+use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -32,10 +32,7 @@ impl Layer for BatchNorm {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
-        if let Some(g) = &mut self.gpu {
-            g.upload(gpu, &self.a, &self.b);
-        }
-        Ok(())
+        upload_affine(&mut self.gpu, gpu, &self.a, &self.b)
     }
 
     fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {

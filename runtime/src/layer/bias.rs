@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::activation::map_inplace;
-use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
+use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -41,10 +41,7 @@ impl Layer for Bias {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
-        if let Some(g) = &mut self.gpu {
-            g.upload(gpu, &vec![1.0; self.bias.len()], &self.bias);
-        }
-        Ok(())
+        upload_affine(&mut self.gpu, gpu, &vec![1.0; self.bias.len()], &self.bias)
     }
 
     /// The shaders' channel of a 1-D or 2-D blob is its w or h, not ncnn's single channel.

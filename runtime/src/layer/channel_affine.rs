@@ -79,6 +79,19 @@ impl AffineGpu {
     }
 }
 
+/// `upload_model` of the affine layers: the coefficients up where there is a device side.
+pub(crate) fn upload_affine(
+    slot: &mut Option<AffineGpu>,
+    gpu: GpuSetup<'_>,
+    a: &[f32],
+    b: &[f32],
+) -> Result<()> {
+    if let Some(g) = slot {
+        g.upload(gpu, a, b);
+    }
+    Ok(())
+}
+
 /// `y = x * scale[ch] + bias[ch]` over the channel axis, in place.
 pub(crate) fn per_channel(blob: &mut Mat, scale: &[f32], bias: &[f32]) -> Result<()> {
     map_channels(blob, scale, bias, |x, a, b| x * a + b)

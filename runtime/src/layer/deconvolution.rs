@@ -148,9 +148,7 @@ impl Layer for Deconvolution {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|&(dims, [w, h, _, c])| {
-            dims == 3 && c == self.window.channels() && self.geometry(w, h).is_ok()
-        })
+        self.window.accepts(bottoms, |w, h| self.geometry(w, h))
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {

@@ -4,26 +4,22 @@
 //! stays as it is.
 
 use crate::error::Result;
-use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::gather::{Gather, GatherMap, gather_for, reshape_numpy};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::DeviceSide;
-use crate::layer::run_options::RunOptions;
-use crate::layer::squeeze::in_range;
-use crate::layer::view::{from_numpy_shape, numpy_shape};
-use crate::tensor::{GpuMat, Mat};
+use crate::layer::reshape_rule::{ShapeRule, in_range};
+use crate::layer::view::numpy_shape;
 
 /// Inserts axes of size 1.
 #[derive(Default)]
 pub struct ExpandDims {
     axes: Vec<i32>,
-    gpu: Option<Gather>,
 }
 
-impl ExpandDims {
-    /// The numpy shape after inserting the axes into one of `dims` and `[w, h, d, c]`.
-    fn expanded(&self, dims: u8, shape: [usize; 4]) -> Vec<usize> {
+impl ShapeRule for ExpandDims {
+    fn from_params(pd: &ParamDict) -> Result<Self> {
+        Ok(ExpandDims { axes: pd.ints(3) })
+    }
+
+    fn shape(&self, dims: u8, shape: [usize; 4]) -> Vec<usize> {
         let np = numpy_shape(dims, shape);
         let out = np.len() + self.axes.len();
         if out > 4 {
@@ -38,37 +34,5 @@ impl ExpandDims {
         new.iter()
             .map(|n| if *n { 1 } else { rest.next().unwrap_or(1) })
             .collect()
-    }
-}
-
-impl Layer for ExpandDims {
-    fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
-    }
-
-    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.axes = pd.ints(3);
-        Ok(())
-    }
-
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::Reshape)?;
-        Ok(())
-    }
-
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms
-            .iter()
-            .all(|(dims, shape)| *dims <= 3 && self.expanded(*dims, *shape).len() <= 3)
-    }
-
-    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        let (dims, shape) = from_numpy_shape(&self.expanded(bottom.dims, bottom.shape()))?;
-        bottom.reshape(dims, shape)
-    }
-
-    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        let np = self.expanded(bottom.dims, bottom.shape());
-        reshape_numpy(rec, self.gpu.ready()?, bottom, &np)
     }
 }

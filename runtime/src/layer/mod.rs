@@ -20,6 +20,7 @@ pub mod fused_activation;
 pub mod gather;
 pub(crate) mod kernels;
 pub mod pipelines;
+pub mod reshape_rule;
 pub mod view;
 pub(crate) mod window;
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
+use crate::layer::reshape_rule::ShapeLayer;
 use crate::layer::window::depthwise;
 use crate::layer::{
     absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, expanddims::ExpandDims,
@@ -88,8 +89,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Split" => Box::new(Split),
         "Flatten" => Box::new(Flatten::default()),
         "Reshape" => Box::<Reshape>::default(),
-        "ExpandDims" => Box::<ExpandDims>::default(),
-        "Squeeze" => Box::<Squeeze>::default(),
+        "ExpandDims" => Box::<ShapeLayer<ExpandDims>>::default(),
+        "Squeeze" => Box::<ShapeLayer<Squeeze>>::default(),
         "ReLU" => Box::<ActivationLayer<ReLU>>::default(),
         "Sigmoid" => Box::<ActivationLayer<Sigmoid>>::default(),
         "TanH" => Box::<ActivationLayer<TanH>>::default(),

@@ -2,7 +2,7 @@
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel};
+use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -48,10 +48,7 @@ impl Layer for Scale {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
-        if let Some(g) = &mut self.gpu {
-            g.upload(gpu, &self.scale, &self.bias);
-        }
-        Ok(())
+        upload_affine(&mut self.gpu, gpu, &self.scale, &self.bias)
     }
 
     fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {

@@ -101,6 +101,18 @@ impl Window {
         self.channels_per_group() * self.group
     }
 
+    /// `gpu_accepts` of the convolution family: 3-D blobs of the window's channels whose
+    /// output `geometry` can place.
+    pub(crate) fn accepts<T>(
+        &self,
+        bottoms: &[(u8, [usize; 4])],
+        geometry: impl Fn(usize, usize) -> Result<T>,
+    ) -> bool {
+        bottoms.iter().all(|&(dims, [w, h, _, c])| {
+            dims == 3 && c == self.channels() && geometry(w, h).is_ok()
+        })
+    }
+
     /// Checks a `c`-channel `dims`-D input against the weights.
     pub fn check_input(&self, dims: u8, c: usize) -> Result<()> {
         planar(dims)?;
