@@ -5,8 +5,9 @@
 // 10 and 11 rounding to the nearest fp16 and bf16 value (Cast; bf16 ties to even, as the
 // host cast rounds), 12 ELU (alpha = param_0), 13 SELU (alpha, lambda), 14 Mish, 15 Softplus,
 // 16 Erf, 17 Exp, 18 Log and 19 Power (base or power = param_0, scale = param_1,
-// shift = param_2; base -1 is e), 20 AbsVal, 21 BNLL, 22 Threshold (param_0), 23 Shrink
-// (bias = param_0, lambd = param_1); 32 + k is UnaryOp's operation k (0 abs … 27 log1p).
+// shift = param_2; base -1 is e), 21 BNLL, 22 Threshold (param_0), 23 Shrink
+// (bias = param_0, lambd = param_1); 32 + k is UnaryOp's operation k (0 abs … 27 log1p;
+// AbsVal is 32).
 // Piecewise-linear ones compute in the arithmetic class (no conversions: they are what
 // bounds fp16 elementwise layers); those with exp/tanh in fp32, which fp16 overflows long
 // before the values these layers see.
@@ -72,7 +73,6 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 4) return clamp(v, afp(param_0), afp(param_1));
     if (op_type == 6) return v * clamp(v * afp(param_0) + afp(param_1), afp(0.f), afp(1.f));
     if (op_type == 7) return clamp(v * afp(param_0) + afp(param_1), afp(0.f), afp(1.f));
-    if (op_type == 20) return abs(v);
     if (op_type == 22) return mix(afpvec4(0.f), afpvec4(1.f), greaterThan(v, afpvec4(param_0)));
     if (op_type == 23) return mix(mix(afpvec4(0.f), v - afp(param_0), greaterThan(v, afpvec4(param_1))), v + afp(param_0), lessThan(v, afpvec4(-param_1)));
     if (op_type == 32 || op_type == 33) return op_type == 32 ? abs(v) : -v;
@@ -93,7 +93,7 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 18) y = param_0 == -1.f ? log(param_2 + x * param_1) : log(param_2 + x * param_1) / log(param_0);
     if (op_type == 19) y = pow_c(param_2 + x * param_1, param_0);
     if (op_type == 21) y = mix(log(1.f + exp(x)), x + log(1.f + exp(-x)), greaterThan(x, vec4(0.f)));
-    if (op_type >= 34) y = unaryop_k(x, op_type - 32);
+    if (op_type >= 32) y = unaryop_k(x, op_type - 32);
     if (op_type == 11)
     {
         const uvec4 u = floatBitsToUint(x);

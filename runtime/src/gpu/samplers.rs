@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use fpshader_build::spv::{self, Editor, Instruction};
+use fpshader_build::spv::{self, Editor};
 use spirv::{Decoration, Op, StorageClass};
 
 use crate::gpu::specialize::SpecializeError;
@@ -28,7 +28,6 @@ fn malformed(what: &str) -> SpecializeError {
 pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let module = spv::Module::new(words)?;
     let insts = module.parse()?;
-    let is = |i: &Instruction<'_>, op: Op| i.is(op);
 
     // sampled-image type -> image type; pointers to each in UniformConstant
     let mut sampled: HashMap<u32, u32> = HashMap::new();
@@ -37,11 +36,11 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut pointer_to_sampled: HashMap<u32, u32> = HashMap::new(); // pointer -> sampled type
     for i in &insts {
         let w = i.words();
-        if is(i, Op::TypeSampledImage) && w.len() == 3 {
+        if i.is(Op::TypeSampledImage) && w.len() == 3 {
             sampled.insert(w[1], w[2]);
-        } else if is(i, Op::TypeSampler) && w.len() == 2 {
+        } else if i.is(Op::TypeSampler) && w.len() == 2 {
             sampler_type = Some(w[1]);
-        } else if is(i, Op::TypePointer)
+        } else if i.is(Op::TypePointer)
             && w.len() == 4
             && w[2] == StorageClass::UniformConstant as u32
         {
@@ -49,7 +48,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
             if sampled.contains_key(&w[3]) {
                 pointer_to_sampled.insert(w[1], w[3]);
             }
-        } else if (is(i, Op::TypeArray) || is(i, Op::TypeRuntimeArray))
+        } else if (i.is(Op::TypeArray) || i.is(Op::TypeRuntimeArray))
             && w.len() >= 3
             && sampled.contains_key(&w[2])
         {
@@ -60,7 +59,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     }
     // combined variables -> (sampled type, image type)
     let mut combined: Vec<(u32, u32, u32)> = Vec::new();
-    for i in insts.iter().filter(|i| is(i, Op::Variable)) {
+    for i in insts.iter().filter(|i| i.is(Op::Variable)) {
         if let (Some(&st), Some(&var)) = (
             i.words().get(1).and_then(|p| pointer_to_sampled.get(p)),
             i.words().get(2),
@@ -104,7 +103,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut set_of: HashMap<u32, u32> = HashMap::new();
     for i in insts
         .iter()
-        .filter(|i| is(i, Op::Decorate) && i.words().len() >= 4)
+        .filter(|i| i.is(Op::Decorate) && i.words().len() >= 4)
     {
         let (target, deco, value) = (i.words()[1], i.words()[2], i.words()[3]);
         if rewrite.contains_key(&target) {
@@ -135,7 +134,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
     let mut types_done = false;
     for i in &insts {
         let w = i.words();
-        if !types_done && is(i, Op::Function) {
+        if !types_done && i.is(Op::Function) {
             // every new type and variable goes at the end of the global section, where all
             // the types they refer to exist
             types_done = true;
@@ -149,11 +148,11 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
                 out.emit(Op::Variable, &[sampler_pointer, sampler_var, class]);
             }
         }
-        if is(i, Op::EntryPoint) && version >= 0x0001_0400 {
+        if i.is(Op::EntryPoint) && version >= 0x0001_0400 {
             // from SPIR-V 1.4 the interface lists every global the entry point uses
             let samplers: Vec<u32> = combined.iter().map(|(var, _, _)| rewrite[var].2).collect();
             out.extend(i, &samplers);
-        } else if is(i, Op::Decorate) && w.len() >= 4 && w[2] == Decoration::Binding as u32 {
+        } else if i.is(Op::Decorate) && w.len() >= 4 && w[2] == Decoration::Binding as u32 {
             out.copy(i);
             if let Some((_, _, sampler_var)) = rewrite.get(&w[1]) {
                 let var = *sampler_var;
@@ -161,18 +160,18 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
                 let binding = sampler_binding[&w[1]];
                 out.emit(Op::Decorate, &[var, Decoration::Binding as u32, binding]);
             }
-        } else if is(i, Op::Variable) && w.get(2).is_some_and(|v| rewrite.contains_key(v)) {
+        } else if i.is(Op::Variable) && w.get(2).is_some_and(|v| rewrite.contains_key(v)) {
             // declared again below, after the pointer type it now needs
-        } else if is(i, Op::Load) && w.len() >= 4 && rewrite.contains_key(&w[3]) {
+        } else if i.is(Op::Load) && w.len() >= 4 && rewrite.contains_key(&w[3]) {
             let (_, image, sampler_var) = rewrite[&w[3]];
             let (texture, sampler) = (out.fresh(), out.fresh());
             out.emit(Op::Load, &[image, texture, w[3]]);
             out.emit(Op::Load, &[sampler_type, sampler, sampler_var]);
             out.emit(Op::SampledImage, &[w[1], w[2], texture, sampler]);
-        } else if (is(i, Op::FunctionCall)
+        } else if (i.is(Op::FunctionCall)
             && w.get(4..)
                 .is_some_and(|args| args.iter().any(|a| rewrite.contains_key(a))))
-            || ((is(i, Op::AccessChain) || is(i, Op::InBoundsAccessChain) || is(i, Op::CopyObject))
+            || ((i.is(Op::AccessChain) || i.is(Op::InBoundsAccessChain) || i.is(Op::CopyObject))
                 && w.len() >= 4
                 && rewrite.contains_key(&w[3]))
         {

@@ -12,6 +12,7 @@ impl Activation for AbsVal {
     }
 
     fn shader_op(self) -> (i32, [f32; 3]) {
-        (20, [0.0; 3])
+        // UnaryOp's abs
+        (32, [0.0; 3])
     }
 }

@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::activation::map_inplace;
-use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
+use crate::layer::channel_affine::{AffineGpu, affine_support, map_channels, upload_affine};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -51,7 +51,7 @@ impl Layer for Bias {
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {
         if blob.dims >= 3 {
-            return per_channel(blob, &vec![1.0; self.bias.len()], &self.bias);
+            return map_channels(blob, &self.bias, &[], |x, b, _| x + b);
         }
         let b = self.bias[0];
         map_inplace(blob, move |x| x + b);

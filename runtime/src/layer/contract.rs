@@ -204,33 +204,6 @@ impl Implements {
         forward_gpu_many: false,
         forward_gpu_inplace: false,
     };
-    /// Only [`Layer::forward`].
-    pub const FORWARD: Implements = Implements {
-        forward: true,
-        ..Implements::NONE
-    };
-    /// Only [`Layer::forward_many`].
-    pub const FORWARD_MANY: Implements = Implements {
-        forward_many: true,
-        ..Implements::NONE
-    };
-    /// [`Layer::forward`] and [`Layer::forward_gpu`].
-    pub const FORWARD_CPU_GPU: Implements = Implements {
-        forward: true,
-        forward_gpu: true,
-        ..Implements::NONE
-    };
-    /// [`Layer::forward_many`] and [`Layer::forward_gpu_many`].
-    pub const FORWARD_MANY_CPU_GPU: Implements = Implements {
-        forward_many: true,
-        forward_gpu_many: true,
-        ..Implements::NONE
-    };
-    /// Only [`Layer::forward_inplace`].
-    pub const FORWARD_INPLACE: Implements = Implements {
-        forward_inplace: true,
-        ..Implements::NONE
-    };
     /// Exactly the methods `support` calls for: the CPU forward of its blob count and in-place
     /// flag, and the GPU forward with them where it runs on the device.
     pub const fn called_for(support: Support) -> Implements {
@@ -250,13 +223,6 @@ impl Implements {
         }
         i
     }
-
-    /// [`Layer::forward_inplace`] and [`Layer::forward_gpu_inplace`].
-    pub const FORWARD_INPLACE_CPU_GPU: Implements = Implements {
-        forward_inplace: true,
-        forward_gpu_inplace: true,
-        ..Implements::NONE
-    };
 }
 
 /// The device side a layer creates pipelines and uploads weights for.

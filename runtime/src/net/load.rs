@@ -109,6 +109,7 @@ impl Net {
                 featmask: FeatureMask(l.params.int(31, 0).max(0) as u32),
                 support: layer.support(),
                 layer,
+                gpu_options: OptionSet::FP32,
                 on_gpu: false,
             });
         }
@@ -157,6 +158,7 @@ impl Net {
         for l in &mut self.layers {
             let opt = self.opt.masked(l.featmask);
             let options = opt.variant_options(self.gpu_options);
+            l.gpu_options = options;
             // image nets run a layer that takes no images on the CPU (vulkan_images is read
             // before create_pipeline, which then gets no device)
             let images = !options.contains(crate::Opt::Image) || l.layer.support().vulkan_images;

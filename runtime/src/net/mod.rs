@@ -29,6 +29,8 @@ pub struct NetLayer {
     layer: Box<dyn Layer>,
     featmask: FeatureMask,
     support: Support,
+    /// The variant options its pipelines were made with (the net's, less its feature mask).
+    gpu_options: OptionSet,
     on_gpu: bool,
 }
 

@@ -27,11 +27,7 @@ impl Extractor<'_> {
     /// it has no shader for; then (`None`) it runs on the CPU this time.
     pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
         let shapes = self.bottom_shapes(l);
-        let image = self
-            .opt
-            .masked(l.featmask)
-            .variant_options(self.net.gpu_options)
-            .contains(crate::Opt::Image);
+        let image = l.gpu_options.contains(crate::Opt::Image);
         let min_dims = if image { 3 } else { 1 };
         let takes = shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims))
             && l.layer.gpu_accepts(&shapes);
@@ -149,7 +145,7 @@ impl Extractor<'_> {
         let net = self.net;
         let l = &net.layers[i];
         let opt = self.opt.masked(l.featmask);
-        let options = opt.variant_options(net.gpu_options);
+        let options = l.gpu_options;
         let s = l.support;
         let layouts = self.gpu_layouts(l, shapes, &opt);
         // blobs this layer reads last leave the extractor here: their buffers go back to the

@@ -178,6 +178,23 @@ pub fn ncnn_outputs(
     Some(values)
 }
 
+/// A net of `param` and `weights` with options `opt`, on `ctx` when given.
+pub fn load_net(
+    param: &str,
+    weights: &[u8],
+    opt: RunOptions,
+    ctx: Option<Arc<Context>>,
+) -> Result<Net, Error> {
+    let mut net = Net::new();
+    net.opt = opt;
+    if let Some(ctx) = ctx {
+        net.set_context(ctx);
+    }
+    net.load_param_str("test.param", param)?;
+    net.load_model_bytes(weights)?;
+    Ok(net)
+}
+
 pub fn run_net(
     param: &str,
     weights: &[u8],
@@ -186,13 +203,7 @@ pub fn run_net(
     opt: RunOptions,
     ctx: Option<Arc<Context>>,
 ) -> Result<Mat, Error> {
-    let mut net = Net::new();
-    net.opt = opt;
-    if let Some(ctx) = ctx {
-        net.set_context(ctx);
-    }
-    net.load_param_str("test.param", param)?;
-    net.load_model_bytes(weights)?;
+    let net = load_net(param, weights, opt, ctx)?;
     let mut ex = net.create_extractor()?;
     for i in inputs {
         ex.input(i.name, i.mat())?;

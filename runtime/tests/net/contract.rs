@@ -155,11 +155,7 @@ fn in_place_gpu_layers_copy_only_what_others_hold() {
     let x = Input::new(&mut rng, "data", 3, [64, 8, 1, 4]);
     let param = "7767517\n5 5\nInput data_in 0 1 data\nReLU r 1 1 data a 0=0.1\nSoftmax s0 1 1 a b 0=2\nSoftmax s1 1 1 b c 0=1\nSoftmax s2 1 1 c out 0=0\n";
     for ctx in gpu_contexts() {
-        let mut net = Net::new();
-        net.opt = RunOptions::fp32();
-        net.set_context(ctx.clone());
-        net.load_param_str("inplace", param).unwrap();
-        net.load_model_bytes(&[]).unwrap();
+        let net = load_net(param, &[], RunOptions::fp32(), Some(ctx.clone())).unwrap();
         let before = ctx.storage_requests();
         let mut ex = net.create_extractor().unwrap();
         ex.input("data", x.mat()).unwrap();

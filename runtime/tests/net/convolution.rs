@@ -220,14 +220,16 @@ fn convolution_pipelines_follow_the_input_shape() {
             })
             .collect();
         for ctx in gpu_contexts() {
-            let mut net = Net::new();
-            net.opt = RunOptions {
-                use_packing_layout: true,
-                ..RunOptions::fp32()
-            };
-            net.set_context(ctx.clone());
-            net.load_param_str("shapes", &param).unwrap();
-            net.load_model_bytes(&weights).unwrap();
+            let net = load_net(
+                &param,
+                &weights,
+                RunOptions {
+                    use_packing_layout: true,
+                    ..RunOptions::fp32()
+                },
+                Some(ctx.clone()),
+            )
+            .unwrap();
             for (x, want) in inputs.iter().zip(&want) {
                 let mut ex = net.create_extractor().unwrap();
                 ex.input("data", x.mat()).unwrap();

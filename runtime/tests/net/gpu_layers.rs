@@ -344,11 +344,7 @@ fn memorydata_stays_unchanged_under_in_place_gpu_layers() {
         .into_iter()
         .flat_map(|c| [(c.clone(), RunOptions::fp32()), (c, RunOptions::default())])
     {
-        let mut net = Net::new();
-        net.opt = opt;
-        net.set_context(ctx.clone());
-        net.load_param_str("mem", param).unwrap();
-        net.load_model_bytes(&weights).unwrap();
+        let net = load_net(param, &weights, opt, Some(ctx.clone())).unwrap();
         for kind in ["MemoryData", "Softmax"] {
             assert!(
                 net.layers().iter().any(|l| l.kind == kind && l.on_gpu()),
@@ -523,11 +519,7 @@ fn pooled_buffers_are_reused_without_corrupting_later_runs() {
     ];
     let want = run_net(param, &[], &ins, "out", RunOptions::fp32(), None).unwrap();
     for ctx in gpu_contexts() {
-        let mut net = Net::new();
-        net.opt = RunOptions::fp32();
-        net.set_context(ctx.clone());
-        net.load_param_str("pool", param).unwrap();
-        net.load_model_bytes(&[]).unwrap();
+        let net = load_net(param, &[], RunOptions::fp32(), Some(ctx.clone())).unwrap();
         for run in 0..4 {
             let mut ex = net.create_extractor().unwrap();
             for i in &ins {
@@ -557,11 +549,7 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
         Input::new(&mut rng, "b", 3, [16, 8, 1, 8]),
     ];
     for ctx in gpu_contexts() {
-        let mut net = Net::new();
-        net.opt = RunOptions::fp32();
-        net.set_context(ctx.clone());
-        net.load_param_str("pool", param).unwrap();
-        net.load_model_bytes(&[]).unwrap();
+        let net = load_net(param, &[], RunOptions::fp32(), Some(ctx.clone())).unwrap();
         let opts = net.opt.variant_options(ctx.allowed_options());
         let inputs: Vec<_> = ins
             .iter()
@@ -626,11 +614,7 @@ fn gpu_layers_with_cpu_fallback_match_ncnn() {
     .unwrap();
     for ctx in gpu_contexts() {
         for (opt, eps) in [(RunOptions::fp32(), 1e-3), (RunOptions::default(), 0.1)] {
-            let mut net = Net::new();
-            net.opt = opt;
-            net.set_context(ctx.clone());
-            net.load_param_str("branchy", &param).unwrap();
-            net.load_model_bytes(&weights).unwrap();
+            let net = load_net(&param, &weights, opt, Some(ctx.clone())).unwrap();
             let on_gpu: Vec<&str> = net
                 .layers()
                 .iter()

@@ -181,11 +181,7 @@ fn check_gpu_outputs(
     for ctx in gpu_contexts() {
         for (name, opt, eps) in gpu_option_tuples() {
             let label = format!("{what}, {name}, {}", ctx.describe());
-            let mut net = Net::new();
-            net.opt = opt;
-            net.set_context(ctx.clone());
-            net.load_param_str("gpu", param).unwrap();
-            net.load_model_bytes(weights).unwrap();
+            let net = load_net(param, weights, opt, Some(ctx.clone())).unwrap();
             for kind in gpu_kinds
                 .iter()
                 .filter(|_| !(buffers_only && opt.use_image_storage))

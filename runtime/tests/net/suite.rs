@@ -120,7 +120,7 @@ struct Batch {
     outputs: Vec<&'static str>,
 }
 
-fn batch(cases: &[Case]) -> Batch {
+fn batch(cases: &[&Case]) -> Batch {
     let mut lines = Vec::new();
     let weights = cases
         .iter()
@@ -136,9 +136,7 @@ fn batch(cases: &[Case]) -> Batch {
             bottoms.push(name);
             inputs.push(Input {
                 name,
-                dims: input.dims,
-                shape: input.shape,
-                values: input.values.clone(),
+                ..input.clone()
             });
         }
         let out: &'static str = Box::leak(format!("o{i}").into_boxed_str());
@@ -171,15 +169,7 @@ fn run_batch(
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,
 ) -> (Net, Vec<Result<Vec<f32>, Error>>) {
-    let mut net = Net::new();
-    net.opt = opt;
-    if let Some(ctx) = ctx {
-        net.set_context(ctx);
-    }
-    net.load_param_str("suite.param", &b.param)
-        .unwrap_or_else(|e| panic!("{}", e.report()));
-    net.load_model_bytes(&b.weights)
-        .unwrap_or_else(|e| panic!("{}", e.report()));
+    let net = load_net(&b.param, &b.weights, opt, ctx).unwrap_or_else(|e| panic!("{}", e.report()));
     let got = {
         let mut ex = net.create_extractor().unwrap();
         for i in &b.inputs {
@@ -197,7 +187,7 @@ fn run_batch(
 /// in ncnn's option tuples; every layer of a GPU net must run on the GPU (in image nets too
 /// where `images`; layers without image shaders run on the CPU there).
 pub fn check_suite(cases: Vec<Case>, images: bool) {
-    let b = batch(&cases);
+    let b = batch(&cases.iter().collect::<Vec<_>>());
     let want = ncnn_outputs(
         ("m.param", b.param.as_bytes()),
         &b.weights,
@@ -235,25 +225,7 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>], images: bool) {
     if gpu_cases.is_empty() {
         return;
     }
-    let owned: Vec<Case> = gpu_cases
-        .iter()
-        .map(|c| Case {
-            kind: c.kind,
-            params: c.params.clone(),
-            inputs: c
-                .inputs
-                .iter()
-                .map(|i| Input {
-                    name: i.name,
-                    dims: i.dims,
-                    shape: i.shape,
-                    values: i.values.clone(),
-                })
-                .collect(),
-            weights: c.weights.clone(),
-        })
-        .collect();
-    let b = batch(&owned);
+    let b = batch(&gpu_cases);
     for ctx in gpu_contexts() {
         for (name, opt, eps) in gpu_option_tuples() {
             let label = format!("{name}, {}", ctx.describe());
@@ -267,7 +239,7 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>], images: bool) {
                     layer.name
                 );
             }
-            for ((case, got), want) in owned.iter().zip(got).zip(&want) {
+            for ((case, got), want) in gpu_cases.iter().zip(got).zip(&want) {
                 let what = format!("{}, {label}", case.what());
                 let got = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
                 assert_close(&got, want, eps, &what);
