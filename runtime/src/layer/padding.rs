@@ -216,7 +216,7 @@ impl Layer for Padding {
             let mut base = Some(0usize);
             for a in 0..dims - 1 {
                 base = match (base, source(index[a], pads[a].0, shape[a], self.mode)) {
-                    (Some(b), Some(s)) => Some(b + s * in_strides[a]),
+                    (Some(b), Some(s)) => Some(b + s * in_strides[a] as usize),
                     _ => None,
                 };
             }

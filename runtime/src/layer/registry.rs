@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
 use crate::layer::reshape_rule::ShapeLayer;
+use crate::layer::view_rule::ViewLayer;
 use crate::layer::window::depthwise;
 use crate::layer::{
     absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, expanddims::ExpandDims,
@@ -20,6 +21,10 @@ use crate::layer::{
     noop::Noop, packing::Packing, padding::Padding, permute::Permute, pooling::Pooling, relu::ReLU,
     reshape::Reshape, scale::Scale, shufflechannel::ShuffleChannel, sigmoid::Sigmoid, slice::Slice,
     softmax::Softmax, split::Split, swish::Swish, tanh::TanH,
+};
+use crate::layer::{
+    copyto::CopyTo, deepcopy::DeepCopy, diag::Diag, flip::Flip, glu::GLU,
+    pixelshuffle::PixelShuffle, reorg::Reorg, tile::Tile,
 };
 
 /// Makes a fresh layer of one type.
@@ -80,6 +85,14 @@ pub const BUILTIN: &[&str] = &[
     "Padding",
     "Packing",
     "Cast",
+    "PixelShuffle",
+    "Reorg",
+    "Tile",
+    "Flip",
+    "DeepCopy",
+    "Diag",
+    "CopyTo",
+    "GLU",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -137,6 +150,14 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Padding" => Box::<Padding>::default(),
         "Packing" => Box::<Packing>::default(),
         "Cast" => Box::<Cast>::default(),
+        "PixelShuffle" => Box::<ViewLayer<PixelShuffle>>::default(),
+        "Reorg" => Box::<ViewLayer<Reorg>>::default(),
+        "Tile" => Box::<ViewLayer<Tile>>::default(),
+        "Flip" => Box::<ViewLayer<Flip>>::default(),
+        "DeepCopy" => Box::<ViewLayer<DeepCopy>>::default(),
+        "Diag" => Box::<Diag>::default(),
+        "CopyTo" => Box::<CopyTo>::default(),
+        "GLU" => Box::<GLU>::default(),
         _ => return None,
     })
 }

@@ -84,7 +84,7 @@ impl Layer for ShuffleChannel {
         let view = Strided {
             offset: 0,
             shape: vec![c / group, group, plane],
-            strides: vec![plane, (c / group) * plane, 1],
+            strides: vec![plane as isize, ((c / group) * plane) as isize, 1],
         };
         Mat::from_numpy(&shape, &view.gather(&bottom.to_values())?)
     }

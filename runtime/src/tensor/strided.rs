@@ -7,6 +7,7 @@ use crate::error::{Result, TensorError};
 use crate::tensor::Mat;
 
 /// A view of a flat value array: `shape` and `strides` per axis (outermost first), from `offset`.
+/// Strides may be zero (an axis repeated: Tile) or negative (an axis read backwards: Flip).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strided {
     /// Where element `[0, 0, …]` is.
@@ -14,14 +15,14 @@ pub struct Strided {
     /// Extents, outermost first.
     pub shape: Vec<usize>,
     /// Value strides per axis.
-    pub strides: Vec<usize>,
+    pub strides: Vec<isize>,
 }
 
 /// Row-major strides of a contiguous array of `shape`.
-pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![1; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * shape[i + 1];
+        strides[i] = strides[i + 1] * shape[i + 1] as isize;
     }
     strides
 }
@@ -38,8 +39,29 @@ impl Strided {
 
     /// The values `start..start + len` of `axis`.
     pub fn narrow(mut self, axis: usize, start: usize, len: usize) -> Strided {
-        self.offset += start * self.strides[axis];
+        self.offset = self.at(axis, start);
         self.shape[axis] = len;
+        self
+    }
+
+    /// Every `step`-th value of `axis` from the first (`shape[axis]` becomes `len`).
+    pub fn step(mut self, axis: usize, step: usize, len: usize) -> Strided {
+        self.strides[axis] *= step as isize;
+        self.shape[axis] = len;
+        self
+    }
+
+    /// `axis` read backwards.
+    pub fn flip(mut self, axis: usize) -> Strided {
+        self.offset = self.at(axis, self.shape[axis].saturating_sub(1));
+        self.strides[axis] = -self.strides[axis];
+        self
+    }
+
+    /// A new axis of `times` at position `at` that repeats the view (stride 0).
+    pub fn repeat(mut self, at: usize, times: usize) -> Strided {
+        self.shape.insert(at, times);
+        self.strides.insert(at, 0);
         self
     }
 
@@ -52,6 +74,21 @@ impl Strided {
         }
     }
 
+    /// `axis` split into `outer × (shape / outer)` (row-major).
+    pub fn split(mut self, axis: usize, outer: usize) -> Strided {
+        let inner = self.shape[axis] / outer.max(1);
+        let stride = self.strides[axis];
+        self.shape[axis] = inner;
+        self.shape.insert(axis, outer);
+        self.strides.insert(axis, stride * inner as isize);
+        self
+    }
+
+    /// The offset of index `i` along `axis` from the view's first element.
+    fn at(&self, axis: usize, i: usize) -> usize {
+        (self.offset as isize + i as isize * self.strides[axis]) as usize
+    }
+
     /// The number of values it shows.
     pub fn len(&self) -> usize {
         self.shape.iter().product()
@@ -62,19 +99,83 @@ impl Strided {
         self.len() == 0
     }
 
+    /// The lowest and one past the highest index it reaches (`(0, 0)` when empty).
+    pub fn span(&self) -> (isize, isize) {
+        if self.is_empty() {
+            return (0, 0);
+        }
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (n, s) in self.shape.iter().zip(&self.strides) {
+            let reach = (*n as isize - 1) * s;
+            if reach < 0 {
+                lo += reach;
+            } else {
+                hi += reach;
+            }
+        }
+        (lo, hi + 1)
+    }
+
     /// The largest index it reads, plus one (0 when empty): what `values` must hold.
     pub fn extent(&self) -> usize {
-        if self.is_empty() {
-            return 0;
+        self.span().1.max(0) as usize
+    }
+
+    fn check(&self, len: usize) -> Result<()> {
+        let (lo, hi) = self.span();
+        if lo < 0 || hi > len as isize {
+            return Err(TensorError::View {
+                shape: self.shape.to_vec(),
+                extent: hi.max(0) as usize,
+                len,
+            }
+            .into());
         }
-        self.offset
-            + self
-                .shape
-                .iter()
-                .zip(&self.strides)
-                .map(|(n, s)| (n - 1) * s)
-                .sum::<usize>()
-            + 1
+        Ok(())
+    }
+
+    /// The same view with axes of one value dropped and neighbours that walk memory as one
+    /// axis merged (at least one axis kept): what a shader with a few axes takes. `other`,
+    /// a view of the same shape walked alongside, merges where both allow; both come back.
+    pub fn simplified_with(&self, other: &Strided) -> (Strided, Strided) {
+        let mut a = Strided {
+            offset: self.offset,
+            shape: Vec::new(),
+            strides: Vec::new(),
+        };
+        let mut b = Strided {
+            offset: other.offset,
+            shape: Vec::new(),
+            strides: Vec::new(),
+        };
+        for k in 0..self.shape.len() {
+            let n = self.shape[k];
+            if n == 1 {
+                continue;
+            }
+            let (sa, sb) = (self.strides[k], other.strides[k]);
+            if let Some(last) = a.shape.len().checked_sub(1)
+                && a.strides[last] == sa * n as isize
+                && b.strides[last] == sb * n as isize
+            {
+                a.shape[last] *= n;
+                b.shape[last] *= n;
+                a.strides[last] = sa;
+                b.strides[last] = sb;
+                continue;
+            }
+            a.shape.push(n);
+            a.strides.push(sa);
+            b.shape.push(n);
+            b.strides.push(sb);
+        }
+        if a.shape.is_empty() {
+            a.shape.push(1);
+            a.strides.push(1);
+            b.shape.push(1);
+            b.strides.push(1);
+        }
+        (a, b)
     }
 
     /// The values it shows as an unpacked fp32 mat of its shape (1 to 4 axes).
@@ -82,17 +183,23 @@ impl Strided {
         Mat::from_numpy(&self.shape, &self.gather(values)?)
     }
 
+    /// The index of every value it shows, in row-major order of its shape.
+    fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        let n = self.len();
+        (0..n).map(move |i| {
+            let (mut rest, mut at) = (i, self.offset as isize);
+            for a in (0..self.shape.len()).rev() {
+                at += (rest % self.shape[a]) as isize * self.strides[a];
+                rest /= self.shape[a];
+            }
+            at as usize
+        })
+    }
+
     /// The values it shows, contiguous, in parallel over rows; an error if it reaches past
     /// the end of `values`.
     pub fn gather(&self, values: &[f32]) -> Result<Vec<f32>> {
-        if values.len() < self.extent() {
-            return Err(TensorError::View {
-                shape: self.shape.to_vec(),
-                extent: self.extent(),
-                len: values.len(),
-            }
-            .into());
-        }
+        self.check(values.len())?;
         let n = self.len();
         let mut out = vec![0.0f32; n];
         if n == 0 {
@@ -103,20 +210,38 @@ impl Strided {
         let (row, row_stride) = (shape[last], strides[last]);
         out.par_chunks_mut(row).enumerate().for_each(|(r, dst)| {
             // the offset of row `r`: its index in every axis but the last
-            let (mut rest, mut at) = (r, self.offset);
+            let (mut rest, mut at) = (r, self.offset as isize);
             for a in (0..last).rev() {
-                at += (rest % shape[a]) * strides[a];
+                at += (rest % shape[a]) as isize * strides[a];
                 rest /= shape[a];
             }
             if row_stride == 1 {
+                let at = at as usize;
                 dst.copy_from_slice(&values[at..at + row]);
             } else {
                 for (i, d) in dst.iter_mut().enumerate() {
-                    *d = values[at + i * row_stride];
+                    *d = values[(at + i as isize * row_stride) as usize];
                 }
             }
         });
         Ok(out)
+    }
+
+    /// Writes `src` (row-major over its shape) to the places it shows in `values`.
+    pub fn scatter(&self, values: &mut [f32], src: &[f32]) -> Result<()> {
+        self.check(values.len())?;
+        if src.len() != self.len() {
+            return Err(TensorError::View {
+                shape: self.shape.to_vec(),
+                extent: self.len(),
+                len: src.len(),
+            }
+            .into());
+        }
+        for (at, v) in self.indices().zip(src) {
+            values[at] = *v;
+        }
+        Ok(())
     }
 }
 
@@ -150,5 +275,40 @@ mod tests {
             v.narrow(2, 3, 0).gather(&values).unwrap(),
             Vec::<f32>::new()
         );
+    }
+
+    #[test]
+    fn flips_repeats_scatters_and_merges_axes() {
+        let values: Vec<f32> = (0..6).map(|x| x as f32).collect();
+        let v = Strided::contiguous(&[2, 3]);
+        assert_eq!(
+            v.clone().flip(1).gather(&values).unwrap(),
+            [2.0, 1.0, 0.0, 5.0, 4.0, 3.0]
+        );
+        assert_eq!(
+            v.clone().repeat(0, 2).gather(&values).unwrap(),
+            [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        );
+        let mut out = vec![0.0; 9];
+        let diagonal = Strided {
+            offset: 0,
+            shape: vec![3],
+            strides: vec![4],
+        };
+        diagonal.scatter(&mut out, &[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(out, [1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0]);
+        // reaching before the start or past the end is an error, not a panic
+        let before = Strided {
+            offset: 0,
+            shape: vec![2],
+            strides: vec![-1],
+        };
+        assert!(before.gather(&values).is_err());
+        assert!(diagonal.scatter(&mut [0.0; 8], &[1.0, 2.0, 3.0]).is_err());
+        // contiguous on both sides: one axis; a flipped side keeps its axes
+        let (a, b) = v.simplified_with(&Strided::contiguous(&[2, 3]));
+        assert_eq!((a.shape, b.strides), (vec![6], vec![1]));
+        let (a, _) = v.clone().flip(0).simplified_with(&v);
+        assert_eq!(a.shape, vec![2, 3]);
     }
 }

@@ -11,11 +11,14 @@ use super::*;
 
 /// One case: a layer type with its params over its inputs.
 pub struct Case {
-    kind: &'static str,
-    params: String,
-    inputs: Vec<Input>,
+    /// The layer type.
+    pub kind: &'static str,
+    /// Its params, as a `.param` line gives them.
+    pub params: String,
+    /// Its inputs.
+    pub inputs: Vec<Input>,
     /// The layer's weights, raw fp32 as `load(n, 1)` reads them.
-    weights: Vec<f32>,
+    pub weights: Vec<f32>,
 }
 
 impl Case {
@@ -116,7 +119,7 @@ pub fn unary_case(
 struct Batch {
     param: String,
     weights: Vec<u8>,
-    inputs: Vec<Input>,
+    pub inputs: Vec<Input>,
     outputs: Vec<&'static str>,
 }
 
@@ -410,7 +413,7 @@ const AXES: &[&str] = &[
 ];
 
 /// `3=axes` as an ncnn array parameter.
-fn axes_param(axes: &str) -> String {
+pub fn axes_param(axes: &str) -> String {
     format!("-23303={},{axes}", axes.split(',').count())
 }
 

@@ -1,0 +1,200 @@
+//! The strided copy shader (`shaders/strided.comp`): numpy's `as_strided` between pack1 buffer
+//! blobs, what PixelShuffle, Reorg, Tile, Flip, Diag, CopyTo, DeepCopy and GLU record, with the
+//! same [`Strided`] views their CPU forward reads through.
+
+use crate::error::{Result, TensorError};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::GpuSetup;
+use crate::layer::view::from_numpy_shape;
+use crate::tensor::{GpuMat, StorageFormat, Strided};
+use std::sync::Arc;
+
+/// The axes the shader walks.
+const AXES: usize = 6;
+/// Invocations per workgroup (the shader's `local_size_x`).
+const LOCAL: usize = 64;
+
+/// What the shader writes (its `mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyMode {
+    /// The source value.
+    Copy = 0,
+    /// A constant.
+    Fill = 1,
+    /// The source value times the sigmoid of the value a fixed distance further on.
+    Glu = 2,
+}
+
+/// The strided copy pipeline of one mode (buffer nets, pack1).
+pub struct StridedCopy {
+    pipeline: Arc<Pipeline>,
+    mode: CopyMode,
+}
+
+/// Extras some modes take.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CopyExtras {
+    /// [`CopyMode::Glu`]: the distance to the gate value, in logical indices.
+    pub second: isize,
+    /// [`CopyMode::Fill`]: the value.
+    pub value: f32,
+}
+
+fn words_of(v: isize, what: &str) -> Result<u32> {
+    i32::try_from(v)
+        .map(|v| v as u32)
+        .map_err(|_| too_large(what))
+}
+
+fn too_large(what: &str) -> crate::error::Error {
+    TensorError::VariantStorage {
+        shader: "strided".into(),
+        variant: "32-bit indices".into(),
+        stores: "indices below 2^31".into(),
+        mats: what.into(),
+    }
+    .into()
+}
+
+impl StridedCopy {
+    /// The pipeline writing as `mode` says, for `gpu`'s options.
+    pub fn create(gpu: GpuSetup<'_>, mode: CopyMode) -> Result<Self> {
+        let module = crate::shaders::Shader::Strided.module();
+        Ok(StridedCopy {
+            pipeline: gpu.pipeline(module, &[(0, SpecValue::I32(mode as i32))])?,
+            mode,
+        })
+    }
+
+    /// The pipeline when there is a device.
+    pub fn when(gpu: Option<GpuSetup<'_>>, mode: CopyMode) -> Result<Option<Self>> {
+        gpu.map(|g| Self::create(g, mode)).transpose()
+    }
+
+    fn check(&self, m: &GpuMat) -> Result<()> {
+        let format = StorageFormat::of(self.pipeline.options, 1);
+        if m.elempack != 1 || m.format != format || m.buffer().is_none() {
+            return Err(TensorError::VariantStorage {
+                shader: "strided".into(),
+                variant: self.pipeline.options.name(),
+                stores: format!("{format:?} pack1 buffers"),
+                mats: format!("{:?} elempack {}", m.format, m.elempack),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Records writing, at the places `to` shows in `dst`, the values `from` shows in `src`
+    /// (the two views of one shape, logical indices: numpy order of each blob).
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, from): (&GpuMat, &Strided),
+        (dst, to): (&GpuMat, &Strided),
+        extras: CopyExtras,
+    ) -> Result<()> {
+        self.check(src)?;
+        self.check(dst)?;
+        if from.shape != to.shape {
+            return Err(TensorError::View {
+                shape: to.shape.clone(),
+                extent: to.len(),
+                len: from.len(),
+            }
+            .into());
+        }
+        let logical = |m: &GpuMat| m.w * m.h * m.c;
+        // a fill reads nothing
+        let read = (self.mode != CopyMode::Fill).then_some((from, src));
+        for (view, m) in read.into_iter().chain([(to, dst)]) {
+            let (lo, hi) = view.span();
+            if lo < 0 || hi > logical(m) as isize {
+                return Err(TensorError::View {
+                    shape: view.shape.clone(),
+                    extent: hi.max(0) as usize,
+                    len: logical(m),
+                }
+                .into());
+            }
+        }
+        let (from, to) = from.simplified_with(to);
+        let n = from.shape.len();
+        if n > AXES {
+            return Err(TensorError::View {
+                shape: from.shape,
+                extent: AXES,
+                len: n,
+            }
+            .into());
+        }
+        let total = from.len();
+        if total == 0 {
+            return Ok(());
+        }
+        // axes padded to six from the outside with axes of one value
+        let pad = AXES - n;
+        let mut words = Vec::with_capacity(27);
+        words.extend((0..AXES).map(|k| {
+            if k < pad {
+                1
+            } else {
+                from.shape[k - pad] as u32
+            }
+        }));
+        for view in [&from, &to] {
+            for k in 0..AXES {
+                let s = if k < pad { 0 } else { view.strides[k - pad] };
+                words.push(words_of(s, "a stride")?);
+            }
+        }
+        words.push(words_of(from.offset as isize, "an offset")?);
+        words.push(words_of(to.offset as isize, "an offset")?);
+        words.push(words_of(total as isize, "a blob")?);
+        for m in [src, dst] {
+            words.push(words_of((m.w * m.h) as isize, "a plane")?);
+            words.push(words_of(m.cstep as isize, "a channel step")?);
+        }
+        words.push(words_of(extras.second, "a GLU offset")?);
+        words.push(extras.value.to_bits());
+        // rows of at most 65535 workgroups along x
+        let row = total.min(65535 * LOCAL).div_ceil(LOCAL) * LOCAL;
+        let grid = [row as u32, total.div_ceil(row) as u32, 1];
+        rec.dispatch(&self.pipeline, &[src, dst], &words, grid)
+    }
+
+    /// Records a new blob of numpy shape `out` (1 to 3 axes) holding, in order, the values
+    /// `from` shows in `src`.
+    pub fn gather(
+        &self,
+        rec: &mut Recorder<'_>,
+        src: &GpuMat,
+        from: &Strided,
+        out: &[usize],
+    ) -> Result<GpuMat> {
+        let top = alloc_numpy(rec, out, src)?;
+        let to = Strided::contiguous(&from.shape);
+        self.record(rec, (src, from), (&top, &to), CopyExtras::default())?;
+        Ok(top)
+    }
+
+    /// The mode it was made for.
+    pub fn mode(&self) -> CopyMode {
+        self.mode
+    }
+}
+
+/// A new pack1 GPU mat of numpy shape `np` (1 to 3 axes) in `like`'s options.
+pub(crate) fn alloc_numpy(rec: &Recorder<'_>, np: &[usize], like: &GpuMat) -> Result<GpuMat> {
+    let (dims, _) = from_numpy_shape(np)?;
+    if dims > 3 {
+        return Err(crate::error::InputError::Dims {
+            got: dims,
+            takes: "GPU blobs of 1 to 3 dims",
+        }
+        .into());
+    }
+    let view = crate::layer::view::to_view(dims, np, 1);
+    Ok(GpuMat::alloc(rec.context(), dims, view, 1, like.options))
+}
