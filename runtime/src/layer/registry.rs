@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
+use crate::layer::norm_rule::NormLayer;
 use crate::layer::reshape_rule::ShapeLayer;
 use crate::layer::view_rule::ViewLayer;
 use crate::layer::window::depthwise;
@@ -12,6 +13,11 @@ use crate::layer::{
     absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, expanddims::ExpandDims,
     log::Log, mish::Mish, power::Power, prelu::PReLU, selu::SELU, shrink::Shrink,
     softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
+};
+use crate::layer::{
+    argmax::ArgMax, cumulativesum::CumulativeSum, groupnorm::GroupNorm, instancenorm::InstanceNorm,
+    layernorm::LayerNorm, mvn::MVN, normalize::Normalize, reduction::Reduction, rmsnorm::RMSNorm,
+    statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -93,6 +99,16 @@ pub const BUILTIN: &[&str] = &[
     "Diag",
     "CopyTo",
     "GLU",
+    "LayerNorm",
+    "RMSNorm",
+    "GroupNorm",
+    "InstanceNorm",
+    "MVN",
+    "Normalize",
+    "StatisticsPooling",
+    "Reduction",
+    "CumulativeSum",
+    "ArgMax",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -158,6 +174,16 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Diag" => Box::<Diag>::default(),
         "CopyTo" => Box::<CopyTo>::default(),
         "GLU" => Box::<GLU>::default(),
+        "LayerNorm" => Box::<NormLayer<LayerNorm>>::default(),
+        "RMSNorm" => Box::<NormLayer<RMSNorm>>::default(),
+        "GroupNorm" => Box::<NormLayer<GroupNorm>>::default(),
+        "InstanceNorm" => Box::<NormLayer<InstanceNorm>>::default(),
+        "MVN" => Box::<NormLayer<MVN>>::default(),
+        "Normalize" => Box::<NormLayer<Normalize>>::default(),
+        "StatisticsPooling" => Box::<StatisticsPooling>::default(),
+        "Reduction" => Box::<Reduction>::default(),
+        "CumulativeSum" => Box::<CumulativeSum>::default(),
+        "ArgMax" => Box::<ArgMax>::default(),
         _ => return None,
     })
 }

@@ -14,5 +14,5 @@ pub(crate) mod transfer;
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
 pub use storage::StorageFormat;
-pub use strided::Strided;
+pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};

@@ -190,6 +190,13 @@ fn run_batch(
 /// in ncnn's option tuples; every layer of a GPU net must run on the GPU (in image nets too
 /// where `images`; layers without image shaders run on the CPU there).
 pub fn check_suite(cases: Vec<Case>, images: bool) {
+    let cpu = check_suite_cpu_outputs(&cases);
+    check_suite_gpu(&cases, &cpu, images);
+}
+
+/// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
+/// fp32); the fp32 outputs.
+fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Vec<f32>> {
     let b = batch(&cases.iter().collect::<Vec<_>>());
     let want = ncnn_outputs(
         ("m.param", b.param.as_bytes()),
@@ -214,7 +221,7 @@ pub fn check_suite(cases: Vec<Case>, images: bool) {
         assert_close(default, got, 0.1, &format!("{what}, default options"));
         cpu.push(got.clone());
     }
-    check_suite_gpu(&cases, &cpu, images);
+    cpu
 }
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),

@@ -1,0 +1,428 @@
+//! Reductions over groups of a blob's values (`shaders/reduce.comp` on the GPU, the same math
+//! here on the CPU): what Reduction, the normalizations, StatisticsPooling and CumulativeSum
+//! are made of. Sums run in fp32 in order within a group, as ncnn's do.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::error::{Result, TensorError};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::GpuSetup;
+use crate::layer::kernels;
+use crate::tensor::{GpuMat, StorageFormat, Strided, contiguous_strides};
+
+/// A blob's values in groups: group `g`'s value `j` lies at logical index (numpy order)
+/// `outer(g) + inner(j)`, each a row-major walk of a view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// One entry per group: where it starts.
+    pub outer: Strided,
+    /// One entry per value of a group: its place from the group's start.
+    pub inner: Strided,
+}
+
+impl Groups {
+    /// The groups of a blob of numpy shape `np` over the axes `reduced` marks: one group per
+    /// index of the other axes, in their order.
+    pub fn over(np: &[usize], reduced: &[bool]) -> Groups {
+        let strides = contiguous_strides(np);
+        let pick = |want: bool| {
+            let axes: Vec<usize> = (0..np.len()).filter(|a| reduced[*a] == want).collect();
+            Strided {
+                offset: 0,
+                shape: axes.iter().map(|a| np[*a]).collect(),
+                strides: axes.iter().map(|a| strides[*a]).collect(),
+            }
+        };
+        Groups {
+            outer: pick(false),
+            inner: pick(true),
+        }
+    }
+
+    /// Contiguous groups of `n` values over `total` values.
+    pub fn runs(total: usize, n: usize) -> Groups {
+        Groups {
+            outer: Strided {
+                offset: 0,
+                shape: vec![total / n.max(1)],
+                strides: vec![n as isize],
+            },
+            inner: Strided::contiguous(&[n]),
+        }
+    }
+
+    /// The number of groups.
+    pub fn count(&self) -> usize {
+        self.outer.len()
+    }
+
+    /// Values per group.
+    pub fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The logical index of every value of every group, group after group.
+    fn index(view: &Strided, i: usize) -> usize {
+        let (mut rest, mut at) = (i, view.offset as isize);
+        for a in (0..view.shape.len()).rev() {
+            at += (rest % view.shape[a]) as isize * view.strides[a];
+            rest /= view.shape[a];
+        }
+        at as usize
+    }
+
+    /// Each group's logical indices, in parallel over groups.
+    fn each<T: Send>(&self, f: impl Fn(usize, Vec<usize>) -> T + Sync) -> Vec<T> {
+        let n = self.size();
+        let inner: Vec<usize> = (0..n).map(|j| Self::index(&self.inner, j)).collect();
+        (0..self.count())
+            .into_par_iter()
+            .map(|g| {
+                let base = Self::index(&self.outer, g);
+                f(g, inner.iter().map(|j| base + j).collect())
+            })
+            .collect()
+    }
+}
+
+/// ncnn's Reduction operations by number, with 11 the standard deviation (StatisticsPooling).
+pub const REDUCE_OPS: i32 = 12;
+
+/// The value of reduction `op` over `x`, times `coeff` (mean: `coeff / n`).
+pub fn reduce_values(x: &[f32], op: i32, coeff: f32) -> f32 {
+    let n = x.len() as f32;
+    let v = match op {
+        1 | 7 => x.iter().fold(0.0, |a, v| a + v.abs()),
+        2 | 8 => x.iter().fold(0.0, |a, v| a + v * v),
+        4 => x.iter().fold(f32::MIN, |a, v| a.max(*v)),
+        5 => x.iter().fold(f32::MAX, |a, v| a.min(*v)),
+        6 => x.iter().product(),
+        10 => x.iter().fold(0.0, |a, v| a + kernels::exp(*v)),
+        11 => {
+            let mean = x.iter().sum::<f32>() / n;
+            (x.iter().fold(0.0, |a, v| a + (v - mean) * (v - mean)) / n).sqrt()
+        }
+        _ => x.iter().sum(),
+    };
+    let v = match op {
+        9 | 10 => v.ln(),
+        8 => (if v < f32::MIN_POSITIVE { 0.0 } else { v }).sqrt(),
+        3 => v / n,
+        _ => v,
+    };
+    v * coeff
+}
+
+/// How a normalization scales each group (the shader's `norm`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Norm {
+    /// `(x - mean) / sqrt(var + eps)`: LayerNorm, GroupNorm, InstanceNorm.
+    MeanVar = 0,
+    /// `x / sqrt(mean(x²) + eps)`: RMSNorm.
+    Rms = 1,
+    /// `x - mean`: MVN without variance.
+    Center = 2,
+    /// `(x - mean) / (sqrt(var) + eps)`: MVN.
+    MeanStd = 3,
+    /// `x / sqrt(Σx² + eps)`: Normalize, eps mode 0 (Caffe).
+    L2 = 4,
+    /// `x / max(sqrt(Σx²), eps)`: eps mode 1 (PyTorch).
+    L2Max = 5,
+    /// `x / sqrt(max(Σx², eps))`: eps mode 2 (TensorFlow).
+    L2MaxSquared = 6,
+}
+
+impl Norm {
+    /// `(a, b)` such that each value becomes `x * a + b`.
+    pub fn scale(self, x: &[f32], eps: f32) -> (f32, f32) {
+        let n = x.len() as f32;
+        let ssum = || x.iter().fold(0.0f32, |a, v| a + v * v);
+        match self {
+            Norm::Rms => (1.0 / (ssum() / n + eps).sqrt(), 0.0),
+            Norm::L2 => (1.0 / (ssum() + eps).sqrt(), 0.0),
+            Norm::L2Max => (1.0 / ssum().sqrt().max(eps), 0.0),
+            Norm::L2MaxSquared => (1.0 / ssum().max(eps).sqrt(), 0.0),
+            _ => {
+                let mean = x.iter().sum::<f32>() / n;
+                let var = x.iter().fold(0.0f32, |a, v| a + (v - mean) * (v - mean)) / n;
+                let a = match self {
+                    Norm::MeanVar => 1.0 / (var + eps).sqrt(),
+                    Norm::MeanStd => 1.0 / (var.sqrt() + eps),
+                    _ => 1.0,
+                };
+                (a, -mean * a)
+            }
+        }
+    }
+}
+
+/// Where a normalization's gamma and beta for value `j` of group `g` are:
+/// `(j / div) % modulo + g * mul`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AffineIndex {
+    /// Values per affine entry within a group.
+    pub div: usize,
+    /// Entries per group.
+    pub modulo: usize,
+    /// Entries a group moves on.
+    pub mul: usize,
+}
+
+impl AffineIndex {
+    /// Entry `j` of every group (LayerNorm, RMSNorm, Normalize across channels).
+    pub const PER_VALUE: AffineIndex = AffineIndex {
+        div: 1,
+        modulo: usize::MAX,
+        mul: 0,
+    };
+    /// Entry `g` for group `g` (InstanceNorm, Normalize per channel).
+    pub const PER_GROUP: AffineIndex = AffineIndex {
+        div: 1,
+        modulo: 1,
+        mul: 1,
+    };
+    /// Entry 0 everywhere (a shared scale).
+    pub const SHARED: AffineIndex = AffineIndex {
+        div: 1,
+        modulo: 1,
+        mul: 0,
+    };
+
+    fn at(&self, g: usize, j: usize) -> usize {
+        (j / self.div) % self.modulo + g * self.mul
+    }
+}
+
+/// A normalization's gamma (and beta) and where each value finds them.
+#[derive(Clone, Copy, Debug)]
+pub struct Affine<'a> {
+    /// Scales.
+    pub gamma: &'a [f32],
+    /// Offsets, or none.
+    pub beta: Option<&'a [f32]>,
+    /// Which entry a value takes.
+    pub index: AffineIndex,
+}
+
+/// The values of `values` (logical order) normalized within each group; values outside
+/// every group keep theirs.
+pub fn normalize(
+    values: &[f32],
+    groups: &Groups,
+    norm: Norm,
+    eps: f32,
+    affine: Option<Affine<'_>>,
+) -> Vec<f32> {
+    let results = groups.each(|g, idx| {
+        let x: Vec<f32> = idx.iter().map(|i| values[*i]).collect();
+        let (a, b) = norm.scale(&x, eps);
+        let out: Vec<f32> = x
+            .iter()
+            .enumerate()
+            .map(|(j, v)| {
+                let y = v * a + b;
+                match &affine {
+                    Some(af) => {
+                        let k = af.index.at(g, j);
+                        y * af.gamma[k] + af.beta.map_or(0.0, |b| b[k])
+                    }
+                    None => y,
+                }
+            })
+            .collect();
+        (idx, out)
+    });
+    let mut out = values.to_vec();
+    for (idx, v) in results {
+        for (i, y) in idx.into_iter().zip(v) {
+            out[i] = y;
+        }
+    }
+    out
+}
+
+/// One value per group: reduction `op` times `coeff`.
+pub fn reduce(values: &[f32], groups: &Groups, op: i32, coeff: f32) -> Vec<f32> {
+    groups.each(|_, idx| {
+        let x: Vec<f32> = idx.iter().map(|i| values[*i]).collect();
+        reduce_values(&x, op, coeff)
+    })
+}
+
+/// The running sum along each group, at each value's place.
+pub fn scan(values: &[f32], groups: &Groups) -> Vec<f32> {
+    let results = groups.each(|_, idx| {
+        let mut s = 0.0f32;
+        let v: Vec<f32> = idx
+            .iter()
+            .map(|i| {
+                s += values[*i];
+                s
+            })
+            .collect();
+        (idx, v)
+    });
+    let mut out = values.to_vec();
+    for (idx, v) in results {
+        for (i, y) in idx.into_iter().zip(v) {
+            out[i] = y;
+        }
+    }
+    out
+}
+
+/// What a group pipeline computes (the shader's `mode` and its constants).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GroupOp {
+    /// One value per group: reduction `op` (see [`REDUCE_OPS`]).
+    Reduce(i32),
+    /// Every value normalized, with gamma (and beta) when `affine` is 1 (2).
+    Normalize {
+        /// The scaling.
+        norm: Norm,
+        /// 0 none, 1 gamma, 2 gamma and beta.
+        affine: i32,
+    },
+    /// Running sums.
+    Scan,
+}
+
+/// The numbers a [`GroupPipeline`] dispatch takes besides the groups.
+#[derive(Clone, Copy, Debug)]
+pub struct GroupExtras {
+    /// [`GroupOp::Reduce`]: the output's logical index of group 0.
+    pub dst_offset: usize,
+    /// [`GroupOp::Reduce`]: the factor on each result.
+    pub coeff: f32,
+    /// [`GroupOp::Normalize`]: epsilon.
+    pub eps: f32,
+    /// [`GroupOp::Normalize`]: where gamma and beta are.
+    pub index: AffineIndex,
+    /// [`GroupOp::Normalize`]: beta's offset in the affine mat.
+    pub beta_at: usize,
+}
+
+impl Default for GroupExtras {
+    fn default() -> Self {
+        GroupExtras {
+            dst_offset: 0,
+            coeff: 1.0,
+            eps: 0.0,
+            index: AffineIndex::SHARED,
+            beta_at: 0,
+        }
+    }
+}
+
+/// The reduce pipeline of one [`GroupOp`] (buffer nets, pack1).
+pub struct GroupPipeline {
+    pipeline: Arc<Pipeline>,
+}
+
+fn word(v: usize, what: &str) -> Result<u32> {
+    i32::try_from(v).map(|v| v as u32).map_err(|_| {
+        TensorError::VariantStorage {
+            shader: "reduce".into(),
+            variant: "32-bit indices".into(),
+            stores: "indices below 2^31".into(),
+            mats: what.into(),
+        }
+        .into()
+    })
+}
+
+/// A view's sizes and strides as three axes (outermost padded with ones).
+fn three(view: &Strided, what: &str) -> Result<([u32; 3], [u32; 3])> {
+    let (v, _) = view.simplified_with(view);
+    let n = v.shape.len();
+    if n > 3 {
+        return Err(TensorError::View {
+            shape: v.shape.clone(),
+            extent: 3,
+            len: n,
+        }
+        .into());
+    }
+    let mut sizes = [1u32; 3];
+    let mut strides = [0u32; 3];
+    for k in 0..n {
+        sizes[3 - n + k] = word(v.shape[k], what)?;
+        strides[3 - n + k] = word(v.strides[k].max(0) as usize, what)?;
+    }
+    Ok((sizes, strides))
+}
+
+impl GroupPipeline {
+    /// The pipeline for `op` with `gpu`'s options.
+    pub fn create(gpu: GpuSetup<'_>, op: GroupOp) -> Result<Self> {
+        let (mode, reduce, norm, affine) = match op {
+            GroupOp::Reduce(o) => (0, o, 0, 0),
+            GroupOp::Normalize { norm, affine } => (1, 0, norm as i32, affine),
+            GroupOp::Scan => (2, 0, 0, 0),
+        };
+        let values = [mode, reduce, norm, affine]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
+            .collect::<Vec<_>>();
+        let module = crate::shaders::Shader::Reduce.module();
+        Ok(GroupPipeline {
+            pipeline: gpu.pipeline(module, &values)?,
+        })
+    }
+
+    /// Records the groups of pack1 `src` into `dst` (one value per group from
+    /// `extras.dst_offset` for a reduction; each value's own place otherwise), with `affine`
+    /// bound as the gamma/beta mat (any mat when there are none).
+    pub fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
+        groups: &Groups,
+        extras: GroupExtras,
+    ) -> Result<()> {
+        let format = StorageFormat::of(self.pipeline.options, 1);
+        for m in [src, dst, affine] {
+            if m.elempack != 1 || m.format != format || m.buffer().is_none() {
+                return Err(TensorError::VariantStorage {
+                    shader: "reduce".into(),
+                    variant: self.pipeline.options.name(),
+                    stores: format!("{format:?} pack1 buffers"),
+                    mats: format!("{:?} elempack {}", m.format, m.elempack),
+                }
+                .into());
+            }
+        }
+        let (outer_size, outer_stride) = three(&groups.outer, "the groups")?;
+        let (inner_size, inner_stride) = three(&groups.inner, "a group")?;
+        let count = groups.count();
+        if count == 0 || groups.size() == 0 {
+            return Ok(());
+        }
+        let mut words = Vec::with_capacity(29);
+        for part in [outer_size, outer_stride, inner_size, inner_stride] {
+            words.extend(part);
+        }
+        words.push(word(count, "the groups")?);
+        words.push(word(groups.size(), "a group")?);
+        for m in [src, dst] {
+            words.push(word(m.w * m.h, "a plane")?);
+            words.push(word(m.cstep, "a channel step")?);
+        }
+        let i = extras.index;
+        words.push(word(extras.dst_offset, "an offset")?);
+        words.push(word(i.div, "the affine index")?);
+        words.push(word(i.modulo.min(i32::MAX as usize), "the affine index")?);
+        words.push(word(i.mul, "the affine index")?);
+        words.push(word(extras.beta_at, "the affine index")?);
+        words.push(extras.eps.to_bits());
+        words.push(extras.coeff.to_bits());
+        // one workgroup of 256 per group, rows of at most 65535 workgroups
+        let row = count.min(65535);
+        let grid = [(row * 256) as u32, count.div_ceil(row) as u32, 1];
+        rec.dispatch(&self.pipeline, &[src, dst, affine], &words, grid)
+    }
+}
