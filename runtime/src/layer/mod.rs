@@ -48,6 +48,7 @@ pub mod diag;
 pub mod dropout;
 pub mod eltwise;
 pub mod elu;
+pub mod embed;
 pub mod erf;
 pub mod exp;
 pub mod expanddims;

@@ -15,9 +15,9 @@ use crate::layer::{
     softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
 };
 use crate::layer::{
-    argmax::ArgMax, cumulativesum::CumulativeSum, groupnorm::GroupNorm, instancenorm::InstanceNorm,
-    layernorm::LayerNorm, mvn::MVN, normalize::Normalize, reduction::Reduction, rmsnorm::RMSNorm,
-    statisticspooling::StatisticsPooling,
+    argmax::ArgMax, cumulativesum::CumulativeSum, embed::Embed, groupnorm::GroupNorm,
+    instancenorm::InstanceNorm, layernorm::LayerNorm, mvn::MVN, normalize::Normalize,
+    reduction::Reduction, rmsnorm::RMSNorm, statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -109,6 +109,7 @@ pub const BUILTIN: &[&str] = &[
     "Reduction",
     "CumulativeSum",
     "ArgMax",
+    "Embed",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -184,6 +185,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Reduction" => Box::<Reduction>::default(),
         "CumulativeSum" => Box::<CumulativeSum>::default(),
         "ArgMax" => Box::<ArgMax>::default(),
+        "Embed" => Box::<Embed>::default(),
         _ => return None,
     })
 }

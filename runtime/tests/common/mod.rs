@@ -31,6 +31,8 @@ pub struct Input {
     pub dims: u8,
     pub shape: [usize; 4],
     pub values: Vec<f32>,
+    /// Integers (indices): ncnn's wheel gets them as an int32 mat.
+    pub int: bool,
 }
 
 impl Input {
@@ -47,6 +49,7 @@ impl Input {
             dims,
             shape,
             values: rng.vec(n),
+            int: false,
         }
     }
 
@@ -128,10 +131,11 @@ pub fn ncnn_outputs(
         let bytes: Vec<u8> = i.values.iter().flat_map(|v| v.to_le_bytes()).collect();
         std::fs::write(&f, bytes).unwrap();
         ins.push(format!(
-            r#"{{"name": "{}", "file": "{}", "shape": {:?}}}"#,
+            r#"{{"name": "{}", "file": "{}", "shape": {:?}, "int": {}}}"#,
             i.name,
             f.display(),
-            i.numpy_shape()
+            i.numpy_shape(),
+            i.int
         ));
     }
     let outs: Vec<String> = outputs

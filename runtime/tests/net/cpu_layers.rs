@@ -60,6 +60,7 @@ fn binaryop_matches_ncnn_with_broadcast_scalars_and_reversed_ops() {
                         dims: a.dims,
                         shape: a.shape,
                         values: a.values.clone(),
+                        int: false,
                     },
                     b,
                 ],

@@ -291,3 +291,66 @@ fn argmax_is_the_top_of_a_full_sort() {
         }
     }
 }
+
+/// test_embed.cpp: tables with and without bias, fp32 and int8 with a scale.
+#[test]
+fn ncnn_embed_tests() {
+    let mut rng = Rng(307);
+    let mut cases = Vec::new();
+    for (n, int8) in [
+        (128, false),
+        (127, false),
+        (124, false),
+        (128, true),
+        (127, true),
+    ] {
+        for bias in [0, 1] {
+            let mut x = random_mat(&mut rng, "x", &[n], (0.0, 1.0));
+            x.values = x
+                .values
+                .iter()
+                .map(|v| (v * (n - 1) as f32).round())
+                .collect();
+            x.int = true;
+            // the table as `load(n, 0)` reads it: a tag, then fp32 or int8 values
+            let table = n * n;
+            let mut weights = Vec::new();
+            if int8 {
+                weights.push(f32::from_bits(0x000D_4B38));
+                // int8 values padded to whole words
+                let bytes: Vec<u8> = (0..table.div_ceil(4) * 4)
+                    .map(|i| {
+                        if i < table {
+                            (rng.next() * 127.0).round() as i8 as u8
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                weights.extend(
+                    bytes
+                        .chunks(4)
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                );
+            } else {
+                weights.push(0.0);
+                weights.extend(random_mat(&mut rng, "w", &[table], RANDOM).values);
+            }
+            if bias == 1 {
+                weights.extend(random_mat(&mut rng, "b", &[n], RANDOM).values);
+            }
+            let mut params = format!("0={n} 1={n} 2={bias} 3={table}");
+            if int8 {
+                params.push_str(" 18=2");
+                weights.extend(random_mat(&mut rng, "s", &[1], (100.0, 200.0)).values);
+            }
+            cases.push(Case {
+                kind: "Embed",
+                params,
+                inputs: vec![x],
+                weights,
+            });
+        }
+    }
+    check_suite(cases, false);
+}

@@ -33,6 +33,9 @@ if net.load_model(spec["bin"]) != 0:
 ex = net.create_extractor()
 for i in spec["inputs"]:
     x = np.fromfile(i["file"], dtype=np.float32).reshape(i["shape"])
+    if i.get("int"):
+        # indices (Embed): ncnn reads them as int32
+        x = x.astype(np.int32)
     # ncnn.Mat(array) wraps the array's memory; clone so in-place layers own their data
     ex.input(int(i["name"]) if binary else i["name"], ncnn.Mat(x).clone())
 shapes = []
