@@ -43,7 +43,19 @@ pub struct Cast {
 
 impl Layer for Cast {
     fn support(&self) -> Support {
-        Support::any_layout(self.on_device).images()
+        let any = Support::any_layout(self.on_device).images();
+        // a cast from fp32 must see the fp32 values: the net's 16-bit storage would round
+        // them once before the cast rounds them again (1.1206706 → fp16 1.1210938 → bf16
+        // 1.125, where bf16 of the value itself is 1.1171875)
+        if self.from == Some(ElemType::F32) {
+            Support {
+                fp16_storage: false,
+                bf16_storage: false,
+                ..any
+            }
+        } else {
+            any
+        }
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

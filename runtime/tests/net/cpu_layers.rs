@@ -302,3 +302,26 @@ fn packing_and_cast_match_ncnn() {
     let param = "7767517\n3 3\nInput data_in 0 1 data\nCast half 1 1 data h 0=1 1=2\nCast full 1 1 h out 0=2 1=1\n";
     check_layer("Cast fp32 → fp16 → fp32", param, &[], &[x]);
 }
+
+/// A cast from fp32 to bf16 on the CPU rounds each fp32 value once, to the nearest bf16, with
+/// the default options too (whose fp16 storage must not round the values first).
+#[test]
+fn cast_to_bf16_rounds_the_fp32_values_once() {
+    let mut rng = Rng(42);
+    let mut x = Input::new(&mut rng, "data", 1, [64, 1, 1, 1]);
+    // halfway between two bf16 values once rounded to fp16: the case double rounding breaks
+    x.values[0] = 1.120_670_6;
+    let param = "7767517\n2 2\nInput data_in 0 1 data\nCast b 1 1 data out 0=1 1=4\n";
+    for opt in [RunOptions::fp32(), RunOptions::default()] {
+        let net = load_net(param, &[], opt, None).unwrap();
+        let mut ex = net.create_extractor().unwrap();
+        ex.input("data", x.mat()).unwrap();
+        let got = ex.extract("out").unwrap().to_values();
+        let want: Vec<f32> = x
+            .values
+            .iter()
+            .map(|v| half::bf16::from_f32(*v).to_f32())
+            .collect();
+        assert_eq!(got, want);
+    }
+}
