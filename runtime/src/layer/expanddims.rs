@@ -1,7 +1,7 @@
 //! ExpandDims: `3=axes` (numpy axes of the output, negative from its end): an axis of size 1
 //! inserted at each. As in ncnn, axes outside the output are ignored (the input's axes fill
-//! the other places from the innermost, ones before them), and a blob that would pass 4 dims
-//! stays as it is.
+//! the other places from the innermost, ones before them), and a blob stays as it is when
+//! none is inside or it would pass 4 dims.
 
 use crate::error::Result;
 use crate::layer::params::ParamDict;
@@ -28,6 +28,10 @@ impl ShapeRule for ExpandDims {
         let mut new = vec![false; out];
         for a in self.axes.iter().filter_map(|&a| in_range(a, out)) {
             new[a] = true;
+        }
+        // as in ncnn, no axis inside the output leaves the blob as it is
+        if !new.contains(&true) {
+            return np;
         }
         let slots = new.iter().filter(|n| !**n).count();
         let mut rest = std::iter::repeat_n(1, slots.saturating_sub(np.len())).chain(np);

@@ -34,6 +34,22 @@ fn flat_values(dims: u8, [w, h, _, c]: [usize; 4]) -> Option<usize> {
     }
 }
 
+/// A 1-D output of `n` values as the 2-D `1 × n` row when `row` (the same memory).
+fn as_row(top: GpuMat, row: bool) -> GpuMat {
+    if !row {
+        return top;
+    }
+    let n = top.c * top.elempack;
+    GpuMat {
+        dims: 2,
+        w: n,
+        h: 1,
+        c: 1,
+        cstep: n,
+        ..top
+    }
+}
+
 /// A fully connected layer.
 #[derive(Default)]
 pub struct InnerProduct {
@@ -151,6 +167,8 @@ impl Layer for InnerProduct {
             });
         };
         let ctx = rec.context();
+        // a 2-D input of one row `num_input` wide keeps its 2-D shape (ncnn's gemm path)
+        let one_row = bottom.dims == 2 && bottom.w == self.num_input();
         let flattened;
         let bottom = if flat_values(bottom.dims, bottom.shape()).is_none()
             && bottom.shape().iter().product::<usize>() == self.num_input()
@@ -183,7 +201,7 @@ impl Layer for InnerProduct {
                 &words,
                 [1, 1, n as u32],
             )?;
-            return Ok(top);
+            return Ok(as_row(top, one_row));
         }
         // the GEMV reads vec4 rows: a flattened intermediate is repacked here (an input
         // comes as pack4 already, gpu_packs)
@@ -196,7 +214,7 @@ impl Layer for InnerProduct {
             // one workgroup of the shader's 64 invocations per output, along y
             [64, n as u32, 1],
         )?;
-        Ok(top)
+        Ok(as_row(top, one_row))
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -259,7 +277,7 @@ impl Layer for InnerProduct {
                     }
                 });
         }
-        if rows > 1 {
+        if bottom.dims == 2 && bottom.w == num_input {
             Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
         } else {
             Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)

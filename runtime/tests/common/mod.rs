@@ -108,11 +108,22 @@ pub fn ncnn_with(
 
 /// ncnn's outputs for `outputs`, extracted from one extractor in one run of the wheel.
 pub fn ncnn_outputs(
-    (param_name, param): (&str, &[u8]),
+    param: (&str, &[u8]),
     weights: &[u8],
     inputs: &[Input],
     outputs: &[&str],
 ) -> Option<Vec<Vec<f32>>> {
+    ncnn_outputs_shaped(param, weights, inputs, outputs).map(|(values, _)| values)
+}
+
+/// [`ncnn_outputs`] with each output's numpy shape as ncnn gives it.
+#[allow(clippy::type_complexity)]
+pub fn ncnn_outputs_shaped(
+    (param_name, param): (&str, &[u8]),
+    weights: &[u8],
+    inputs: &[Input],
+    outputs: &[&str],
+) -> Option<(Vec<Vec<f32>>, Vec<Vec<usize>>)> {
     if std::env::var_os("FPSHADER_SKIP_NCNN").is_some() {
         return None;
     }
@@ -179,7 +190,14 @@ pub fn ncnn_outputs(
         })
         .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    Some(values)
+    // the script prints the outputs' shapes as its last line
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let shapes = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no output shapes from ncnn's wheel in {stdout:?}"));
+    Some((values, shapes))
 }
 
 /// A net of `param` and `weights` with options `opt`, on `ctx` when given.

@@ -166,12 +166,13 @@ fn batch(cases: &[&Case]) -> Batch {
     }
 }
 
-/// Every output of a batch net in fpshader.
+/// Every output of a batch net in fpshader: its numpy shape and values.
+#[allow(clippy::type_complexity)]
 fn run_batch(
     b: &Batch,
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,
-) -> (Net, Vec<Result<Vec<f32>, Error>>) {
+) -> (Net, Vec<Result<(Vec<usize>, Vec<f32>), Error>>) {
     let net = load_net(&b.param, &b.weights, opt, ctx).unwrap_or_else(|e| panic!("{}", e.report()));
     let got = {
         let mut ex = net.create_extractor().unwrap();
@@ -180,7 +181,7 @@ fn run_batch(
         }
         b.outputs
             .iter()
-            .map(|o| ex.extract(o).map(|m| m.to_values()))
+            .map(|o| ex.extract(o).map(|m| (m.numpy_shape(), m.to_values())))
             .collect()
     };
     (net, got)
@@ -196,9 +197,9 @@ pub fn check_suite(cases: Vec<Case>, images: bool) {
 
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
 /// fp32); the fp32 outputs.
-fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Vec<f32>> {
+fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<(Vec<usize>, Vec<f32>)> {
     let b = batch(&cases.iter().collect::<Vec<_>>());
-    let want = ncnn_outputs(
+    let want = ncnn_outputs_shaped(
         ("m.param", b.param.as_bytes()),
         &b.weights,
         &b.inputs,
@@ -209,25 +210,30 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Vec<f32>> {
     let mut cpu = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let what = case.what();
-        let got = fp32[i]
+        let (shape, got) = fp32[i]
             .as_ref()
             .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-        if let Some(want) = &want {
-            assert_close(got, &want[i], 1e-3, &what);
+        if let Some((values, shapes)) = &want {
+            assert_eq!(shape, &shapes[i], "{what}: output shape");
+            assert_close(got, &values[i], 1e-3, &what);
         }
-        let default = packed[i]
+        let (default_shape, default) = packed[i]
             .as_ref()
             .unwrap_or_else(|e| panic!("{what}, default options: {}", e.report()));
+        assert_eq!(
+            default_shape, shape,
+            "{what}, default options: output shape"
+        );
         assert_close(default, got, 0.1, &format!("{what}, default options"));
-        cpu.push(got.clone());
+        cpu.push((shape.clone(), got.clone()));
     }
     cpu
 }
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
 /// against the CPU's fp32 outputs.
-fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>], images: bool) {
-    let (gpu_cases, want): (Vec<&Case>, Vec<&Vec<f32>>) = cases
+fn check_suite_gpu(cases: &[Case], cpu: &[(Vec<usize>, Vec<f32>)], images: bool) {
+    let (gpu_cases, want): (Vec<&Case>, Vec<&(Vec<usize>, Vec<f32>)>) = cases
         .iter()
         .zip(cpu)
         .filter(|(c, _)| c.inputs.iter().all(|i| i.dims <= 3))
@@ -251,8 +257,9 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Vec<f32>], images: bool) {
             }
             for ((case, got), want) in gpu_cases.iter().zip(got).zip(&want) {
                 let what = format!("{}, {label}", case.what());
-                let got = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-                assert_close(&got, want, eps, &what);
+                let (shape, got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                assert_eq!(&shape, &want.0, "{what}: output shape");
+                assert_close(&got, &want.1, eps, &what);
             }
         }
     }

@@ -282,3 +282,39 @@ fn ncnn_copyto_tests() {
     }
     check_suite(cases, false);
 }
+
+/// test_innerproduct.cpp's shapes for the 2-D (gemm) path, one row among them: ncnn keeps a
+/// 2-D input 2-D, one row too; 1-D and 3-D inputs come out 1-D.
+#[test]
+fn ncnn_innerproduct_shape_tests() {
+    let mut rng = Rng(206);
+    let mut cases = Vec::new();
+    for (sizes, num_input) in [
+        (&[23, 1][..], 23),
+        (&[16, 7], 16),
+        (&[4, 1], 4),
+        (&[48], 48),
+        (&[1, 1, 12], 12),
+        (&[3, 2, 4], 24),
+    ] {
+        for (num_output, bias) in [(8, 1), (7, 0)] {
+            let mut case = unary_case(
+                &mut rng,
+                "InnerProduct",
+                &format!("0={num_output} 1={bias} 2={}", num_output * num_input),
+                sizes,
+                RANDOM,
+            );
+            // the weights as `load(n, 0)` reads them: a tag, then fp32 values
+            case.weights = vec![0.0];
+            case.weights
+                .extend(random_mat(&mut rng, "w", &[num_output * num_input], RANDOM).values);
+            if bias == 1 {
+                case.weights
+                    .extend(random_mat(&mut rng, "b", &[num_output], RANDOM).values);
+            }
+            cases.push(case);
+        }
+    }
+    check_suite(cases, false);
+}
