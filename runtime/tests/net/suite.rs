@@ -167,12 +167,11 @@ fn batch(cases: &[&Case]) -> Batch {
 }
 
 /// Every output of a batch net in fpshader: its numpy shape and values.
-#[allow(clippy::type_complexity)]
 fn run_batch(
     b: &Batch,
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,
-) -> (Net, Vec<Result<(Vec<usize>, Vec<f32>), Error>>) {
+) -> (Net, Vec<Result<Output, Error>>) {
     let net = load_net(&b.param, &b.weights, opt, ctx).unwrap_or_else(|e| panic!("{}", e.report()));
     let got = {
         let mut ex = net.create_extractor().unwrap();
@@ -197,7 +196,7 @@ pub fn check_suite(cases: Vec<Case>, images: bool) {
 
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
 /// fp32); the fp32 outputs.
-fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<(Vec<usize>, Vec<f32>)> {
+fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
     let b = batch(&cases.iter().collect::<Vec<_>>());
     let want = ncnn_outputs_shaped(
         ("m.param", b.param.as_bytes()),
@@ -230,10 +229,13 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<(Vec<usize>, Vec<f32>)> {
     cpu
 }
 
+/// An output: its numpy shape and values.
+type Output = (Vec<usize>, Vec<f32>);
+
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
 /// against the CPU's fp32 outputs.
-fn check_suite_gpu(cases: &[Case], cpu: &[(Vec<usize>, Vec<f32>)], images: bool) {
-    let (gpu_cases, want): (Vec<&Case>, Vec<&(Vec<usize>, Vec<f32>)>) = cases
+fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool) {
+    let (gpu_cases, want): (Vec<&Case>, Vec<&Output>) = cases
         .iter()
         .zip(cpu)
         .filter(|(c, _)| c.inputs.iter().all(|i| i.dims <= 3))
