@@ -9,7 +9,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::alloc_numpy;
-use crate::layer::view::{numpy_shape, positive_axis};
+use crate::layer::view::{numpy_shape, positive_axis_or_only};
 use crate::tensor::{GpuMat, Mat};
 
 /// Running sums.
@@ -22,11 +22,7 @@ pub struct CumulativeSum {
 impl CumulativeSum {
     /// One group per line along the axis.
     fn lines(&self, np: &[usize]) -> Result<Groups> {
-        let axis = if np.len() == 1 {
-            0
-        } else {
-            positive_axis(self.axis, np.len())?
-        };
+        let axis = positive_axis_or_only(self.axis, np.len())?;
         let along: Vec<bool> = (0..np.len()).map(|a| a == axis).collect();
         Ok(Groups::over(np, &along))
     }

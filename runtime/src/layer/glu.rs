@@ -9,7 +9,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
-use crate::layer::view::{numpy_shape, positive_axis};
+use crate::layer::view::{numpy_shape, positive_axis_or_only};
 use crate::tensor::{GpuMat, Mat, Strided};
 use rayon::prelude::*;
 
@@ -24,11 +24,7 @@ impl GLU {
     /// The view of the first half in a blob of numpy shape `np`, the distance to the gate
     /// values and the output's shape.
     fn plan(&self, np: &[usize]) -> Result<(Strided, isize, Vec<usize>)> {
-        let axis = if np.len() == 1 {
-            0
-        } else {
-            positive_axis(self.axis, np.len())?
-        };
+        let axis = positive_axis_or_only(self.axis, np.len())?;
         let half = np[axis] / 2;
         if half == 0 {
             return Err(InputError::Output {

@@ -11,7 +11,8 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::kernels;
-use crate::tensor::{GpuMat, StorageFormat, Strided, contiguous_strides};
+use crate::layer::pipelines::{expect_pack1_buffer, index_word};
+use crate::tensor::{GpuMat, Strided, contiguous_strides};
 
 /// A blob's values in groups: group `g`'s value `j` lies at logical index (numpy order)
 /// `outer(g) + inner(j)`, each a row-major walk of a view.
@@ -64,24 +65,14 @@ impl Groups {
         self.inner.len()
     }
 
-    /// The logical index of every value of every group, group after group.
-    fn index(view: &Strided, i: usize) -> usize {
-        let (mut rest, mut at) = (i, view.offset as isize);
-        for a in (0..view.shape.len()).rev() {
-            at += (rest % view.shape[a]) as isize * view.strides[a];
-            rest /= view.shape[a];
-        }
-        at as usize
-    }
-
     /// Each group's logical indices, in parallel over groups.
     fn each<T: Send>(&self, f: impl Fn(usize, Vec<usize>) -> T + Sync) -> Vec<T> {
         let n = self.size();
-        let inner: Vec<usize> = (0..n).map(|j| Self::index(&self.inner, j)).collect();
+        let inner: Vec<usize> = (0..n).map(|j| self.inner.index(j)).collect();
         (0..self.count())
             .into_par_iter()
             .map(|g| {
-                let base = Self::index(&self.outer, g);
+                let base = self.outer.index(g);
                 f(g, inner.iter().map(|j| base + j).collect())
             })
             .collect()
@@ -235,8 +226,13 @@ pub fn normalize(
             .collect();
         (idx, out)
     });
+    write_back(values, results)
+}
+
+/// `values` with each group's new values written at its indices.
+fn write_back(values: &[f32], groups: Vec<(Vec<usize>, Vec<f32>)>) -> Vec<f32> {
     let mut out = values.to_vec();
-    for (idx, v) in results {
+    for (idx, v) in groups {
         for (i, y) in idx.into_iter().zip(v) {
             out[i] = y;
         }
@@ -265,13 +261,7 @@ pub fn scan(values: &[f32], groups: &Groups) -> Vec<f32> {
             .collect();
         (idx, v)
     });
-    let mut out = values.to_vec();
-    for (idx, v) in results {
-        for (i, y) in idx.into_iter().zip(v) {
-            out[i] = y;
-        }
-    }
-    out
+    write_back(values, results)
 }
 
 /// What a group pipeline computes (the shader's `mode` and its constants).
@@ -322,20 +312,12 @@ pub struct GroupPipeline {
     pipeline: Arc<Pipeline>,
 }
 
-fn word(v: usize, what: &str) -> Result<u32> {
-    i32::try_from(v).map(|v| v as u32).map_err(|_| {
-        TensorError::VariantStorage {
-            shader: "reduce".into(),
-            variant: "32-bit indices".into(),
-            stores: "indices below 2^31".into(),
-            mats: what.into(),
-        }
-        .into()
-    })
-}
-
 /// A view's sizes and strides as three axes (outermost padded with ones).
-fn three(view: &Strided, what: &str) -> Result<([u32; 3], [u32; 3])> {
+fn three(
+    word: impl Fn(usize, &str) -> Result<u32>,
+    view: &Strided,
+    what: &str,
+) -> Result<([u32; 3], [u32; 3])> {
     let (v, _) = view.simplified_with(view);
     let n = v.shape.len();
     if n > 3 {
@@ -384,20 +366,12 @@ impl GroupPipeline {
         groups: &Groups,
         extras: GroupExtras,
     ) -> Result<()> {
-        let format = StorageFormat::of(self.pipeline.options, 1);
         for m in [src, dst, affine] {
-            if m.elempack != 1 || m.format != format || m.buffer().is_none() {
-                return Err(TensorError::VariantStorage {
-                    shader: "reduce".into(),
-                    variant: self.pipeline.options.name(),
-                    stores: format!("{format:?} pack1 buffers"),
-                    mats: format!("{:?} elempack {}", m.format, m.elempack),
-                }
-                .into());
-            }
+            expect_pack1_buffer(&self.pipeline, m)?;
         }
-        let (outer_size, outer_stride) = three(&groups.outer, "the groups")?;
-        let (inner_size, inner_stride) = three(&groups.inner, "a group")?;
+        let word = |v: usize, what: &str| index_word(&self.pipeline, v as isize, what);
+        let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
+        let (inner_size, inner_stride) = three(word, &groups.inner, "a group")?;
         let count = groups.count();
         if count == 0 || groups.size() == 0 {
             return Ok(());

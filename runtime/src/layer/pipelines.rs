@@ -115,6 +115,36 @@ impl PackPipelines {
     }
 }
 
+/// Checks that `m` is a pack1 buffer in the storage format `pipeline`'s pack1 shaders read
+/// (the strided copy and reduce families, which index values one by one).
+pub(crate) fn expect_pack1_buffer(pipeline: &Pipeline, m: &GpuMat) -> Result<()> {
+    let format = StorageFormat::of(pipeline.options, 1);
+    if m.elempack != 1 || m.format != format || m.buffer().is_none() {
+        return Err(TensorError::VariantStorage {
+            shader: pipeline.shader.to_string(),
+            variant: pipeline.options.name(),
+            stores: format!("{format:?} pack1 buffers"),
+            mats: format!("{:?} elempack {}", m.format, m.elempack),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// `v` (a count, stride or offset) as a push-constant word of `pipeline`'s 32-bit indices, or
+/// an error naming `what` it is.
+pub(crate) fn index_word(pipeline: &Pipeline, v: isize, what: &str) -> Result<u32> {
+    i32::try_from(v).map(|v| v as u32).map_err(|_| {
+        TensorError::VariantStorage {
+            shader: pipeline.shader.to_string(),
+            variant: "32-bit indices".into(),
+            stores: "indices below 2^31".into(),
+            mats: format!("{what} of {v}"),
+        }
+        .into()
+    })
+}
+
 /// A layer's device side: set by `create_pipeline` when it had a device.
 pub(crate) trait DeviceSide<T> {
     /// The state, or [`Error::NoDevice`] for a GPU forward without one.

@@ -6,8 +6,9 @@ use crate::error::{Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
+use crate::layer::pipelines::{expect_pack1_buffer, index_word};
 use crate::layer::view::from_numpy_shape;
-use crate::tensor::{GpuMat, StorageFormat, Strided};
+use crate::tensor::{GpuMat, Strided};
 use std::sync::Arc;
 
 /// The axes the shader walks.
@@ -41,22 +42,6 @@ pub struct CopyExtras {
     pub value: f32,
 }
 
-fn words_of(v: isize, what: &str) -> Result<u32> {
-    i32::try_from(v)
-        .map(|v| v as u32)
-        .map_err(|_| too_large(what))
-}
-
-fn too_large(what: &str) -> crate::error::Error {
-    TensorError::VariantStorage {
-        shader: "strided".into(),
-        variant: "32-bit indices".into(),
-        stores: "indices below 2^31".into(),
-        mats: what.into(),
-    }
-    .into()
-}
-
 impl StridedCopy {
     /// The pipeline writing as `mode` says, for `gpu`'s options.
     pub fn create(gpu: GpuSetup<'_>, mode: CopyMode) -> Result<Self> {
@@ -72,20 +57,6 @@ impl StridedCopy {
         gpu.map(|g| Self::create(g, mode)).transpose()
     }
 
-    fn check(&self, m: &GpuMat) -> Result<()> {
-        let format = StorageFormat::of(self.pipeline.options, 1);
-        if m.elempack != 1 || m.format != format || m.buffer().is_none() {
-            return Err(TensorError::VariantStorage {
-                shader: "strided".into(),
-                variant: self.pipeline.options.name(),
-                stores: format!("{format:?} pack1 buffers"),
-                mats: format!("{:?} elempack {}", m.format, m.elempack),
-            }
-            .into());
-        }
-        Ok(())
-    }
-
     /// Records writing, at the places `to` shows in `dst`, the values `from` shows in `src`
     /// (the two views of one shape, logical indices: numpy order of each blob).
     pub fn record(
@@ -95,8 +66,8 @@ impl StridedCopy {
         (dst, to): (&GpuMat, &Strided),
         extras: CopyExtras,
     ) -> Result<()> {
-        self.check(src)?;
-        self.check(dst)?;
+        expect_pack1_buffer(&self.pipeline, src)?;
+        expect_pack1_buffer(&self.pipeline, dst)?;
         if from.shape != to.shape {
             return Err(TensorError::View {
                 shape: to.shape.clone(),
@@ -129,6 +100,7 @@ impl StridedCopy {
             }
             .into());
         }
+        let word = |v: isize, what: &str| index_word(&self.pipeline, v, what);
         let total = from.len();
         if total == 0 {
             return Ok(());
@@ -146,17 +118,17 @@ impl StridedCopy {
         for view in [&from, &to] {
             for k in 0..AXES {
                 let s = if k < pad { 0 } else { view.strides[k - pad] };
-                words.push(words_of(s, "a stride")?);
+                words.push(word(s, "a stride")?);
             }
         }
-        words.push(words_of(from.offset as isize, "an offset")?);
-        words.push(words_of(to.offset as isize, "an offset")?);
-        words.push(words_of(total as isize, "a blob")?);
+        words.push(word(from.offset as isize, "an offset")?);
+        words.push(word(to.offset as isize, "an offset")?);
+        words.push(word(total as isize, "a blob")?);
         for m in [src, dst] {
-            words.push(words_of((m.w * m.h) as isize, "a plane")?);
-            words.push(words_of(m.cstep as isize, "a channel step")?);
+            words.push(word((m.w * m.h) as isize, "a plane")?);
+            words.push(word(m.cstep as isize, "a channel step")?);
         }
-        words.push(words_of(extras.second, "a GLU offset")?);
+        words.push(word(extras.second, "a GLU offset")?);
         words.push(extras.value.to_bits());
         // rows of at most 65535 workgroups along x
         let row = total.min(65535 * LOCAL).div_ceil(LOCAL) * LOCAL;
@@ -177,11 +149,6 @@ impl StridedCopy {
         let to = Strided::contiguous(&from.shape);
         self.record(rec, (src, from), (&top, &to), CopyExtras::default())?;
         Ok(top)
-    }
-
-    /// The mode it was made for.
-    pub fn mode(&self) -> CopyMode {
-        self.mode
     }
 }
 

@@ -63,6 +63,16 @@ pub(crate) fn positive_axis(axis: i32, dims: usize) -> Result<usize> {
     }
 }
 
+/// [`positive_axis`], except that a 1-D blob takes any axis as its only one (ncnn's GLU and
+/// CumulativeSum ignore the axis there).
+pub(crate) fn positive_axis_or_only(axis: i32, dims: usize) -> Result<usize> {
+    if dims == 1 {
+        Ok(0)
+    } else {
+        positive_axis(axis, dims)
+    }
+}
+
 /// Checks that a blob is 3-D, as the layers over planes (pooling, LRN, the convolutions)
 /// take them.
 pub(crate) fn planar(dims: u8) -> Result<()> {

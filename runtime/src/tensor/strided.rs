@@ -183,17 +183,14 @@ impl Strided {
         Mat::from_numpy(&self.shape, &self.gather(values)?)
     }
 
-    /// The index of every value it shows, in row-major order of its shape.
-    fn indices(&self) -> impl Iterator<Item = usize> + '_ {
-        let n = self.len();
-        (0..n).map(move |i| {
-            let (mut rest, mut at) = (i, self.offset as isize);
-            for a in (0..self.shape.len()).rev() {
-                at += (rest % self.shape[a]) as isize * self.strides[a];
-                rest /= self.shape[a];
-            }
-            at as usize
-        })
+    /// The index of its `i`-th value (row-major order of its shape).
+    pub fn index(&self, i: usize) -> usize {
+        let (mut rest, mut at) = (i, self.offset as isize);
+        for a in (0..self.shape.len()).rev() {
+            at += (rest % self.shape[a]) as isize * self.strides[a];
+            rest /= self.shape[a];
+        }
+        at as usize
     }
 
     /// The values it shows, contiguous, in parallel over rows; an error if it reaches past
@@ -238,8 +235,8 @@ impl Strided {
             }
             .into());
         }
-        for (at, v) in self.indices().zip(src) {
-            values[at] = *v;
+        for (i, v) in src.iter().enumerate() {
+            values[self.index(i)] = *v;
         }
         Ok(())
     }

@@ -428,9 +428,16 @@ const AXES: &[&str] = &[
     "1,2,3", "0,1,2,3",
 ];
 
-/// `3=axes` as an ncnn array parameter.
+/// An ncnn array parameter `id` of `values` (`-23300-id=n,v0,v1,…`).
+pub fn array_param(id: u32, values: &[i32]) -> String {
+    let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    format!("-{}={},{}", 23300 + id, values.len(), list.join(","))
+}
+
+/// `3=axes` as an ncnn array parameter, from a list like `"0,2"`.
 pub fn axes_param(axes: &str) -> String {
-    format!("-23303={},{axes}", axes.split(',').count())
+    let axes: Vec<i32> = axes.split(',').map(|a| a.parse().unwrap()).collect();
+    array_param(3, &axes)
 }
 
 /// test_squeeze.cpp (every flag combination and axis set on shapes with ones in every place)

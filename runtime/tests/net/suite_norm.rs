@@ -179,8 +179,7 @@ fn ncnn_mvn_normalize_and_statisticspooling_tests() {
 
 /// `3=axes` with `5=1`, as test_reduction.cpp sets them.
 fn reduce_axes(axes: &[i32]) -> String {
-    let list: Vec<String> = axes.iter().map(|a| a.to_string()).collect();
-    format!("1=0 -23303={},{} 5=1", axes.len(), list.join(","))
+    format!("1=0 {} 5=1", array_param(3, axes))
 }
 
 #[test]

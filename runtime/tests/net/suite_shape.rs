@@ -5,12 +5,6 @@
 use super::suite::*;
 use super::*;
 
-/// An ncnn array parameter `id` of `values` (`-23300-id=n,v0,v1,…`).
-fn array_param(id: u32, values: &[i32]) -> String {
-    let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-    format!("-{}={},{}", 23300 + id, values.len(), list.join(","))
-}
-
 #[test]
 fn ncnn_pixelshuffle_reorg_and_deepcopy_tests() {
     let mut rng = Rng(201);
