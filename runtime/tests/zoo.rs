@@ -5,6 +5,9 @@
 //! pooling get the smallest side that leaves 7×7 there (195 for the resnets; googlenet's ceil
 //! poolings need 223, so it runs at 224), the others 64 or 67; vgg16's and alexnet's first fully
 //! connected layer is resized to the smaller input's features.
+//!
+//! The super-resolution models (`tests/sr/`, from their PyPI packages) run the same way at a
+//! 44×44 input (the smallest their two downsamplings and crops take is 40).
 
 mod common;
 
@@ -107,7 +110,17 @@ fn param_value(fields: &[&str], key: &str) -> Option<usize> {
 /// vanish over vgg16's plain stack nor pass fp16's range over resnet50's residual sums) and
 /// the bias.
 fn model(rng: &mut Rng, m: &Model) -> (String, Vec<u8>, String) {
-    let mut lines: Vec<String> = zoo_param(m.name).lines().map(str::to_string).collect();
+    with_random_weights(rng, &zoo_param(m.name), m.fc6_inputs)
+}
+
+/// A param (`fc6` resized to `fc6_inputs` inputs where given) and random weights for it; the
+/// last blob.
+fn with_random_weights(
+    rng: &mut Rng,
+    param: &str,
+    fc6_inputs: Option<usize>,
+) -> (String, Vec<u8>, String) {
+    let mut lines: Vec<String> = param.lines().map(str::to_string).collect();
     let mut weights = Vec::new();
     let mut last_top = String::new();
     for line in lines.iter_mut().skip(2) {
@@ -122,13 +135,13 @@ fn model(rng: &mut Rng, m: &Model) -> (String, Vec<u8>, String) {
         );
         last_top = fields[4 + bottoms + tops - 1].to_string();
         let (size_key, bias_key) = match kind {
-            "Convolution" | "ConvolutionDepthWise" => ("6", "5"),
+            "Convolution" | "ConvolutionDepthWise" | "Deconvolution" => ("6", "5"),
             "InnerProduct" => ("2", "1"),
             _ => continue,
         };
         let outputs = param_value(&fields, "0").unwrap();
         let mut size = param_value(&fields, size_key).unwrap();
-        if let (Some(inputs), "fc6") = (m.fc6_inputs, fields[1]) {
+        if let (Some(inputs), "fc6") = (fc6_inputs, fields[1]) {
             let resized = inputs * outputs;
             *line = line.replace(&format!(" 2={size}"), &format!(" 2={resized}"));
             size = resized;
@@ -191,9 +204,16 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
                 // this model's device memory alone
                 ctx.trim_pool();
                 ctx.reset_peak_memory();
-                let got = run_net(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)))
-                    .to_values();
+                let (got, record) =
+                    run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
+                        .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
+                let got = got.to_values();
+                // every zoo layer has a GPU forward: one submission, nothing read back early
+                assert!(
+                    record.cpu_layers().is_empty() && record.stayed_on_gpu(),
+                    "{}: left the GPU: {record:?}",
+                    what(&how)
+                );
                 // the blob pool reuses freed buffers: what it allocated stays within 1.5 times
                 // the most in use at once (weights and live blobs)
                 let memory = ctx.memory_stats();
@@ -217,6 +237,61 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
                         what(&format!("{how} top-1"))
                     );
                 }
+            }
+        }
+    }
+}
+
+/// The super-resolution models of `tests/sr/`: fpshader's CPU against ncnn's wheel, and every
+/// GPU context in fp32 and fp16 against it too, without ever leaving the GPU (Scale and
+/// BinaryOp with a second blob, Crop against a reference blob, Deconvolution).
+#[test]
+fn every_super_resolution_model_matches_ncnn_and_stays_on_the_gpu() {
+    let mut rng = Rng(2027);
+    let contexts = gpu_contexts();
+    for (name, input) in [
+        ("waifu2x_cunet_noise0_scale2x", "Input1"),
+        ("waifu2x_upconv_7_photo_scale2x", "Input1"),
+        ("realcugan_se_up2x_no_denoise", "in0"),
+    ] {
+        let path = format!("{}/../tests/sr/{name}.param", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let (param, weights, out) = with_random_weights(&mut rng, &text, None);
+        let x = Input::new(&mut rng, input, 3, [44, 44, 1, 3]);
+        let inputs = std::slice::from_ref(&x);
+        let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
+            .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
+        let reference = ncnn_outputs_shaped(
+            ("m.param", param.as_bytes()),
+            &weights,
+            inputs,
+            &[out.as_str()],
+        );
+        if let Some((values, shapes)) = &reference {
+            assert_eq!(cpu.numpy_shape(), shapes[0], "{name}: CPU output shape");
+            assert_close(
+                &cpu.to_values(),
+                &values[0],
+                1e-3,
+                &format!("{name}: CPU fp32"),
+            );
+        }
+        let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
+        for ctx in &contexts {
+            for (class, opt, eps) in [
+                ("fp32", RunOptions::fp32(), 1e-3),
+                ("fp16", RunOptions::default(), 5e-2),
+            ] {
+                let how = format!("{name}: GPU {class}, {}", ctx.describe());
+                let (got, record) =
+                    run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
+                        .unwrap_or_else(|e| panic!("{how}: {e}"));
+                assert!(
+                    record.cpu_layers().is_empty() && record.stayed_on_gpu(),
+                    "{how}: left the GPU: {record:?}"
+                );
+                assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
+                assert_close(&got.to_values(), &reference, eps, &how);
             }
         }
     }

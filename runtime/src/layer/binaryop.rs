@@ -142,6 +142,14 @@ fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> 
 }
 
 impl BinaryOp {
+    /// `a * b` of two blobs: what Scale with a second blob computes.
+    pub(crate) fn multiply() -> Self {
+        BinaryOp {
+            op: 2,
+            ..BinaryOp::default()
+        }
+    }
+
     fn pipelines(&self) -> Result<&PackPipelines> {
         self.gpu.ready()
     }

@@ -1,7 +1,9 @@
-//! Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input.
+//! Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input, one
+//! value per channel, which on the GPU is BinaryOp's per-channel multiply.
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
+use crate::layer::binaryop::BinaryOp;
 use crate::layer::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
@@ -18,13 +20,22 @@ pub struct Scale {
     scale: Vec<f32>,
     bias: Vec<f32>,
     gpu: Option<AffineGpu>,
+    /// The second-blob multiply on the device (`0=-233`).
+    blob_gpu: Option<BinaryOp>,
 }
 
 impl Layer for Scale {
     fn support(&self) -> Support {
-        Support {
-            one_blob_only: self.size != -233,
-            ..affine_support(self.gpu.is_some())
+        match &self.blob_gpu {
+            Some(mul) => Support {
+                one_blob_only: false,
+                inplace: true,
+                ..mul.support()
+            },
+            None => Support {
+                one_blob_only: self.size != -233,
+                ..affine_support(self.gpu.is_some())
+            },
         }
     }
 
@@ -33,18 +44,35 @@ impl Layer for Scale {
             forward_inplace: true,
             forward_many_inplace: true,
             forward_gpu_inplace: true,
+            forward_gpu_many: true,
             ..Implements::default()
         }
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        // a scale given as a second blob stays on the CPU
-        self.gpu = if self.size == -233 {
-            None
-        } else {
-            AffineGpu::create(gpu)?
-        };
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        if self.size != -233 {
+            self.gpu = AffineGpu::create(gpu)?;
+        } else if gpu.is_some() && !self.bias_term {
+            let mut mul = BinaryOp::multiply();
+            mul.create_pipeline(opt, gpu)?;
+            self.blob_gpu = Some(mul);
+        }
         Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        match (&self.blob_gpu, bottoms) {
+            // one scale per channel: w for 1-D, h for 2-D, c otherwise
+            (Some(mul), [a, (1, [w, ..])]) => {
+                *w == crate::layer::view::channels(a.0, a.1) && mul.gpu_accepts(bottoms)
+            }
+            (Some(_), _) => false,
+            (None, _) => true,
+        }
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        self.blob_gpu.ready()?.forward_gpu_many(bottoms, rec)
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {

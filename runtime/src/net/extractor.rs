@@ -1,7 +1,7 @@
 //! The extractor: inputs in, outputs out, running only the layers a requested blob needs,
 //! CPU layers on host mats (converted per their flags).
 
-use super::{Net, check_tops, convert, err_layer, single_input};
+use super::{Net, Placed, RunRecord, check_tops, convert, err_layer, single_input};
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
@@ -18,6 +18,8 @@ pub struct Extractor<'n> {
     /// Readers of each blob that have not read it yet: a blob is released (light mode) or
     /// handed to an in-place layer without a copy only when no other reader is left.
     pub(super) remaining: Vec<usize>,
+    /// Where the layers run so far went.
+    pub(super) record: RunRecord,
 }
 
 impl Extractor<'_> {
@@ -32,6 +34,11 @@ impl Extractor<'_> {
         self.cpu[id] = Some(mat);
         self.gpu[id] = None;
         Ok(())
+    }
+
+    /// Where each layer this extractor ran went, and the host round trips on the way.
+    pub fn record(&self) -> &RunRecord {
+        &self.record
     }
 
     fn available(&self, id: usize) -> bool {
@@ -126,6 +133,12 @@ impl Extractor<'_> {
             } else {
                 None
             };
+            let placed = match (l.support.alias, &on_gpu) {
+                (true, _) => Placed::Alias,
+                (false, Some(_)) => Placed::Gpu,
+                (false, None) => Placed::Cpu,
+            };
+            self.record.layers.push((i, placed));
             let result = if l.support.alias {
                 self.split(i, &mut remaining, target)
             } else if let Some(shapes) = on_gpu {
@@ -138,6 +151,7 @@ impl Extractor<'_> {
             } else {
                 // the CPU needs whatever GPU work came before
                 if let Some(r) = rec.take() {
+                    self.record.waits += 1;
                     r.submit_and_wait()?;
                 }
                 self.forward_cpu(i, &mut remaining, target)
@@ -175,6 +189,7 @@ impl Extractor<'_> {
                 .as_deref()
                 .ok_or_else(|| Error::Gpu("no device".into()))?;
             let m = g.download(ctx)?;
+            self.record.downloads += 1;
             self.cpu[b] = Some(m);
             if self.opt.lightmode {
                 self.gpu[b] = None;

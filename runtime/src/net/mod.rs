@@ -6,8 +6,10 @@ mod extractor;
 mod load;
 pub mod param;
 mod placement;
+mod record;
 
 pub use extractor::Extractor;
+pub use record::{Placed, RunRecord};
 
 use std::sync::Arc;
 
@@ -181,6 +183,7 @@ impl Net {
             gpu: vec![None; self.blobs.len()],
             shared: vec![false; self.blobs.len()],
             remaining: self.blobs.iter().map(|b| b.consumers.len()).collect(),
+            record: RunRecord::default(),
         })
     }
 }

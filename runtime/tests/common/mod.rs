@@ -225,12 +225,25 @@ pub fn run_net(
     opt: RunOptions,
     ctx: Option<Arc<Context>>,
 ) -> Result<Mat, Error> {
+    run_net_recorded(param, weights, inputs, output, opt, ctx).map(|(m, _)| m)
+}
+
+/// [`run_net`], with where its layers ran.
+pub fn run_net_recorded(
+    param: &str,
+    weights: &[u8],
+    inputs: &[Input],
+    output: &str,
+    opt: RunOptions,
+    ctx: Option<Arc<Context>>,
+) -> Result<(Mat, fpshader::net::RunRecord), Error> {
     let net = load_net(param, weights, opt, ctx)?;
     let mut ex = net.create_extractor()?;
     for i in inputs {
         ex.input(i.name, i.mat())?;
     }
-    ex.extract(output)
+    let out = ex.extract(output)?;
+    Ok((out, ex.record().clone()))
 }
 
 /// ncnn's test rule: |a - b| <= eps, or relative error below eps (and NaN where ncnn has NaN).

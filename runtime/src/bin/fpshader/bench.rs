@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fpshader::layer::RunOptions;
-use fpshader::net::Net;
+use fpshader::net::{Net, Placed};
 use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
 use crate::run::{device, load_net, parse_opt, with_threads};
@@ -153,6 +153,7 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         runs += 1;
     }
     if args.profile {
+        print(&placement(net, &input_name, &input, &output)?);
         // one whole run: host recording against the wait for the device
         if let Some(ctx) = net.context().cloned() {
             let before = ctx.submission_stats();
@@ -213,6 +214,37 @@ fn bench_timed(
         median: times[times.len() / 2],
         max: times[times.len() - 1],
     })
+}
+
+/// Where one run's layers went: the CPU ones by name, and the host's waits for the device.
+fn placement(net: &Net, input_name: &str, input: &Mat, output: &str) -> Result<String, CliError> {
+    let mut ex = net.create_extractor()?;
+    ex.input(input_name, input.clone())?;
+    ex.extract(output)?;
+    let record = ex.record();
+    let cpu = record.cpu_layers();
+    let gpu = record
+        .layers
+        .iter()
+        .filter(|(_, p)| *p == Placed::Gpu)
+        .count();
+    let mut out = format!(
+        "placement: {gpu} layer(s) on the GPU, {} on the CPU; {} wait(s) for the device and {} \
+         download(s) before the output\n",
+        cpu.len(),
+        record.waits,
+        record.downloads
+    );
+    for i in cpu {
+        let l = &net.layers()[i];
+        let why = if l.on_gpu() {
+            "declined its input shapes"
+        } else {
+            "no GPU forward for its parameters or options"
+        };
+        out += &format!("{:>24} {:<28} on the CPU: {why}\n", l.kind, l.name);
+    }
+    Ok(out)
 }
 
 /// The device time of one run per layer, in order, then per layer type, largest first.

@@ -1,0 +1,42 @@
+//! What an extractor did: where each layer ran and how often the host waited for the device
+//! before the output, so a user (and `fpshader bench --profile`) sees a GPU net that leaves the
+//! GPU.
+
+/// Where one layer ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placed {
+    /// Recorded on the device.
+    Gpu,
+    /// Run on the host: it has no GPU forward, or declined the shapes it got this time.
+    Cpu,
+    /// Handed its input on without running (Split).
+    Alias,
+}
+
+/// The layers an extractor ran, in order, and the host round trips they cost.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunRecord {
+    /// `(layer index, where it ran)` per layer run.
+    pub layers: Vec<(usize, Placed)>,
+    /// Times the host waited for recorded device work before a CPU layer.
+    pub waits: usize,
+    /// Device blobs read back for a CPU layer (the output's own download not counted).
+    pub downloads: usize,
+}
+
+impl RunRecord {
+    /// The indices of the layers that ran on the CPU.
+    pub fn cpu_layers(&self) -> Vec<usize> {
+        self.layers
+            .iter()
+            .filter(|(_, p)| *p == Placed::Cpu)
+            .map(|(i, _)| *i)
+            .collect()
+    }
+
+    /// Whether the run stayed on the device from the first GPU layer to the output: no CPU
+    /// layer after a GPU one, so no wait and no download in between.
+    pub fn stayed_on_gpu(&self) -> bool {
+        self.waits == 0 && self.downloads == 0
+    }
+}
