@@ -1,6 +1,7 @@
 // Binary operation with broadcast on pack1 blobs: top = a op b, where a dimension of size 1 in
 // a or b is broadcast along the output's. op_type: 0 add, 1 sub, 2 mul, 3 div, 4 max, 5 min,
-// 6 pow, 7 rsub (b - a), 8 rdiv (b / a), 9 rpow (b ^ a), 10 atan2(a, b), 11 atan2(b, a).
+// 6 pow, 7 rsub (b - a), 8 rdiv (b / a), 9 rpow (b ^ a), 10 atan2(a, b), 11 atan2(b, a), and
+// 12 to 18 as include/binary_op.comp says.
 #version 450
 
 #if NCNN_fp16_storage
@@ -65,7 +66,17 @@ afp binary_op(afp x, afp y)
     if (op_type == 8) return y / x;
     if (op_type == 9) return pow(y, x);
     if (op_type == 10) return atan(x, y);
-    return atan(y, x);
+    if (op_type == 11) return atan(y, x);
+    // the rounding ops in fp32: a quotient near a whole number must round as the CPU's does
+    const float a = float(x);
+    const float b = float(y);
+    if (op_type == 12) return afp(a - b * trunc(a / b));
+    if (op_type == 13) return afp(b - a * trunc(b / a));
+    if (op_type == 14) return afp(max(a, b) + log(1.f + exp(min(a, b) - max(a, b))));
+    if (op_type == 15) return afp(floor(a / b));
+    if (op_type == 16) return afp(floor(b / a));
+    if (op_type == 17) return afp(a - b * roundEven(a / b));
+    return afp(b - a * roundEven(b / a));
 }
 
 void main()

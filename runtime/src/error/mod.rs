@@ -1,10 +1,12 @@
 //! The runtime's errors: [`Error`] and the per-stage enums it nests with `#[from]`.
 
+mod expression;
 mod input;
 mod model;
 mod stage;
 mod tensor;
 
+pub use expression::ExpressionError;
 pub use input::InputError;
 pub use model::ModelError;
 pub use stage::{DeviceError, DispatchError, PipelineError};
@@ -32,6 +34,9 @@ pub enum Error {
     /// A model that cannot be loaded.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A shape expression that does not evaluate.
+    #[error(transparent)]
+    Expression(#[from] ExpressionError),
     /// An error of one layer of a net, with the layer it came from (the net wraps what a
     /// layer's methods return).
     #[error("layer `{layer}` ({kind})")]

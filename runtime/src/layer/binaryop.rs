@@ -1,17 +1,21 @@
 //! BinaryOp: `0=op_type 1=with_scalar 2=b`: broadcasting, scalar and reversed ops. On the
-//! GPU for scalars, equal shapes and broadcasts along w, h or per channel.
+//! GPU for scalars, equal shapes and broadcasts along w, h or per channel in every packing;
+//! every other broadcast ncnn allows on pack1 buffers, the operands first stretched to the
+//! output's shape by the strided copy shader.
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
+use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::dispatch_flat;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
+use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, Strided, contiguous_strides};
 use rayon::prelude::*;
 
 /// ncnn's BinaryOp `op_type` on two values.
@@ -29,14 +33,39 @@ pub fn binary(op: i32, x: f32, y: f32) -> f32 {
         9 => y.powf(x),
         10 => x.atan2(y),
         11 => y.atan2(x),
+        12 => x % y,
+        13 => y % x,
+        14 => x.max(y) + (x.min(y) - x.max(y)).exp().ln_1p(),
+        15 => (x / y).floor(),
+        16 => (y / x).floor(),
+        17 => libm::remainderf(x, y),
+        18 => libm::remainderf(y, x),
         _ => f32::NAN,
     }
 }
 
-/// `[c, d, h, w]` of a mat in unpacked values (numpy order).
-fn nchw(m: &Mat) -> [usize; 4] {
-    let [w, h, d, c] = m.shape();
+/// `[c, d, h, w]` of `[w, h, d, c]` (numpy order).
+fn shape_nchw([w, h, d, c]: [usize; 4]) -> [usize; 4] {
     [c, d, h, w]
+}
+
+/// A mat's numpy shape and dims from `(dims, [w, h, d, c])`, as the broadcast rules read it.
+struct Operand {
+    dims: u8,
+    shape: [usize; 4],
+}
+
+impl Operand {
+    fn of(m: &Mat) -> Self {
+        Operand {
+            dims: m.dims,
+            shape: m.shape(),
+        }
+    }
+
+    fn numpy_shape(&self) -> Vec<usize> {
+        crate::layer::view::numpy_shape(self.dims, self.shape)
+    }
 }
 
 /// `a`'s and `b`'s extents (`[c, d, h, w]`, 1 where broadcast), the output's, its dims.
@@ -47,30 +76,34 @@ type Broadcast = ([usize; 4], [usize; 4], [usize; 4], u8);
 /// align with the innermost axis like numpy's; a lower-rank operand of 2 or more dims aligns
 /// with the other's outermost axes; extents of 1 stretch.
 fn broadcast(a: &Mat, b: &Mat) -> Result<Broadcast> {
-    let (mut sa, mut sb) = (nchw(a), nchw(b));
+    broadcast_of(&Operand::of(a), &Operand::of(b))
+}
+
+fn broadcast_of(a: &Operand, b: &Operand) -> Result<Broadcast> {
+    let (mut sa, mut sb) = (shape_nchw(a.shape), shape_nchw(b.shape));
     // the index of a mat's outermost extent in `[c, d, h, w]`
-    let outer = |m: &Mat| match m.dims {
+    let outer = |m: &Operand| match m.dims {
         1 => 3,
         2 => 2,
         _ => 0,
     };
-    if a.dims != b.dims && a.dims > 1 && b.dims == 1 && b.w * b.elempack == sa[outer(a)] {
+    if a.dims != b.dims && a.dims > 1 && b.dims == 1 && b.shape[0] == sa[outer(a)] {
         sb = [1; 4];
-        sb[outer(a)] = b.w * b.elempack;
-    } else if a.dims != b.dims && b.dims > 1 && a.dims == 1 && a.w * a.elempack == sb[outer(b)] {
+        sb[outer(a)] = b.shape[0];
+    } else if a.dims != b.dims && b.dims > 1 && a.dims == 1 && a.shape[0] == sb[outer(b)] {
         sa = [1; 4];
-        sa[outer(b)] = a.w * a.elempack;
+        sa[outer(b)] = a.shape[0];
     } else if a.dims != b.dims && a.dims.min(b.dims) >= 2 {
         // ncnn aligns the lower-rank operand with the other's outer axes (a 2-D [h, w] against
         // a 3-D [c, h, w] pairs its h with c), where numpy aligns the inner ones
         let rank = usize::from(a.dims.max(b.dims));
-        let left_aligned = |m: &Mat| {
+        let left_aligned = |m: &Operand| {
             let mut v = m.numpy_shape();
             v.resize(rank, 1);
             match v[..] {
                 [c, h, w] => [c, 1, h, w],
                 [c, d, h, w] => [c, d, h, w],
-                _ => nchw(m),
+                _ => shape_nchw(m.shape),
             }
         };
         if a.dims < b.dims {
@@ -104,6 +137,9 @@ pub struct BinaryOp {
     op: i32,
     scalar: Option<f32>,
     gpu: Option<PackPipelines>,
+    /// Stretches an operand to the output's shape for the broadcasts the shaders lack
+    /// (buffer nets).
+    stretch: Option<StridedCopy>,
     /// The scalar as a one-element mat per elempack (1, 4, 8), every lane the scalar.
     gpu_scalar: [Option<GpuMat>; 3],
 }
@@ -192,6 +228,75 @@ fn zip_map(out: &mut [f32], x: &[f32], y: &[f32], f: impl Fn(f32, f32) -> f32 + 
 }
 
 impl BinaryOp {
+    /// The broadcast of `a` and `b` when the stretching path takes it (a buffer net, at most
+    /// 3-D, a broadcast ncnn allows).
+    fn stretched(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<Broadcast> {
+        self.stretch.as_ref()?;
+        let (a, b) = (
+            Operand {
+                dims: a.0,
+                shape: a.1,
+            },
+            Operand {
+                dims: b.0,
+                shape: b.1,
+            },
+        );
+        broadcast_of(&a, &b).ok().filter(|(.., dims)| *dims <= 3)
+    }
+
+    /// `a op b` for a broadcast the shaders lack: each operand not of the output's shape
+    /// copied to it (stride 0 along its stretched axes), then the equal-shape shader.
+    fn stretch_and_dispatch(
+        &self,
+        rec: &mut Recorder<'_>,
+        a: &GpuMat,
+        b: &GpuMat,
+    ) -> Result<GpuMat> {
+        let copy = self.stretch.ready()?;
+        let (sa, sb, out, dims) = self
+            .stretched((a.dims, a.shape()), (b.dims, b.shape()))
+            .ok_or_else(|| InputError::Mismatch {
+                a: a.shape().to_vec(),
+                b: b.shape().to_vec(),
+                why: "do not broadcast (ncnn's rules) or are more than 3-D",
+            })?;
+        let out_np = &out[4 - usize::from(dims)..];
+        let out_np: Vec<usize> = if dims == 3 {
+            vec![out[0], out[2], out[3]]
+        } else {
+            out_np.to_vec()
+        };
+        let stretch = |rec: &mut Recorder<'_>, m: &GpuMat, s: [usize; 4]| -> Result<GpuMat> {
+            if s == out {
+                return Ok(m.clone());
+            }
+            let strides = contiguous_strides(&s)
+                .into_iter()
+                .zip(s)
+                .map(|(st, n)| if n == 1 { 0 } else { st })
+                .collect();
+            let from = Strided {
+                offset: 0,
+                shape: out.to_vec(),
+                strides,
+            };
+            let top = alloc_numpy(rec, &out_np, m)?;
+            copy.record(
+                rec,
+                (m, &from),
+                (&top, &Strided::contiguous(&out)),
+                CopyExtras::default(),
+            )?;
+            Ok(top)
+        };
+        let a = stretch(rec, a, sa)?;
+        let b = stretch(rec, b, sb)?;
+        let top = alloc_numpy(rec, &out_np, &a)?;
+        self.dispatch(rec, &a, &b, &top)?;
+        Ok(top)
+    }
+
     /// `a op b` straight over the stored values when both are fp32 with the same shape and
     /// layout (any packing): no broadcast, no unpacking.
     fn same_layout(&self, a: &Mat, b: &Mat) -> Option<Mat> {
@@ -241,7 +346,14 @@ impl Layer for BinaryOp {
         }
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // the strided copy reads and writes buffers
+        self.stretch = match gpu {
+            Some(g) if !opt.use_image_storage && self.scalar.is_none() => {
+                Some(StridedCopy::create(g, CopyMode::Copy)?)
+            }
+            _ => None,
+        };
         self.gpu = match gpu {
             Some(gpu) => Some(
                 PackPipelines::create(
@@ -280,8 +392,15 @@ impl Layer for BinaryOp {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         match bottoms {
             [_] => self.scalar.is_some(),
-            [a, b] => gpu_out_view(*a, *b).is_some(),
+            [a, b] => gpu_out_view(*a, *b).is_some() || self.stretched(*a, *b).is_some(),
             _ => false,
+        }
+    }
+
+    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+        match bottoms {
+            [a, b] if gpu_out_view(*a, *b).is_none() => Some(Packs::ONE),
+            _ => None,
         }
     }
 
@@ -306,14 +425,13 @@ impl Layer for BinaryOp {
             }
             .into());
         };
-        let out = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())).ok_or_else(|| {
-            InputError::Mismatch {
-                a: a.shape().to_vec(),
-                b: b.shape().to_vec(),
-                why: "have no GPU broadcast",
-            }
-        })?;
-        let like = if view3(a.dims, a.shape()) == out {
+        let Some(out) = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())) else {
+            return Ok(vec![self.stretch_and_dispatch(rec, a, b)?]);
+        };
+        // the output has the larger operand's dims ([31] against [31, 1, 1] is 3-D)
+        let a_fits = view3(a.dims, a.shape()) == out;
+        let b_fits = view3(b.dims, b.shape()) == out;
+        let like = if a_fits && (!b_fits || a.dims >= b.dims) {
             a
         } else {
             b
@@ -324,7 +442,7 @@ impl Layer for BinaryOp {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.op = pd.int_in(0, 0, 0..=11, "op_type 0 to 11")?;
+        self.op = pd.int_in(0, 0, 0..=18, "op_type 0 to 18")?;
         self.scalar = (pd.int(1, 0) != 0).then(|| pd.float(2, 0.0));
         Ok(())
     }

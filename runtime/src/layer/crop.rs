@@ -1,9 +1,10 @@
-//! Crop: a box of a blob, given by offsets and sizes, by numpy-style starts/ends, or by a
-//! reference blob's shape.
+//! Crop: a box of a blob, given by offsets and sizes, by numpy-style starts/ends (numbers, or
+//! shape expressions over the inputs), or by a reference blob's shape.
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
+use crate::layer::expression::{Extents, eval_list, inputs_read};
 use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -12,8 +13,10 @@ use crate::layer::view::{numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Crop: offsets `0=w 1=h 13=d 2=c`, sizes `3=w 4=h 14=d 5=c` (0 or -233: the rest) and end
-/// margins `6=w 7=h 15=d 8=c`; or numpy-style `9=starts 10=ends 11=axes`; or, with no sizes,
-/// a second input whose shape is the output's.
+/// margins `6=w 7=h 15=d 8=c`; or numpy-style `9=starts 10=ends 11=axes`, or the same as
+/// expressions `19=starts 20=ends 21=axes` over the inputs' extents (`"2,-(0w,2)"`; inputs
+/// after the first only give extents); or, with no sizes, a second input whose shape is the
+/// output's.
 #[derive(Default)]
 pub struct Crop {
     /// Offsets, sizes and end margins per axis, as `[w, h, d, c]`.
@@ -23,6 +26,8 @@ pub struct Crop {
     starts: Vec<i32>,
     ends: Vec<i32>,
     axes: Vec<i32>,
+    /// `19=`, `20=`, `21=`: starts, ends and axes as expressions.
+    exprs: Option<[String; 3]>,
     reference: bool,
     gpu: Option<Gather>,
 }
@@ -45,22 +50,36 @@ impl Crop {
     fn roi(
         &self,
         shape: &[usize],
+        inputs: &[Extents],
         reference: Option<(u8, [usize; 4])>,
     ) -> Result<Vec<(usize, usize)>> {
         let dims = shape.len();
         let mut roi: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
-        if !self.starts.is_empty() && !self.ends.is_empty() {
-            let axes: Vec<i32> = if self.axes.is_empty() {
+        let evaluated;
+        let (starts, ends, axes) = match &self.exprs {
+            Some([s, e, a]) => {
+                let axes = if a.is_empty() {
+                    Vec::new()
+                } else {
+                    eval_list(a, inputs)?
+                };
+                evaluated = (eval_list(s, inputs)?, eval_list(e, inputs)?, axes);
+                (&evaluated.0, &evaluated.1, &evaluated.2)
+            }
+            None => (&self.starts, &self.ends, &self.axes),
+        };
+        if !starts.is_empty() && !ends.is_empty() {
+            let axes: Vec<i32> = if axes.is_empty() {
                 (0..dims as i32).collect()
             } else {
-                self.axes.clone()
+                axes.clone()
             };
             for (i, &a) in axes.iter().enumerate() {
                 let axis = positive_axis(a, dims)?;
                 let n = shape[axis] as i64;
                 let (mut s, mut e) = (
-                    i64::from(*self.starts.get(i).unwrap_or(&0)),
-                    i64::from(*self.ends.get(i).unwrap_or(&-233)),
+                    i64::from(*starts.get(i).unwrap_or(&0)),
+                    i64::from(*ends.get(i).unwrap_or(&-233)),
                 );
                 if s == -233 {
                     s = 0;
@@ -110,11 +129,25 @@ impl Crop {
         Ok(roi)
     }
 
-    fn crop(&self, bottom: &Mat, reference: Option<&Mat>) -> Result<Mat> {
+    /// The reference blob's shape where the second input is one (not an expression's).
+    fn reference_of<'m, M>(&self, rest: &'m [M]) -> Option<&'m M> {
+        rest.first().filter(|_| self.exprs.is_none())
+    }
+
+    fn crop(&self, bottoms: &[Mat]) -> Result<Mat> {
+        let (bottom, rest) = bottoms.split_first().ok_or(InputError::Count {
+            got: 0,
+            expected: "1 or more",
+        })?;
         let shape = bottom.numpy_shape();
         let mut view = Strided::contiguous(&shape);
-        let reference = reference.map(|m| (m.dims, m.shape()));
-        for (axis, (start, len)) in self.roi(&shape, reference)?.into_iter().enumerate() {
+        let inputs: Vec<Extents> = bottoms.iter().map(Mat::shape).collect();
+        let reference = self.reference_of(rest).map(|m| (m.dims, m.shape()));
+        for (axis, (start, len)) in self
+            .roi(&shape, &inputs, reference)?
+            .into_iter()
+            .enumerate()
+        {
             view = view.narrow(axis, start, len);
         }
         view.gather_mat(&bottom.to_values())
@@ -122,15 +155,16 @@ impl Crop {
 }
 
 impl Crop {
-    fn crop_gpu(
-        &self,
-        rec: &mut Recorder<'_>,
-        bottom: &GpuMat,
-        reference: Option<&GpuMat>,
-    ) -> Result<GpuMat> {
+    fn crop_gpu(&self, rec: &mut Recorder<'_>, bottoms: &[GpuMat]) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
+        let (bottom, rest) = bottoms.split_first().ok_or(InputError::Count {
+            got: 0,
+            expected: "1 or more",
+        })?;
         let shape = numpy_shape(bottom.dims, bottom.shape());
-        let roi = self.roi(&shape, reference.map(|m| (m.dims, m.shape())))?;
+        let inputs: Vec<Extents> = bottoms.iter().map(GpuMat::shape).collect();
+        let reference = self.reference_of(rest).map(|m| (m.dims, m.shape()));
+        let roi = self.roi(&shape, &inputs, reference)?;
         record_box(rec, gather, bottom, &roi)
     }
 }
@@ -159,19 +193,11 @@ impl Layer for Crop {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        self.crop_gpu(rec, bottom, None)
+        self.crop_gpu(rec, std::slice::from_ref(bottom))
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
-        match bottoms {
-            [bottom, reference] => Ok(vec![self.crop_gpu(rec, bottom, Some(reference))?]),
-            [bottom] => Ok(vec![self.crop_gpu(rec, bottom, None)?]),
-            _ => Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "1 or 2",
-            }
-            .into()),
-        }
+        Ok(vec![self.crop_gpu(rec, bottoms)?])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -188,24 +214,23 @@ impl Layer for Crop {
                 allowed: "offsets and margins of at least 0",
             });
         }
+        let expr = |id| pd.string(id).unwrap_or("").to_string();
+        let exprs = [expr(19), expr(20), expr(21)];
         let numpy = !self.starts.is_empty() && !self.ends.is_empty();
-        self.reference = !numpy && self.size == [0; 4] && self.margin == [0; 4];
+        let numpy_exprs = !exprs[0].is_empty() && !exprs[1].is_empty();
+        // ncnn reads more than one input when an expression names input 1 or later
+        let expr_inputs = exprs.iter().map(|e| inputs_read(e)).max().unwrap_or(0);
+        self.reference = (!numpy && !numpy_exprs && self.size == [0; 4] && self.margin == [0; 4])
+            || expr_inputs > 1;
+        self.exprs = numpy_exprs.then_some(exprs);
         Ok(())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        self.crop(bottom, None)
+        self.crop(std::slice::from_ref(bottom))
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        match bottoms {
-            [bottom, reference] => Ok(vec![self.crop(bottom, Some(reference))?]),
-            [bottom] => Ok(vec![self.crop(bottom, None)?]),
-            _ => Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "1 or 2",
-            }
-            .into()),
-        }
+        Ok(vec![self.crop(bottoms)?])
     }
 }

@@ -14,7 +14,7 @@ pub enum ParamValue {
     Float(f32),
     /// An array (`-23303=3,1,2,3`).
     Array(Vec<ParamValue>),
-    /// A string (`2="text"` in newer ncnn).
+    /// A string (`19="2,-2"`, or unquoted when it starts with a letter, in newer ncnn).
     Str(String),
     /// A 32-bit word from a `.param.bin`, which does not say whether it is an int or a float:
     /// the reader's getter decides, as ncnn's does.
@@ -111,6 +111,14 @@ impl ParamDict {
             .get(&id)
             .and_then(ParamValue::as_f32)
             .unwrap_or(default)
+    }
+
+    /// String parameter `id` (ncnn's shape expressions), or `None` if absent or not a string.
+    pub fn string(&self, id: u32) -> Option<&str> {
+        match self.values.get(&id) {
+            Some(ParamValue::Str(s)) => Some(s),
+            _ => None,
+        }
     }
 
     /// Integer array `id` (empty if absent).

@@ -1,5 +1,6 @@
 //! Slice: one blob into several along an axis (`0=slices` sizes, -233 an equal share of the
-//! rest; `1=axis`; `2=indices`, boundaries instead of sizes).
+//! rest; `1=axis`; `2=indices`, one per output, each output ending at its index but the last,
+//! which takes the rest).
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
@@ -27,8 +28,10 @@ impl Slice {
         let n = extent as i64;
         let mut out = Vec::new();
         if !self.indices.is_empty() {
+            // one output per index: each ends at its index but the last, which takes the rest
             let mut start = 0i64;
-            let bounds = self.indices.iter().map(|&i| {
+            let last = self.indices.len() - 1;
+            let bounds = self.indices[..last].iter().map(|&i| {
                 let i = i64::from(i);
                 if i < 0 { i + n } else { i.min(n) }
             });

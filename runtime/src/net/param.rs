@@ -42,6 +42,10 @@ fn value(text: &str) -> std::result::Result<ParamValue, String> {
             .map(|s| ParamValue::Str(s.to_string()))
             .ok_or_else(|| format!("unterminated string {text}"));
     }
+    // ncnn reads a value that starts with a letter as a string too
+    if text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Ok(ParamValue::Str(text.to_string()));
+    }
     let is_float = text.contains(['.', 'e', 'E']) && !text.starts_with("0x");
     if is_float {
         text.parse::<f32>()
@@ -374,7 +378,22 @@ pub fn parse_bin(file: &str, bytes: &[u8]) -> Result<ParamFile> {
             if id == END_OF_PARAMS {
                 break;
             }
-            if id <= -23300 {
+            if id <= -23400 {
+                let id = -id - 23400;
+                if !(0..32).contains(&id) {
+                    return Err(w.fail(at, format!("string parameter id {id} out of range 0..32")));
+                }
+                let len = w.count("string length", 255)?;
+                let start = w.at;
+                let bytes = w
+                    .bytes
+                    .get(start..start + len.div_ceil(4) * 4)
+                    .ok_or_else(|| w.fail(start, "file ends inside a string".into()))?;
+                w.at += bytes.len();
+                let text = String::from_utf8_lossy(&bytes[..len]);
+                let text = text.trim_end_matches('\0').to_string();
+                params.set(id as u32, ParamValue::Str(text));
+            } else if id <= -23300 {
                 let id = -id - 23300;
                 if !(0..32).contains(&id) {
                     return Err(w.fail(at, format!("array parameter id {id} out of range 0..32")));

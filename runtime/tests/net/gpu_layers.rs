@@ -401,6 +401,7 @@ fn binaryop_runs_on_the_gpu_for_every_op_and_broadcast() {
         i.values.iter_mut().for_each(|v| *v = v.abs() + 0.1);
         i
     };
+    // 12 to 18 jump where x / y is whole, which fp16 storage moves: the suite checks them
     for op in 0..=11 {
         for c in [16, 3] {
             let ins = vec![

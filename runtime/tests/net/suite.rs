@@ -19,6 +19,8 @@ pub struct Case {
     pub inputs: Vec<Input>,
     /// The layer's weights, raw fp32 as `load(n, 1)` reads them.
     pub weights: Vec<f32>,
+    /// How many outputs the layer has (Slice's parts).
+    pub tops: usize,
 }
 
 impl Case {
@@ -111,16 +113,18 @@ pub fn unary_case(
         params: params.to_string(),
         inputs: vec![random_mat(rng, "x", sizes, range)],
         weights: Vec::new(),
+        tops: 1,
     }
 }
 
-/// A net holding every case as its own branch (inputs `c{i}_{k}`, output `o{i}`), its
-/// weights (each layer's in turn), inputs and outputs.
+/// A net holding every case as its own branch (inputs `c{i}_{k}`, outputs `o{i}_{t}`), its
+/// weights (each layer's in turn), inputs, and outputs with the case each belongs to.
 struct Batch {
     param: String,
     weights: Vec<u8>,
     pub inputs: Vec<Input>,
     outputs: Vec<&'static str>,
+    owners: Vec<usize>,
 }
 
 fn batch(cases: &[&Case]) -> Batch {
@@ -131,6 +135,7 @@ fn batch(cases: &[&Case]) -> Batch {
         .collect();
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
+    let mut owners = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let mut bottoms = Vec::new();
         for (k, input) in case.inputs.iter().enumerate() {
@@ -142,15 +147,20 @@ fn batch(cases: &[&Case]) -> Batch {
                 ..input.clone()
             });
         }
-        let out: &'static str = Box::leak(format!("o{i}").into_boxed_str());
+        let tops: Vec<&'static str> = (0..case.tops)
+            .map(|t| &*Box::leak(format!("o{i}_{t}").into_boxed_str()))
+            .collect();
         lines.push(format!(
-            "{} l{i} {} 1 {} {out} {}",
+            "{} l{i} {} {} {} {} {}",
             case.kind,
             bottoms.len(),
+            tops.len(),
             bottoms.join(" "),
+            tops.join(" "),
             case.params
         ));
-        outputs.push(out);
+        owners.extend(tops.iter().map(|_| i));
+        outputs.extend(tops);
     }
     let param = format!(
         "7767517\n{} {}\n{}\n",
@@ -163,39 +173,49 @@ fn batch(cases: &[&Case]) -> Batch {
         weights,
         inputs,
         outputs,
+        owners,
     }
 }
 
-/// Every output of a batch net in fpshader: its numpy shape and values.
+/// Every output of a batch net in fpshader: its numpy shape and values; and where the
+/// layers ran.
 fn run_batch(
     b: &Batch,
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,
-) -> (Net, Vec<Result<Output, Error>>) {
+) -> (Net, Vec<Result<Output, Error>>, fpshader::net::RunRecord) {
     let net = load_net(&b.param, &b.weights, opt, ctx).unwrap_or_else(|e| panic!("{}", e.report()));
-    let got = {
+    let (got, record) = {
         let mut ex = net.create_extractor().unwrap();
         for i in &b.inputs {
             ex.input(i.name, i.mat()).unwrap();
         }
-        b.outputs
+        let got = b
+            .outputs
             .iter()
             .map(|o| ex.extract(o).map(|m| (m.numpy_shape(), m.to_values())))
-            .collect()
+            .collect();
+        (got, ex.record().clone())
     };
-    (net, got)
+    (net, got, record)
 }
 
 /// Runs `cases` against ncnn's wheel on the CPU, then on every GPU against the CPU
 /// in ncnn's option tuples; every layer of a GPU net must run on the GPU (in image nets too
 /// where `images`; layers without image shaders run on the CPU there).
 pub fn check_suite(cases: Vec<Case>, images: bool) {
+    check_suite_tuples(cases, images, |_| true);
+}
+
+/// [`check_suite`] in the GPU option tuples `tuple` accepts (by name): ops whose result
+/// jumps (floor, fmod) compare with the CPU only where the GPU holds the inputs exactly.
+pub fn check_suite_tuples(cases: Vec<Case>, images: bool, tuple: impl Fn(&str) -> bool) {
     let cpu = check_suite_cpu_outputs(&cases);
-    check_suite_gpu(&cases, &cpu, images);
+    check_suite_gpu(&cases, &cpu, images, tuple);
 }
 
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
-/// fp32); the fp32 outputs.
+/// fp32); the fp32 outputs, in the batch's output order.
 fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
     let b = batch(&cases.iter().collect::<Vec<_>>());
     let want = ncnn_outputs_shaped(
@@ -204,19 +224,19 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
         &b.inputs,
         &b.outputs,
     );
-    let (_, fp32) = run_batch(&b, RunOptions::fp32(), None);
-    let (_, packed) = run_batch(&b, RunOptions::default(), None);
+    let (_, fp32, _) = run_batch(&b, RunOptions::fp32(), None);
+    let (_, packed, _) = run_batch(&b, RunOptions::default(), None);
     let mut cpu = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        let what = case.what();
-        let (shape, got) = fp32[i]
+    for (j, &i) in b.owners.iter().enumerate() {
+        let what = format!("{} (output {})", cases[i].what(), b.outputs[j]);
+        let (shape, got) = fp32[j]
             .as_ref()
             .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
         if let Some((values, shapes)) = &want {
-            assert_eq!(shape, &shapes[i], "{what}: output shape");
-            assert_close(got, &values[i], 1e-3, &what);
+            assert_eq!(shape, &shapes[j], "{what}: output shape");
+            assert_close(got, &values[j], 1e-3, &what);
         }
-        let (default_shape, default) = packed[i]
+        let (default_shape, default) = packed[j]
             .as_ref()
             .unwrap_or_else(|e| panic!("{what}, default options: {}", e.report()));
         assert_eq!(
@@ -233,32 +253,49 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
 type Output = (Vec<usize>, Vec<f32>);
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
-/// against the CPU's fp32 outputs.
-fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool) {
-    let (gpu_cases, want): (Vec<&Case>, Vec<&Output>) = cases
-        .iter()
-        .zip(cpu)
-        .filter(|(c, _)| c.inputs.iter().all(|i| i.dims <= 3))
-        .unzip();
+/// against the CPU's fp32 outputs. Every layer must run on the GPU, placed there at load and
+/// taking its inputs at run time (the extractor's record).
+fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool, tuple: impl Fn(&str) -> bool) {
+    let mut gpu_cases = Vec::new();
+    let mut want = Vec::new();
+    let mut at = 0;
+    for case in cases {
+        if case.inputs.iter().all(|i| i.dims <= 3) {
+            gpu_cases.push(case);
+            want.extend(&cpu[at..at + case.tops]);
+        }
+        at += case.tops;
+    }
     if gpu_cases.is_empty() {
         return;
     }
     let b = batch(&gpu_cases);
     for ctx in gpu_contexts() {
-        for (name, opt, eps) in gpu_option_tuples() {
+        for (name, opt, eps) in gpu_option_tuples().into_iter().filter(|t| tuple(t.0)) {
             let label = format!("{name}, {}", ctx.describe());
-            let (net, got) = run_batch(&b, opt, Some(ctx.clone()));
+            let (net, got, record) = run_batch(&b, opt, Some(ctx.clone()));
             let placed = images || !opt.use_image_storage;
             for layer in net.layers().iter().filter(|l| placed && l.kind != "Input") {
                 assert!(
                     layer.on_gpu(),
-                    "{label}: {} {} did not run on the GPU",
+                    "{label}: {} {} is not placed on the GPU",
                     layer.kind,
                     layer.name
                 );
             }
-            for ((case, got), want) in gpu_cases.iter().zip(got).zip(&want) {
-                let what = format!("{}, {label}", case.what());
+            if placed && let Some(&i) = record.cpu_layers().first() {
+                let l = &net.layers()[i];
+                panic!(
+                    "{label}: {} {} declined its inputs and ran on the CPU",
+                    l.kind, l.name
+                );
+            }
+            for ((j, got), want) in got.into_iter().enumerate().zip(&want) {
+                let what = format!(
+                    "{} (output {}), {label}",
+                    gpu_cases[b.owners[j]].what(),
+                    b.outputs[j]
+                );
                 let (shape, got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
                 assert_eq!(&shape, &want.0, "{what}: output shape");
                 assert_close(&got, &want.1, eps, &what);

@@ -348,6 +348,7 @@ fn ncnn_embed_tests() {
                 params,
                 inputs: vec![x],
                 weights,
+                tops: 1,
             });
         }
     }

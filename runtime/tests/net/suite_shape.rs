@@ -268,6 +268,7 @@ fn ncnn_copyto_tests() {
                             random_mat(&mut rng, "b", b, RANDOM),
                         ],
                         weights: Vec::new(),
+                        tops: 1,
                     });
                 }
             }
