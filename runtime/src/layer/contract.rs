@@ -295,6 +295,10 @@ pub trait Layer: Send + Sync {
         Ok(())
     }
 
+    /// How many outputs the net gives it (ncnn's `Layer::tops`), told before `load_param`: a
+    /// layer whose output count is a parameter of its forward (Slice) reads it here.
+    fn set_top_count(&mut self, _count: usize) {}
+
     /// Whether the GPU path takes inputs of these shapes (`(dims, [w, h, d, c])` per input).
     /// A layer with shaders for only some shapes declines the others, and the net runs its CPU
     /// path for that forward instead; asked before anything is recorded.

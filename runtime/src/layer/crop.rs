@@ -3,9 +3,10 @@
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
+use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::expression::{Extents, eval_list, inputs_read};
-use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
+use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -173,8 +174,19 @@ impl Layer for Crop {
     fn support(&self) -> Support {
         Support {
             one_blob_only: !self.reference,
-            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+            ..Support::ONE_BLOB.gpu(self.gpu.is_some())
         }
+    }
+
+    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+        // packed where the box cuts the packed axis at whole blocks
+        let (&(dims, shape), rest) = bottoms.split_first()?;
+        let inputs: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();
+        let reference = self.reference_of(rest).copied();
+        let roi = self
+            .roi(&numpy_shape(dims, shape), &inputs, reference)
+            .ok()?;
+        Some(box_packs(&roi[..1]))
     }
 
     fn implements(&self) -> Implements {

@@ -7,8 +7,9 @@
 //! pads are cut from it, else with `output_w`/`output_h` and pads -233 / -234 the excess is
 //! cut evenly (the odd one right / left), as ncnn does.
 //!
-//! CPU and GPU (pack1, any groups): each output gathers the inputs whose kernel footprint
-//! covers it.
+//! CPU and GPU: each output gathers the inputs whose kernel footprint covers it; on the GPU
+//! pack1 for any groups, and pack4 in (pack4 out, or pack1 where the outputs are not a multiple
+//! of 4) for dense ones over a multiple of 4 input channels.
 
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -41,7 +42,12 @@ struct GpuDeconvolution {
     pipeline: Arc<Pipeline>,
     weights: Option<GpuMat>,
     bias: Option<GpuMat>,
+    /// The pack4-input pipeline, its weights and bias, where the layer is dense over blocks.
+    pack4: Option<(Arc<Pipeline>, Option<Coefficients>)>,
 }
+
+/// Weights and bias on the device.
+type Coefficients = (GpuMat, GpuMat);
 
 /// The output of one forward: its size and where it starts in the full result.
 #[derive(Clone, Copy, Debug)]
@@ -101,9 +107,52 @@ impl Deconvolution {
     }
 }
 
+impl Deconvolution {
+    /// Whether the pack4 shaders take it: one group over whole blocks of 4 input channels.
+    fn dense_blocks(&self) -> bool {
+        self.window.group == 1 && self.window.channels_per_group().is_multiple_of(4)
+    }
+
+    /// The output's elempack from a pack4 input: 4 where the outputs fill blocks.
+    fn out_pack(&self) -> usize {
+        if self.window.num_output.is_multiple_of(4) {
+            4
+        } else {
+            1
+        }
+    }
+
+    /// The weights for the pack4 shaders: per output block (or output, pack1 out), input block
+    /// and tap, a vec4 over the input lanes per output lane.
+    fn weights_pack4(&self) -> Vec<f32> {
+        let (outc, cin) = (self.window.num_output, self.window.channels_per_group());
+        let taps = self.window.weight_data_size / (outc * cin).max(1);
+        let lanes = self.out_pack();
+        let mut out = Vec::with_capacity(self.weights.len());
+        for ob in 0..outc / lanes {
+            for qb in 0..cin / 4 {
+                for t in 0..taps {
+                    for r in 0..lanes {
+                        for l in 0..4 {
+                            let (o, q) = (ob * lanes + r, qb * 4 + l);
+                            out.push(self.weights[(o * cin + q) * taps + t]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 impl Layer for Deconvolution {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
+        Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
+            Packs::UP_TO_4
+        } else {
+            Packs::ONE
+        })
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -127,23 +176,48 @@ impl Layer for Deconvolution {
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let module = Shader::Deconvolution.module();
         self.gpu = match gpu {
-            Some(gpu) => Some(GpuDeconvolution {
-                pipeline: gpu.pipeline(module, &self.window.spec(0))?,
-                weights: None,
-                bias: None,
-            }),
+            Some(gpu) => {
+                let pack4 = if self.dense_blocks() {
+                    let shader = if self.out_pack() == 4 {
+                        Shader::DeconvolutionPack4
+                    } else {
+                        Shader::DeconvolutionPack4to1
+                    };
+                    Some((gpu.pipeline(shader.module(), &self.window.spec(0))?, None))
+                } else {
+                    None
+                };
+                Some(GpuDeconvolution {
+                    pipeline: gpu.pipeline(module, &self.window.spec(0))?,
+                    weights: None,
+                    bias: None,
+                    pack4,
+                })
+            }
             _ => None,
         };
         Ok(())
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        let lanes = self.out_pack();
+        let weights4 = self
+            .gpu
+            .as_ref()
+            .is_some_and(|g| g.pack4.is_some())
+            .then(|| self.weights_pack4());
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
         let bias = self.window.bias_or_zeros(&self.bias);
         state.weights = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias = Some(gpu.upload_values(&bias, 1)?);
+        if let (Some((_, packed)), Some(weights4)) = (state.pack4.as_mut(), weights4) {
+            *packed = Some((
+                gpu.upload_values(&weights4, 4)?,
+                gpu.upload_values(&bias, lanes)?,
+            ));
+        }
         Ok(())
     }
 
@@ -153,26 +227,33 @@ impl Layer for Deconvolution {
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
-        let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
-            return Err(Error::NotLoaded {
-                what: "the weights on the device",
-            });
+        let not_loaded = || Error::NotLoaded {
+            what: "the weights on the device",
+        };
+        let (pipeline, weights, bias, pack) = match (bottom.elempack, &state.pack4) {
+            (1, _) => {
+                let (Some(w), Some(b)) = (&state.weights, &state.bias) else {
+                    return Err(not_loaded());
+                };
+                (&state.pipeline, w, b, 1)
+            }
+            (4, Some((pipeline, packed))) => {
+                let (w, b) = packed.as_ref().ok_or_else(not_loaded)?;
+                (pipeline, w, b, self.out_pack())
+            }
+            (p, _) => return Err(Error::NoShader { elempack: p }),
         };
         self.window
             .check_input(bottom.dims, bottom.c * bottom.elempack)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let [ow, oh] = geo.out;
-        let top = GpuMat::alloc(ctx, 3, [ow, oh, self.window.num_output], 1, bottom.options);
+        let out = [ow, oh, self.window.num_output / pack];
+        let top = GpuMat::alloc(ctx, 3, out, pack, bottom.options);
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
-        rec.dispatch(
-            &state.pipeline,
-            &[bottom, &top, weights, bias],
-            &words,
-            top.grid(),
-        )?;
+        rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, top.grid())?;
         Ok(top)
     }
 

@@ -111,6 +111,18 @@ impl Gather {
             .into());
         }
         let top = GpuMat::alloc(rec.context(), dims, view, 1, bottom.options);
+        self.record_into(rec, bottom, &top, map)?;
+        Ok(top)
+    }
+
+    /// Records gathering pack1 `bottom` into pack1 `top`, every value of `top` written.
+    fn record_into(
+        &self,
+        rec: &mut Recorder<'_>,
+        bottom: &GpuMat,
+        top: &GpuMat,
+        map: GatherMap,
+    ) -> Result<()> {
         let (perm, offset, value, group) = match map {
             GatherMap::Shift {
                 perm,
@@ -126,8 +138,7 @@ impl Gather {
         words.extend(offset.map(|o| o as i32 as u32));
         words.push(group as u32);
         words.push(value.to_bits());
-        rec.dispatch(&self.pipeline, &[bottom, &top], &words, top.grid())?;
-        Ok(top)
+        rec.dispatch(&self.pipeline, &[bottom, top], &words, top.grid())
     }
 }
 
@@ -191,8 +202,75 @@ pub(crate) fn gather_for(gpu: Option<GpuSetup<'_>>, map: GatherMap) -> Result<Op
         .transpose()
 }
 
-/// Records copying the box `roi` (`(start, len)` per numpy axis) of pack1 `bottom`.
+/// The elempacks box copies take whose `(start, len)` along the packed (outermost numpy) axis
+/// are `cuts`: any where every cut is at whole blocks of 8, up to 4 at blocks of 4, else pack1.
+pub(crate) fn box_packs(cuts: &[(usize, usize)]) -> crate::layer::contract::Packs {
+    use crate::layer::contract::Packs;
+    let whole = |n: usize| cuts.iter().all(|&(s, l)| s % n == 0 && l % n == 0);
+    if whole(8) {
+        Packs::ALL
+    } else if whole(4) {
+        Packs::UP_TO_4
+    } else {
+        Packs::ONE
+    }
+}
+
+/// `m` (elempack `p`) as the pack1 3-D view of its scalars: each element's `p` values side by
+/// side along w. Only where the storage holds scalars as it holds packed values (not fp16
+/// packed without fp16 storage, whose pack1 blobs are fp32).
+fn scalars_of(m: &GpuMat) -> Option<GpuMat> {
+    let p = m.elempack;
+    (StorageFormat::of(m.options, 1) == m.format && m.buffer().is_some()).then(|| GpuMat {
+        dims: 3,
+        w: m.w * p,
+        elempack: 1,
+        cstep: m.cstep * p,
+        ..m.clone()
+    })
+}
+
+/// Records copying the box `roi` (`(start, len)` per numpy axis) of `bottom`: pack1 directly,
+/// packed through the scalar views of both (whole blocks of the packed axis; see
+/// [`box_packs`]).
 pub(crate) fn record_box(
+    rec: &mut Recorder<'_>,
+    gather: &Gather,
+    bottom: &GpuMat,
+    roi: &[(usize, usize)],
+) -> Result<GpuMat> {
+    let p = bottom.elempack;
+    if p == 1 {
+        return record_box_pack1(rec, gather, bottom, roi);
+    }
+    let dims = bottom.dims;
+    let starts: Vec<usize> = roi.iter().map(|r| r.0).collect();
+    let lens: Vec<usize> = roi.iter().map(|r| r.1).collect();
+    let [x0, y0, c0] = to_view(dims, &starts, 0);
+    let [tw, th, tc] = to_view(dims, &lens, 1);
+    let (Some(src), true) = (scalars_of(bottom), c0 % p == 0 && tc % p == 0) else {
+        return Err(TensorError::VariantStorage {
+            shader: "gather".into(),
+            variant: format!("a box from channel {c0}, {tc} long"),
+            stores: "whole blocks of fp16 or fp32 packs".into(),
+            mats: format!("elempack {p}, {:?}", bottom.format),
+        }
+        .into());
+    };
+    let top = GpuMat::alloc(rec.context(), dims, [tw, th, tc / p], p, bottom.options);
+    let dst = scalars_of(&top).ok_or(TensorError::VariantStorage {
+        shader: "gather".into(),
+        variant: "a packed box".into(),
+        stores: "buffers".into(),
+        mats: "an image".into(),
+    })?;
+    let offset = [(x0 * p) as i64, y0 as i64, (c0 / p) as i64];
+    gather.record_into(rec, &src, &dst, GatherMap::shift(offset))?;
+    Ok(top)
+}
+
+/// [`record_box`] of a pack1 `bottom`.
+fn record_box_pack1(
     rec: &mut Recorder<'_>,
     gather: &Gather,
     bottom: &GpuMat,

@@ -1,11 +1,11 @@
 //! Slice: one blob into several along an axis (`0=slices` sizes, -233 an equal share of the
-//! rest; `1=axis`; `2=indices`, one per output, each output ending at its index but the last,
-//! which takes the rest).
+//! rest; `1=axis`; `2=indices`, each output ending at its index but the last, which takes the
+//! rest). As many outputs as the net gives it, as ncnn.
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::gather::{Gather, GatherMap, gather_for, record_box};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -19,44 +19,54 @@ pub struct Slice {
     slices: Vec<i32>,
     indices: Vec<i32>,
     axis: i32,
+    /// The outputs the net gives it (0: as many as the list says).
+    tops: usize,
     gpu: Option<Gather>,
 }
 
 impl Slice {
-    /// `(start, len)` of each part along an axis of `extent`.
+    /// `(start, len)` of each part along an axis of `extent`, one per output: with indices each
+    /// output but the last ends at its index and the last takes the rest; with sizes -233 is an
+    /// equal share of what the outputs after it leave (both as ncnn reads them).
     fn parts(&self, extent: usize) -> Result<Vec<(usize, usize)>> {
         let n = extent as i64;
-        let mut out = Vec::new();
-        if !self.indices.is_empty() {
-            // one output per index: each ends at its index but the last, which takes the rest
-            let mut start = 0i64;
-            let last = self.indices.len() - 1;
-            let bounds = self.indices[..last].iter().map(|&i| {
-                let i = i64::from(i);
-                if i < 0 { i + n } else { i.min(n) }
+        let by_indices = !self.indices.is_empty();
+        let count = match (self.tops, by_indices) {
+            (0, true) => self.indices.len(),
+            (0, false) => self.slices.len(),
+            (t, _) => t,
+        };
+        let listed = if by_indices {
+            self.indices.len() + 1
+        } else {
+            self.slices.len()
+        };
+        if count > listed {
+            return Err(Error::BadParam {
+                id: if by_indices { 2 } else { 0 },
+                value: format!(
+                    "{} values for {count} outputs",
+                    listed - usize::from(by_indices)
+                ),
+                allowed: "a size per output, or an index per output but the last",
             });
-            for end in bounds.chain([n]) {
-                if end < start {
-                    return Err(InputError::Range {
-                        what: "slice",
-                        start,
-                        len: end - start,
-                        extent,
-                    }
-                    .into());
-                }
-                out.push((start as usize, (end - start) as usize));
-                start = end;
-            }
-            return Ok(out);
         }
+        let mut out = Vec::with_capacity(count);
         let mut start = 0i64;
-        let count = self.slices.len() as i64;
-        for (i, &s) in self.slices.iter().enumerate() {
-            let len = if s == -233 {
-                (n - start) / (count - i as i64)
+        for i in 0..count {
+            let len = if by_indices {
+                if i + 1 == count {
+                    n - start
+                } else {
+                    let at = i64::from(self.indices[i]);
+                    let at = if at < 0 { at + n } else { at.min(n) };
+                    at - start
+                }
             } else {
-                i64::from(s)
+                match self.slices[i] {
+                    -233 => (n - start) / (count - i) as i64,
+                    s => i64::from(s),
+                }
             };
             if len < 0 || start + len > n {
                 return Err(InputError::Range {
@@ -76,7 +86,25 @@ impl Slice {
 
 impl Layer for Slice {
     fn support(&self) -> Support {
-        Support::MANY.gpu_pack1(self.gpu.is_some())
+        Support::MANY.gpu(self.gpu.is_some())
+    }
+
+    fn set_top_count(&mut self, count: usize) {
+        self.tops = count;
+    }
+
+    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+        // packed along other axes, or where every part is whole blocks of the packed one
+        let [(dims, shape)] = bottoms else {
+            return None;
+        };
+        let np = numpy_shape(*dims, *shape);
+        let axis = positive_axis(self.axis, np.len()).ok()?;
+        if axis != 0 {
+            return Some(Packs::ALL);
+        }
+        let parts = self.parts(np[0]).ok()?;
+        Some(box_packs(&parts))
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {

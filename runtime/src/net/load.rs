@@ -90,6 +90,7 @@ impl Net {
                 by_name.insert(t.clone(), id);
                 tops.push(id);
             }
+            layer.set_top_count(tops.len());
             layer
                 .load_param(&l.params)
                 .map_err(|e| ModelError::LayerParam {

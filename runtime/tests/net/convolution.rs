@@ -260,6 +260,11 @@ fn deconvolution_cases() -> Vec<ConvCase> {
         ),
         (8, 8, [3, 3], "3=2 4=1", 8),
         (8, 12, [3, 3], "9=4", 4),
+        // dense over blocks of 4: the pack4 shaders (pack4 out, and pack1 out for 3 outputs
+        // as waifu2x's last layer, 4×4 stride 2 pad 3)
+        (12, 8, [2, 2], "3=2 9=2 -23310=1,0.1", 1),
+        (16, 3, [4, 4], "3=2 4=3", 1),
+        (8, 8, [3, 3], "2=2 3=2 4=-233 20=20 21=18", 1),
     ]
     .into_iter()
     .map(|(c, outc, k, extra, group)| ([9, 8, 1, c], extra.to_string(), group, outc, k))

@@ -15,7 +15,7 @@ fn malformed_models_and_misuse_are_typed_errors() {
             "7767517\n1 1\nReLU r 1 1 nowhere out\n",
             "before any layer writes it",
         ),
-        ("7767517\n1 1\nReLU r 0 1 out 0=abc\n", "bad integer"),
+        ("7767517\n1 1\nReLU r 0 1 out 0=1bc\n", "bad integer"),
         (
             "7767517\n1 1\nReLU r 0 1 out -23300=3,1,2\n",
             "declares 3 values",

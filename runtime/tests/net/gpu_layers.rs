@@ -586,20 +586,21 @@ fn a_second_run_allocates_nothing_and_dropped_outputs_return_to_the_pool() {
 }
 
 /// GPU layers (ReLU, Sigmoid, BinaryOp, MemoryData, Pooling, Eltwise) around CPU layers
-/// (Split, Scale by a blob): each run of GPU layers in one submission, downloads where a CPU layer
+/// (Split, Scale by a blob kept off the GPU by ncnn's featmask bit 4): each run of GPU layers in one submission, downloads where a CPU layer
 /// follows; fp32 and fp16.
 #[test]
 fn gpu_layers_with_cpu_fallback_match_ncnn() {
     let mut rng = Rng(23);
     let x = Input::new(&mut rng, "data", 3, [6, 5, 1, 8]);
     let mem = rng.vec(8);
-    // Scale by a second blob (no GPU path) between GPU layers Pooling and Eltwise
+    // Scale by a second blob, on the CPU (`31=16`: ncnn's no-Vulkan featmask bit), between GPU
+    // layers Pooling and Eltwise
     let param = BRANCHY
         .replace("0=4\n", "0=8\n")
         .replace("8 10\n", "10 13\n")
         .replace(
             "Eltwise mul 2 1 g m out",
-            "Split msp 1 2 m m1 m2\nScale sc 2 1 g m1 g2 0=-233\nEltwise mul 2 1 g2 m2 out",
+            "Split msp 1 2 m m1 m2\nScale sc 2 1 g m1 g2 0=-233 31=16\nEltwise mul 2 1 g2 m2 out",
         );
     let weights = bin(&[(&mem, false)]);
     let input = || x.clone();

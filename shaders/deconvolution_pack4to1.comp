@@ -1,0 +1,64 @@
+// Deconvolution (transposed convolution), direct, a pack4 buffer blob in and a pack1 one out
+// (output channels not a multiple of 4, as an upscaler's RGB output), dense (one group): one
+// invocation per output value, as deconvolution_pack4.comp does per block. Weights:
+// [outc][c / 4][kernel_h][kernel_w] of vec4 over the input lanes.
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
+        return;
+
+    const int bx = gx + p.pad_left;
+    const int by = gy + p.pad_top;
+    const int taps = kernel_h * kernel_w;
+
+    float sum = bias_term == 1 ? float(buffer_ld1(bias_data, gz)) : 0.f;
+    for (int ky = 0; ky < kernel_h; ky++)
+    {
+        const int ty = by - ky * dilation_h;
+        if (ty < 0 || ty % stride_h != 0)
+            continue;
+        const int i = ty / stride_h;
+        if (i >= psc(h))
+            continue;
+        for (int kx = 0; kx < kernel_w; kx++)
+        {
+            const int tx = bx - kx * dilation_w;
+            if (tx < 0 || tx % stride_w != 0)
+                continue;
+            const int j = tx / stride_w;
+            if (j >= psc(w))
+                continue;
+            int wi = gz * psc(c) * taps + ky * kernel_w + kx;
+            int bi = i * psc(w) + j;
+            for (int q = 0; q < psc(c); q++)
+            {
+                sum += dot(vec4(buffer_ld4(bottom_blob_data, bi)), vec4(buffer_ld4(weight_data, wi)));
+                bi += psc(cstep);
+                wi += taps;
+            }
+        }
+    }
+
+    const afp res = activation_afp(afp(sum), activation_type, activation_param_0, activation_param_1);
+    buffer_st1(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
+}
