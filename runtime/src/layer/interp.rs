@@ -4,16 +4,18 @@
 //! when both are given, else the input's times the scales (truncated). Sources follow ncnn's
 //! coefficient tables: half-pixel centres (or aligned corners), taps moved inside the image at
 //! its borders; reads are clamped into the image where ncnn would read outside a 1-wide one.
-//! `5=dynamic_target_size` (the size from a second blob) is not supported: a load error.
+//! `5=dynamic_target_size`: the size is a second blob's w and h; `9=` a size expression over the
+//! inputs' extents (`"*(0w,2),0h"`: w, then h, which defaults to the input's).
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{InputError, Result};
+use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::expression::{Extents, eval_list, inputs_read};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -28,7 +30,18 @@ pub struct Interp {
     /// output width and height (0: from the scales)
     output: [usize; 2],
     align_corner: bool,
+    /// `5=1`: the output size is the second input's.
+    dynamic: bool,
+    /// `9=`: the output size as an expression, and how many inputs it reads.
+    size_expr: Option<(String, usize)>,
     gpu: Option<Arc<Pipeline>>,
+}
+
+/// One forward's output size, and whether the steps come from the sizes (else the scales).
+#[derive(Clone, Copy, Debug)]
+struct Sizing {
+    out: [usize; 2],
+    by_size: bool,
 }
 
 /// One output's sources along an axis: the first source index and the weights of the
@@ -118,24 +131,58 @@ fn nearest_taps(size: usize, out: usize, step: f32) -> Vec<Tap> {
 }
 
 impl Interp {
-    /// The output width and height for an input of `w × h`.
-    fn out_size(&self, w: usize, h: usize) -> [usize; 2] {
-        let [ow, oh] = self.output;
-        if ow > 0 && oh > 0 {
-            [ow, oh]
+    /// The output width and height for inputs of `extents` (the first resized): the
+    /// expression's, the second input's, the params', or the first's times the scales.
+    fn sizing(&self, extents: &[Extents]) -> Result<Sizing> {
+        let [w, h, ..] = *extents.first().ok_or(InputError::Count {
+            got: 0,
+            expected: "1 or more",
+        })?;
+        let given = self.output.iter().all(|o| *o > 0);
+        let extent = |v: i32| usize::try_from(v).unwrap_or(0);
+        if let Some((expr, _)) = &self.size_expr {
+            let out = match eval_list(expr, extents)?[..] {
+                [ow] => [extent(ow), h],
+                [ow, oh] => [extent(ow), extent(oh)],
+                ref other => {
+                    return Err(Error::BadParam {
+                        id: 9,
+                        value: format!("{expr} = {other:?}"),
+                        allowed: "one or two sizes: w, or w and h",
+                    });
+                }
+            };
+            return Ok(Sizing { out, by_size: true });
+        }
+        if self.dynamic {
+            let [rw, rh, ..] = *extents.get(1).ok_or(InputError::Count {
+                got: extents.len(),
+                expected: "2 with dynamic_target_size",
+            })?;
+            return Ok(Sizing {
+                out: [rw, rh],
+                by_size: true,
+            });
+        }
+        let out = if given {
+            self.output
         } else {
             let [hs, ws] = self.scale;
             [(w as f32 * ws) as usize, (h as f32 * hs) as usize]
-        }
+        };
+        Ok(Sizing {
+            out,
+            by_size: given,
+        })
     }
 
     /// Source extent per output extent along an axis (0 width, 1 height): from the sizes when
-    /// the params give them, else the inverse scale; ends to ends when corners align
-    /// (bilinear and bicubic).
-    fn step(&self, axis: usize, size: usize, out: usize) -> f64 {
+    /// `by_size`, else the inverse scale; ends to ends when corners align (bilinear and
+    /// bicubic).
+    fn step(&self, axis: usize, size: usize, out: usize, by_size: bool) -> f64 {
         if self.align_corner && self.resize_type != 1 && out > 1 {
             (size as f64 - 1.0) / (out as f64 - 1.0)
-        } else if self.output.iter().all(|o| *o > 0) {
+        } else if by_size {
             size as f64 / out as f64
         } else {
             // the params' scales are height, width
@@ -144,8 +191,8 @@ impl Interp {
     }
 
     /// The taps of every output along an axis.
-    fn taps(&self, axis: usize, size: usize, out: usize) -> Vec<Tap> {
-        let step = self.step(axis, size, out);
+    fn taps(&self, axis: usize, size: usize, out: usize, by_size: bool) -> Vec<Tap> {
+        let step = self.step(axis, size, out, by_size);
         match self.resize_type {
             1 => nearest_taps(size, out, step as f32),
             2 => linear_taps(size, out, step, self.align_corner),
@@ -193,7 +240,23 @@ fn resize_plane(src: &[f32], w: usize, h: usize, xs: &[Tap], ys: &[Tap], dst: &m
 
 impl Layer for Interp {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        let many = self.dynamic || self.size_expr.as_ref().is_some_and(|(_, n)| *n > 1);
+        Support {
+            one_blob_only: !many,
+            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        }
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let extents: Vec<Extents> = bottoms.iter().map(Mat::shape).collect();
+        let sizing = self.sizing(&extents)?;
+        Ok(vec![self.resize(&bottoms[0], sizing)?])
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let extents: Vec<Extents> = bottoms.iter().map(GpuMat::shape).collect();
+        let sizing = self.sizing(&extents)?;
+        Ok(vec![self.resize_gpu(rec, &bottoms[0], sizing)?])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -202,8 +265,12 @@ impl Layer for Interp {
         self.scale = [pd.float(1, 1.0), pd.float(2, 1.0)];
         let size = |id: u32| pd.int(id, 0).max(0) as usize;
         self.output = [size(4), size(3)];
-        pd.int_in(5, 0, 0..=0, "0: dynamic target sizes are not supported")?;
+        self.dynamic = pd.int_in(5, 0, 0..=1, "0, or 1: the size from a second input")? == 1;
         self.align_corner = pd.int(6, 0) != 0;
+        self.size_expr = pd
+            .string(9)
+            .filter(|e| !e.is_empty())
+            .map(|e| (e.to_string(), inputs_read(e)));
         Ok(())
     }
 
@@ -219,34 +286,64 @@ impl Layer for Interp {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|&(dims, [w, h, _, _])| {
-            let out = self.out_size(w, h);
-            dims == 3 && self.check_size(w, h, out).is_ok()
-        })
+        let extents: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();
+        let Some(&(dims, [w, h, ..])) = bottoms.first() else {
+            return false;
+        };
+        // 2-D blobs resize their width: rows are 1-high planes on the device
+        let h = if dims == 2 { 1 } else { h };
+        (dims == 2 || dims == 3)
+            && self
+                .sizing(&extents)
+                .is_ok_and(|s| self.check_size(w, h, s.out).is_ok())
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let sizing = self.sizing(&[bottom.shape()])?;
+        self.resize_gpu(rec, bottom, sizing)
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        let sizing = self.sizing(&[bottom.shape()])?;
+        self.resize(bottom, sizing)
+    }
+}
+
+impl Interp {
+    fn resize_gpu(
+        &self,
+        rec: &mut Recorder<'_>,
+        bottom: &GpuMat,
+        sizing: Sizing,
+    ) -> Result<GpuMat> {
         let pipeline = self.gpu.ready()?.clone();
         let ctx = rec.context();
         let (w, h) = (bottom.w, bottom.h);
-        let out = self.out_size(w, h);
+        let Sizing { mut out, by_size } = sizing;
+        // a 2-D blob's rows are its view's channels, each a 1-high plane kept 1 high
+        let rows = bottom.dims == 2;
+        if rows {
+            out[1] = 1;
+        }
         self.check_size(w, h, out)?;
-        let top = GpuMat::alloc(ctx, 3, [out[0], out[1], bottom.c], 1, bottom.options);
+        let view = [out[0], out[1], bottom.c];
+        let top = GpuMat::alloc(ctx, bottom.dims, view, 1, bottom.options);
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
-        words.push((self.step(0, w, out[0]) as f32).to_bits());
-        words.push((self.step(1, h, out[1]) as f32).to_bits());
+        words.push((self.step(0, w, out[0], by_size) as f32).to_bits());
+        words.push((self.step(1, h, out[1], by_size || rows) as f32).to_bits());
         rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
         Ok(top)
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+    fn resize(&self, bottom: &Mat, sizing: Sizing) -> Result<Mat> {
         let x = bottom.to_values();
         let [w, h, _, c] = bottom.shape();
+        let by_size = sizing.by_size;
         match bottom.dims {
             1 => {
                 // each value becomes a plane
-                let [ow, oh] = self.out_size(1, 1);
+                let [ow, oh] = sizing.out;
                 self.check_size(1, 1, [ow, oh])?;
                 let out: Vec<f32> = x
                     .iter()
@@ -256,9 +353,9 @@ impl Layer for Interp {
             }
             2 => {
                 // the width only: each row is a 1-high plane
-                let [ow, _] = self.out_size(w, h);
+                let [ow, _] = sizing.out;
                 self.check_size(w, h, [ow, h])?;
-                let xs = self.taps(0, w, ow);
+                let xs = self.taps(0, w, ow, by_size);
                 let ys = [Tap {
                     s: 0,
                     weights: [1.0, 0.0, 0.0, 0.0],
@@ -270,10 +367,10 @@ impl Layer for Interp {
                 Mat::from_shape_values(2, [ow, h, 1, 1], &out)
             }
             3 => {
-                let out = self.out_size(w, h);
+                let out = sizing.out;
                 self.check_size(w, h, out)?;
                 let [ow, oh] = out;
-                let (xs, ys) = (self.taps(0, w, ow), self.taps(1, h, oh));
+                let (xs, ys) = (self.taps(0, w, ow, by_size), self.taps(1, h, oh, by_size));
                 let mut values = vec![0.0f32; ow * oh * c];
                 values
                     .par_chunks_mut(ow * oh)

@@ -250,3 +250,129 @@ fn broadcasts(a: &[usize], b: &[usize]) -> bool {
     let per_channel = |x: &[usize], y: &[usize]| x.len() == 1 && y.len() > 1 && x[0] == y[0];
     (a.len() == b.len() && numpy) || per_channel(a, b) || per_channel(b, a)
 }
+
+/// test_interp.cpp's reference-blob cases (`5=1`: the size is the second input's) and
+/// test_interp_1.cpp's size expressions (`9=`), on one or two inputs.
+#[test]
+fn ncnn_interp_dynamic_size_tests() {
+    let mut rng = Rng(304);
+    let mut cases = Vec::new();
+    for resize in 1..=3 {
+        for (a, sizes) in [
+            (&[15, 16, 7][..], [(10, 12), (2, 2), (15, 16)]),
+            (&[14, 17, 12], [(10, 12), (2, 2), (14, 17)]),
+            (&[13, 14, 32], [(10, 12), (2, 2), (14, 17)]),
+        ] {
+            for (oh, ow) in sizes {
+                let params = format!("0={resize} 5=1");
+                let reference: &[usize] = &[ow, oh, 1];
+                cases.push(case_of(
+                    &mut rng,
+                    "Interp",
+                    params,
+                    &[a, reference],
+                    RANDOM,
+                    1,
+                ));
+            }
+        }
+    }
+    let expr = |resize: i32, align: i32, e: &str| format!("0={resize} 5=1 6={align} 9=\"{e}\"");
+    let (a, b): (&[usize], &[usize]) = (&[32, 25, 3], &[20, 14, 32]);
+    for (input, resize, align, e) in [
+        (a, 1, 0, "0w,0h"),
+        (a, 2, 0, "0w,5"),
+        (b, 1, 0, "0w,0h"),
+        (b, 2, 0, "0w,5"),
+        (
+            a,
+            3,
+            0,
+            "square(neg(abs(max(min(//(*(-(+(0w,1),-1),4),4),100),-4)))),0h",
+        ),
+        (
+            a,
+            1,
+            0,
+            "square(neg(abs(max(min(//(*(-(+(0w,1.0),-1.0),2.0),2.0),100.3),-2.2)))),0h",
+        ),
+        (
+            a,
+            2,
+            1,
+            "0w,trunc(*(round(-(floor(+(ceil(*(0w,1.2)),0.7)),-0.4)),1.0001))",
+        ),
+        (
+            a,
+            3,
+            0,
+            "*(0d,4),ceil(sqrt(square(*(asinh(sinh(atanh(tanh(atan(tan(acos(cos(asin(sin(/(0w,2))))))))))),16))))",
+        ),
+        (&[14, 15, 16], 1, 0, "*(0w,0.5),/(0h,3)"),
+        (&[14, 15, 16], 1, 0, "1,4"),
+        (&[14, 15, 16], 2, 1, "*(0w,0h),0c"),
+        (&[22, 13], 1, 0, "//(0w,3)"),
+        (&[22, 13], 2, 0, "-(0w,5)"),
+    ] {
+        cases.push(case_of(
+            &mut rng,
+            "Interp",
+            expr(resize, align, e),
+            &[input],
+            RANDOM,
+            1,
+        ));
+    }
+    let two: &[&[usize]] = &[&[14, 15, 16], &[28, 45, 48]];
+    for (resize, e) in [(1, "*(1w,0.5),/(1h,3)"), (2, "*(0w,0h),-(-(1c,0c),16)")] {
+        cases.push(case_of(
+            &mut rng,
+            "Interp",
+            expr(resize, 0, e),
+            two,
+            RANDOM,
+            1,
+        ));
+    }
+    check_suite(cases, false);
+}
+
+/// test_reshape_1.cpp: the shape as an expression (`6=`) over one or two inputs.
+#[test]
+fn ncnn_reshape_expression_tests() {
+    let mut rng = Rng(305);
+    let param = |e: &str| format!("6=\"{e}\"");
+    let mut cases = Vec::new();
+    for e in [
+        "0w,0h,*(0d,2),-1",
+        "-1,0w,5,4",
+        "-1,square(neg(abs(max(min(//(*(-(+(0w,1),-1),4),4),100),-4))))",
+        "-1,square(neg(abs(max(min(//(*(-(+(0w,1.0),-1.0),2.0),2.0),100.3),-2.2))))",
+        "-1,trunc(*(round(-(floor(+(ceil(*(0w,1.2)),0.7)),-0.4)),1.0001))",
+        "-1,ceil(sqrt(square(*(asinh(sinh(atanh(tanh(atan(tan(acos(cos(asin(sin(/(0w,2))))))))))),16))))",
+    ] {
+        cases.push(case_of(
+            &mut rng,
+            "Reshape",
+            param(e),
+            &[&[3, 2, 25, 32]],
+            RANDOM,
+            1,
+        ));
+    }
+    let two: &[&[usize]] = &[&[14, 15, 16], &[28, 45, 48]];
+    for e in ["*(1w,0.5),/(1h,3),-(1c,32)", "*(0w,0h),-(-(1c,0c),16)"] {
+        cases.push(case_of(&mut rng, "Reshape", param(e), two, RANDOM, 1));
+    }
+    for e in ["*(0w,0.5),/(0h,3),-1", "-1", "*(0w,0h),0c"] {
+        cases.push(case_of(
+            &mut rng,
+            "Reshape",
+            param(e),
+            &[&[14, 15, 16]],
+            RANDOM,
+            1,
+        ));
+    }
+    check_suite(cases, false);
+}
