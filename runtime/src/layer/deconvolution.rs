@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::convolution::dynamic_inputs;
 use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -145,8 +146,46 @@ impl Deconvolution {
     }
 }
 
+impl Deconvolution {
+    /// One forward with the weights (and bias) as inputs: `[kernel_w, kernel_h, num_output /
+    /// group, channels]`, per group input-major as ncnn lays dynamic weights out, transposed
+    /// here to the stored output-major order.
+    fn forward_dynamic(&self, bottoms: &[Mat]) -> Result<Mat> {
+        let (bottom, weight, bias) = dynamic_inputs(bottoms, self.window.bias_term)?;
+        let [kw, kh, outc_g, cin] = weight.shape();
+        let group = self.window.group;
+        let (cin_g, maxk) = (cin / group.max(1), kw * kh);
+        let src = weight.to_values();
+        let mut weights = Vec::with_capacity(src.len());
+        for g in 0..group {
+            let wg = &src[g * cin_g * outc_g * maxk..];
+            for o in 0..outc_g {
+                for i in 0..cin_g {
+                    let at = (i * outc_g + o) * maxk;
+                    weights.extend_from_slice(&wg[at..at + maxk]);
+                }
+            }
+        }
+        let deconv = Deconvolution {
+            window: self
+                .window
+                .with_weights([kw, kh], outc_g * group, weights.len())?,
+            output_pad: self.output_pad,
+            output_size: self.output_size,
+            weights,
+            bias: bias.map(Mat::to_values).unwrap_or_default(),
+            gpu: None,
+        };
+        deconv.forward(bottom, &RunOptions::default())
+    }
+}
+
 impl Layer for Deconvolution {
     fn support(&self) -> Support {
+        if self.window.dynamic {
+            // ncnn's Vulkan deconvolution takes no dynamic weights either
+            return Support::MANY;
+        }
         let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
         Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
             Packs::UP_TO_4
@@ -156,16 +195,18 @@ impl Layer for Deconvolution {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.window.load(pd)?;
+        self.window.load(pd, 28)?;
         let opr = pd.int(18, 0).max(0) as usize;
         self.output_pad = [opr, pd.int(19, opr as i32).max(0) as usize];
         let ow = pd.int(20, 0).max(0) as usize;
         self.output_size = [ow, pd.int(21, ow as i32).max(0) as usize];
-        pd.int_in(28, 0, 0..=0, "0: dynamic weights are not supported")?;
         Ok(())
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        if self.window.dynamic {
+            return Ok(());
+        }
         self.weights = weights.load(self.window.weight_data_size, 0)?;
         if self.window.bias_term {
             self.bias = weights.load(self.window.num_output, 1)?;
@@ -175,7 +216,7 @@ impl Layer for Deconvolution {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let module = Shader::Deconvolution.module();
-        self.gpu = match gpu {
+        self.gpu = match gpu.filter(|_| !self.window.dynamic) {
             Some(gpu) => {
                 let pack4 = if self.dense_blocks() {
                     let shader = if self.out_pack() == 4 {
@@ -255,6 +296,10 @@ impl Layer for Deconvolution {
         words.extend([geo.left as u32, geo.top as u32, 0]);
         rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, top.grid())?;
         Ok(top)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        Ok(vec![self.forward_dynamic(bottoms)?])
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -26,6 +26,9 @@ pub(crate) struct Window {
     pub group: usize,
     pub activation: i32,
     pub activation_params: Vec<f32>,
+    /// Dynamic weights (Convolution's `19=1`, Deconvolution's `28=1`): the weights (and the
+    /// bias) come as the second (and third) input, and give the kernel and the outputs.
+    pub dynamic: bool,
 }
 
 /// The depthwise form of a windowed layer type: the one that reads `7=group`.
@@ -41,11 +44,14 @@ impl Window {
         (self.kernel, self.dilation, self.stride)
     }
 
-    /// Reads the shared params and checks that the weight count fits
-    /// the outputs, kernel and groups.
-    pub fn load(&mut self, pd: &ParamDict) -> Result<()> {
+    /// Reads the shared params (`dynamic_id`: the type's dynamic-weight flag) and checks that
+    /// the weight count fits the outputs, kernel and groups.
+    pub fn load(&mut self, pd: &ParamDict, dynamic_id: u32) -> Result<()> {
+        self.dynamic = pd.int_in(dynamic_id, 0, 0..=1, "0, or 1: weights as inputs")? == 1;
+        // dynamic weights leave the outputs and the kernel to the weight input
+        let dynamic = self.dynamic;
         let positive = |id: u32, v: i32| {
-            if v > 0 {
+            if v > 0 || dynamic && v == 0 && id != 7 {
                 Ok(v as usize)
             } else {
                 Err(Error::BadParam {
@@ -75,6 +81,9 @@ impl Window {
         self.activation = pd.int(9, 0);
         self.activation_params = pd.floats(10);
         let per_output = self.kernel[0] * self.kernel[1];
+        if dynamic {
+            return Ok(());
+        }
         if !self.num_output.is_multiple_of(self.group)
             || self.weight_data_size == 0
             || !self
@@ -88,6 +97,34 @@ impl Window {
             });
         }
         Ok(())
+    }
+
+    /// The window of one forward with dynamic weights: `kernel`, `num_output` and `len`
+    /// weights from the weight input.
+    pub fn with_weights(
+        &self,
+        kernel: [usize; 2],
+        num_output: usize,
+        len: usize,
+    ) -> Result<Window> {
+        let w = Window {
+            kernel,
+            num_output,
+            weight_data_size: len,
+            dynamic: false,
+            ..self.clone()
+        };
+        let per_output = num_output * kernel[0] * kernel[1];
+        if per_output == 0 || !len.is_multiple_of(per_output) || !num_output.is_multiple_of(w.group)
+        {
+            return Err(InputError::Values {
+                what: "weights of the weight input (outputs x kernel x input channels)",
+                got: len,
+                expected: per_output,
+            }
+            .into());
+        }
+        Ok(w)
     }
 
     /// Input channels per group, from the weight count.

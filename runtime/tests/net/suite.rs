@@ -207,6 +207,12 @@ pub fn check_suite(cases: Vec<Case>, images: bool) {
     check_suite_tuples(cases, images, |_| true);
 }
 
+/// [`check_suite`] for layers ncnn runs on the CPU only (dynamic weights: ncnn's Vulkan layers
+/// turn themselves off): fpshader's CPU against the wheel.
+pub fn check_suite_cpu_only(cases: Vec<Case>) {
+    check_suite_cpu_outputs(&cases);
+}
+
 /// [`check_suite`] in the GPU option tuples `tuple` accepts (by name): ops whose result
 /// jumps (floor, fmod) compare with the CPU only where the GPU holds the inputs exactly.
 pub fn check_suite_tuples(cases: Vec<Case>, images: bool, tuple: impl Fn(&str) -> bool) {

@@ -173,8 +173,46 @@ impl Convolution {
     }
 }
 
+impl Convolution {
+    /// One forward with the weights (and bias) as inputs: `[kernel_w, kernel_h, channels /
+    /// group, num_output]` as ncnn's dynamic weights are laid out, which is the stored order.
+    fn forward_dynamic(&self, bottoms: &[Mat]) -> Result<Mat> {
+        let (bottom, weight, bias) = dynamic_inputs(bottoms, self.window.bias_term)?;
+        let [kw, kh, _, outc] = weight.shape();
+        let weights = weight.to_values();
+        let conv = Convolution {
+            window: self.window.with_weights([kw, kh], outc, weights.len())?,
+            pad_value: self.pad_value,
+            weights,
+            bias: bias.map(Mat::to_values).unwrap_or_default(),
+            ..Convolution::default()
+        };
+        conv.forward_cpu(bottom)
+    }
+}
+
+/// The input, the weight input and the bias input of a dynamic-weight forward.
+pub(crate) fn dynamic_inputs(
+    bottoms: &[Mat],
+    bias_term: bool,
+) -> Result<(&Mat, &Mat, Option<&Mat>)> {
+    match (bottoms, bias_term) {
+        ([x, w], false) => Ok((x, w, None)),
+        ([x, w, b], true) => Ok((x, w, Some(b))),
+        _ => Err(crate::error::InputError::Count {
+            got: bottoms.len(),
+            expected: "the input, the weights, and the bias with bias_term",
+        }
+        .into()),
+    }
+}
+
 impl Layer for Convolution {
     fn support(&self) -> Support {
+        if self.window.dynamic {
+            // ncnn's Vulkan convolution takes no dynamic weights either
+            return Support::MANY;
+        }
         let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
         Support {
             // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
@@ -189,13 +227,16 @@ impl Layer for Convolution {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.window.load(pd)?;
+        self.window.load(pd, 19)?;
         self.pad_value = pd.float(18, 0.0);
         self.int8_scale_term = pd.int(8, 0);
         Ok(())
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        if self.window.dynamic {
+            return Ok(());
+        }
         self.weights = weights.load(self.window.weight_data_size, 0)?;
         if self.window.bias_term {
             self.bias = weights.load(self.window.num_output, 1)?;
@@ -220,6 +261,7 @@ impl Layer for Convolution {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        let gpu = gpu.filter(|_| !self.window.dynamic);
         self.gpu = match gpu {
             Some(gpu) => {
                 // tensor cores multiply fp16: only blobs that are fp16 already take them
@@ -264,6 +306,9 @@ impl Layer for Convolution {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        if self.gpu.is_none() {
+            return Ok(());
+        }
         let bias = self.window.bias_or_zeros(&self.bias);
         let packed = match self.pack4_kind() {
             1 if self.uses_gemm() => Some(self.weights_gemm()),
@@ -345,5 +390,9 @@ impl Layer for Convolution {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         self.forward_cpu(bottom)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        Ok(vec![self.forward_dynamic(bottoms)?])
     }
 }
