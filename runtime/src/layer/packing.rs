@@ -1,5 +1,6 @@
 //! Packing: `0=out_elempack 1=use_padding 2=cast_type_from 3=cast_type_to`: the elempack
-//! changed (and the element type, with a cast). It takes any layout and storage the net has.
+//! changed (and the element type, with a cast). It takes any layout and storage the net has;
+//! elempack 16 (ncnn's AVX-512 layout) on the CPU only.
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
@@ -33,24 +34,30 @@ impl Layer for Packing {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        // padding channels up is a CPU job
-        bottoms
-            .iter()
-            .all(|&(dims, shape)| channels(dims, shape).is_multiple_of(self.out_elempack))
+        // padding channels up is a CPU job, as is ncnn's AVX-512 layout (no GPU mat has it);
+        // channels that do not divide without padding leave the blob as it is
+        self.out_elempack <= 8
+            && bottoms.iter().all(|&(dims, shape)| {
+                !self.use_padding || channels(dims, shape).is_multiple_of(self.out_elempack)
+            })
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let channels = bottom.c * bottom.elempack;
+        if !channels.is_multiple_of(self.out_elempack) {
+            return Ok(bottom.clone());
+        }
         bottom.record_packing(rec, self.out_elempack)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.out_elempack = match pd.int(0, 1) {
-            p @ (1 | 4 | 8) => p as usize,
+            p @ (1 | 4 | 8 | 16) => p as usize,
             p => {
                 return Err(Error::BadParam {
                     id: 0,
                     value: p.to_string(),
-                    allowed: "out_elempack 1, 4 or 8",
+                    allowed: "out_elempack 1, 4, 8 or 16",
                 });
             }
         };

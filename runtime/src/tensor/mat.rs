@@ -38,7 +38,8 @@ pub(crate) fn cstep_for(elements: usize, elemsize: usize) -> usize {
 }
 
 fn check_pack(elempack: usize) -> Result<()> {
-    if [1, 4, 8].contains(&elempack) {
+    // 16: ncnn's AVX-512 layout, which Packing may ask for on the CPU
+    if [1, 4, 8, 16].contains(&elempack) {
         Ok(())
     } else {
         Err(TensorError::Elempack { elempack }.into())

@@ -480,3 +480,77 @@ fn ncnn_dynamic_weight_convolution_tests() {
     }
     check_suite_cpu_only(sample(cases, 40));
 }
+
+/// test_convolution_3.cpp's 1-D inputs (`test_convolution_vec`): a 1×1 Convolution over the
+/// values of a 1-D blob, ncnn's deprecated InnerProduct path.
+#[test]
+fn ncnn_convolution_vec_tests() {
+    let mut rng = Rng(307);
+    let mut cases = Vec::new();
+    for (w, outch, bias) in [
+        (1, 1, 1),
+        (11, 12, 0),
+        (20, 15, 1),
+        (12, 20, 0),
+        (3, 24, 1),
+        (24, 5, 0),
+        (32, 24, 1),
+        (12, 32, 0),
+        (64, 20, 1),
+        (64, 128, 0),
+    ] {
+        let kind = ((rng.next() + 1.0) * 3.5) as i32 % 7;
+        let alpha = if kind == 6 {
+            (rng.next() + 1.0) / 2.0
+        } else {
+            (rng.next() - 1.0) / 2.0
+        };
+        let beta = (rng.next() + 1.0) / 2.0;
+        let n = outch * w;
+        let params =
+            format!("0={outch} 1=1 2=1 3=1 4=0 5={bias} 6={n} 9={kind} -23310=2,{alpha},{beta}");
+        let mut case = case_of(&mut rng, "Convolution", params, &[&[w]], RANDOM, 1);
+        // the weights as the tagged fp32 blob Convolution loads, then the bias
+        case.weights = std::iter::once(0.0)
+            .chain(random_mat(&mut rng, "w", &[n], RANDOM).values)
+            .chain(
+                (bias == 1)
+                    .then(|| random_mat(&mut rng, "b", &[outch], RANDOM).values)
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect();
+        cases.push(case);
+    }
+    check_suite(cases, false);
+}
+
+/// test_packing.cpp's layouts through a net: Packing to every elempack, 16 (ncnn's AVX-512
+/// layout, on the CPU) included, on 4-D, 3-D, 2-D and 1-D blobs, whose channels take it or not
+/// (then the blob stays as it is). `use_padding` is left out: ncnn leaves the added channels
+/// uninitialized.
+#[test]
+fn ncnn_packing_tests() {
+    let mut rng = Rng(308);
+    let mut cases = Vec::new();
+    for sizes in [
+        &[9, 7, 10, 16][..],
+        &[9, 10, 16],
+        &[19, 16],
+        &[80],
+        &[9, 10, 12],
+        &[19, 20],
+    ] {
+        for out in [1, 4, 8, 16] {
+            cases.push(case_of(
+                &mut rng,
+                "Packing",
+                format!("0={out}"),
+                &[sizes],
+                RANDOM,
+                1,
+            ));
+        }
+    }
+    check_suite(cases, false);
+}

@@ -43,6 +43,10 @@ for o in spec["outputs"]:
     ret, out = ex.extract(int(o["name"]) if binary else o["name"])
     if ret != 0:
         sys.exit(f"ncnn extract {o['name']} failed: {ret}")
+    if out.elempack != 1:
+        # a Packing layer's output keeps its layout even with packing off: unpack it as ncnn's
+        # own net would for a user
+        out = ncnn.convert_packing(out, 1)
     a = np.array(out, dtype=np.float32)
     a.tofile(o["file"])
     shapes.append(list(a.shape))

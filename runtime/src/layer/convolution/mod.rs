@@ -389,6 +389,14 @@ impl Layer for Convolution {
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        if bottom.dims == 1 && self.window.kernel == [1, 1] {
+            // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
+            // result the outputs as a 1-D blob, an InnerProduct
+            let n = bottom.shape()[0];
+            let x = bottom.reshape(3, [1, 1, 1, n])?;
+            let y = self.forward_cpu(&x)?;
+            return y.reshape(1, [self.window.num_output, 1, 1, 1]);
+        }
         self.forward_cpu(bottom)
     }
 
