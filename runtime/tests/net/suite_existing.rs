@@ -239,6 +239,19 @@ fn unrounded(rng: &mut Rng, mut case: Case, op: i32, (lo, hi): (f32, f32)) -> Ca
     case
 }
 
+/// The convolution tests' random fused activation: a type 0 to 6 with its two params (alpha
+/// in [-1, 0], or [0, 1] for type 6; beta in [0, 1]).
+fn random_activation(rng: &mut Rng) -> String {
+    let kind = ((rng.next() + 1.0) * 3.5) as i32 % 7;
+    let alpha = if kind == 6 {
+        (rng.next() + 1.0) / 2.0
+    } else {
+        (rng.next() - 1.0) / 2.0
+    };
+    let beta = (rng.next() + 1.0) / 2.0;
+    format!("9={kind} -23310=2,{alpha},{beta}")
+}
+
 /// Whether numpy broadcasts `a` and `b` (aligned at the inner end), or a 1-D one is per
 /// channel (ncnn's rule for a 1-D operand as long as the other's outer extent).
 fn broadcasts(a: &[usize], b: &[usize]) -> bool {
@@ -394,16 +407,6 @@ fn ncnn_dynamic_weight_convolution_tests() {
         [3, 2, 1, -234],
     ];
     let mut cases = Vec::new();
-    let activation = |rng: &mut Rng| {
-        let kind = ((rng.next() + 1.0) * 3.5) as i32 % 7;
-        let alpha = if kind == 6 {
-            (rng.next() + 1.0) / 2.0
-        } else {
-            (rng.next() - 1.0) / 2.0
-        };
-        let beta = (rng.next() + 1.0) / 2.0;
-        format!("9={kind} -23310=2,{alpha},{beta}")
-    };
     for [k, d, s, p] in KDSP {
         let k = k as usize;
         let head = |bias: i32| format!("0=0 1=0 2={d} 3={s} 4={p} 5={bias} 6=0");
@@ -426,7 +429,7 @@ fn ncnn_dynamic_weight_convolution_tests() {
             } else {
                 ("ConvolutionDepthWise", format!("19=1 7={group}"))
             };
-            let params = format!("{} {flag} {}", head(bias), activation(&mut rng));
+            let params = format!("{} {flag} {}", head(bias), random_activation(&mut rng));
             let weights: &[usize] = &[k, k, c / group, outch];
             let x = [11, 10, c];
             let mut inputs: Vec<&[usize]> = vec![&x, weights];
@@ -462,7 +465,7 @@ fn ncnn_dynamic_weight_convolution_tests() {
             };
             let params = format!(
                 "{head} {flag} {} 18={} 19={} 20={} 21={}",
-                activation(&mut rng),
+                random_activation(&mut rng),
                 opad.0,
                 opad.1,
                 osize.0,
@@ -499,16 +502,9 @@ fn ncnn_convolution_vec_tests() {
         (64, 20, 1),
         (64, 128, 0),
     ] {
-        let kind = ((rng.next() + 1.0) * 3.5) as i32 % 7;
-        let alpha = if kind == 6 {
-            (rng.next() + 1.0) / 2.0
-        } else {
-            (rng.next() - 1.0) / 2.0
-        };
-        let beta = (rng.next() + 1.0) / 2.0;
         let n = outch * w;
-        let params =
-            format!("0={outch} 1=1 2=1 3=1 4=0 5={bias} 6={n} 9={kind} -23310=2,{alpha},{beta}");
+        let act = random_activation(&mut rng);
+        let params = format!("0={outch} 1=1 2=1 3=1 4=0 5={bias} 6={n} {act}");
         let mut case = case_of(&mut rng, "Convolution", params, &[&[w]], RANDOM, 1);
         // the weights as the tagged fp32 blob Convolution loads, then the bias
         case.weights = std::iter::once(0.0)
