@@ -173,6 +173,16 @@ impl Context {
     /// The bytes of a readback buffer whose copy has completed (see
     /// [`Recorder::record_readback`]).
     pub fn read_mapped(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
+        self.read_mapped_with(staging, <[u8]>::to_vec)
+    }
+
+    /// Maps `staging` (after the work writing it) and hands its bytes to `read`: one copy out
+    /// of the mapping where `read` decodes straight into what it returns.
+    pub fn read_mapped_with<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -183,11 +193,12 @@ impl Context {
         rx.recv()
             .map_err(|e| Error::Gpu(e.to_string()))?
             .map_err(|e| Error::Gpu(e.to_string()))?;
-        let data = staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(e.to_string()))?
-            .to_vec();
+        let data = read(
+            &staging
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(e.to_string()))?,
+        );
         staging.unmap();
         Ok(data)
     }

@@ -63,6 +63,10 @@ impl Extractor<'_> {
         } else {
             out.cast(ElemType::F32)
         };
+        // a pack1 result is the output as it is, not a copy of it
+        if out.elempack == 1 {
+            return Ok(out);
+        }
         out.to_packing(1)
     }
 

@@ -307,7 +307,8 @@ impl PendingDownload {
         match (&self.staging, &m.data) {
             (None, GpuData::Image { texture, .. }) => m.download_image(ctx, texture),
             (Some(staging), _) => {
-                let data = StorageFormat::Fp32.decode(&ctx.read_mapped(staging)?, m.total());
+                let total = m.total();
+                let data = ctx.read_mapped_with(staging, |b| StorageFormat::Fp32.decode(b, total))?;
                 m.host_mat(MatData::F32(data))
             }
             (None, data) => Err(TensorError::Backing {
