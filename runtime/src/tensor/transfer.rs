@@ -308,7 +308,8 @@ impl PendingDownload {
             (None, GpuData::Image { texture, .. }) => m.download_image(ctx, texture),
             (Some(staging), _) => {
                 let total = m.total();
-                let data = ctx.read_mapped_with(staging, |b| StorageFormat::Fp32.decode(b, total))?;
+                let data =
+                    ctx.read_mapped_with(staging, |b| StorageFormat::Fp32.decode(b, total))?;
                 m.host_mat(MatData::F32(data))
             }
             (None, data) => Err(TensorError::Backing {
