@@ -1,6 +1,7 @@
 //! The device: adapter and context, the options it allows, variant choice and specialization,
 //! pipelines, and recording dispatches. Knows nothing of tensors or layers.
 
+mod buffers;
 #[cfg(feature = "runtime-compile")]
 mod compile;
 pub(crate) mod context;

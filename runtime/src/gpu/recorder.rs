@@ -1,4 +1,4 @@
-//! Recording dispatches (many per submission), and moving buffer data in and out.
+//! Recording dispatches (many per submission), copies and read-backs into one submission.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::error::{DispatchError, Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
-use crate::gpu::pool::{DeviceBuffer, MemoryStats};
+use crate::gpu::pool::DeviceBuffer;
 use crate::gpu::stats::SubmissionStats;
 use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
@@ -44,12 +44,6 @@ pub struct Recorder<'c> {
 const FIRST_CHUNK: usize = 8;
 const LARGEST_CHUNK: usize = 64;
 
-/// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
-/// any mat's buffer whole.
-fn padded_size(bytes: u64) -> u64 {
-    bytes.div_ceil(16).max(1) * 16
-}
-
 impl Context {
     /// A recorder for a batch of dispatches.
     pub fn recorder(&self) -> Recorder<'_> {
@@ -80,127 +74,6 @@ impl Context {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("fpshader"),
             })
-    }
-
-    /// A storage buffer holding `bytes` (also usable as copy source and destination); it
-    /// joins the pool when dropped. The queue writes it before the work recorded so far runs,
-    /// so a pooled buffer is reused only while no recorder holds unsubmitted work (what was
-    /// submitted runs before the write); else it is a new one.
-    pub fn upload(&self, bytes: &[u8]) -> DeviceBuffer {
-        self.upload_padded(bytes, bytes.len() as u64)
-    }
-
-    /// [`Context::upload`] into a buffer of at least `size` bytes, zeros after `bytes`: the
-    /// bytes are copied once, straight into the queue's staging memory.
-    pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
-        let size = padded_size(size.max(bytes.len() as u64));
-        let pooled = match self.recording.load(Ordering::SeqCst) {
-            0 => self.pool.take(size),
-            _ => None,
-        };
-        let buffer = pooled.unwrap_or_else(|| self.new_storage_buffer(size));
-        let staged =
-            wgpu::BufferSize::new(size).and_then(|s| self.queue.write_buffer_with(&buffer, 0, s));
-        if let Some(mut view) = staged {
-            let n = bytes.len();
-            view.slice(..n).copy_from_slice(bytes);
-            view.slice(n..).fill(0);
-        }
-        DeviceBuffer::pooled(buffer, &self.pool)
-    }
-
-    /// An uninitialized storage buffer of `size` bytes (rounded up to 16) for recorded work to
-    /// write: a pooled one of that size when one is free, else a new one; it goes back to the
-    /// pool when its last handle drops. Data written through the queue needs
-    /// [`Context::upload`] instead.
-    pub fn storage_buffer(&self, size: u64) -> DeviceBuffer {
-        let size = padded_size(size);
-        self.pool.count_request();
-        let buffer = self
-            .pool
-            .take(size)
-            .unwrap_or_else(|| self.new_storage_buffer(size));
-        DeviceBuffer::pooled(buffer, &self.pool)
-    }
-
-    fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
-        self.stats.new_buffers.fetch_add(1, Ordering::Relaxed);
-        self.pool.count_new(padded_size(size));
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fpshader storage"),
-            size: padded_size(size),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
-    /// Frees every pooled buffer (those no mat holds).
-    pub fn trim_pool(&self) {
-        self.pool.clear();
-    }
-
-    /// Device memory of storage buffers: allocated, in use, and the peak in use.
-    pub fn memory_stats(&self) -> MemoryStats {
-        self.pool.memory()
-    }
-
-    /// Starts [`MemoryStats::peak_live`] over from what is in use now.
-    pub fn reset_peak_memory(&self) {
-        self.pool.reset_peak();
-    }
-
-    /// Bytes held by pooled buffers that no mat holds.
-    pub fn pooled_bytes(&self) -> u64 {
-        self.pool.bytes()
-    }
-
-    /// How many storage buffers recorded work has asked for so far (pooled or new): what a
-    /// run allocates, copies included.
-    pub fn storage_requests(&self) -> u64 {
-        self.pool.requests()
-    }
-
-    /// Reads a buffer back (waits for the GPU).
-    pub fn download(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        let mut rec = self.recorder();
-        let staging = rec.record_readback(buffer);
-        rec.submit_and_wait()?;
-        self.read_mapped(&staging)
-    }
-
-    /// The bytes of a readback buffer whose copy has completed (see
-    /// [`Recorder::record_readback`]).
-    pub fn read_mapped(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
-        self.read_mapped_with(staging, <[u8]>::to_vec)
-    }
-
-    /// Maps `staging` (after the work writing it) and hands its bytes to `read`: one copy out
-    /// of the mapping where `read` decodes straight into what it returns.
-    pub fn read_mapped_with<T>(
-        &self,
-        staging: &wgpu::Buffer,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(e.to_string()))?;
-        rx.recv()
-            .map_err(|e| Error::Gpu(e.to_string()))?
-            .map_err(|e| Error::Gpu(e.to_string()))?;
-        let data = read(
-            &staging
-                .slice(..)
-                .get_mapped_range()
-                .map_err(|e| Error::Gpu(e.to_string()))?,
-        );
-        staging.unmap();
-        Ok(data)
     }
 }
 

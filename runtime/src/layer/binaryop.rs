@@ -261,12 +261,8 @@ impl BinaryOp {
                 b: b.shape().to_vec(),
                 why: "do not broadcast (ncnn's rules) or are more than 3-D",
             })?;
-        let out_np = &out[4 - usize::from(dims)..];
-        let out_np: Vec<usize> = if dims == 3 {
-            vec![out[0], out[2], out[3]]
-        } else {
-            out_np.to_vec()
-        };
+        let [c, d, h, w] = out;
+        let out_np = crate::layer::view::numpy_shape(dims, [w, h, d, c]);
         let stretch = |rec: &mut Recorder<'_>, m: &GpuMat, s: [usize; 4]| -> Result<GpuMat> {
             if s == out {
                 return Ok(m.clone());
