@@ -273,6 +273,71 @@ fn gpu(loops: usize) -> Res<()> {
                 false,
             ),
             (
+                "sigmoid",
+                chain(&["a"], layers, "Sigmoid s{i} 1 1 {prev} {top}"),
+                2.0 * n,
+                false,
+            ),
+            (
+                "gelu",
+                chain(&["a"], layers, "GELU g{i} 1 1 {prev} {top}"),
+                2.0 * n,
+                false,
+            ),
+            (
+                // per channel of 16
+                "batchnorm",
+                chain(
+                    &["a"],
+                    layers,
+                    "BatchNorm b{i} 1 1 {prev} {top} 0=16 1=0.00001",
+                ),
+                2.0 * n,
+                false,
+            ),
+            (
+                // over each row of 2048, with gamma and beta
+                "layernorm",
+                chain(
+                    &["a"],
+                    layers,
+                    "LayerNorm n{i} 1 1 {prev} {top} 0=2048 1=0.00001 2=1",
+                ),
+                2.0 * n,
+                false,
+            ),
+            (
+                "rmsnorm",
+                chain(
+                    &["a"],
+                    layers,
+                    "RMSNorm n{i} 1 1 {prev} {top} 0=2048 1=0.00001 2=1",
+                ),
+                2.0 * n,
+                false,
+            ),
+            (
+                // 4 groups of 4 channels
+                "groupnorm",
+                chain(
+                    &["a"],
+                    layers,
+                    "GroupNorm n{i} 1 1 {prev} {top} 0=4 1=16 2=0.00001 3=1",
+                ),
+                2.0 * n,
+                false,
+            ),
+            (
+                "instancenorm",
+                chain(
+                    &["a"],
+                    layers,
+                    "InstanceNorm n{i} 1 1 {prev} {top} 0=16 1=0.00001 2=1",
+                ),
+                2.0 * n,
+                false,
+            ),
+            (
                 // rows of 2048 along w: one workgroup per row
                 "softmax",
                 chain(&["a"], layers, "Softmax s{i} 1 1 {prev} {top} 0=2"),
@@ -321,10 +386,28 @@ fn gpu(loops: usize) -> Res<()> {
                 ex.extract_gpu("out")?;
                 Ok(())
             })? / per_run as f64;
+            // one more run: where its time went (new buffers or bind groups after the
+            // warm-up would be a leak in the executor)
+            let before = ctx.submission_stats();
+            {
+                let mut ex = net.create_extractor()?;
+                ex.input_gpu("a", a.clone())?;
+                if name == "binaryop_add" {
+                    ex.input_gpu("b", a.clone())?;
+                }
+                ex.extract_gpu("out")?;
+            }
+            let d = ctx.submission_stats() - before;
             println!(
-                "gpu_layer {name} class {class} bytes {} ms_per_layer {ms:.4} GBps {:.1}",
+                "gpu_layer {name} class {class} bytes {} ms_per_layer {ms:.4} GBps {:.1} \
+                 submissions {} new_buffers {} bind_groups {} recording_ms {:.3} waiting_ms {:.3}",
                 (moves * bytes) as usize,
-                moves * bytes / ms / 1e6
+                moves * bytes / ms / 1e6,
+                d.submissions,
+                d.new_buffers,
+                d.bind_groups,
+                d.recording.as_secs_f64() * 1e3,
+                d.waiting.as_secs_f64() * 1e3
             );
             if name == "relu" {
                 // the same shader on the same mats, ping-ponged through a bare Recorder: what
