@@ -2,7 +2,9 @@
 // value, read from the input position the specialization constant `mode` maps it to:
 // - 0 (permute and shift: Permute, Crop, Slice, Padding): source axis k (x, y, z) takes
 //   output coordinate perm_k plus off_k; out of range, `border` says what is written:
-//   0 the constant `value`, 1 the nearest edge value, 2 the value mirrored at the edge.
+//   0 the constant `value`, 1 the nearest edge value, 2 the value mirrored at the edge,
+//   3 the output channel's own constant (Padding's per-channel values, binding 2; `value`
+//   for channels past the first `nconst`).
 // - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
 //   apart on each side.
 // - 2 (channel shuffle): output channel z reads input channel (z % group) * (c / group)
@@ -21,6 +23,7 @@ layout (constant_id = 1) const int border = 0;
 
 layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
+layout (binding = 2) readonly buffer constant_blob { sfp constant_data[]; };
 
 layout (push_constant) uniform parameter
 {
@@ -40,6 +43,7 @@ layout (push_constant) uniform parameter
     int off_z;
     int group;
     float value;
+    int nconst;
 } p;
 
 // coordinate i on an axis of n values, or -1 for the constant
@@ -47,7 +51,7 @@ int fold(int i, int n)
 {
     if (i >= 0 && i < n)
         return i;
-    if (border == 0)
+    if (border == 0 || border == 3)
         return -1;
     if (border == 1)
         return clamp(i, 0, n - 1);
@@ -94,7 +98,14 @@ void main()
     const int gi = gz * p.outcstep + gy * p.outw + gx;
     if (sx < 0 || sy < 0 || sz < 0)
     {
-        buffer_st1(top_blob_data, gi, afp(p.value));
+        if (border == 3 && gz < p.nconst)
+        {
+            buffer_cp1(top_blob_data, gi, constant_data, gz);
+        }
+        else
+        {
+            buffer_st1(top_blob_data, gi, afp(p.value));
+        }
     }
     else
     {

@@ -59,6 +59,8 @@ pub enum Border {
     Replicate = 1,
     /// Mirrored at the edge (the edge itself once).
     Reflect = 2,
+    /// The output channel's own constant ([`Gather::create_with_constants`]).
+    PerChannel = 3,
 }
 
 /// The pack1 gather pipeline of one map kind and border (buffer nets only): the copy that
@@ -66,20 +68,42 @@ pub enum Border {
 pub struct Gather {
     pipeline: Arc<Pipeline>,
     mode: i32,
+    /// The per-channel constants of [`Border::PerChannel`] (one unused value otherwise: the
+    /// shader declares the binding either way).
+    constants: GpuMat,
+    /// How many of them there are.
+    nconst: usize,
 }
 
 impl Gather {
     /// The pipeline for maps like `map` with `border` (buffer nets: the layers using it take
     /// no images, so the net gives them none).
     pub fn create(gpu: GpuSetup<'_>, map: GatherMap, border: Border) -> Result<Self> {
+        Self::create_with_constants(gpu, map, border, &[])
+    }
+
+    /// [`Gather::create`] with the per-channel constants a [`Border::PerChannel`] writes.
+    pub fn create_with_constants(
+        gpu: GpuSetup<'_>,
+        map: GatherMap,
+        border: Border,
+        constants: &[f32],
+    ) -> Result<Self> {
         let values = [
             (0, SpecValue::I32(map.mode())),
             (1, SpecValue::I32(border as i32)),
         ];
         let module = crate::shaders::Shader::Gather.module();
+        let stored = if constants.is_empty() {
+            &[0.0][..]
+        } else {
+            constants
+        };
         Ok(Gather {
             pipeline: gpu.pipeline(module, &values)?,
             mode: map.mode(),
+            constants: gpu.upload_values(stored, 1)?,
+            nconst: constants.len(),
         })
     }
 
@@ -138,7 +162,15 @@ impl Gather {
         words.extend(offset.map(|o| o as i32 as u32));
         words.push(group as u32);
         words.push(value.to_bits());
-        rec.dispatch(&self.pipeline, &[bottom, top], &words, top.grid())
+        // a channel's constant where the output has channels (ncnn's per-channel padding
+        // applies to 3-D blobs; others take `value`)
+        words.push(if top.dims == 3 { self.nconst as u32 } else { 0 });
+        rec.dispatch(
+            &self.pipeline,
+            &[bottom, top, &self.constants],
+            &words,
+            top.grid(),
+        )
     }
 }
 

@@ -104,17 +104,17 @@ impl Layer for Padding {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let border = match self.mode {
+            Mode::Constant if !self.per_channel.is_empty() => Border::PerChannel,
             Mode::Constant => Border::Constant,
             Mode::Replicate => Border::Replicate,
             Mode::Reflect => Border::Reflect,
         };
-        // per-channel constants stay on the CPU
-        self.gpu = match gpu {
-            Some(gpu) if self.per_channel_size == 0 => {
-                Some(Gather::create(gpu, GatherMap::shift([0; 3]), border)?)
-            }
-            _ => None,
-        };
+        self.gpu = gpu
+            .map(|gpu| {
+                let map = GatherMap::shift([0; 3]);
+                Gather::create_with_constants(gpu, map, border, &self.per_channel)
+            })
+            .transpose()?;
         Ok(())
     }
 

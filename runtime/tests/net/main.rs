@@ -17,6 +17,7 @@ mod gpu_layers;
 mod models;
 mod suite;
 mod suite_existing;
+mod suite_layers;
 mod suite_norm;
 mod suite_shape;
 
