@@ -281,27 +281,30 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool, tuple: impl Fn(
             let label = format!("{name}, {}", ctx.describe());
             let (net, got, record) = run_batch(&b, opt, Some(ctx.clone()));
             let placed = images || !opt.use_image_storage;
-            for layer in net.layers().iter().filter(|l| placed && l.kind != "Input") {
-                assert!(
-                    layer.on_gpu(),
-                    "{label}: {} {} is not placed on the GPU",
-                    layer.kind,
-                    layer.name
-                );
-            }
-            for i in record.cpu_layers() {
-                let l = &net.layers()[i];
-                let index = l.name[1..].parse::<usize>().ok();
+            // a layer's case and whether it may run on the CPU by design
+            let known = |name: &str| {
+                let index = name[1..].parse::<usize>().ok();
                 let case = index.map(|c| gpu_cases[c]);
                 // its outputs, as the CPU made them
                 let outputs: Vec<&Output> = (b.owners.iter().zip(&want))
                     .filter(|(o, _)| Some(**o) == index)
                     .map(|(_, w)| *w)
                     .collect();
+                let known = case.is_some_and(|c| known_cpu(c, &outputs, opt));
+                (case.map_or(name.to_string(), Case::what), known)
+            };
+            for layer in net.layers().iter().filter(|l| placed && l.kind != "Input") {
+                let (what, known) = known(&layer.name);
                 assert!(
-                    !placed || case.is_some_and(|c| known_cpu(c, &outputs, opt)),
-                    "{label}: {} declined its inputs and ran on the CPU",
-                    case.map_or(l.name.clone(), Case::what)
+                    layer.on_gpu() || known,
+                    "{label}: {what} is not placed on the GPU",
+                );
+            }
+            for i in record.cpu_layers() {
+                let (what, known) = known(&net.layers()[i].name);
+                assert!(
+                    !placed || known,
+                    "{label}: {what} declined its inputs and ran on the CPU",
                 );
             }
             for ((j, got), want) in got.into_iter().enumerate().zip(&want) {
