@@ -90,6 +90,13 @@ impl Deconvolution {
             } else {
                 (wcut - wcut / 2, wcut / 2, hcut - hcut / 2, hcut / 2)
             }
+        } else if ow > 0 && oh > 0 {
+            // ncnn cuts nothing and makes no output here (its forward fails)
+            return Err(InputError::Output {
+                what: "output_w/output_h (20=/21=) without positive or -233/-234 pads",
+                shape: vec![ow, oh],
+            }
+            .into());
         } else {
             (0, 0, 0, 0)
         };
