@@ -376,8 +376,7 @@ fn gpu(loops: usize) -> Res<()> {
                 if opt.use_shader_pack8 { 8 } else { 4 }
             })?;
             let a = GpuMat::upload(&ctx, &packed, opts)?;
-            let per_run = layers;
-            let ms = min_ms(loops, || {
+            let run = || -> Res<()> {
                 let mut ex = net.create_extractor()?;
                 ex.input_gpu("a", a.clone())?;
                 if name == "binaryop_add" {
@@ -385,18 +384,12 @@ fn gpu(loops: usize) -> Res<()> {
                 }
                 ex.extract_gpu("out")?;
                 Ok(())
-            })? / per_run as f64;
+            };
+            let ms = min_ms(loops, run)? / layers as f64;
             // one more run: where its time went (new buffers or bind groups after the
             // warm-up would be a leak in the executor)
             let before = ctx.submission_stats();
-            {
-                let mut ex = net.create_extractor()?;
-                ex.input_gpu("a", a.clone())?;
-                if name == "binaryop_add" {
-                    ex.input_gpu("b", a.clone())?;
-                }
-                ex.extract_gpu("out")?;
-            }
+            run()?;
             let d = ctx.submission_stats() - before;
             println!(
                 "gpu_layer {name} class {class} bytes {} ms_per_layer {ms:.4} GBps {:.1} \

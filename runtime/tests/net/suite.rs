@@ -79,6 +79,34 @@ fn bf16_within(v: f32, lo: f32, hi: f32) -> f32 {
 /// ncnn's default `RandomMat` range.
 pub const RANDOM: (f32, f32) = (-1.2, 1.2);
 
+/// ncnn's `RandomMat(n)` values, as weights.
+pub fn random_values(rng: &mut Rng, n: usize, range: (f32, f32)) -> Vec<f32> {
+    random_mat(rng, "w", &[n], range).values
+}
+
+/// Weights as the convolution family and InnerProduct load them: `load(n, 0)` (a tag saying
+/// raw fp32, then `n` random values), then a raw bias of `bias` values (none for 0).
+pub fn tagged_weights(rng: &mut Rng, n: usize, bias: usize) -> Vec<f32> {
+    let mut w = vec![0.0];
+    w.extend(random_values(rng, n, RANDOM));
+    if bias > 0 {
+        w.extend(random_values(rng, bias, RANDOM));
+    }
+    w
+}
+
+/// The fused activations (`9=` with its `10=` params) the convolution and InnerProduct cases
+/// cycle through, as ncnn's tests pick from them.
+pub const ACTIVATIONS: [&str; 7] = [
+    "9=0",
+    "9=1",
+    "9=2 -23310=1,0.1",
+    "9=3 -23310=2,-0.5,0.5",
+    "9=4",
+    "9=5",
+    "9=6 -23310=2,0.2,0.5",
+];
+
 /// The shapes ncnn's elementwise tests (`test_elu.cpp`, `test_unaryop.cpp`, …) run every
 /// function on: 4-D, 3-D, 2-D and 1-D, with channel counts that pack by 8, 4 and not at all.
 pub const ELEMENTWISE_SHAPES: &[&[usize]] = &[

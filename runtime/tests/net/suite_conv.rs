@@ -11,8 +11,9 @@ use super::*;
 /// dilation, stride and pad from each row of the file's table in turn.
 type Call = [i32; 15];
 
-/// test_convolution.cpp: its kernel, dilation, stride, pad table.
-const CONVOLUTION_KDSP: &[[i32; 4]] = &[
+/// test_convolution.cpp's and test_convolutiondepthwise.cpp's kernel, dilation, stride, pad
+/// table (test_convolution.cpp takes its first 12 rows).
+const FORWARD_KDSP: &[[i32; 4]] = &[
     [1, 1, 1, 0],
     [1, 1, 2, 0],
     [2, 1, 1, 1],
@@ -25,6 +26,31 @@ const CONVOLUTION_KDSP: &[[i32; 4]] = &[
     [4, 2, 1, -234],
     [5, 1, 1, -234],
     [5, 1, 2, 2],
+    [5, 2, 2, 2],
+    [7, 1, 1, 3],
+    [7, 1, 2, 3],
+    [7, 2, 1, -233],
+];
+
+/// test_deconvolution.cpp's and test_deconvolutiondepthwise.cpp's kernel, dilation, stride,
+/// pad table.
+const TRANSPOSED_KDSP: &[[i32; 4]] = &[
+    [1, 1, 1, 0],
+    [1, 1, 2, 0],
+    [2, 1, 1, 1],
+    [2, 1, 2, -233],
+    [3, 1, 1, 1],
+    [3, 1, 2, 1],
+    [3, 2, 1, 1],
+    [4, 1, 1, -233],
+    [4, 1, 2, -234],
+    [4, 2, 1, -234],
+    [5, 1, 1, 2],
+    [5, 1, 2, 2],
+    [5, 2, 2, 2],
+    [7, 1, 1, 3],
+    [7, 1, 2, 3],
+    [7, 2, 1, -233],
 ];
 
 /// test_convolution.cpp: its calls.
@@ -59,26 +85,6 @@ const CONVOLUTION_CALLS: &[Call] = &[
     [25, 33, 12, 16, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
     [25, 33, 15, 15, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
     [25, 33, 16, 16, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
-];
-
-/// test_convolutiondepthwise.cpp: its kernel, dilation, stride, pad table.
-const CONVOLUTIONDEPTHWISE_KDSP: &[[i32; 4]] = &[
-    [1, 1, 1, 0],
-    [1, 1, 2, 0],
-    [2, 1, 1, 1],
-    [2, 1, 2, -233],
-    [3, 1, 1, 1],
-    [3, 1, 2, 1],
-    [3, 2, 1, 1],
-    [4, 1, 1, 2],
-    [4, 1, 2, -233],
-    [4, 2, 1, -234],
-    [5, 1, 1, -234],
-    [5, 1, 2, 2],
-    [5, 2, 2, 2],
-    [7, 1, 1, 3],
-    [7, 1, 2, 3],
-    [7, 2, 1, -233],
 ];
 
 /// test_convolutiondepthwise.cpp: its calls.
@@ -122,26 +128,6 @@ const CONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
     [25, 33, 15, 15, 0, 0, 0, 0, 1, 15, 0, 0, 0, 0, 1],
     [25, 33, 16, 8, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1],
     [25, 33, 16, 16, 0, 0, 0, 0, 1, 16, 0, 0, 0, 0, 1],
-];
-
-/// test_deconvolution.cpp: its kernel, dilation, stride, pad table.
-const DECONVOLUTION_KDSP: &[[i32; 4]] = &[
-    [1, 1, 1, 0],
-    [1, 1, 2, 0],
-    [2, 1, 1, 1],
-    [2, 1, 2, -233],
-    [3, 1, 1, 1],
-    [3, 1, 2, 1],
-    [3, 2, 1, 1],
-    [4, 1, 1, -233],
-    [4, 1, 2, -234],
-    [4, 2, 1, -234],
-    [5, 1, 1, 2],
-    [5, 1, 2, 2],
-    [5, 2, 2, 2],
-    [7, 1, 1, 3],
-    [7, 1, 2, 3],
-    [7, 2, 1, -233],
 ];
 
 /// test_deconvolution.cpp: its calls.
@@ -195,26 +181,6 @@ const DECONVOLUTION_CALLS: &[Call] = &[
     [7, 5, 32, 26, 4, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0],
 ];
 
-/// test_deconvolutiondepthwise.cpp: its kernel, dilation, stride, pad table.
-const DECONVOLUTIONDEPTHWISE_KDSP: &[[i32; 4]] = &[
-    [1, 1, 1, 0],
-    [1, 1, 2, 0],
-    [2, 1, 1, 1],
-    [2, 1, 2, -233],
-    [3, 1, 1, 1],
-    [3, 1, 2, 1],
-    [3, 2, 1, 1],
-    [4, 1, 1, -233],
-    [4, 1, 2, -234],
-    [4, 2, 1, -234],
-    [5, 1, 1, 2],
-    [5, 1, 2, 2],
-    [5, 2, 2, 2],
-    [7, 1, 1, 3],
-    [7, 1, 2, 3],
-    [7, 2, 1, -233],
-];
-
 /// test_deconvolutiondepthwise.cpp: its calls.
 const DECONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
     [15, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1],
@@ -230,17 +196,6 @@ const DECONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
     [15, 7, 15, 15, 0, 0, 0, 0, 1, 15, 3, 0, 7, 5, 1],
     [15, 7, 16, 8, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 1],
     [15, 7, 16, 16, 0, 0, 0, 0, 1, 16, 0, 0, 0, 0, 1],
-];
-
-/// The fused activations ncnn's tests pick from (`9=` with its `10=` params).
-const ACTIVATIONS: [&str; 7] = [
-    "9=0",
-    "9=1",
-    "9=2 -23310=1,0.1",
-    "9=3 -23310=2,-0.5,0.5",
-    "9=4",
-    "9=5",
-    "9=6 -23310=2,0.2,0.5",
 ];
 
 /// The cases of one family: each call, templated ones once per table row.
@@ -264,14 +219,7 @@ fn family(rng: &mut Rng, kind: &'static str, kdsp: &[[i32; 4]], calls: &[Call]) 
             &[w as usize, h as usize, c as usize],
             RANDOM,
         );
-        // `load(n, 0)`: a tag, then fp32 values; the bias raw
-        case.weights = vec![0.0];
-        case.weights
-            .extend(random_mat(rng, "w", &[size as usize], RANDOM).values);
-        if bias == 1 {
-            case.weights
-                .extend(random_mat(rng, "b", &[outch as usize], RANDOM).values);
-        }
+        case.weights = tagged_weights(rng, size as usize, (outch * bias) as usize);
         cases.push(case);
     };
     // an output size with zero pads makes no output in ncnn (an error in both)
@@ -295,7 +243,12 @@ fn family(rng: &mut Rng, kind: &'static str, kdsp: &[[i32; 4]], calls: &[Call]) 
 #[test]
 fn ncnn_convolution_tests() {
     let mut rng = Rng(601);
-    let cases = family(&mut rng, "Convolution", CONVOLUTION_KDSP, CONVOLUTION_CALLS);
+    let cases = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    );
     check_suite(sample(cases, 16), false);
 }
 
@@ -305,7 +258,7 @@ fn ncnn_convolutiondepthwise_tests() {
     let cases = family(
         &mut rng,
         "ConvolutionDepthWise",
-        CONVOLUTIONDEPTHWISE_KDSP,
+        FORWARD_KDSP,
         CONVOLUTIONDEPTHWISE_CALLS,
     );
     check_suite(sample(cases, 16), false);
@@ -317,7 +270,7 @@ fn ncnn_deconvolution_tests() {
     let cases = family(
         &mut rng,
         "Deconvolution",
-        DECONVOLUTION_KDSP,
+        TRANSPOSED_KDSP,
         DECONVOLUTION_CALLS,
     );
     check_suite(sample(cases, 16), false);
@@ -329,7 +282,7 @@ fn ncnn_deconvolutiondepthwise_tests() {
     let cases = family(
         &mut rng,
         "DeconvolutionDepthWise",
-        DECONVOLUTIONDEPTHWISE_KDSP,
+        TRANSPOSED_KDSP,
         DECONVOLUTIONDEPTHWISE_CALLS,
     );
     check_suite(sample(cases, 16), false);

@@ -506,16 +506,7 @@ fn ncnn_convolution_vec_tests() {
         let act = random_activation(&mut rng);
         let params = format!("0={outch} 1=1 2=1 3=1 4=0 5={bias} 6={n} {act}");
         let mut case = case_of(&mut rng, "Convolution", params, &[&[w]], RANDOM, 1);
-        // the weights as the tagged fp32 blob Convolution loads, then the bias
-        case.weights = std::iter::once(0.0)
-            .chain(random_mat(&mut rng, "w", &[n], RANDOM).values)
-            .chain(
-                (bias == 1)
-                    .then(|| random_mat(&mut rng, "b", &[outch], RANDOM).values)
-                    .into_iter()
-                    .flatten(),
-            )
-            .collect();
+        case.weights = tagged_weights(&mut rng, n, outch * bias as usize);
         cases.push(case);
     }
     check_suite(cases, false);

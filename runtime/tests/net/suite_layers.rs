@@ -21,11 +21,6 @@ fn case_with(
     }
 }
 
-/// ncnn's `RandomMat(n)` as weights.
-fn random_values(rng: &mut Rng, n: usize, range: (f32, f32)) -> Vec<f32> {
-    random_mat(rng, "w", &[n], range).values
-}
-
 /// ncnn's channels of a `RandomMat` of `sizes`: c of 3-D and 4-D, h of 2-D, w of 1-D.
 fn channels(sizes: &[usize]) -> usize {
     match sizes.len() {

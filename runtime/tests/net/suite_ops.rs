@@ -426,18 +426,9 @@ fn ncnn_innerproduct_tests() {
         (&[4, 3, 3, 4], 15, 1),
         (&[2, 2, 3, 16], 16, 0),
     ];
-    let activations = [
-        "9=0",
-        "9=1",
-        "9=2 -23310=1,0.1",
-        "9=3 -23310=2,-0.5,0.5",
-        "9=4",
-        "9=5",
-        "9=6 -23310=2,0.2,0.5",
-    ];
     for (k, &(sizes, outch, bias)) in sets.iter().enumerate() {
         let n: usize = sizes.iter().product();
-        let act = activations[k % activations.len()];
+        let act = ACTIVATIONS[k % ACTIVATIONS.len()];
         let mut case = unary_case(
             &mut rng,
             "InnerProduct",
@@ -445,15 +436,9 @@ fn ncnn_innerproduct_tests() {
             sizes,
             RANDOM,
         );
-        // `load(n, 0)`: a tag, then fp32 values; as many per output as the input has values
-        // (2-D inputs too are flattened: their rows are not ncnn's gemm path here)
-        case.weights = vec![0.0];
-        case.weights
-            .extend(random_mat(&mut rng, "w", &[outch * n], RANDOM).values);
-        if bias == 1 {
-            case.weights
-                .extend(random_mat(&mut rng, "b", &[outch], RANDOM).values);
-        }
+        // as many weights per output as the input has values (2-D inputs too are flattened:
+        // their rows are not ncnn's gemm path here)
+        case.weights = tagged_weights(&mut rng, outch * n, outch * bias as usize);
         group.push(case);
     }
     check_suite(sample(group, 20), false);

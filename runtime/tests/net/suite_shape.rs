@@ -300,14 +300,8 @@ fn ncnn_innerproduct_shape_tests() {
                 sizes,
                 RANDOM,
             );
-            // the weights as `load(n, 0)` reads them: a tag, then fp32 values
-            case.weights = vec![0.0];
-            case.weights
-                .extend(random_mat(&mut rng, "w", &[num_output * num_input], RANDOM).values);
-            if bias == 1 {
-                case.weights
-                    .extend(random_mat(&mut rng, "b", &[num_output], RANDOM).values);
-            }
+            case.weights =
+                tagged_weights(&mut rng, num_output * num_input, num_output * bias as usize);
             cases.push(case);
         }
     }
