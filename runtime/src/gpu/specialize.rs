@@ -126,6 +126,29 @@ fn patch_local_size(
         }
         // a declared size that matches needs no patch
         other if other.default_size() == Some(size) => Ok(()),
+        // `local_size_x_id` and friends: the size goes into those specialization constants
+        LocalSize::BuiltIn {
+            size: declared,
+            spec_ids,
+        }
+        | LocalSize::Id {
+            size: declared,
+            spec_ids,
+        } if (0..3).all(|i| declared[i] == size[i] || spec_ids[i].is_some()) => {
+            for i in (0..3).filter(|i| declared[*i] != size[*i]) {
+                let id = spec_ids[i].unwrap_or_default();
+                let at = reflection
+                    .spec_constants
+                    .iter()
+                    .find(|s| s.id == id)
+                    .ok_or(SpecializeError::UnknownId(id))?
+                    .word_offset as usize;
+                *words.get_mut(at).ok_or_else(|| {
+                    SpecializeError::Malformed(format!("word offset {at} out of range"))
+                })? = size[i];
+            }
+            Ok(())
+        }
         other => Err(SpecializeError::FixedLocalSize(other.clone(), size)),
     }
 }
@@ -139,7 +162,22 @@ pub fn freeze(
     reflection: &Reflection,
     spec: &Specialization,
 ) -> Result<Vec<u32>, SpecializeError> {
-    let patched = patch(words, reflection, spec)?;
+    let mut patched = patch(words, reflection, spec)?;
+    if let (Some(size), LocalSize::BuiltIn { .. }) = (spec.local_size, &reflection.local_size) {
+        // naga sizes workgroups by the execution mode, not the WorkgroupSize built-in that
+        // overrides it in Vulkan: write the size there too
+        let at = spv::Module::new(&patched)?
+            .parse()?
+            .iter()
+            .find(|i| {
+                i.op() == Some(Op::ExecutionMode)
+                    && i.operands.get(1) == Some(&(spirv::ExecutionMode::LocalSize as u32))
+            })
+            .map(|i| i.word + 3);
+        if let Some(slot) = at.and_then(|at| patched.get_mut(at..at + 3)) {
+            slot.copy_from_slice(&size);
+        }
+    }
     Freezer::default().run(&patched)
 }
 
@@ -436,4 +474,45 @@ fn sign_extend(bits: u64, width: u32) -> i64 {
     }
     let shift = 64 - width;
     ((bits << shift) as i64) >> shift
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shaders::Shader;
+
+    /// The `LocalSize` execution mode's literals of `words`.
+    fn execution_mode_size(words: &[u32]) -> Option<Vec<u32>> {
+        let module = spv::Module::new(words).ok()?;
+        let insts = module.parse().ok()?;
+        insts
+            .iter()
+            .find(|i| {
+                i.op() == Some(Op::ExecutionMode)
+                    && i.operands.get(1) == Some(&(spirv::ExecutionMode::LocalSize as u32))
+            })
+            .map(|i| i.operands[2..5].to_vec())
+    }
+
+    #[test]
+    fn local_size_ids_take_the_requested_size() {
+        // normalize_vec4.comp declares `local_size_x_id = 3`
+        let v = &Shader::NormalizeVec4.module().variants[0];
+        let r = &v.reflection;
+        let spec = |size: [u32; 3]| Specialization {
+            values: Vec::new(),
+            local_size: Some(size),
+        };
+        let patched = patch(&v.spirv, r, &spec([64, 1, 1])).unwrap();
+        let at = r.spec_constants.iter().find(|s| s.id == 3).unwrap().word_offset;
+        assert_eq!(patched[at as usize], 64);
+        // naga reads the execution mode: the frozen module carries the size there too
+        let frozen = freeze(&v.spirv, r, &spec([64, 1, 1])).unwrap();
+        assert_eq!(execution_mode_size(&frozen), Some(vec![64, 1, 1]));
+        // y has no specialization constant: it stays 1
+        assert!(matches!(
+            patch(&v.spirv, r, &spec([64, 2, 1])),
+            Err(SpecializeError::FixedLocalSize(_, [64, 2, 1]))
+        ));
+    }
 }

@@ -6,12 +6,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::OptionSet;
 use crate::error::{Result, TensorError};
-use crate::gpu::specialize::SpecValue;
-use crate::gpu::{Pipeline, Recorder};
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::gpu::{Context, Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::kernels;
 use crate::layer::pipelines::{expect_pack1_buffer, index_word};
+use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Strided, contiguous_strides};
 
 /// A blob's values in groups: group `g`'s value `j` lies at logical index (numpy order)
@@ -310,6 +312,53 @@ impl Default for GroupExtras {
 /// The reduce pipeline of one [`GroupOp`] (buffer nets, pack1).
 pub struct GroupPipeline {
     pipeline: Arc<Pipeline>,
+    /// [`GroupOp::Normalize`]: `normalize_vec4.comp` for contiguous vec4 groups.
+    vec4: Option<Vec4Norm>,
+}
+
+/// `normalize_vec4.comp`'s constants besides the mode and workgroup size.
+struct Vec4Norm {
+    options: OptionSet,
+    norm: Norm,
+    affine: i32,
+}
+
+/// Values of a group one lane of `normalize_vec4.comp` holds in registers.
+const LANE_VALUES: usize = 4 * 8;
+
+/// `normalize_vec4.comp`'s most lanes per workgroup.
+const MAX_LANES: usize = 256;
+
+impl Vec4Norm {
+    /// The pipeline of `mode` with `lanes` invocations per workgroup (created once per
+    /// context: the context caches pipelines by their constants).
+    fn pipeline(&self, ctx: &Context, mode: i32, lanes: usize) -> Result<Arc<Pipeline>> {
+        let spec = Specialization {
+            values: [mode, self.norm as i32, self.affine]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
+                .collect(),
+            local_size: Some([lanes as u32, 1, 1]),
+        };
+        ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)
+    }
+}
+
+/// Whether `normalize_vec4.comp` can take these groups: each group contiguous in memory (a
+/// blob whose channels lie back to back, so logical is physical) and in whole vec4s.
+fn vec4_groups(groups: &Groups, src: &GpuMat, dst: &GpuMat) -> bool {
+    // 1-D and 2-D mats are one row of channels or of rows, whatever their cstep
+    let back_to_back = |m: &GpuMat| m.dims <= 2 || m.cstep == m.w * m.h;
+    let (inner, _) = groups.inner.simplified_with(&groups.inner);
+    back_to_back(src)
+        && back_to_back(dst)
+        && groups.inner.offset == 0
+        && groups.outer.offset == 0
+        && inner.shape.len() == 1
+        && inner.strides[0] == 1
+        && inner.shape[0].is_multiple_of(4)
+        && groups.outer.strides.iter().all(|v| *v >= 0 && *v % 4 == 0)
 }
 
 /// A view's sizes and strides as three axes (outermost padded with ones).
@@ -351,14 +400,89 @@ impl GroupPipeline {
             .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
             .collect::<Vec<_>>();
         let module = crate::shaders::Shader::Reduce.module();
+        let vec4 = match op {
+            GroupOp::Normalize { norm, affine } => Some(Vec4Norm {
+                options: gpu.options,
+                norm,
+                affine,
+            }),
+            _ => None,
+        };
         Ok(GroupPipeline {
             pipeline: gpu.pipeline(module, &values)?,
+            vec4,
         })
+    }
+
+    /// Records a normalization of contiguous vec4 groups: one dispatch when a group fits a
+    /// tile, else partials, their combination and the apply.
+    fn record_vec4(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
+        groups: &Groups,
+        extras: GroupExtras,
+    ) -> Result<()> {
+        let Some(vec4) = &self.vec4 else {
+            return Ok(());
+        };
+        let (count, n) = (groups.count(), groups.size());
+        // a group in one workgroup's registers when it fits, with as few lanes as hold it
+        // (a row of 2048 values takes 64: a tree of 256 lanes over it cost 2x), else split
+        // over tiles of 256 lanes
+        let lanes = n
+            .div_ceil(LANE_VALUES)
+            .next_power_of_two()
+            .clamp(32, MAX_LANES);
+        let segs = n.div_ceil(MAX_LANES * LANE_VALUES);
+        let ctx = rec.context();
+        let first = vec4.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes)?;
+        let word = |v: usize, what: &str| index_word(&first, v as isize, what);
+        let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
+        let mut words = Vec::with_capacity(15);
+        words.extend(outer_size);
+        words.extend(outer_stride);
+        for (v, what) in [(count, "the groups"), (n, "a group"), (segs, "the tiles")] {
+            words.push(word(v, what)?);
+        }
+        let i = extras.index;
+        words.push(word(i.div, "the affine index")?);
+        words.push(word(i.modulo.min(i32::MAX as usize), "the affine index")?);
+        words.push(word(i.mul, "the affine index")?);
+        // how the four values of a vec4 find their entries (the shader's aff_kind)
+        let kind = if i.div.is_multiple_of(4) || i.modulo == 1 {
+            1
+        } else if i.div == 1 && i.modulo >= n && i.mul.is_multiple_of(4) && extras.beta_at.is_multiple_of(4) {
+            2
+        } else {
+            0
+        };
+        words.push(kind);
+        words.push(word(extras.beta_at, "the affine index")?);
+        words.push(extras.eps.to_bits());
+        // mean and squared deviations per tile, then (a, b) per group: fp32 pairs
+        let pairs = if segs > 1 { count * segs + count } else { 1 };
+        let partials = GpuMat::alloc(rec.context(), 2, [pairs * 2, 1, 1], 1, OptionSet::FP32);
+        let grid = |items: usize, lanes: usize| {
+            let row = items.min(65535);
+            [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
+        };
+        let bindings = [src, dst, affine, &partials];
+        if segs == 1 {
+            return rec.dispatch(&first, &bindings, &words, grid(count, lanes));
+        }
+        let (combine, apply) = (
+            vec4.pipeline(ctx, 2, MAX_LANES)?,
+            vec4.pipeline(ctx, 3, MAX_LANES)?,
+        );
+        rec.dispatch(&first, &bindings, &words, grid(count * segs, MAX_LANES))?;
+        rec.dispatch(&combine, &bindings, &words, grid(count, MAX_LANES))?;
+        rec.dispatch(&apply, &bindings, &words, grid(count * segs, MAX_LANES))
     }
 
     /// Records the groups of pack1 `src` into `dst` (one value per group from
     /// `extras.dst_offset` for a reduction; each value's own place otherwise), with `affine`
-    /// bound as the gamma/beta mat (any mat when there are none).
+    /// bound as the gamma/beta mat (any mat when there are none), a whole number of vec4s.
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
@@ -375,6 +499,9 @@ impl GroupPipeline {
         let count = groups.count();
         if count == 0 || groups.size() == 0 {
             return Ok(());
+        }
+        if self.vec4.is_some() && vec4_groups(groups, src, dst) {
+            return self.record_vec4(rec, (src, dst, affine), groups, extras);
         }
         let mut words = Vec::with_capacity(29);
         for part in [outer_size, outer_stride, inner_size, inner_stride] {

@@ -52,7 +52,8 @@ pub struct NormLayer<R> {
     gamma: Vec<f32>,
     beta: Vec<f32>,
     gpu: Option<GroupPipeline>,
-    /// Gamma then beta on the device (one unused value without weights).
+    /// Gamma then beta on the device, each from a multiple of 4 (four unused values
+    /// without weights).
     affine: Option<GpuMat>,
 }
 
@@ -103,6 +104,11 @@ impl<R: NormRule> NormLayer<R> {
             beta: (!self.beta.is_empty()).then_some(&self.beta[..]),
             index: plan.index,
         })
+    }
+
+    /// Where beta starts in the device's affine mat: after gamma, from a multiple of 4.
+    fn beta_at(&self) -> usize {
+        self.gamma.len().next_multiple_of(4)
     }
 
     /// The plan for `np`, checked to find every gamma and beta it asks for.
@@ -169,11 +175,11 @@ impl<R: NormRule> Layer for NormLayer<R> {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        // gamma and beta each from a multiple of 4, whole vec4s (normalize_vec4.comp)
         let mut values = self.gamma.clone();
+        values.resize(self.beta_at(), 0.0);
         values.extend(&self.beta);
-        if values.is_empty() {
-            values.push(0.0);
-        }
+        values.resize(values.len().next_multiple_of(4).max(4), 0.0);
         self.affine = Some(gpu.upload_values(&values, 1)?);
         Ok(())
     }
@@ -208,7 +214,7 @@ impl<R: NormRule> Layer for NormLayer<R> {
         let extras = GroupExtras {
             eps: self.rule.eps(),
             index: plan.index,
-            beta_at: self.gamma.len(),
+            beta_at: self.beta_at(),
             ..GroupExtras::default()
         };
         pipeline.record(rec, (bottom, &top, affine), &plan.groups, extras)?;

@@ -124,6 +124,83 @@ fn ncnn_groupnorm_and_instancenorm_tests() {
     check_suite(cases, false);
 }
 
+/// Groups larger than one workgroup's tile of `normalize_vec4.comp` (8192 values: split into
+/// partials, their combination and the apply, a ragged last tile) and groups in whole vec4s
+/// (one dispatch): not in ncnn's tests, which stay below both. Always run, not sampled.
+#[test]
+fn normalizations_of_large_and_vec4_groups() {
+    let mut rng = Rng(304);
+    let cases = vec![
+        weighted(
+            &mut rng,
+            "LayerNorm",
+            "0=8196 1=0.001 2=1".into(),
+            &[8196, 2],
+            8196,
+            true,
+        ),
+        weighted(
+            &mut rng,
+            "LayerNorm",
+            "0=64 1=0.001 2=1".into(),
+            &[64, 5, 3],
+            64,
+            true,
+        ),
+        weighted(
+            &mut rng,
+            "RMSNorm",
+            "0=12288 1=0.001 2=1".into(),
+            &[12288],
+            12288,
+            false,
+        ),
+        weighted(
+            &mut rng,
+            "GroupNorm",
+            "0=2 1=8 2=0.001 3=1".into(),
+            &[64, 64, 8],
+            8,
+            true,
+        ),
+        weighted(
+            &mut rng,
+            "GroupNorm",
+            "0=3 1=6 2=0.001 3=1".into(),
+            &[7, 4, 6],
+            6,
+            true,
+        ),
+        weighted(
+            &mut rng,
+            "GroupNorm",
+            "0=4 1=8 2=0.001 3=1".into(),
+            &[6, 8],
+            8,
+            true,
+        ),
+        weighted(
+            &mut rng,
+            "InstanceNorm",
+            "0=2 1=0.001 2=1".into(),
+            &[100, 100, 2],
+            2,
+            true,
+        ),
+        unary_case(&mut rng, "MVN", "0=1 1=0 2=0.001", &[96, 96, 2], RANDOM),
+        unary_case(&mut rng, "MVN", "0=0 1=1 2=0.001", &[48, 96, 2], RANDOM),
+        weighted(
+            &mut rng,
+            "Normalize",
+            "0=1 4=0 1=0 2=0.001 9=1 3=2".into(),
+            &[96, 96, 2],
+            2,
+            false,
+        ),
+    ];
+    check_suite(cases, false);
+}
+
 #[test]
 fn ncnn_mvn_normalize_and_statisticspooling_tests() {
     let mut rng = Rng(303);
