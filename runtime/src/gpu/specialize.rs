@@ -504,7 +504,12 @@ mod tests {
             local_size: Some(size),
         };
         let patched = patch(&v.spirv, r, &spec([64, 1, 1])).unwrap();
-        let at = r.spec_constants.iter().find(|s| s.id == 3).unwrap().word_offset;
+        let at = r
+            .spec_constants
+            .iter()
+            .find(|s| s.id == 3)
+            .unwrap()
+            .word_offset;
         assert_eq!(patched[at as usize], 64);
         // naga reads the execution mode: the frozen module carries the size there too
         let frozen = freeze(&v.spirv, r, &spec([64, 1, 1])).unwrap();

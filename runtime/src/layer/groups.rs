@@ -452,7 +452,11 @@ impl GroupPipeline {
         // how the four values of a vec4 find their entries (the shader's aff_kind)
         let kind = if i.div.is_multiple_of(4) || i.modulo == 1 {
             1
-        } else if i.div == 1 && i.modulo >= n && i.mul.is_multiple_of(4) && extras.beta_at.is_multiple_of(4) {
+        } else if i.div == 1
+            && i.modulo >= n
+            && i.mul.is_multiple_of(4)
+            && extras.beta_at.is_multiple_of(4)
+        {
             2
         } else {
             0
