@@ -350,12 +350,13 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool, tuple: impl Fn(
 }
 
 /// The cases a GPU net runs on the CPU by design, each for its reason: GPU mats are at most
-/// 3-D (a 4-D output); image nets hold 3-D blobs (a smaller input there); InnerProduct over
+/// 3-D (a 4-D output); image nets hold 3-D blobs (a smaller input or output there); InnerProduct over
 /// the rows of a 2-D input (ncnn's gemm path) and Convolution on a 1-D input (ncnn's
 /// deprecated InnerProduct path) have no shader yet; Packing to elempack 16 is a CPU layout.
 fn known_cpu(case: &Case, outputs: &[&Output], opt: RunOptions) -> bool {
     let four_d = outputs.iter().any(|o| o.0.len() > 3);
-    let small_image = opt.use_image_storage && case.inputs.iter().any(|i| i.dims < 3);
+    let small_image = opt.use_image_storage
+        && (case.inputs.iter().any(|i| i.dims < 3) || outputs.iter().any(|o| o.0.len() < 3));
     let dims = |kind: &str, d: u8| case.kind == kind && case.inputs.iter().any(|i| i.dims == d);
     let rows = dims("InnerProduct", 2) && case.inputs.iter().any(|i| i.shape[1] > 1);
     let pack16 = case.kind == "Packing" && case.params.contains("0=16");

@@ -1,5 +1,6 @@
 //! ncnn's tests of Crop (test_crop.cpp: offsets and sizes), Reshape (test_reshape.cpp), LRN
-//! (test_lrn.cpp) and InnerProduct (test_innerproduct.cpp) through the suite.
+//! (test_lrn.cpp), InnerProduct (test_innerproduct.cpp) and MemoryData (test_memorydata.cpp)
+//! through the suite.
 
 use super::suite::*;
 use super::*;
@@ -442,4 +443,69 @@ fn ncnn_innerproduct_tests() {
         group.push(case);
     }
     check_suite(sample(group, 20), false);
+}
+
+#[test]
+fn ncnn_memorydata_tests() {
+    let mut rng = Rng(405);
+    // test_memorydata.cpp: every RandomMat it stores, as raw fp32 weights (ncnn loads them
+    // untagged), no inputs
+    let sets: &[&[usize]] = &[
+        &[5, 7, 3, 16],
+        &[3, 5, 4, 13],
+        &[5, 7, 16],
+        &[3, 5, 13],
+        &[6, 16],
+        &[7, 15],
+        &[128],
+        &[127],
+    ];
+    let cases = sets
+        .iter()
+        .map(|sizes| {
+            let ids = [0, 1, 2, 11];
+            let params = match sizes.len() {
+                4 => [sizes[0], sizes[1], sizes[3], sizes[2]].to_vec(),
+                _ => sizes.to_vec(),
+            };
+            let params: Vec<String> = params
+                .iter()
+                .zip(ids)
+                .map(|(v, id)| format!("{id}={v}"))
+                .collect();
+            Case {
+                kind: "MemoryData",
+                params: params.join(" "),
+                inputs: Vec::new(),
+                weights: random_mat(&mut rng, "m", sizes, RANDOM).values,
+                tops: 1,
+            }
+        })
+        .collect();
+    check_suite(cases, true);
+}
+
+#[test]
+fn ncnn_cast_tests() {
+    let mut rng = Rng(406);
+    // test_cast.cpp's shapes from fp32 to fp16 (2) and bf16 (4); the way back, from a 16-bit
+    // input, is gpu_layers' Cast chain (the suite feeds fp32 inputs)
+    let sets: &[&[usize]] = &[
+        &[5, 6, 7, 16],
+        &[3, 4, 5, 13],
+        &[5, 7, 16],
+        &[3, 5, 13],
+        &[6, 16],
+        &[7, 15],
+        &[128],
+        &[127],
+    ];
+    let mut cases = Vec::new();
+    for sizes in sets {
+        for to in [2, 4] {
+            let params = format!("0=1 1={to}");
+            cases.push(unary_case(&mut rng, "Cast", &params, sizes, RANDOM));
+        }
+    }
+    check_suite(cases, true);
 }

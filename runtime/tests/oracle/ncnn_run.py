@@ -30,6 +30,26 @@ if load(spec["param"]) != 0:
     sys.exit("ncnn could not load the param")
 if net.load_model(spec["bin"]) != 0:
     sys.exit("ncnn could not load the model")
+
+def bf16_blobs(path):
+    """The blobs a Cast to bf16 (`1=4`) writes: ncnn's Mat does not say which 16-bit type it
+    holds, and its buffer reads as fp16."""
+    if binary:
+        return set()
+    blobs = set()
+    with open(path) as f:
+        for line in f.read().splitlines()[2:]:
+            words = line.split()
+            if len(words) < 4 or words[0] != "Cast":
+                continue
+            bottoms, tops = int(words[2]), int(words[3])
+            names = words[4 + bottoms:4 + bottoms + tops]
+            if "1=4" in words[4 + bottoms + tops:]:
+                blobs.update(names)
+    return blobs
+
+
+bf16 = bf16_blobs(spec["param"])
 ex = net.create_extractor()
 for i in spec["inputs"]:
     x = np.fromfile(i["file"], dtype=np.float32).reshape(i["shape"])
@@ -47,7 +67,11 @@ for o in spec["outputs"]:
         # a Packing layer's output keeps its layout even with packing off: unpack it as ncnn's
         # own net would for a user
         out = ncnn.convert_packing(out, 1)
-    a = np.array(out, dtype=np.float32)
+    if o["name"] in bf16:
+        bits = np.array(out).view(np.uint16).astype(np.uint32) << 16
+        a = bits.view(np.float32)
+    else:
+        a = np.array(out, dtype=np.float32)
     a.tofile(o["file"])
     shapes.append(list(a.shape))
 print(json.dumps(shapes))
