@@ -117,12 +117,11 @@ vec2 scaling(float mean, float m2)
 {
     const float count = float(p.n);
     float a = 1.f;
-    if (norm == 0)
+    // the RMS norm's m2 is the sum of squares (its mean is taken as 0)
+    if (norm == 0 || norm == 1)
         a = 1.f / sqrt(m2 / count + p.eps);
     else if (norm == 3)
         a = 1.f / (sqrt(m2 / count) + p.eps);
-    else if (norm == 1)
-        a = 1.f / sqrt(m2 / count + p.eps);
     else if (norm == 4)
         a = 1.f / sqrt(m2 + p.eps);
     else if (norm == 5)

@@ -80,31 +80,54 @@ pub fn patch(
 ) -> Result<Vec<u32>, SpecializeError> {
     let mut out = words.to_vec();
     for (id, value) in &spec.values {
-        let sc = reflection
-            .spec_constants
-            .iter()
-            .find(|s| s.id == *id)
-            .ok_or(SpecializeError::UnknownId(*id))?;
-        let at = sc.word_offset as usize;
-        let word = out
-            .get_mut(at)
-            .ok_or_else(|| SpecializeError::Malformed(format!("word offset {at} out of range")))?;
-        if sc.ty == crate::meta::Scalar::Bool {
-            // the instruction word itself: OpSpecConstantTrue or OpSpecConstantFalse
-            let op = if value.bits() != 0 {
-                Op::SpecConstantTrue
-            } else {
-                Op::SpecConstantFalse
-            };
-            *word = (*word & 0xffff_0000) | op as u32;
-        } else {
-            *word = value.bits();
-        }
+        set_constant(&mut out, reflection, *id, value.bits())?;
     }
     if let Some(size) = spec.local_size {
         patch_local_size(&mut out, reflection, size)?;
     }
     Ok(out)
+}
+
+/// Writes `bits` as the default of specialization constant `id`.
+fn set_constant(
+    words: &mut [u32],
+    reflection: &Reflection,
+    id: u32,
+    bits: u32,
+) -> Result<(), SpecializeError> {
+    let sc = reflection
+        .spec_constants
+        .iter()
+        .find(|s| s.id == id)
+        .ok_or(SpecializeError::UnknownId(id))?;
+    let at = sc.word_offset as usize;
+    let word = words
+        .get_mut(at)
+        .ok_or_else(|| SpecializeError::Malformed(format!("word offset {at} out of range")))?;
+    if sc.ty == crate::meta::Scalar::Bool {
+        // the instruction word itself: OpSpecConstantTrue or OpSpecConstantFalse
+        let op = if bits != 0 {
+            Op::SpecConstantTrue
+        } else {
+            Op::SpecConstantFalse
+        };
+        *word = (*word & 0xffff_0000) | op as u32;
+    } else {
+        *word = bits;
+    }
+    Ok(())
+}
+
+/// The index of the `x` literal of `words`' `OpExecutionMode … LocalSize x y z`, if any.
+fn local_size_mode(words: &[u32]) -> Result<Option<usize>, SpecializeError> {
+    Ok(spv::Module::new(words)?
+        .parse()?
+        .iter()
+        .find(|i| {
+            i.op() == Some(Op::ExecutionMode)
+                && i.operands.get(1) == Some(&(spirv::ExecutionMode::LocalSize as u32))
+        })
+        .map(|i| i.word + 3))
 }
 
 fn patch_local_size(
@@ -135,17 +158,10 @@ fn patch_local_size(
             size: declared,
             spec_ids,
         } if (0..3).all(|i| declared[i] == size[i] || spec_ids[i].is_some()) => {
-            for i in (0..3).filter(|i| declared[*i] != size[*i]) {
-                let id = spec_ids[i].unwrap_or_default();
-                let at = reflection
-                    .spec_constants
-                    .iter()
-                    .find(|s| s.id == id)
-                    .ok_or(SpecializeError::UnknownId(id))?
-                    .word_offset as usize;
-                *words.get_mut(at).ok_or_else(|| {
-                    SpecializeError::Malformed(format!("word offset {at} out of range"))
-                })? = size[i];
+            for i in 0..3 {
+                if let Some(id) = spec_ids[i].filter(|_| declared[i] != size[i]) {
+                    set_constant(words, reflection, id, size[i])?;
+                }
             }
             Ok(())
         }
@@ -166,14 +182,7 @@ pub fn freeze(
     if let (Some(size), LocalSize::BuiltIn { .. }) = (spec.local_size, &reflection.local_size) {
         // naga sizes workgroups by the execution mode, not the WorkgroupSize built-in that
         // overrides it in Vulkan: write the size there too
-        let at = spv::Module::new(&patched)?
-            .parse()?
-            .iter()
-            .find(|i| {
-                i.op() == Some(Op::ExecutionMode)
-                    && i.operands.get(1) == Some(&(spirv::ExecutionMode::LocalSize as u32))
-            })
-            .map(|i| i.word + 3);
+        let at = local_size_mode(&patched)?;
         if let Some(slot) = at.and_then(|at| patched.get_mut(at..at + 3)) {
             slot.copy_from_slice(&size);
         }
@@ -483,15 +492,8 @@ mod tests {
 
     /// The `LocalSize` execution mode's literals of `words`.
     fn execution_mode_size(words: &[u32]) -> Option<Vec<u32>> {
-        let module = spv::Module::new(words).ok()?;
-        let insts = module.parse().ok()?;
-        insts
-            .iter()
-            .find(|i| {
-                i.op() == Some(Op::ExecutionMode)
-                    && i.operands.get(1) == Some(&(spirv::ExecutionMode::LocalSize as u32))
-            })
-            .map(|i| i.operands[2..5].to_vec())
+        let at = local_size_mode(words).ok()??;
+        Some(words[at..at + 3].to_vec())
     }
 
     #[test]

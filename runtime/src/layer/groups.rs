@@ -2,7 +2,7 @@
 //! here on the CPU): what Reduction, the normalizations, StatisticsPooling and CumulativeSum
 //! are made of. Sums run in fp32 in order within a group, as ncnn's do.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -316,11 +316,15 @@ pub struct GroupPipeline {
     vec4: Option<Vec4Norm>,
 }
 
-/// `normalize_vec4.comp`'s constants besides the mode and workgroup size.
+/// `normalize_vec4.comp` for one normalization: its constants besides the mode and
+/// workgroup size, and the pipelines made so far.
 struct Vec4Norm {
     options: OptionSet,
     norm: Norm,
     affine: i32,
+    /// Mode 0 at 32, 64, 128 and 256 lanes, then modes 1 to 3 (256 lanes): made on first use,
+    /// as the lanes depend on the blob, and kept so that a run does no cache lookups.
+    made: [OnceLock<Arc<Pipeline>>; 7],
 }
 
 /// Values of a group one lane of `normalize_vec4.comp` holds in registers.
@@ -329,19 +333,117 @@ const LANE_VALUES: usize = 4 * 8;
 /// `normalize_vec4.comp`'s most lanes per workgroup.
 const MAX_LANES: usize = 256;
 
+/// `(constant_id, value)` for integer constants 0, 1, 2, ... in order.
+fn int_constants(values: &[i32]) -> Vec<(u32, SpecValue)> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
+        .collect()
+}
+
+/// A dispatch grid of `items` workgroups of `lanes` invocations, in rows of at most 65535.
+fn workgroup_rows(items: usize, lanes: usize) -> [u32; 3] {
+    let row = items.min(65535);
+    [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
+}
+
+impl AffineIndex {
+    /// The shaders' `aff_div, aff_mod, aff_mul` words.
+    fn words(&self, word: impl Fn(usize, &str) -> Result<u32>) -> Result<[u32; 3]> {
+        let what = "the affine index";
+        Ok([
+            word(self.div, what)?,
+            word(self.modulo.min(i32::MAX as usize), what)?,
+            word(self.mul, what)?,
+        ])
+    }
+}
+
 impl Vec4Norm {
-    /// The pipeline of `mode` with `lanes` invocations per workgroup (created once per
-    /// context: the context caches pipelines by their constants).
+    /// The pipeline of `mode` with `lanes` (a power of two from 32; 256 but for mode 0)
+    /// invocations per workgroup.
     fn pipeline(&self, ctx: &Context, mode: i32, lanes: usize) -> Result<Arc<Pipeline>> {
+        let slot = match mode {
+            0 => lanes.ilog2() as usize - 5,
+            _ => 3 + mode as usize,
+        };
+        if let Some(p) = self.made[slot].get() {
+            return Ok(p.clone());
+        }
         let spec = Specialization {
-            values: [mode, self.norm as i32, self.affine]
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
-                .collect(),
+            values: int_constants(&[mode, self.norm as i32, self.affine]),
             local_size: Some([lanes as u32, 1, 1]),
         };
-        ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)
+        let p = ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)?;
+        Ok(self.made[slot].get_or_init(|| p).clone())
+    }
+
+    /// Records a normalization of contiguous vec4 groups: one dispatch when a group fits a
+    /// tile, else partials, their combination and the apply.
+    fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
+        groups: &Groups,
+        extras: GroupExtras,
+    ) -> Result<()> {
+        let (count, n) = (groups.count(), groups.size());
+        // a group in one workgroup's registers when it fits, with as few lanes as hold it
+        // (a row of 2048 values takes 64: a tree of 256 lanes over it cost 2x), else split
+        // over tiles of 256 lanes
+        let lanes = n
+            .div_ceil(LANE_VALUES)
+            .next_power_of_two()
+            .clamp(32, MAX_LANES);
+        let segs = n.div_ceil(MAX_LANES * LANE_VALUES);
+        let ctx = rec.context();
+        let first = self.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes)?;
+        let word = |v: usize, what: &str| index_word(&first, v as isize, what);
+        let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
+        let mut words = Vec::with_capacity(15);
+        words.extend(outer_size);
+        words.extend(outer_stride);
+        for (v, what) in [(count, "the groups"), (n, "a group"), (segs, "the tiles")] {
+            words.push(word(v, what)?);
+        }
+        let i = extras.index;
+        words.extend(i.words(word)?);
+        // how the four values of a vec4 find their entries (the shader's aff_kind)
+        let kind = if i.div.is_multiple_of(4) || i.modulo == 1 {
+            1
+        } else if i.div == 1
+            && i.modulo >= n
+            && i.mul.is_multiple_of(4)
+            && extras.beta_at.is_multiple_of(4)
+        {
+            2
+        } else {
+            0
+        };
+        words.push(kind);
+        words.push(word(extras.beta_at, "the affine index")?);
+        words.push(extras.eps.to_bits());
+        // mean and squared deviations per tile, then (a, b) per group: fp32 pairs
+        let pairs = if segs > 1 { count * segs + count } else { 1 };
+        let partials = GpuMat::alloc(ctx, 2, [pairs * 2, 1, 1], 1, OptionSet::FP32);
+        let bindings = [src, dst, affine, &partials];
+        if segs == 1 {
+            return rec.dispatch(&first, &bindings, &words, workgroup_rows(count, lanes));
+        }
+        let (combine, apply) = (
+            self.pipeline(ctx, 2, MAX_LANES)?,
+            self.pipeline(ctx, 3, MAX_LANES)?,
+        );
+        let tiles = workgroup_rows(count * segs, MAX_LANES);
+        rec.dispatch(&first, &bindings, &words, tiles)?;
+        rec.dispatch(
+            &combine,
+            &bindings,
+            &words,
+            workgroup_rows(count, MAX_LANES),
+        )?;
+        rec.dispatch(&apply, &bindings, &words, tiles)
     }
 }
 
@@ -394,17 +496,14 @@ impl GroupPipeline {
             GroupOp::Normalize { norm, affine } => (1, 0, norm as i32, affine),
             GroupOp::Scan => (2, 0, 0, 0),
         };
-        let values = [mode, reduce, norm, affine]
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
-            .collect::<Vec<_>>();
-        let module = crate::shaders::Shader::Reduce.module();
+        let values = int_constants(&[mode, reduce, norm, affine]);
+        let module = Shader::Reduce.module();
         let vec4 = match op {
             GroupOp::Normalize { norm, affine } => Some(Vec4Norm {
                 options: gpu.options,
                 norm,
                 affine,
+                made: Default::default(),
             }),
             _ => None,
         };
@@ -412,76 +511,6 @@ impl GroupPipeline {
             pipeline: gpu.pipeline(module, &values)?,
             vec4,
         })
-    }
-
-    /// Records a normalization of contiguous vec4 groups: one dispatch when a group fits a
-    /// tile, else partials, their combination and the apply.
-    fn record_vec4(
-        &self,
-        rec: &mut Recorder<'_>,
-        (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
-        groups: &Groups,
-        extras: GroupExtras,
-    ) -> Result<()> {
-        let Some(vec4) = &self.vec4 else {
-            return Ok(());
-        };
-        let (count, n) = (groups.count(), groups.size());
-        // a group in one workgroup's registers when it fits, with as few lanes as hold it
-        // (a row of 2048 values takes 64: a tree of 256 lanes over it cost 2x), else split
-        // over tiles of 256 lanes
-        let lanes = n
-            .div_ceil(LANE_VALUES)
-            .next_power_of_two()
-            .clamp(32, MAX_LANES);
-        let segs = n.div_ceil(MAX_LANES * LANE_VALUES);
-        let ctx = rec.context();
-        let first = vec4.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes)?;
-        let word = |v: usize, what: &str| index_word(&first, v as isize, what);
-        let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
-        let mut words = Vec::with_capacity(15);
-        words.extend(outer_size);
-        words.extend(outer_stride);
-        for (v, what) in [(count, "the groups"), (n, "a group"), (segs, "the tiles")] {
-            words.push(word(v, what)?);
-        }
-        let i = extras.index;
-        words.push(word(i.div, "the affine index")?);
-        words.push(word(i.modulo.min(i32::MAX as usize), "the affine index")?);
-        words.push(word(i.mul, "the affine index")?);
-        // how the four values of a vec4 find their entries (the shader's aff_kind)
-        let kind = if i.div.is_multiple_of(4) || i.modulo == 1 {
-            1
-        } else if i.div == 1
-            && i.modulo >= n
-            && i.mul.is_multiple_of(4)
-            && extras.beta_at.is_multiple_of(4)
-        {
-            2
-        } else {
-            0
-        };
-        words.push(kind);
-        words.push(word(extras.beta_at, "the affine index")?);
-        words.push(extras.eps.to_bits());
-        // mean and squared deviations per tile, then (a, b) per group: fp32 pairs
-        let pairs = if segs > 1 { count * segs + count } else { 1 };
-        let partials = GpuMat::alloc(rec.context(), 2, [pairs * 2, 1, 1], 1, OptionSet::FP32);
-        let grid = |items: usize, lanes: usize| {
-            let row = items.min(65535);
-            [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
-        };
-        let bindings = [src, dst, affine, &partials];
-        if segs == 1 {
-            return rec.dispatch(&first, &bindings, &words, grid(count, lanes));
-        }
-        let (combine, apply) = (
-            vec4.pipeline(ctx, 2, MAX_LANES)?,
-            vec4.pipeline(ctx, 3, MAX_LANES)?,
-        );
-        rec.dispatch(&first, &bindings, &words, grid(count * segs, MAX_LANES))?;
-        rec.dispatch(&combine, &bindings, &words, grid(count, MAX_LANES))?;
-        rec.dispatch(&apply, &bindings, &words, grid(count * segs, MAX_LANES))
     }
 
     /// Records the groups of pack1 `src` into `dst` (one value per group from
@@ -504,8 +533,10 @@ impl GroupPipeline {
         if count == 0 || groups.size() == 0 {
             return Ok(());
         }
-        if self.vec4.is_some() && vec4_groups(groups, src, dst) {
-            return self.record_vec4(rec, (src, dst, affine), groups, extras);
+        if let Some(vec4) = &self.vec4
+            && vec4_groups(groups, src, dst)
+        {
+            return vec4.record(rec, (src, dst, affine), groups, extras);
         }
         let mut words = Vec::with_capacity(29);
         for part in [outer_size, outer_stride, inner_size, inner_stride] {
@@ -519,15 +550,12 @@ impl GroupPipeline {
         }
         let i = extras.index;
         words.push(word(extras.dst_offset, "an offset")?);
-        words.push(word(i.div, "the affine index")?);
-        words.push(word(i.modulo.min(i32::MAX as usize), "the affine index")?);
-        words.push(word(i.mul, "the affine index")?);
+        words.extend(i.words(word)?);
         words.push(word(extras.beta_at, "the affine index")?);
         words.push(extras.eps.to_bits());
         words.push(extras.coeff.to_bits());
-        // one workgroup of 256 per group, rows of at most 65535 workgroups
-        let row = count.min(65535);
-        let grid = [(row * 256) as u32, count.div_ceil(row) as u32, 1];
+        // one workgroup of 256 per group
+        let grid = workgroup_rows(count, 256);
         rec.dispatch(&self.pipeline, &[src, dst, affine], &words, grid)
     }
 }
