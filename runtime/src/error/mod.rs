@@ -96,6 +96,14 @@ pub enum Error {
     /// A blob name the net does not have, or an input that was not given.
     #[error("blob: {0}")]
     Blob(String),
+    /// A CPU thread pool of the asked size that could not be made.
+    #[error("cannot start {threads} CPU threads: {problem}")]
+    Threads {
+        /// `num_threads`.
+        threads: usize,
+        /// What the system said.
+        problem: String,
+    },
     /// Something wgpu reported while running or reading back.
     #[error("GPU: {0}")]
     Gpu(String),

@@ -11,7 +11,7 @@
 //! pack1 for any groups, and pack4 in (pack4 out, or pack1 where the outputs are not a multiple
 //! of 4) for dense ones over a multiple of 4 input channels.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -19,10 +19,12 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::convolution::dynamic_inputs;
+use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::fused_activation::activate;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::channel_planes;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
 use crate::shaders::Shader;
@@ -36,6 +38,9 @@ pub struct Deconvolution {
     output_size: [usize; 2],
     weights: Vec<f32>,
     bias: Vec<f32>,
+    /// The weights as the CPU GEMM reads them, `[num_output][kernel_h][kernel_w][channels]`
+    /// (dense layers; made on first use).
+    weights_gemm: OnceLock<Vec<f32>>,
     gpu: Option<GpuDeconvolution>,
 }
 
@@ -181,7 +186,7 @@ impl Deconvolution {
             output_size: self.output_size,
             weights,
             bias: bias.map(Mat::to_values).unwrap_or_default(),
-            gpu: None,
+            ..Deconvolution::default()
         };
         deconv.forward(bottom, &RunOptions::default())
     }
@@ -313,6 +318,9 @@ impl Layer for Deconvolution {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
+        if self.window.group == 1 {
+            return self.forward_gemm(bottom, &geo);
+        }
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
         let cin_g = self.window.channels_per_group();
@@ -358,5 +366,74 @@ impl Layer for Deconvolution {
                 }
             });
         Mat::from_shape_values(3, [ow, oh, 1, self.window.num_output], &out)
+    }
+}
+
+impl Deconvolution {
+    /// A dense layer on the CPU: every (output channel, kernel tap) row of the weights times
+    /// the input planes in one GEMM, then each row's products added at its tap's offset in
+    /// the output (col2im), in parallel over output channels.
+    fn forward_gemm(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
+        let (w, h, cin) = (bottom.w, bottom.h, self.window.channels_per_group());
+        let (kk, nout, n) = (kw * kh, self.window.num_output, w * h);
+        let weights = self.weights_gemm.get_or_init(|| {
+            let mut t = vec![0.0f32; self.weights.len()];
+            for (p, wp) in self.weights.chunks_exact((cin * kk).max(1)).enumerate() {
+                for (q, wq) in wp.chunks_exact(kk.max(1)).enumerate() {
+                    for (k, v) in wq.iter().enumerate() {
+                        t[(p * kk + k) * cin + q] = *v;
+                    }
+                }
+            }
+            t
+        });
+        let (x, step) = channel_planes(bottom);
+        let mut cols = vec![0.0f32; nout * kk * n];
+        gemm(
+            MatRef::rows(weights, nout * kk, cin, cin),
+            MatRef::rows(&x, cin, n, step),
+            MatMut::rows(&mut cols, nout * kk, n, n),
+            false,
+        );
+        let [ow, oh] = geo.out;
+        let mut top = Mat::new_3d(ow, oh, nout, 1)?;
+        let cstep = top.cstep;
+        let (act, params) = (self.window.activation, &self.window.activation_params);
+        top.f32_mut()?
+            .par_chunks_mut(cstep.max(1))
+            .zip(cols.par_chunks(kk * n))
+            .enumerate()
+            .for_each(|(p, (dst, rows))| {
+                dst.fill(self.bias.get(p).copied().unwrap_or(0.0));
+                for (k, row) in rows.chunks_exact(n.max(1)).enumerate() {
+                    let (ky, kx) = (k / kw, k % kw);
+                    for iy in 0..h {
+                        let Some(oy) = (iy * sh + ky * dh).checked_sub(geo.top) else {
+                            continue;
+                        };
+                        if oy >= oh {
+                            break;
+                        }
+                        let src = &row[iy * w..(iy + 1) * w];
+                        let line = &mut dst[oy * ow..(oy + 1) * ow];
+                        for (ix, v) in src.iter().enumerate() {
+                            let Some(ox) = (ix * sw + kx * dw).checked_sub(geo.left) else {
+                                continue;
+                            };
+                            if ox >= ow {
+                                break;
+                            }
+                            line[ox] += v;
+                        }
+                    }
+                }
+                if act != 0 {
+                    for v in dst[..ow * oh].iter_mut() {
+                        *v = activate(act, params, *v);
+                    }
+                }
+            });
+        Ok(top)
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::flatten::Flatten;
 use crate::layer::fused_activation::activate;
 use crate::layer::kernels;
@@ -259,8 +260,42 @@ impl Layer for InnerProduct {
             .into());
         }
         let mut out = vec![0.0f32; rows * self.num_output];
-        // threads split the outputs (a single row has nothing else to split); each output is
-        // one vectorized dot product over its weight row
+        if rows >= GEMM_ROWS {
+            // a batch of rows: one GEMM against the weight rows (as stored, transposed)
+            if !self.bias.is_empty() {
+                for o in out.chunks_mut(self.num_output.max(1)) {
+                    o.copy_from_slice(&self.bias);
+                }
+            }
+            let a = MatRef::rows(&x, rows, num_input, num_input);
+            let w = MatRef::rows(&self.weights, self.num_output, num_input, num_input).t();
+            let nout = self.num_output;
+            gemm(a, w, MatMut::rows(&mut out, rows, nout, nout), true);
+            if self.activation != 0 {
+                out.par_chunks_mut(nout.max(1)).for_each(|o| {
+                    for v in o.iter_mut() {
+                        *v = activate(self.activation, &self.activation_params, *v);
+                    }
+                });
+            }
+        } else {
+            self.forward_rows(&x, num_input, &mut out);
+        }
+        if bottom.dims == 2 && bottom.w == num_input {
+            Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
+        } else {
+            Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)
+        }
+    }
+}
+
+/// From this many input rows on, a GEMM (below, one dot product per output and row).
+const GEMM_ROWS: usize = 4;
+
+impl InnerProduct {
+    /// Each output of each row as one vectorized dot product over its weight row, threads
+    /// splitting the outputs (a single row has nothing else to split).
+    fn forward_rows(&self, x: &[f32], num_input: usize, out: &mut [f32]) {
         const OUTPUTS_PER_TASK: usize = 16;
         for (o, row) in out
             .chunks_mut(self.num_output.max(1))
@@ -276,11 +311,6 @@ impl Layer for InnerProduct {
                         *y = activate(self.activation, &self.activation_params, sum);
                     }
                 });
-        }
-        if bottom.dims == 2 && bottom.w == num_input {
-            Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
-        } else {
-            Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod weights;
 // shared pieces
 pub mod activation;
 pub(crate) mod channel_affine;
+pub(crate) mod cpu_gemm;
 pub mod expression;
 pub mod flat;
 pub mod fused_activation;

@@ -16,15 +16,30 @@ pub fn cpu_has_256bit_simd() -> bool {
     }
 }
 
+/// Whether the CPU computes in fp16 natively (ARMv8.2's FP16 arithmetic): where ncnn's
+/// `use_fp16_storage` applies to CPU layers. Elsewhere (x86) fp16 blobs on the CPU would only
+/// add a conversion on each side of every layer that takes them.
+pub fn cpu_has_fp16_arithmetic() -> bool {
+    #[cfg(target_arch = "aarch64")]
+    {
+        std::arch::is_aarch64_feature_detected!("fp16")
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        false
+    }
+}
+
 /// The element type a layer with `support` receives for `m` under `opt`: bf16 before fp16
-/// when both are allowed, fp32 for any 16-bit or int8 mat the layer does not declare.
+/// when both are allowed (fp16 only on CPUs with fp16 arithmetic, as ncnn's `convert_layout`),
+/// fp32 for any 16-bit or int8 mat the layer does not declare.
 pub fn cpu_elemtype(m: &Mat, support: Support, opt: &RunOptions) -> ElemType {
     if m.elemtype() == ElemType::I8 && support.int8_storage && opt.use_int8_inference {
         return ElemType::I8;
     }
     if support.bf16_storage && opt.use_bf16_storage {
         ElemType::Bf16
-    } else if support.fp16_storage && opt.use_fp16_storage {
+    } else if support.fp16_storage && opt.use_fp16_storage && cpu_has_fp16_arithmetic() {
         ElemType::F16
     } else {
         ElemType::F32

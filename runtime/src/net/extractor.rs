@@ -1,7 +1,7 @@
 //! The extractor: inputs in, outputs out, running only the layers a requested blob needs,
 //! CPU layers on host mats (converted per their flags).
 
-use super::{Net, Placed, RunRecord, check_tops, convert, err_layer, single_input};
+use super::{Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads};
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
@@ -253,19 +253,22 @@ impl Extractor<'_> {
             let m = self.cpu_bottom(*b, remaining, target)?;
             bottoms.push(convert::to_cpu_layout(m, s, &opt)?);
         }
-        let tops = match (s.one_blob_only, s.inplace) {
-            (true, true) => {
-                let mut m = single_input(bottoms)?;
-                l.layer.forward_inplace(&mut m, &opt)?;
-                vec![m]
-            }
-            (true, false) => vec![l.layer.forward(&single_input(bottoms)?, &opt)?],
-            (false, true) => {
-                l.layer.forward_many_inplace(&mut bottoms, &opt)?;
-                bottoms
-            }
-            (false, false) => l.layer.forward_many(&bottoms, &opt)?,
-        };
+        let layer = &l.layer;
+        let tops = threads::run_on(opt.num_threads, || -> Result<Vec<Mat>> {
+            Ok(match (s.one_blob_only, s.inplace) {
+                (true, true) => {
+                    let mut m = single_input(bottoms)?;
+                    layer.forward_inplace(&mut m, &opt)?;
+                    vec![m]
+                }
+                (true, false) => vec![layer.forward(&single_input(bottoms)?, &opt)?],
+                (false, true) => {
+                    layer.forward_many_inplace(&mut bottoms, &opt)?;
+                    bottoms
+                }
+                (false, false) => layer.forward_many(&bottoms, &opt)?,
+            })
+        })??;
         check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
             self.cpu[*t] = Some(m);

@@ -7,6 +7,7 @@ mod load;
 pub mod param;
 mod placement;
 mod record;
+mod threads;
 
 pub use extractor::Extractor;
 pub use record::{Placed, RunRecord};

@@ -5,6 +5,7 @@
 
 use super::suite::*;
 use super::*;
+use fpshader::layer::convolution::{Convolution, CpuAlgo};
 
 /// `(w, h, c, outch, kernel, dilation, stride, pad, bias, group, output_pad_right,
 /// output_pad_bottom, output_w, output_h, templated)`: a templated call takes its kernel,
@@ -286,4 +287,62 @@ fn ncnn_deconvolutiondepthwise_tests() {
         DECONVOLUTIONDEPTHWISE_CALLS,
     );
     check_suite(sample(cases, 16), false);
+}
+
+/// The CPU algorithm `case` takes (its params read as a `.param` line gives them).
+fn cpu_algo(case: &Case) -> CpuAlgo {
+    let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
+    let file = fpshader::net::param::parse("case.param", &text).expect("case params");
+    let mut conv = match case.kind {
+        "Convolution" => Convolution::default(),
+        _ => Convolution::depthwise(),
+    };
+    conv.load_param(&file.layers[0].params).expect("load_param");
+    let [w, h, ..] = case.inputs[0].shape;
+    conv.cpu_algo(w, h).expect("geometry")
+}
+
+/// Every CPU algorithm (im2col GEMM, pointwise GEMM, depthwise, Winograd F(4,3) and F(6,3)) is
+/// chosen on some of test_convolution's and test_convolutiondepthwise's cases, and those cases
+/// match ncnn's wheel.
+#[test]
+fn every_cpu_convolution_algorithm_matches_ncnn() {
+    let mut rng = Rng(605);
+    let mut cases = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    );
+    cases.extend(family(
+        &mut rng,
+        "ConvolutionDepthWise",
+        FORWARD_KDSP,
+        CONVOLUTIONDEPTHWISE_CALLS,
+    ));
+    let algos = [
+        CpuAlgo::Im2col,
+        CpuAlgo::Pointwise,
+        CpuAlgo::Depthwise,
+        CpuAlgo::Winograd(4),
+        CpuAlgo::Winograd(6),
+    ];
+    // every third case of each algorithm, up to four: spread over shapes and channels
+    let mut seen = [0usize; 5];
+    let mut picked = Vec::new();
+    for case in cases {
+        let algo = cpu_algo(&case);
+        let i = algos
+            .iter()
+            .position(|a| *a == algo)
+            .expect("a known algorithm");
+        seen[i] += 1;
+        if seen[i] % 3 == 1 && seen[i] <= 12 {
+            picked.push(case);
+        }
+    }
+    for (algo, n) in algos.iter().zip(seen) {
+        assert!(n > 0, "no case of ncnn's tests takes {algo:?}");
+    }
+    check_suite_cpu_only(picked);
 }

@@ -39,6 +39,8 @@ use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
 use gemm::Gemm;
 
+pub use cpu::CpuAlgo;
+
 /// A convolution (dense, grouped or depthwise).
 #[derive(Default)]
 pub struct Convolution {
@@ -47,6 +49,8 @@ pub struct Convolution {
     int8_scale_term: i32,
     weights: Vec<f32>,
     bias: Vec<f32>,
+    /// The weights in Winograd's domain, for the CPU (made on first use).
+    winograd: cpu::WinogradWeights,
     gpu: Option<GpuConvolution>,
 }
 
@@ -99,6 +103,12 @@ impl AsMut<Window> for Convolution {
 }
 
 impl Convolution {
+    /// A ConvolutionDepthWise layer (the form that reads `7=group`); `default()` is a
+    /// Convolution.
+    pub fn depthwise() -> Self {
+        crate::layer::window::depthwise()
+    }
+
     /// The window geometry over an input of `w × h`.
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();

@@ -1,0 +1,106 @@
+//! Dense and grouped convolution as GEMMs: per group, output channels × (input channels ·
+//! kernel taps) weights, as stored, times the windows of the output positions as columns
+//! (im2col, built per tile of columns so it stays within a few megabytes), or times the input
+//! planes themselves for a pointwise kernel.
+
+use rayon::prelude::*;
+
+use super::super::{Convolution, Geometry};
+use super::Planes;
+use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+
+/// The most values one im2col tile holds (16 MiB of fp32).
+const TILE_VALUES: usize = 1 << 22;
+
+impl Convolution {
+    /// Accumulates every group's GEMM onto `out` (rows `cstep` apart).
+    pub(super) fn im2col_gemm(
+        &self,
+        input: &Planes<'_>,
+        geo: &Geometry,
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let ([kw, kh], ..) = self.window.taps();
+        let (group, cin_g) = (self.window.group, self.window.channels_per_group());
+        let cout_g = self.window.num_output / group;
+        let k = cin_g * kw * kh;
+        let one_group = |g: usize, out: &mut [f32]| {
+            let weights = MatRef::rows(&self.weights[g * cout_g * k..], cout_g, k, k);
+            let planes = &input.data[g * cin_g * input.step..];
+            self.group_gemm(weights, planes, input, geo, out, cstep);
+        };
+        if group == 1 {
+            one_group(0, out);
+        } else {
+            out.par_chunks_mut(cout_g * cstep)
+                .enumerate()
+                .for_each(|(g, out)| one_group(g, out));
+        }
+    }
+
+    /// One group: `weights` (cout_g × k) times its windows, onto `out`'s first cout_g rows.
+    fn group_gemm(
+        &self,
+        weights: MatRef<'_>,
+        planes: &[f32],
+        input: &Planes<'_>,
+        geo: &Geometry,
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
+        let [ow, oh] = geo.out;
+        let (n, k) = (ow * oh, weights.cols);
+        if kw * kh == 1 && [sw, sh] == [1, 1] && input.w == ow {
+            // pointwise: the planes are the columns already
+            let cols = MatRef::rows(planes, k, n, input.step);
+            gemm(
+                weights,
+                cols,
+                MatMut::rows(out, weights.rows, n, cstep),
+                true,
+            );
+            return;
+        }
+        // each im2col row's offset into the group's planes
+        let cin_g = k / (kw * kh);
+        let offsets: Vec<usize> = (0..cin_g)
+            .flat_map(|ci| {
+                (0..kh).flat_map(move |ky| {
+                    (0..kw).map(move |kx| ci * input.step + ky * dh * input.w + kx * dw)
+                })
+            })
+            .collect();
+        let tile = (TILE_VALUES / k.max(1)).clamp(64, n.max(64));
+        let mut col = vec![0.0f32; k * tile.min(n)];
+        for first in (0..n).step_by(tile) {
+            let len = tile.min(n - first);
+            let col = &mut col[..k * len];
+            col.par_chunks_mut(len)
+                .zip(&offsets)
+                .for_each(|(row, &off)| {
+                    let mut j = 0;
+                    // one output row's run of the tile at a time: a copy at stride 1
+                    while j < len {
+                        let p = first + j;
+                        let (oy, ox) = (p / ow, p % ow);
+                        let run = (ow - ox).min(len - j);
+                        let src = off + oy * sh * input.w + ox * sw;
+                        let dst = &mut row[j..j + run];
+                        if sw == 1 {
+                            dst.copy_from_slice(&planes[src..src + run]);
+                        } else {
+                            for (x, v) in dst.iter_mut().enumerate() {
+                                *v = planes[src + x * sw];
+                            }
+                        }
+                        j += run;
+                    }
+                });
+            let cols = MatRef::rows(col, k, len, len);
+            let dst = MatMut::rows(&mut out[first..], weights.rows, len, cstep);
+            gemm(weights, cols, dst, true);
+        }
+    }
+}

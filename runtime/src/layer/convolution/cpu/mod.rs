@@ -1,0 +1,116 @@
+//! The CPU forward, one algorithm per file, chosen per layer and shape ([`CpuAlgo`]): every
+//! one writes the output channels as rows of the output mat (its channel step apart), starting
+//! from the bias, and the fused activation runs over them at the end.
+
+mod depthwise;
+mod im2col;
+mod planes;
+mod winograd;
+
+use rayon::prelude::*;
+
+use super::{Convolution, Geometry};
+use crate::error::Result;
+use crate::layer::fused_activation::activate;
+use crate::layer::kernels;
+use crate::tensor::Mat;
+use planes::Planes;
+pub(crate) use winograd::WinogradWeights;
+
+/// How the CPU computes one convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuAlgo {
+    /// One channel in, one out: the kernel's taps as row updates, in parallel over channels.
+    Depthwise,
+    /// A 1×1, stride-1 kernel without padding: the input planes are the GEMM's right-hand side.
+    Pointwise,
+    /// The windows of a tile of output positions as columns (im2col), then the GEMM.
+    Im2col,
+    /// A 3×3 stride-1 dense kernel as Winograd F(m×m, 3×3) with `m×m` output tiles.
+    Winograd(usize),
+}
+
+impl Convolution {
+    /// The CPU algorithm this layer takes on an input of `w × h`.
+    pub fn cpu_algo(&self, w: usize, h: usize) -> Result<CpuAlgo> {
+        let geo = self.geometry(w, h)?;
+        let win = &self.window;
+        Ok(if self.is_depthwise() {
+            CpuAlgo::Depthwise
+        } else if let Some(m) = self.winograd_tile(&geo) {
+            CpuAlgo::Winograd(m)
+        } else if win.kernel == [1, 1] && win.stride == [1, 1] && geo.padded == [w, h] {
+            CpuAlgo::Pointwise
+        } else {
+            CpuAlgo::Im2col
+        })
+    }
+
+    /// The CPU forward.
+    pub(super) fn forward_cpu(&self, bottom: &Mat) -> Result<Mat> {
+        let [w, h, _, c] = bottom.shape();
+        self.window.check_input(bottom.dims, c)?;
+        let geo = self.geometry(w, h)?;
+        let [ow, oh] = geo.out;
+        let mut top = Mat::new_3d(ow, oh, self.window.num_output, 1)?;
+        let cstep = top.cstep;
+        let out = top.f32_mut()?;
+        self.fill_bias(out, cstep);
+        match self.cpu_algo(w, h)? {
+            CpuAlgo::Winograd(m) => self.winograd(m, bottom, &geo, out, cstep),
+            CpuAlgo::Depthwise => {
+                let input = Planes::padded(bottom, &geo, self.pad_value);
+                self.depthwise_cpu(&input, &geo, out, cstep)
+            }
+            CpuAlgo::Pointwise => self.im2col_gemm(&Planes::of(bottom), &geo, out, cstep),
+            CpuAlgo::Im2col => {
+                let input = Planes::padded(bottom, &geo, self.pad_value);
+                self.im2col_gemm(&input, &geo, out, cstep)
+            }
+        }
+        self.activate_rows(out, cstep, ow * oh);
+        Ok(top)
+    }
+
+    /// The Winograd tile size for this layer on `geo`, if it takes Winograd.
+    fn winograd_tile(&self, geo: &Geometry) -> Option<usize> {
+        let win = &self.window;
+        let fits = win.group == 1
+            && win.kernel == [3, 3]
+            && win.stride == [1, 1]
+            && win.dilation == [1, 1];
+        fits.then(|| winograd::tile_size(win.channels(), win.num_output, geo.out))
+            .flatten()
+    }
+
+    /// Every output channel's row starts as its bias (the GEMMs accumulate onto it).
+    fn fill_bias(&self, out: &mut [f32], cstep: usize) {
+        if self.bias.is_empty() {
+            return;
+        }
+        out.par_chunks_mut(cstep.max(1))
+            .zip(&self.bias)
+            .for_each(|(row, b)| row.fill(*b));
+    }
+
+    /// The fused activation over the first `n` values of every output row.
+    fn activate_rows(&self, out: &mut [f32], cstep: usize, n: usize) {
+        let (kind, params) = (self.window.activation, &self.window.activation_params);
+        if kind == 0 {
+            return;
+        }
+        out.par_chunks_mut(cstep.max(1)).for_each(|row| {
+            let row = &mut row[..n];
+            match kind {
+                // the common ones vectorize
+                1 => kernels::map(row, |x| x.max(0.0)),
+                3 => {
+                    let lo = params.first().copied().unwrap_or(-f32::MAX);
+                    let hi = params.get(1).copied().unwrap_or(f32::MAX);
+                    kernels::map(row, |x| x.max(lo).min(hi))
+                }
+                _ => row.iter_mut().for_each(|v| *v = activate(kind, params, *v)),
+            }
+        });
+    }
+}

@@ -1,0 +1,364 @@
+//! Winograd F(m×m, 3×3) for 3×3 stride-1 convolutions (ncnn's choice on x86 and ARM): each m×m
+//! output tile from an n×n input tile (n = m + 2) as `Aᵀ[(G g Gᵀ) ⊙ (Bᵀ d B)]A`, the
+//! element-wise products of all tiles and channels as n² GEMMs (output channels × input
+//! channels times input channels × tiles). F(6,3) where the output is large (n² = 64 products
+//! for 36 outputs, against 324 for the direct form), F(4,3) on small maps.
+//!
+//! The matrices come from their interpolation points (Cook–Toom), computed at compile time:
+//! `Aᵀ[i][j] = p_jⁱ`, `G[j][k] = p_jᵏ / Π_{l≠j}(p_j − p_l)`, row j of `Bᵀ` the coefficients of
+//! `Π_{l≠j}(x − p_l)`, and the point at infinity as the last row/column.
+
+use std::sync::OnceLock;
+
+use multiversion::multiversion;
+use rayon::prelude::*;
+
+use super::super::{Convolution, Geometry};
+use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::view::channel_planes;
+use crate::tensor::Mat;
+
+/// The most values one chunk of transformed input holds (16 MiB of fp32).
+const CHUNK_VALUES: usize = 1 << 22;
+
+/// One tile size's transforms: `M` outputs per side from `N = M + 2` inputs.
+struct Transform<const M: usize, const N: usize> {
+    at: [[f32; N]; M],
+    g: [[f32; 3]; N],
+    bt: [[f32; N]; N],
+}
+
+/// The transforms through the `N - 1` finite points `pts`.
+const fn transform<const M: usize, const N: usize>(pts: &[f64]) -> Transform<M, N> {
+    let mut at = [[0.0f32; N]; M];
+    let mut g = [[0.0f32; 3]; N];
+    let mut bt = [[0.0f32; N]; N];
+    let mut j = 0;
+    while j < N {
+        // the coefficients of Π(x − p_l) over l ≠ j (all l for the point at infinity)
+        let mut poly = [0.0f64; N];
+        poly[0] = 1.0;
+        let mut deg = 0;
+        let mut f = 1.0f64;
+        let mut l = 0;
+        while l < N - 1 {
+            if l != j {
+                let mut d = deg + 1;
+                while d > 0 {
+                    poly[d] = poly[d - 1] - pts[l] * poly[d];
+                    d -= 1;
+                }
+                poly[0] *= -pts[l];
+                deg += 1;
+                if j < N - 1 {
+                    f *= pts[j] - pts[l];
+                }
+            }
+            l += 1;
+        }
+        let mut i = 0;
+        while i < N {
+            bt[j][i] = poly[i] as f32;
+            i += 1;
+        }
+        if j < N - 1 {
+            let mut p = 1.0f64;
+            let mut i = 0;
+            while i < M {
+                at[i][j] = p as f32;
+                if i < 3 {
+                    g[j][i] = (p / f) as f32;
+                }
+                p *= pts[j];
+                i += 1;
+            }
+            // M ≥ 3, so G's row got every power above
+        }
+        j += 1;
+    }
+    at[M - 1][N - 1] = 1.0;
+    g[N - 1][2] = 1.0;
+    Transform { at, g, bt }
+}
+
+const F43: Transform<4, 6> = transform(&[0.0, 1.0, -1.0, 2.0, -2.0]);
+const F63: Transform<6, 8> = transform(&[0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5]);
+
+/// The weights in a tile size's domain, made once per layer on first use: `[n²][num_output][channels]`.
+#[derive(Default)]
+pub(crate) struct WinogradWeights {
+    f43: OnceLock<Vec<f32>>,
+    f63: OnceLock<Vec<f32>>,
+}
+
+/// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
+/// output of `ow × oh` (ncnn's thresholds in spirit: enough channels for the GEMMs to pay for
+/// the transforms, F(6,3) once the map holds a few 6×6 tiles).
+pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option<usize> {
+    if cin < 8 || cout < 8 {
+        return None;
+    }
+    match ow.min(oh) {
+        12.. => Some(6),
+        4.. => Some(4),
+        _ => None,
+    }
+}
+
+/// `r · x · cᵀ` for an `R×K` `r`, a `K×K` `x` and a `C×K` `c` (the transforms' sandwich),
+/// transposed: as row updates of whole `K`-wide rows, which vectorize, where the textbook
+/// order would take dot products across rows.
+#[inline(always)]
+fn sandwich_t<const R: usize, const C: usize, const K: usize>(
+    r: &[[f32; K]; R],
+    x: &[[f32; K]; K],
+    c: &[[f32; K]; C],
+) -> [[f32; R]; C] {
+    // t = r · x, row by row
+    let mut t = [[0.0f32; K]; R];
+    for (ti, ri) in t.iter_mut().zip(r) {
+        for (w, xk) in ri.iter().zip(x) {
+            for (a, v) in ti.iter_mut().zip(xk) {
+                *a += w * v;
+            }
+        }
+    }
+    // yᵀ = c · tᵀ, again row by row over tᵀ's rows
+    let mut tt = [[0.0f32; R]; K];
+    for (i, ti) in t.iter().enumerate() {
+        for (k, v) in ti.iter().enumerate() {
+            tt[k][i] = *v;
+        }
+    }
+    let mut y = [[0.0f32; R]; C];
+    for (yj, cj) in y.iter_mut().zip(c) {
+        for (w, tk) in cj.iter().zip(&tt) {
+            for (a, v) in yj.iter_mut().zip(tk) {
+                *a += w * v;
+            }
+        }
+    }
+    y
+}
+
+/// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
+/// row), into `dst` as `[tc][n²]`.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+#[allow(clippy::too_many_arguments)]
+fn input_tiles<const M: usize, const N: usize>(
+    bt: &[[f32; N]; N],
+    src: &[f32],
+    ew: usize,
+    tw: usize,
+    t0: usize,
+    tc: usize,
+    dst: &mut [f32],
+) {
+    for t in 0..tc {
+        let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
+        let mut d = [[0.0f32; N]; N];
+        for (y, row) in d.iter_mut().enumerate() {
+            let at = (ty * M + y) * ew + tx * M;
+            row.copy_from_slice(&src[at..at + N]);
+        }
+        // (Bᵀ d B)ᵀ: element (i, j) at [j][i]
+        let x = sandwich_t(bt, &d, bt);
+        for (j, col) in x.iter().enumerate() {
+            for (i, val) in col.iter().enumerate() {
+                dst[t * N * N + i * N + j] = *val;
+            }
+        }
+    }
+}
+
+/// `Aᵀ m A` of tiles `t0..t0 + tc` of one output channel, `m` read from `prod` (`[n²][cout][tc]`,
+/// this channel at `oc`), added to its output row `out` (`ow × oh`).
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+#[allow(clippy::too_many_arguments)]
+fn output_tiles<const M: usize, const N: usize>(
+    at: &[[f32; N]; M],
+    prod: &[f32],
+    [cout, oc]: [usize; 2],
+    [ow, oh]: [usize; 2],
+    tw: usize,
+    t0: usize,
+    tc: usize,
+    out: &mut [f32],
+) {
+    for t in 0..tc {
+        let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
+        let mut m = [[0.0f32; N]; N];
+        for (i, r) in m.iter_mut().enumerate() {
+            for (j, val) in r.iter_mut().enumerate() {
+                *val = prod[((i * N + j) * cout + oc) * tc + t];
+            }
+        }
+        // (Aᵀ m A)ᵀ: output (i, j) at [j][i]
+        let y = sandwich_t(at, &m, at);
+        let w = M.min(ow - tx * M);
+        for i in 0..M.min(oh - ty * M) {
+            let row = &mut out[(ty * M + i) * ow + tx * M..][..w];
+            for (j, o) in row.iter_mut().enumerate() {
+                *o += y[j][i];
+            }
+        }
+    }
+}
+
+impl<const M: usize, const N: usize> Transform<M, N> {
+    /// `G g Gᵀ` of every (output, input) kernel, as `[n²][cout][cin]`: one element of the
+    /// tile per task, so each streams through the kernels and writes its own plane.
+    fn weights(&self, weights: &[f32], cout: usize, cin: usize) -> Vec<f32> {
+        let plane = cout * cin;
+        let mut u = vec![0.0f32; N * N * plane];
+        u.par_chunks_mut(plane.max(1))
+            .enumerate()
+            .for_each(|(xi, dst)| {
+                let (gi, gj) = (self.g[xi / N], self.g[xi % N]);
+                // (G g Gᵀ)[i][j] = Σ_{l,m} G[i][l] g[l][m] G[j][m]
+                let mut coef = [0.0f32; 9];
+                for (lm, c) in coef.iter_mut().enumerate() {
+                    *c = gi[lm / 3] * gj[lm % 3];
+                }
+                for (d, kernel) in dst.iter_mut().zip(weights.chunks_exact(9)) {
+                    *d = kernel.iter().zip(&coef).map(|(a, b)| a * b).sum();
+                }
+            });
+        u
+    }
+
+    /// Accumulates the convolution of the (extended) padded `planes` onto `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn forward(
+        &self,
+        u: &[f32],
+        planes: &[f32],
+        [ew, eh]: [usize; 2],
+        [cin, cout]: [usize; 2],
+        [ow, oh]: [usize; 2],
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let (nn, plane) = (N * N, ew * eh);
+        let (tw, th) = (ow.div_ceil(M), oh.div_ceil(M));
+        let tiles = tw * th;
+        let chunk = (CHUNK_VALUES / (nn * cin.max(cout)).max(1)).clamp(1, tiles.max(1));
+        let mut v = vec![0.0f32; cin * nn * chunk];
+        let mut prod = vec![0.0f32; nn * cout * chunk];
+        let bt = self.bt;
+        let at = self.at;
+        for t0 in (0..tiles).step_by(chunk) {
+            let tc = chunk.min(tiles - t0);
+            // Bᵀ d B of each tile, as [cin][tc][n²]
+            v[..cin * nn * tc]
+                .par_chunks_mut(nn * tc)
+                .enumerate()
+                .for_each(|(ci, dst)| {
+                    let src = &planes[ci * plane..(ci + 1) * plane];
+                    input_tiles::<M, N>(&bt, src, ew, tw, t0, tc, dst);
+                });
+            // per element of the tile: [cout][cin] × [cin][tc], into [n²][cout][tc]
+            let v = &v[..cin * nn * tc];
+            prod[..nn * cout * tc]
+                .par_chunks_mut(cout * tc)
+                .enumerate()
+                .for_each(|(xi, dst)| {
+                    let a = MatRef::rows(&u[xi * cout * cin..], cout, cin, cin);
+                    let b = MatRef {
+                        data: &v[xi..],
+                        rows: cin,
+                        cols: tc,
+                        rs: nn * tc,
+                        cs: nn,
+                    };
+                    gemm(a, b, MatMut::rows(dst, cout, tc, tc), false);
+                });
+            // Aᵀ m A of each tile, added to the output (which holds the bias)
+            let prod = &prod[..nn * cout * tc];
+            out.par_chunks_mut(cstep.max(1))
+                .take(cout)
+                .enumerate()
+                .for_each(|(oc, row)| {
+                    output_tiles::<M, N>(&at, prod, [cout, oc], [ow, oh], tw, t0, tc, row);
+                });
+        }
+    }
+}
+
+impl Convolution {
+    /// Accumulates the Winograd convolution with `m×m` output tiles onto `out`.
+    pub(super) fn winograd(
+        &self,
+        m: usize,
+        bottom: &Mat,
+        geo: &Geometry,
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let (cin, cout) = (self.window.channels(), self.window.num_output);
+        let [ow, oh] = geo.out;
+        // the padded input, extended to whole tiles (the extra values feed only outputs past
+        // the map, which are dropped)
+        let (ew, eh) = (ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2);
+        let (w, h) = (bottom.w, bottom.h);
+        let (src, step) = channel_planes(bottom);
+        let mut planes = vec![0.0f32; cin * ew * eh];
+        planes
+            .par_chunks_mut(ew * eh)
+            .enumerate()
+            .for_each(|(q, dst)| {
+                if self.pad_value != 0.0 {
+                    // the padding (not the extension) holds the pad value
+                    let [pw, ph] = geo.padded;
+                    for row in dst.chunks_mut(ew).take(ph) {
+                        row[..pw].fill(self.pad_value);
+                    }
+                }
+                let ch = &src[q * step..q * step + w * h];
+                for (y, row) in ch.chunks(w.max(1)).enumerate() {
+                    let at = (y + geo.pad_top) * ew + geo.pad_left;
+                    dst[at..at + w].copy_from_slice(row);
+                }
+            });
+        let sizes = ([ew, eh], [cin, cout], [ow, oh]);
+        let tw = &self.winograd;
+        if m == 6 {
+            let u = tw.f63.get_or_init(|| F63.weights(&self.weights, cout, cin));
+            F63.forward(u, &planes, sizes.0, sizes.1, sizes.2, out, cstep);
+        } else {
+            let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
+            F43.forward(u, &planes, sizes.0, sizes.1, sizes.2, out, cstep);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1-D: `Aᵀ[(G g) ⊙ (Bᵀ d)]` is the correlation of `d` with `g`.
+    fn check<const M: usize, const N: usize>(t: &Transform<M, N>) {
+        let g = [0.7f32, -1.3, 0.4];
+        let d: Vec<f32> = (0..N).map(|i| (i as f32 * 0.37).sin()).collect();
+        let gg: Vec<f32> = (0..N)
+            .map(|i| (0..3).map(|k| t.g[i][k] * g[k]).sum())
+            .collect();
+        let bd: Vec<f32> = (0..N)
+            .map(|i| (0..N).map(|k| t.bt[i][k] * d[k]).sum())
+            .collect();
+        for i in 0..M {
+            let y: f32 = (0..N).map(|j| t.at[i][j] * gg[j] * bd[j]).sum();
+            let want: f32 = (0..3).map(|k| g[k] * d[i + k]).sum();
+            assert!(
+                (y - want).abs() < 1e-4,
+                "F({M},3) output {i}: {y} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_transforms_compute_a_correlation() {
+        check(&F43);
+        check(&F63);
+    }
+}
