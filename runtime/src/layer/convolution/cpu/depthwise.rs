@@ -1,11 +1,66 @@
-//! Depthwise convolution: each channel's kernel taps as updates of whole output rows (a
-//! vectorized multiply-add at stride 1), in parallel over channels.
+//! Depthwise convolution: per channel (in parallel), each output row as the sum of its kernel
+//! taps over contiguous input runs, eight outputs at a time in registers. A stride-`s` layer
+//! first splits each padded input row into its `s` phases (every `s`-th value from each
+//! offset), so that every tap reads a contiguous run at any stride.
 
+use multiversion::multiversion;
 use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
-use crate::layer::kernels;
+
+/// `out[x] += Σ_t weights[t] · taps[t][x]` over `out`, eight values at a time.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+fn tap_row(out: &mut [f32], taps: &[&[f32]], weights: &[f32]) {
+    let n = out.len();
+    let whole = n - n % 8;
+    for x in (0..whole).step_by(8) {
+        let mut acc = [0.0f32; 8];
+        acc.copy_from_slice(&out[x..x + 8]);
+        for (src, w) in taps.iter().zip(weights) {
+            let src = &src[x..x + 8];
+            for i in 0..8 {
+                acc[i] += w * src[i];
+            }
+        }
+        out[x..x + 8].copy_from_slice(&acc);
+    }
+    for x in whole..n {
+        let mut s = out[x];
+        for (src, w) in taps.iter().zip(weights) {
+            s += w * src[x];
+        }
+        out[x] = s;
+    }
+}
+
+/// Splits `row` into its `s` phases (every `s`-th value from offsets 0..s), phase `p` written
+/// at `at(p)` in `dst`, `width` values each (a short last phase leaves its tail as it was).
+fn split_phases(row: &[f32], s: usize, at: impl Fn(usize) -> usize, width: usize, dst: &mut [f32]) {
+    if s == 2 {
+        // the common case, as pairs (which vectorizes as shuffles)
+        let (e, o) = (at(0), at(1));
+        let pairs = row.chunks_exact(2);
+        if let [last] = pairs.remainder() {
+            dst[e + row.len() / 2] = *last;
+        }
+        for (i, pair) in pairs.enumerate() {
+            dst[e + i] = pair[0];
+            dst[o + i] = pair[1];
+        }
+        let _ = width;
+        return;
+    }
+    for p in 0..s {
+        let at = at(p);
+        for (d, v) in dst[at..at + width]
+            .iter_mut()
+            .zip(row.iter().skip(p).step_by(s))
+        {
+            *d = *v;
+        }
+    }
+}
 
 impl Convolution {
     /// Accumulates every channel's taps onto `out` (rows `cstep` apart).
@@ -18,28 +73,42 @@ impl Convolution {
     ) {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
-        let taps = kw * kh;
+        let (pw, ph) = (input.w, input.step / input.w.max(1));
+        // each phase row holds ceil(pw / sw) values
+        let phase_w = pw.div_ceil(sw);
+        let kk = kw * kh;
         out.par_chunks_mut(cstep.max(1))
             .take(self.window.num_output)
             .enumerate()
-            .for_each(|(q, plane)| {
-                let src = &input.data[q * input.step..];
-                let weights = &self.weights[q * taps..(q + 1) * taps];
+            .for_each_init(Vec::new, |phases: &mut Vec<f32>, (q, plane)| {
+                let src = &input.data[q * input.step..q * input.step + pw * ph];
+                // the plane the taps read: rows of `row_w`, phase p of row y at
+                // (p * ph + y) * row_w
+                let (data, row_w): (&[f32], usize) = if sw == 1 {
+                    (src, pw)
+                } else {
+                    phases.clear();
+                    phases.resize(sw * ph * phase_w, 0.0);
+                    for (y, row) in src.chunks_exact(pw.max(1)).enumerate() {
+                        split_phases(row, sw, |p| (p * ph + y) * phase_w, phase_w, phases);
+                    }
+                    (phases, phase_w)
+                };
+                let weights = &self.weights[q * kk..(q + 1) * kk];
+                // each kx's phase and offset within it
+                let columns: Vec<(usize, usize)> =
+                    (0..kw).map(|kx| ((kx * dw) % sw, (kx * dw) / sw)).collect();
+                let mut taps: Vec<&[f32]> = Vec::with_capacity(kk);
                 for (oy, row) in plane[..ow * oh].chunks_mut(ow.max(1)).enumerate() {
+                    taps.clear();
                     for ky in 0..kh {
-                        let line = &src[(oy * sh + ky * dh) * input.w..];
-                        for kx in 0..kw {
-                            let wv = weights[ky * kw + kx];
-                            let line = &line[kx * dw..];
-                            if sw == 1 {
-                                kernels::zip_with(row, &line[..ow], |a, x| a + wv * x);
-                            } else {
-                                for (x, a) in row.iter_mut().enumerate() {
-                                    *a += wv * line[x * sw];
-                                }
-                            }
+                        let y = oy * sh + ky * dh;
+                        for &(p, off) in &columns {
+                            let at = (p * ph + y) * row_w + off;
+                            taps.push(&data[at..at + ow]);
                         }
                     }
+                    tap_row(row, &taps, weights);
                 }
             });
     }
