@@ -1,0 +1,130 @@
+//! The CPU GEMM candidates on the shapes the matrix layers give them: the `gemm` crate (what
+//! the runtime uses), `matrixmultiply`, and plain row-update loops (the runtime's former
+//! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on all cores (gemm only: the
+//! others have no pool of the same kind).
+//!
+//! `cargo run --release --example cpu_gemm -p fpshader-tests [RUNS]`
+
+use std::time::Instant;
+
+/// `(m, k, n, what)`: output rows, inner size, columns.
+const SHAPES: &[(usize, usize, usize, &str)] = &[
+    (64, 576, 3136, "resnet 3x3, 56x56x64 (im2col)"),
+    (256, 64, 3136, "resnet 1x1, 56x56 64->256"),
+    (512, 4608, 49, "resnet 3x3, 7x7x512 (im2col)"),
+    (144, 24, 3136, "mobilenet_v2 expand 1x1"),
+    (1024, 1024, 1024, "square 1024"),
+];
+
+fn gemm_crate(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], threads: usize) {
+    let par = if threads > 1 {
+        gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: row-major a (m×k), b (k×n), c (m×n), each exactly that long
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
+fn matrixmultiply(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    // SAFETY: as above
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            k as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        )
+    }
+}
+
+/// Each output row as a weight × input-row update per inner index (vectorizes over n).
+fn row_updates(k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    for (row, wrow) in c.chunks_mut(n).zip(a.chunks(k)) {
+        row.fill(0.0);
+        for (w, brow) in wrow.iter().zip(b.chunks(n)) {
+            for (o, x) in row.iter_mut().zip(brow) {
+                *o += w * x;
+            }
+        }
+    }
+}
+
+fn best_ms(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("GFLOP/s, best of {runs}; gemm on 1 and {cores} threads");
+    println!(
+        "{:<34} {:>10} {:>10} {:>14} {:>12}",
+        "shape (m x k x n)", "gemm 1t", "gemm all", "matrixmult 1t", "loops 1t"
+    );
+    for &(m, k, n, what) in SHAPES {
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.1).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.1).collect();
+        let mut c = vec![0.0f32; m * n];
+        let flop = 2.0 * (m * k * n) as f64;
+        let rate = |ms: f64| flop / ms / 1e6;
+        let g1 = best_ms(runs, || gemm_crate(m, k, n, &a, &b, &mut c, 1));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cores)
+            .build()
+            .expect("a thread pool");
+        let gn = pool.install(|| best_ms(runs, || gemm_crate(m, k, n, &a, &b, &mut c, cores)));
+        let mm = best_ms(runs, || matrixmultiply(m, k, n, &a, &b, &mut c));
+        let rl = best_ms(runs.min(3), || row_updates(k, n, &a, &b, &mut c));
+        println!(
+            "{:<34} {:>10.1} {:>10.1} {:>14.1} {:>12.1}",
+            format!("{what} ({m}x{k}x{n})"),
+            rate(g1),
+            rate(gn),
+            rate(mm),
+            rate(rl)
+        );
+    }
+}
