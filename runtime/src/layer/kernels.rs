@@ -130,3 +130,37 @@ mod tests {
         assert_eq!(dot(&a, &b), (0..37).map(|i| 2.0 * i as f32).sum::<f32>());
     }
 }
+
+/// Splits `row` into its `s` phases (every `s`-th value from offsets 0..s), phase `p` written
+/// at `at(p)` in `dst`, `width` (`⌈len / s⌉`) values each; a short phase leaves its last value
+/// as it was. Strided windows (pooling, depthwise convolution) then read contiguous runs.
+pub fn split_phases(
+    row: &[f32],
+    s: usize,
+    at: impl Fn(usize) -> usize,
+    width: usize,
+    dst: &mut [f32],
+) {
+    if s == 2 {
+        // the common case, as pairs (which vectorizes as shuffles)
+        let (e, o) = (at(0), at(1));
+        let pairs = row.chunks_exact(2);
+        if let [last] = pairs.remainder() {
+            dst[e + row.len() / 2] = *last;
+        }
+        for (i, pair) in pairs.enumerate() {
+            dst[e + i] = pair[0];
+            dst[o + i] = pair[1];
+        }
+        return;
+    }
+    for p in 0..s {
+        let at = at(p);
+        for (d, v) in dst[at..at + width]
+            .iter_mut()
+            .zip(row.iter().skip(p).step_by(s))
+        {
+            *d = *v;
+        }
+    }
+}

@@ -305,24 +305,8 @@ impl Layer for Pooling {
                     // p, p + sw, …), so that a window column reads a contiguous run
                     let cols = pw.div_ceil(sw);
                     phased.resize(ph * sw * cols, fill);
-                    for (line, out) in padded.chunks(pw).zip(phased.chunks_mut(sw * cols)) {
-                        if sw == 2 {
-                            // the common stride, as a pair loop the compiler turns into shuffles
-                            let (even, odd) = out.split_at_mut(cols);
-                            for ((e, o), pair) in even.iter_mut().zip(odd).zip(line.chunks_exact(2))
-                            {
-                                (*e, *o) = (pair[0], pair[1]);
-                            }
-                            if pw % 2 == 1 {
-                                even[cols - 1] = line[pw - 1];
-                            }
-                        } else {
-                            for (p, phase) in out.chunks_mut(cols).enumerate() {
-                                for (d, v) in phase.iter_mut().zip(line[p..].iter().step_by(sw)) {
-                                    *d = *v;
-                                }
-                            }
-                        }
+                    for (y, line) in padded.chunks(pw).enumerate() {
+                        kernels::split_phases(line, sw, |p| (y * sw + p) * cols, cols, phased);
                     }
                     for i in 0..oh {
                         let row = &mut o[i * ow..(i + 1) * ow];

@@ -6,7 +6,9 @@
 //! 0: fp32, fp16, int8 or quantized), then the bias, then with `int8_scale_term` the weight
 //! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
 //!
-//! CPU: im2col over tiles of output positions, then the tile's GEMM as vectorized row updates.
+//! CPU: one algorithm per layer and shape (`cpu::CpuAlgo`): Winograd for 3×3 stride-1 dense
+//! layers, a GEMM over the planes for pointwise ones, im2col tiles and their GEMMs for the rest
+//! of the dense and grouped ones, per-row tap sums for depthwise ones.
 //! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
 //! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
 //! the output has too few tiles to fill the device; on fp16 blobs where the device has
@@ -15,7 +17,7 @@
 //! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
 //! shape, from the context's cache after the first forward).
 //!
-//! The files: `cpu` (im2col and its GEMM), `gemm` (the implicit GEMM's strategy: shader, tile
+//! The files: `cpu` (the CPU algorithms), `gemm` (the implicit GEMM's strategy: shader, tile
 //! and split per shape), `direct` (the direct shaders: pack1, grouped and depthwise pack4),
 //! `weights` (the layouts the shaders read).
 

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
+use crate::layer::kernels;
 
 /// `out[x] += Σ_t weights[t] · taps[t][x]` over `out`, eight values at a time.
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
@@ -31,34 +32,6 @@ fn tap_row(out: &mut [f32], taps: &[&[f32]], weights: &[f32]) {
             s += w * src[x];
         }
         out[x] = s;
-    }
-}
-
-/// Splits `row` into its `s` phases (every `s`-th value from offsets 0..s), phase `p` written
-/// at `at(p)` in `dst`, `width` values each (a short last phase leaves its tail as it was).
-fn split_phases(row: &[f32], s: usize, at: impl Fn(usize) -> usize, width: usize, dst: &mut [f32]) {
-    if s == 2 {
-        // the common case, as pairs (which vectorizes as shuffles)
-        let (e, o) = (at(0), at(1));
-        let pairs = row.chunks_exact(2);
-        if let [last] = pairs.remainder() {
-            dst[e + row.len() / 2] = *last;
-        }
-        for (i, pair) in pairs.enumerate() {
-            dst[e + i] = pair[0];
-            dst[o + i] = pair[1];
-        }
-        let _ = width;
-        return;
-    }
-    for p in 0..s {
-        let at = at(p);
-        for (d, v) in dst[at..at + width]
-            .iter_mut()
-            .zip(row.iter().skip(p).step_by(s))
-        {
-            *d = *v;
-        }
     }
 }
 
@@ -90,7 +63,7 @@ impl Convolution {
                     phases.clear();
                     phases.resize(sw * ph * phase_w, 0.0);
                     for (y, row) in src.chunks_exact(pw.max(1)).enumerate() {
-                        split_phases(row, sw, |p| (p * ph + y) * phase_w, phase_w, phases);
+                        kernels::split_phases(row, sw, |p| (p * ph + y) * phase_w, phase_w, phases);
                     }
                     (phases, phase_w)
                 };
