@@ -101,36 +101,6 @@ pub fn sum(v: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exp_is_within_fp32_rounding_of_libm() {
-        let (mut worst, mut at) = (0.0f32, 0.0f32);
-        for i in -86_990..87_990 {
-            let x = i as f32 * 1e-3;
-            let (got, want) = (exp(x), x.exp());
-            let e = (got - want).abs() / want;
-            if e > worst {
-                worst = e;
-                at = x;
-            }
-        }
-        assert!(worst < 5e-7, "relative error {worst} at {at}");
-        assert!(exp(f32::NAN).is_nan());
-        assert_eq!(exp(-1000.0), exp(-87.0));
-        assert_eq!(exp(1000.0), exp(88.0));
-    }
-
-    #[test]
-    fn dot_sums_every_value() {
-        let a: Vec<f32> = (0..37).map(|i| i as f32).collect();
-        let b = vec![2.0f32; 37];
-        assert_eq!(dot(&a, &b), (0..37).map(|i| 2.0 * i as f32).sum::<f32>());
-    }
-}
-
 /// Splits `row` into its `s` phases (every `s`-th value from offsets 0..s), phase `p` written
 /// at `at(p)` in `dst`, `width` (`⌈len / s⌉`) values each; a short phase leaves its last value
 /// as it was. Strided windows (pooling, depthwise convolution) then read contiguous runs.
@@ -162,5 +132,35 @@ pub fn split_phases(
         {
             *d = *v;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_is_within_fp32_rounding_of_libm() {
+        let (mut worst, mut at) = (0.0f32, 0.0f32);
+        for i in -86_990..87_990 {
+            let x = i as f32 * 1e-3;
+            let (got, want) = (exp(x), x.exp());
+            let e = (got - want).abs() / want;
+            if e > worst {
+                worst = e;
+                at = x;
+            }
+        }
+        assert!(worst < 5e-7, "relative error {worst} at {at}");
+        assert!(exp(f32::NAN).is_nan());
+        assert_eq!(exp(-1000.0), exp(-87.0));
+        assert_eq!(exp(1000.0), exp(88.0));
+    }
+
+    #[test]
+    fn dot_sums_every_value() {
+        let a: Vec<f32> = (0..37).map(|i| i as f32).collect();
+        let b = vec![2.0f32; 37];
+        assert_eq!(dot(&a, &b), (0..37).map(|i| 2.0 * i as f32).sum::<f32>());
     }
 }
