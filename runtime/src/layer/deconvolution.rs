@@ -20,7 +20,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::convolution::dynamic_inputs;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::fused_activation::activate;
+use crate::layer::fused_activation::{activate, activate_all};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -428,11 +428,7 @@ impl Deconvolution {
                         }
                     }
                 }
-                if act != 0 {
-                    for v in dst[..ow * oh].iter_mut() {
-                        *v = activate(act, params, *v);
-                    }
-                }
+                activate_all(act, params, &mut dst[..ow * oh]);
             });
         Ok(top)
     }

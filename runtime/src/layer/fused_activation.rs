@@ -1,6 +1,8 @@
 //! ncnn's fused activation (`9=activation_type 10=activation_params` of Convolution,
 //! Deconvolution and InnerProduct): applied to each output as it is written.
 
+use crate::layer::kernels;
+
 /// ncnn's fused activation `activation_type` (0–6) with its parameters.
 pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
     let p = |i: usize, d: f32| params.get(i).copied().unwrap_or(d);
@@ -21,5 +23,20 @@ pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
             x * (x * alpha + beta).clamp(0.0, 1.0)
         }
         _ => x,
+    }
+}
+
+/// [`activate`] over every value of `v`: ReLU and clip (the common ones) as vectorized loops,
+/// the others value by value.
+pub fn activate_all(kind: i32, params: &[f32], v: &mut [f32]) {
+    match kind {
+        0 => {}
+        1 => kernels::map(v, |x| x.max(0.0)),
+        3 => {
+            let lo = params.first().copied().unwrap_or(-f32::MAX);
+            let hi = params.get(1).copied().unwrap_or(f32::MAX);
+            kernels::map(v, |x| x.max(lo).min(hi))
+        }
+        _ => v.iter_mut().for_each(|x| *x = activate(kind, params, *x)),
     }
 }

@@ -15,7 +15,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::flatten::Flatten;
-use crate::layer::fused_activation::activate;
+use crate::layer::fused_activation::{activate, activate_all};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -272,11 +272,8 @@ impl Layer for InnerProduct {
             let nout = self.num_output;
             gemm(a, w, MatMut::rows(&mut out, rows, nout, nout), true);
             if self.activation != 0 {
-                out.par_chunks_mut(nout.max(1)).for_each(|o| {
-                    for v in o.iter_mut() {
-                        *v = activate(self.activation, &self.activation_params, *v);
-                    }
-                });
+                out.par_chunks_mut(nout.max(1))
+                    .for_each(|o| activate_all(self.activation, &self.activation_params, o));
             }
         } else {
             self.forward_rows(&x, num_input, &mut out);

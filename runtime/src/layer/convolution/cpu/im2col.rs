@@ -13,13 +13,15 @@ use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 const TILE_VALUES: usize = 1 << 22;
 
 impl Convolution {
-    /// Accumulates every group's GEMM onto `out` (rows `cstep` apart).
+    /// Accumulates every group's GEMM onto `out` (rows `cstep` apart); `pointwise`: a 1×1,
+    /// stride-1 kernel, whose columns are the planes themselves.
     pub(super) fn im2col_gemm(
         &self,
         input: &Planes<'_>,
         geo: &Geometry,
         out: &mut [f32],
         cstep: usize,
+        pointwise: bool,
     ) {
         let ([kw, kh], ..) = self.window.taps();
         let (group, cin_g) = (self.window.group, self.window.channels_per_group());
@@ -28,7 +30,7 @@ impl Convolution {
         let one_group = |g: usize, out: &mut [f32]| {
             let weights = MatRef::rows(&self.weights[g * cout_g * k..], cout_g, k, k);
             let planes = &input.data[g * cin_g * input.step..];
-            self.group_gemm(weights, planes, input, geo, out, cstep);
+            self.group_gemm(weights, planes, input, geo, (out, cstep), pointwise);
         };
         if group == 1 {
             one_group(0, out);
@@ -46,14 +48,14 @@ impl Convolution {
         planes: &[f32],
         input: &Planes<'_>,
         geo: &Geometry,
-        out: &mut [f32],
-        cstep: usize,
+        (out, cstep): (&mut [f32], usize),
+        pointwise: bool,
     ) {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
         let (n, k) = (ow * oh, weights.cols);
-        if kw * kh == 1 && [sw, sh] == [1, 1] && input.w == ow {
-            // pointwise: the planes are the columns already
+        if pointwise {
+            // the padded planes are the columns already (rows of `ow`, planes of ow × oh)
             let cols = MatRef::rows(planes, k, n, input.step);
             gemm(
                 weights,

@@ -11,8 +11,7 @@ use rayon::prelude::*;
 
 use super::{Convolution, Geometry};
 use crate::error::Result;
-use crate::layer::fused_activation::activate;
-use crate::layer::kernels;
+use crate::layer::fused_activation::activate_all;
 use crate::tensor::Mat;
 use planes::Planes;
 pub(crate) use winograd::WinogradWeights;
@@ -22,7 +21,7 @@ pub(crate) use winograd::WinogradWeights;
 pub enum CpuAlgo {
     /// One channel in, one out: the kernel's taps as row updates, in parallel over channels.
     Depthwise,
-    /// A 1×1, stride-1 kernel without padding: the input planes are the GEMM's right-hand side.
+    /// A 1×1, stride-1 kernel: the (padded) input planes are the GEMM's right-hand side.
     Pointwise,
     /// The windows of a tile of output positions as columns (im2col), then the GEMM.
     Im2col,
@@ -33,17 +32,21 @@ pub enum CpuAlgo {
 impl Convolution {
     /// The CPU algorithm this layer takes on an input of `w × h`.
     pub fn cpu_algo(&self, w: usize, h: usize) -> Result<CpuAlgo> {
-        let geo = self.geometry(w, h)?;
+        Ok(self.algo_on(&self.geometry(w, h)?))
+    }
+
+    /// The CPU algorithm on an input whose windows lie as `geo` says.
+    fn algo_on(&self, geo: &Geometry) -> CpuAlgo {
         let win = &self.window;
-        Ok(if self.is_depthwise() {
+        if self.is_depthwise() {
             CpuAlgo::Depthwise
-        } else if let Some(m) = self.winograd_tile(&geo) {
+        } else if let Some(m) = self.winograd_tile(geo) {
             CpuAlgo::Winograd(m)
-        } else if win.kernel == [1, 1] && win.stride == [1, 1] && geo.padded == [w, h] {
+        } else if win.kernel == [1, 1] && win.stride == [1, 1] {
             CpuAlgo::Pointwise
         } else {
             CpuAlgo::Im2col
-        })
+        }
     }
 
     /// The CPU forward.
@@ -56,17 +59,21 @@ impl Convolution {
         let cstep = top.cstep;
         let out = top.f32_mut()?;
         self.fill_bias(out, cstep);
-        match self.cpu_algo(w, h)? {
-            CpuAlgo::Winograd(m) => self.winograd(m, bottom, &geo, out, cstep),
-            CpuAlgo::Depthwise => {
-                let input = Planes::padded(bottom, &geo, self.pad_value);
-                self.depthwise_cpu(&input, &geo, out, cstep)
+        let algo = self.algo_on(&geo);
+        let input = match algo {
+            // the padded input extended to whole tiles
+            CpuAlgo::Winograd(m) => {
+                let [ow, oh] = geo.out;
+                let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
+                Planes::padded_to(bottom, &geo, self.pad_value, extent)
             }
-            CpuAlgo::Pointwise => self.im2col_gemm(&Planes::of(bottom), &geo, out, cstep),
-            CpuAlgo::Im2col => {
-                let input = Planes::padded(bottom, &geo, self.pad_value);
-                self.im2col_gemm(&input, &geo, out, cstep)
-            }
+            _ => Planes::padded(bottom, &geo, self.pad_value),
+        };
+        match algo {
+            CpuAlgo::Winograd(m) => self.winograd(m, &input, &geo, out, cstep),
+            CpuAlgo::Depthwise => self.depthwise_cpu(&input, &geo, out, cstep),
+            CpuAlgo::Pointwise => self.im2col_gemm(&input, &geo, out, cstep, true),
+            CpuAlgo::Im2col => self.im2col_gemm(&input, &geo, out, cstep, false),
         }
         self.activate_rows(out, cstep, ow * oh);
         Ok(top)
@@ -99,18 +106,7 @@ impl Convolution {
         if kind == 0 {
             return;
         }
-        out.par_chunks_mut(cstep.max(1)).for_each(|row| {
-            let row = &mut row[..n];
-            match kind {
-                // the common ones vectorize
-                1 => kernels::map(row, |x| x.max(0.0)),
-                3 => {
-                    let lo = params.first().copied().unwrap_or(-f32::MAX);
-                    let hi = params.get(1).copied().unwrap_or(f32::MAX);
-                    kernels::map(row, |x| x.max(lo).min(hi))
-                }
-                _ => row.iter_mut().for_each(|v| *v = activate(kind, params, *v)),
-            }
-        });
+        out.par_chunks_mut(cstep.max(1))
+            .for_each(|row| activate_all(kind, params, &mut row[..n]));
     }
 }

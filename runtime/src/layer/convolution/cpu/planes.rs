@@ -28,27 +28,38 @@ impl<'a> Planes<'a> {
     /// The input with `geo`'s padding around each channel, filled with `value`; the input
     /// itself where there is none.
     pub fn padded(m: &'a Mat, geo: &Geometry, value: f32) -> Self {
-        let [pw, ph] = geo.padded;
+        Planes::padded_to(m, geo, value, geo.padded)
+    }
+
+    /// [`Planes::padded`] in planes of `extent` (at least the padded size): past the padding,
+    /// zeros.
+    pub fn padded_to(m: &'a Mat, geo: &Geometry, value: f32, [ew, eh]: [usize; 2]) -> Self {
         let (w, h) = (m.w, m.h);
-        if [pw, ph] == [w, h] {
+        if [ew, eh] == [w, h] {
             return Planes::of(m);
         }
+        let [pw, ph] = geo.padded;
         let (src, step) = channel_planes(m);
-        let plane = pw * ph;
-        let mut padded = vec![value; m.c * plane];
+        let plane = ew * eh;
+        let mut padded = vec![0.0f32; m.c * plane];
         padded
             .par_chunks_mut(plane.max(1))
             .enumerate()
             .for_each(|(q, dst)| {
+                if value != 0.0 {
+                    for row in dst.chunks_mut(ew.max(1)).take(ph) {
+                        row[..pw].fill(value);
+                    }
+                }
                 let ch = &src[q * step..q * step + w * h];
                 for (y, row) in ch.chunks(w.max(1)).enumerate() {
-                    let at = (y + geo.pad_top) * pw + geo.pad_left;
+                    let at = (y + geo.pad_top) * ew + geo.pad_left;
                     dst[at..at + w].copy_from_slice(row);
                 }
             });
         Planes {
             data: Cow::Owned(padded),
-            w: pw,
+            w: ew,
             step: plane,
         }
     }

@@ -14,9 +14,8 @@ use multiversion::multiversion;
 use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
+use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::view::channel_planes;
-use crate::tensor::Mat;
 
 /// The most values one chunk of transformed input holds (16 MiB of fp32).
 const CHUNK_VALUES: usize = 1 << 22;
@@ -227,19 +226,19 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         u
     }
 
-    /// Accumulates the convolution of the (extended) padded `planes` onto `out`.
-    #[allow(clippy::too_many_arguments)]
+    /// Accumulates the convolution of the padded `input` (extended to whole tiles: the extra
+    /// values feed only outputs past the map, which are dropped) onto `out`.
     fn forward(
         &self,
         u: &[f32],
-        planes: &[f32],
-        [ew, eh]: [usize; 2],
+        input: &Planes<'_>,
         [cin, cout]: [usize; 2],
         [ow, oh]: [usize; 2],
         out: &mut [f32],
         cstep: usize,
     ) {
-        let (nn, plane) = (N * N, ew * eh);
+        let (nn, plane, ew) = (N * N, input.step, input.w);
+        let planes = &input.data;
         let (tw, th) = (ow.div_ceil(M), oh.div_ceil(M));
         let tiles = tw * th;
         let chunk = (CHUNK_VALUES / (nn * cin.max(cout)).max(1)).clamp(1, tiles.max(1));
@@ -290,44 +289,19 @@ impl Convolution {
     pub(super) fn winograd(
         &self,
         m: usize,
-        bottom: &Mat,
+        input: &Planes<'_>,
         geo: &Geometry,
         out: &mut [f32],
         cstep: usize,
     ) {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
-        let [ow, oh] = geo.out;
-        // the padded input, extended to whole tiles (the extra values feed only outputs past
-        // the map, which are dropped)
-        let (ew, eh) = (ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2);
-        let (w, h) = (bottom.w, bottom.h);
-        let (src, step) = channel_planes(bottom);
-        let mut planes = vec![0.0f32; cin * ew * eh];
-        planes
-            .par_chunks_mut(ew * eh)
-            .enumerate()
-            .for_each(|(q, dst)| {
-                if self.pad_value != 0.0 {
-                    // the padding (not the extension) holds the pad value
-                    let [pw, ph] = geo.padded;
-                    for row in dst.chunks_mut(ew).take(ph) {
-                        row[..pw].fill(self.pad_value);
-                    }
-                }
-                let ch = &src[q * step..q * step + w * h];
-                for (y, row) in ch.chunks(w.max(1)).enumerate() {
-                    let at = (y + geo.pad_top) * ew + geo.pad_left;
-                    dst[at..at + w].copy_from_slice(row);
-                }
-            });
-        let sizes = ([ew, eh], [cin, cout], [ow, oh]);
         let tw = &self.winograd;
         if m == 6 {
             let u = tw.f63.get_or_init(|| F63.weights(&self.weights, cout, cin));
-            F63.forward(u, &planes, sizes.0, sizes.1, sizes.2, out, cstep);
+            F63.forward(u, input, [cin, cout], geo.out, out, cstep);
         } else {
             let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
-            F43.forward(u, &planes, sizes.0, sizes.1, sizes.2, out, cstep);
+            F43.forward(u, input, [cin, cout], geo.out, out, cstep);
         }
     }
 }
