@@ -15,8 +15,9 @@ use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat, Strided, contiguous_strides};
+use crate::tensor::{ElemType, GpuMat, Mat, Strided, contiguous_strides};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// ncnn's BinaryOp `op_type` on two values.
 pub fn binary(op: i32, x: f32, y: f32) -> f32 {
@@ -212,6 +213,82 @@ impl BinaryOp {
         words[4..8].copy_from_slice(&b.shape_words());
         words[8..].copy_from_slice(&top.shape_words());
         rec.dispatch(&pipeline, &[a, b, top], &words, top.grid())
+    }
+}
+
+/// The fewest output values one task of a broadcast takes.
+const BROADCAST_TASK: usize = 1 << 14;
+
+/// A mat's values in unpacked ncnn order without padding: borrowed where the storage already
+/// is that (fp32, pack 1, channels back to back), else copied.
+fn dense_values(m: &Mat) -> Cow<'_, [f32]> {
+    let n = m.outer() * m.inner() * m.elempack;
+    match m.f32() {
+        Ok(v)
+            if m.elempack == 1
+                && (m.dims <= 2 || m.outer() <= 1 || m.cstep == m.inner())
+                && v.len() >= n =>
+        {
+            Cow::Borrowed(&v[..n])
+        }
+        _ => Cow::Owned(m.to_values()),
+    }
+}
+
+/// One operand of a broadcast output row: a run of the row's length, or one value stretched.
+#[derive(Clone, Copy)]
+enum Side<'a> {
+    Row(&'a [f32]),
+    Scalar(f32),
+}
+
+impl<'a> Side<'a> {
+    /// The `w` values from `at` with step `step` (0: one value stretched, else 1).
+    fn of(v: &'a [f32], at: usize, step: usize, w: usize) -> Self {
+        if step == 0 {
+            Side::Scalar(v[at])
+        } else {
+            Side::Row(&v[at..at + w])
+        }
+    }
+}
+
+/// `out[i] = f(a[i], b[i])` with either side a run or a scalar: each case its own loop, which
+/// the compiler vectorizes.
+#[inline(always)]
+fn row_with(out: &mut [f32], a: Side<'_>, b: Side<'_>, f: impl Fn(f32, f32) -> f32) {
+    match (a, b) {
+        (Side::Row(a), Side::Row(b)) => {
+            for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+                *o = f(*x, *y);
+            }
+        }
+        (Side::Row(a), Side::Scalar(y)) => {
+            for (o, x) in out.iter_mut().zip(a) {
+                *o = f(*x, y);
+            }
+        }
+        (Side::Scalar(x), Side::Row(b)) => {
+            for (o, y) in out.iter_mut().zip(b) {
+                *o = f(x, *y);
+            }
+        }
+        (Side::Scalar(x), Side::Scalar(y)) => out.fill(f(x, y)),
+    }
+}
+
+/// One output row of `a op b`, the common ops as their own loops.
+fn binary_row(op: i32, out: &mut [f32], a: Side<'_>, b: Side<'_>) {
+    match op {
+        0 => row_with(out, a, b, |x, y| x + y),
+        1 => row_with(out, a, b, |x, y| x - y),
+        2 => row_with(out, a, b, |x, y| x * y),
+        3 => row_with(out, a, b, |x, y| x / y),
+        4 => row_with(out, a, b, f32::max),
+        5 => row_with(out, a, b, f32::min),
+        7 => row_with(out, a, b, |x, y| y - x),
+        8 => row_with(out, a, b, |x, y| y / x),
+        op => row_with(out, a, b, move |x, y| binary(op, x, y)),
     }
 }
 
@@ -461,37 +538,46 @@ impl Layer for BinaryOp {
             return Ok(vec![out]);
         }
         let (sa, sb, out, dims) = broadcast(a, b)?;
-        let (va, vb) = (a.to_values(), b.to_values());
-        let strides = |s: [usize; 4]| {
+        let (va, vb) = (dense_values(a), dense_values(b));
+        // each operand's step along [c, d, h, w]: 0 where it broadcasts
+        let steps = |s: [usize; 4]| {
             let st = [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
             [0, 1, 2, 3].map(|i| if s[i] == 1 { 0 } else { st[i] })
         };
-        let (ta, tb) = (strides(sa), strides(sb));
-        let plane = out[1] * out[2] * out[3];
-        let mut values = vec![0.0f32; out[0] * plane];
-        values
-            .par_chunks_mut(plane.max(1))
-            .enumerate()
-            .for_each(|(q, chunk)| {
-                let mut i = 0;
-                for z in 0..out[1] {
-                    for y in 0..out[2] {
-                        for x in 0..out[3] {
-                            let ia = q * ta[0] + z * ta[1] + y * ta[2] + x * ta[3];
-                            let ib = q * tb[0] + z * tb[1] + y * tb[2] + x * tb[3];
-                            chunk[i] = binary(self.op, va[ia], vb[ib]);
-                            i += 1;
-                        }
-                    }
-                }
-            });
-        let shape = [out[3], out[2], out[1], out[0]];
+        let (ta, tb) = (steps(sa), steps(sb));
         let shape = match dims {
             1 => [out[3], 1, 1, 1],
             2 => [out[3], out[2], 1, 1],
             3 => [out[3], out[2], 1, out[0]],
-            _ => shape,
+            _ => [out[3], out[2], out[1], out[0]],
         };
-        Ok(vec![Mat::from_shape_values(dims, shape, &values)?])
+        let mut top = Mat::zeros(dims, shape, 1, ElemType::F32)?;
+        let [w, plane] = [out[3], out[1] * out[2] * out[3]];
+        let cstep = if dims >= 3 { top.cstep } else { plane };
+        // rows of the output in tasks of at least 16K values (a task never spans channels)
+        let rows_per_task = (BROADCAST_TASK / w.max(1)).max(1);
+        let op = self.op;
+        top.f32_mut()?
+            .par_chunks_mut(cstep.max(1))
+            .take(out[0])
+            .enumerate()
+            .flat_map(|(q, channel)| {
+                channel[..plane]
+                    .par_chunks_mut((rows_per_task * w).max(1))
+                    .enumerate()
+                    .map(move |(k, rows)| (q, k * rows_per_task, rows))
+            })
+            .for_each(|(q, row0, rows)| {
+                for (i, row) in rows.chunks_exact_mut(w.max(1)).enumerate() {
+                    let (z, y) = ((row0 + i) / out[2], (row0 + i) % out[2]);
+                    let at = |t: [usize; 4]| q * t[0] + z * t[1] + y * t[2];
+                    let (a, b) = (
+                        Side::of(&va, at(ta), ta[3], w),
+                        Side::of(&vb, at(tb), tb[3], w),
+                    );
+                    binary_row(op, row, a, b);
+                }
+            });
+        Ok(vec![top])
     }
 }

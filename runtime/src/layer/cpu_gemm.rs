@@ -79,6 +79,26 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
 /// Panics if the shapes disagree or a view runs past its slice: callers derive every extent
 /// from shapes they checked, so a mismatch is a bug, and the kernels read raw pointers.
 pub(crate) fn gemm(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool) {
+    let parallelism = match rayon::current_num_threads() {
+        1 => Parallelism::None,
+        n => Parallelism::Rayon(n),
+    };
+    gemm_with(a, b, c, accumulate, parallelism);
+}
+
+/// [`gemm`] on the calling thread alone: for callers that already run many GEMMs in parallel,
+/// where splitting each one again only adds scheduling.
+pub(crate) fn gemm_serial(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool) {
+    gemm_with(a, b, c, accumulate, Parallelism::None);
+}
+
+fn gemm_with(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: MatMut<'_>,
+    accumulate: bool,
+    parallelism: Parallelism,
+) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     assert_eq!(b.rows, k, "GEMM inner dimensions");
     assert_eq!([c.rows, c.cols], [m, n], "GEMM output shape");
@@ -101,10 +121,6 @@ pub(crate) fn gemm(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool
         }
         return;
     }
-    let parallelism = match rayon::current_num_threads() {
-        1 => Parallelism::None,
-        n => Parallelism::Rayon(n),
-    };
     // SAFETY: the asserts above keep every index the kernel forms, (i·rs + j·cs) for i, j
     // within the shapes, inside its slice; `c` is borrowed mutably, the inputs shared.
     unsafe {

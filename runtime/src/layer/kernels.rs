@@ -9,6 +9,8 @@ const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 in two parts, so that `x - n ln2` loses no bits for the n that fp32 exp meets.
 const LN2_HI: f32 = 0.693_359_4;
 const LN2_LO: f32 = -2.121_944_4e-4;
+/// 1.5·2^23: adding it rounds an |x| < 2^22 to an integer, ties to even, held in the low bits.
+const ROUND_MAGIC: f32 = 12_582_912.0;
 
 /// e^x, branch-free so that loops over it vectorize (libm's `expf` is one call per value):
 /// x = n·ln2 + r with |r| ≤ ln2/2, e^r by its Taylor series to r^6 (relative error below
@@ -17,14 +19,17 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
     let x = x.clamp(-87.0, 88.0);
-    // ties to even: one vroundps (round() rounds ties away, a libm call per value)
-    let n = (x * LOG2E).round_ties_even();
+    // n = round(x log2 e) ties to even, and n itself in the low mantissa bits, by adding
+    // 1.5·2^23: float-to-int `as` saturates lane by lane and would keep this loop scalar
+    let shifted = x * LOG2E + ROUND_MAGIC;
+    let n = shifted - ROUND_MAGIC;
     let r = x - n * LN2_HI - n * LN2_LO;
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    f32::from_bits(((n as i32 + 127) << 23) as u32) * p
+    let n_bits = shifted.to_bits().wrapping_sub(ROUND_MAGIC.to_bits());
+    f32::from_bits(n_bits.wrapping_add(127) << 23) * p
 }
 
 /// `1 / (1 + e^-x)`.

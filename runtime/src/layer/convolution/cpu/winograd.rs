@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
-use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
 
 /// The most values one chunk of transformed input holds (16 MiB of fp32).
 const CHUNK_VALUES: usize = 1 << 22;
@@ -141,7 +141,8 @@ fn sandwich_t<const R: usize, const C: usize, const K: usize>(
 }
 
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
-/// row), into `dst` as `[tc][n²]`.
+/// row), into `dst` as `[n²][tc]`: each element of the tile a contiguous row of the GEMM's
+/// right-hand side.
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn input_tiles<const M: usize, const N: usize>(
@@ -164,49 +165,57 @@ fn input_tiles<const M: usize, const N: usize>(
         let x = sandwich_t(bt, &d, bt);
         for (j, col) in x.iter().enumerate() {
             for (i, val) in col.iter().enumerate() {
-                dst[t * N * N + i * N + j] = *val;
+                dst[(i * N + j) * tc + t] = *val;
             }
         }
     }
 }
 
-/// `Aᵀ m A` of tiles `t0..t0 + tc` of one output channel, `m` read from `prod` (`[n²][cout][tc]`,
-/// this channel at `oc`), added to its output row `out` (`ow × oh`).
+/// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
+/// `prod` (`[n²][tc][cout]`), added to those channels' planes in `out` (`ow × oh`, `cstep`
+/// apart). Tile by tile over neighbouring channels, so each cache line of `prod` serves
+/// several channels while it is loaded.
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn output_tiles<const M: usize, const N: usize>(
     at: &[[f32; N]; M],
     prod: &[f32],
-    [cout, oc]: [usize; 2],
+    [cout, oc0]: [usize; 2],
     [ow, oh]: [usize; 2],
     tw: usize,
     t0: usize,
     tc: usize,
     out: &mut [f32],
+    cstep: usize,
 ) {
+    let planes = out.len().div_ceil(cstep.max(1));
     for t in 0..tc {
         let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
-        let mut m = [[0.0f32; N]; N];
-        for (i, r) in m.iter_mut().enumerate() {
-            for (j, val) in r.iter_mut().enumerate() {
-                *val = prod[((i * N + j) * cout + oc) * tc + t];
+        let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
+        for o in 0..planes {
+            let mut m = [[0.0f32; N]; N];
+            for (i, r) in m.iter_mut().enumerate() {
+                for (j, val) in r.iter_mut().enumerate() {
+                    *val = prod[((i * N + j) * tc + t) * cout + oc0 + o];
+                }
             }
-        }
-        // (Aᵀ m A)ᵀ: output (i, j) at [j][i]
-        let y = sandwich_t(at, &m, at);
-        let w = M.min(ow - tx * M);
-        for i in 0..M.min(oh - ty * M) {
-            let row = &mut out[(ty * M + i) * ow + tx * M..][..w];
-            for (j, o) in row.iter_mut().enumerate() {
-                *o += y[j][i];
+            // (Aᵀ m A)ᵀ: output (i, j) at [j][i]
+            let y = sandwich_t(at, &m, at);
+            let plane = &mut out[o * cstep..];
+            for i in 0..h {
+                let row = &mut plane[(ty * M + i) * ow + tx * M..][..w];
+                for (j, o) in row.iter_mut().enumerate() {
+                    *o += y[j][i];
+                }
             }
         }
     }
 }
 
 impl<const M: usize, const N: usize> Transform<M, N> {
-    /// `G g Gᵀ` of every (output, input) kernel, as `[n²][cout][cin]`: one element of the
-    /// tile per task, so each streams through the kernels and writes its own plane.
+    /// `G g Gᵀ` of every (output, input) kernel, as `[n²][cin][cout]` (each element's GEMM
+    /// left-hand side column-major, as the GEMM packs it): one element of the tile per task, so
+    /// each streams through the kernels and writes its own plane.
     fn weights(&self, weights: &[f32], cout: usize, cin: usize) -> Vec<f32> {
         let plane = cout * cin;
         let mut u = vec![0.0f32; N * N * plane];
@@ -219,8 +228,11 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 for (lm, c) in coef.iter_mut().enumerate() {
                     *c = gi[lm / 3] * gj[lm % 3];
                 }
-                for (d, kernel) in dst.iter_mut().zip(weights.chunks_exact(9)) {
-                    *d = kernel.iter().zip(&coef).map(|(a, b)| a * b).sum();
+                // kernel (oc, ci) is the 9 weights at (oc · cin + ci) · 9
+                for (oc, kernels) in weights.chunks_exact(9 * cin).take(cout).enumerate() {
+                    for (ci, kernel) in kernels.chunks_exact(9).enumerate() {
+                        dst[ci * cout + oc] = kernel.iter().zip(&coef).map(|(a, b)| a * b).sum();
+                    }
                 }
             });
         u
@@ -246,9 +258,11 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let mut prod = vec![0.0f32; nn * cout * chunk];
         let bt = self.bt;
         let at = self.at;
+        // output channels per task of the output transform: enough tasks for every thread
+        let group = (cout / (4 * rayon::current_num_threads())).clamp(1, 16);
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
-            // Bᵀ d B of each tile, as [cin][tc][n²]
+            // Bᵀ d B of each tile, as [cin][n²][tc]
             v[..cin * nn * tc]
                 .par_chunks_mut(nn * tc)
                 .enumerate()
@@ -256,29 +270,42 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                     let src = &planes[ci * plane..(ci + 1) * plane];
                     input_tiles::<M, N>(&bt, src, ew, tw, t0, tc, dst);
                 });
-            // per element of the tile: [cout][cin] × [cin][tc], into [n²][cout][tc]
+            // per element of the tile: [cout][cin] × [cin][tc], into [n²][tc][cout]: output
+            // channels along the GEMM's vector lanes, which a small map's few tiles cannot fill;
+            // the n² products are the parallel work, each GEMM on one thread
             let v = &v[..cin * nn * tc];
             prod[..nn * cout * tc]
                 .par_chunks_mut(cout * tc)
                 .enumerate()
                 .for_each(|(xi, dst)| {
-                    let a = MatRef::rows(&u[xi * cout * cin..], cout, cin, cin);
-                    let b = MatRef {
-                        data: &v[xi..],
-                        rows: cin,
+                    let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
+                    let b = MatRef::rows(&v[xi * tc..], cin, tc, nn * tc);
+                    let c = MatMut {
+                        data: dst,
+                        rows: cout,
                         cols: tc,
-                        rs: nn * tc,
-                        cs: nn,
+                        rs: 1,
+                        cs: cout,
                     };
-                    gemm(a, b, MatMut::rows(dst, cout, tc, tc), false);
+                    gemm_serial(a, b, c, false);
                 });
             // Aᵀ m A of each tile, added to the output (which holds the bias)
             let prod = &prod[..nn * cout * tc];
-            out.par_chunks_mut(cstep.max(1))
-                .take(cout)
+            out[..cout * cstep]
+                .par_chunks_mut(group * cstep)
                 .enumerate()
-                .for_each(|(oc, row)| {
-                    output_tiles::<M, N>(&at, prod, [cout, oc], [ow, oh], tw, t0, tc, row);
+                .for_each(|(g, planes)| {
+                    output_tiles::<M, N>(
+                        &at,
+                        prod,
+                        [cout, g * group],
+                        [ow, oh],
+                        tw,
+                        t0,
+                        tc,
+                        planes,
+                        cstep,
+                    );
                 });
         }
     }
