@@ -1,9 +1,11 @@
 //! The CPU GEMM candidates on the shapes the matrix layers give them: the `gemm` crate (what
 //! the runtime uses), `matrixmultiply`, and plain row-update loops (the runtime's former
-//! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on all cores (gemm only: the
-//! others have no pool of the same kind).
+//! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on THREADS (default: all cores;
+//! gemm only, the others have no pool of the same kind), with numpy's OpenBLAS on THREADS in
+//! the same run as the baseline (`examples/numpy_gemm.py` through `$FPSHADER_NCNN_PYTHON` or
+//! `python3`; "n/a" where that Python has no numpy).
 //!
-//! `cargo run --release --example cpu_gemm -p fpshader-tests [RUNS]`
+//! `cargo run --release --example cpu_gemm -p fpshader-tests [RUNS [THREADS]]`
 
 use std::time::Instant;
 
@@ -93,16 +95,45 @@ fn best_ms(runs: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// numpy's GFLOP/s on the shape at `threads` threads, as the script prints it.
+fn numpy(m: usize, k: usize, n: usize, runs: usize, threads: usize) -> Option<String> {
+    let python = std::env::var("FPSHADER_NCNN_PYTHON").unwrap_or_else(|_| "python3".into());
+    // the checkout it was built in, else the working directory's (a binary carried elsewhere)
+    let built = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/numpy_gemm.py");
+    let script = if std::path::Path::new(built).exists() {
+        built
+    } else {
+        "examples/numpy_gemm.py"
+    };
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .args([m, k, n, runs].map(|v| v.to_string()))
+        .env("OPENBLAS_NUM_THREADS", threads.to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "numpy baseline: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 fn main() {
     let runs: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("GFLOP/s, best of {runs}; gemm on 1 and {cores} threads");
+    let cores = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!("GFLOP/s, best of {runs}; gemm and numpy on {cores} threads");
     println!(
-        "{:<34} {:>10} {:>10} {:>14} {:>12}",
-        "shape (m x k x n)", "gemm 1t", "gemm all", "matrixmult 1t", "loops 1t"
+        "{:<34} {:>10} {:>10} {:>10} {:>14} {:>12}",
+        "shape (m x k x n)", "gemm 1t", "gemm Nt", "numpy Nt", "matrixmult 1t", "loops 1t"
     );
     for &(m, k, n, what) in SHAPES {
         let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.1).collect();
@@ -118,11 +149,13 @@ fn main() {
         let gn = pool.install(|| best_ms(runs, || gemm_crate(m, k, n, &a, &b, &mut c, cores)));
         let mm = best_ms(runs, || matrixmultiply(m, k, n, &a, &b, &mut c));
         let rl = best_ms(runs.min(3), || row_updates(k, n, &a, &b, &mut c));
+        let np = numpy(m, k, n, runs, cores).unwrap_or_else(|| "n/a".into());
         println!(
-            "{:<34} {:>10.1} {:>10.1} {:>14.1} {:>12.1}",
+            "{:<34} {:>10.1} {:>10.1} {:>10} {:>14.1} {:>12.1}",
             format!("{what} ({m}x{k}x{n})"),
             rate(g1),
             rate(gn),
+            np,
             rate(mm),
             rate(rl)
         );

@@ -28,6 +28,7 @@ use crate::layer::view::channel_planes;
 use crate::layer::weights::Weights;
 use crate::layer::window::Window;
 use crate::shaders::Shader;
+use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat};
 
 /// A transposed convolution (dense, grouped or depthwise).
@@ -389,7 +390,7 @@ impl Deconvolution {
             t
         });
         let (x, step) = channel_planes(bottom);
-        let mut cols = vec![0.0f32; nout * kk * n];
+        let mut cols = Scratch::zeros(nout * kk * n);
         gemm(
             MatRef::rows(weights, nout * kk, cin, cin),
             MatRef::rows(&x, cin, n, step),

@@ -44,10 +44,19 @@ pub enum MatData {
     I8(Vec<i8>),
 }
 
+/// fp32 storage goes back to the buffer pool, for the next blob of about its size.
+impl Drop for MatData {
+    fn drop(&mut self) {
+        if let MatData::F32(v) = self {
+            super::pool::give(std::mem::take(v));
+        }
+    }
+}
+
 impl MatData {
     pub(crate) fn zeros(elemtype: ElemType, n: usize) -> MatData {
         match elemtype {
-            ElemType::F32 => MatData::F32(vec![0.0; n]),
+            ElemType::F32 => MatData::F32(super::pool::zeros(n)),
             ElemType::F16 => MatData::F16(vec![f16::ZERO; n]),
             ElemType::Bf16 => MatData::Bf16(vec![bf16::ZERO; n]),
             ElemType::I8 => MatData::I8(vec![0; n]),

@@ -5,6 +5,7 @@
 pub(crate) mod elem;
 pub(crate) mod gpu_mat;
 pub(crate) mod mat;
+pub(crate) mod pool;
 pub(crate) mod repack;
 pub(crate) mod storage;
 pub mod strided;
@@ -13,6 +14,7 @@ pub(crate) mod transfer;
 
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
+pub use pool::{pooled_bytes, release_pooled_buffers};
 pub use storage::StorageFormat;
 pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};

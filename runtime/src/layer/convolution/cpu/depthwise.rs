@@ -35,6 +35,34 @@ fn tap_row(out: &mut [f32], taps: &[&[f32]], weights: &[f32]) {
     }
 }
 
+/// [`tap_row`] for `K` taps (3×3 and 5×5 kernels): the taps cut to the row's length once and
+/// the weights in registers, so the inner loop has no bounds checks and a fixed trip count.
+#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+fn tap_row_k<const K: usize>(out: &mut [f32], taps: &[&[f32]], weights: &[f32]) {
+    let n = out.len();
+    let taps: [&[f32]; K] = std::array::from_fn(|t| &taps[t][..n]);
+    let w: [f32; K] = std::array::from_fn(|t| weights[t]);
+    let whole = n - n % 8;
+    for x in (0..whole).step_by(8) {
+        let mut acc = [0.0f32; 8];
+        acc.copy_from_slice(&out[x..x + 8]);
+        for t in 0..K {
+            let src = &taps[t][x..x + 8];
+            for i in 0..8 {
+                acc[i] += w[t] * src[i];
+            }
+        }
+        out[x..x + 8].copy_from_slice(&acc);
+    }
+    for x in whole..n {
+        let mut s = out[x];
+        for t in 0..K {
+            s += w[t] * taps[t][x];
+        }
+        out[x] = s;
+    }
+}
+
 impl Convolution {
     /// Accumulates every channel's taps onto `out` (rows `cstep` apart).
     pub(super) fn depthwise_cpu(
@@ -71,6 +99,11 @@ impl Convolution {
                 // each kx's phase and offset within it
                 let columns: Vec<(usize, usize)> =
                     (0..kw).map(|kx| ((kx * dw) % sw, (kx * dw) / sw)).collect();
+                let row_fn: fn(&mut [f32], &[&[f32]], &[f32]) = match kk {
+                    9 => tap_row_k::<9>,
+                    25 => tap_row_k::<25>,
+                    _ => tap_row,
+                };
                 let mut taps: Vec<&[f32]> = Vec::with_capacity(kk);
                 for (oy, row) in plane[..ow * oh].chunks_mut(ow.max(1)).enumerate() {
                     taps.clear();
@@ -81,7 +114,7 @@ impl Convolution {
                             taps.push(&data[at..at + ow]);
                         }
                     }
-                    tap_row(row, &taps, weights);
+                    row_fn(row, &taps, weights);
                 }
             });
     }

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::tensor::pool::Scratch;
 
 /// The most values one im2col tile holds (16 MiB of fp32).
 const TILE_VALUES: usize = 1 << 22;
@@ -75,7 +76,7 @@ impl Convolution {
             })
             .collect();
         let tile = (TILE_VALUES / k.max(1)).clamp(64, n.max(64));
-        let mut col = vec![0.0f32; k * tile.min(n)];
+        let mut col = Scratch::zeros(k * tile.min(n));
         for first in (0..n).step_by(tile) {
             let len = tile.min(n - first);
             let col = &mut col[..k * len];

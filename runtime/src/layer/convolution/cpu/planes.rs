@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::super::Geometry;
 use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
+use crate::tensor::pool;
 
 /// Channel planes: channel `q`'s row `y` starts at `q * step + y * w`.
 pub(super) struct Planes<'a> {
@@ -16,6 +17,15 @@ pub(super) struct Planes<'a> {
     pub w: usize,
     /// Values from one channel to the next.
     pub step: usize,
+}
+
+/// A padded copy's memory goes back to the buffer pool.
+impl Drop for Planes<'_> {
+    fn drop(&mut self) {
+        if let Cow::Owned(v) = &mut self.data {
+            pool::give(std::mem::take(v));
+        }
+    }
 }
 
 impl<'a> Planes<'a> {
@@ -41,7 +51,7 @@ impl<'a> Planes<'a> {
         let [pw, ph] = geo.padded;
         let (src, step) = channel_planes(m);
         let plane = ew * eh;
-        let mut padded = vec![0.0f32; m.c * plane];
+        let mut padded = pool::zeros(m.c * plane);
         padded
             .par_chunks_mut(plane.max(1))
             .enumerate()

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
+use crate::tensor::pool::Scratch;
 
 /// The most values one chunk of transformed input holds (16 MiB of fp32).
 const CHUNK_VALUES: usize = 1 << 22;
@@ -254,8 +255,8 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let (tw, th) = (ow.div_ceil(M), oh.div_ceil(M));
         let tiles = tw * th;
         let chunk = (CHUNK_VALUES / (nn * cin.max(cout)).max(1)).clamp(1, tiles.max(1));
-        let mut v = vec![0.0f32; cin * nn * chunk];
-        let mut prod = vec![0.0f32; nn * cout * chunk];
+        let mut v = Scratch::zeros(cin * nn * chunk);
+        let mut prod = Scratch::zeros(nn * cout * chunk);
         let bt = self.bt;
         let at = self.at;
         // output channels per task of the output transform: enough tasks for every thread
