@@ -216,8 +216,8 @@ impl BinaryOp {
     }
 }
 
-/// The fewest output values one task of a broadcast takes.
-const BROADCAST_TASK: usize = 1 << 14;
+/// The fewest output values one parallel task of BinaryOp takes.
+const TASK_VALUES: usize = 1 << 14;
 
 /// A mat's values in unpacked ncnn order without padding: borrowed where the storage already
 /// is that (fp32, pack 1, channels back to back), else copied.
@@ -292,16 +292,11 @@ fn binary_row(op: i32, out: &mut [f32], a: Side<'_>, b: Side<'_>) {
     }
 }
 
-/// `out[i] = f(x[i], y[i])` in parallel chunks, written so the compiler vectorizes the body.
-fn zip_map(out: &mut [f32], x: &[f32], y: &[f32], f: impl Fn(f32, f32) -> f32 + Sync + Send) {
-    const CHUNK: usize = 1 << 14;
-    out.par_chunks_mut(CHUNK)
-        .zip(x.par_chunks(CHUNK).zip(y.par_chunks(CHUNK)))
-        .for_each(|(o, (x, y))| {
-            for ((o, x), y) in o.iter_mut().zip(x).zip(y) {
-                *o = f(*x, *y);
-            }
-        });
+/// `out[i] = x[i] op y[i]` in parallel chunks, each through [`binary_row`].
+fn zip_op(op: i32, out: &mut [f32], x: &[f32], y: &[f32]) {
+    out.par_chunks_mut(TASK_VALUES)
+        .zip(x.par_chunks(TASK_VALUES).zip(y.par_chunks(TASK_VALUES)))
+        .for_each(|(o, (x, y))| binary_row(op, o, Side::Row(x), Side::Row(y)));
 }
 
 impl BinaryOp {
@@ -379,17 +374,7 @@ impl BinaryOp {
         let (x, y) = (a.f32().ok()?, b.f32().ok()?);
         let mut out = a.zeros_like();
         let o = out.f32_mut().ok()?;
-        match self.op {
-            0 => zip_map(o, x, y, |x, y| x + y),
-            1 => zip_map(o, x, y, |x, y| x - y),
-            2 => zip_map(o, x, y, |x, y| x * y),
-            3 => zip_map(o, x, y, |x, y| x / y),
-            4 => zip_map(o, x, y, f32::max),
-            5 => zip_map(o, x, y, f32::min),
-            7 => zip_map(o, x, y, |x, y| y - x),
-            8 => zip_map(o, x, y, |x, y| y / x),
-            op => zip_map(o, x, y, move |x, y| binary(op, x, y)),
-        }
+        zip_op(self.op, o, x, y);
         Some(out)
     }
 }
@@ -555,7 +540,7 @@ impl Layer for BinaryOp {
         let [w, plane] = [out[3], out[1] * out[2] * out[3]];
         let cstep = if dims >= 3 { top.cstep } else { plane };
         // rows of the output in tasks of at least 16K values (a task never spans channels)
-        let rows_per_task = (BROADCAST_TASK / w.max(1)).max(1);
+        let rows_per_task = (TASK_VALUES / w.max(1)).max(1);
         let op = self.op;
         top.f32_mut()?
             .par_chunks_mut(cstep.max(1))
