@@ -58,24 +58,25 @@ impl Convolution {
         let mut top = Mat::new_3d(ow, oh, self.window.num_output, 1)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
-        self.fill_bias(out, cstep);
-        let algo = self.algo_on(&geo);
-        let input = match algo {
-            // the padded input extended to whole tiles
+        match self.algo_on(&geo) {
+            // bias and activation inside its per-channel tasks
+            CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
             CpuAlgo::Winograd(m) => {
-                let [ow, oh] = geo.out;
+                // the padded input extended to whole tiles
                 let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
-                Planes::padded_to(bottom, &geo, self.pad_value, extent)
+                let input = Planes::padded_to(bottom, &geo, self.pad_value, extent);
+                self.fill_bias(out, cstep);
+                self.winograd(m, &input, &geo, out, cstep);
+                self.activate_rows(out, cstep, ow * oh);
             }
-            _ => Planes::padded(bottom, &geo, self.pad_value),
-        };
-        match algo {
-            CpuAlgo::Winograd(m) => self.winograd(m, &input, &geo, out, cstep),
-            CpuAlgo::Depthwise => self.depthwise_cpu(&input, &geo, out, cstep),
-            CpuAlgo::Pointwise => self.im2col_gemm(&input, &geo, out, cstep, true),
-            CpuAlgo::Im2col => self.im2col_gemm(&input, &geo, out, cstep, false),
+            algo => {
+                let input = Planes::padded(bottom, &geo, self.pad_value);
+                self.fill_bias(out, cstep);
+                let pointwise = algo == CpuAlgo::Pointwise;
+                self.im2col_gemm(&input, &geo, out, cstep, pointwise);
+                self.activate_rows(out, cstep, ow * oh);
+            }
         }
-        self.activate_rows(out, cstep, ow * oh);
         Ok(top)
     }
 
