@@ -1,5 +1,7 @@
 //! `convert_layout`: what a layer's flags allow, applied to a blob before it runs.
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::layer::{Packs, RunOptions, Support};
 use crate::tensor::{ElemType, Mat};
@@ -99,15 +101,20 @@ pub fn gpu_elempack(
     }
 }
 
-/// `m` in the layout a CPU layer with `support` takes under `opt` (ncnn's `convert_layout`).
-pub fn to_cpu_layout(m: Mat, support: Support, opt: &RunOptions) -> Result<Mat> {
+/// `m` in the layout a CPU layer with `support` takes under `opt` (ncnn's `convert_layout`):
+/// the blob itself, shared, where it already is.
+pub fn to_cpu_layout(m: Arc<Mat>, support: Support, opt: &RunOptions) -> Result<Arc<Mat>> {
     let ty = cpu_elemtype(&m, support, opt);
     let channels = m.outer() * m.elempack;
     let pack = cpu_elempack(m.elempack, channels, ty, support, opt);
     // repack in the wider type, then narrow: int8 and 16-bit repack the same way
-    let m = if m.elemtype() != ty { m.cast(ty) } else { m };
+    let m = if m.elemtype() != ty {
+        Arc::new(m.cast(ty))
+    } else {
+        m
+    };
     if m.elempack != pack {
-        m.to_packing(pack)
+        Ok(Arc::new(m.to_packing(pack)?))
     } else {
         Ok(m)
     }

@@ -1,6 +1,8 @@
 //! The extractor: inputs in, outputs out, running only the layers a requested blob needs,
 //! CPU layers on host mats (converted per their flags).
 
+use std::sync::Arc;
+
 use super::{Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads};
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
@@ -11,7 +13,8 @@ use crate::tensor::{ElemType, GpuMat, Mat, PendingDownload};
 pub struct Extractor<'n> {
     pub(super) net: &'n Net,
     pub(super) opt: RunOptions,
-    pub(super) cpu: Vec<Option<Mat>>,
+    /// Host blobs, shared: a Split's tops and the readers that do not write are the same mat.
+    pub(super) cpu: Vec<Option<Arc<Mat>>>,
     pub(super) gpu: Vec<Option<GpuMat>>,
     /// GPU blobs whose buffer another blob shares (Split), so in place needs a copy.
     pub(super) shared: Vec<bool>,
@@ -31,7 +34,7 @@ impl Extractor<'_> {
     /// Sets input blob `name`.
     pub fn input(&mut self, name: &str, mat: Mat) -> Result<()> {
         let id = self.net.blob_index(name)?;
-        self.cpu[id] = Some(mat);
+        self.cpu[id] = Some(Arc::new(mat));
         self.gpu[id] = None;
         Ok(())
     }
@@ -49,7 +52,7 @@ impl Extractor<'_> {
     pub fn extract(&mut self, name: &str) -> Result<Mat> {
         let (target, pending) = self.compute(name, true)?;
         let out = match (&self.cpu[target], pending) {
-            (Some(m), _) => m.clone(),
+            (Some(m), _) => Mat::clone(m),
             (None, Some(pending)) => pending.finish(
                 self.net
                     .ctx
@@ -182,7 +185,7 @@ impl Extractor<'_> {
 
     /// The CPU mat of blob `b` for a reader: taken if nothing else reads it later (light mode)
     /// or `inplace` is false and it is kept, else a copy. Downloads GPU-only blobs.
-    fn cpu_bottom(&mut self, b: usize, remaining: &mut [usize], target: usize) -> Result<Mat> {
+    fn cpu_bottom(&mut self, b: usize, remaining: &mut [usize], target: usize) -> Result<Arc<Mat>> {
         if self.cpu[b].is_none() {
             let g = self.gpu[b].as_ref().ok_or_else(|| {
                 Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
@@ -194,7 +197,7 @@ impl Extractor<'_> {
                 .ok_or_else(|| Error::Gpu("no device".into()))?;
             let m = g.download(ctx)?;
             self.record.downloads += 1;
-            self.cpu[b] = Some(m);
+            self.cpu[b] = Some(Arc::new(m));
             if self.opt.lightmode {
                 self.gpu[b] = None;
             }
@@ -257,21 +260,27 @@ impl Extractor<'_> {
         let tops = threads::run_on(opt.num_threads, || -> Result<Vec<Mat>> {
             Ok(match (s.one_blob_only, s.inplace) {
                 (true, true) => {
-                    let mut m = single_input(bottoms)?;
+                    // a copy only where another reader still holds the blob
+                    let mut m = Arc::unwrap_or_clone(single_input(bottoms)?);
                     layer.forward_inplace(&mut m, &opt)?;
                     vec![m]
                 }
-                (true, false) => vec![layer.forward(&single_input(bottoms)?, &opt)?],
+                (true, false) => vec![layer.forward(single_input(bottoms)?.as_ref(), &opt)?],
                 (false, true) => {
-                    layer.forward_many_inplace(&mut bottoms, &opt)?;
-                    bottoms
+                    let mut blobs: Vec<Mat> =
+                        bottoms.into_iter().map(Arc::unwrap_or_clone).collect();
+                    layer.forward_many_inplace(&mut blobs, &opt)?;
+                    blobs
                 }
-                (false, false) => layer.forward_many(&bottoms, &opt)?,
+                (false, false) => {
+                    let blobs: Vec<Mat> = bottoms.into_iter().map(Arc::unwrap_or_clone).collect();
+                    layer.forward_many(&blobs, &opt)?
+                }
             })
         })??;
         check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
-            self.cpu[*t] = Some(m);
+            self.cpu[*t] = Some(Arc::new(m));
             self.gpu[*t] = None;
         }
         Ok(())

@@ -89,9 +89,9 @@ impl Extractor<'_> {
                 Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
             })?;
             let m = if m.elempack == pack {
-                m.clone()
+                std::borrow::Cow::Borrowed(m.as_ref())
             } else {
-                m.to_packing(pack)?
+                std::borrow::Cow::Owned(m.to_packing(pack)?)
             };
             self.gpu[b] = Some(GpuMat::record_upload(rec, &m, options)?);
             if self.opt.lightmode {
