@@ -6,7 +6,7 @@ use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::first_input;
+use crate::layer::view::{channel_planes, first_input, gather_channels};
 use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -118,6 +118,21 @@ impl Layer for Concat {
                 .into());
             }
             total += e[axis];
+        }
+        if axis == 0 && first.dims >= 3 {
+            // channel q of the output: input i's channel q - starts[i]
+            let inputs: Vec<_> = bottoms.iter().map(channel_planes).collect();
+            let mut starts = Vec::with_capacity(bottoms.len());
+            let mut at = 0;
+            for b in bottoms {
+                starts.push(at);
+                at += b.numpy_shape()[0];
+            }
+            let pick = |q: usize| {
+                let i = starts.partition_point(|&s| s <= q) - 1;
+                (i, q - starts[i])
+            };
+            return Ok(vec![gather_channels(first, total, &inputs, pick)?]);
         }
         let outer: usize = e0[..axis].iter().product();
         let inner: usize = e0[axis + 1..].iter().product();

@@ -8,6 +8,7 @@ use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::{channel_planes, gather_channels};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
@@ -81,6 +82,11 @@ impl Layer for ShuffleChannel {
         let group = self.groups(bottom.dims, c)?;
         let plane: usize = shape[1..].iter().product();
         // output channel j * group + i is input channel i * (c / group) + j
+        if bottom.dims >= 3 {
+            let per = c / group;
+            let input = [channel_planes(bottom)];
+            return gather_channels(bottom, c, &input, |q| (0, (q % group) * per + q / group));
+        }
         let view = Strided {
             offset: 0,
             shape: vec![c / group, group, plane],

@@ -9,7 +9,7 @@ use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box}
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{numpy_shape, positive_axis};
+use crate::layer::view::{channel_planes, gather_channels, numpy_shape, positive_axis};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
@@ -158,6 +158,14 @@ impl Layer for Slice {
         };
         let shape = bottom.numpy_shape();
         let axis = positive_axis(self.axis, shape.len())?;
+        if axis == 0 && bottom.dims >= 3 {
+            let input = [channel_planes(bottom)];
+            return self
+                .parts(shape[0])?
+                .into_iter()
+                .map(|(start, len)| gather_channels(bottom, len, &input, |q| (0, start + q)))
+                .collect();
+        }
         let all = Strided::contiguous(&shape);
         let values = bottom.to_values();
         self.parts(shape[axis])?

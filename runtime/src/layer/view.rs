@@ -96,6 +96,38 @@ pub(crate) fn channel_planes(m: &Mat) -> (Cow<'_, [f32]>, usize) {
     }
 }
 
+/// Values of copying below which a layer's channel loop stays on one thread: forking costs
+/// more than it saves there.
+const PAR_VALUES: usize = 1 << 15;
+
+/// A fp32 pack1 mat of `c` channels, each plane shaped as `like`'s (3-D or 4-D), channel `q`
+/// a copy of channel `pick(q).1` of input `pick(q).0` (from [`channel_planes`]): the channel
+/// moves of Concat, Slice and ShuffleChannel as one plane copy each, in parallel over channels
+/// where there is enough to copy.
+pub(crate) fn gather_channels(
+    like: &Mat,
+    c: usize,
+    inputs: &[(Cow<'_, [f32]>, usize)],
+    pick: impl Fn(usize) -> (usize, usize) + Sync,
+) -> Result<Mat> {
+    use rayon::prelude::*;
+    let [w, h, d, _] = like.shape();
+    let plane = w * h * d;
+    let mut top = Mat::zeros(like.dims, [w, h, d, c], 1, crate::tensor::ElemType::F32)?;
+    let cstep = top.cstep.max(1);
+    let min_len = PAR_VALUES.div_ceil(plane.max(1));
+    top.f32_mut()?
+        .par_chunks_mut(cstep)
+        .with_min_len(min_len)
+        .enumerate()
+        .for_each(|(q, dst)| {
+            let (i, ch) = pick(q);
+            let (src, step) = &inputs[i];
+            dst[..plane].copy_from_slice(&src[ch * step..ch * step + plane]);
+        });
+    Ok(top)
+}
+
 /// Checks that a `kernel` (`[w, h]`, counted as `what`) fits the `padded` input plane.
 pub(crate) fn kernel_fits(
     what: &'static str,
