@@ -74,12 +74,14 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
     }
 }
 
-/// `c = a × b`, or `c += a × b` with `accumulate`.
+/// `c = a × b`, or `c += a × b` with `accumulate`, on as many of the pool's threads as its
+/// size warrants ([`gemm_threads`](crate::layer::grain::gemm_threads)).
 ///
 /// Panics if the shapes disagree or a view runs past its slice: callers derive every extent
 /// from shapes they checked, so a mismatch is a bug, and the kernels read raw pointers.
 pub(crate) fn gemm(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool) {
-    let parallelism = match rayon::current_num_threads() {
+    let macs = a.rows * a.cols * b.cols;
+    let parallelism = match crate::layer::grain::gemm_threads(macs) {
         1 => Parallelism::None,
         n => Parallelism::Rayon(n),
     };

@@ -12,6 +12,8 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::per_element;
+use crate::layer::grain::min_items;
+use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -28,6 +30,23 @@ pub struct Lrn {
     beta: f32,
     bias: f32,
     gpu: Option<Arc<Pipeline>>,
+}
+
+impl Lrn {
+    /// `o[i] = x[i] · (bias + alpha · o[i] / n)^-beta`, `o` holding the sums of squares: where
+    /// the base is sure to be a positive normal number, as e^(−beta · ln base), which
+    /// vectorizes (libm's `powf` is one call per value).
+    fn scale(&self, o: &mut [f32], x: &[f32], n: f32) {
+        let (bias, alpha, beta) = (self.bias, self.alpha / n, self.beta);
+        if bias >= f32::MIN_POSITIVE && bias.is_finite() && alpha >= 0.0 {
+            kernels::zip_with(o, x, |s, v| {
+                let base = (bias + alpha * s).min(f32::MAX);
+                v * kernels::exp(-beta * kernels::ln(base))
+            });
+        } else {
+            kernels::zip_with(o, x, |s, v| v * (bias + alpha * s).powf(-beta));
+        }
+    }
 }
 
 impl Layer for Lrn {
@@ -78,12 +97,13 @@ impl Layer for Lrn {
         let half = self.local_size / 2;
         let mut out = vec![0.0f32; x.len()];
         out.par_chunks_mut(plane.max(1))
+            .with_min_len(min_items(plane * self.local_size))
             .enumerate()
             .for_each(|(q, o)| {
                 let xs = &x[q * plane..(q + 1) * plane];
-                if self.within_channel {
+                // o holds each value's sum of squares first, then the value scaled
+                let n = if self.within_channel {
                     let sq = &sq[q * plane..(q + 1) * plane];
-                    let n = (self.local_size * self.local_size) as f32;
                     for y in 0..h {
                         for xx in 0..w {
                             let mut sum = 0.0;
@@ -94,18 +114,18 @@ impl Layer for Lrn {
                                     sum += sq[yy * w + xw];
                                 }
                             }
-                            let i = y * w + xx;
-                            o[i] = xs[i] * (self.bias + self.alpha * sum / n).powf(-self.beta);
+                            o[y * w + xx] = sum;
                         }
                     }
+                    (self.local_size * self.local_size) as f32
                 } else {
-                    let n = self.local_size as f32;
                     let (lo, hi) = (q.saturating_sub(half), (q + self.local_size - half).min(c));
-                    for (i, v) in o.iter_mut().enumerate() {
-                        let sum: f32 = (lo..hi).map(|k| sq[k * plane + i]).sum();
-                        *v = xs[i] * (self.bias + self.alpha * sum / n).powf(-self.beta);
+                    for k in lo..hi {
+                        kernels::zip_with(o, &sq[k * plane..(k + 1) * plane], |s, v| s + v);
                     }
-                }
+                    self.local_size as f32
+                };
+                self.scale(o, xs, n);
             });
         Mat::from_shape_values(3, [w, h, 1, c], &out)
     }

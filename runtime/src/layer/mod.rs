@@ -20,6 +20,7 @@ pub mod expression;
 pub mod flat;
 pub mod fused_activation;
 pub mod gather;
+pub(crate) mod grain;
 pub mod groups;
 pub(crate) mod kernels;
 pub mod norm_rule;

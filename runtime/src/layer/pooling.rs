@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::grain::min_items;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
@@ -231,6 +232,7 @@ impl Layer for Pooling {
         if self.global {
             let out: Vec<f32> = (0..c)
                 .into_par_iter()
+                .with_min_len(min_items(plane))
                 .map(|q| {
                     let ch = &v[q * step..q * step + plane];
                     if self.max {
@@ -289,6 +291,7 @@ impl Layer for Pooling {
             .collect();
         let mut out = vec![0.0; ow * oh * c];
         out.par_chunks_mut((ow * oh).max(1))
+            .with_min_len(min_items(pw * ph + ow * oh * kw * kh))
             .enumerate()
             .for_each_init(
                 || (vec![fill; pw * ph], Vec::new()),

@@ -96,10 +96,6 @@ pub(crate) fn channel_planes(m: &Mat) -> (Cow<'_, [f32]>, usize) {
     }
 }
 
-/// Values of copying below which a layer's channel loop stays on one thread: forking costs
-/// more than it saves there.
-const PAR_VALUES: usize = 1 << 15;
-
 /// A fp32 pack1 mat of `c` channels, each plane shaped as `like`'s (3-D or 4-D), channel `q`
 /// a copy of channel `pick(q).1` of input `pick(q).0` (from [`channel_planes`]): the channel
 /// moves of Concat, Slice and ShuffleChannel as one plane copy each, in parallel over channels
@@ -115,10 +111,9 @@ pub(crate) fn gather_channels(
     let plane = w * h * d;
     let mut top = Mat::zeros(like.dims, [w, h, d, c], 1, crate::tensor::ElemType::F32)?;
     let cstep = top.cstep.max(1);
-    let min_len = PAR_VALUES.div_ceil(plane.max(1));
     top.f32_mut()?
         .par_chunks_mut(cstep)
-        .with_min_len(min_len)
+        .with_min_len(crate::layer::grain::min_items(plane))
         .enumerate()
         .for_each(|(q, dst)| {
             let (i, ch) = pick(q);

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
 use crate::layer::fused_activation::activate_all;
+use crate::layer::grain::min_items;
 use crate::layer::kernels;
 use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
@@ -149,6 +150,7 @@ impl Convolution {
         let kk = kw * kh;
         out.par_chunks_mut(cstep.max(1))
             .take(self.window.num_output)
+            .with_min_len(min_items(n * kk))
             .enumerate()
             .for_each_init(
                 || (Vec::new(), Vec::new()),

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::grain::min_items;
 use crate::tensor::pool::Scratch;
 
 /// The most values one im2col tile holds (16 MiB of fp32).
@@ -36,7 +37,9 @@ impl Convolution {
         if group == 1 {
             one_group(0, out);
         } else {
+            let [ow, oh] = geo.out;
             out.par_chunks_mut(cout_g * cstep)
+                .with_min_len(min_items(cout_g * k * ow * oh))
                 .enumerate()
                 .for_each(|(g, out)| one_group(g, out));
         }
@@ -81,6 +84,7 @@ impl Convolution {
             let len = tile.min(n - first);
             let col = &mut col[..k * len];
             col.par_chunks_mut(len)
+                .with_min_len(min_items(len))
                 .zip(&offsets)
                 .for_each(|(row, &off)| {
                     let mut j = 0;

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::{Convolution, Geometry};
 use crate::error::Result;
 use crate::layer::fused_activation::activate_all;
+use crate::layer::grain::min_items;
 use crate::tensor::Mat;
 use planes::Planes;
 pub(crate) use winograd::WinogradWeights;
@@ -97,6 +98,7 @@ impl Convolution {
             return;
         }
         out.par_chunks_mut(cstep.max(1))
+            .with_min_len(min_items(cstep))
             .zip(&self.bias)
             .for_each(|(row, b)| row.fill(*b));
     }
@@ -108,6 +110,7 @@ impl Convolution {
             return;
         }
         out.par_chunks_mut(cstep.max(1))
+            .with_min_len(min_items(n))
             .for_each(|row| activate_all(kind, params, &mut row[..n]));
     }
 }

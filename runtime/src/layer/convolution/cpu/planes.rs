@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::super::Geometry;
+use crate::layer::grain::min_items;
 use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
 use crate::tensor::pool;
@@ -54,6 +55,7 @@ impl<'a> Planes<'a> {
         let mut padded = pool::zeros(m.c * plane);
         padded
             .par_chunks_mut(plane.max(1))
+            .with_min_len(min_items(plane))
             .enumerate()
             .for_each(|(q, dst)| {
                 if value != 0.0 {

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
+use crate::layer::grain::min_items;
 use crate::tensor::pool::Scratch;
 
 /// The most values one chunk of transformed input holds (16 MiB of fp32).
@@ -266,6 +267,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
             // Bᵀ d B of each tile, as [cin][n²][tc]
             v[..cin * nn * tc]
                 .par_chunks_mut(nn * tc)
+                .with_min_len(min_items(nn * tc * N))
                 .enumerate()
                 .for_each(|(ci, dst)| {
                     let src = &planes[ci * plane..(ci + 1) * plane];
