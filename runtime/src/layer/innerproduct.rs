@@ -60,6 +60,10 @@ pub struct InnerProduct {
     activation: i32,
     activation_params: Vec<f32>,
     weights: Vec<f32>,
+    /// The weights as fp16 for single-row forwards under `use_fp16_storage` where the CPU
+    /// widens fp16 in hardware (ncnn's x86 `innerproduct_fp16s`): a GEMV reads each weight
+    /// once, so half the bytes is nearly half the time.
+    weights_f16: Vec<half::f16>,
     bias: Vec<f32>,
     gpu: Option<GpuInnerProduct>,
 }
@@ -87,6 +91,16 @@ impl Layer for InnerProduct {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        // a CPU net's (a GPU net keeps only what the device reads)
+        let cpu = gpu.is_none();
+        self.weights_f16 = if cpu && opt.use_fp16_storage && kernels::has_fp16_conversion() {
+            self.weights
+                .iter()
+                .map(|&w| half::f16::from_f32(w))
+                .collect()
+        } else {
+            Vec::new()
+        };
         // the shader reads rows of vec4 from buffers; images and ragged rows stay on the CPU
         self.gpu = match gpu {
             Some(gpu) => {
@@ -242,7 +256,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
         // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)
@@ -276,7 +290,8 @@ impl Layer for InnerProduct {
                     .for_each(|o| activate_all(self.activation, &self.activation_params, o));
             }
         } else {
-            self.forward_rows(&x, num_input, &mut out);
+            let f16 = opt.use_fp16_storage && !self.weights_f16.is_empty();
+            self.forward_rows(&x, num_input, &mut out, f16);
         }
         if bottom.dims == 2 && bottom.w == num_input {
             Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
@@ -290,9 +305,9 @@ impl Layer for InnerProduct {
 const GEMM_ROWS: usize = 4;
 
 impl InnerProduct {
-    /// Each output of each row as one vectorized dot product over its weight row, threads
-    /// splitting the outputs (a single row has nothing else to split).
-    fn forward_rows(&self, x: &[f32], num_input: usize, out: &mut [f32]) {
+    /// Each output of each row as one vectorized dot product over its weight row (the fp16
+    /// copy with `f16`), threads splitting the outputs (a single row has nothing else to split).
+    fn forward_rows(&self, x: &[f32], num_input: usize, out: &mut [f32], f16: bool) {
         const OUTPUTS_PER_TASK: usize = 16;
         for (o, row) in out
             .chunks_mut(self.num_output.max(1))
@@ -303,8 +318,13 @@ impl InnerProduct {
                 .for_each(|(t, ys)| {
                     for (i, y) in ys.iter_mut().enumerate() {
                         let p = t * OUTPUTS_PER_TASK + i;
-                        let w = &self.weights[p * num_input..(p + 1) * num_input];
-                        let sum = kernels::dot(w, row) + self.bias.get(p).copied().unwrap_or(0.0);
+                        let span = p * num_input..(p + 1) * num_input;
+                        let dot = if f16 {
+                            kernels::dot_f16(&self.weights_f16[span], row)
+                        } else {
+                            kernels::dot(&self.weights[span], row)
+                        };
+                        let sum = dot + self.bias.get(p).copied().unwrap_or(0.0);
                         *y = activate(self.activation, &self.activation_params, sum);
                     }
                 });
