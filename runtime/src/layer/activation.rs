@@ -13,6 +13,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::unary;
+use crate::layer::grain::GRAIN;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
@@ -80,14 +81,13 @@ pub(crate) fn unaryop_pipelines(
 
 /// Applies `f` to every value of `m` in place, in parallel chunks.
 pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
-    const CHUNK: usize = 1 << 14;
     match &mut m.data {
-        MatData::F32(v) => v.par_chunks_mut(CHUNK).for_each(|c| kernels::map(c, &f)),
-        MatData::F16(v) => v.par_chunks_mut(CHUNK).for_each(|c| {
+        MatData::F32(v) => v.par_chunks_mut(GRAIN).for_each(|c| kernels::map(c, &f)),
+        MatData::F16(v) => v.par_chunks_mut(GRAIN).for_each(|c| {
             c.iter_mut()
                 .for_each(|x| *x = half::f16::from_f32(f(x.to_f32())))
         }),
-        MatData::Bf16(v) => v.par_chunks_mut(CHUNK).for_each(|c| {
+        MatData::Bf16(v) => v.par_chunks_mut(GRAIN).for_each(|c| {
             c.iter_mut()
                 .for_each(|x| *x = half::bf16::from_f32(f(x.to_f32())))
         }),

@@ -10,6 +10,7 @@ use crate::layer::activation::map_inplace;
 use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::dispatch_flat;
+use crate::layer::grain::GRAIN;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
@@ -216,9 +217,6 @@ impl BinaryOp {
     }
 }
 
-/// The fewest output values one parallel task of BinaryOp takes.
-const TASK_VALUES: usize = 1 << 14;
-
 /// A mat's values in unpacked ncnn order without padding: borrowed where the storage already
 /// is that (fp32, pack 1, channels back to back), else copied.
 fn dense_values(m: &Mat) -> Cow<'_, [f32]> {
@@ -294,8 +292,8 @@ fn binary_row(op: i32, out: &mut [f32], a: Side<'_>, b: Side<'_>) {
 
 /// `out[i] = x[i] op y[i]` in parallel chunks, each through [`binary_row`].
 fn zip_op(op: i32, out: &mut [f32], x: &[f32], y: &[f32]) {
-    out.par_chunks_mut(TASK_VALUES)
-        .zip(x.par_chunks(TASK_VALUES).zip(y.par_chunks(TASK_VALUES)))
+    out.par_chunks_mut(GRAIN)
+        .zip(x.par_chunks(GRAIN).zip(y.par_chunks(GRAIN)))
         .for_each(|(o, (x, y))| binary_row(op, o, Side::Row(x), Side::Row(y)));
 }
 
@@ -540,7 +538,7 @@ impl Layer for BinaryOp {
         let [w, plane] = [out[3], out[1] * out[2] * out[3]];
         let cstep = if dims >= 3 { top.cstep } else { plane };
         // rows of the output in tasks of at least 16K values (a task never spans channels)
-        let rows_per_task = (TASK_VALUES / w.max(1)).max(1);
+        let rows_per_task = (GRAIN / w.max(1)).max(1);
         let op = self.op;
         top.f32_mut()?
             .par_chunks_mut(cstep.max(1))

@@ -6,6 +6,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::dispatch_flat;
+use crate::layer::grain::GRAIN;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
@@ -117,19 +118,18 @@ impl Layer for Eltwise {
             m.f32().ok().filter(|_| m.same_layout(first))
         }
         if first.f32().is_ok() && bottoms.iter().all(|b| raw(b, first).is_some()) {
-            const CHUNK: usize = 1 << 14;
             let mut top = first.clone();
             let acc = top.f32_mut()?;
             if self.op == 1 && coeff(0) != 1.0 {
                 let c = coeff(0);
-                acc.par_chunks_mut(CHUNK)
+                acc.par_chunks_mut(GRAIN)
                     .for_each(|a| kernels::map(a, |x| x * c));
             }
             for (i, b) in bottoms.iter().enumerate().skip(1) {
                 let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
                 let op = self.op;
-                acc.par_chunks_mut(CHUNK)
-                    .zip(v.par_chunks(CHUNK))
+                acc.par_chunks_mut(GRAIN)
+                    .zip(v.par_chunks(GRAIN))
                     .for_each(|(a, b)| match op {
                         0 => kernels::zip_with(a, b, |x, y| x * y),
                         1 if c == 1.0 => kernels::zip_with(a, b, |x, y| x + y),

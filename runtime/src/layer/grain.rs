@@ -3,7 +3,8 @@
 //! for a 7×7 map, while a big one still spreads over all of them.
 
 /// Values (or multiply-adds) below which a task is not split further: about ten microseconds
-/// of work, the cost of waking and joining a thread.
+/// of work, the cost of waking and joining a thread. Elementwise layers cut their values into
+/// chunks of this size.
 pub(crate) const GRAIN: usize = 1 << 15;
 
 /// Multiply-adds per GEMM thread: a GEMM below this runs on one thread, above it on one

@@ -266,15 +266,16 @@ impl Extractor<'_> {
                     vec![m]
                 }
                 (true, false) => vec![layer.forward(single_input(bottoms)?.as_ref(), &opt)?],
-                (false, true) => {
+                (false, inplace) => {
+                    // each a copy only where another reader still holds it
                     let mut blobs: Vec<Mat> =
                         bottoms.into_iter().map(Arc::unwrap_or_clone).collect();
-                    layer.forward_many_inplace(&mut blobs, &opt)?;
-                    blobs
-                }
-                (false, false) => {
-                    let blobs: Vec<Mat> = bottoms.into_iter().map(Arc::unwrap_or_clone).collect();
-                    layer.forward_many(&blobs, &opt)?
+                    if inplace {
+                        layer.forward_many_inplace(&mut blobs, &opt)?;
+                        blobs
+                    } else {
+                        layer.forward_many(&blobs, &opt)?
+                    }
                 }
             })
         })??;
