@@ -1,8 +1,8 @@
 //! Winograd F(m×m, 3×3) for 3×3 stride-1 convolutions (ncnn's choice on x86 and ARM): each m×m
 //! output tile from an n×n input tile (n = m + 2) as `Aᵀ[(G g Gᵀ) ⊙ (Bᵀ d B)]A`, the
 //! element-wise products of all tiles and channels as n² GEMMs (output channels × input
-//! channels times input channels × tiles). F(6,3) where the output is large (n² = 64 products
-//! for 36 outputs, against 324 for the direct form), F(4,3) on small maps.
+//! channels times input channels × tiles). F(4,3) (36 products for 16 outputs, against 144
+//! for the direct form), F(2,3) (16 for 4) where the map is small against the channels.
 //!
 //! The matrices come from their interpolation points (Cook–Toom), computed at compile time:
 //! `Aᵀ[i][j] = p_jⁱ`, `G[j][k] = p_jᵏ / Π_{l≠j}(p_j − p_l)`, row j of `Bᵀ` the coefficients of
@@ -19,8 +19,14 @@ use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
 use crate::layer::grain::min_items;
 use crate::tensor::pool::Scratch;
 
-/// The most values one chunk of transformed input holds (16 MiB of fp32).
-const CHUNK_VALUES: usize = 1 << 22;
+/// The values one chunk of tiles holds in the transformed domain, input and products (4 MiB
+/// of fp32): the output transform reads each tile's n² products from n² rows of the products,
+/// which must still be in cache; more tiles per chunk only lengthen the GEMMs' rows, which
+/// reach full speed by [`MIN_CHUNK`] tiles.
+const CHUNK_VALUES: usize = 1 << 20;
+
+/// The fewest tiles a chunk takes when the map has them (each chunk re-reads the weights).
+const MIN_CHUNK: usize = 64;
 
 /// One tile size's transforms: `M` outputs per side from `N = M + 2` inputs.
 struct Transform<const M: usize, const N: usize> {
@@ -65,15 +71,16 @@ const fn transform<const M: usize, const N: usize>(pts: &[f64]) -> Transform<M, 
         if j < N - 1 {
             let mut p = 1.0f64;
             let mut i = 0;
-            while i < M {
-                at[i][j] = p as f32;
+            while i < M || i < 3 {
+                if i < M {
+                    at[i][j] = p as f32;
+                }
                 if i < 3 {
                     g[j][i] = (p / f) as f32;
                 }
                 p *= pts[j];
                 i += 1;
             }
-            // M ≥ 3, so G's row got every power above
         }
         j += 1;
     }
@@ -82,27 +89,32 @@ const fn transform<const M: usize, const N: usize>(pts: &[f64]) -> Transform<M, 
     Transform { at, g, bt }
 }
 
+const F23: Transform<2, 4> = transform(&[0.0, 1.0, -1.0]);
 const F43: Transform<4, 6> = transform(&[0.0, 1.0, -1.0, 2.0, -2.0]);
-const F63: Transform<6, 8> = transform(&[0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5]);
 
 /// The weights in a tile size's domain, made once per layer on first use: `[n²][num_output][channels]`.
 #[derive(Default)]
 pub(crate) struct WinogradWeights {
+    f23: OnceLock<Vec<f32>>,
     f43: OnceLock<Vec<f32>>,
-    f63: OnceLock<Vec<f32>>,
 }
 
 /// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
-/// output of `ow × oh` (ncnn's thresholds in spirit: enough channels for the GEMMs to pay for
-/// the transforms, F(6,3) once the map holds a few 6×6 tiles).
+/// output of `ow × oh`: F(4,3), or F(2,3) on maps up to 8 and on maps up to 14 once both sides
+/// have 128 channels (ncnn's x86 tables in outline: the transformed weights are n²/9 times
+/// the kernel's and outweigh such a map, and 4×4 tiles waste much of a small one). Measured on one core (BENCHMARKS.md),
+/// F(6,3) lost to F(4,3) on every shape from 16 to 512 channels and 7 to 224 pixels, by up to
+/// 1.6× (its 64 products per tile leave the cache between the GEMMs and the output transform),
+/// so it is not offered.
 pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option<usize> {
     if cin < 8 || cout < 8 {
         return None;
     }
     match ow.min(oh) {
-        12.. => Some(6),
-        4.. => Some(4),
-        _ => None,
+        ..2 => None,
+        2..=8 => Some(2),
+        ..=14 if cin >= 128 && cout >= 128 => Some(2),
+        _ => Some(4),
     }
 }
 
@@ -255,7 +267,9 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let planes = &input.data;
         let (tw, th) = (ow.div_ceil(M), oh.div_ceil(M));
         let tiles = tw * th;
-        let chunk = (CHUNK_VALUES / (nn * cin.max(cout)).max(1)).clamp(1, tiles.max(1));
+        let chunk = (CHUNK_VALUES / (nn * (cin + cout)).max(1))
+            .max(MIN_CHUNK)
+            .clamp(1, tiles.max(1));
         let mut v = Scratch::zeros(cin * nn * chunk);
         let mut prod = Scratch::zeros(nn * cout * chunk);
         let bt = self.bt;
@@ -326,12 +340,15 @@ impl Convolution {
     ) {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let tw = &self.winograd;
-        if m == 6 {
-            let u = tw.f63.get_or_init(|| F63.weights(&self.weights, cout, cin));
-            F63.forward(u, input, [cin, cout], geo.out, out, cstep);
-        } else {
-            let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
-            F43.forward(u, input, [cin, cout], geo.out, out, cstep);
+        match m {
+            4 => {
+                let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
+                F43.forward(u, input, [cin, cout], geo.out, out, cstep);
+            }
+            _ => {
+                let u = tw.f23.get_or_init(|| F23.weights(&self.weights, cout, cin));
+                F23.forward(u, input, [cin, cout], geo.out, out, cstep);
+            }
         }
     }
 }
@@ -362,7 +379,7 @@ mod tests {
 
     #[test]
     fn the_transforms_compute_a_correlation() {
+        check(&F23);
         check(&F43);
-        check(&F63);
     }
 }
