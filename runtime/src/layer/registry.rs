@@ -15,9 +15,10 @@ use crate::layer::{
     softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
 };
 use crate::layer::{
-    argmax::ArgMax, cumulativesum::CumulativeSum, embed::Embed, groupnorm::GroupNorm,
-    instancenorm::InstanceNorm, layernorm::LayerNorm, mvn::MVN, normalize::Normalize,
-    reduction::Reduction, rmsnorm::RMSNorm, statisticspooling::StatisticsPooling,
+    argmax::ArgMax, cumulativesum::CumulativeSum, embed::Embed, gemm::Gemm, groupnorm::GroupNorm,
+    instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul, mvn::MVN,
+    normalize::Normalize, reduction::Reduction, rmsnorm::RMSNorm,
+    statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -110,6 +111,8 @@ pub const BUILTIN: &[&str] = &[
     "CumulativeSum",
     "ArgMax",
     "Embed",
+    "Gemm",
+    "MatMul",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -186,6 +189,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "CumulativeSum" => Box::<CumulativeSum>::default(),
         "ArgMax" => Box::<ArgMax>::default(),
         "Embed" => Box::<Embed>::default(),
+        "Gemm" => Box::<Gemm>::default(),
+        "MatMul" => Box::<MatMul>::default(),
         _ => return None,
     })
 }

@@ -19,6 +19,7 @@ mod suite;
 mod suite_conv;
 mod suite_existing;
 mod suite_layers;
+mod suite_matrix;
 mod suite_norm;
 mod suite_ops;
 mod suite_shape;

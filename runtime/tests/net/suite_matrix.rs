@@ -1,0 +1,264 @@
+//! ncnn's matrix layer tests against the wheel: test_gemm_0*.cpp (transposes, constant A/B,
+//! output_transpose, output_N1M), test_gemm_2*.cpp (C in every broadcast, constant or input,
+//! alpha and beta) and test_matmul.cpp (every dims pairing, broadcast batches, transB).
+//! The CPU only so far: Gemm and MatMul have no shaders yet.
+
+use super::suite::*;
+use super::*;
+
+/// A `RandomMat` of `sizes` as a constant weight (type-0 tag, then the values).
+fn constant(rng: &mut Rng, weights: &mut Vec<f32>, sizes: &[usize]) {
+    weights.push(0.0);
+    weights.extend(random_mat(rng, "w", sizes, RANDOM).values);
+}
+
+/// One test_gemm_0 case: `(alpha, transA, transB, output_transpose, constantA, constantB,
+/// output_N1M)`, as its `test_gemm` arguments.
+type Gemm0 = (f32, u8, u8, u8, u8, u8, u8);
+
+/// test_gemm_0.h's 40 calls of `test_gemm` per M, N, K.
+const GEMM_0: &[Gemm0] = &[
+    (2.1, 0, 0, 0, 0, 0, 0),
+    (3.1, 0, 1, 0, 0, 0, 0),
+    (4.1, 1, 0, 0, 0, 0, 0),
+    (2.4, 1, 1, 0, 0, 0, 0),
+    (2.1, 0, 0, 1, 0, 0, 0),
+    (3.1, 0, 1, 1, 0, 0, 0),
+    (4.1, 1, 0, 1, 0, 0, 0),
+    (2.4, 1, 1, 1, 0, 0, 0),
+    (1.7, 0, 1, 0, 0, 0, 1),
+    (1.7, 1, 1, 0, 1, 0, 1),
+    (1.9, 0, 0, 0, 0, 1, 1),
+    (1.9, 1, 0, 0, 1, 1, 1),
+    (1.7, 0, 1, 1, 1, 0, 1),
+    (1.7, 1, 1, 1, 0, 1, 1),
+    (1.9, 0, 0, 1, 1, 1, 1),
+    (1.9, 1, 0, 1, 0, 0, 1),
+    (2.1, 0, 0, 0, 1, 0, 0),
+    (3.1, 0, 1, 0, 1, 0, 0),
+    (4.1, 1, 0, 0, 1, 0, 0),
+    (2.4, 1, 1, 0, 1, 0, 0),
+    (2.1, 0, 0, 1, 1, 0, 0),
+    (3.1, 0, 1, 1, 1, 0, 0),
+    (4.1, 1, 0, 1, 1, 0, 0),
+    (2.4, 1, 1, 1, 1, 0, 0),
+    (2.1, 0, 0, 0, 0, 1, 0),
+    (3.1, 0, 1, 0, 0, 1, 0),
+    (4.1, 1, 0, 0, 0, 1, 0),
+    (2.4, 1, 1, 0, 0, 1, 0),
+    (2.1, 0, 0, 1, 0, 1, 0),
+    (3.1, 0, 1, 1, 0, 1, 0),
+    (4.1, 1, 0, 1, 0, 1, 0),
+    (2.4, 1, 1, 1, 0, 1, 0),
+    (2.1, 0, 0, 0, 1, 1, 0),
+    (3.1, 0, 1, 0, 1, 1, 0),
+    (4.1, 1, 0, 0, 1, 1, 0),
+    (2.4, 1, 1, 0, 1, 1, 0),
+    (2.1, 0, 0, 1, 1, 1, 0),
+    (3.1, 0, 1, 1, 1, 1, 0),
+    (4.1, 1, 0, 1, 1, 1, 0),
+    (2.4, 1, 1, 1, 1, 1, 0),
+];
+
+/// M, N, K from test_gemm_0a-0f.cpp.
+const GEMM_0_MNK: &[[usize; 3]] = &[
+    [1, 1, 1],
+    [3, 3, 3],
+    [8, 8, 8],
+    [15, 15, 15],
+    [1, 1, 23],
+    [1, 31, 1],
+    [23, 1, 1],
+    [12, 31, 12],
+    [1, 35, 47],
+    [23, 31, 1],
+    [31, 7, 3],
+    [28, 20, 7],
+    [44, 19, 7],
+    [47, 35, 48],
+];
+
+/// An operand of test_gemm's shapes: `rows × cols` as ncnn's `Mat(cols, rows)`, or
+/// `Mat(cols, 1, rows)` with output_N1M.
+fn operand_sizes(rows: usize, cols: usize, n1m: bool) -> Vec<usize> {
+    if n1m {
+        vec![cols, 1, rows]
+    } else {
+        vec![cols, rows]
+    }
+}
+
+/// test_gemm_0*.cpp: Gemm without C.
+#[test]
+fn ncnn_gemm_tests() {
+    let mut rng = Rng(2501);
+    let mut cases = Vec::new();
+    for &[m, n, k] in GEMM_0_MNK {
+        for &(alpha, ta, tb, ot, ca, cb, n1m) in GEMM_0 {
+            let n1m = n1m == 1;
+            let a = if ta == 1 {
+                operand_sizes(k, m, n1m)
+            } else {
+                operand_sizes(m, k, n1m)
+            };
+            let b = if tb == 1 {
+                operand_sizes(n, k, n1m)
+            } else {
+                operand_sizes(k, n, n1m)
+            };
+            let mut weights = Vec::new();
+            let mut inputs = Vec::new();
+            for (constant_op, sizes, name) in [(ca, &a, "a"), (cb, &b, "b")] {
+                if constant_op == 1 {
+                    constant(&mut rng, &mut weights, sizes);
+                } else {
+                    inputs.push(random_mat(&mut rng, name, sizes, RANDOM));
+                }
+            }
+            let params = format!(
+                "0={alpha} 1=1.0 2={ta} 3={tb} 4={ca} 5={cb} 6=1 7={m} 8={n} 9={k} 10=-1 11={} 14={ot}",
+                u8::from(n1m)
+            );
+            cases.push(Case {
+                kind: "Gemm",
+                params,
+                inputs,
+                weights,
+                tops: 1,
+            });
+        }
+    }
+    check_suite_cpu_only(sample(cases, 160));
+}
+
+/// test_gemm_2*.cpp: C as a scalar, M, M×1, M×N, 1×N and N values, constant or an input, with
+/// alpha and beta, over the transposes and constant A/B of test_gemm_2.h's calls.
+#[test]
+fn ncnn_gemm_bias_tests() {
+    let mut rng = Rng(2502);
+    let mut cases = Vec::new();
+    for &[m, n, k] in &[[1, 1, 1], [5, 7, 3], [12, 12, 23], [24, 35, 24], [8, 8, 8]] {
+        let cs: [Vec<usize>; 6] = [
+            vec![1],
+            vec![m],
+            vec![1, m],
+            vec![n, m],
+            vec![n, 1],
+            vec![n],
+        ];
+        let abc = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)];
+        let constant_c = [0u8, 1];
+        let mut i = 0usize;
+        for &cc in &constant_c {
+            for &(ca, cb, _) in &abc {
+                for (j, c) in cs.iter().enumerate() {
+                    // test_gemm_2.h's parameters cycle with the C shape
+                    let (alpha, beta) = [(2.1, 0.5), (3.1, 0.6), (4.1, 0.7), (5.1, 0.8)][j % 4];
+                    let (ta, tb) = [(0, 0), (0, 1), (1, 0), (1, 1)][(i + j) % 4];
+                    let ot = u8::from(j == 2 || j == 3);
+                    i += 1;
+                    let dims = c.len();
+                    let [w, h] = [c[0], c.get(1).copied().unwrap_or(1)];
+                    // the broadcast type as test_gemm_bias infers it (later matches win)
+                    let mut bt = 0;
+                    if dims == 1 && w == m {
+                        bt = 1;
+                    }
+                    if dims == 1 && w == n {
+                        bt = 4;
+                    }
+                    if dims == 2 && w == 1 && h == m {
+                        bt = 2;
+                    }
+                    if dims == 2 && w == n && h == m {
+                        bt = 3;
+                    }
+                    if dims == 2 && w == n && h == 1 {
+                        bt = 4;
+                    }
+                    let a = if ta == 1 { vec![m, k] } else { vec![k, m] };
+                    let b = if tb == 1 { vec![k, n] } else { vec![n, k] };
+                    let mut weights = Vec::new();
+                    let mut inputs = Vec::new();
+                    for (flag, sizes, name) in [(ca, &a, "a"), (cb, &b, "b"), (cc, c, "c")] {
+                        if flag == 1 {
+                            constant(&mut rng, &mut weights, sizes);
+                        } else {
+                            inputs.push(random_mat(&mut rng, name, sizes, RANDOM));
+                        }
+                    }
+                    let params = format!(
+                        "0={alpha} 1={beta} 2={ta} 3={tb} 4={ca} 5={cb} 6={cc} 7={m} 8={n} 9={k} 10={bt} 14={ot}"
+                    );
+                    cases.push(Case {
+                        kind: "Gemm",
+                        params,
+                        inputs,
+                        weights,
+                        tops: 1,
+                    });
+                }
+            }
+        }
+    }
+    check_suite_cpu_only(sample(cases, 120));
+}
+
+/// test_matmul.cpp: `(transB, A's RandomMat sizes, B's)`.
+const MATMUL: &[(u8, &[usize], &[usize])] = &[
+    (0, &[124], &[124]),
+    (0, &[127], &[127]),
+    (0, &[5], &[6, 5]),
+    (0, &[16], &[12, 16]),
+    (1, &[5], &[5, 6]),
+    (1, &[11], &[11, 16]),
+    (0, &[13], &[7, 13, 12]),
+    (1, &[24], &[24, 6, 16]),
+    (0, &[13], &[7, 13, 5, 12]),
+    (1, &[20], &[20, 8, 3, 19]),
+    (0, &[5, 6], &[5]),
+    (0, &[11, 16], &[11]),
+    (0, &[32, 3, 10], &[32]),
+    (0, &[28, 5, 28], &[28]),
+    (0, &[32, 3, 4, 10], &[32]),
+    (0, &[18, 5, 6, 28], &[18]),
+    (0, &[14, 10], &[5, 14]),
+    (0, &[14, 28], &[9, 14]),
+    (1, &[16, 16], &[16, 10]),
+    (0, &[5, 4], &[4, 5, 12]),
+    (1, &[5, 24], &[5, 6, 19]),
+    (0, &[5, 14], &[5, 5, 3, 16]),
+    (1, &[5, 4], &[5, 4, 2, 12]),
+    (0, &[14, 23, 10], &[5, 14]),
+    (1, &[14, 20, 28], &[14, 9]),
+    (0, &[14, 13, 2, 10], &[5, 14]),
+    (1, &[16, 12, 3, 16], &[16, 10]),
+    (0, &[14, 23, 10], &[5, 14, 10]),
+    (1, &[16, 22, 16], &[16, 10, 16]),
+    (0, &[14, 23, 10], &[5, 14, 1, 16]),
+    (1, &[14, 20, 8], &[14, 9, 1, 18]),
+    (0, &[16, 22, 9, 1], &[10, 16, 1, 17]),
+    (1, &[14, 23, 10, 1], &[14, 5, 1, 16]),
+    (0, &[14, 23, 10, 16], &[5, 14, 10, 16]),
+    (1, &[14, 20, 8, 18], &[14, 9, 8, 18]),
+];
+
+/// test_matmul.cpp, one or two calls of each of its groups.
+#[test]
+fn ncnn_matmul_tests() {
+    let mut rng = Rng(2503);
+    let cases = MATMUL
+        .iter()
+        .map(|&(tb, a, b)| Case {
+            kind: "MatMul",
+            params: format!("0={tb}"),
+            inputs: vec![
+                random_mat(&mut rng, "a", a, RANDOM),
+                random_mat(&mut rng, "b", b, RANDOM),
+            ],
+            weights: Vec::new(),
+            tops: 1,
+        })
+        .collect();
+    check_suite_cpu_only(cases);
+}
