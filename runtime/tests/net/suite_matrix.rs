@@ -262,3 +262,26 @@ fn ncnn_matmul_tests() {
         .collect();
     check_suite_cpu_only(cases);
 }
+
+/// Operands that do not multiply are a typed error naming the layer and both shapes.
+#[test]
+fn mismatched_inner_sizes_are_a_typed_error_naming_the_layer_and_shapes() {
+    for (kind, params) in [("MatMul", "0=0"), ("Gemm", "0=1.0")] {
+        let mut net = Net::new();
+        net.load_param_str("t.param", &one_layer(kind, &["a", "b"], params))
+            .unwrap();
+        net.load_model_zeros().unwrap();
+        let mut ex = net.create_extractor().unwrap();
+        ex.input("a", Mat::from_numpy(&[3, 5], &[0.5; 15]).unwrap())
+            .unwrap();
+        ex.input("b", Mat::from_numpy(&[4, 2], &[0.5; 8]).unwrap())
+            .unwrap();
+        let e = ex.extract("out").unwrap_err();
+        let report = e.report();
+        assert!(report.contains(&format!("({kind})")), "{report}");
+        assert!(
+            report.contains("[3, 5]") && report.contains("[4, 2]"),
+            "{report}"
+        );
+    }
+}
