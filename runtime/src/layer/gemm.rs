@@ -7,11 +7,13 @@
 //! `Y = alpha · (A·B + beta · C)` (ncnn scales the C term by alpha too), `M×N`, or `N×M` with
 //! output_transpose, as `N×1×M` / `M×1×N` 3-D blobs with output_N1M. A 2-D blob is a matrix of
 //! its rows, a 3-D blob of height 1 one of its channels (pnnx's `N×1×M` layout), a 1-D blob one
-//! row. C broadcasts as ncnn's types: 0 a scalar, 1/2 one value per row of Y (`M` or `1×M`... as
-//! ncnn spells `M×1`), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
+//! row. C broadcasts as ncnn's types: 0 a scalar, 1/2 one value per row of Y (`M` values or an
+//! `M×1` blob), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
 //! type comes from its shape, checked in ncnn's order (a 1-D C of `M == N` values is per column).
 //! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning and are read only.
 //! On the CPU through the project's GEMM ([`crate::layer::cpu_gemm`]), on the net's threads.
+
+use std::borrow::Cow;
 
 use crate::error::{Error, InputError, Result};
 use crate::layer::contract::{Layer, Support};
@@ -45,6 +47,16 @@ impl Broadcast {
         }
     }
 
+    /// How many values C holds with this broadcast over an `M×N` output.
+    fn len(self, m: usize, n: usize) -> usize {
+        match self {
+            Broadcast::Scalar => 1,
+            Broadcast::Rows => m,
+            Broadcast::Columns => n,
+            Broadcast::Full => m * n,
+        }
+    }
+
     /// The type of an input C of `dims` and `[w, h]` against an `M×N` output, as ncnn infers it
     /// (later matches win, so a 1-D C of `M == N` values is per column).
     fn infer(dims: u8, [w, h]: [usize; 2], m: usize, n: usize) -> Option<Broadcast> {
@@ -72,6 +84,7 @@ impl Broadcast {
 }
 
 /// A matrix operand: its values row after row.
+#[derive(Clone)]
 struct Operand {
     values: Vec<f32>,
     rows: usize,
@@ -101,6 +114,21 @@ impl Operand {
         })
     }
 
+    /// The model's constant operand where there is one, else the next of `inputs` as one.
+    fn held_or_input<'a>(
+        held: &'a Option<Operand>,
+        inputs: &mut std::slice::Iter<'_, &Mat>,
+        what: &'static str,
+    ) -> Result<Cow<'a, Operand>> {
+        match held {
+            Some(op) => Ok(Cow::Borrowed(op)),
+            None => Ok(Cow::Owned(Operand::of(
+                inputs.next().expect("counted"),
+                what,
+            )?)),
+        }
+    }
+
     /// This matrix, or its transpose when `t`, as the GEMM reads it.
     fn view(&self, t: bool) -> MatRef<'_> {
         let m = MatRef::rows(&self.values, self.rows, self.cols, self.cols);
@@ -121,7 +149,8 @@ pub struct Gemm {
     m: usize,
     n: usize,
     k: usize,
-    broadcast_c: i32,
+    /// The constant C's broadcast (`None`: no constant C, or type -1).
+    constant_c_type: Option<Broadcast>,
     output_n1m: bool,
     output_transpose: bool,
     a: Option<Operand>,
@@ -142,22 +171,8 @@ impl Gemm {
             .into());
         }
         let mut next = bottoms.iter();
-        let a_in;
-        let a = match &self.a {
-            Some(a) => a,
-            None => {
-                a_in = Operand::of(next.next().expect("counted"), "A: 1-D, 2-D or N×1×M")?;
-                &a_in
-            }
-        };
-        let b_in;
-        let b = match &self.b {
-            Some(b) => b,
-            None => {
-                b_in = Operand::of(next.next().expect("counted"), "B: 1-D, 2-D or N×1×K")?;
-                &b_in
-            }
-        };
+        let a = Operand::held_or_input(&self.a, &mut next, "A: 1-D, 2-D or N×1×M")?;
+        let b = Operand::held_or_input(&self.b, &mut next, "B: 1-D, 2-D or N×1×K")?;
         let (av, bv) = (a.view(self.trans_a), b.view(self.trans_b));
         let (m, k, n) = (av.rows, av.cols, bv.cols);
         if bv.rows != k {
@@ -178,18 +193,11 @@ impl Gemm {
                         why: "are the output and C: C is not 1, M, N, M×1, 1×N or M×N",
                     })
                 })?;
-                (c.to_values(), Some(t))
+                (Cow::Owned(c.to_values()), Some(t))
             }
-            None if self.constant_c => (self.c.clone(), Broadcast::from_type(self.broadcast_c)),
-            None => (Vec::new(), None),
+            None => (Cow::Borrowed(&self.c[..]), self.constant_c_type),
         };
-        let needed = match broadcast {
-            None => 0,
-            Some(Broadcast::Scalar) => 1,
-            Some(Broadcast::Rows) => m,
-            Some(Broadcast::Columns) => n,
-            Some(Broadcast::Full) => m * n,
-        };
+        let needed = broadcast.map_or(0, |t| t.len(m, n));
         if c.len() != needed {
             return Err(InputError::Values {
                 what: "values of the constant C",
@@ -262,18 +270,24 @@ impl Layer for Gemm {
         self.constant_a = pd.int_in(4, 0, 0..=1, "0 or 1")? == 1;
         self.constant_b = pd.int_in(5, 0, 0..=1, "0 or 1")? == 1;
         self.constant_c = pd.int_in(6, 0, 0..=1, "0 or 1")? == 1;
-        self.broadcast_c = if self.constant_c {
-            pd.int_in(10, 0, -1..=4, "-1 (no C) or 0-4")?
+        self.constant_c_type = if self.constant_c {
+            Broadcast::from_type(pd.int_in(10, 0, -1..=4, "-1 (no C) or 0-4")?)
         } else {
-            pd.int(10, 0)
+            None
         };
         let size = |id: u32, needed: bool| -> Result<usize> {
             let allowed = "a size, at least 1 where a constant operand has it";
             Ok(pd.int_in(id, 0, i32::from(needed)..=i32::MAX, allowed)? as usize)
         };
-        let c_has = |types: &[i32]| self.constant_c && types.contains(&self.broadcast_c);
-        self.m = size(7, self.constant_a || c_has(&[1, 2, 3]))?;
-        self.n = size(8, self.constant_b || c_has(&[3, 4]))?;
+        let c_has = |types: &[Broadcast]| self.constant_c_type.is_some_and(|t| types.contains(&t));
+        self.m = size(
+            7,
+            self.constant_a || c_has(&[Broadcast::Rows, Broadcast::Full]),
+        )?;
+        self.n = size(
+            8,
+            self.constant_b || c_has(&[Broadcast::Columns, Broadcast::Full]),
+        )?;
         self.k = size(9, self.constant_a || self.constant_b)?;
         self.output_n1m = pd.int_in(11, 0, 0..=1, "0 or 1")? == 1;
         pd.int_in(13, 0, 0..=1, "0 (auto) or 1 (fp32)")?;
@@ -301,14 +315,8 @@ impl Layer for Gemm {
             let values = weights.load(n * k, 0)?;
             self.b = Some(Operand { values, rows, cols });
         }
-        if self.constant_c && self.broadcast_c != -1 {
-            let count = match self.broadcast_c {
-                0 => 1,
-                1 | 2 => m,
-                3 => m * n,
-                _ => n,
-            };
-            self.c = weights.load(count, 0)?;
+        if let Some(t) = self.constant_c_type {
+            self.c = weights.load(t.len(m, n), 0)?;
         }
         Ok(())
     }

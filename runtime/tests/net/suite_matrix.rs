@@ -6,10 +6,27 @@
 use super::suite::*;
 use super::*;
 
-/// A `RandomMat` of `sizes` as a constant weight (type-0 tag, then the values).
-fn constant(rng: &mut Rng, weights: &mut Vec<f32>, sizes: &[usize]) {
-    weights.push(0.0);
-    weights.extend(random_mat(rng, "w", sizes, RANDOM).values);
+/// A Gemm case whose operands `(constant, RandomMat sizes, name)` are weights where constant
+/// (type-0 tag, then the values, in ncnn's load order) and inputs otherwise.
+fn gemm_case(rng: &mut Rng, params: String, operands: &[(u8, &[usize], &'static str)]) -> Case {
+    let mut weights = Vec::new();
+    let mut inputs = Vec::new();
+    for &(constant, sizes, name) in operands {
+        let mat = random_mat(rng, name, sizes, RANDOM);
+        if constant == 1 {
+            weights.push(0.0);
+            weights.extend(mat.values);
+        } else {
+            inputs.push(mat);
+        }
+    }
+    Case {
+        kind: "Gemm",
+        params,
+        inputs,
+        weights,
+        tops: 1,
+    }
 }
 
 /// One test_gemm_0 case: `(alpha, transA, transB, output_transpose, constantA, constantB,
@@ -106,26 +123,11 @@ fn ncnn_gemm_tests() {
             } else {
                 operand_sizes(k, n, n1m)
             };
-            let mut weights = Vec::new();
-            let mut inputs = Vec::new();
-            for (constant_op, sizes, name) in [(ca, &a, "a"), (cb, &b, "b")] {
-                if constant_op == 1 {
-                    constant(&mut rng, &mut weights, sizes);
-                } else {
-                    inputs.push(random_mat(&mut rng, name, sizes, RANDOM));
-                }
-            }
             let params = format!(
                 "0={alpha} 1=1.0 2={ta} 3={tb} 4={ca} 5={cb} 6=1 7={m} 8={n} 9={k} 10=-1 11={} 14={ot}",
                 u8::from(n1m)
             );
-            cases.push(Case {
-                kind: "Gemm",
-                params,
-                inputs,
-                weights,
-                tops: 1,
-            });
+            cases.push(gemm_case(&mut rng, params, &[(ca, &a, "a"), (cb, &b, "b")]));
         }
     }
     check_suite_cpu_only(sample(cases, 160));
@@ -178,25 +180,11 @@ fn ncnn_gemm_bias_tests() {
                     }
                     let a = if ta == 1 { vec![m, k] } else { vec![k, m] };
                     let b = if tb == 1 { vec![k, n] } else { vec![n, k] };
-                    let mut weights = Vec::new();
-                    let mut inputs = Vec::new();
-                    for (flag, sizes, name) in [(ca, &a, "a"), (cb, &b, "b"), (cc, c, "c")] {
-                        if flag == 1 {
-                            constant(&mut rng, &mut weights, sizes);
-                        } else {
-                            inputs.push(random_mat(&mut rng, name, sizes, RANDOM));
-                        }
-                    }
                     let params = format!(
                         "0={alpha} 1={beta} 2={ta} 3={tb} 4={ca} 5={cb} 6={cc} 7={m} 8={n} 9={k} 10={bt} 14={ot}"
                     );
-                    cases.push(Case {
-                        kind: "Gemm",
-                        params,
-                        inputs,
-                        weights,
-                        tops: 1,
-                    });
+                    let operands = [(ca, &a[..], "a"), (cb, &b[..], "b"), (cc, &c[..], "c")];
+                    cases.push(gemm_case(&mut rng, params, &operands));
                 }
             }
         }

@@ -102,10 +102,10 @@ pub(crate) struct WinogradWeights {
 /// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
 /// output of `ow × oh`: F(4,3), or F(2,3) on maps up to 8 and on maps up to 14 once both sides
 /// have 128 channels (ncnn's x86 tables in outline: the transformed weights are n²/9 times
-/// the kernel's and outweigh such a map, and 4×4 tiles waste much of a small one). Measured on one core (BENCHMARKS.md),
-/// F(6,3) lost to F(4,3) on every shape from 16 to 512 channels and 7 to 224 pixels, by up to
-/// 1.6× (its 64 products per tile leave the cache between the GEMMs and the output transform),
-/// so it is not offered.
+/// the kernel's and outweigh such a map, and 4×4 tiles waste much of a small one). Measured
+/// on one core (BENCHMARKS.md), F(6,3) lost to F(4,3) on every shape from 16 to 512 channels
+/// and 7 to 224 pixels, by up to 1.6× (its 64 products per tile leave the cache between the
+/// GEMMs and the output transform), so it is not offered.
 pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option<usize> {
     if cin < 8 || cout < 8 {
         return None;
