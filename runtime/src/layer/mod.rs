@@ -14,6 +14,7 @@ pub mod weights;
 
 // shared pieces
 pub mod activation;
+pub(crate) mod attention;
 pub(crate) mod channel_affine;
 pub(crate) mod cpu_gemm;
 pub mod expression;
@@ -73,6 +74,7 @@ pub mod lrn;
 pub mod matmul;
 pub mod memorydata;
 pub mod mish;
+pub mod multiheadattention;
 pub mod mvn;
 pub mod noop;
 pub mod normalize;
@@ -88,7 +90,9 @@ pub mod relu;
 pub mod reorg;
 pub mod reshape;
 pub mod rmsnorm;
+pub mod rotaryembed;
 pub mod scale;
+pub mod sdpa;
 pub mod selu;
 pub mod shrink;
 pub mod shufflechannel;

@@ -16,9 +16,9 @@ use crate::layer::{
 };
 use crate::layer::{
     argmax::ArgMax, cumulativesum::CumulativeSum, embed::Embed, gemm::Gemm, groupnorm::GroupNorm,
-    instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul, mvn::MVN,
-    normalize::Normalize, reduction::Reduction, rmsnorm::RMSNorm,
-    statisticspooling::StatisticsPooling,
+    instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul,
+    multiheadattention::MultiHeadAttention, mvn::MVN, normalize::Normalize, reduction::Reduction,
+    rmsnorm::RMSNorm, rotaryembed::RotaryEmbed, sdpa::SDPA, statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
     batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
@@ -113,6 +113,9 @@ pub const BUILTIN: &[&str] = &[
     "Embed",
     "Gemm",
     "MatMul",
+    "MultiHeadAttention",
+    "SDPA",
+    "RotaryEmbed",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -191,6 +194,9 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Embed" => Box::<Embed>::default(),
         "Gemm" => Box::<Gemm>::default(),
         "MatMul" => Box::<MatMul>::default(),
+        "MultiHeadAttention" => Box::<MultiHeadAttention>::default(),
+        "SDPA" => Box::<SDPA>::default(),
+        "RotaryEmbed" => Box::<RotaryEmbed>::default(),
         _ => return None,
     })
 }

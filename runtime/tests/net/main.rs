@@ -16,6 +16,7 @@ mod errors;
 mod gpu_layers;
 mod models;
 mod suite;
+mod suite_attention;
 mod suite_conv;
 mod suite_existing;
 mod suite_layers;

@@ -10,6 +10,7 @@
 use super::*;
 
 /// One case: a layer type with its params over its inputs.
+#[derive(Clone)]
 pub struct Case {
     /// The layer type.
     pub kind: &'static str,
@@ -236,9 +237,20 @@ pub fn check_suite(cases: Vec<Case>, images: bool) {
 }
 
 /// [`check_suite`] for layers ncnn runs on the CPU only (dynamic weights: ncnn's Vulkan layers
-/// turn themselves off): fpshader's CPU against the wheel.
-pub fn check_suite_cpu_only(cases: Vec<Case>) {
-    check_suite_cpu_outputs(&cases);
+/// turn themselves off): fpshader's CPU against the wheel; the fp32 outputs.
+pub fn check_suite_cpu_only(cases: Vec<Case>) -> Vec<Output> {
+    check_suite_cpu_outputs(&cases)
+}
+
+/// fpshader's CPU fp32 outputs of `cases`, unchecked: for cases a test checks against others
+/// that the wheel checks.
+pub fn cpu_outputs(cases: &[Case]) -> Vec<Output> {
+    let b = batch(&cases.iter().collect::<Vec<_>>());
+    let (_, fp32, _) = run_batch(&b, RunOptions::fp32(), None);
+    fp32.into_iter()
+        .zip(&b.owners)
+        .map(|(o, &i)| o.unwrap_or_else(|e| panic!("{}: {}", cases[i].what(), e.report())))
+        .collect()
 }
 
 /// [`check_suite`] in the GPU option tuples `tuple` accepts (by name): ops whose result
@@ -284,7 +296,7 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
 }
 
 /// An output: its numpy shape and values.
-type Output = (Vec<usize>, Vec<f32>);
+pub type Output = (Vec<usize>, Vec<f32>);
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
 /// against the CPU's fp32 outputs. Every layer must run on the GPU, placed there at load and

@@ -1,0 +1,88 @@
+//! RotaryEmbed: `0=interleaved`; three inputs, the heads (`embed × seq × heads`) and the cos
+//! and sin caches (`embed/2 × seq`). Each row's pairs turn by their angle: `(x0, x1) → (x0·cos
+//! − x1·sin, x0·sin + x1·cos)`, a pair being two neighbours with interleaved (GPT-J) or the
+//! same place in the two halves of the row otherwise (GPT-NeoX, LLaMA).
+
+use rayon::prelude::*;
+
+use crate::error::{InputError, Result};
+use crate::layer::contract::{Layer, Support};
+use crate::layer::grain::GRAIN;
+use crate::layer::params::ParamDict;
+use crate::layer::run_options::RunOptions;
+use crate::tensor::Mat;
+
+/// Rotary position embedding.
+#[derive(Default)]
+pub struct RotaryEmbed {
+    interleaved: bool,
+}
+
+impl RotaryEmbed {
+    /// Turns one row's pairs by the angles whose cos and sin are given.
+    fn turn(&self, row: &mut [f32], cos: &[f32], sin: &[f32]) {
+        if self.interleaved {
+            for ((p, &c), &s) in row.chunks_exact_mut(2).zip(cos).zip(sin) {
+                let (x0, x1) = (p[0], p[1]);
+                p[0] = x0 * c - x1 * s;
+                p[1] = x0 * s + x1 * c;
+            }
+        } else {
+            let (a, b) = row.split_at_mut(cos.len());
+            for (((x0, x1), &c), &s) in a.iter_mut().zip(b).zip(cos).zip(sin) {
+                let (v0, v1) = (*x0, *x1);
+                *x0 = v0 * c - v1 * s;
+                *x1 = v0 * s + v1 * c;
+            }
+        }
+    }
+}
+
+impl Layer for RotaryEmbed {
+    fn support(&self) -> Support {
+        Support::MANY
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.interleaved = pd.int_in(0, 0, 0..=1, "0 or 1")? == 1;
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let [x, cos, sin] = bottoms else {
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "three (the heads, the cos and the sin cache)",
+            }
+            .into());
+        };
+        let [w, h, d, _] = x.shape();
+        let rows = h * d;
+        let half = w / 2;
+        for cache in [cos, sin] {
+            let [cw, ch, ..] = cache.shape();
+            if w % 2 != 0 || cw != half || ch < rows {
+                return Err(InputError::Mismatch {
+                    a: x.numpy_shape(),
+                    b: cache.numpy_shape(),
+                    why: "are the heads and a cos/sin cache: the cache is not half the (even) \
+                          width × at least the rows",
+                }
+                .into());
+            }
+        }
+        let (cos, sin) = (cos.to_values(), sin.to_values());
+        let mut values = x.to_values();
+        let rows_per_task = (GRAIN / w.max(1)).max(1);
+        values
+            .par_chunks_mut((rows_per_task * w).max(1))
+            .enumerate()
+            .for_each(|(t, chunk)| {
+                for (r, row) in chunk.chunks_exact_mut(w.max(1)).enumerate() {
+                    let i = (t * rows_per_task + r) % rows;
+                    self.turn(row, &cos[i * half..][..half], &sin[i * half..][..half]);
+                }
+            });
+        Ok(vec![Mat::from_numpy(&x.numpy_shape(), &values)?])
+    }
+}

@@ -1,0 +1,379 @@
+//! ncnn's attention layer tests against the wheel: test_sdpa.cpp and test_sdpa_kvcache.cpp
+//! (grouped heads, masks, scales, the key/value cache), test_rotaryembed.cpp and
+//! test_multiheadattention.cpp / _kvcache.cpp (self, key-value and cross attention, kdim/vdim,
+//! masks, the cache in prefill, decode and cross-attention). The CPU only so far.
+
+use super::suite::*;
+use super::*;
+
+/// `(q, k, v sizes, attn_mask, scale, past length)`.
+type SdpaCase = ([usize; 3], [usize; 3], [usize; 3], u8, f32, usize);
+
+/// test_sdpa.cpp's cases: `(q, k, v sizes, attn_mask, scale)`, then test_sdpa_kvcache.cpp's
+/// past lengths for the same shapes.
+const SDPA: &[SdpaCase] = &[
+    ([32, 66, 8], [32, 66, 8], [20, 66, 8], 0, 0.0, 11),
+    ([26, 64, 8], [26, 61, 8], [18, 61, 8], 1, 0.0, 11),
+    ([40, 62, 7], [40, 61, 7], [24, 61, 7], 0, 0.0, 9),
+    ([24, 22, 6], [24, 19, 6], [16, 19, 6], 1, 0.0, 9),
+    ([64, 128, 12], [64, 128, 2], [64, 128, 2], 0, 0.0, 1),
+    ([64, 122, 12], [64, 127, 2], [48, 127, 2], 1, 0.0, 1),
+    ([44, 128, 4], [44, 123, 4], [55, 123, 4], 0, 1.0, 0),
+    ([12, 127, 4], [12, 127, 4], [55, 127, 4], 1, 1.0, 0),
+    ([28, 17, 15], [28, 127, 5], [32, 127, 5], 0, 0.1, 3),
+    ([28, 17, 15], [28, 32, 5], [11, 32, 5], 1, -0.4, 5),
+];
+
+/// An SDPA case over `q`, `k`, `v` (with their mask); with `past`, a kv-cache case whose
+/// past keys and values are the first `past` rows of `k` and `v` and whose current ones the
+/// rest.
+fn sdpa_case(
+    q: &Input,
+    k: &Input,
+    v: &Input,
+    mask: Option<&Input>,
+    scale: f32,
+    past: Option<usize>,
+) -> Case {
+    // rows `from..to` of each channel of a 3-D input
+    let rows = |m: &Input, from: usize, to: usize, name: &'static str| {
+        let [w, h, _, c] = m.shape;
+        let mut part = m.clone();
+        part.name = name;
+        part.shape = [w, to - from, 1, c];
+        part.values = (0..c)
+            .flat_map(|ch| m.values[(ch * h + from) * w..(ch * h + to) * w].to_vec())
+            .collect();
+        part
+    };
+    let p = past.unwrap_or(0);
+    let mut inputs = vec![
+        q.clone(),
+        rows(k, p, k.shape[1], "k"),
+        rows(v, p, v.shape[1], "v"),
+    ];
+    inputs.extend(mask.cloned());
+    let mut params = format!("5={} 6={scale}", u8::from(mask.is_some()));
+    if past.is_some() {
+        params.push_str(" 7=1");
+        inputs.push(rows(k, 0, p, "past_k"));
+        inputs.push(rows(v, 0, p, "past_v"));
+    }
+    Case {
+        kind: "SDPA",
+        params,
+        inputs,
+        weights: Vec::new(),
+        tops: if past.is_some() { 3 } else { 1 },
+    }
+}
+
+/// test_sdpa.cpp's shapes (the keys and values longer by test_sdpa_kvcache.cpp's past
+/// lengths) against the wheel, and the same split into past and current against those:
+/// a cached step over keys split into past and current must give the uncached result and
+/// hand out the whole keys and values. (The wheel of 2026-10 returns garbage for its own
+/// cached SDPA on x86, so it cannot judge the cached form itself.)
+#[test]
+fn ncnn_sdpa_tests() {
+    let mut rng = Rng(2511);
+    let mut plain = Vec::new();
+    let mut cached = Vec::new();
+    for &(q, k, v, mask, scale, past) in SDPA {
+        // the kv-cache test's keys: the past and the current ones together
+        let q = random_mat(&mut rng, "q", &q, RANDOM);
+        let k = random_mat(&mut rng, "k", &[k[0], k[1] + past, k[2]], RANDOM);
+        let v = random_mat(&mut rng, "v", &[v[0], v[1] + past, v[2]], RANDOM);
+        let dst_src = [k.shape[1], q.shape[1]];
+        let mask = (mask == 1).then(|| random_mat(&mut rng, "mask", &dst_src, RANDOM));
+        plain.push(sdpa_case(&q, &k, &v, mask.as_ref(), scale, None));
+        cached.push(sdpa_case(&q, &k, &v, mask.as_ref(), scale, Some(past)));
+    }
+    let want = check_suite_cpu_only(plain.clone());
+    let got = cpu_outputs(&cached);
+    for (i, case) in cached.iter().enumerate() {
+        let what = format!("SDPA {} with a cache", case.params);
+        let (out, cache) = (&got[3 * i], &got[3 * i + 1..3 * i + 3]);
+        assert_eq!(out.0, want[i].0, "{what}: output shape");
+        assert_close(&out.1, &want[i].1, 1e-5, &what);
+        for (got, whole) in cache.iter().zip(&plain[i].inputs[1..3]) {
+            assert_eq!(
+                got.1, whole.values,
+                "{what}: the cache out is not the whole {}",
+                whole.name
+            );
+        }
+    }
+}
+
+/// test_rotaryembed.cpp: `(RandomMat sizes, interleaved)`.
+#[test]
+fn ncnn_rotaryembed_tests() {
+    let mut rng = Rng(2512);
+    let cases = [
+        ([32, 66, 8], 0),
+        ([26, 64, 8], 1),
+        ([64, 28, 12], 0),
+        ([48, 22, 12], 1),
+        ([44, 28, 64], 0),
+        ([12, 27, 64], 1),
+        ([28, 17, 15], 0),
+        ([28, 17, 15], 1),
+    ]
+    .into_iter()
+    .map(|(a, interleaved)| {
+        let half = [a[0] / 2, a[1]];
+        Case {
+            kind: "RotaryEmbed",
+            params: format!("0={interleaved}"),
+            inputs: vec![
+                random_mat(&mut rng, "a", &a, RANDOM),
+                random_mat(&mut rng, "cos", &half, RANDOM),
+                random_mat(&mut rng, "sin", &half, RANDOM),
+            ],
+            weights: Vec::new(),
+            tops: 1,
+        }
+    })
+    .collect();
+    check_suite_cpu_only(cases);
+}
+
+/// A MultiHeadAttention layer's params and weights: `embed`, `heads`, the three input widths,
+/// the mask flag, an explicit scale and kv_cache.
+fn mha(
+    rng: &mut Rng,
+    [qdim, kdim, vdim]: [usize; 3],
+    embed: usize,
+    heads: usize,
+    mask: u8,
+    scale: Option<f32>,
+    kv_cache: bool,
+) -> (String, Vec<f32>) {
+    let mut params = format!(
+        "0={embed} 1={heads} 2={} 3={kdim} 4={vdim} 5={mask}",
+        embed * qdim
+    );
+    if let Some(s) = scale {
+        params.push_str(&format!(" 6={s}"));
+    }
+    if kv_cache {
+        params.push_str(" 7=1");
+    }
+    let mut weights = tagged_weights(rng, embed * qdim, embed);
+    weights.extend(tagged_weights(rng, embed * kdim, embed));
+    weights.extend(tagged_weights(rng, embed * vdim, embed));
+    weights.extend(tagged_weights(rng, qdim * embed, qdim));
+    (params, weights)
+}
+
+fn mha_case(params: (String, Vec<f32>), inputs: Vec<Input>, tops: usize) -> Case {
+    Case {
+        kind: "MultiHeadAttention",
+        params: params.0,
+        inputs,
+        weights: params.1,
+        tops,
+    }
+}
+
+/// `(q, k, v sizes, embed_dim, num_heads, attn_mask)`.
+type MhaCase = ([usize; 2], [usize; 2], [usize; 2], usize, usize, u8);
+
+/// test_multiheadattention.cpp's `(q, k, v RandomMat sizes, embed_dim, num_heads, attn_mask)`
+/// (its _kvcache twin crosses the same shapes with a cache).
+const MHA: &[MhaCase] = &[
+    ([62, 66], [32, 66], [20, 66], 62, 2, 0),
+    ([26, 64], [32, 64], [18, 64], 26, 2, 1),
+    ([64, 128], [64, 128], [64, 128], 64, 4, 0),
+    ([48, 127], [64, 127], [64, 127], 64, 16, 1),
+    ([16, 128], [44, 128], [55, 128], 16, 2, 0),
+    ([12, 128], [44, 127], [55, 127], 16, 4, 1),
+    ([12, 17], [28, 127], [32, 127], 12, 3, 0),
+    ([12, 17], [28, 32], [11, 32], 12, 3, 1),
+];
+
+/// test_multiheadattention.cpp: separate q/k/v, same k-v, same q-k-v.
+#[test]
+fn ncnn_multiheadattention_tests() {
+    let mut rng = Rng(2513);
+    let mut cases = Vec::new();
+    for &(q, k, v, embed, heads, mask) in MHA {
+        let p = mha(
+            &mut rng,
+            [q[0], k[0], v[0]],
+            embed,
+            heads,
+            mask,
+            None,
+            false,
+        );
+        let mut inputs = vec![
+            random_mat(&mut rng, "q", &q, RANDOM),
+            random_mat(&mut rng, "k", &k, RANDOM),
+            random_mat(&mut rng, "v", &v, RANDOM),
+        ];
+        if mask == 1 {
+            inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
+        }
+        cases.push(mha_case(p, inputs, 1));
+    }
+    // test_multiheadattention_samekv
+    for (q, kv, embed, heads) in [
+        ([64, 128], [64, 128], 64, 4),
+        ([48, 127], [64, 127], 64, 16),
+        ([16, 128], [44, 128], 16, 2),
+        ([12, 128], [22, 127], 16, 4),
+        ([12, 17], [28, 127], 12, 3),
+        ([12, 17], [11, 32], 12, 3),
+    ] {
+        let p = mha(&mut rng, [q[0], kv[0], kv[0]], embed, heads, 0, None, false);
+        let inputs = vec![
+            random_mat(&mut rng, "q", &q, RANDOM),
+            random_mat(&mut rng, "kv", &kv, RANDOM),
+        ];
+        cases.push(mha_case(p, inputs, 1));
+    }
+    // test_multiheadattention_sameqkv, with its scale
+    for (a, embed, heads) in [([64, 128], 64, 4), ([48, 127], 64, 8)] {
+        let scale = 0.7 / ((embed / heads) as f32).sqrt();
+        let p = mha(&mut rng, [a[0]; 3], embed, heads, 0, Some(scale), false);
+        cases.push(mha_case(p, vec![random_mat(&mut rng, "a", &a, RANDOM)], 1));
+    }
+    check_suite_cpu_only(cases);
+}
+
+/// test_multiheadattention_kvcache.cpp: cross-attention with and without a cache, self-attention
+/// prefill (an empty cache, a causal mask) and decode (one or more steps after a cache).
+#[test]
+fn ncnn_multiheadattention_kvcache_tests() {
+    let mut rng = Rng(2514);
+    let mut cases = Vec::new();
+    for &(q, k, v, embed, heads, mask) in MHA {
+        for cached in [false, true] {
+            let scale = 1.0 / ((embed / heads) as f32).sqrt();
+            let p = mha(
+                &mut rng,
+                [q[0], k[0], v[0]],
+                embed,
+                heads,
+                mask,
+                Some(scale),
+                true,
+            );
+            let mut inputs = vec![
+                random_mat(&mut rng, "q", &q, RANDOM),
+                random_mat(&mut rng, "k", &k, RANDOM),
+                random_mat(&mut rng, "v", &v, RANDOM),
+            ];
+            if mask == 1 {
+                inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
+            }
+            let past = if cached { k[1] } else { 0 };
+            let cache = [embed / heads, past, heads];
+            inputs.push(random_mat(&mut rng, "ck", &cache, RANDOM));
+            inputs.push(random_mat(&mut rng, "cv", &cache, RANDOM));
+            cases.push(mha_case(p, inputs, 3));
+        }
+    }
+    for (q, embed, heads) in [([64, 128], 64, 4), ([48, 127], 64, 8)] {
+        let scale = 0.7 / ((embed / heads) as f32).sqrt();
+        let p = mha(&mut rng, [q[0]; 3], embed, heads, 1, Some(scale), true);
+        let n = q[1];
+        let mut causal = random_mat(&mut rng, "mask", &[n, n], RANDOM);
+        for (i, row) in causal.values.chunks_exact_mut(n).enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = if j > i { -60000.0 } else { 0.0 };
+            }
+        }
+        let inputs = vec![
+            random_mat(&mut rng, "q", &q, RANDOM),
+            causal,
+            random_mat(&mut rng, "ck", &[embed / heads, 0, heads], RANDOM),
+            random_mat(&mut rng, "cv", &[embed / heads, 0, heads], RANDOM),
+        ];
+        cases.push(mha_case(p, inputs, 3));
+    }
+    for (q, embed, heads, cur) in [
+        ([64, 128], 64, 4, 1),
+        ([48, 127], 64, 8, 1),
+        ([64, 128], 64, 4, 32),
+    ] {
+        let scale = 0.7 / ((embed / heads) as f32).sqrt();
+        let p = mha(&mut rng, [q[0]; 3], embed, heads, 0, Some(scale), true);
+        let inputs = vec![
+            random_mat(&mut rng, "q", &[q[0], cur], RANDOM),
+            random_mat(&mut rng, "ck", &[embed / heads, q[1], heads], RANDOM),
+            random_mat(&mut rng, "cv", &[embed / heads, q[1], heads], RANDOM),
+        ];
+        cases.push(mha_case(p, inputs, 3));
+    }
+    check_suite_cpu_only(cases);
+}
+
+/// Runs one layer over `inputs` (numpy shapes, filled with 0.5); its error report.
+fn layer_error(kind: &str, params: &str, inputs: &[(&str, &[usize])]) -> String {
+    let names: Vec<&str> = inputs.iter().map(|i| i.0).collect();
+    let mut net = Net::new();
+    net.load_param_str("t.param", &one_layer(kind, &names, params))
+        .unwrap();
+    net.load_model_zeros().unwrap();
+    let mut ex = net.create_extractor().unwrap();
+    for &(name, shape) in inputs {
+        let n = shape.iter().product();
+        ex.input(name, Mat::from_numpy(shape, &vec![0.5; n]).unwrap())
+            .unwrap();
+    }
+    ex.extract("out").unwrap_err().report()
+}
+
+/// Heads that do not divide the embedding, keys that do not fit the query, a cache of
+/// another shape, a cos/sin cache shorter than the sequence: typed errors naming the layer
+/// and the values.
+#[test]
+fn attention_bad_input_is_a_typed_error_naming_the_layer_and_shapes() {
+    let mut net = Net::new();
+    let e = net
+        .load_param_str(
+            "t.param",
+            &one_layer("MultiHeadAttention", &["q"], "0=10 1=3 2=100"),
+        )
+        .unwrap_err()
+        .report();
+    assert!(
+        e.contains("MultiHeadAttention") && e.contains('3') && e.contains("divisor"),
+        "{e}"
+    );
+
+    let e = layer_error(
+        "SDPA",
+        "",
+        &[("q", &[2, 5, 8]), ("k", &[2, 6, 7]), ("v", &[2, 6, 4])],
+    );
+    assert!(
+        e.contains("(SDPA)") && e.contains("[2, 5, 8]") && e.contains("[2, 6, 7]"),
+        "{e}"
+    );
+    let e = layer_error(
+        "SDPA",
+        "",
+        &[("q", &[3, 5, 8]), ("k", &[2, 6, 8]), ("v", &[2, 6, 4])],
+    );
+    assert!(e.contains("(SDPA)") && e.contains("groups"), "{e}");
+
+    let e = layer_error(
+        "MultiHeadAttention",
+        "0=8 1=2 2=64 7=1",
+        &[("q", &[3, 8]), ("ck", &[2, 5, 3]), ("cv", &[2, 5, 4])],
+    );
+    assert!(
+        e.contains("(MultiHeadAttention)") && e.contains("[2, 5, 3]"),
+        "{e}"
+    );
+
+    let e = layer_error(
+        "RotaryEmbed",
+        "",
+        &[("x", &[2, 6, 8]), ("cos", &[5, 4]), ("sin", &[5, 4])],
+    );
+    assert!(e.contains("(RotaryEmbed)") && e.contains("[5, 4]"), "{e}");
+}
