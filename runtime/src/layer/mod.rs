@@ -50,6 +50,7 @@ pub mod deconvolution;
 pub mod deepcopy;
 pub mod diag;
 pub mod dropout;
+pub mod einsum;
 pub mod eltwise;
 pub mod elu;
 pub mod embed;

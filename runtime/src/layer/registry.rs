@@ -15,8 +15,8 @@ use crate::layer::{
     softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
 };
 use crate::layer::{
-    argmax::ArgMax, cumulativesum::CumulativeSum, embed::Embed, gemm::Gemm, groupnorm::GroupNorm,
-    instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul,
+    argmax::ArgMax, cumulativesum::CumulativeSum, einsum::Einsum, embed::Embed, gemm::Gemm,
+    groupnorm::GroupNorm, instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul,
     multiheadattention::MultiHeadAttention, mvn::MVN, normalize::Normalize, reduction::Reduction,
     rmsnorm::RMSNorm, rotaryembed::RotaryEmbed, sdpa::SDPA, statisticspooling::StatisticsPooling,
 };
@@ -116,6 +116,7 @@ pub const BUILTIN: &[&str] = &[
     "MultiHeadAttention",
     "SDPA",
     "RotaryEmbed",
+    "Einsum",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -197,6 +198,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "MultiHeadAttention" => Box::<MultiHeadAttention>::default(),
         "SDPA" => Box::<SDPA>::default(),
         "RotaryEmbed" => Box::<RotaryEmbed>::default(),
+        "Einsum" => Box::<Einsum>::default(),
         _ => return None,
     })
 }

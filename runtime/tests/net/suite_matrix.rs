@@ -1,7 +1,8 @@
 //! ncnn's matrix layer tests against the wheel: test_gemm_0*.cpp (transposes, constant A/B,
 //! output_transpose, output_N1M), test_gemm_2*.cpp (C in every broadcast, constant or input,
-//! alpha and beta) and test_matmul.cpp (every dims pairing, broadcast batches, transB).
-//! The CPU only so far: Gemm and MatMul have no shaders yet.
+//! alpha and beta), test_matmul.cpp (every dims pairing, broadcast batches, transB) and
+//! test_einsum.cpp (every equation).
+//! The CPU only so far: these layers have no shaders yet.
 
 use super::suite::*;
 use super::*;
@@ -272,4 +273,100 @@ fn mismatched_inner_sizes_are_a_typed_error_naming_the_layer_and_shapes() {
             "{report}"
         );
     }
+}
+
+/// test_einsum.cpp: every call, `(equation, operands' RandomMat sizes)`.
+const EINSUM: &[(&str, &[&[usize]])] = &[
+    ("ii", &[&[32, 32]]),
+    ("ij->i", &[&[27, 32]]),
+    ("ji->i", &[&[27, 32]]),
+    ("ijk->i", &[&[17, 14, 32]]),
+    ("jik->i", &[&[17, 14, 32]]),
+    ("jki->i", &[&[17, 14, 32]]),
+    ("ikj->ij", &[&[17, 14, 32]]),
+    ("kij->ij", &[&[17, 14, 32]]),
+    ("ijk->ij", &[&[17, 14, 32]]),
+    ("jkli->i", &[&[17, 14, 9, 32]]),
+    ("jkil->i", &[&[17, 14, 9, 32]]),
+    ("jikl->i", &[&[17, 14, 9, 32]]),
+    ("ijkl->i", &[&[17, 14, 9, 32]]),
+    ("iklj->ij", &[&[17, 14, 9, 32]]),
+    ("klij->ij", &[&[17, 14, 9, 32]]),
+    ("kijl->ij", &[&[17, 14, 9, 32]]),
+    ("ijkl->ij", &[&[17, 14, 9, 32]]),
+    ("ijlk->ijk", &[&[17, 14, 9, 32]]),
+    ("lijk->ijk", &[&[17, 14, 9, 32]]),
+    ("ijkl->ijk", &[&[17, 14, 9, 32]]),
+    ("ij,j->i", &[&[12, 28], &[12]]),
+    ("k,ijk->ij", &[&[14], &[14, 7, 16]]),
+    ("i,j->ij", &[&[27], &[32]]),
+    ("i,j,k,l->ijkl", &[&[7], &[2], &[11], &[16]]),
+    ("ijl,ilk->ijk", &[&[5, 2, 3], &[4, 5, 3]]),
+    ("ilk,ijl->ijk", &[&[4, 5, 3], &[5, 2, 3]]),
+    ("ik,jkl,il->ij", &[&[15, 12], &[24, 15, 13], &[24, 12]]),
+    ("imnj,kmln->ijkl", &[&[7, 5, 3, 2], &[5, 17, 3, 11]]),
+];
+
+/// test_einsum.cpp against the wheel.
+#[test]
+fn ncnn_einsum_tests() {
+    let mut rng = Rng(2504);
+    let names = ["a", "b", "c", "d"];
+    let cases = EINSUM
+        .iter()
+        .map(|&(equation, operands)| {
+            let chars: Vec<i32> = equation.bytes().map(i32::from).collect();
+            Case {
+                kind: "Einsum",
+                params: array_param(0, &chars),
+                inputs: operands
+                    .iter()
+                    .zip(names)
+                    .map(|(sizes, name)| random_mat(&mut rng, name, sizes, RANDOM))
+                    .collect(),
+                weights: Vec::new(),
+                tops: 1,
+            }
+        })
+        .collect();
+    check_suite_cpu_only(cases);
+}
+
+/// Equations outside ncnn's set and operands that do not fit them are typed errors naming
+/// the layer and the equation or shapes.
+#[test]
+fn einsum_bad_equations_and_operands_are_typed_errors() {
+    for equation in ["ij->ji", "ij", "ab->a", "ij,jk->ik", "ijklm->i"] {
+        let chars: Vec<i32> = equation.bytes().map(i32::from).collect();
+        let mut net = Net::new();
+        let e = net
+            .load_param_str(
+                "t.param",
+                &one_layer("Einsum", &["a"], &array_param(0, &chars)),
+            )
+            .unwrap_err()
+            .report();
+        assert!(
+            e.contains("Einsum") && e.contains(equation),
+            "{equation}: {e}"
+        );
+    }
+    let chars: Vec<i32> = "ij,j->i".bytes().map(i32::from).collect();
+    let mut net = Net::new();
+    net.load_param_str(
+        "t.param",
+        &one_layer("Einsum", &["a", "b"], &array_param(0, &chars)),
+    )
+    .unwrap();
+    net.load_model_zeros().unwrap();
+    let mut ex = net.create_extractor().unwrap();
+    ex.input("a", Mat::from_numpy(&[3, 5], &[0.5; 15]).unwrap())
+        .unwrap();
+    ex.input("b", Mat::from_numpy(&[4], &[0.5; 4]).unwrap())
+        .unwrap();
+    let e = ex.extract("out").unwrap_err().report();
+    assert!(
+        e.contains("(Einsum)") && e.contains("[4]") && e.contains("[3, 5]"),
+        "{e}"
+    );
 }
