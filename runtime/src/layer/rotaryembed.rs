@@ -1,21 +1,29 @@
 //! RotaryEmbed: `0=interleaved`; three inputs, the heads (`embed × seq × heads`) and the cos
 //! and sin caches (`embed/2 × seq`). Each row's pairs turn by their angle: `(x0, x1) → (x0·cos
 //! − x1·sin, x0·sin + x1·cos)`, a pair being two neighbours with interleaved (GPT-J) or the
-//! same place in the two halves of the row otherwise (GPT-NeoX, LLaMA).
+//! same place in the two halves of the row otherwise (GPT-NeoX, LLaMA). On the GPU one
+//! invocation per pair (`rotaryembed.comp`, pack1 buffers, 2-D and 3-D heads).
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::grain::GRAIN;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::tensor::GpuMat;
 use crate::tensor::Mat;
 
 /// Rotary position embedding.
 #[derive(Default)]
 pub struct RotaryEmbed {
     interleaved: bool,
+    gpu: Option<Arc<Pipeline>>,
 }
 
 impl RotaryEmbed {
@@ -40,7 +48,51 @@ impl RotaryEmbed {
 
 impl Layer for RotaryEmbed {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(g) => {
+                let module = crate::shaders::Shader::Rotaryembed.module();
+                let interleaved = SpecValue::I32(i32::from(self.interleaved));
+                Some(g.pipeline(module, &[(0, interleaved)])?)
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        let [(xd, [w, h, _, _]), caches @ ..] = bottoms else {
+            return false;
+        };
+        (2..=3).contains(xd)
+            && w % 2 == 0
+            && caches.len() == 2
+            && caches
+                .iter()
+                .all(|(d, [cw, ch, ..])| *d == 2 && *cw == w / 2 && ch == h)
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let pipeline = self.gpu.ready()?;
+        let [x, cos, sin] = bottoms else {
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "three (the heads, the cos and the sin cache)",
+            }
+            .into());
+        };
+        let [w, h, _, c] = x.shape();
+        let top = x.alloc_like(rec.context())?;
+        // a 2-D blob is one channel of its rows
+        let (c, cstep) = if x.dims == 3 { (c, x.cstep) } else { (1, 0) };
+        let out_cstep = if x.dims == 3 { top.cstep } else { 0 };
+        let push = [w, h, c, cstep, out_cstep].map(|v| v as u32);
+        let grid = [(w / 2) as u32, h as u32, c as u32];
+        rec.dispatch(pipeline, &[x, cos, sin, &top], &push, grid)?;
+        Ok(vec![top])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -6,16 +6,30 @@
 //! `heads / groups` heads per group). Scale 0 is `1/√embed`. With kv_cache the past and current
 //! keys and values are concatenated along the sequence and given out as the second and third
 //! outputs, the cache for the next step.
+//!
+//! On the GPU (`sdpa.comp`, pack1 buffers, without the cache) in one pass over blocks of keys:
+//! the scores stay in shared memory and each query row keeps an fp32 running maximum and sum
+//! (flash attention's order), for output rows of up to 256 values.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
 use crate::layer::attention::Head;
-use crate::layer::contract::{Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
+
+/// The widest value rows the shader takes (64 invocations × 4 columns each).
+const GPU_MAX_DV: usize = 256;
+/// Query rows per workgroup (the shader's `ROWS`).
+const GPU_ROWS: usize = 16;
 
 /// Scaled dot-product attention over prepared heads.
 #[derive(Default)]
@@ -23,6 +37,7 @@ pub struct SDPA {
     attn_mask: bool,
     scale: f32,
     kv_cache: bool,
+    gpu: Option<Arc<Pipeline>>,
 }
 
 /// A blob as `channels` matrices of `rows × cols` values.
@@ -81,7 +96,88 @@ fn mismatch(a: &Blob, b: &Blob, why: &'static str) -> Error {
 
 impl Layer for SDPA {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(g) if !self.kv_cache => {
+                let module = crate::shaders::Shader::Sdpa.module();
+                let mask = SpecValue::I32(i32::from(self.attn_mask));
+                Some(g.pipeline(module, &[(0, mask)])?)
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        let [
+            (qd, [e, src, _, heads]),
+            (kd, [ke, dst, _, groups]),
+            (vd, [dv, vdst, _, vg]),
+            mask @ ..,
+        ] = bottoms
+        else {
+            return false;
+        };
+        let mask_fits = match mask {
+            [] => !self.attn_mask,
+            [(md, [mw, mh, _, mc])] => {
+                self.attn_mask && *md <= 3 && mw == dst && mh == src && (*mc == 1 || mc == heads)
+            }
+            _ => false,
+        };
+        [qd, kd, vd].iter().all(|d| **d <= 3)
+            && e == ke
+            && dst == vdst
+            && groups == vg
+            && *groups > 0
+            && heads % groups == 0
+            && *dst > 0
+            && *dv <= GPU_MAX_DV
+            && mask_fits
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let pipeline = self.gpu.ready()?;
+        let (q, k, v) = match bottoms {
+            [q, k, v, ..] => (q, k, v),
+            _ => {
+                return Err(InputError::Count {
+                    got: bottoms.len(),
+                    expected: "query, key and value",
+                }
+                .into());
+            }
+        };
+        let mask = if self.attn_mask { bottoms.get(3) } else { None };
+        // the logical shapes: a 2-D blob's view is w × 1 × h, its rows one "channel" each
+        let ([embed, src, _, heads], [_, dst, _, groups], [dv, ..]) =
+            (q.shape(), k.shape(), v.shape());
+        let top = GpuMat::alloc(rec.context(), 3, [dv, src, heads], 1, q.options);
+        let scale = if self.scale == 0.0 {
+            1.0 / (embed as f32).sqrt()
+        } else {
+            self.scale
+        };
+        let push = [
+            embed as u32,
+            src as u32,
+            dst as u32,
+            dv as u32,
+            (heads / groups.max(1)) as u32,
+            q.cstep as u32,
+            k.cstep as u32,
+            v.cstep as u32,
+            mask.map_or(0, |m| m.cstep) as u32,
+            mask.map_or(1, |m| m.shape()[3]) as u32,
+            top.cstep as u32,
+            scale.to_bits(),
+        ];
+        let grid = [64, src.div_ceil(GPU_ROWS) as u32, heads as u32];
+        rec.dispatch(pipeline, &[q, k, v, mask.unwrap_or(q), &top], &push, grid)?;
+        Ok(vec![top])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -232,8 +232,8 @@ fn run_batch(
 /// Runs `cases` against ncnn's wheel on the CPU, then on every GPU against the CPU
 /// in ncnn's option tuples; every layer of a GPU net must run on the GPU (in image nets too
 /// where `images`; layers without image shaders run on the CPU there).
-pub fn check_suite(cases: Vec<Case>, images: bool) {
-    check_suite_tuples(cases, images, |_| true);
+pub fn check_suite(cases: Vec<Case>, images: bool) -> Vec<Output> {
+    check_suite_tuples(cases, images, |_| true)
 }
 
 /// [`check_suite`] for layers ncnn runs on the CPU only (dynamic weights: ncnn's Vulkan layers
@@ -255,9 +255,14 @@ pub fn cpu_outputs(cases: &[Case]) -> Vec<Output> {
 
 /// [`check_suite`] in the GPU option tuples `tuple` accepts (by name): ops whose result
 /// jumps (floor, fmod) compare with the CPU only where the GPU holds the inputs exactly.
-pub fn check_suite_tuples(cases: Vec<Case>, images: bool, tuple: impl Fn(&str) -> bool) {
+pub fn check_suite_tuples(
+    cases: Vec<Case>,
+    images: bool,
+    tuple: impl Fn(&str) -> bool,
+) -> Vec<Output> {
     let cpu = check_suite_cpu_outputs(&cases);
     check_suite_gpu(&cases, &cpu, images, tuple);
+    cpu
 }
 
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
