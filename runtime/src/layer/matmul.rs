@@ -3,49 +3,112 @@
 //! axes before them (a 3-D blob's channels, a 4-D blob's channels and depth) broadcast where
 //! one side has 1 or none. A 1-D A is one row and a 1-D B one column, and their axis leaves
 //! the output (two 1-D blobs give their dot product as one value). On the CPU through the
-//! project's GEMM, one per batch matrix, the batches spread over the net's threads.
+//! project's GEMM, one per batch matrix, the batches spread over the net's threads; on the GPU
+//! (`matmul.comp`: FMA tiles of 64 × 64 through shared memory, pack1 buffers) where both
+//! sides and the output are at most 3-D.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// Batched, broadcast matrix multiplication.
 #[derive(Default)]
 pub struct MatMul {
     trans_b: bool,
+    gpu: Option<Arc<Pipeline>>,
 }
 
-/// One side: its values, matrix shape and batch shape right-aligned as numpy aligns it (`[c,
-/// d]` for a 4-D blob, `[1, c]` for a 3-D one, whose channels meet a 4-D blob's depth).
+/// What a MatMul of two shapes computes: `batch` products of `m × k` by `k × n`, and the
+/// output's numpy shape.
+struct Plan {
+    m: usize,
+    k: usize,
+    n: usize,
+    batch: [usize; 2],
+    shape: Vec<usize>,
+}
+
+/// A side's matrix rows and columns, batch (right-aligned as numpy aligns it: `[c, d]` for a
+/// 4-D blob, `[1, c]` for a 3-D one, whose channels meet a 4-D blob's depth) and batch axes.
+fn side((dims, [w, h, d, c]): (u8, [usize; 4])) -> (usize, usize, [usize; 2], usize) {
+    match dims {
+        1 => (1, w, [1, 1], 0),
+        2 => (h, w, [1, 1], 0),
+        3 => (h, w, [1, c], 1),
+        _ => (h, w, [c, d], 2),
+    }
+}
+
+impl MatMul {
+    /// The plan for sides of `(dims, [w, h, d, c])`, or why they do not multiply.
+    fn plan(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Result<Plan, &'static str> {
+        let ((m, k, ba, aa), (rb, cb, bb, ab)) = (side(a), side(b));
+        let (a1, b1) = (a.0 == 1, b.0 == 1);
+        // B's matrix as K×N (a 1-D B is one column)
+        let (k_b, n) = match (b1, self.trans_b) {
+            (true, _) => (cb, 1),
+            (false, false) => (rb, cb),
+            (false, true) => (cb, rb),
+        };
+        if k != k_b {
+            return Err("are A and B: A's last axis is not B's contracted axis (transB applied)");
+        }
+        let mut batch = [1usize; 2];
+        for (i, size) in batch.iter_mut().enumerate() {
+            let (x, y) = (ba[i], bb[i]);
+            if x != y && x != 1 && y != 1 {
+                return Err("are A and B: their batch axes differ and neither is 1");
+            }
+            *size = x.max(y);
+        }
+        // numpy's shape: the batch axes of the side with more, then M and N where kept
+        let axes = aa.max(ab);
+        let mut shape: Vec<usize> = batch[2 - axes..].to_vec();
+        if !a1 {
+            shape.push(m);
+        }
+        if !b1 {
+            shape.push(n);
+        }
+        if shape.is_empty() {
+            shape.push(1);
+        }
+        Ok(Plan {
+            m,
+            k,
+            n,
+            batch,
+            shape,
+        })
+    }
+}
+
+/// One side's values, matrix shape and batch (see [`side`]).
 struct Side {
     values: Vec<f32>,
     rows: usize,
     cols: usize,
     batch: [usize; 2],
-    /// Batch axes it has (0 for 1-D and 2-D, 1 for 3-D, 2 for 4-D).
-    batch_axes: usize,
 }
 
 impl Side {
     fn of(m: &Mat) -> Side {
-        let [w, h, d, c] = m.shape();
-        let (rows, batch, batch_axes) = match m.dims {
-            1 => (1, [1, 1], 0),
-            2 => (h, [1, 1], 0),
-            3 => (h, [1, c], 1),
-            _ => (h, [c, d], 2),
-        };
+        let (rows, cols, batch, _) = side((m.dims, m.shape()));
         Side {
             values: m.to_values(),
             rows,
-            cols: w,
+            cols,
             batch,
-            batch_axes,
         }
     }
 
@@ -59,7 +122,76 @@ impl Side {
 
 impl Layer for MatMul {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(g) => {
+                let module = crate::shaders::Shader::Matmul.module();
+                let trans_b = SpecValue::I32(i32::from(self.trans_b));
+                Some(g.pipeline(module, &[(0, trans_b)])?)
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        match bottoms {
+            [a, b] => a.0 <= 3 && b.0 <= 3 && self.plan(*a, *b).is_ok_and(|p| p.shape.len() <= 3),
+            _ => false,
+        }
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let pipeline = self.gpu.ready()?;
+        let [a, b] = bottoms else {
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "two (A and B)",
+            }
+            .into());
+        };
+        let plan = self
+            .plan((a.dims, a.shape()), (b.dims, b.shape()))
+            .map_err(|why| InputError::Mismatch {
+                a: a.shape().to_vec(),
+                b: b.shape().to_vec(),
+                why,
+            })?;
+        let batches = plan.batch[1];
+        let dims = plan.shape.len();
+        // the output's 3-D view, as GPU mats hold 1-D and 2-D blobs
+        let view = match plan.shape[..] {
+            [w] => [1, 1, w],
+            [h, w] => [w, 1, h],
+            [c, h, w] => [w, h, c],
+            _ => {
+                return Err(InputError::Dims {
+                    got: 4,
+                    takes: "at most 3-D outputs on the GPU",
+                }
+                .into());
+            }
+        };
+        let top = GpuMat::alloc(rec.context(), dims as u8, view, 1, a.options);
+        // a side with one matrix serves every batch; a 3-D one steps by its channels
+        let step = |m: &GpuMat| if m.dims == 3 && m.c > 1 { m.cstep } else { 0 };
+        // a 2-D output of batches is a 1-D A's rows, one per batch
+        let out_step = if dims == 3 {
+            top.cstep
+        } else {
+            plan.m * plan.n
+        };
+        let push = [plan.m, plan.n, plan.k, step(a), step(b), out_step].map(|v| v as u32);
+        let grid = [
+            (plan.n.div_ceil(64) * 256) as u32,
+            plan.m.div_ceil(64) as u32,
+            batches as u32,
+        ];
+        rec.dispatch(pipeline, &[a, b, &top], &push, grid)?;
+        Ok(vec![top])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -75,39 +207,18 @@ impl Layer for MatMul {
             }
             .into());
         };
-        let (sa, sb) = (Side::of(a), Side::of(b));
-        let (a1, b1) = (a.dims == 1, b.dims == 1);
-        // B's matrix as K×N (a 1-D B is one column)
-        let (k_b, n) = match (b1, self.trans_b) {
-            (true, _) => (sb.cols, 1),
-            (false, false) => (sb.rows, sb.cols),
-            (false, true) => (sb.cols, sb.rows),
-        };
-        let (m, k) = (sa.rows, sa.cols);
-        if k != k_b {
-            return Err(InputError::Mismatch {
+        let plan = self
+            .plan((a.dims, a.shape()), (b.dims, b.shape()))
+            .map_err(|why| InputError::Mismatch {
                 a: a.numpy_shape(),
                 b: b.numpy_shape(),
-                why: "are A and B: A's last axis is not B's contracted axis (transB applied)",
-            }
-            .into());
-        }
-        let mut batch = [1usize; 2];
-        for (i, size) in batch.iter_mut().enumerate() {
-            let (x, y) = (sa.batch[i], sb.batch[i]);
-            if x != y && x != 1 && y != 1 {
-                return Err(InputError::Mismatch {
-                    a: a.numpy_shape(),
-                    b: b.numpy_shape(),
-                    why: "are A and B: their batch axes differ and neither is 1",
-                }
-                .into());
-            }
-            *size = x.max(y);
-        }
+                why,
+            })?;
+        let (sa, sb) = (Side::of(a), Side::of(b));
+        let Plan { m, k, n, batch, .. } = plan;
         let per = m * n;
         let mut out = vec![0.0f32; batch[0] * batch[1] * per];
-        let trans_b = self.trans_b && !b1;
+        let trans_b = self.trans_b && b.dims != 1;
         out.par_chunks_mut(per.max(1))
             .enumerate()
             .for_each(|(i, y)| {
@@ -121,18 +232,6 @@ impl Layer for MatMul {
                 };
                 gemm(av, bv, MatMut::rows(y, m, n, n), false);
             });
-        // numpy's shape: the batch axes of the side with more, then M and N where kept
-        let axes = sa.batch_axes.max(sb.batch_axes);
-        let mut shape: Vec<usize> = batch[2 - axes..].to_vec();
-        if !a1 {
-            shape.push(m);
-        }
-        if !b1 {
-            shape.push(n);
-        }
-        if shape.is_empty() {
-            shape.push(1);
-        }
-        Ok(vec![Mat::from_numpy(&shape, &out)?])
+        Ok(vec![Mat::from_numpy(&plan.shape, &out)?])
     }
 }

@@ -2,7 +2,7 @@
 //! output_transpose, output_N1M), test_gemm_2*.cpp (C in every broadcast, constant or input,
 //! alpha and beta), test_matmul.cpp (every dims pairing, broadcast batches, transB) and
 //! test_einsum.cpp (every equation).
-//! The CPU only so far: these layers have no shaders yet.
+//! MatMul also on every GPU against the CPU (up to 3-D); Gemm and Einsum have no shaders yet.
 
 use super::suite::*;
 use super::*;
@@ -236,8 +236,12 @@ const MATMUL: &[(u8, &[usize], &[usize])] = &[
 #[test]
 fn ncnn_matmul_tests() {
     let mut rng = Rng(2503);
+    // and two larger than one 64 × 64 tile of the shader, over several 16-deep slices
+    let tiles: &[(u8, &[usize], &[usize])] =
+        &[(0, &[70, 130], &[90, 70]), (1, &[33, 65, 3], &[33, 70, 3])];
     let cases = MATMUL
         .iter()
+        .chain(tiles)
         .map(|&(tb, a, b)| Case {
             kind: "MatMul",
             params: format!("0={tb}"),
@@ -249,7 +253,7 @@ fn ncnn_matmul_tests() {
             tops: 1,
         })
         .collect();
-    check_suite_cpu_only(cases);
+    check_suite(cases, false);
 }
 
 /// Operands that do not multiply are a typed error naming the layer and both shapes.
