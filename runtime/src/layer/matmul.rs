@@ -19,6 +19,7 @@ use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::numpy_shape;
 use crate::tensor::{GpuMat, Mat};
 
 /// Batched, broadcast matrix multiplication.
@@ -91,6 +92,18 @@ impl MatMul {
             shape,
         })
     }
+
+    /// [`MatMul::plan`], or a typed error naming both numpy shapes.
+    fn checked_plan(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Result<Plan> {
+        self.plan(a, b).map_err(|why| {
+            InputError::Mismatch {
+                a: numpy_shape(a.0, a.1),
+                b: numpy_shape(b.0, b.1),
+                why,
+            }
+            .into()
+        })
+    }
 }
 
 /// One side's values, matrix shape and batch (see [`side`]).
@@ -153,13 +166,7 @@ impl Layer for MatMul {
             }
             .into());
         };
-        let plan = self
-            .plan((a.dims, a.shape()), (b.dims, b.shape()))
-            .map_err(|why| InputError::Mismatch {
-                a: a.shape().to_vec(),
-                b: b.shape().to_vec(),
-                why,
-            })?;
+        let plan = self.checked_plan((a.dims, a.shape()), (b.dims, b.shape()))?;
         let batches = plan.batch[1];
         let dims = plan.shape.len();
         // the output's 3-D view, as GPU mats hold 1-D and 2-D blobs
@@ -207,13 +214,7 @@ impl Layer for MatMul {
             }
             .into());
         };
-        let plan = self
-            .plan((a.dims, a.shape()), (b.dims, b.shape()))
-            .map_err(|why| InputError::Mismatch {
-                a: a.numpy_shape(),
-                b: b.numpy_shape(),
-                why,
-            })?;
+        let plan = self.checked_plan((a.dims, a.shape()), (b.dims, b.shape()))?;
         let (sa, sb) = (Side::of(a), Side::of(b));
         let Plan { m, k, n, batch, .. } = plan;
         let per = m * n;

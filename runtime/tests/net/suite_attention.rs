@@ -167,6 +167,20 @@ fn mha(
     (params, weights)
 }
 
+/// A MultiHeadAttention case's query, key and value (2-D, RandomMat sizes), then its mask
+/// (key length × query length) where `mask` is 1.
+fn qkv_inputs(rng: &mut Rng, q: [usize; 2], k: [usize; 2], v: [usize; 2], mask: u8) -> Vec<Input> {
+    let mut inputs = vec![
+        random_mat(rng, "q", &q, RANDOM),
+        random_mat(rng, "k", &k, RANDOM),
+        random_mat(rng, "v", &v, RANDOM),
+    ];
+    if mask == 1 {
+        inputs.push(random_mat(rng, "mask", &[k[1], q[1]], RANDOM));
+    }
+    inputs
+}
+
 fn mha_case(params: (String, Vec<f32>), inputs: Vec<Input>, tops: usize) -> Case {
     Case {
         kind: "MultiHeadAttention",
@@ -208,15 +222,7 @@ fn ncnn_multiheadattention_tests() {
             None,
             false,
         );
-        let mut inputs = vec![
-            random_mat(&mut rng, "q", &q, RANDOM),
-            random_mat(&mut rng, "k", &k, RANDOM),
-            random_mat(&mut rng, "v", &v, RANDOM),
-        ];
-        if mask == 1 {
-            inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
-        }
-        cases.push(mha_case(p, inputs, 1));
+        cases.push(mha_case(p, qkv_inputs(&mut rng, q, k, v, mask), 1));
     }
     // test_multiheadattention_samekv
     for (q, kv, embed, heads) in [
@@ -261,14 +267,7 @@ fn ncnn_multiheadattention_kvcache_tests() {
                 Some(scale),
                 true,
             );
-            let mut inputs = vec![
-                random_mat(&mut rng, "q", &q, RANDOM),
-                random_mat(&mut rng, "k", &k, RANDOM),
-                random_mat(&mut rng, "v", &v, RANDOM),
-            ];
-            if mask == 1 {
-                inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
-            }
+            let mut inputs = qkv_inputs(&mut rng, q, k, v, mask);
             let past = if cached { k[1] } else { 0 };
             let cache = [embed / heads, past, heads];
             inputs.push(random_mat(&mut rng, "ck", &cache, RANDOM));
