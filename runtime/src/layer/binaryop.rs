@@ -15,10 +15,10 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
+use crate::layer::view::dense_values;
 use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat, Strided, contiguous_strides};
 use rayon::prelude::*;
-use std::borrow::Cow;
 
 /// ncnn's BinaryOp `op_type` on two values.
 pub fn binary(op: i32, x: f32, y: f32) -> f32 {
@@ -214,22 +214,6 @@ impl BinaryOp {
         words[4..8].copy_from_slice(&b.shape_words());
         words[8..].copy_from_slice(&top.shape_words());
         rec.dispatch(&pipeline, &[a, b, top], &words, top.grid())
-    }
-}
-
-/// A mat's values in unpacked ncnn order without padding: borrowed where the storage already
-/// is that (fp32, pack 1, channels back to back), else copied.
-fn dense_values(m: &Mat) -> Cow<'_, [f32]> {
-    let n = m.outer() * m.inner() * m.elempack;
-    match m.f32() {
-        Ok(v)
-            if m.elempack == 1
-                && (m.dims <= 2 || m.outer() <= 1 || m.cstep == m.inner())
-                && v.len() >= n =>
-        {
-            Cow::Borrowed(&v[..n])
-        }
-        _ => Cow::Owned(m.to_values()),
     }
 }
 

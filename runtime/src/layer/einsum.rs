@@ -11,6 +11,7 @@ use crate::layer::contract::{Layer, Support};
 use crate::layer::grain::min_items;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::dense_values;
 use crate::tensor::Mat;
 
 /// Letters an operand may use: `i` to `x`.
@@ -138,7 +139,7 @@ impl Layer for Einsum {
                 .collect()
         };
         let (out_at, sum_at) = (offsets(&out_letters), offsets(&summed));
-        let values: Vec<Vec<f32>> = bottoms.iter().map(Mat::to_values).collect();
+        let values: Vec<_> = bottoms.iter().map(dense_values).collect();
         let n_out = out_at[0].len();
         let n_sum = sum_at[0].len();
         let mut out = vec![0.0f32; n_out];

@@ -7,6 +7,7 @@
 //! (`matmul.comp`: FMA tiles of 64 × 64 through shared memory, pack1 buffers) where both
 //! sides and the output are at most 3-D.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -19,7 +20,7 @@ use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::numpy_shape;
+use crate::layer::view::{dense_values, numpy_shape};
 use crate::tensor::{GpuMat, Mat};
 
 /// Batched, broadcast matrix multiplication.
@@ -93,8 +94,21 @@ impl MatMul {
         })
     }
 
-    /// [`MatMul::plan`], or a typed error naming both numpy shapes.
-    fn checked_plan(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Result<Plan> {
+    /// [`MatMul::plan`] for `bottoms` (CPU or GPU mats, their dims and shape by `shape`), or
+    /// a typed error: not two blobs, or sides that do not multiply, naming both numpy shapes.
+    fn checked_plan<M>(
+        &self,
+        bottoms: &[M],
+        shape: impl Fn(&M) -> (u8, [usize; 4]),
+    ) -> Result<Plan> {
+        let [a, b] = bottoms else {
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: "two (A and B)",
+            }
+            .into());
+        };
+        let (a, b) = (shape(a), shape(b));
         self.plan(a, b).map_err(|why| {
             InputError::Mismatch {
                 a: numpy_shape(a.0, a.1),
@@ -106,19 +120,19 @@ impl MatMul {
     }
 }
 
-/// One side's values, matrix shape and batch (see [`side`]).
-struct Side {
-    values: Vec<f32>,
+/// One side's values (borrowed where the mat lies so), matrix shape and batch (see [`side`]).
+struct Side<'a> {
+    values: Cow<'a, [f32]>,
     rows: usize,
     cols: usize,
     batch: [usize; 2],
 }
 
-impl Side {
-    fn of(m: &Mat) -> Side {
+impl Side<'_> {
+    fn of(m: &Mat) -> Side<'_> {
         let (rows, cols, batch, _) = side((m.dims, m.shape()));
         Side {
-            values: m.to_values(),
+            values: dense_values(m),
             rows,
             cols,
             batch,
@@ -159,14 +173,8 @@ impl Layer for MatMul {
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let [a, b] = bottoms else {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "two (A and B)",
-            }
-            .into());
-        };
-        let plan = self.checked_plan((a.dims, a.shape()), (b.dims, b.shape()))?;
+        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let [a, b] = [&bottoms[0], &bottoms[1]];
         let batches = plan.batch[1];
         let dims = plan.shape.len();
         // the output's 3-D view, as GPU mats hold 1-D and 2-D blobs
@@ -207,14 +215,8 @@ impl Layer for MatMul {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let [a, b] = bottoms else {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "two (A and B)",
-            }
-            .into());
-        };
-        let plan = self.checked_plan((a.dims, a.shape()), (b.dims, b.shape()))?;
+        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let [a, b] = [&bottoms[0], &bottoms[1]];
         let (sa, sb) = (Side::of(a), Side::of(b));
         let Plan { m, k, n, batch, .. } = plan;
         let per = m * n;

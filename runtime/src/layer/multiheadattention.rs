@@ -19,6 +19,7 @@ use crate::layer::contract::{Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::dense_values;
 use crate::layer::weights::Weights;
 use crate::tensor::Mat;
 
@@ -134,11 +135,11 @@ impl MultiHeadAttention {
         let dst = past + cur;
         let mut projected = vec![0.0f32; cur * embed];
         p.apply(
-            &x.to_values(),
+            &dense_values(x),
             cur,
             MatMut::rows(&mut projected, cur, embed, embed),
         );
-        let cached = cache.filter(|_| past > 0).map(Mat::to_values);
+        let cached = cache.filter(|_| past > 0).map(dense_values);
         let mut kv = vec![0.0f32; heads * dst * dph];
         for (h, head) in kv.chunks_exact_mut(dst * dph).enumerate() {
             let (old, new) = head.split_at_mut(past * dph);
@@ -233,7 +234,7 @@ impl Layer for MultiHeadAttention {
 
         let mut qa = vec![0.0f32; src * e];
         self.q
-            .apply(&q.to_values(), src, MatMut::rows(&mut qa, src, e, e));
+            .apply(&dense_values(q), src, MatMut::rows(&mut qa, src, e, e));
         qa.iter_mut().for_each(|x| *x *= self.scale);
         let (ka, dst) = self.keys(&self.k, k, cache.map(|c| c.0), s.k != s.q)?;
         let (va, dst_v) = self.keys(&self.v, v, cache.map(|c| c.1), s.v != s.q)?;
@@ -257,7 +258,7 @@ impl Layer for MultiHeadAttention {
                     }
                     .into());
                 }
-                Some((m.to_values(), m.dims == 3))
+                Some((dense_values(m), m.dims == 3))
             }
             None => None,
         };

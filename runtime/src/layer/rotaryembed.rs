@@ -16,6 +16,7 @@ use crate::layer::grain::GRAIN;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::dense_values;
 use crate::tensor::GpuMat;
 use crate::tensor::Mat;
 
@@ -46,6 +47,23 @@ impl RotaryEmbed {
     }
 }
 
+/// The heads and their cos and sin caches, or a typed error for another count.
+fn three<M>(bottoms: &[M]) -> Result<&[M; 3]> {
+    bottoms.try_into().map_err(|_| {
+        InputError::Count {
+            got: bottoms.len(),
+            expected: "three (the heads, the cos and the sin cache)",
+        }
+        .into()
+    })
+}
+
+/// Whether a cos or sin cache of `[w, h, d, c]` serves heads of `x`: half their (even) width,
+/// at least their rows (the CPU and GPU read its rows from the start).
+fn cache_fits([w, h, d, _]: [usize; 4], [cw, ch, ..]: [usize; 4]) -> bool {
+    w % 2 == 0 && cw == w / 2 && ch >= h * d
+}
+
 impl Layer for RotaryEmbed {
     fn support(&self) -> Support {
         Support::MANY.gpu_pack1(self.gpu.is_some())
@@ -64,26 +82,14 @@ impl Layer for RotaryEmbed {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        let [(xd, [w, h, _, _]), caches @ ..] = bottoms else {
-            return false;
-        };
-        (2..=3).contains(xd)
-            && w % 2 == 0
-            && caches.len() == 2
-            && caches
-                .iter()
-                .all(|(d, [cw, ch, ..])| *d == 2 && *cw == w / 2 && ch == h)
+        three(bottoms).is_ok_and(|[(xd, x), (_, cos), (_, sin)]| {
+            (2..=3).contains(xd) && cache_fits(*x, *cos) && cache_fits(*x, *sin)
+        })
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let [x, cos, sin] = bottoms else {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "three (the heads, the cos and the sin cache)",
-            }
-            .into());
-        };
+        let [x, cos, sin] = three(bottoms)?;
         let [w, h, _, c] = x.shape();
         let top = x.alloc_like(rec.context())?;
         // a 2-D blob is one channel of its rows
@@ -101,19 +107,12 @@ impl Layer for RotaryEmbed {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let [x, cos, sin] = bottoms else {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "three (the heads, the cos and the sin cache)",
-            }
-            .into());
-        };
+        let [x, cos, sin] = three(bottoms)?;
         let [w, h, d, _] = x.shape();
         let rows = h * d;
         let half = w / 2;
         for cache in [cos, sin] {
-            let [cw, ch, ..] = cache.shape();
-            if w % 2 != 0 || cw != half || ch < rows {
+            if !cache_fits(x.shape(), cache.shape()) {
                 return Err(InputError::Mismatch {
                     a: x.numpy_shape(),
                     b: cache.numpy_shape(),
@@ -123,7 +122,7 @@ impl Layer for RotaryEmbed {
                 .into());
             }
         }
-        let (cos, sin) = (cos.to_values(), sin.to_values());
+        let (cos, sin) = (dense_values(cos), dense_values(sin));
         let mut values = x.to_values();
         let rows_per_task = (GRAIN / w.max(1)).max(1);
         values

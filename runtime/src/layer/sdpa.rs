@@ -11,11 +11,12 @@
 //! the scores stay in shared memory and each query row keeps an fp32 running maximum and sum
 //! (flash attention's order), for output rows of up to 256 values.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::error::{Error, InputError, Result};
+use crate::error::{InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::attention::Head;
@@ -24,6 +25,7 @@ use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::{dense_values, numpy_shape};
 use crate::tensor::{GpuMat, Mat};
 
 /// The widest value rows the shader takes (64 invocations × 4 columns each).
@@ -40,22 +42,23 @@ pub struct SDPA {
     gpu: Option<Arc<Pipeline>>,
 }
 
-/// A blob as `channels` matrices of `rows × cols` values.
-struct Blob {
-    values: Vec<f32>,
+/// A blob as `channels` matrices of `rows × cols` values (a 4-D blob's depth joins its rows),
+/// borrowed where the net's mat already lies so.
+struct Blob<'a> {
+    values: Cow<'a, [f32]>,
     cols: usize,
     rows: usize,
     channels: usize,
 }
 
-impl Blob {
-    fn of(m: &Mat) -> Blob {
-        let [w, h, d, c] = m.shape();
+impl Blob<'_> {
+    fn of(m: &Mat) -> Blob<'_> {
+        let [cols, rows, channels] = view((m.dims, m.shape()));
         Blob {
-            values: m.to_values(),
-            cols: w,
-            rows: h * d,
-            channels: c,
+            values: dense_values(m),
+            cols,
+            rows,
+            channels,
         }
     }
 
@@ -68,30 +71,144 @@ impl Blob {
     }
 
     /// The past rows then these, channel by channel (the cache's concatenation).
-    fn after(self, past: Option<Blob>) -> Blob {
-        let Some(past) = past.filter(|p| p.rows > 0) else {
+    fn after(self, past: &Blob<'_>) -> Self {
+        if past.rows == 0 {
             return self;
-        };
+        }
         let mut values = Vec::with_capacity(past.values.len() + self.values.len());
         for q in 0..self.channels {
             values.extend_from_slice(past.channel(q));
             values.extend_from_slice(self.channel(q));
         }
         Blob {
-            values,
+            values: Cow::Owned(values),
             rows: past.rows + self.rows,
             ..self
         }
     }
 }
 
-fn mismatch(a: &Blob, b: &Blob, why: &'static str) -> Error {
-    InputError::Mismatch {
-        a: a.shape(),
-        b: b.shape(),
-        why,
+/// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
+fn view((_, [w, h, d, c]): (u8, [usize; 4])) -> [usize; 3] {
+    [w, h * d, c]
+}
+
+/// What one forward computes, from the blobs' shapes.
+struct Plan {
+    embed: usize,
+    src: usize,
+    heads: usize,
+    groups: usize,
+    /// Keys: the past ones and the current ones.
+    dst: usize,
+    out_embed: usize,
+}
+
+/// Two blobs (by input index) that do not fit each other, and how they must.
+type Misfit = (usize, usize, &'static str);
+
+impl SDPA {
+    /// How many inputs the layer takes with its flags.
+    fn inputs(&self) -> usize {
+        3 + usize::from(self.attn_mask) + 2 * usize::from(self.kv_cache)
     }
-    .into()
+
+    /// The plan for inputs of `shapes` (as many as [`SDPA::inputs`]), or the misfit; the CPU
+    /// and GPU forwards take one rule.
+    fn plan(&self, shapes: &[(u8, [usize; 4])]) -> Result<Plan, Misfit> {
+        let [q, k, v] = [0, 1, 2].map(|i| view(shapes[i]));
+        let ([embed, src, heads], [_, cur, groups]) = (q, k);
+        if k[0] != embed {
+            return Err((0, 1, "are the query and key: their widths differ"));
+        }
+        if v[1] != cur || v[2] != groups {
+            return Err((
+                1,
+                2,
+                "are the key and value: their lengths or groups differ",
+            ));
+        }
+        if groups == 0 || heads % groups != 0 {
+            return Err((
+                0,
+                1,
+                "are the query and key: the key's groups do not divide the query's heads",
+            ));
+        }
+        let mut dst = cur;
+        if self.kv_cache {
+            let at = 3 + usize::from(self.attn_mask);
+            let (pk, pv) = (view(shapes[at]), view(shapes[at + 1]));
+            let fits =
+                |p: [usize; 3], cur: [usize; 3]| p[1] == 0 || (p[0] == cur[0] && p[2] == cur[2]);
+            if !fits(pk, k) || !fits(pv, v) || pk[1] != pv[1] {
+                return Err((
+                    at,
+                    at + 1,
+                    "are the past key and value: they do not continue the key and value",
+                ));
+            }
+            dst += pk[1];
+        }
+        if self.attn_mask {
+            let [mw, mh, mc] = view(shapes[3]);
+            if mw != dst || mh != src || (mc != 1 && mc != heads) {
+                return Err((
+                    3,
+                    0,
+                    "are the mask and query: the mask is not key length × query length (per head)",
+                ));
+            }
+        }
+        Ok(Plan {
+            embed,
+            src,
+            heads,
+            groups,
+            dst,
+            out_embed: v[0],
+        })
+    }
+
+    /// [`SDPA::plan`] for `bottoms` (CPU or GPU mats, their dims and shape by `shape`), or a
+    /// typed error: the wrong count, or the misfit naming both numpy shapes.
+    fn checked_plan<M>(
+        &self,
+        bottoms: &[M],
+        shape: impl Fn(&M) -> (u8, [usize; 4]),
+    ) -> Result<Plan> {
+        let want = self.inputs();
+        if bottoms.len() != want {
+            return Err(InputError::Count {
+                got: bottoms.len(),
+                expected: match (self.attn_mask, self.kv_cache) {
+                    (false, false) => "three (query, key, value)",
+                    (true, false) => "four (query, key, value, mask)",
+                    (false, true) => "five (query, key, value, past key, past value)",
+                    (true, true) => "six (query, key, value, mask, past key, past value)",
+                },
+            }
+            .into());
+        }
+        let shapes: Vec<(u8, [usize; 4])> = bottoms.iter().map(shape).collect();
+        self.plan(&shapes).map_err(|(a, b, why)| {
+            InputError::Mismatch {
+                a: numpy_shape(shapes[a].0, shapes[a].1),
+                b: numpy_shape(shapes[b].0, shapes[b].1),
+                why,
+            }
+            .into()
+        })
+    }
+
+    /// The scores' scale: the layer's, or `1/√embed` for 0.
+    fn scale_for(&self, embed: usize) -> f32 {
+        if self.scale == 0.0 {
+            1.0 / (embed as f32).sqrt()
+        } else {
+            self.scale
+        }
+    }
 }
 
 impl Layer for SDPA {
@@ -112,68 +229,41 @@ impl Layer for SDPA {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        let [
-            (qd, [e, src, _, heads]),
-            (kd, [ke, dst, _, groups]),
-            (vd, [dv, vdst, _, vg]),
-            mask @ ..,
-        ] = bottoms
-        else {
-            return false;
-        };
-        let mask_fits = match mask {
-            [] => !self.attn_mask,
-            [(md, [mw, mh, _, mc])] => {
-                self.attn_mask && *md <= 3 && mw == dst && mh == src && (*mc == 1 || mc == heads)
-            }
-            _ => false,
-        };
-        [qd, kd, vd].iter().all(|d| **d <= 3)
-            && e == ke
-            && dst == vdst
-            && groups == vg
-            && *groups > 0
-            && heads % groups == 0
-            && *dst > 0
-            && *dv <= GPU_MAX_DV
-            && mask_fits
+        !self.kv_cache
+            && bottoms.len() == self.inputs()
+            && bottoms.iter().all(|(dims, _)| *dims <= 3)
+            && self
+                .plan(bottoms)
+                .is_ok_and(|p| p.dst > 0 && p.out_embed <= GPU_MAX_DV)
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let (q, k, v) = match bottoms {
-            [q, k, v, ..] => (q, k, v),
-            _ => {
-                return Err(InputError::Count {
-                    got: bottoms.len(),
-                    expected: "query, key and value",
-                }
-                .into());
-            }
-        };
-        let mask = if self.attn_mask { bottoms.get(3) } else { None };
-        // the logical shapes: a 2-D blob's view is w × 1 × h, its rows one "channel" each
-        let ([embed, src, _, heads], [_, dst, _, groups], [dv, ..]) =
-            (q.shape(), k.shape(), v.shape());
-        let top = GpuMat::alloc(rec.context(), 3, [dv, src, heads], 1, q.options);
-        let scale = if self.scale == 0.0 {
-            1.0 / (embed as f32).sqrt()
-        } else {
-            self.scale
-        };
+        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let [q, k, v] = [&bottoms[0], &bottoms[1], &bottoms[2]];
+        let mask = self.attn_mask.then(|| &bottoms[3]);
+        let Plan {
+            embed,
+            src,
+            heads,
+            groups,
+            dst,
+            out_embed,
+        } = plan;
+        let top = GpuMat::alloc(rec.context(), 3, [out_embed, src, heads], 1, q.options);
         let push = [
             embed as u32,
             src as u32,
             dst as u32,
-            dv as u32,
-            (heads / groups.max(1)) as u32,
+            out_embed as u32,
+            (heads / groups) as u32,
             q.cstep as u32,
             k.cstep as u32,
             v.cstep as u32,
             mask.map_or(0, |m| m.cstep) as u32,
             mask.map_or(1, |m| m.shape()[3]) as u32,
             top.cstep as u32,
-            scale.to_bits(),
+            self.scale_for(embed).to_bits(),
         ];
         let grid = [64, src.div_ceil(GPU_ROWS) as u32, heads as u32];
         rec.dispatch(pipeline, &[q, k, v, mask.unwrap_or(q), &top], &push, grid)?;
@@ -189,83 +279,23 @@ impl Layer for SDPA {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let want = 3 + usize::from(self.attn_mask) + 2 * usize::from(self.kv_cache);
-        if bottoms.len() != want {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: match (self.attn_mask, self.kv_cache) {
-                    (false, false) => "three (query, key, value)",
-                    (true, false) => "four (query, key, value, mask)",
-                    (false, true) => "five (query, key, value, past key, past value)",
-                    (true, true) => "six (query, key, value, mask, past key, past value)",
-                },
-            }
-            .into());
-        }
-        let (query, key, value) = (
-            Blob::of(&bottoms[0]),
-            Blob::of(&bottoms[1]),
-            Blob::of(&bottoms[2]),
-        );
-        let mask = self.attn_mask.then(|| Blob::of(&bottoms[3]));
-        let past = self.kv_cache.then(|| {
+        let Plan {
+            embed,
+            src,
+            heads,
+            groups,
+            dst,
+            out_embed,
+        } = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let blob = |i: usize| Blob::of(&bottoms[i]);
+        let (query, mut key, mut value) = (blob(0), blob(1), blob(2));
+        let mask = self.attn_mask.then(|| blob(3));
+        if self.kv_cache {
             let at = 3 + usize::from(self.attn_mask);
-            (Blob::of(&bottoms[at]), Blob::of(&bottoms[at + 1]))
-        });
-        let (embed, src, heads) = (query.cols, query.rows, query.channels);
-        let groups = key.channels;
-        if key.cols != embed {
-            return Err(mismatch(
-                &query,
-                &key,
-                "are the query and key: their widths differ",
-            ));
+            key = key.after(&blob(at));
+            value = value.after(&blob(at + 1));
         }
-        if value.rows != key.rows || value.channels != groups {
-            return Err(mismatch(
-                &key,
-                &value,
-                "are the key and value: their lengths or groups differ",
-            ));
-        }
-        if groups == 0 || heads % groups != 0 {
-            return Err(mismatch(
-                &query,
-                &key,
-                "are the query and key: the key's groups do not divide the query's heads",
-            ));
-        }
-        let (key, value) = match past {
-            Some((pk, pv)) => {
-                let fits = |p: &Blob, cur: &Blob| {
-                    p.rows == 0 || (p.cols == cur.cols && p.channels == cur.channels)
-                };
-                if !fits(&pk, &key) || !fits(&pv, &value) || pk.rows != pv.rows {
-                    return Err(mismatch(
-                        &pk,
-                        &pv,
-                        "are the past key and value: they do not continue the key and value",
-                    ));
-                }
-                (key.after(Some(pk)), value.after(Some(pv)))
-            }
-            None => (key, value),
-        };
-        let (dst, out_embed) = (key.rows, value.cols);
-        if let Some(m) = &mask
-            && (m.cols != dst || m.rows != src || (m.channels != 1 && m.channels != heads))
-        {
-            return Err(mismatch(
-                m,
-                &query,
-                "are the mask and query: the mask is not key length × query length (per head)",
-            ));
-        }
-        let scale = if self.scale == 0.0 {
-            1.0 / (embed as f32).sqrt()
-        } else {
-            self.scale
-        };
+        let scale = self.scale_for(embed);
         let per_group = heads / groups;
         let mut out = vec![0.0f32; heads * src * out_embed];
         out.par_chunks_mut((src * out_embed).max(1))

@@ -87,6 +87,22 @@ pub(crate) fn planar(dims: u8) -> Result<()> {
     }
 }
 
+/// A mat's values in unpacked ncnn order without padding: borrowed where the storage already
+/// is that (fp32, pack 1, channels back to back), else copied.
+pub(crate) fn dense_values(m: &Mat) -> Cow<'_, [f32]> {
+    let n = m.outer() * m.inner() * m.elempack;
+    match m.f32() {
+        Ok(v)
+            if m.elempack == 1
+                && (m.dims <= 2 || m.outer() <= 1 || m.cstep == m.inner())
+                && v.len() >= n =>
+        {
+            Cow::Borrowed(&v[..n])
+        }
+        _ => Cow::Owned(m.to_values()),
+    }
+}
+
 /// The fp32 values of each channel of `m` and the step between channels: its own storage
 /// where it is fp32 pack1 (what the net gives), else a copy of its values.
 pub(crate) fn channel_planes(m: &Mat) -> (Cow<'_, [f32]>, usize) {
