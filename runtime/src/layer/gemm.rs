@@ -11,17 +11,24 @@
 //! `M×1` blob), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
 //! type comes from its shape, checked in ncnn's order (a 1-D C of `M == N` values is per column).
 //! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning and are read only.
-//! On the CPU through the project's GEMM ([`crate::layer::cpu_gemm`]), on the net's threads.
+//! On the CPU through the project's GEMM ([`crate::layer::cpu_gemm`]), on the net's threads;
+//! on the GPU through the shared [`crate::layer::gpu_gemm`] (transposes, C and the scaling in
+//! the shader's one pass; constant operands uploaded once), pack1 buffers.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::error::{Error, InputError, Result};
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::gpu_gemm::{self, Form, Sizes};
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// How C spreads over the output (ncnn's `broadcast_type_C`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +51,16 @@ impl Broadcast {
             3 => Some(Broadcast::Full),
             4 => Some(Broadcast::Columns),
             _ => None,
+        }
+    }
+
+    /// The shader's broadcast type (`gemm.comp`'s `c_type`).
+    fn shader_type(self) -> i32 {
+        match self {
+            Broadcast::Scalar => 0,
+            Broadcast::Rows => 1,
+            Broadcast::Full => 3,
+            Broadcast::Columns => 4,
         }
     }
 
@@ -83,57 +100,31 @@ impl Broadcast {
     }
 }
 
-/// A matrix operand: its values row after row.
+/// A blob's rows and columns as a matrix operand: 1-D one row, 2-D its rows, 3-D of height 1
+/// its channels (pnnx's `N×1×M`); `None` for other shapes.
+fn matrix_of((dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<(usize, usize)> {
+    match dims {
+        1 => Some((1, w)),
+        2 => Some((h, w)),
+        3 if h == 1 => Some((c, w)),
+        _ => None,
+    }
+}
+
+/// A constant operand of the model: its values row after row, as stored.
 #[derive(Clone)]
-struct Operand {
+struct Held {
     values: Vec<f32>,
     rows: usize,
     cols: usize,
 }
 
-impl Operand {
-    /// A blob as a matrix: 1-D one row, 2-D its rows, 3-D of height 1 its channels.
-    fn of(m: &Mat, what: &'static str) -> Result<Operand> {
-        let [w, h, _, c] = m.shape();
-        let rows = match m.dims {
-            1 => 1,
-            2 => h,
-            3 if h == 1 => c,
-            _ => {
-                return Err(InputError::Dims {
-                    got: m.dims,
-                    takes: what,
-                }
-                .into());
-            }
-        };
-        Ok(Operand {
-            values: m.to_values(),
-            rows,
-            cols: w,
-        })
-    }
-
-    /// The model's constant operand where there is one, else the next of `inputs` as one.
-    fn held_or_input<'a>(
-        held: &'a Option<Operand>,
-        inputs: &mut std::slice::Iter<'_, &Mat>,
-        what: &'static str,
-    ) -> Result<Cow<'a, Operand>> {
-        match held {
-            Some(op) => Ok(Cow::Borrowed(op)),
-            None => Ok(Cow::Owned(Operand::of(
-                inputs.next().expect("counted"),
-                what,
-            )?)),
-        }
-    }
-
-    /// This matrix, or its transpose when `t`, as the GEMM reads it.
-    fn view(&self, t: bool) -> MatRef<'_> {
-        let m = MatRef::rows(&self.values, self.rows, self.cols, self.cols);
-        if t { m.t() } else { m }
-    }
+/// What one Gemm computes for its inputs' shapes: `M×K` by `K×N`, and C's broadcast.
+struct Plan {
+    m: usize,
+    n: usize,
+    k: usize,
+    c: Option<Broadcast>,
 }
 
 /// General matrix multiplication (ONNX's Gemm, pnnx's `nn.Linear` on 2-D and 3-D inputs).
@@ -153,14 +144,24 @@ pub struct Gemm {
     constant_c_type: Option<Broadcast>,
     output_n1m: bool,
     output_transpose: bool,
-    a: Option<Operand>,
-    b: Option<Operand>,
+    a: Option<Held>,
+    b: Option<Held>,
     c: Vec<f32>,
+    gpu: Option<GpuGemm>,
+}
+
+/// The device side: the pipeline and the constant operands, uploaded once.
+struct GpuGemm {
+    pipeline: Arc<Pipeline>,
+    a: Option<GpuMat>,
+    b: Option<GpuMat>,
+    c: Option<GpuMat>,
 }
 
 impl Gemm {
-    /// `Y` from the inputs the model does not hold, in ncnn's order (A, B, C).
-    fn run(&self, bottoms: &[&Mat]) -> Result<Mat> {
+    /// The plan for inputs of `(dims, shape)` (those of A, B and C the model does not hold, in
+    /// that order), or a typed error naming the shapes.
+    fn plan(&self, bottoms: &[(u8, [usize; 4])]) -> Result<Plan> {
         let wanted = usize::from(!self.constant_a) + usize::from(!self.constant_b);
         let takes_c = !self.constant_c;
         if bottoms.len() < wanted || bottoms.len() > wanted + usize::from(takes_c) {
@@ -171,41 +172,86 @@ impl Gemm {
             .into());
         }
         let mut next = bottoms.iter();
-        let a = Operand::held_or_input(&self.a, &mut next, "A: 1-D, 2-D or N×1×M")?;
-        let b = Operand::held_or_input(&self.b, &mut next, "B: 1-D, 2-D or N×1×K")?;
-        let (av, bv) = (a.view(self.trans_a), b.view(self.trans_b));
-        let (m, k, n) = (av.rows, av.cols, bv.cols);
-        if bv.rows != k {
+        let mut side = |held: &Option<Held>, takes: &'static str| match held {
+            Some(h) => Ok((h.rows, h.cols)),
+            None => {
+                let blob = *next.next().expect("counted");
+                matrix_of(blob).ok_or(InputError::Dims { got: blob.0, takes })
+            }
+        };
+        let (ra, ca) = side(&self.a, "A: 1-D, 2-D or N×1×M")?;
+        let (rb, cb) = side(&self.b, "B: 1-D, 2-D or N×1×K")?;
+        let (m, k) = if self.trans_a { (ca, ra) } else { (ra, ca) };
+        let (kb, n) = if self.trans_b { (cb, rb) } else { (rb, cb) };
+        if kb != k {
             return Err(InputError::Mismatch {
                 a: vec![m, k],
-                b: vec![bv.rows, n],
+                b: vec![kb, n],
                 why: "are A and B as multiplied (transA/transB applied): the inner sizes differ",
             }
             .into());
         }
-        let (c, broadcast) = match next.next() {
-            Some(c) => {
-                let [w, h, ..] = c.shape();
-                let t = Broadcast::infer(c.dims, [w, h], m, n).ok_or_else(|| {
+        let c = match next.next() {
+            Some(&(dims, shape)) => {
+                let [w, h, ..] = shape;
+                Some(Broadcast::infer(dims, [w, h], m, n).ok_or_else(|| {
                     Error::from(InputError::Mismatch {
                         a: vec![m, n],
-                        b: c.numpy_shape(),
+                        b: numpy_shape(dims, shape),
                         why: "are the output and C: C is not 1, M, N, M×1, 1×N or M×N",
                     })
-                })?;
-                (Cow::Owned(c.to_values()), Some(t))
+                })?)
             }
-            None => (Cow::Borrowed(&self.c[..]), self.constant_c_type),
+            None => {
+                let needed = self.constant_c_type.map_or(0, |t| t.len(m, n));
+                if self.c.len() != needed {
+                    return Err(InputError::Values {
+                        what: "values of the constant C",
+                        got: self.c.len(),
+                        expected: needed,
+                    }
+                    .into());
+                }
+                self.constant_c_type
+            }
         };
-        let needed = broadcast.map_or(0, |t| t.len(m, n));
-        if c.len() != needed {
-            return Err(InputError::Values {
-                what: "values of the constant C",
-                got: c.len(),
-                expected: needed,
-            }
-            .into());
+        Ok(Plan { m, n, k, c })
+    }
+
+    /// The output's numpy shape: `M×N` (`N×M` transposed), as `rows×1×cols` with output_N1M.
+    fn output_shape(&self, plan: &Plan) -> Vec<usize> {
+        let (rows, cols) = if self.output_transpose {
+            (plan.n, plan.m)
+        } else {
+            (plan.m, plan.n)
+        };
+        if self.output_n1m {
+            vec![rows, 1, cols]
+        } else {
+            vec![rows, cols]
         }
+    }
+
+    /// `Y` from the inputs the model does not hold, in ncnn's order (A, B, C).
+    fn run(&self, bottoms: &[&Mat]) -> Result<Mat> {
+        let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        let plan = self.plan(&shapes)?;
+        let Plan { m, n, k, .. } = plan;
+        let inputs: Vec<Cow<'_, [f32]>> = bottoms.iter().map(|b| dense_values(b)).collect();
+        let mut next = inputs.iter().map(|v| &v[..]);
+        let a = take(&self.a, &mut next, |h| &h.values[..]);
+        let b = take(&self.b, &mut next, |h| &h.values[..]);
+        let c = next.next().unwrap_or(&self.c[..]);
+        let av = if self.trans_a {
+            MatRef::rows(a, k, m, m).t()
+        } else {
+            MatRef::rows(a, m, k, k)
+        };
+        let bv = if self.trans_b {
+            MatRef::rows(b, n, k, k).t()
+        } else {
+            MatRef::rows(b, k, n, n)
+        };
         // Y (i, j) at i·N + j, or at j·M + i when transposed
         let (rs, cs) = if self.output_transpose {
             (1, m)
@@ -213,7 +259,7 @@ impl Gemm {
             (n, 1)
         };
         let mut y = vec![0.0f32; m * n];
-        if let Some(t) = broadcast {
+        if let Some(t) = plan.c {
             for i in 0..m {
                 for j in 0..n {
                     let v = match t {
@@ -237,16 +283,76 @@ impl Gemm {
         if self.alpha != 1.0 {
             y.iter_mut().for_each(|v| *v *= self.alpha);
         }
-        let (rows, cols) = if self.output_transpose {
-            (n, m)
-        } else {
-            (m, n)
+        Mat::from_numpy(&self.output_shape(&plan), &y)
+    }
+
+    /// [`Gemm::run`] on the device.
+    fn run_gpu(&self, bottoms: &[&GpuMat], rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let state = self.gpu.ready()?;
+        let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        let plan = self.plan(&shapes)?;
+        let Plan { m, n, k, .. } = plan;
+        let not_loaded = || Error::NotLoaded {
+            what: "the constant operands on the device",
         };
-        if self.output_n1m {
-            Mat::from_numpy(&[rows, 1, cols], &y)
-        } else {
-            Mat::from_numpy(&[rows, cols], &y)
+        // an input's rows lie `cstep` apart (a 2-D mat's `w`, an N×1×M mat's channel step);
+        // a held one's are dense
+        let rows_apart = |m: &GpuMat| if m.dims == 1 { m.c } else { m.cstep };
+        let mut next = bottoms.iter().map(|&m| Some((m, rows_apart(m))));
+        let a = take(&self.a, &mut next, |h| {
+            state.a.as_ref().map(|u| (u, h.cols))
+        });
+        let b = take(&self.b, &mut next, |h| {
+            state.b.as_ref().map(|u| (u, h.cols))
+        });
+        let ((a, a_rs), (b, b_rs)) = a.zip(b).ok_or_else(not_loaded)?;
+        let c = match (next.next().flatten(), plan.c) {
+            (Some((mat, rs)), Some(t)) => Some((mat, rs, t)),
+            (None, Some(t)) => Some((state.c.as_ref().ok_or_else(not_loaded)?, n, t)),
+            _ => None,
         }
+        .map(|(mat, rs, t)| gpu_gemm::Addend {
+            mat,
+            broadcast: t.shader_type(),
+            rs,
+        });
+        let shape = self.output_shape(&plan);
+        let (dims, view) = match shape[..] {
+            [rows, 1, cols] => (3, [cols, 1, rows]),
+            [rows, cols] => (2, [cols, 1, rows]),
+            _ => unreachable!("output_shape is 2-D or 3-D"),
+        };
+        let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options);
+        let out_rs = if dims == 3 { top.cstep } else { view[0] };
+        let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
+        let sizes = Sizes {
+            m,
+            n,
+            k,
+            batches: 1,
+        };
+        gpu_gemm::record(
+            rec,
+            &state.pipeline,
+            sizes,
+            operand(a, a_rs),
+            operand(b, b_rs),
+            c,
+            operand(&top, out_rs),
+        )?;
+        Ok(top)
+    }
+}
+
+/// The held operand through `held`, or else the next input.
+fn take<'a, T>(
+    held: &'a Option<Held>,
+    inputs: &mut impl Iterator<Item = T>,
+    held_as: impl FnOnce(&'a Held) -> T,
+) -> T {
+    match held {
+        Some(h) => held_as(h),
+        None => inputs.next().expect("counted by the plan"),
     }
 }
 
@@ -255,11 +361,66 @@ impl Layer for Gemm {
         // ncnn's one_blob_only: two of A, B and C in the model
         let constants =
             u8::from(self.constant_a) + u8::from(self.constant_b) + u8::from(self.constant_c);
-        if constants == 2 {
+        let support = if constants == 2 {
             Support::ONE_BLOB
         } else {
             Support::MANY
-        }
+        };
+        support.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(g) => {
+                let form = Form {
+                    trans_a: self.trans_a,
+                    trans_b: self.trans_b,
+                    out_trans: self.output_transpose,
+                    alpha: self.alpha,
+                    beta: self.beta,
+                };
+                Some(GpuGemm {
+                    pipeline: form.pipeline(g)?,
+                    a: None,
+                    b: None,
+                    c: None,
+                })
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        let up = |h: &Option<Held>| {
+            h.as_ref()
+                .map(|h| gpu.upload_values(&h.values, 1))
+                .transpose()
+        };
+        state.a = up(&self.a)?;
+        state.b = up(&self.b)?;
+        state.c = if self.c.is_empty() {
+            None
+        } else {
+            Some(gpu.upload_values(&self.c, 1)?)
+        };
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        self.plan(bottoms).is_ok()
+    }
+
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        self.run_gpu(&[bottom], rec)
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let refs: Vec<&GpuMat> = bottoms.iter().collect();
+        Ok(vec![self.run_gpu(&refs, rec)?])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -308,12 +469,12 @@ impl Layer for Gemm {
         if self.constant_a {
             let (rows, cols) = if self.trans_a { (k, m) } else { (m, k) };
             let values = weights.load(m * k, 0)?;
-            self.a = Some(Operand { values, rows, cols });
+            self.a = Some(Held { values, rows, cols });
         }
         if self.constant_b {
             let (rows, cols) = if self.trans_b { (n, k) } else { (k, n) };
             let values = weights.load(n * k, 0)?;
-            self.b = Some(Operand { values, rows, cols });
+            self.b = Some(Held { values, rows, cols });
         }
         if let Some(t) = self.constant_c_type {
             self.c = weights.load(t.len(m, n), 0)?;

@@ -4,8 +4,8 @@
 //! one side has 1 or none. A 1-D A is one row and a 1-D B one column, and their axis leaves
 //! the output (two 1-D blobs give their dot product as one value). On the CPU through the
 //! project's GEMM, one per batch matrix, the batches spread over the net's threads; on the GPU
-//! (`matmul.comp`: FMA tiles of 64 × 64 through shared memory, pack1 buffers) where both
-//! sides and the output are at most 3-D.
+//! (the shared [`crate::layer::gpu_gemm`]: FMA tiles of 64 × 64 through shared memory, pack1
+//! buffers) where both sides and the output are at most 3-D.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -13,10 +13,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::gpu_gemm::{self, Form, Operand, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -154,11 +154,13 @@ impl Layer for MatMul {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(g) => {
-                let module = crate::shaders::Shader::Matmul.module();
-                let trans_b = SpecValue::I32(i32::from(self.trans_b));
-                Some(g.pipeline(module, &[(0, trans_b)])?)
-            }
+            Some(g) => Some(
+                Form {
+                    trans_b: self.trans_b,
+                    ..Form::PLAIN
+                }
+                .pipeline(g)?,
+            ),
             None => None,
         };
         Ok(())
@@ -199,13 +201,20 @@ impl Layer for MatMul {
         } else {
             plan.m * plan.n
         };
-        let push = [plan.m, plan.n, plan.k, step(a), step(b), out_step].map(|v| v as u32);
-        let grid = [
-            (plan.n.div_ceil(64) * 256) as u32,
-            plan.m.div_ceil(64) as u32,
-            batches as u32,
-        ];
-        rec.dispatch(pipeline, &[a, b, &top], &push, grid)?;
+        let (m, n, k) = (plan.m, plan.n, plan.k);
+        let sizes = Sizes { m, n, k, batches };
+        let b_rs = if self.trans_b { k } else { n };
+        let side = |mat, rs| Operand {
+            mat,
+            rs,
+            batch: step(mat),
+        };
+        let out = Operand {
+            mat: &top,
+            rs: n,
+            batch: out_step,
+        };
+        gpu_gemm::record(rec, pipeline, sizes, side(a, k), side(b, b_rs), None, out)?;
         Ok(vec![top])
     }
 

@@ -2,7 +2,7 @@
 //! output_transpose, output_N1M), test_gemm_2*.cpp (C in every broadcast, constant or input,
 //! alpha and beta), test_matmul.cpp (every dims pairing, broadcast batches, transB) and
 //! test_einsum.cpp (every equation).
-//! MatMul also on every GPU against the CPU (up to 3-D); Gemm and Einsum have no shaders yet.
+//! MatMul and Gemm also on every GPU against the CPU (MatMul up to 3-D); Einsum has no shader yet.
 
 use super::suite::*;
 use super::*;
@@ -131,7 +131,7 @@ fn ncnn_gemm_tests() {
             cases.push(gemm_case(&mut rng, params, &[(ca, &a, "a"), (cb, &b, "b")]));
         }
     }
-    check_suite_cpu_only(sample(cases, 160));
+    check_suite(sample(cases, 160), false);
 }
 
 /// test_gemm_2*.cpp: C as a scalar, M, M×1, M×N, 1×N and N values, constant or an input, with
@@ -190,7 +190,7 @@ fn ncnn_gemm_bias_tests() {
             }
         }
     }
-    check_suite_cpu_only(sample(cases, 120));
+    check_suite(sample(cases, 120), false);
 }
 
 /// test_matmul.cpp: `(transB, A's RandomMat sizes, B's)`.

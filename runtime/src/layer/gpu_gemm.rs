@@ -1,0 +1,106 @@
+//! The GPU GEMM the matrix layers share (MatMul, Gemm, MultiHeadAttention's projections):
+//! `gemm.comp`'s FMA tiles over pack1 buffers, each operand described by its row and batch
+//! strides so that a layer hands over its blobs (or their columns, or one head's block) as
+//! they lie, with no copy.
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::GpuSetup;
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+
+/// The compile-time form of one GEMM: `alpha · (op(A) · op(B) + beta · C)` (C's broadcast comes
+/// with each dispatch).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Form {
+    /// A is stored `K × M`.
+    pub trans_a: bool,
+    /// B is stored `N × K`.
+    pub trans_b: bool,
+    /// The output is stored `N × M`.
+    pub out_trans: bool,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl Form {
+    /// `A · B`, nothing else.
+    pub const PLAIN: Form = Form {
+        trans_a: false,
+        trans_b: false,
+        out_trans: false,
+        alpha: 1.0,
+        beta: 1.0,
+    };
+
+    /// The pipeline of this form in the layer's variant.
+    pub fn pipeline(&self, gpu: GpuSetup<'_>) -> Result<Arc<Pipeline>> {
+        let flag = |b: bool| SpecValue::I32(i32::from(b));
+        gpu.pipeline(
+            Shader::Gemm.module(),
+            &[
+                (0, flag(self.trans_a)),
+                (1, flag(self.trans_b)),
+                (2, flag(self.out_trans)),
+                (3, SpecValue::F32(self.alpha)),
+                (4, SpecValue::F32(self.beta)),
+            ],
+        )
+    }
+}
+
+/// A matrix in a GPU mat: stored value `(i, j)` of batch matrix `z` at `z · batch + i · rs + j`.
+#[derive(Clone, Copy)]
+pub(crate) struct Operand<'a> {
+    pub mat: &'a GpuMat,
+    /// Values between stored rows.
+    pub rs: usize,
+    /// Values between batch matrices (0: one matrix serves every batch).
+    pub batch: usize,
+}
+
+/// The sizes of one recorded GEMM: `batches` products of `M × K` by `K × N`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sizes {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub batches: usize,
+}
+
+/// C as the shader reads it: the blob, ncnn's broadcast type (0 one value, 1 one per row, 3 the
+/// whole `M × N`, 4 one per column) and, for type 3, its row stride.
+#[derive(Clone, Copy)]
+pub(crate) struct Addend<'a> {
+    pub mat: &'a GpuMat,
+    pub broadcast: i32,
+    pub rs: usize,
+}
+
+/// Records `out = alpha · (op(a) · op(b) + beta · c)` with `pipeline` (of a [`Form`]).
+pub(crate) fn record(
+    rec: &mut Recorder<'_>,
+    pipeline: &Pipeline,
+    sizes: Sizes,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    c: Option<Addend<'_>>,
+    out: Operand<'_>,
+) -> Result<()> {
+    let Sizes { m, n, k, batches } = sizes;
+    let (c_mat, c_rs, c_type) = c.map_or((a.mat, 0, -1), |c| (c.mat, c.rs, c.broadcast));
+    let mut push = [
+        m, n, k, a.rs, b.rs, c_rs, out.rs, a.batch, b.batch, out.batch, 0,
+    ]
+    .map(|v| v as u32);
+    push[10] = c_type as u32;
+    let grid = [
+        (n.div_ceil(64) * 256) as u32,
+        m.div_ceil(64) as u32,
+        batches as u32,
+    ];
+    rec.dispatch(pipeline, &[a.mat, b.mat, c_mat, out.mat], &push, grid)
+}

@@ -1,0 +1,130 @@
+// The GEMM of the matrix layers (MatMul, Gemm, the projections of MultiHeadAttention):
+// out[z] = alpha · (op(A[z]) · op(B[z]) + beta · C), op a transpose where asked, for each batch
+// matrix z, a side with one matrix broadcast over the batches (a zero batch step). Pack1
+// buffers: A is M × K stored with rows `a_rs` apart (K × M with trans_a), B is K × N rows `b_rs`
+// apart (N × K with trans_b), out M × N rows `out_rs` apart (N × M with out_trans); batch
+// matrices `*_cstep` apart. C (push constant c_type ≥ 0) is ncnn's broadcast: 0 one value, 1 one per row of
+// out, 3 the whole M × N (rows `c_rs` apart), 4 one per column.
+//
+// FMA tiles: a workgroup of 256 invocations computes a 64 × 64 block of out, each invocation
+// a 4 × 4 square of it, staging 16-deep slices of A and B in shared memory (fp32, whatever
+// the storage) so that each value read from memory serves 64 products. Each slice is read
+// with consecutive invocations along the stored rows, whichever way the operand is stored.
+// Dispatch: global [ceil(N / 64) * 256, ceil(M / 64), batches].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+layout (constant_id = 0) const int trans_a = 0;
+layout (constant_id = 1) const int trans_b = 0;
+layout (constant_id = 2) const int out_trans = 0;
+layout (constant_id = 3) const float alpha = 1.0;
+layout (constant_id = 4) const float beta = 1.0;
+
+#define TILE 64
+#define DEPTH 16
+layout (local_size_x = 256) in;
+
+layout (binding = 0) readonly buffer a_blob { sfp a_data[]; };
+layout (binding = 1) readonly buffer b_blob { sfp b_data[]; };
+layout (binding = 2) readonly buffer c_blob { sfp c_data[]; };
+layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int m;
+    int n;
+    int k;
+    int a_rs;
+    int b_rs;
+    int c_rs;
+    int out_rs;
+    int a_cstep;
+    int b_cstep;
+    int out_cstep;
+    // C's broadcast, from its shape where C is an input (-1: none)
+    int c_type;
+} p;
+
+shared float sa[DEPTH][TILE];
+shared float sb[DEPTH][TILE];
+
+// One 64 × 16 slice of an operand into `s`: `lines` (rows of the tile: A's rows or B's
+// columns) from `line0`, depth from `k0`; `across` when the stored rows run along the lines
+// (A transposed, B not), else along the depth.
+#define STAGE(s, data, base, rs, line0, lines, across) \
+    for (int i = t; i < TILE * DEPTH; i += 256) \
+    { \
+        int l, d; \
+        if (across) { d = i / TILE; l = i % TILE; } else { l = i / DEPTH; d = i % DEPTH; } \
+        const int line = line0 + l; \
+        const int kk = k0 + d; \
+        float v = 0.0; \
+        if (line < lines && kk < p.k) \
+            v = float(buffer_ld1(data, base + (across ? kk * rs + line : line * rs + kk))); \
+        s[d][l] = v; \
+    }
+
+void main()
+{
+    const int t = int(gl_LocalInvocationID.x);
+    const int col0 = int(gl_WorkGroupID.x) * TILE;
+    const int row0 = int(gl_WorkGroupID.y) * TILE;
+    const int z = int(gl_WorkGroupID.z);
+    const int a_base = z * p.a_cstep;
+    const int b_base = z * p.b_cstep;
+    // this invocation's 4 × 4 square: rows ty*4.., columns tx*4..
+    const int tx = t % 16;
+    const int ty = t / 16;
+
+    float acc[16];
+    for (int i = 0; i < 16; i++)
+        acc[i] = 0.0;
+
+    for (int k0 = 0; k0 < p.k; k0 += DEPTH)
+    {
+        STAGE(sa, a_data, a_base, p.a_rs, row0, p.m, trans_a == 1)
+        STAGE(sb, b_data, b_base, p.b_rs, col0, p.n, trans_b == 0)
+        barrier();
+        for (int d = 0; d < DEPTH; d++)
+        {
+            const vec4 a = vec4(sa[d][ty * 4], sa[d][ty * 4 + 1], sa[d][ty * 4 + 2], sa[d][ty * 4 + 3]);
+            const vec4 b = vec4(sb[d][tx * 4], sb[d][tx * 4 + 1], sb[d][tx * 4 + 2], sb[d][tx * 4 + 3]);
+            for (int i = 0; i < 4; i++)
+            {
+                acc[i * 4 + 0] += a[i] * b.x;
+                acc[i * 4 + 1] += a[i] * b.y;
+                acc[i * 4 + 2] += a[i] * b.z;
+                acc[i * 4 + 3] += a[i] * b.w;
+            }
+        }
+        barrier();
+    }
+
+    for (int i = 0; i < 4; i++)
+    {
+        const int row = row0 + ty * 4 + i;
+        if (row >= p.m)
+            break;
+        for (int j = 0; j < 4; j++)
+        {
+            const int col = col0 + tx * 4 + j;
+            if (col >= p.n)
+                break;
+            float v = acc[i * 4 + j];
+            if (p.c_type >= 0)
+            {
+                const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;
+                v += beta * float(buffer_ld1(c_data, ci));
+            }
+            v *= alpha;
+            const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
+            buffer_st1(top_data, z * p.out_cstep + at, afp(v));
+        }
+    }
+}
