@@ -2,7 +2,9 @@
 // order): the scores of a block never leave shared memory, and each query row keeps an fp32
 // running maximum and sum, rescaling its partial output as a larger maximum turns up.
 // Pack1 buffers: q (embed × src × heads), k (embed × dst × groups), v (dv × dst × groups),
-// mask (dst × src × 1 or heads), out (dv × src × heads).
+// mask (dst × src × 1 or heads), out (dv × src × heads); each side's rows `*_rs` apart and its
+// heads `*_cstep` apart, so that heads may lie side by side in the rows of one matrix
+// (MultiHeadAttention's projections) as well as in channels of their own (SDPA's blobs).
 //
 // One workgroup of 64 invocations takes ROWS query rows of one head, so that each key and
 // value row it reads serves all of them. Per block of 64 keys: invocation t scores key t
@@ -48,6 +50,10 @@ layout (push_constant) uniform parameter
     int mask_channels;
     int out_cstep;
     float scale;
+    int q_rs;
+    int k_rs;
+    int v_rs;
+    int out_rs;
 } p;
 
 shared float sq[ROWS * EC];
@@ -88,12 +94,12 @@ void main()
                 const int r = i / EC;
                 const int e = i % EC;
                 const int row = row0 + r;
-                sq[i] = (row < p.src && e < ec) ? float(buffer_ld1(q_data, qbase + row * p.embed + e0 + e)) : 0.0;
+                sq[i] = (row < p.src && e < ec) ? float(buffer_ld1(q_data, qbase + row * p.q_rs + e0 + e)) : 0.0;
             }
             barrier();
             if (j < p.dst)
             {
-                const int kr = kbase + j * p.embed + e0;
+                const int kr = kbase + j * p.k_rs + e0;
                 for (int e = 0; e < ec; e++)
                 {
                     const float kv = float(buffer_ld1(k_data, kr + e));
@@ -143,7 +149,7 @@ void main()
                 acc[c * ROWS + r] *= scorr[r];
             for (int i = 0; i < n; i++)
             {
-                const float v = float(buffer_ld1(v_data, vbase + (j0 + i) * p.dv + x));
+                const float v = float(buffer_ld1(v_data, vbase + (j0 + i) * p.v_rs + x));
                 for (int r = 0; r < ROWS; r++)
                     acc[c * ROWS + r] += ss[r * LANES + i] * v;
             }
@@ -163,7 +169,7 @@ void main()
         {
             const int row = row0 + r;
             if (row < p.src)
-                buffer_st1(out_data, h * p.out_cstep + row * p.dv + x, afp(acc[c * ROWS + r] / sl[r]));
+                buffer_st1(out_data, h * p.out_cstep + row * p.out_rs + x, afp(acc[c * ROWS + r] / sl[r]));
         }
     }
 }

@@ -1,8 +1,93 @@
-//! The attention core SDPA and MultiHeadAttention share on the CPU: one head's
+//! The attention core SDPA and MultiHeadAttention share: on the CPU one head's
 //! `softmax(Q·Kᵀ · scale + mask) · V`, the scores in fp32 with the row's maximum taken out
-//! before the exponent (as ncnn and PyTorch), both products on the project's GEMM.
+//! before the exponent (as ncnn and PyTorch), both products on the project's GEMM; on the GPU
+//! every head in one dispatch of the fused `sdpa.comp`.
 
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::GpuSetup;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+
+/// The widest value rows the fused shader takes (64 invocations × 4 columns each).
+pub(crate) const GPU_MAX_DV: usize = 256;
+/// Query rows per workgroup (the shader's `ROWS`).
+const GPU_ROWS: usize = 16;
+
+/// The fused attention pipeline, with or without a mask, in the layer's variant.
+pub(crate) fn gpu_pipeline(gpu: GpuSetup<'_>, attn_mask: bool) -> Result<Arc<Pipeline>> {
+    let mask = SpecValue::I32(i32::from(attn_mask));
+    gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])
+}
+
+/// Heads in a GPU mat: row `i` of head `h` at `h · head + i · rs`.
+#[derive(Clone, Copy)]
+pub(crate) struct Heads<'a> {
+    pub mat: &'a GpuMat,
+    pub head: usize,
+    pub rs: usize,
+}
+
+impl<'a> Heads<'a> {
+    /// Heads in channels of their own, rows `rs` apart.
+    pub fn channels(mat: &'a GpuMat, rs: usize) -> Self {
+        Heads {
+            mat,
+            head: mat.cstep,
+            rs,
+        }
+    }
+}
+
+/// One fused attention over `heads` heads of `src` queries against `dst` keys: dot products
+/// `embed` long, value rows `dv` wide, `per_group` heads sharing each key and value head; the
+/// mask (`dst × src` planes `cstep` apart, one or one per head) with its plane count.
+pub(crate) struct Fused<'a> {
+    pub q: Heads<'a>,
+    pub k: Heads<'a>,
+    pub v: Heads<'a>,
+    pub out: Heads<'a>,
+    pub mask: Option<(&'a GpuMat, usize, usize)>,
+    pub embed: usize,
+    pub src: usize,
+    pub dst: usize,
+    pub dv: usize,
+    pub heads: usize,
+    pub per_group: usize,
+    pub scale: f32,
+}
+
+impl Fused<'_> {
+    /// Records it with `pipeline` (of [`gpu_pipeline`], masked as `mask` is).
+    pub fn record(&self, rec: &mut Recorder<'_>, pipeline: &Pipeline) -> Result<()> {
+        let (mask, mask_cstep, planes) = self.mask.unwrap_or((self.q.mat, 0, 1));
+        let push = [
+            self.embed as u32,
+            self.src as u32,
+            self.dst as u32,
+            self.dv as u32,
+            self.per_group as u32,
+            self.q.head as u32,
+            self.k.head as u32,
+            self.v.head as u32,
+            mask_cstep as u32,
+            planes as u32,
+            self.out.head as u32,
+            self.scale.to_bits(),
+            self.q.rs as u32,
+            self.k.rs as u32,
+            self.v.rs as u32,
+            self.out.rs as u32,
+        ];
+        let grid = [64, self.src.div_ceil(GPU_ROWS) as u32, self.heads as u32];
+        let (q, k, v, out) = (self.q.mat, self.k.mat, self.v.mat, self.out.mat);
+        rec.dispatch(pipeline, &[q, k, v, mask, out], &push, grid)
+    }
+}
 
 /// One head's operands: `q` is `src × d`, `kt` is Kᵀ (`d × dst`), `v` is `dst × dv`; `mask`
 /// `src × dst` values added to the scaled scores.

@@ -10,18 +10,28 @@
 //! as the wheel of 2026-10 lays them out; possibly empty) with kv_cache. With a cache, self-attention appends this step's keys and values to
 //! the cache, cross-attention uses a non-empty cache as it is (the encoder's keys and values
 //! projected once); both give the keys and values used out as the second and third outputs.
+//!
+//! On the GPU without the cache: the four projections on the shared GPU GEMM (bias as C), the
+//! heads read where they lie side by side in the projected rows by the fused attention of
+//! SDPA (`sdpa.comp`), which writes them side by side for the output projection: five
+//! dispatches, nothing copied.
+
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
-use crate::layer::attention::Head;
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::gpu_gemm::{self, Addend, Form, Sizes};
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::dense_values;
+use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// A projection: `dim_out × dim_in` weights and their bias.
 #[derive(Default)]
@@ -75,6 +85,25 @@ pub struct MultiHeadAttention {
     k: Projection,
     v: Projection,
     out: Projection,
+    gpu: Option<GpuAttention>,
+}
+
+/// The device side: the projection GEMM (`x · Wᵀ`, the bias as C per column), the fused
+/// attention, and the four projections' weights and biases uploaded once.
+struct GpuAttention {
+    project: Arc<Pipeline>,
+    attend: Arc<Pipeline>,
+    weights: Vec<(GpuMat, GpuMat)>,
+}
+
+/// What one forward computes for its inputs' shapes: `src` queries against `dst` keys (the
+/// cache's included), the mask one plane or one per head.
+struct Plan {
+    slots: Slots,
+    src: usize,
+    cur: usize,
+    dst: usize,
+    mask_per_head: bool,
 }
 
 /// Where each input is among the blobs (ncnn's rule from their count).
@@ -102,6 +131,69 @@ impl MultiHeadAttention {
             v,
             mask: self.attn_mask.then_some(first),
             cache: self.kv_cache.then_some(first + usize::from(self.attn_mask)),
+        })
+    }
+
+    /// The plan for inputs of `(dims, [w, h, d, c])`, or a typed error naming the shapes.
+    fn plan(&self, shapes: &[(u8, [usize; 4])]) -> Result<Plan> {
+        let slots = self.slots(shapes.len()).ok_or(InputError::Count {
+            got: shapes.len(),
+            expected: "query [, key [, value]], then the mask with attn_mask and the cached \
+                       key and value with kv_cache",
+        })?;
+        let rows_of = |(dims, shape): (u8, [usize; 4]), dim: usize| {
+            let [w, h, ..] = shape;
+            if dims <= 2 && w == dim {
+                Ok(h)
+            } else {
+                Err(InputError::Mismatch {
+                    a: numpy_shape(dims, shape),
+                    b: vec![dim],
+                    why: "are an input and the width the layer's projection takes (qdim, kdim \
+                          or vdim; inputs are 2-D)",
+                })
+            }
+        };
+        let src = rows_of(shapes[slots.q], self.qdim)?;
+        let k = shapes[slots.k];
+        let v = shapes[slots.v];
+        let (cur, cur_v) = (rows_of(k, self.kdim)?, rows_of(v, self.vdim)?);
+        if cur != cur_v {
+            return Err(InputError::Mismatch {
+                a: numpy_shape(k.0, k.1),
+                b: numpy_shape(v.0, v.1),
+                why: "are the key and value: their lengths differ",
+            }
+            .into());
+        }
+        // a cross-attention cache with rows is used as it is
+        let past = slots.cache.map_or(0, |c| shapes[c].1[1]);
+        let dst = if past > 0 && slots.k != slots.q {
+            past
+        } else {
+            past + cur
+        };
+        let mut mask_per_head = false;
+        if let Some(i) = slots.mask {
+            let (dims, shape) = shapes[i];
+            let [w, h, d, c] = shape;
+            if w != dst || h * d != src || (dims == 3 && c != self.num_heads) {
+                return Err(InputError::Mismatch {
+                    a: numpy_shape(dims, shape),
+                    b: vec![src, dst],
+                    why: "are the mask and the query length × key length it must be (per head \
+                          when 3-D)",
+                }
+                .into());
+            }
+            mask_per_head = dims == 3;
+        }
+        Ok(Plan {
+            slots,
+            src,
+            cur,
+            dst,
+            mask_per_head,
         })
     }
 
@@ -154,9 +246,134 @@ impl MultiHeadAttention {
     }
 }
 
+impl MultiHeadAttention {
+    /// `x · Wᵀ + b` on the device for the `rows × in` mat `x`: a new `rows × out` mat.
+    fn project_gpu(
+        &self,
+        rec: &mut Recorder<'_>,
+        state: &GpuAttention,
+        which: usize,
+        x: &GpuMat,
+        rows: usize,
+    ) -> Result<GpuMat> {
+        let (weight, bias) = &state.weights[which];
+        let (out, inp) = (bias.c, weight.c / bias.c);
+        let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options);
+        let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
+        let sizes = Sizes {
+            m: rows,
+            n: out,
+            k: inp,
+            batches: 1,
+        };
+        let c = Addend {
+            mat: bias,
+            broadcast: 4,
+            rs: 0,
+        };
+        // the mat's rows are `w` apart (2-D) or it is one row (1-D)
+        gpu_gemm::record(
+            rec,
+            &state.project,
+            sizes,
+            operand(x, inp),
+            operand(weight, inp),
+            Some(c),
+            operand(&top, out),
+        )?;
+        Ok(top)
+    }
+}
+
 impl Layer for MultiHeadAttention {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            // the cache's concatenation stays on the CPU
+            Some(g) if !self.kv_cache => {
+                let project = Form {
+                    trans_b: true,
+                    ..Form::PLAIN
+                };
+                Some(GpuAttention {
+                    project: project.pipeline(g)?,
+                    attend: attention::gpu_pipeline(g, self.attn_mask)?,
+                    weights: Vec::new(),
+                })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        state.weights = [&self.q, &self.k, &self.v, &self.out]
+            .into_iter()
+            .map(|p| {
+                Ok((
+                    gpu.upload_values(&p.weight, 1)?,
+                    gpu.upload_values(&p.bias, 1)?,
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        !self.kv_cache
+            && self.embed_dim / self.num_heads <= GPU_MAX_DV
+            && self.plan(bottoms).is_ok_and(|p| p.dst > 0)
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let state = self.gpu.ready()?;
+        if state.weights.len() != 4 {
+            return Err(Error::NotLoaded {
+                what: "the projections on the device",
+            });
+        }
+        let shapes: Vec<_> = bottoms.iter().map(|m| (m.dims, m.shape())).collect();
+        let plan = self.plan(&shapes)?;
+        let Plan { slots: s, src, .. } = plan;
+        let (e, heads) = (self.embed_dim, self.num_heads);
+        let dph = e / heads;
+        let q = self.project_gpu(rec, state, 0, &bottoms[s.q], src)?;
+        let k = self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?;
+        let v = self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?;
+        // head h is columns h·dph.. of every projected row, and so of the joined output
+        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options);
+        let side = |mat| Heads {
+            mat,
+            head: dph,
+            rs: e,
+        };
+        let mask = s.mask.map(|i| {
+            let m = &bottoms[i];
+            let planes = if plan.mask_per_head { heads } else { 1 };
+            (m, m.cstep, planes)
+        });
+        Fused {
+            q: side(&q),
+            k: side(&k),
+            v: side(&v),
+            out: side(&joined),
+            mask,
+            embed: dph,
+            src,
+            dst: plan.cur,
+            dv: dph,
+            heads,
+            per_group: 1,
+            scale: self.scale,
+        }
+        .record(rec, &state.attend)?;
+        Ok(vec![self.project_gpu(rec, state, 3, &joined, src)?])
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -199,35 +416,11 @@ impl Layer for MultiHeadAttention {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let s = self.slots(bottoms.len()).ok_or(InputError::Count {
-            got: bottoms.len(),
-            expected: "query [, key [, value]], then the mask with attn_mask and the cached \
-                       key and value with kv_cache",
-        })?;
+        let shapes: Vec<_> = bottoms.iter().map(|m| (m.dims, m.shape())).collect();
+        let Plan {
+            slots: s, src, dst, ..
+        } = self.plan(&shapes)?;
         let (q, k, v) = (&bottoms[s.q], &bottoms[s.k], &bottoms[s.v]);
-        let rows_of = |m: &Mat, dim: usize| {
-            let [w, h, ..] = m.shape();
-            if m.dims <= 2 && w == dim {
-                Ok(h)
-            } else {
-                Err(InputError::Mismatch {
-                    a: m.numpy_shape(),
-                    b: vec![dim],
-                    why: "are an input and the width the layer's projection takes (qdim, kdim \
-                          or vdim; inputs are 2-D)",
-                })
-            }
-        };
-        let src = rows_of(q, self.qdim)?;
-        let (cur_k, cur_v) = (rows_of(k, self.kdim)?, rows_of(v, self.vdim)?);
-        if cur_k != cur_v {
-            return Err(InputError::Mismatch {
-                a: k.numpy_shape(),
-                b: v.numpy_shape(),
-                why: "are the key and value: their lengths differ",
-            }
-            .into());
-        }
         let cache = s.cache.map(|c| (&bottoms[c], &bottoms[c + 1]));
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
@@ -236,32 +429,19 @@ impl Layer for MultiHeadAttention {
         self.q
             .apply(&dense_values(q), src, MatMut::rows(&mut qa, src, e, e));
         qa.iter_mut().for_each(|x| *x *= self.scale);
-        let (ka, dst) = self.keys(&self.k, k, cache.map(|c| c.0), s.k != s.q)?;
+        let (ka, dst_k) = self.keys(&self.k, k, cache.map(|c| c.0), s.k != s.q)?;
         let (va, dst_v) = self.keys(&self.v, v, cache.map(|c| c.1), s.v != s.q)?;
-        if dst != dst_v {
+        if dst_k != dst || dst_v != dst {
             return Err(InputError::Mismatch {
-                a: vec![heads, dst, dph],
+                a: vec![heads, dst_k, dph],
                 b: vec![heads, dst_v, dph],
                 why: "are the keys and values with their caches: their lengths differ",
             }
             .into());
         }
-        let mask = match s.mask.map(|i| &bottoms[i]) {
-            Some(m) => {
-                let [w, h, d, c] = m.shape();
-                if w != dst || h * d != src || (m.dims == 3 && c != heads) {
-                    return Err(InputError::Mismatch {
-                        a: m.numpy_shape(),
-                        b: vec![src, dst],
-                        why: "are the mask and the query length × key length it must be (per \
-                              head when 3-D)",
-                    }
-                    .into());
-                }
-                Some((dense_values(m), m.dims == 3))
-            }
-            None => None,
-        };
+        let mask = s
+            .mask
+            .map(|i| (dense_values(&bottoms[i]), bottoms[i].dims == 3));
 
         let mut heads_out = vec![0.0f32; heads * src * dph];
         heads_out

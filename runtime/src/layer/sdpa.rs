@@ -17,9 +17,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
-use crate::layer::attention::Head;
+use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
@@ -27,11 +26,6 @@ use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::tensor::{GpuMat, Mat};
-
-/// The widest value rows the shader takes (64 invocations × 4 columns each).
-const GPU_MAX_DV: usize = 256;
-/// Query rows per workgroup (the shader's `ROWS`).
-const GPU_ROWS: usize = 16;
 
 /// Scaled dot-product attention over prepared heads.
 #[derive(Default)]
@@ -218,11 +212,7 @@ impl Layer for SDPA {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(g) if !self.kv_cache => {
-                let module = crate::shaders::Shader::Sdpa.module();
-                let mask = SpecValue::I32(i32::from(self.attn_mask));
-                Some(g.pipeline(module, &[(0, mask)])?)
-            }
+            Some(g) if !self.kv_cache => Some(attention::gpu_pipeline(g, self.attn_mask)?),
             _ => None,
         };
         Ok(())
@@ -251,22 +241,21 @@ impl Layer for SDPA {
             out_embed,
         } = plan;
         let top = GpuMat::alloc(rec.context(), 3, [out_embed, src, heads], 1, q.options);
-        let push = [
-            embed as u32,
-            src as u32,
-            dst as u32,
-            out_embed as u32,
-            (heads / groups) as u32,
-            q.cstep as u32,
-            k.cstep as u32,
-            v.cstep as u32,
-            mask.map_or(0, |m| m.cstep) as u32,
-            mask.map_or(1, |m| m.shape()[3]) as u32,
-            top.cstep as u32,
-            self.scale_for(embed).to_bits(),
-        ];
-        let grid = [64, src.div_ceil(GPU_ROWS) as u32, heads as u32];
-        rec.dispatch(pipeline, &[q, k, v, mask.unwrap_or(q), &top], &push, grid)?;
+        Fused {
+            q: Heads::channels(q, embed),
+            k: Heads::channels(k, embed),
+            v: Heads::channels(v, out_embed),
+            out: Heads::channels(&top, out_embed),
+            mask: mask.map(|m| (m, m.cstep, m.shape()[3])),
+            embed,
+            src,
+            dst,
+            dv: out_embed,
+            heads,
+            per_group: heads / groups,
+            scale: self.scale_for(embed),
+        }
+        .record(rec, pipeline)?;
         Ok(vec![top])
     }
 

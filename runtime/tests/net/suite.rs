@@ -236,6 +236,15 @@ pub fn check_suite(cases: Vec<Case>, images: bool) -> Vec<Output> {
     check_suite_tuples(cases, images, |_| true)
 }
 
+/// [`check_suite`] for a test that passes ncnn's `test_layer` an `epsilon` other than its
+/// default 0.001: the GPU tolerances scale with it, as ncnn's `test_layer_opt` scales its fp16
+/// ones (×100 with fp16 storage, ×1000 with fp16 arithmetic).
+pub fn check_suite_epsilon(cases: Vec<Case>, images: bool, epsilon: f32) -> Vec<Output> {
+    let cpu = check_suite_cpu_outputs(&cases);
+    check_suite_gpu(&cases, &cpu, images, epsilon / 1e-3, |_| true);
+    cpu
+}
+
 /// [`check_suite`] for layers ncnn runs on the CPU only (dynamic weights: ncnn's Vulkan layers
 /// turn themselves off): fpshader's CPU against the wheel; the fp32 outputs.
 pub fn check_suite_cpu_only(cases: Vec<Case>) -> Vec<Output> {
@@ -261,7 +270,7 @@ pub fn check_suite_tuples(
     tuple: impl Fn(&str) -> bool,
 ) -> Vec<Output> {
     let cpu = check_suite_cpu_outputs(&cases);
-    check_suite_gpu(&cases, &cpu, images, tuple);
+    check_suite_gpu(&cases, &cpu, images, 1.0, tuple);
     cpu
 }
 
@@ -305,8 +314,15 @@ pub type Output = (Vec<usize>, Vec<f32>);
 
 /// The GPU half of [`check_suite`]: the cases whose inputs are at most 3-D (GPU mats are),
 /// against the CPU's fp32 outputs. Every layer must run on the GPU, placed there at load and
-/// taking its inputs at run time (the extractor's record).
-fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool, tuple: impl Fn(&str) -> bool) {
+/// taking its inputs at run time (the extractor's record). Each option tuple's tolerance is
+/// scaled by `scale`.
+fn check_suite_gpu(
+    cases: &[Case],
+    cpu: &[Output],
+    images: bool,
+    scale: f32,
+    tuple: impl Fn(&str) -> bool,
+) {
     let mut gpu_cases = Vec::new();
     let mut want = Vec::new();
     let mut at = 0;
@@ -360,7 +376,7 @@ fn check_suite_gpu(cases: &[Case], cpu: &[Output], images: bool, tuple: impl Fn(
                 );
                 let (shape, got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
                 assert_eq!(&shape, &want.0, "{what}: output shape");
-                assert_close(&got, &want.1, eps, &what);
+                assert_close(&got, &want.1, eps * scale, &what);
             }
         }
     }
