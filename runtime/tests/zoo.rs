@@ -296,3 +296,89 @@ fn every_super_resolution_model_matches_ncnn_and_stays_on_the_gpu() {
         }
     }
 }
+
+/// A `.npy` file of `tests/pnnx/`: its shape and values.
+fn npy(path: &str) -> (Vec<usize>, Vec<f32>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let file = npyz::NpyFile::new(&bytes[..]).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let shape = file.shape().iter().map(|&n| n as usize).collect();
+    let values = file
+        .into_vec::<f32>()
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    (shape, values)
+}
+
+/// The networks of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
+/// down, random weights, converted by pnnx: `make_models.py`): fpshader's CPU against PyTorch's
+/// output and ncnn's wheel, and every GPU context in fp32 and fp16 against them, on the GPU
+/// from input to output but for the layers counted here: ConvNeXt's head normalizes a 4-D
+/// blob (`1×64×1×1` permuted), and GPU mats are at most 3-D.
+#[test]
+fn every_pnnx_network_matches_pytorch_and_ncnn_and_stays_on_the_gpu() {
+    let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));
+    let contexts = gpu_contexts();
+    for (name, cpu_layers) in [
+        ("convnext", 5),
+        ("vit", 0),
+        ("efficientvit", 0),
+        ("efficientvit_msra", 0),
+    ] {
+        let read = |ext: &str| {
+            let path = format!("{dir}/{name}.ncnn.{ext}");
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        };
+        let (param, weights) = (String::from_utf8(read("param")).unwrap(), read("bin"));
+        let (shape, values) = npy(&format!("{dir}/{name}.input.npy"));
+        let [c, h, w] = shape[..] else {
+            panic!("{name}: input of numpy shape {shape:?}");
+        };
+        let x = Input {
+            name: "in0",
+            dims: 3,
+            shape: [w, h, 1, c],
+            values,
+            int: false,
+        };
+        let inputs = std::slice::from_ref(&x);
+        let (_, torch) = npy(&format!("{dir}/{name}.torch.npy"));
+        let cpu = run_net(&param, &weights, inputs, "out0", RunOptions::fp32(), None)
+            .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
+        // pnnx's conversion and fpshader's layers together against PyTorch
+        assert_close(
+            &cpu.to_values(),
+            &torch,
+            1e-3,
+            &format!("{name}: CPU fp32 against PyTorch"),
+        );
+        let reference =
+            ncnn_outputs_shaped(("m.param", param.as_bytes()), &weights, inputs, &["out0"]);
+        if let Some((values, shapes)) = &reference {
+            assert_eq!(cpu.numpy_shape(), shapes[0], "{name}: CPU output shape");
+            assert_close(
+                &cpu.to_values(),
+                &values[0],
+                1e-3,
+                &format!("{name}: CPU fp32 against ncnn"),
+            );
+        }
+        let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
+        for ctx in &contexts {
+            for (class, opt, eps) in [
+                ("fp32", RunOptions::fp32(), 1e-3),
+                ("fp16", RunOptions::default(), 5e-2),
+            ] {
+                let how = format!("{name}: GPU {class}, {}", ctx.describe());
+                let (got, record) =
+                    run_net_recorded(&param, &weights, inputs, "out0", opt, Some(ctx.clone()))
+                        .unwrap_or_else(|e| panic!("{how}: {e}"));
+                assert!(
+                    record.cpu_layers().len() == cpu_layers
+                        && (cpu_layers > 0 || record.stayed_on_gpu()),
+                    "{how}: left the GPU: {record:?}"
+                );
+                assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
+                assert_close(&got.to_values(), &reference, eps, &how);
+            }
+        }
+    }
+}
