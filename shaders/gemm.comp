@@ -6,11 +6,13 @@
 // matrices `*_cstep` apart. C (push constant c_type ≥ 0) is ncnn's broadcast: 0 one value, 1 one per row of
 // out, 3 the whole M × N (rows `c_rs` apart), 4 one per column.
 //
-// FMA tiles: a workgroup of 256 invocations computes a 64 × 64 block of out, each invocation
-// a 4 × 4 square of it, staging 16-deep slices of A and B in shared memory (fp32, whatever
-// the storage) so that each value read from memory serves 64 products. Each slice is read
-// with consecutive invocations along the stored rows, whichever way the operand is stored.
-// Dispatch: global [ceil(N / 64) * 256, ceil(M / 64), batches].
+// FMA tiles: a workgroup of 16 × 16 invocations computes a TILE × TILE block of out, each
+// invocation a PER × PER square of it (PER 4: 64 × 64 tiles, each value read from memory
+// serving 64 products; PER 2: 32 × 32 tiles, four times the invocations for products too
+// small to fill the device otherwise), staging 16-deep slices of A and B in shared memory
+// (fp32, whatever the storage). Each slice is read with consecutive invocations along the
+// stored rows, whichever way the operand is stored.
+// Dispatch: global [ceil(N / TILE) * 256, ceil(M / TILE), batches].
 #version 450
 
 #if NCNN_fp16_storage
@@ -25,8 +27,9 @@ layout (constant_id = 1) const int trans_b = 0;
 layout (constant_id = 2) const int out_trans = 0;
 layout (constant_id = 3) const float alpha = 1.0;
 layout (constant_id = 4) const float beta = 1.0;
+layout (constant_id = 5) const int PER = 4;
 
-#define TILE 64
+const int TILE = 16 * PER;
 #define DEPTH 16
 layout (local_size_x = 256) in;
 
@@ -78,12 +81,12 @@ void main()
     const int z = int(gl_WorkGroupID.z);
     const int a_base = z * p.a_cstep;
     const int b_base = z * p.b_cstep;
-    // this invocation's 4 × 4 square: rows ty*4.., columns tx*4..
+    // this invocation's PER × PER square: rows ty*PER.., columns tx*PER..
     const int tx = t % 16;
     const int ty = t / 16;
 
-    float acc[16];
-    for (int i = 0; i < 16; i++)
+    float acc[PER * PER];
+    for (int i = 0; i < PER * PER; i++)
         acc[i] = 0.0;
 
     for (int k0 = 0; k0 < p.k; k0 += DEPTH)
@@ -93,30 +96,27 @@ void main()
         barrier();
         for (int d = 0; d < DEPTH; d++)
         {
-            const vec4 a = vec4(sa[d][ty * 4], sa[d][ty * 4 + 1], sa[d][ty * 4 + 2], sa[d][ty * 4 + 3]);
-            const vec4 b = vec4(sb[d][tx * 4], sb[d][tx * 4 + 1], sb[d][tx * 4 + 2], sb[d][tx * 4 + 3]);
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < PER; i++)
             {
-                acc[i * 4 + 0] += a[i] * b.x;
-                acc[i * 4 + 1] += a[i] * b.y;
-                acc[i * 4 + 2] += a[i] * b.z;
-                acc[i * 4 + 3] += a[i] * b.w;
+                const float a = sa[d][ty * PER + i];
+                for (int j = 0; j < PER; j++)
+                    acc[i * PER + j] += a * sb[d][tx * PER + j];
             }
         }
         barrier();
     }
 
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < PER; i++)
     {
-        const int row = row0 + ty * 4 + i;
+        const int row = row0 + ty * PER + i;
         if (row >= p.m)
             break;
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < PER; j++)
         {
-            const int col = col0 + tx * 4 + j;
+            const int col = col0 + tx * PER + j;
             if (col >= p.n)
                 break;
-            float v = acc[i * 4 + j];
+            float v = acc[i * PER + j];
             if (p.c_type >= 0)
             {
                 const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;

@@ -16,13 +16,12 @@
 //! the shader's one pass; constant operands uploaded once), pack1 buffers.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use crate::error::{Error, InputError, Result};
-use crate::gpu::{Pipeline, Recorder};
+use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Form, Sizes};
+use crate::layer::gpu_gemm::{self, Form, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -152,7 +151,7 @@ pub struct Gemm {
 
 /// The device side: the pipeline and the constant operands, uploaded once.
 struct GpuGemm {
-    pipeline: Arc<Pipeline>,
+    pipeline: Pipelines,
     a: Option<GpuMat>,
     b: Option<GpuMat>,
     c: Option<GpuMat>,
@@ -322,7 +321,7 @@ impl Gemm {
             [rows, cols] => (2, [cols, 1, rows]),
             _ => unreachable!("output_shape is 2-D or 3-D"),
         };
-        let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options);
+        let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options());
         let out_rs = if dims == 3 { top.cstep } else { view[0] };
         let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
         let sizes = Sizes {

@@ -36,19 +36,45 @@ impl Form {
         beta: 1.0,
     };
 
-    /// The pipeline of this form in the layer's variant.
-    pub fn pipeline(&self, gpu: GpuSetup<'_>) -> Result<Arc<Pipeline>> {
+    /// The pipelines of this form in the layer's variant, one per tile size.
+    pub fn pipeline(&self, gpu: GpuSetup<'_>) -> Result<Pipelines> {
         let flag = |b: bool| SpecValue::I32(i32::from(b));
-        gpu.pipeline(
-            Shader::Gemm.module(),
-            &[
-                (0, flag(self.trans_a)),
-                (1, flag(self.trans_b)),
-                (2, flag(self.out_trans)),
-                (3, SpecValue::F32(self.alpha)),
-                (4, SpecValue::F32(self.beta)),
-            ],
-        )
+        let tiled = |per: i32| {
+            gpu.pipeline(
+                Shader::Gemm.module(),
+                &[
+                    (0, flag(self.trans_a)),
+                    (1, flag(self.trans_b)),
+                    (2, flag(self.out_trans)),
+                    (3, SpecValue::F32(self.alpha)),
+                    (4, SpecValue::F32(self.beta)),
+                    (5, SpecValue::I32(per)),
+                ],
+            )
+        };
+        Ok(Pipelines {
+            wide: tiled(4)?,
+            narrow: tiled(2)?,
+        })
+    }
+}
+
+/// One form's pipelines: 64 × 64 tiles (4 × 4 outputs per invocation) and 32 × 32 ones (2 × 2)
+/// for products whose 64 × 64 tiles would leave most of a large device idle.
+pub(crate) struct Pipelines {
+    wide: Arc<Pipeline>,
+    narrow: Arc<Pipeline>,
+}
+
+/// Below this many 64 × 64 tiles a product takes 32 × 32 ones: 256 workgroups of 256
+/// invocations is about what a GPU of 100+ compute units runs at once; small devices
+/// (lavapipe) lose little either way.
+const WIDE_TILES_MIN: usize = 256;
+
+impl Pipelines {
+    /// The variant options its blobs are in.
+    pub fn options(&self) -> crate::OptionSet {
+        self.wide.options
     }
 }
 
@@ -80,10 +106,10 @@ pub(crate) struct Addend<'a> {
     pub rs: usize,
 }
 
-/// Records `out = alpha · (op(a) · op(b) + beta · c)` with `pipeline` (of a [`Form`]).
+/// Records `out = alpha · (op(a) · op(b) + beta · c)` with `pipelines` (of a [`Form`]).
 pub(crate) fn record(
     rec: &mut Recorder<'_>,
-    pipeline: &Pipeline,
+    pipelines: &Pipelines,
     sizes: Sizes,
     a: Operand<'_>,
     b: Operand<'_>,
@@ -97,9 +123,15 @@ pub(crate) fn record(
     ]
     .map(|v| v as u32);
     push[10] = c_type as u32;
+    let wide = m.div_ceil(64) * n.div_ceil(64) * batches >= WIDE_TILES_MIN;
+    let (pipeline, tile) = if wide {
+        (&pipelines.wide, 64)
+    } else {
+        (&pipelines.narrow, 32)
+    };
     let grid = [
-        (n.div_ceil(64) * 256) as u32,
-        m.div_ceil(64) as u32,
+        (n.div_ceil(tile) * 256) as u32,
+        m.div_ceil(tile) as u32,
         batches as u32,
     ];
     rec.dispatch(pipeline, &[a.mat, b.mat, c_mat, out.mat], &push, grid)

@@ -8,15 +8,14 @@
 //! buffers) where both sides and the output are at most 3-D.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::gpu::{Pipeline, Recorder};
+use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Form, Operand, Sizes};
+use crate::layer::gpu_gemm::{self, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -27,7 +26,7 @@ use crate::tensor::{GpuMat, Mat};
 #[derive(Default)]
 pub struct MatMul {
     trans_b: bool,
-    gpu: Option<Arc<Pipeline>>,
+    gpu: Option<Pipelines>,
 }
 
 /// What a MatMul of two shapes computes: `batch` products of `m × k` by `k × n`, and the

@@ -25,7 +25,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Addend, Form, Sizes};
+use crate::layer::gpu_gemm::{self, Addend, Form, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -91,7 +91,7 @@ pub struct MultiHeadAttention {
 /// The device side: the projection GEMM (`x · Wᵀ`, the bias as C per column), the fused
 /// attention, and the four projections' weights and biases uploaded once.
 struct GpuAttention {
-    project: Arc<Pipeline>,
+    project: Pipelines,
     attend: Arc<Pipeline>,
     weights: Vec<(GpuMat, GpuMat)>,
 }
@@ -258,7 +258,7 @@ impl MultiHeadAttention {
     ) -> Result<GpuMat> {
         let (weight, bias) = &state.weights[which];
         let (out, inp) = (bias.c, weight.c / bias.c);
-        let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options);
+        let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options());
         let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
         let sizes = Sizes {
             m: rows,
@@ -347,7 +347,7 @@ impl Layer for MultiHeadAttention {
         let k = self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?;
         let v = self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?;
         // head h is columns h·dph.. of every projected row, and so of the joined output
-        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options);
+        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options());
         let side = |mat| Heads {
             mat,
             head: dph,

@@ -236,9 +236,14 @@ const MATMUL: &[(u8, &[usize], &[usize])] = &[
 #[test]
 fn ncnn_matmul_tests() {
     let mut rng = Rng(2503);
-    // and two larger than one 64 × 64 tile of the shader, over several 16-deep slices
-    let tiles: &[(u8, &[usize], &[usize])] =
-        &[(0, &[70, 130], &[90, 70]), (1, &[33, 65, 3], &[33, 70, 3])];
+    // and four larger than one tile of the shader, over several 16-deep slices: two in its
+    // 32 × 32 tiles, two (of 256 or more 64 × 64 tiles with their batches) in its 64 × 64 ones
+    let tiles: &[(u8, &[usize], &[usize])] = &[
+        (0, &[70, 130], &[90, 70]),
+        (1, &[33, 65, 3], &[33, 70, 3]),
+        (0, &[36, 100, 70], &[70, 36, 70]),
+        (1, &[40, 130, 64], &[40, 130, 64]),
+    ];
     let cases = MATMUL
         .iter()
         .chain(tiles)
