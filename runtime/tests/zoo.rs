@@ -248,7 +248,6 @@ fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
 #[test]
 fn every_super_resolution_model_matches_ncnn_and_stays_on_the_gpu() {
     let mut rng = Rng(2027);
-    let contexts = gpu_contexts();
     for (name, input) in [
         ("waifu2x_cunet_noise0_scale2x", "Input1"),
         ("waifu2x_upconv_7_photo_scale2x", "Input1"),
@@ -259,40 +258,51 @@ fn every_super_resolution_model_matches_ncnn_and_stays_on_the_gpu() {
         let (param, weights, out) = with_random_weights(&mut rng, &text, None);
         let x = Input::new(&mut rng, input, 3, [44, 44, 1, 3]);
         let inputs = std::slice::from_ref(&x);
-        let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
-            .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
-        let reference = ncnn_outputs_shaped(
-            ("m.param", param.as_bytes()),
-            &weights,
-            inputs,
-            &[out.as_str()],
-        );
-        if let Some((values, shapes)) = &reference {
-            assert_eq!(cpu.numpy_shape(), shapes[0], "{name}: CPU output shape");
-            assert_close(
-                &cpu.to_values(),
-                &values[0],
-                1e-3,
-                &format!("{name}: CPU fp32"),
+        check_model(name, (&param, &weights), inputs, &out, None, 0);
+    }
+}
+
+/// A whole model on the CPU (fp32) against ncnn's wheel (and `torch`'s output where given),
+/// then on every GPU context in fp32 and fp16 against the wheel's output: one submission with
+/// `cpu_layers` layers on the CPU (none: nothing read back before the output).
+fn check_model(
+    name: &str,
+    (param, weights): (&str, &[u8]),
+    inputs: &[Input],
+    out: &str,
+    torch: Option<&[f32]>,
+    cpu_layers: usize,
+) {
+    let cpu = run_net(param, weights, inputs, out, RunOptions::fp32(), None)
+        .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
+    if let Some(torch) = torch {
+        // pnnx's conversion and fpshader's layers together against PyTorch
+        let what = format!("{name}: CPU fp32 against PyTorch");
+        assert_close(&cpu.to_values(), torch, 1e-3, &what);
+    }
+    let reference = ncnn_outputs_shaped(("m.param", param.as_bytes()), weights, inputs, &[out]);
+    if let Some((values, shapes)) = &reference {
+        assert_eq!(cpu.numpy_shape(), shapes[0], "{name}: CPU output shape");
+        let what = format!("{name}: CPU fp32 against ncnn");
+        assert_close(&cpu.to_values(), &values[0], 1e-3, &what);
+    }
+    let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
+    for ctx in &gpu_contexts() {
+        for (class, opt, eps) in [
+            ("fp32", RunOptions::fp32(), 1e-3),
+            ("fp16", RunOptions::default(), 5e-2),
+        ] {
+            let how = format!("{name}: GPU {class}, {}", ctx.describe());
+            let (got, record) =
+                run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{how}: {e}"));
+            assert!(
+                record.cpu_layers().len() == cpu_layers
+                    && (cpu_layers > 0 || record.stayed_on_gpu()),
+                "{how}: left the GPU: {record:?}"
             );
-        }
-        let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
-        for ctx in &contexts {
-            for (class, opt, eps) in [
-                ("fp32", RunOptions::fp32(), 1e-3),
-                ("fp16", RunOptions::default(), 5e-2),
-            ] {
-                let how = format!("{name}: GPU {class}, {}", ctx.describe());
-                let (got, record) =
-                    run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                        .unwrap_or_else(|e| panic!("{how}: {e}"));
-                assert!(
-                    record.cpu_layers().is_empty() && record.stayed_on_gpu(),
-                    "{how}: left the GPU: {record:?}"
-                );
-                assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
-                assert_close(&got.to_values(), &reference, eps, &how);
-            }
+            assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
+            assert_close(&got.to_values(), &reference, eps, &how);
         }
     }
 }
@@ -316,7 +326,6 @@ fn npy(path: &str) -> (Vec<usize>, Vec<f32>) {
 #[test]
 fn every_pnnx_network_matches_pytorch_and_ncnn_and_stays_on_the_gpu() {
     let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));
-    let contexts = gpu_contexts();
     for (name, cpu_layers) in [
         ("convnext", 5),
         ("vit", 0),
@@ -341,44 +350,7 @@ fn every_pnnx_network_matches_pytorch_and_ncnn_and_stays_on_the_gpu() {
         };
         let inputs = std::slice::from_ref(&x);
         let (_, torch) = npy(&format!("{dir}/{name}.torch.npy"));
-        let cpu = run_net(&param, &weights, inputs, "out0", RunOptions::fp32(), None)
-            .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
-        // pnnx's conversion and fpshader's layers together against PyTorch
-        assert_close(
-            &cpu.to_values(),
-            &torch,
-            1e-3,
-            &format!("{name}: CPU fp32 against PyTorch"),
-        );
-        let reference =
-            ncnn_outputs_shaped(("m.param", param.as_bytes()), &weights, inputs, &["out0"]);
-        if let Some((values, shapes)) = &reference {
-            assert_eq!(cpu.numpy_shape(), shapes[0], "{name}: CPU output shape");
-            assert_close(
-                &cpu.to_values(),
-                &values[0],
-                1e-3,
-                &format!("{name}: CPU fp32 against ncnn"),
-            );
-        }
-        let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
-        for ctx in &contexts {
-            for (class, opt, eps) in [
-                ("fp32", RunOptions::fp32(), 1e-3),
-                ("fp16", RunOptions::default(), 5e-2),
-            ] {
-                let how = format!("{name}: GPU {class}, {}", ctx.describe());
-                let (got, record) =
-                    run_net_recorded(&param, &weights, inputs, "out0", opt, Some(ctx.clone()))
-                        .unwrap_or_else(|e| panic!("{how}: {e}"));
-                assert!(
-                    record.cpu_layers().len() == cpu_layers
-                        && (cpu_layers > 0 || record.stayed_on_gpu()),
-                    "{how}: left the GPU: {record:?}"
-                );
-                assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
-                assert_close(&got.to_values(), &reference, eps, &how);
-            }
-        }
+        let what = (&param[..], &weights[..]);
+        check_model(name, what, inputs, "out0", Some(&torch), cpu_layers);
     }
 }
