@@ -21,7 +21,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Form, Pipelines, Sizes};
+use crate::layer::gpu_gemm::{self, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -286,7 +286,7 @@ impl Gemm {
     }
 
     /// [`Gemm::run`] on the device.
-    fn run_gpu(&self, bottoms: &[&GpuMat], rec: &mut Recorder<'_>) -> Result<GpuMat> {
+    fn run_gpu<'a>(&'a self, bottoms: &[&'a GpuMat], rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
         let plan = self.plan(&shapes)?;
@@ -294,26 +294,24 @@ impl Gemm {
         let not_loaded = || Error::NotLoaded {
             what: "the constant operands on the device",
         };
-        // an input's rows lie `cstep` apart (a 2-D mat's `w`, an N×1×M mat's channel step);
-        // a held one's are dense
-        let rows_apart = |m: &GpuMat| if m.dims == 1 { m.c } else { m.cstep };
-        let mut next = bottoms.iter().map(|&m| Some((m, rows_apart(m))));
-        let a = take(&self.a, &mut next, |h| {
-            state.a.as_ref().map(|u| (u, h.cols))
-        });
-        let b = take(&self.b, &mut next, |h| {
-            state.b.as_ref().map(|u| (u, h.cols))
-        });
-        let ((a, a_rs), (b, b_rs)) = a.zip(b).ok_or_else(not_loaded)?;
+        let mut next = bottoms.iter().map(|&m| Some(Operand::rows(m)));
+        let held =
+            |h: &Held, up: &'a Option<GpuMat>| up.as_ref().map(|u| Operand::dense(u, h.cols));
+        let a = take(&self.a, &mut next, |h| held(h, &state.a));
+        let b = take(&self.b, &mut next, |h| held(h, &state.b));
+        let (a, b) = a.zip(b).ok_or_else(not_loaded)?;
         let c = match (next.next().flatten(), plan.c) {
-            (Some((mat, rs)), Some(t)) => Some((mat, rs, t)),
-            (None, Some(t)) => Some((state.c.as_ref().ok_or_else(not_loaded)?, n, t)),
+            (Some(input), Some(t)) => Some((input, t)),
+            (None, Some(t)) => Some((
+                Operand::dense(state.c.as_ref().ok_or_else(not_loaded)?, n),
+                t,
+            )),
             _ => None,
         }
-        .map(|(mat, rs, t)| gpu_gemm::Addend {
-            mat,
+        .map(|(c, t)| gpu_gemm::Addend {
+            mat: c.mat,
             broadcast: t.shader_type(),
-            rs,
+            rs: c.rs,
         });
         let shape = self.output_shape(&plan);
         let (dims, view) = match shape[..] {
@@ -322,23 +320,13 @@ impl Gemm {
             _ => unreachable!("output_shape is 2-D or 3-D"),
         };
         let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options());
-        let out_rs = if dims == 3 { top.cstep } else { view[0] };
-        let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
         let sizes = Sizes {
             m,
             n,
             k,
             batches: 1,
         };
-        gpu_gemm::record(
-            rec,
-            &state.pipeline,
-            sizes,
-            operand(a, a_rs),
-            operand(b, b_rs),
-            c,
-            operand(&top, out_rs),
-        )?;
+        gpu_gemm::record(rec, &state.pipeline, sizes, a, b, c, Operand::rows(&top))?;
         Ok(top)
     }
 }

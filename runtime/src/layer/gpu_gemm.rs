@@ -89,6 +89,20 @@ pub(crate) struct Operand<'a> {
     pub batch: usize,
 }
 
+impl<'a> Operand<'a> {
+    /// One matrix stored as rows `rs` apart (a weight's dense rows).
+    pub fn dense(mat: &'a GpuMat, rs: usize) -> Self {
+        Operand { mat, rs, batch: 0 }
+    }
+
+    /// A blob as one matrix of its rows, as GPU mats lay 1-D, 2-D and `N×1×M` blobs out: a
+    /// 1-D blob is one row, a 2-D blob's rows and an `N×1×M` blob's channels lie `cstep` apart.
+    pub fn rows(mat: &'a GpuMat) -> Self {
+        let rs = if mat.dims == 1 { mat.c } else { mat.cstep };
+        Operand::dense(mat, rs)
+    }
+}
+
 /// The sizes of one recorded GEMM: `batches` products of `M × K` by `K × N`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sizes {
@@ -119,11 +133,14 @@ pub(crate) fn record(
 ) -> Result<()> {
     let Sizes { m, n, k, batches } = sizes;
     let (c_mat, c_rs, c_type) = c.map_or((a.mat, 0, -1), |c| (c.mat, c.rs, c.broadcast));
-    let mut push = [
-        m, n, k, a.rs, b.rs, c_rs, out.rs, a.batch, b.batch, out.batch, 0,
-    ]
-    .map(|v| v as u32);
-    push[10] = c_type as u32;
+    let words = [
+        m, n, k, a.rs, b.rs, c_rs, out.rs, a.batch, b.batch, out.batch,
+    ];
+    // C's broadcast last (-1: none)
+    let mut push = [c_type as u32; 11];
+    for (p, w) in push.iter_mut().zip(words) {
+        *p = w as u32;
+    }
     let wide = m.div_ceil(64) * n.div_ceil(64) * batches >= WIDE_TILES_MIN;
     let (pipeline, tile) = if wide {
         (&pipelines.wide, 64)

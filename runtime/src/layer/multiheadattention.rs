@@ -25,7 +25,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Addend, Form, Pipelines, Sizes};
+use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -259,7 +259,6 @@ impl MultiHeadAttention {
         let (weight, bias) = &state.weights[which];
         let (out, inp) = (bias.c, weight.c / bias.c);
         let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options());
-        let operand = |mat, rs| gpu_gemm::Operand { mat, rs, batch: 0 };
         let sizes = Sizes {
             m: rows,
             n: out,
@@ -271,15 +270,15 @@ impl MultiHeadAttention {
             broadcast: 4,
             rs: 0,
         };
-        // the mat's rows are `w` apart (2-D) or it is one row (1-D)
+        let (x, weight) = (Operand::rows(x), Operand::dense(weight, inp));
         gpu_gemm::record(
             rec,
             &state.project,
             sizes,
-            operand(x, inp),
-            operand(weight, inp),
+            x,
+            weight,
             Some(c),
-            operand(&top, out),
+            Operand::rows(&top),
         )?;
         Ok(top)
     }

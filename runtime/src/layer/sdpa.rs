@@ -229,31 +229,29 @@ impl Layer for SDPA {
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let p = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
         let [q, k, v] = [&bottoms[0], &bottoms[1], &bottoms[2]];
         let mask = self.attn_mask.then(|| &bottoms[3]);
-        let Plan {
-            embed,
-            src,
-            heads,
-            groups,
-            dst,
-            out_embed,
-        } = plan;
-        let top = GpuMat::alloc(rec.context(), 3, [out_embed, src, heads], 1, q.options);
+        let top = GpuMat::alloc(
+            rec.context(),
+            3,
+            [p.out_embed, p.src, p.heads],
+            1,
+            q.options,
+        );
         Fused {
-            q: Heads::channels(q, embed),
-            k: Heads::channels(k, embed),
-            v: Heads::channels(v, out_embed),
-            out: Heads::channels(&top, out_embed),
+            q: Heads::channels(q, p.embed),
+            k: Heads::channels(k, p.embed),
+            v: Heads::channels(v, p.out_embed),
+            out: Heads::channels(&top, p.out_embed),
             mask: mask.map(|m| (m, m.cstep, m.shape()[3])),
-            embed,
-            src,
-            dst,
-            dv: out_embed,
-            heads,
-            per_group: heads / groups,
-            scale: self.scale_for(embed),
+            embed: p.embed,
+            src: p.src,
+            dst: p.dst,
+            dv: p.out_embed,
+            heads: p.heads,
+            per_group: p.heads / p.groups,
+            scale: self.scale_for(p.embed),
         }
         .record(rec, pipeline)?;
         Ok(vec![top])
