@@ -356,7 +356,7 @@ impl Layer for Gemm {
         support.gpu_pack1(self.gpu.is_some())
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             Some(g) => {
                 let form = Form {
@@ -367,7 +367,7 @@ impl Layer for Gemm {
                     beta: self.beta,
                 };
                 Some(GpuGemm {
-                    pipeline: form.pipeline(g)?,
+                    pipeline: form.pipeline(g, opt)?,
                     a: None,
                     b: None,
                     c: None,

@@ -1,14 +1,16 @@
 //! The GPU GEMM the matrix layers share (MatMul, Gemm, MultiHeadAttention's projections):
-//! `gemm.comp`'s FMA tiles over pack1 buffers, each operand described by its row and batch
+//! `gemm.comp`'s FMA tiles over pack1 buffers (`gemm_cm.comp`'s tensor cores for fp16 blobs), each operand described by its row and batch
 //! strides so that a layer hands over its blobs (or their columns, or one head's block) as
 //! they lie, with no copy.
 
 use std::sync::Arc;
 
+use crate::Opt;
 use crate::error::Result;
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
@@ -36,21 +38,27 @@ impl Form {
         beta: 1.0,
     };
 
-    /// The pipelines of this form in the layer's variant, one per tile size.
-    pub fn pipeline(&self, gpu: GpuSetup<'_>) -> Result<Pipelines> {
+    /// The pipelines of this form in the layer's variant, one per tile size, on the engine
+    /// [`Engine::choose`] picks.
+    pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
+        let engine = Engine::choose(gpu, opt);
         let flag = |b: bool| SpecValue::I32(i32::from(b));
-        let tiled = |per: i32| {
-            gpu.pipeline(
-                Shader::Gemm.module(),
+        let tiled = |per: usize| -> Result<Tiled> {
+            let pipeline = gpu.pipeline(
+                engine.shader().module(),
                 &[
                     (0, flag(self.trans_a)),
                     (1, flag(self.trans_b)),
                     (2, flag(self.out_trans)),
                     (3, SpecValue::F32(self.alpha)),
                     (4, SpecValue::F32(self.beta)),
-                    (5, SpecValue::I32(per)),
+                    (5, SpecValue::I32(per as i32)),
                 ],
-            )
+            )?;
+            Ok(Tiled {
+                pipeline,
+                tile: engine.tile(per),
+            })
         };
         Ok(Pipelines {
             wide: tiled(4)?,
@@ -59,15 +67,65 @@ impl Form {
     }
 }
 
-/// One form's pipelines: 64 × 64 tiles (4 × 4 outputs per invocation) and 32 × 32 ones (2 × 2)
-/// for products whose 64 × 64 tiles would leave most of a large device idle.
-pub(crate) struct Pipelines {
-    wide: Arc<Pipeline>,
-    narrow: Arc<Pipeline>,
+/// The GEMM's two shaders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// `gemm`: fp32 FMA tiles, any device and path.
+    Fma,
+    /// `gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16 blobs where
+    /// [`crate::Context::cooperative_matrix`] holds.
+    CooperativeMatrix,
 }
 
-/// Below this many 64 × 64 tiles a product takes 32 × 32 ones. Measured on an H200 (132
-/// SMs): ViT-B's 197 × 3072 MLP products (192 tiles) run faster in 64 × 64 tiles, its
+/// Whether a GEMM takes tensor cores: they multiply fp16, so only operands that are fp16
+/// already (`fp16_blobs`) take them, where the context has them and the run allows them. The
+/// rule of this GEMM and of the convolutions' implicit one.
+pub(crate) fn tensor_cores(gpu: GpuSetup<'_>, opt: &RunOptions, fp16_blobs: bool) -> bool {
+    opt.use_cooperative_matrix && fp16_blobs && gpu.ctx.cooperative_matrix()
+}
+
+impl Engine {
+    /// The engine for this layer's variant: pack1 blobs are fp16 with fp16 storage.
+    pub fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> Engine {
+        if tensor_cores(gpu, opt, gpu.options.contains(Opt::Fp16Storage)) {
+            Engine::CooperativeMatrix
+        } else {
+            Engine::Fma
+        }
+    }
+
+    fn shader(self) -> Shader {
+        match self {
+            Engine::Fma => Shader::Gemm,
+            Engine::CooperativeMatrix => Shader::GemmCm,
+        }
+    }
+
+    /// The square tile of the pipeline specialized with `per` (constant 5).
+    fn tile(self, per: usize) -> usize {
+        match self {
+            Engine::Fma => 16 * per,
+            Engine::CooperativeMatrix => 32 * per,
+        }
+    }
+}
+
+/// One pipeline and the square block of the output each of its workgroups computes.
+struct Tiled {
+    pipeline: Arc<Pipeline>,
+    tile: usize,
+}
+
+/// One form's pipelines: large tiles (FMA 64 × 64, 4 × 4 outputs per invocation; tensor cores
+/// 128 × 128) and ones half as wide for products whose large tiles would leave most of a large
+/// device idle.
+pub(crate) struct Pipelines {
+    wide: Tiled,
+    narrow: Tiled,
+}
+
+/// Below this many large tiles a product takes the narrow ones. Measured on an H200 (132
+/// SMs): ViT-B's 197 × 3072 MLP products (192 tiles) run faster in 64 × 64 FMA tiles, its
 /// 197 × 768 projections (48 tiles) and ConvNeXt-tiny's late stages in 32 × 32 ones; small
 /// devices (lavapipe) lose little either way.
 const WIDE_TILES_MIN: usize = 128;
@@ -75,7 +133,7 @@ const WIDE_TILES_MIN: usize = 128;
 impl Pipelines {
     /// The variant options its blobs are in.
     pub fn options(&self) -> crate::OptionSet {
-        self.wide.options
+        self.wide.pipeline.options
     }
 }
 
@@ -141,15 +199,16 @@ pub(crate) fn record(
     for (p, w) in push.iter_mut().zip(words) {
         *p = w as u32;
     }
-    let wide = m.div_ceil(64) * n.div_ceil(64) * batches >= WIDE_TILES_MIN;
-    let (pipeline, tile) = if wide {
-        (&pipelines.wide, 64)
+    let big = pipelines.wide.tile;
+    let wide = m.div_ceil(big) * n.div_ceil(big) * batches >= WIDE_TILES_MIN;
+    let Tiled { pipeline, tile } = if wide {
+        &pipelines.wide
     } else {
-        (&pipelines.narrow, 32)
+        &pipelines.narrow
     };
     let grid = [
-        (n.div_ceil(tile) * 256) as u32,
-        m.div_ceil(tile) as u32,
+        (n.div_ceil(*tile) * 256) as u32,
+        m.div_ceil(*tile) as u32,
         batches as u32,
     ];
     rec.dispatch(pipeline, &[a.mat, b.mat, c_mat, out.mat], &push, grid)

@@ -151,14 +151,14 @@ impl Layer for MatMul {
         Support::MANY.gpu_pack1(self.gpu.is_some())
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             Some(g) => Some(
                 Form {
                     trans_b: self.trans_b,
                     ..Form::PLAIN
                 }
-                .pipeline(g)?,
+                .pipeline(g, opt)?,
             ),
             None => None,
         };

@@ -289,7 +289,7 @@ impl Layer for MultiHeadAttention {
         Support::MANY.gpu_pack1(self.gpu.is_some())
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             // the cache's concatenation stays on the CPU
             Some(g) if !self.kv_cache => {
@@ -298,7 +298,7 @@ impl Layer for MultiHeadAttention {
                     ..Form::PLAIN
                 };
                 Some(GpuAttention {
-                    project: project.pipeline(g)?,
+                    project: project.pipeline(g, opt)?,
                     attend: attention::gpu_pipeline(g, self.attn_mask)?,
                     weights: Vec::new(),
                 })

@@ -261,6 +261,94 @@ fn ncnn_matmul_tests() {
     check_suite(cases, false);
 }
 
+/// Gemm and MatMul run on tensor cores (`gemm_cm`) exactly where the context has cooperative
+/// matrices and the blobs are fp16 storage, on the FMA GEMM everywhere else, with both tile
+/// sizes of either (a batched product of 256 128 × 128 tiles; a Gemm with every transpose,
+/// alpha, beta and a whole C in one tile; one whose operands load 8 values at a time) checked
+/// against the CPU. `FPSHADER_REQUIRE_COOPMAT`
+/// (set on machines that have them) makes a passthrough context without them fail the test.
+#[test]
+fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
+    let mut rng = Rng(2611);
+    let matmul = one_layer("MatMul", &["a", "b"], "0=0");
+    let gemm = one_layer("Gemm", &["a", "b", "c"], "0=1.3 1=0.7 2=1 3=1 14=1");
+    let gemm_nt = one_layer("Gemm", &["a", "b"], "3=1");
+    // the shader loads 8 values at once where an operand's rows allow (A of gemm_nt, both its
+    // operands; B of the MatMul, along its rows) and one at a time elsewhere
+    let models = [
+        (
+            matmul,
+            vec![
+                Input::new(&mut rng, "a", 3, [70, 130, 1, 64]),
+                Input::new(&mut rng, "b", 3, [136, 70, 1, 64]),
+            ],
+        ),
+        (
+            gemm,
+            vec![
+                Input::new(&mut rng, "a", 2, [100, 77, 1, 1]),
+                Input::new(&mut rng, "b", 2, [77, 90, 1, 1]),
+                Input::new(&mut rng, "c", 2, [90, 100, 1, 1]),
+            ],
+        ),
+        (
+            gemm_nt,
+            vec![
+                Input::new(&mut rng, "a", 2, [96, 40, 1, 1]),
+                Input::new(&mut rng, "b", 2, [96, 64, 1, 1]),
+            ],
+        ),
+    ];
+    let fp16 = RunOptions {
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..RunOptions::fp32()
+    };
+    let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
+    for (param, inputs) in &models {
+        let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        for ctx in gpu_contexts() {
+            assert!(
+                !require || ctx.cooperative_matrix() || ctx.path() == ShaderPath::Naga,
+                "FPSHADER_REQUIRE_COOPMAT is set but {} has no cooperative matrices",
+                ctx.describe()
+            );
+            assert!(
+                ctx.set_timing(true),
+                "{} has no timestamp queries",
+                ctx.describe()
+            );
+            let no_cm = RunOptions {
+                use_cooperative_matrix: false,
+                ..fp16
+            };
+            for (opt, tensor_cores, eps) in [
+                (fp16, ctx.cooperative_matrix(), 0.1),
+                (no_cm, false, 0.1),
+                (RunOptions::fp32(), false, 1e-3),
+            ] {
+                let what = format!("{param}, {opt:?}, {}", ctx.describe());
+                let got = run_net(param, &[], inputs, "out", opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_close(&got.to_values(), &want, eps, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                let want_shader = if tensor_cores { "gemm_cm" } else { "gemm" };
+                assert!(
+                    shaders.iter().any(|s| s == want_shader)
+                        && !shaders
+                            .iter()
+                            .any(|s| s.starts_with("gemm") && s != want_shader),
+                    "{what}: ran {shaders:?}, expected {want_shader}"
+                );
+            }
+            ctx.set_timing(false);
+        }
+    }
+}
+
 /// Operands that do not multiply are a typed error naming the layer and both shapes.
 #[test]
 fn mismatched_inner_sizes_are_a_typed_error_naming_the_layer_and_shapes() {

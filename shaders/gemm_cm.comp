@@ -1,0 +1,261 @@
+// gemm.comp on cooperative matrices (VK_KHR_cooperative_matrix: tensor cores on NVIDIA): the
+// same product, operands, strides, C broadcasts and specialization constants 0-4, for fp16
+// storage blobs only (the runtime takes it only for those: A and B are read as raw fp16 bits,
+// 8 to a uvec4, and products are fp16 × fp16 summed in fp32).
+//
+// A workgroup of 8 subgroups (of 32: the runtime takes this shader only where subgroups are
+// 32 wide), 2 along the rows and 4 along the columns, computes a TM × TN block of out; each
+// subgroup FM × FN 16 × 16 fp32 accumulators (PER 4: 128 × 128 tiles, each subgroup 64 × 32;
+// PER 2: 64 × 64 tiles, 32 × 16, for products too small to fill the device otherwise). Per 32
+// steps of depth every invocation loads its share of both operands, groups of 8 values
+// consecutive in memory (one 16-byte load where the operand's strides and sizes allow, else 8
+// scalar ones), into registers while the previous stage is multiplied, then stages them in
+// shared memory as they lie (a tile's line along the depth or along the lines, rows padded by
+// 16 bytes off the bank period), read back with the matching matrix layout. No branch guards
+// a load (outside the operand a load reads element 0 and its value is replaced), so that all
+// of them are in flight at once. Each accumulator goes through a 1 KiB scratch of its subgroup
+// to be written with C and alpha.
+// Dispatch: global [ceil(N / TN) * 256, ceil(M / TM), batches].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#extension GL_KHR_memory_scope_semantics: require
+#extension GL_KHR_cooperative_matrix: require
+#extension GL_KHR_shader_subgroup_basic: require
+
+layout (constant_id = 0) const int trans_a = 0;
+layout (constant_id = 1) const int trans_b = 0;
+layout (constant_id = 2) const int out_trans = 0;
+layout (constant_id = 3) const float alpha = 1.0;
+layout (constant_id = 4) const float beta = 1.0;
+layout (constant_id = 5) const int PER = 4;
+
+// accumulators per subgroup along the rows and the columns, the workgroup's tile
+const int FM = PER;
+const int FN = PER / 2;
+const int TM = 32 * FM;
+const int TN = 64 * FN;
+// groups of 8 values each invocation loads per operand and stage
+const int GROUPS = PER / 2;
+// steps per stage
+#define DEPTH 32
+// a staged row along the depth: 4 groups and 1 of padding
+#define LDK 5
+layout (local_size_x = 256) in;
+
+layout (binding = 0) readonly buffer a_blob { uvec4 a_data[]; };
+layout (binding = 1) readonly buffer b_blob { uvec4 b_data[]; };
+layout (binding = 2) readonly buffer c_blob { sfp c_data[]; };
+layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int m;
+    int n;
+    int k;
+    int a_rs;
+    int b_rs;
+    int c_rs;
+    int out_rs;
+    int a_cstep;
+    int b_cstep;
+    int out_cstep;
+    // C's broadcast, from its shape where C is an input (-1: none)
+    int c_type;
+} p;
+
+// 128 lines × LDK, or 32 steps × (128 / 8 + 1)
+shared uvec4 tile_a[128 * LDK];
+shared uvec4 tile_b[128 * LDK];
+// a scratch row: 16 fp32 and 4 of padding
+#define LDC 20
+shared float tile_c[8 * 16 * LDC];
+
+#define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+#define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
+#define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+
+// One operand as this invocation loads it: its groups' lines and steps in the tile and their
+// slots in the staged tile, `across` when its stored rows run along the tile's lines (A
+// transposed, B not), `whole` when every group is one aligned 16-byte load.
+struct Side
+{
+    int base;
+    int rs;
+    int lines;
+    bool across;
+    bool whole;
+    // (GROUPS of them used: a struct cannot hold arrays sized by a specialization constant)
+    int line[2];
+    int step[2];
+    int slot[2];
+};
+
+// The staged row of `tl` lines along the lines: tl / 8 groups and 1 of padding.
+int ld_lines(int tl)
+{
+    return tl / 8 + 1;
+}
+
+Side side_of(int t, int z, int cstep, int rs, int line0, int lines, bool across, int tl)
+{
+    Side s;
+    s.base = z * cstep;
+    s.rs = rs;
+    s.lines = lines;
+    s.across = across;
+    s.whole = rs % 8 == 0 && s.base % 8 == 0 && (across ? lines % 8 == 0 : p.k % 8 == 0);
+    for (int g = 0; g < GROUPS; g++)
+    {
+        const int i = t + g * 256;
+        if (across)
+        {
+            const int per_step = tl / 8;
+            s.line[g] = line0 + (i % per_step) * 8;
+            s.step[g] = i / per_step;
+            s.slot[g] = s.step[g] * ld_lines(tl) + i % per_step;
+        }
+        else
+        {
+            s.line[g] = line0 + i / 4;
+            s.step[g] = (i % 4) * 8;
+            s.slot[g] = (i / 4) * LDK + i % 4;
+        }
+    }
+    return s;
+}
+
+// Defines `name(s, k0, g)`: group g of side s at depth k0 from buffer `data`, zero outside.
+#define DEFINE_FETCH(name, data) \
+uvec4 name(Side s, int k0, int g) \
+{ \
+    const int line = s.line[g]; \
+    const int k = k0 + s.step[g]; \
+    const int at = s.base + (s.across ? k * s.rs + line : line * s.rs + k); \
+    if (s.whole) \
+    { \
+        const bool inside = line < s.lines && k < p.k; \
+        const uvec4 v = data[inside ? at / 8 : 0]; \
+        return inside ? v : uvec4(0); \
+    } \
+    uint h[8]; \
+    for (int e = 0; e < 8; e++) \
+    { \
+        const bool inside = s.across ? (line + e < s.lines && k < p.k) : (line < s.lines && k + e < p.k); \
+        const int i = inside ? at + e : 0; \
+        const uint word = data[i / 8][(i % 8) / 2]; \
+        h[e] = inside ? (i % 2 == 0 ? word & 0xffffu : word >> 16) : 0u; \
+    } \
+    return uvec4(h[0] | (h[1] << 16), h[2] | (h[3] << 16), h[4] | (h[5] << 16), h[6] | (h[7] << 16)); \
+}
+
+DEFINE_FETCH(fetch_a, a_data)
+DEFINE_FETCH(fetch_b, b_data)
+
+void main()
+{
+    const int t = int(gl_LocalInvocationID.x);
+    const int col0 = int(gl_WorkGroupID.x) * TN;
+    const int row0 = int(gl_WorkGroupID.y) * TM;
+    const int z = int(gl_WorkGroupID.z);
+
+    const Side sa = side_of(t, z, p.a_cstep, p.a_rs, row0, p.m, trans_a == 1, TM);
+    const Side sb = side_of(t, z, p.b_cstep, p.b_rs, col0, p.n, trans_b == 0, TN);
+
+    // this subgroup's block: rows sm .. sm + 16 FM - 1, columns sn .. sn + 16 FN - 1
+    const int sg = int(gl_SubgroupID);
+    const int sm = (sg % 2) * 16 * FM;
+    const int sn = (sg / 2) * 16 * FN;
+
+    FRAG_C acc[FM * FN];
+    for (int i = 0; i < FM * FN; i++)
+        acc[i] = FRAG_C(0.f);
+
+    uvec4 next_a[GROUPS];
+    uvec4 next_b[GROUPS];
+    for (int g = 0; g < GROUPS; g++)
+    {
+        next_a[g] = fetch_a(sa, 0, g);
+        next_b[g] = fetch_b(sb, 0, g);
+    }
+
+    for (int k0 = 0; k0 < p.k; k0 += DEPTH)
+    {
+        for (int g = 0; g < GROUPS; g++)
+        {
+            tile_a[sa.slot[g]] = next_a[g];
+            tile_b[sb.slot[g]] = next_b[g];
+        }
+        barrier();
+
+        if (k0 + DEPTH < p.k)
+        {
+            for (int g = 0; g < GROUPS; g++)
+            {
+                next_a[g] = fetch_a(sa, k0 + DEPTH, g);
+                next_b[g] = fetch_b(sb, k0 + DEPTH, g);
+            }
+        }
+
+        for (int kh = 0; kh < DEPTH / 16; kh++)
+        {
+            FRAG_A fa[FM];
+            FRAG_B fb[FN];
+            // a fragment's offset and stride in groups of 8, by how the side was staged
+            for (int i = 0; i < FM; i++)
+            {
+                if (trans_a == 1)
+                    coopMatLoad(fa[i], tile_a, kh * 16 * ld_lines(TM) + (sm + 16 * i) / 8, ld_lines(TM), gl_CooperativeMatrixLayoutColumnMajor);
+                else
+                    coopMatLoad(fa[i], tile_a, (sm + 16 * i) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutRowMajor);
+            }
+            for (int j = 0; j < FN; j++)
+            {
+                if (trans_b == 0)
+                    coopMatLoad(fb[j], tile_b, kh * 16 * ld_lines(TN) + (sn + 16 * j) / 8, ld_lines(TN), gl_CooperativeMatrixLayoutRowMajor);
+                else
+                    coopMatLoad(fb[j], tile_b, (sn + 16 * j) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutColumnMajor);
+            }
+            for (int i = 0; i < FM; i++)
+                for (int j = 0; j < FN; j++)
+                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
+        }
+        barrier();
+    }
+
+    // each accumulator through this subgroup's scratch, written along out's stored rows
+    const int lane = int(gl_SubgroupInvocationID);
+    for (int i = 0; i < FM; i++)
+    {
+        for (int j = 0; j < FN; j++)
+        {
+            coopMatStore(acc[i * FN + j], tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutRowMajor);
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            for (int e = lane; e < 256; e += 32)
+            {
+                const int r = out_trans == 1 ? e % 16 : e / 16;
+                const int c = out_trans == 1 ? e / 16 : e % 16;
+                const int row = row0 + sm + 16 * i + r;
+                const int col = col0 + sn + 16 * j + c;
+                if (row < p.m && col < p.n)
+                {
+                    float v = tile_c[(sg * 16 + r) * LDC + c];
+                    if (p.c_type >= 0)
+                    {
+                        const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;
+                        v += beta * float(buffer_ld1(c_data, ci));
+                    }
+                    v *= alpha;
+                    const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
+                    buffer_st1(top_data, z * p.out_cstep + at, afp(v));
+                }
+            }
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+        }
+    }
+}
