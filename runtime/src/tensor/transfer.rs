@@ -157,6 +157,15 @@ impl GpuMat {
         // rows of a width that divides the count when one row needs more workgroups than a
         // dispatch dimension allows
         let v = m.total().div_ceil(4);
+        let out = ctx.storage_buffer(mat_bytes(m.total(), to));
+        if v == 0 {
+            // an empty blob (a cache before its first step) has nothing to cast
+            return Ok(GpuMat {
+                data: GpuData::Buffer(out),
+                format: to,
+                ..m.clone()
+            });
+        }
         let max_x = ctx.limits().max_compute_workgroups_per_dimension as usize
             * pipeline.local_size[0] as usize;
         let w = if v <= max_x {
@@ -168,7 +177,6 @@ impl GpuMat {
                 .unwrap_or(1)
         };
         let (w, h) = (w as u32, (v / w) as u32);
-        let out = ctx.storage_buffer(mat_bytes(m.total(), to));
         rec.dispatch(
             &pipeline,
             &[m.expect_buffer()?, &out],

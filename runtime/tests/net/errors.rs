@@ -53,3 +53,34 @@ fn malformed_models_and_misuse_are_typed_errors() {
     );
     let _ = ParamDict::new();
 }
+
+/// An empty blob (a key/value cache before its first step) goes through a GPU net's upload and
+/// fp16 cast without a panic: the net's answer, a result or a typed error, is the CPU's.
+#[test]
+fn an_empty_input_on_the_gpu_is_not_a_panic() {
+    let param = one_layer("ReLU", &["data"], "");
+    let input = Input {
+        name: "data",
+        dims: 3,
+        shape: [4, 0, 1, 3],
+        values: Vec::new(),
+        int: false,
+    };
+    let input = std::slice::from_ref(&input);
+    let cpu = run_net(&param, &[], input, "out", RunOptions::fp32(), None);
+    for ctx in gpu_contexts() {
+        for opt in [RunOptions::fp32(), RunOptions::default()] {
+            let got = run_net(&param, &[], input, "out", opt, Some(ctx.clone()));
+            assert_eq!(
+                got.as_ref()
+                    .map(|m| m.to_values())
+                    .map_err(|e| e.to_string()),
+                cpu.as_ref()
+                    .map(|m| m.to_values())
+                    .map_err(|e| e.to_string()),
+                "{opt:?}, {}",
+                ctx.describe()
+            );
+        }
+    }
+}
