@@ -33,6 +33,23 @@ use fpshader::layer::{Implements, Layer, ParamDict, RunOptions, Support};
 use fpshader::net::Net;
 use fpshader::{ElemType, Error, Mat, ModelError, ShaderPath};
 
+/// Turns on `ctx`'s dispatch timing (to see which shaders ran) for a test of the tensor-core
+/// paths; with `FPSHADER_REQUIRE_COOPMAT` (set on machines that have cooperative matrices) a
+/// passthrough context without them fails the test.
+fn time_tensor_core_context(ctx: &fpshader::Context) {
+    let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
+    assert!(
+        !require || ctx.cooperative_matrix() || ctx.path() == ShaderPath::Naga,
+        "FPSHADER_REQUIRE_COOPMAT is set but {} has no cooperative matrices",
+        ctx.describe()
+    );
+    assert!(
+        ctx.set_timing(true),
+        "{} has no timestamp queries",
+        ctx.describe()
+    );
+}
+
 /// A one-layer model over input `data` (plus `extra` inputs) producing `out`.
 fn one_layer(kind: &str, bottoms: &[&str], params: &str) -> String {
     let inputs: Vec<String> = bottoms

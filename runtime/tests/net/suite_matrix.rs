@@ -304,22 +304,12 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
         use_fp16_storage: true,
         ..RunOptions::fp32()
     };
-    let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
     for (param, inputs) in &models {
         let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
         for ctx in gpu_contexts() {
-            assert!(
-                !require || ctx.cooperative_matrix() || ctx.path() == ShaderPath::Naga,
-                "FPSHADER_REQUIRE_COOPMAT is set but {} has no cooperative matrices",
-                ctx.describe()
-            );
-            assert!(
-                ctx.set_timing(true),
-                "{} has no timestamp queries",
-                ctx.describe()
-            );
+            time_tensor_core_context(&ctx);
             let no_cm = RunOptions {
                 use_cooperative_matrix: false,
                 ..fp16
