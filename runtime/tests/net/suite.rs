@@ -655,3 +655,27 @@ fn out_of_range_unaryop_is_a_typed_error_naming_the_layer() {
         assert!(bad_param, "{report}");
     }
 }
+
+/// Runs one layer over `inputs` (numpy shapes, filled with 0.5); its error report.
+pub fn layer_error(kind: &str, params: &str, inputs: &[(&str, &[usize])]) -> String {
+    let names: Vec<&str> = inputs.iter().map(|i| i.0).collect();
+    let mut net = Net::new();
+    net.load_param_str("t.param", &one_layer(kind, &names, params))
+        .unwrap();
+    net.load_model_zeros().unwrap();
+    let mut ex = net.create_extractor().unwrap();
+    for &(name, shape) in inputs {
+        let n = shape.iter().product();
+        ex.input(name, Mat::from_numpy(shape, &vec![0.5; n]).unwrap())
+            .unwrap();
+    }
+    ex.extract("out").unwrap_err().report()
+}
+
+/// Loads a one-layer model of `kind` over `bottoms`; its error report.
+pub fn load_error(kind: &str, bottoms: &[&str], params: &str) -> String {
+    Net::new()
+        .load_param_str("t.param", &one_layer(kind, bottoms, params))
+        .unwrap_err()
+        .report()
+}

@@ -311,70 +311,52 @@ fn ncnn_multiheadattention_kvcache_tests() {
     check_suite_cpu_only(cases);
 }
 
-/// Runs one layer over `inputs` (numpy shapes, filled with 0.5); its error report.
-fn layer_error(kind: &str, params: &str, inputs: &[(&str, &[usize])]) -> String {
-    let names: Vec<&str> = inputs.iter().map(|i| i.0).collect();
-    let mut net = Net::new();
-    net.load_param_str("t.param", &one_layer(kind, &names, params))
-        .unwrap();
-    net.load_model_zeros().unwrap();
-    let mut ex = net.create_extractor().unwrap();
-    for &(name, shape) in inputs {
-        let n = shape.iter().product();
-        ex.input(name, Mat::from_numpy(shape, &vec![0.5; n]).unwrap())
-            .unwrap();
-    }
-    ex.extract("out").unwrap_err().report()
-}
+/// A bad-input case: layer, params, inputs (numpy shapes), what the report names.
+type BadInput = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static [usize])],
+    &'static [&'static str],
+);
 
 /// Heads that do not divide the embedding, keys that do not fit the query, a cache of
 /// another shape, a cos/sin cache shorter than the sequence: typed errors naming the layer
 /// and the values.
 #[test]
 fn attention_bad_input_is_a_typed_error_naming_the_layer_and_shapes() {
-    let mut net = Net::new();
-    let e = net
-        .load_param_str(
-            "t.param",
-            &one_layer("MultiHeadAttention", &["q"], "0=10 1=3 2=100"),
-        )
-        .unwrap_err()
-        .report();
+    let e = load_error("MultiHeadAttention", &["q"], "0=10 1=3 2=100");
     assert!(
         e.contains("MultiHeadAttention") && e.contains('3') && e.contains("divisor"),
         "{e}"
     );
-
-    let e = layer_error(
-        "SDPA",
-        "",
-        &[("q", &[2, 5, 8]), ("k", &[2, 6, 7]), ("v", &[2, 6, 4])],
-    );
-    assert!(
-        e.contains("(SDPA)") && e.contains("[2, 5, 8]") && e.contains("[2, 6, 7]"),
-        "{e}"
-    );
-    let e = layer_error(
-        "SDPA",
-        "",
-        &[("q", &[3, 5, 8]), ("k", &[2, 6, 8]), ("v", &[2, 6, 4])],
-    );
-    assert!(e.contains("(SDPA)") && e.contains("groups"), "{e}");
-
-    let e = layer_error(
-        "MultiHeadAttention",
-        "0=8 1=2 2=64 7=1",
-        &[("q", &[3, 8]), ("ck", &[2, 5, 3]), ("cv", &[2, 5, 4])],
-    );
-    assert!(
-        e.contains("(MultiHeadAttention)") && e.contains("[2, 5, 3]"),
-        "{e}"
-    );
-
-    let e = layer_error(
-        "RotaryEmbed",
-        "",
-        &[("x", &[2, 6, 8]), ("cos", &[5, 4]), ("sin", &[5, 4])],
-    );
-    assert!(e.contains("(RotaryEmbed)") && e.contains("[5, 4]"), "{e}");
+    let cases: &[BadInput] = &[
+        (
+            "SDPA",
+            "",
+            &[("q", &[2, 5, 8]), ("k", &[2, 6, 7]), ("v", &[2, 6, 4])],
+            &["(SDPA)", "[2, 5, 8]", "[2, 6, 7]"],
+        ),
+        (
+            "SDPA",
+            "",
+            &[("q", &[3, 5, 8]), ("k", &[2, 6, 8]), ("v", &[2, 6, 4])],
+            &["(SDPA)", "groups"],
+        ),
+        (
+            "MultiHeadAttention",
+            "0=8 1=2 2=64 7=1",
+            &[("q", &[3, 8]), ("ck", &[2, 5, 3]), ("cv", &[2, 5, 4])],
+            &["(MultiHeadAttention)", "[2, 5, 3]"],
+        ),
+        (
+            "RotaryEmbed",
+            "",
+            &[("x", &[2, 6, 8]), ("cos", &[5, 4]), ("sin", &[5, 4])],
+            &["(RotaryEmbed)", "[5, 4]"],
+        ),
+    ];
+    for &(kind, params, inputs, names) in cases {
+        let e = layer_error(kind, params, inputs);
+        assert!(names.iter().all(|n| e.contains(n)), "{e}");
+    }
 }

@@ -343,17 +343,7 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
 #[test]
 fn mismatched_inner_sizes_are_a_typed_error_naming_the_layer_and_shapes() {
     for (kind, params) in [("MatMul", "0=0"), ("Gemm", "0=1.0")] {
-        let mut net = Net::new();
-        net.load_param_str("t.param", &one_layer(kind, &["a", "b"], params))
-            .unwrap();
-        net.load_model_zeros().unwrap();
-        let mut ex = net.create_extractor().unwrap();
-        ex.input("a", Mat::from_numpy(&[3, 5], &[0.5; 15]).unwrap())
-            .unwrap();
-        ex.input("b", Mat::from_numpy(&[4, 2], &[0.5; 8]).unwrap())
-            .unwrap();
-        let e = ex.extract("out").unwrap_err();
-        let report = e.report();
+        let report = layer_error(kind, params, &[("a", &[3, 5]), ("b", &[4, 2])]);
         assert!(report.contains(&format!("({kind})")), "{report}");
         assert!(
             report.contains("[3, 5]") && report.contains("[4, 2]"),
@@ -394,6 +384,12 @@ const EINSUM: &[(&str, &[&[usize]])] = &[
     ("imnj,kmln->ijkl", &[&[7, 5, 3, 2], &[5, 17, 3, 11]]),
 ];
 
+/// Einsum's `0=` parameter: the equation's characters as an int array, as pnnx writes it.
+fn einsum_param(equation: &str) -> String {
+    let chars: Vec<i32> = equation.bytes().map(i32::from).collect();
+    array_param(0, &chars)
+}
+
 /// test_einsum.cpp against the wheel.
 #[test]
 fn ncnn_einsum_tests() {
@@ -401,19 +397,16 @@ fn ncnn_einsum_tests() {
     let names = ["a", "b", "c", "d"];
     let cases = EINSUM
         .iter()
-        .map(|&(equation, operands)| {
-            let chars: Vec<i32> = equation.bytes().map(i32::from).collect();
-            Case {
-                kind: "Einsum",
-                params: array_param(0, &chars),
-                inputs: operands
-                    .iter()
-                    .zip(names)
-                    .map(|(sizes, name)| random_mat(&mut rng, name, sizes, RANDOM))
-                    .collect(),
-                weights: Vec::new(),
-                tops: 1,
-            }
+        .map(|&(equation, operands)| Case {
+            kind: "Einsum",
+            params: einsum_param(equation),
+            inputs: operands
+                .iter()
+                .zip(names)
+                .map(|(sizes, name)| random_mat(&mut rng, name, sizes, RANDOM))
+                .collect(),
+            weights: Vec::new(),
+            tops: 1,
         })
         .collect();
     check_suite_cpu_only(cases);
@@ -424,34 +417,17 @@ fn ncnn_einsum_tests() {
 #[test]
 fn einsum_bad_equations_and_operands_are_typed_errors() {
     for equation in ["ij->ji", "ij", "ab->a", "ij,jk->ik", "ijklm->i"] {
-        let chars: Vec<i32> = equation.bytes().map(i32::from).collect();
-        let mut net = Net::new();
-        let e = net
-            .load_param_str(
-                "t.param",
-                &one_layer("Einsum", &["a"], &array_param(0, &chars)),
-            )
-            .unwrap_err()
-            .report();
+        let e = load_error("Einsum", &["a"], &einsum_param(equation));
         assert!(
             e.contains("Einsum") && e.contains(equation),
             "{equation}: {e}"
         );
     }
-    let chars: Vec<i32> = "ij,j->i".bytes().map(i32::from).collect();
-    let mut net = Net::new();
-    net.load_param_str(
-        "t.param",
-        &one_layer("Einsum", &["a", "b"], &array_param(0, &chars)),
-    )
-    .unwrap();
-    net.load_model_zeros().unwrap();
-    let mut ex = net.create_extractor().unwrap();
-    ex.input("a", Mat::from_numpy(&[3, 5], &[0.5; 15]).unwrap())
-        .unwrap();
-    ex.input("b", Mat::from_numpy(&[4], &[0.5; 4]).unwrap())
-        .unwrap();
-    let e = ex.extract("out").unwrap_err().report();
+    let e = layer_error(
+        "Einsum",
+        &einsum_param("ij,j->i"),
+        &[("a", &[3, 5]), ("b", &[4])],
+    );
     assert!(
         e.contains("(Einsum)") && e.contains("[4]") && e.contains("[3, 5]"),
         "{e}"
