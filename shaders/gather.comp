@@ -1,14 +1,16 @@
-// Copies with an index map, pack1 buffer blobs in and out: each invocation writes one output
-// value, read from the input position the specialization constant `mode` maps it to:
-// - 0 (permute and shift: Permute, Crop, Slice, Padding): source axis k (x, y, z) takes
+// Copies with an index map, pack1 buffer blobs in and out, over the four axes of GPU mats
+// (x = w, y = h, z = d, w = c: a 4-D mat's rows are d slabs of h; other mats have d = 1):
+// each invocation writes one output value, read from the input position the specialization
+// constant `mode` maps it to:
+// - 0 (permute and shift: Permute, Crop, Slice, Padding): source axis k (x, y, z, w) takes
 //   output coordinate perm_k plus off_k; out of range, `border` says what is written:
 //   0 the constant `value`, 1 the nearest edge value, 2 the value mirrored at the edge,
 //   3 the output channel's own constant (Padding's per-channel values, binding 2; `value`
 //   for channels past the first `nconst`).
 // - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
 //   apart on each side.
-// - 2 (channel shuffle): output channel z reads input channel (z % group) * (c / group)
-//   + z / group.
+// - 2 (channel shuffle): output channel k reads input channel (k % group) * (c / group)
+//   + k / group.
 #version 450
 
 #if NCNN_fp16_storage
@@ -29,18 +31,22 @@ layout (push_constant) uniform parameter
 {
     int w;
     int h;
+    int d;
     int c;
     int cstep;
     int outw;
     int outh;
+    int outd;
     int outc;
     int outcstep;
     int perm_x;
     int perm_y;
     int perm_z;
+    int perm_w;
     int off_x;
     int off_y;
     int off_z;
+    int off_w;
     int group;
     float value;
     int nconst;
@@ -68,18 +74,20 @@ void main()
     const int gy = int(gl_GlobalInvocationID.y);
     const int gz = int(gl_GlobalInvocationID.z);
 
-    if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
+    if (gx >= p.outw || gy >= p.outh * p.outd || gz >= p.outc)
         return;
 
+    // the source's channel and row of its 3-D view (h * d rows), and column
     int sx;
     int sy;
     int sz;
     if (mode == 1)
     {
-        const int i = (gz * p.outh + gy) * p.outw + gx;
+        const int rows = p.h * p.d;
+        const int i = (gz * p.outh * p.outd + gy) * p.outw + gx;
         sx = i % p.w;
-        sy = (i / p.w) % p.h;
-        sz = i / (p.w * p.h);
+        sy = (i / p.w) % rows;
+        sz = i / (p.w * rows);
     }
     else if (mode == 2)
     {
@@ -89,10 +97,12 @@ void main()
     }
     else
     {
-        const ivec3 o = ivec3(gx, gy, gz);
+        const ivec4 o = ivec4(gx, gy % p.outh, gy / p.outh, gz);
         sx = fold(o[p.perm_x] + p.off_x, p.w);
-        sy = fold(o[p.perm_y] + p.off_y, p.h);
-        sz = fold(o[p.perm_z] + p.off_z, p.c);
+        const int y = fold(o[p.perm_y] + p.off_y, p.h);
+        const int z = fold(o[p.perm_z] + p.off_z, p.d);
+        sz = fold(o[p.perm_w] + p.off_w, p.c);
+        sy = (y < 0 || z < 0) ? -1 : z * p.h + y;
     }
 
     const int gi = gz * p.outcstep + gy * p.outw + gx;

@@ -5,7 +5,8 @@
 //   (coalesced), keep rows of up to CACHED * LANES values in registers, and reduce in shared
 //   memory. Dispatch [LANES, h, c].
 // - 1 (h) and 2 (c, the packed axis): one invocation per line, looping along it; neighbours
-//   walk neighbouring lines (coalesced). Dispatch [w, 1, c] or [w, h, 1]. Along c the lanes
+//   walk neighbouring lines (coalesced). Dispatch [w, 1, c * d] or [w, h, 1]. Along h the
+//   view's rows may be `d` slabs (a 4-D blob's h × d rows): each slab's columns are lines. Along c the lanes
 //   of an element lie on the same line, so its max and sum also reduce across lanes.
 // - 3 (c, when it is the only line: 1-D blobs, a classifier's output): one workgroup on the
 //   line, as along w, and across lanes. One invocation looping over a 1000-class line
@@ -20,6 +21,7 @@ layout (push_constant) uniform parameter
     int h;
     int c;
     int cstep;
+    int d;
 } p;
 
 #define LANES 256
@@ -123,11 +125,11 @@ void main()
     int n;
     if (axis == 1)
     {
-        if (gx >= p.w || gz >= p.c)
+        if (gx >= p.w || gz >= p.c * p.d)
             return;
-        base = gz * p.cstep + gx;
+        n = p.h / p.d;
+        base = (gz / p.d) * p.cstep + (gz % p.d) * n * p.w + gx;
         stride = p.w;
-        n = p.h;
     }
     else
     {

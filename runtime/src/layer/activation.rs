@@ -99,7 +99,7 @@ pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
 
 impl<A: Activation> Layer for ActivationLayer<A> {
     fn support(&self) -> Support {
-        Support::any_layout_inplace().gpu(true).images()
+        Support::any_layout_inplace().gpu(true).images().gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -147,20 +147,23 @@ pub struct BinaryOp {
 }
 
 /// A mat's 3-D view in unpacked values (`[w, h, c]`), as GPU mats lay 1-D and 2-D blobs out.
-fn view3(dims: u8, [w, h, _, c]: [usize; 4]) -> [usize; 3] {
+fn view3(dims: u8, [w, h, d, c]: [usize; 4]) -> [usize; 3] {
     match dims {
         1 => [1, 1, w],
         2 => [w, 1, h],
-        _ => [w, h, c],
+        _ => [w, h * d, c],
     }
 }
 
 /// The output view when the GPU shaders can compute `a op b` directly: channels equal (so
 /// both have the same packing), w and h equal or 1 on one side, the output as large as one
-/// input; a 1-D operand only as ncnn's per-channel broadcast.
+/// input; a 1-D operand only as ncnn's per-channel broadcast. 4-D operands broadcast along
+/// the rows of their 3-D view only where h and d both do (or neither).
 fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> {
     let (va, vb) = (view3(a.0, a.1), view3(b.0, b.1));
-    if a.0 > 3 || b.0 > 3 || va[2] != vb[2] {
+    let slabs = |(dims, [_, h, d, _]): (u8, [usize; 4])| if dims == 4 { (h, d) } else { (1, 1) };
+    let (sa, sb) = (slabs(a), slabs(b));
+    if va[2] != vb[2] || (sa != sb && sa != (1, 1) && sb != (1, 1)) {
         return None;
     }
     if a.0 != b.0 && a.0 != 1 && b.0 != 1 {
@@ -282,8 +285,8 @@ fn zip_op(op: i32, out: &mut [f32], x: &[f32], y: &[f32]) {
 }
 
 impl BinaryOp {
-    /// The broadcast of `a` and `b` when the stretching path takes it (a buffer net, at most
-    /// 3-D, a broadcast ncnn allows).
+    /// The broadcast of `a` and `b` when the stretching path takes it (a buffer net, a
+    /// broadcast ncnn allows).
     fn stretched(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<Broadcast> {
         self.stretch.as_ref()?;
         let (a, b) = (
@@ -296,7 +299,7 @@ impl BinaryOp {
                 shape: b.1,
             },
         );
-        broadcast_of(&a, &b).ok().filter(|(.., dims)| *dims <= 3)
+        broadcast_of(&a, &b).ok()
     }
 
     /// `a op b` for a broadcast the shaders lack: each operand not of the output's shape
@@ -313,7 +316,7 @@ impl BinaryOp {
             .ok_or_else(|| InputError::Mismatch {
                 a: a.shape().to_vec(),
                 b: b.shape().to_vec(),
-                why: "do not broadcast (ncnn's rules) or are more than 3-D",
+                why: "do not broadcast (ncnn's rules)",
             })?;
         let [c, d, h, w] = out;
         let out_np = crate::layer::view::numpy_shape(dims, [w, h, d, c]);
@@ -369,6 +372,7 @@ impl Layer for BinaryOp {
             vulkan: true,
             vulkan_packing: true,
             vulkan_images: true,
+            vulkan_4d: true,
             // equal layouts run over the stored values; broadcasts unpack
             packing: true,
             any_packing: true,

@@ -126,5 +126,5 @@ pub(crate) fn map_channels(
 
 /// Support of BatchNorm and Scale: in place, any GPU packing when there is a device side.
 pub(crate) fn affine_support(gpu: bool) -> Support {
-    Support::ONE_BLOB_INPLACE.gpu(gpu)
+    Support::ONE_BLOB_INPLACE.gpu(gpu).gpu_4d()
 }

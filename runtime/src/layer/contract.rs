@@ -61,6 +61,10 @@ pub struct Support {
     /// The GPU forward takes image mats: in nets with image storage a layer without it runs
     /// on the CPU. Read before `create_pipeline`, which gets no device then.
     pub vulkan_images: bool,
+    /// The GPU forward takes 4-D blobs, which shaders see as 3-D (`w × h·d × c`, the rows of
+    /// the `d` slabs one after another): elementwise layers as they are, the others reading
+    /// [`GpuMat::space`]. Without it a layer runs 4-D blobs on the CPU.
+    pub vulkan_4d: bool,
     /// The layer names a blob the user sets (ncnn's Input): the net never runs it, and a
     /// missing input is an error naming the blob.
     pub user_input: bool,
@@ -96,6 +100,7 @@ impl Support {
         vulkan_pad_to_pack4: false,
         vulkan_same_packing: false,
         vulkan_images: false,
+        vulkan_4d: false,
         user_input: false,
         alias: false,
         bf16_storage: false,
@@ -147,6 +152,14 @@ impl Support {
         }
     }
 
+    /// These flags with 4-D blobs taken on the GPU.
+    pub const fn gpu_4d(self) -> Support {
+        Support {
+            vulkan_4d: true,
+            ..self
+        }
+    }
+
     /// These flags with CPU inputs in any elempack and fp32/fp16/bf16 as they come.
     pub const fn any_cpu_layout(self) -> Support {
         Support {
@@ -169,6 +182,7 @@ impl Support {
         Support {
             int8_storage: true,
             vulkan_any_packing: true,
+            vulkan_4d: true,
             ..Support::ONE_BLOB.any_cpu_layout().gpu(gpu)
         }
     }

@@ -89,7 +89,7 @@ fn two<T>(bottoms: &[T]) -> Result<(&T, &T)> {
 
 impl Layer for CopyTo {
     fn support(&self) -> Support {
-        Support::MANY.gpu_pack1(self.gpu.is_some())
+        Support::MANY.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -105,8 +105,7 @@ impl Layer for CopyTo {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        two(bottoms)
-            .is_ok_and(|(a, b)| a.0 <= 3 && b.0 <= 3 && (a == b || self.place(*a, b.1).is_ok()))
+        two(bottoms).is_ok_and(|(a, b)| a == b || self.place(*a, b.1).is_ok())
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {

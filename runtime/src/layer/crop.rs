@@ -174,7 +174,7 @@ impl Layer for Crop {
     fn support(&self) -> Support {
         Support {
             one_blob_only: !self.reference,
-            ..Support::ONE_BLOB.gpu(self.gpu.is_some())
+            ..Support::ONE_BLOB.gpu(self.gpu.is_some()).gpu_4d()
         }
     }
 
@@ -200,7 +200,7 @@ impl Layer for Crop {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
         Ok(())
     }
 

@@ -30,7 +30,7 @@ impl CumulativeSum {
 
 impl Layer for CumulativeSum {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -48,7 +48,7 @@ impl Layer for CumulativeSum {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, s)| *dims <= 3 && self.lines(&numpy_shape(*dims, *s)).is_ok())
+            .all(|(dims, s)| self.lines(&numpy_shape(*dims, *s)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

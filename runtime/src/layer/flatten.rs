@@ -17,7 +17,7 @@ pub struct Flatten {
 
 impl Layer for Flatten {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -28,7 +28,7 @@ impl Layer for Flatten {
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let n = count(bottom.shape());
-        reshape(rec, gather, bottom, 1, [1, 1, n])
+        reshape(rec, gather, bottom, 1, [1, 1, 1, n])
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

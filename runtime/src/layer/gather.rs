@@ -5,20 +5,21 @@ use crate::error::{Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
-use crate::layer::view::to_view;
+use crate::layer::view::to_space;
 use crate::tensor::{GpuMat, StorageFormat};
 use std::sync::Arc;
 
 /// Where `shaders/gather.comp` reads each output value (its `mode`).
 #[derive(Clone, Copy, Debug)]
 pub enum GatherMap {
-    /// Source view axis k takes output coordinate `perm[k]` plus `offset[k]`; out of range
-    /// reads the pipeline's border (`value` for a constant border).
+    /// Source axis k (of the four GPU mat axes `w, h, d, c`) takes output coordinate
+    /// `perm[k]` plus `offset[k]`; out of range reads the pipeline's border (`value` for a
+    /// constant border).
     Shift {
-        /// Output view axis per source view axis.
-        perm: [usize; 3],
-        /// Added per source view axis.
-        offset: [i64; 3],
+        /// Output axis per source axis.
+        perm: [usize; 4],
+        /// Added per source axis.
+        offset: [i64; 4],
         /// The constant border value.
         value: f32,
     },
@@ -33,9 +34,9 @@ pub enum GatherMap {
 
 impl GatherMap {
     /// The identity shift by `offset` (a crop or a slice).
-    pub fn shift(offset: [i64; 3]) -> Self {
+    pub fn shift(offset: [i64; 4]) -> Self {
         GatherMap::Shift {
-            perm: [0, 1, 2],
+            perm: [0, 1, 2, 3],
             offset,
             value: 0.0,
         }
@@ -107,13 +108,14 @@ impl Gather {
         })
     }
 
-    /// Records gathering pack1 `bottom` into a new pack1 `dims`-D mat of view `[w, h, c]`.
+    /// Records gathering pack1 `bottom` into a new pack1 `dims`-D mat of extents `[w, h, d, c]`
+    /// along the four GPU mat axes.
     pub fn record(
         &self,
         rec: &mut Recorder<'_>,
         bottom: &GpuMat,
         dims: u8,
-        view: [usize; 3],
+        space: [usize; 4],
         map: GatherMap,
     ) -> Result<GpuMat> {
         if bottom.elempack != 1 || map.mode() != self.mode {
@@ -134,7 +136,7 @@ impl Gather {
             }
             .into());
         }
-        let top = GpuMat::alloc(rec.context(), dims, view, 1, bottom.options);
+        let top = GpuMat::alloc_space(rec.context(), dims, space, 1, bottom.options);
         self.record_into(rec, bottom, &top, map)?;
         Ok(top)
     }
@@ -153,18 +155,22 @@ impl Gather {
                 offset,
                 value,
             } => (perm, offset, value, 1),
-            GatherMap::Reshape => ([0, 1, 2], [0; 3], 0.0, 1),
-            GatherMap::Shuffle { group } => ([0, 1, 2], [0; 3], 0.0, group.max(1)),
+            GatherMap::Reshape => ([0, 1, 2, 3], [0; 4], 0.0, 1),
+            GatherMap::Shuffle { group } => ([0, 1, 2, 3], [0; 4], 0.0, group.max(1)),
         };
-        let mut words: Vec<u32> = bottom.shape_words().to_vec();
-        words.extend(top.shape_words());
+        let shape = |m: &GpuMat| {
+            let [w, h, d, c] = m.space();
+            [w, h, d, c, m.cstep].map(|n| n as u32)
+        };
+        let mut words: Vec<u32> = shape(bottom).to_vec();
+        words.extend(shape(top));
         words.extend(perm.map(|a| a as u32));
         words.extend(offset.map(|o| o as i32 as u32));
         words.push(group as u32);
         words.push(value.to_bits());
         // a channel's constant where the output has channels (ncnn's per-channel padding
-        // applies to 3-D blobs; others take `value`)
-        words.push(if top.dims == 3 { self.nconst as u32 } else { 0 });
+        // applies to 3-D and 4-D blobs; others take `value`)
+        words.push(if top.dims >= 3 { self.nconst as u32 } else { 0 });
         rec.dispatch(
             &self.pipeline,
             &[bottom, top, &self.constants],
@@ -174,7 +180,7 @@ impl Gather {
     }
 }
 
-/// [`reshape`] to a numpy shape (outermost first) of 1 to 3 axes.
+/// [`reshape`] to a numpy shape (outermost first) of 1 to 4 axes.
 pub(crate) fn reshape_numpy(
     rec: &mut Recorder<'_>,
     gather: &Gather,
@@ -182,49 +188,44 @@ pub(crate) fn reshape_numpy(
     np: &[usize],
 ) -> Result<GpuMat> {
     let (dims, _) = crate::layer::view::from_numpy_shape(np)?;
-    reshape(
-        rec,
-        gather,
-        bottom,
-        dims,
-        crate::layer::view::to_view(dims, np, 1),
-    )
+    reshape(rec, gather, bottom, dims, to_space(dims, np, 1))
 }
 
-/// `bottom` (pack1) as a `dims`-D mat of view `view` with the same values in row-major order:
-/// the same buffer when both lay them out without gaps, else a gather.
+/// `bottom` (pack1) as a `dims`-D mat of extents `space` (`[w, h, d, c]`) with the same values
+/// in row-major order: the same buffer when both lay them out without gaps, else a gather.
 pub(crate) fn reshape(
     rec: &mut Recorder<'_>,
     gather: &Gather,
     bottom: &GpuMat,
     dims: u8,
-    view: [usize; 3],
+    space: [usize; 4],
 ) -> Result<GpuMat> {
-    let [w, h, c] = view;
-    if w * h * c != bottom.w * bottom.h * bottom.c * bottom.elempack {
+    let [w, h, d, c] = space;
+    if w * h * d * c != bottom.w * bottom.h * bottom.c * bottom.elempack {
         return Err(TensorError::Reshape {
             values: bottom.w * bottom.h * bottom.c * bottom.elempack,
             dims,
-            shape: view.to_vec(),
+            shape: space.to_vec(),
         }
         .into());
     }
     let dense = |dims: u8, w: usize, h: usize, cstep: usize| dims < 3 || cstep == w * h;
-    let cstep = crate::tensor::gpu_cstep(dims, w, h, 1);
+    let cstep = crate::tensor::gpu_cstep(dims, w, h * d, 1);
     if bottom.elempack == 1
         && dense(bottom.dims, bottom.w, bottom.h, bottom.cstep)
-        && dense(dims, w, h, cstep)
+        && dense(dims, w, h * d, cstep)
     {
         return Ok(GpuMat {
             dims,
             w,
-            h,
+            h: h * d,
+            d,
             c,
             cstep,
             ..bottom.clone()
         });
     }
-    gather.record(rec, bottom, dims, view, GatherMap::Reshape)
+    gather.record(rec, bottom, dims, space, GatherMap::Reshape)
 }
 
 /// The gather pipeline for maps like `map` (constant border) when there is a device: the
@@ -248,13 +249,13 @@ pub(crate) fn box_packs(cuts: &[(usize, usize)]) -> crate::layer::contract::Pack
     }
 }
 
-/// `m` (elempack `p`) as the pack1 3-D view of its scalars: each element's `p` values side by
-/// side along w. Only where the storage holds scalars as it holds packed values (not fp16
+/// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each
+/// element's `p` values side by side along w. Only where the storage holds scalars as it holds packed values (not fp16
 /// packed without fp16 storage, whose pack1 blobs are fp32).
 fn scalars_of(m: &GpuMat) -> Option<GpuMat> {
     let p = m.elempack;
     (StorageFormat::of(m.options, 1) == m.format && m.buffer().is_some()).then(|| GpuMat {
-        dims: 3,
+        dims: m.dims.max(3),
         w: m.w * p,
         elempack: 1,
         cstep: m.cstep * p,
@@ -278,8 +279,8 @@ pub(crate) fn record_box(
     let dims = bottom.dims;
     let starts: Vec<usize> = roi.iter().map(|r| r.0).collect();
     let lens: Vec<usize> = roi.iter().map(|r| r.1).collect();
-    let [x0, y0, c0] = to_view(dims, &starts, 0);
-    let [tw, th, tc] = to_view(dims, &lens, 1);
+    let [x0, y0, z0, c0] = to_space(dims, &starts, 0);
+    let [tw, th, td, tc] = to_space(dims, &lens, 1);
     let (Some(src), true) = (scalars_of(bottom), c0 % p == 0 && tc % p == 0) else {
         return Err(TensorError::VariantStorage {
             shader: "gather".into(),
@@ -289,14 +290,14 @@ pub(crate) fn record_box(
         }
         .into());
     };
-    let top = GpuMat::alloc(rec.context(), dims, [tw, th, tc / p], p, bottom.options);
+    let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
     let dst = scalars_of(&top).ok_or(TensorError::VariantStorage {
         shader: "gather".into(),
         variant: "a packed box".into(),
         stores: "buffers".into(),
         mats: "an image".into(),
     })?;
-    let offset = [(x0 * p) as i64, y0 as i64, (c0 / p) as i64];
+    let offset = [(x0 * p) as i64, y0 as i64, z0 as i64, (c0 / p) as i64];
     gather.record_into(rec, &src, &dst, GatherMap::shift(offset))?;
     Ok(top)
 }
@@ -315,7 +316,7 @@ fn record_box_pack1(
         rec,
         bottom,
         dims,
-        to_view(dims, &lens, 1),
-        GatherMap::shift(to_view(dims, &starts, 0)),
+        to_space(dims, &lens, 1),
+        GatherMap::shift(to_space(dims, &starts, 0)),
     )
 }

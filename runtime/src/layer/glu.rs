@@ -43,7 +43,7 @@ impl GLU {
 
 impl Layer for GLU {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -59,7 +59,7 @@ impl Layer for GLU {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, s)| *dims <= 3 && self.plan(&numpy_shape(*dims, *s)).is_ok())
+            .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -25,12 +25,12 @@ use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 
 /// How many values a blob holds when they lie in order on the device as one row of
-/// elements, whatever the packing: 1-D blobs, and 3-D ones of 1×1 per channel (after a
-/// non-global pooling to 1×1); `None` for others.
-fn flat_values(dims: u8, [w, h, _, c]: [usize; 4]) -> Option<usize> {
+/// elements, whatever the packing: 1-D blobs, and 3-D or 4-D ones of 1 value per channel
+/// (after a non-global pooling to 1×1); `None` for others.
+fn flat_values(dims: u8, [w, h, d, c]: [usize; 4]) -> Option<usize> {
     match dims {
         1 => Some(w),
-        3 if w == 1 && h == 1 => Some(c),
+        3 | 4 if w == 1 && h == 1 && d == 1 => Some(c),
         _ => None,
     }
 }
@@ -45,6 +45,7 @@ fn as_row(top: GpuMat, row: bool) -> GpuMat {
         dims: 2,
         w: n,
         h: 1,
+        d: 1,
         c: 1,
         cstep: n,
         ..top
@@ -87,7 +88,7 @@ impl InnerProduct {
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu(self.gpu.is_some())
+        Support::ONE_BLOB.gpu(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {

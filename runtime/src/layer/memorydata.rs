@@ -41,14 +41,12 @@ impl Layer for MemoryData {
         Support {
             // image nets keep 1- and 2-D blobs on the CPU
             vulkan_images: self.dims == 3,
-            ..Support::MANY.gpu_pack1(self.on_device)
+            ..Support::MANY.gpu_pack1(self.on_device).gpu_4d()
         }
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        // GPU mats are at most 3-D, and image nets keep 1- and 2-D blobs on the CPU
-        // GPU mats are at most 3-D
-        self.on_device = gpu.is_some() && self.dims <= 3;
+        self.on_device = gpu.is_some();
         Ok(())
     }
 

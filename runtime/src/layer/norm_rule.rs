@@ -136,7 +136,7 @@ impl<R: NormRule> NormLayer<R> {
 
 impl<R: NormRule> Layer for NormLayer<R> {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -186,10 +186,8 @@ impl<R: NormRule> Layer for NormLayer<R> {
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms.iter().all(|(dims, s)| {
-            *dims <= 3
-                && self
-                    .checked_plan(&numpy_shape(*dims, *s))
-                    .is_ok_and(|p| p.out.len() <= 3 && p.groups.count() > 0)
+            self.checked_plan(&numpy_shape(*dims, *s))
+                .is_ok_and(|p| p.groups.count() > 0)
         })
     }
 

@@ -11,7 +11,7 @@ use crate::layer::gather::{Border, Gather, GatherMap};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{numpy_shape, to_view};
+use crate::layer::view::{numpy_shape, to_space};
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
 
@@ -99,7 +99,7 @@ impl Padding {
 
 impl Layer for Padding {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -111,7 +111,7 @@ impl Layer for Padding {
         };
         self.gpu = gpu
             .map(|gpu| {
-                let map = GatherMap::shift([0; 3]);
+                let map = GatherMap::shift([0; 4]);
                 Gather::create_with_constants(gpu, map, border, &self.per_channel)
             })
             .transpose()?;
@@ -130,11 +130,11 @@ impl Layer for Padding {
             .collect();
         let before: Vec<i64> = pads.iter().map(|p| -(p.0 as i64)).collect();
         let map = GatherMap::Shift {
-            perm: [0, 1, 2],
-            offset: to_view(dims, &before, 0),
+            perm: [0, 1, 2, 3],
+            offset: to_space(dims, &before, 0),
             value: self.value,
         };
-        gather.record(rec, bottom, dims, to_view(dims, &out, 1), map)
+        gather.record(rec, bottom, dims, to_space(dims, &out, 1), map)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -7,7 +7,7 @@ use crate::layer::gather::{Gather, GatherMap, gather_for};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{numpy_shape, to_view, view_axis};
+use crate::layer::view::{numpy_shape, space_axis, to_space};
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// ncnn's 4-D `order_type`s: the output's axes innermost first, named by the input axis each
@@ -65,11 +65,11 @@ pub struct Permute {
 
 impl Layer for Permute {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
         Ok(())
     }
 
@@ -79,20 +79,20 @@ impl Layer for Permute {
         let shape = numpy_shape(dims, bottom.shape());
         let perm = permutation(self.order_type, shape.len())?;
         let out: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
-        // input axis perm[k] becomes output axis k: the source view axis of the one reads the
-        // output view coordinate of the other
-        let mut view_perm = [0, 1, 2];
+        // input axis perm[k] becomes output axis k: the source mat axis of the one reads the
+        // output mat coordinate of the other
+        let mut space_perm = [0, 1, 2, 3];
         for (k, &a) in perm.iter().enumerate() {
-            if let (Some(from), Some(to)) = (view_axis(dims, a), view_axis(dims, k)) {
-                view_perm[from] = to;
+            if let (Some(from), Some(to)) = (space_axis(dims, a), space_axis(dims, k)) {
+                space_perm[from] = to;
             }
         }
         let map = GatherMap::Shift {
-            perm: view_perm,
-            offset: [0; 3],
+            perm: space_perm,
+            offset: [0; 4],
             value: 0.0,
         };
-        gather.record(rec, bottom, dims, to_view(dims, &out, 1), map)
+        gather.record(rec, bottom, dims, to_space(dims, &out, 1), map)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -49,7 +49,7 @@ impl Reduction {
 
 impl Layer for Reduction {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -83,12 +83,9 @@ impl Layer for Reduction {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|(dims, s)| {
-            *dims <= 3
-                && self
-                    .plan(&numpy_shape(*dims, *s))
-                    .is_ok_and(|(_, out)| out.len() <= 3)
-        })
+        bottoms
+            .iter()
+            .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -10,7 +10,7 @@ use crate::layer::gather::{Gather, GatherMap, gather_for, reshape};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{count, to_view};
+use crate::layer::view::{count, to_space};
 use crate::tensor::{GpuMat, Mat};
 
 /// A new shape for the same values (ncnn's Reshape: `0=w 1=h 11=d 2=c`, -1 inferred, 0 kept,
@@ -39,7 +39,7 @@ impl Layer for Reshape {
     fn support(&self) -> Support {
         Support {
             one_blob_only: self.expr.as_ref().is_none_or(|(_, n)| *n <= 1),
-            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
         }
     }
 
@@ -63,12 +63,7 @@ impl Layer for Reshape {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        // GPU mats are at most 3-D
-        self.gpu = if self.dims <= 3 {
-            gather_for(gpu, GatherMap::Reshape)?
-        } else {
-            None
-        };
+        self.gpu = gather_for(gpu, GatherMap::Reshape)?;
         Ok(())
     }
 
@@ -121,18 +116,14 @@ impl Reshape {
         extents: &[Extents],
     ) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
-        let [w, h, _, c] = self.target_shape(bottom.shape(), extents)?;
-        let numpy = match self.dims {
-            1 => vec![w],
-            2 => vec![h, w],
-            _ => vec![c, h, w],
-        };
+        let shape = self.target_shape(bottom.shape(), extents)?;
+        let numpy = crate::layer::view::numpy_shape(self.dims, shape);
         reshape(
             rec,
             gather,
             bottom,
             self.dims,
-            to_view(self.dims, &numpy, 1),
+            to_space(self.dims, &numpy, 1),
         )
     }
 }

@@ -1,6 +1,6 @@
 //! Layers that only give their input a new shape (Squeeze, ExpandDims): a [`ShapeRule`] says
 //! which, [`ShapeLayer`] runs it on the CPU (a reshape of the mat) and on the GPU (the gather
-//! family's reshape, 1-D to 3-D).
+//! family's reshape, 1-D to 4-D).
 
 use crate::error::Result;
 use crate::gpu::Recorder;
@@ -30,7 +30,7 @@ pub struct ShapeLayer<R> {
 
 impl<R: ShapeRule> Layer for ShapeLayer<R> {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -43,11 +43,11 @@ impl<R: ShapeRule> Layer for ShapeLayer<R> {
         Ok(())
     }
 
-    /// GPU mats are 1-D to 3-D, before and after.
+    /// GPU mats are 1-D to 4-D, before and after.
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, shape)| *dims <= 3 && self.rule.shape(*dims, *shape).len() <= 3)
+            .all(|(dims, shape)| self.rule.shape(*dims, *shape).len() <= 4)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

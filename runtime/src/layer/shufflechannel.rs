@@ -48,7 +48,7 @@ impl ShuffleChannel {
 
 impl Layer for ShuffleChannel {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -66,8 +66,14 @@ impl Layer for ShuffleChannel {
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
-        let view = [bottom.w, bottom.h, bottom.c];
-        gather.record(rec, bottom, bottom.dims, view, GatherMap::Shuffle { group })
+        let space = bottom.space();
+        gather.record(
+            rec,
+            bottom,
+            bottom.dims,
+            space,
+            GatherMap::Shuffle { group },
+        )
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

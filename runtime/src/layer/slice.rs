@@ -86,7 +86,7 @@ impl Slice {
 
 impl Layer for Slice {
     fn support(&self) -> Support {
-        Support::MANY.gpu(self.gpu.is_some())
+        Support::MANY.gpu(self.gpu.is_some()).gpu_4d()
     }
 
     fn set_top_count(&mut self, count: usize) {
@@ -108,7 +108,7 @@ impl Layer for Slice {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::shift([0; 3]))?;
+        self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! Softmax: `0=axis` (ncnn's axis order, `c, d, h, w` of the dims a blob has). CPU in tiles
 //! of columns per thread; GPU per axis of the 3-D view (pack1/pack4).
 
-use crate::error::{InputError, Result};
+use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
@@ -69,6 +69,7 @@ impl Layer for Softmax {
         Support::ONE_BLOB_INPLACE
             .gpu(self.gpu.is_some())
             .packs(Packs::UP_TO_4)
+            .gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -97,22 +98,28 @@ impl Layer for Softmax {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|(dims, _)| {
-            positive_axis(self.axis, usize::from(*dims))
-                .is_ok_and(|a| view_axis(*dims, a).is_some())
-        })
+        bottoms
+            .iter()
+            .all(|&(dims, _)| positive_axis(self.axis, usize::from(dims)).is_ok())
     }
 
     fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         let pipelines = self.gpu.ready()?;
-        let along = positive_axis(self.axis, usize::from(blob.dims))
-            .ok()
-            .and_then(|a| view_axis(blob.dims, a))
-            .ok_or(InputError::Axis {
-                axis: self.axis,
-                dims: blob.dims.into(),
-            })?;
-        let [w, h, c] = blob.grid();
+        let axis = positive_axis(self.axis, usize::from(blob.dims))?;
+        let [w, hs, d, c] = blob.space();
+        // the lines' view: a 4-D blob's d as the rows of slabs `w·h` wide, its h as the rows
+        // of each of its `d` slabs
+        let ([w, h, c], d, along) = match (blob.dims, axis) {
+            (4, 1) => ([w * hs, d, c], 1, 1),
+            (4, 2) => ([w, hs * d, c], d, 1),
+            (4, 3) => ([w, hs * d, c], 1, 0),
+            (4, _) => ([w, hs * d, c], 1, 2),
+            (dims, a) => (
+                blob.grid().map(|n| n as usize),
+                1,
+                view_axis(dims, a).unwrap_or(2),
+            ),
+        };
         // along c with a single line, the whole workgroup takes it
         let along = if along == 2 && w == 1 && h == 1 {
             3
@@ -124,11 +131,13 @@ impl Layer for Softmax {
         // otherwise
         let grid = match along {
             0 => [256, h, c],
-            1 => [w, 1, c],
+            1 => [w, 1, c * d],
             2 => [w, h, 1],
             _ => [256, 1, 1],
-        };
-        rec.dispatch(&pipeline, &[&*blob], &blob.shape_words(), grid)
+        }
+        .map(|n| n as u32);
+        let words = [w, h, c, blob.cstep, d].map(|n| n as u32);
+        rec.dispatch(&pipeline, &[&*blob], &words, grid)
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {

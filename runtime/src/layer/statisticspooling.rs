@@ -36,7 +36,7 @@ impl StatisticsPooling {
 
 impl Layer for StatisticsPooling {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -53,10 +53,6 @@ impl Layer for StatisticsPooling {
             None => None,
         };
         Ok(())
-    }
-
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|(dims, _)| *dims <= 3)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -136,7 +136,7 @@ impl StridedCopy {
         rec.dispatch(&self.pipeline, &[src, dst], &words, grid)
     }
 
-    /// Records a new blob of numpy shape `out` (1 to 3 axes) holding, in order, the values
+    /// Records a new blob of numpy shape `out` (1 to 4 axes) holding, in order, the values
     /// `from` shows in `src`.
     pub fn gather(
         &self,
@@ -152,16 +152,15 @@ impl StridedCopy {
     }
 }
 
-/// A new pack1 GPU mat of numpy shape `np` (1 to 3 axes) in `like`'s options.
+/// A new pack1 GPU mat of numpy shape `np` (1 to 4 axes) in `like`'s options.
 pub(crate) fn alloc_numpy(rec: &Recorder<'_>, np: &[usize], like: &GpuMat) -> Result<GpuMat> {
     let (dims, _) = from_numpy_shape(np)?;
-    if dims > 3 {
-        return Err(crate::error::InputError::Dims {
-            got: dims,
-            takes: "GPU blobs of 1 to 3 dims",
-        }
-        .into());
-    }
-    let view = crate::layer::view::to_view(dims, np, 1);
-    Ok(GpuMat::alloc(rec.context(), dims, view, 1, like.options))
+    let space = crate::layer::view::to_space(dims, np, 1);
+    Ok(GpuMat::alloc_space(
+        rec.context(),
+        dims,
+        space,
+        1,
+        like.options,
+    ))
 }

@@ -16,6 +16,45 @@ pub(crate) fn view_axis(dims: u8, axis: usize) -> Option<usize> {
     }
 }
 
+/// [`view_axis`] for a blob of `dims` and `[w, h, d, c]`, where a 4-D blob's numpy axis runs
+/// alone along a view axis: c, w, and d or h where the other of the two is 1 (the view's rows
+/// are `d` slabs of `h`).
+pub(crate) fn view_axis_of(dims: u8, [_, h, d, _]: [usize; 4], axis: usize) -> Option<usize> {
+    match (dims, axis) {
+        (4, 0) => Some(2),
+        (4, 3) => Some(0),
+        (4, 1) if h == 1 => Some(1),
+        (4, 2) if d == 1 => Some(1),
+        (4, _) => None,
+        _ => view_axis(dims, axis),
+    }
+}
+
+/// The axis of the four axes of GPU mats (0 = w, 1 = h, 2 = d, 3 = c, as
+/// [`GpuMat::space`](crate::tensor::GpuMat::space) gives their extents) that numpy axis
+/// `axis` of a `dims`-D blob lies along.
+pub(crate) fn space_axis(dims: u8, axis: usize) -> Option<usize> {
+    match (dims, axis) {
+        (1..=4, 0) => Some(3),
+        (2, 1) | (3, 2) | (4, 3) => Some(0),
+        (3, 1) | (4, 2) => Some(1),
+        (4, 1) => Some(2),
+        _ => None,
+    }
+}
+
+/// Values per numpy axis of a `dims`-D blob placed at their axes of the four GPU mat axes
+/// ([`space_axis`]), `fill` at the axes the blob does not have.
+pub(crate) fn to_space<T: Copy>(dims: u8, per_axis: &[T], fill: T) -> [T; 4] {
+    let mut out = [fill; 4];
+    for (k, v) in per_axis.iter().enumerate() {
+        if let Some(a) = space_axis(dims, k) {
+            out[a] = *v;
+        }
+    }
+    out
+}
+
 /// The numpy shape (outermost first) of a blob of `dims` and `[w, h, d, c]`.
 pub(crate) fn numpy_shape(dims: u8, [w, h, d, c]: [usize; 4]) -> Vec<usize> {
     match dims {
@@ -39,18 +78,6 @@ pub(crate) fn from_numpy_shape(np: &[usize]) -> Result<(u8, [usize; 4])> {
         }
         .into()),
     }
-}
-
-/// Values per numpy axis of a `dims`-D blob placed at their axes of the 3-D view, `fill` at
-/// the view axes the blob does not have.
-pub(crate) fn to_view<T: Copy>(dims: u8, per_axis: &[T], fill: T) -> [T; 3] {
-    let mut out = [fill; 3];
-    for (k, v) in per_axis.iter().enumerate() {
-        if let Some(a) = view_axis(dims, k) {
-            out[a] = *v;
-        }
-    }
-    out
 }
 
 /// `axis` (negative counts from the end) as an index into a `dims`-axis numpy shape.

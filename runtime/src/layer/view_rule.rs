@@ -31,7 +31,7 @@ pub struct ViewLayer<R> {
 
 impl<R: ViewRule> Layer for ViewLayer<R> {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -44,15 +44,10 @@ impl<R: ViewRule> Layer for ViewLayer<R> {
         Ok(())
     }
 
-    /// GPU mats are 1-D to 3-D, before and after.
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        bottoms.iter().all(|(dims, shape)| {
-            *dims <= 3
-                && self
-                    .rule
-                    .view(&numpy_shape(*dims, *shape))
-                    .is_ok_and(|(_, out)| out.len() <= 3)
-        })
+        bottoms
+            .iter()
+            .all(|(dims, shape)| self.rule.view(&numpy_shape(*dims, *shape)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -23,14 +23,18 @@ impl Extractor<'_> {
     }
 
     /// The shapes of GPU layer `l`'s inputs when it runs on the device for the blobs it has
-    /// now: GPU mats are at most 3-D (image mats exactly 3-D), and a layer may decline shapes
-    /// it has no shader for; then (`None`) it runs on the CPU this time.
+    /// now: 4-D blobs where its flags take them (`vulkan_4d`), image mats exactly 3-D, and a
+    /// layer may decline shapes it has no shader for; then (`None`) it runs on the CPU this
+    /// time.
     pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
         let shapes = self.bottom_shapes(l);
         let image = l.gpu_options.contains(crate::Opt::Image);
-        let min_dims = if image { 3 } else { 1 };
-        let takes = shapes.iter().all(|(dims, _)| (min_dims..=3).contains(dims))
-            && l.layer.gpu_accepts(&shapes);
+        let dims = match (image, l.support.vulkan_4d) {
+            (true, _) => 3..=3,
+            (false, true) => 1..=4,
+            (false, false) => 1..=3,
+        };
+        let takes = shapes.iter().all(|(d, _)| dims.contains(d)) && l.layer.gpu_accepts(&shapes);
         takes.then_some(shapes)
     }
 

@@ -30,17 +30,19 @@ pub enum GpuData {
 ///
 /// Shaders see every mat as 3-D (`w × h × c`, channels `cstep` elements apart): a 2-D mat of
 /// `w × h` is `w × 1 × h` with `cstep = w`, a 1-D mat of `w` is `1 × 1 × w` with `cstep = 1`,
-/// which is the same memory as the host layout.
+/// a 4-D mat of `w × h × d × c` is `w × h·d × c`, which is the same memory as the host layout.
 #[derive(Clone, Debug)]
 pub struct GpuMat {
     /// The buffer or image.
     pub data: GpuData,
-    /// 1, 2 or 3, as the host mat's.
+    /// 1 to 4, as the host mat's.
     pub dims: u8,
     /// Width of the 3-D view.
     pub w: usize,
-    /// Height of the 3-D view.
+    /// Height of the 3-D view (height × depth of a 4-D mat).
     pub h: usize,
+    /// Depth of a 4-D mat (1 otherwise): its 3-D view's rows are `d` slabs of `h / d`.
+    pub d: usize,
     /// Channels of the 3-D view, in packed elements.
     pub c: usize,
     /// Values per element.
@@ -118,6 +120,7 @@ impl GpuMat {
             self.dims,
             self.w,
             self.h,
+            self.d,
             self.c,
             self.cstep,
             self.elempack,
@@ -126,6 +129,7 @@ impl GpuMat {
             other.dims,
             other.w,
             other.h,
+            other.d,
             other.c,
             other.cstep,
             other.elempack,
@@ -144,8 +148,16 @@ impl GpuMat {
         match self.dims {
             1 => [self.c * p, 1, 1, 1],
             2 => [self.w, self.c * p, 1, 1],
-            _ => [self.w, self.h, 1, self.c * p],
+            3 => [self.w, self.h, 1, self.c * p],
+            _ => [self.w, self.h / self.d.max(1), self.d, self.c * p],
         }
+    }
+
+    /// Its extents along the four axes of GPU mats, `[w, h, d, c]` in packed elements along
+    /// `c` (1-D mats lie along `c`, 2-D ones as `c` rows of `w`).
+    pub fn space(&self) -> [usize; 4] {
+        let d = self.d.max(1);
+        [self.w, self.h / d, d, self.c]
     }
 }
 
@@ -159,12 +171,14 @@ pub fn gpu_cstep(dims: u8, w: usize, h: usize, elempack: usize) -> usize {
     }
 }
 
-/// The 3-D view (`w, h, c, cstep`) of a host mat's layout.
+/// The 3-D view (`w, h, c, cstep`) of a host mat's layout (a 4-D mat's rows are its
+/// `h × d` rows).
 pub(super) fn view_of(mat: &Mat) -> (usize, usize, usize, usize) {
     match mat.dims {
         1 => (1, 1, mat.w, 1),
         2 => (mat.w, 1, mat.h, mat.w),
-        _ => (mat.w, mat.h, mat.c, mat.cstep),
+        3 => (mat.w, mat.h, mat.c, mat.cstep),
+        _ => (mat.w, mat.h * mat.d, mat.c, mat.cstep),
     }
 }
 

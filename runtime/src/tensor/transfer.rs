@@ -35,13 +35,6 @@ impl GpuMat {
             return GpuMat::record_upload(rec, &mat.cast(ElemType::F32), options);
         }
         let ctx = rec.context();
-        if mat.dims > 3 {
-            return Err(TensorError::Dims {
-                dims: mat.dims.into(),
-                takes: "GPU mats are 1-D to 3-D",
-            }
-            .into());
-        }
         if options.contains(Opt::Image) {
             return GpuMat::upload_image(ctx, mat, options);
         }
@@ -59,6 +52,7 @@ impl GpuMat {
             dims: mat.dims,
             w,
             h,
+            d: if mat.dims == 4 { mat.d } else { 1 },
             c,
             elempack: mat.elempack,
             cstep,
@@ -118,7 +112,7 @@ impl GpuMat {
         let packed = match m.dims {
             1 => [s[0] / p, 1, 1, 1],
             2 => [s[0], s[1] / p, 1, 1],
-            _ => [s[0], s[1], 1, s[3] / p],
+            _ => [s[0], s[1], s[2], s[3] / p],
         };
         let mut out = Mat::zeros(m.dims, packed, p, ElemType::F32)?;
         if out.data.len() != data.len() || view_of(&out).3 != m.cstep {
@@ -200,13 +194,26 @@ impl GpuMat {
         elempack: usize,
         options: OptionSet,
     ) -> GpuMat {
+        GpuMat::alloc_space(ctx, dims, [w, h, 1, c], elempack, options)
+    }
+
+    /// [`GpuMat::alloc`] over the four axes of [`GpuMat::space`]: `d` slabs of `w × h` per
+    /// channel (4-D mats).
+    pub fn alloc_space(
+        ctx: &Context,
+        dims: u8,
+        [w, h, d, c]: [usize; 4],
+        elempack: usize,
+        options: OptionSet,
+    ) -> GpuMat {
         let format = StorageFormat::of(options, elempack);
-        let cstep = gpu_cstep(dims, w, h, elempack);
+        let cstep = gpu_cstep(dims, w, h * d, elempack);
         GpuMat {
             data: GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format))),
             dims,
             w,
-            h,
+            h: h * d,
+            d,
             c,
             elempack,
             cstep,
@@ -284,6 +291,7 @@ impl GpuMat {
             dims: 3,
             w: mat.w,
             h: mat.h,
+            d: 1,
             c: mat.c,
             elempack: mat.elempack,
             cstep: mat.cstep,
