@@ -3,7 +3,7 @@
 // matrix z, a side with one matrix broadcast over the batches (a zero batch step). Pack1
 // buffers: A is M × K stored with rows `a_rs` apart (K × M with trans_a), B is K × N rows `b_rs`
 // apart (N × K with trans_b), out M × N rows `out_rs` apart (N × M with out_trans); batch
-// matrices `*_cstep` apart. C (push constant c_type ≥ 0) is ncnn's broadcast: 0 one value, 1 one per row of
+// matrices `*_cstep` apart in groups of `inner`, the groups `*_ostep` apart. C (push constant c_type ≥ 0) is ncnn's broadcast: 0 one value, 1 one per row of
 // out, 3 the whole M × N (rows `c_rs` apart), 4 one per column.
 //
 // FMA tiles: a workgroup of 16 × 16 invocations computes a TILE × TILE block of out, each
@@ -52,7 +52,19 @@ layout (push_constant) uniform parameter
     int out_cstep;
     // C's broadcast, from its shape where C is an input (-1: none)
     int c_type;
+    // batches in groups of `inner` (a 4-D blob's depth within its channels): the groups
+    // `*_ostep` apart
+    int inner;
+    int a_ostep;
+    int b_ostep;
+    int out_ostep;
 } p;
+
+// where batch matrix z starts, `step` apart within a group of p.inner, `ostep` between groups
+int batch_at(int z, int step, int ostep)
+{
+    return (z / p.inner) * ostep + (z % p.inner) * step;
+}
 
 shared float sa[DEPTH][TILE];
 shared float sb[DEPTH][TILE];
@@ -79,8 +91,8 @@ void main()
     const int col0 = int(gl_WorkGroupID.x) * TILE;
     const int row0 = int(gl_WorkGroupID.y) * TILE;
     const int z = int(gl_WorkGroupID.z);
-    const int a_base = z * p.a_cstep;
-    const int b_base = z * p.b_cstep;
+    const int a_base = batch_at(z, p.a_cstep, p.a_ostep);
+    const int b_base = batch_at(z, p.b_cstep, p.b_ostep);
     // this invocation's PER × PER square: rows ty*PER.., columns tx*PER..
     const int tx = t % 16;
     const int ty = t / 16;
@@ -124,7 +136,7 @@ void main()
             }
             v *= alpha;
             const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
-            buffer_st1(top_data, z * p.out_cstep + at, afp(v));
+            buffer_st1(top_data, batch_at(z, p.out_cstep, p.out_ostep) + at, afp(v));
         }
     }
 }

@@ -65,7 +65,19 @@ layout (push_constant) uniform parameter
     int out_cstep;
     // C's broadcast, from its shape where C is an input (-1: none)
     int c_type;
+    // batches in groups of `inner` (a 4-D blob's depth within its channels): the groups
+    // `*_ostep` apart
+    int inner;
+    int a_ostep;
+    int b_ostep;
+    int out_ostep;
 } p;
+
+// where batch matrix z starts, `step` apart within a group of p.inner, `ostep` between groups
+int batch_at(int z, int step, int ostep)
+{
+    return (z / p.inner) * ostep + (z % p.inner) * step;
+}
 
 // 128 lines × LDK, or 32 steps × (128 / 8 + 1)
 shared uvec4 tile_a[128 * LDK];
@@ -100,10 +112,10 @@ int ld_lines(int tl)
     return tl / 8 + 1;
 }
 
-Side side_of(int t, int z, int cstep, int rs, int line0, int lines, bool across, int tl)
+Side side_of(int t, int base, int rs, int line0, int lines, bool across, int tl)
 {
     Side s;
-    s.base = z * cstep;
+    s.base = base;
     s.rs = rs;
     s.lines = lines;
     s.across = across;
@@ -162,8 +174,8 @@ void main()
     const int row0 = int(gl_WorkGroupID.y) * TM;
     const int z = int(gl_WorkGroupID.z);
 
-    const Side sa = side_of(t, z, p.a_cstep, p.a_rs, row0, p.m, trans_a == 1, TM);
-    const Side sb = side_of(t, z, p.b_cstep, p.b_rs, col0, p.n, trans_b == 0, TN);
+    const Side sa = side_of(t, batch_at(z, p.a_cstep, p.a_ostep), p.a_rs, row0, p.m, trans_a == 1, TM);
+    const Side sb = side_of(t, batch_at(z, p.b_cstep, p.b_ostep), p.b_rs, col0, p.n, trans_b == 0, TN);
 
     // this subgroup's block: rows sm .. sm + 16 FM - 1, columns sn .. sn + 16 FN - 1
     const int sg = int(gl_SubgroupID);
@@ -251,7 +263,7 @@ void main()
                     }
                     v *= alpha;
                     const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
-                    buffer_st1(top_data, z * p.out_cstep + at, afp(v));
+                    buffer_st1(top_data, batch_at(z, p.out_cstep, p.out_ostep) + at, afp(v));
                 }
             }
             subgroupMemoryBarrierShared();

@@ -320,12 +320,7 @@ impl Gemm {
             _ => unreachable!("output_shape is 2-D or 3-D"),
         };
         let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options());
-        let sizes = Sizes {
-            m,
-            n,
-            k,
-            batches: 1,
-        };
+        let sizes = Sizes::batched(m, n, k, 1);
         gpu_gemm::record(rec, &state.pipeline, sizes, a, b, c, Operand::rows(&top))?;
         Ok(top)
     }

@@ -137,20 +137,29 @@ impl Pipelines {
     }
 }
 
-/// A matrix in a GPU mat: stored value `(i, j)` of batch matrix `z` at `z · batch + i · rs + j`.
+/// A matrix in a GPU mat: stored value `(i, j)` of batch matrix `z` (in groups of
+/// [`Sizes::inner`]) at `z / inner · outer + z % inner · batch + i · rs + j`.
 #[derive(Clone, Copy)]
 pub(crate) struct Operand<'a> {
     pub mat: &'a GpuMat,
     /// Values between stored rows.
     pub rs: usize,
-    /// Values between batch matrices (0: one matrix serves every batch).
+    /// Values between batch matrices of a group (0: one matrix serves every batch).
     pub batch: usize,
+    /// Values between groups of batch matrices (a 4-D blob's channels; 0: one group serves
+    /// every group).
+    pub outer: usize,
 }
 
 impl<'a> Operand<'a> {
     /// One matrix stored as rows `rs` apart (a weight's dense rows).
     pub fn dense(mat: &'a GpuMat, rs: usize) -> Self {
-        Operand { mat, rs, batch: 0 }
+        Operand {
+            mat,
+            rs,
+            batch: 0,
+            outer: 0,
+        }
     }
 
     /// A blob as one matrix of its rows, as GPU mats lay 1-D, 2-D and `N×1×M` blobs out: a
@@ -161,13 +170,28 @@ impl<'a> Operand<'a> {
     }
 }
 
-/// The sizes of one recorded GEMM: `batches` products of `M × K` by `K × N`.
+/// The sizes of one recorded GEMM: `batches` products of `M × K` by `K × N`, in groups of
+/// `inner` (the inner of two batch axes; `batches` for one).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sizes {
     pub m: usize,
     pub n: usize,
     pub k: usize,
     pub batches: usize,
+    pub inner: usize,
+}
+
+impl Sizes {
+    /// One batch axis of `batches`.
+    pub fn batched(m: usize, n: usize, k: usize, batches: usize) -> Self {
+        Sizes {
+            m,
+            n,
+            k,
+            batches,
+            inner: batches.max(1),
+        }
+    }
 }
 
 /// C as the shader reads it: the blob, ncnn's broadcast type (0 one value, 1 one per row, 3 the
@@ -189,16 +213,22 @@ pub(crate) fn record(
     c: Option<Addend<'_>>,
     out: Operand<'_>,
 ) -> Result<()> {
-    let Sizes { m, n, k, batches } = sizes;
+    let Sizes {
+        m,
+        n,
+        k,
+        batches,
+        inner,
+    } = sizes;
     let (c_mat, c_rs, c_type) = c.map_or((a.mat, 0, -1), |c| (c.mat, c.rs, c.broadcast));
-    let words = [
+    let mut push: Vec<u32> = [
         m, n, k, a.rs, b.rs, c_rs, out.rs, a.batch, b.batch, out.batch,
-    ];
-    // C's broadcast last (-1: none)
-    let mut push = [c_type as u32; 11];
-    for (p, w) in push.iter_mut().zip(words) {
-        *p = w as u32;
-    }
+    ]
+    .map(|w| w as u32)
+    .to_vec();
+    // C's broadcast (-1: none), then the batch groups
+    push.push(c_type as u32);
+    push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
     let big = pipelines.wide.tile;
     let wide = m.div_ceil(big) * n.div_ceil(big) * batches >= WIDE_TILES_MIN;
     let Tiled { pipeline, tile } = if wide {

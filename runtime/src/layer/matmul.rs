@@ -4,8 +4,8 @@
 //! one side has 1 or none. A 1-D A is one row and a 1-D B one column, and their axis leaves
 //! the output (two 1-D blobs give their dot product as one value). On the CPU through the
 //! project's GEMM, one per batch matrix, the batches spread over the net's threads; on the GPU
-//! (the shared [`crate::layer::gpu_gemm`]: FMA tiles of 64 × 64 through shared memory, pack1
-//! buffers) where both sides and the output are at most 3-D.
+//! (the shared [`crate::layer::gpu_gemm`]: FMA tiles of 64 × 64 through shared memory, or
+//! tensor cores; pack1 buffers), a 4-D blob's channels and depth as the GEMM's two batch axes.
 
 use std::borrow::Cow;
 
@@ -19,6 +19,7 @@ use crate::layer::gpu_gemm::{self, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::strided_copy::alloc_numpy;
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::tensor::{GpuMat, Mat};
 
@@ -119,6 +120,31 @@ impl MatMul {
     }
 }
 
+/// A GPU mat as the GEMM's operand of rows `rs` apart whose first `axes` numpy axes (0 to 2)
+/// are its batch axes: the inner one steps `batch`, the outer one `outer`, and an axis of
+/// one value serves every batch (a step of 0).
+fn batched(mat: &GpuMat, axes: usize, rs: usize) -> Operand<'_> {
+    let [w, h, ..] = mat.space();
+    // value strides along the numpy axes, as GPU mats lay them out
+    let strides: Vec<usize> = match mat.dims {
+        1 => vec![1],
+        2 => vec![mat.cstep, 1],
+        3 => vec![mat.cstep, w, 1],
+        _ => vec![mat.cstep, w * h, w, 1],
+    };
+    let np = numpy_shape(mat.dims, mat.shape());
+    let step = |axis: Option<usize>| match axis {
+        Some(i) if np[i] > 1 => strides[i],
+        _ => 0,
+    };
+    Operand {
+        mat,
+        rs,
+        batch: step(axes.checked_sub(1)),
+        outer: step(axes.checked_sub(2)),
+    }
+}
+
 /// One side's values (borrowed where the mat lies so), matrix shape and batch (see [`side`]).
 struct Side<'a> {
     values: Cow<'a, [f32]>,
@@ -148,7 +174,7 @@ impl Side<'_> {
 
 impl Layer for MatMul {
     fn support(&self) -> Support {
-        Support::MANY.gpu_pack1(self.gpu.is_some())
+        Support::MANY.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -166,54 +192,28 @@ impl Layer for MatMul {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        match bottoms {
-            [a, b] => a.0 <= 3 && b.0 <= 3 && self.plan(*a, *b).is_ok_and(|p| p.shape.len() <= 3),
-            _ => false,
-        }
+        matches!(bottoms, [a, b] if self.plan(*a, *b).is_ok())
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
         let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
         let [a, b] = [&bottoms[0], &bottoms[1]];
-        let batches = plan.batch[1];
-        let dims = plan.shape.len();
-        // the output's 3-D view, as GPU mats hold 1-D and 2-D blobs
-        let view = match plan.shape[..] {
-            [w] => [1, 1, w],
-            [h, w] => [w, 1, h],
-            [c, h, w] => [w, h, c],
-            _ => {
-                return Err(InputError::Dims {
-                    got: 4,
-                    takes: "at most 3-D outputs on the GPU",
-                }
-                .into());
-            }
-        };
-        let top = GpuMat::alloc(rec.context(), dims as u8, view, 1, a.options);
-        // a side with one matrix serves every batch; a 3-D one steps by its channels
-        let step = |m: &GpuMat| if m.dims == 3 && m.c > 1 { m.cstep } else { 0 };
-        // a 2-D output of batches is a 1-D A's rows, one per batch
-        let out_step = if dims == 3 {
-            top.cstep
-        } else {
-            plan.m * plan.n
-        };
+        let top = alloc_numpy(rec, &plan.shape, a)?;
         let (m, n, k) = (plan.m, plan.n, plan.k);
-        let sizes = Sizes { m, n, k, batches };
+        let [outer, inner] = plan.batch;
+        let sizes = Sizes {
+            inner,
+            ..Sizes::batched(m, n, k, outer * inner)
+        };
+        // the output's batch axes are the side's with more
+        let axes = side((a.dims, a.shape())).3.max(side((b.dims, b.shape())).3);
         let b_rs = if self.trans_b { k } else { n };
-        let side = |mat, rs| Operand {
-            mat,
-            rs,
-            batch: step(mat),
-        };
-        let out = Operand {
-            mat: &top,
-            rs: n,
-            batch: out_step,
-        };
-        gpu_gemm::record(rec, pipeline, sizes, side(a, k), side(b, b_rs), None, out)?;
+        let (a, b) = (
+            batched(a, side((a.dims, a.shape())).3, k),
+            batched(b, side((b.dims, b.shape())).3, b_rs),
+        );
+        gpu_gemm::record(rec, pipeline, sizes, a, b, None, batched(&top, axes, n))?;
         Ok(vec![top])
     }
 

@@ -259,12 +259,7 @@ impl MultiHeadAttention {
         let (weight, bias) = &state.weights[which];
         let (out, inp) = (bias.c, weight.c / bias.c);
         let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options());
-        let sizes = Sizes {
-            m: rows,
-            n: out,
-            k: inp,
-            batches: 1,
-        };
+        let sizes = Sizes::batched(rows, out, inp, 1);
         let c = Addend {
             mat: bias,
             broadcast: 4,

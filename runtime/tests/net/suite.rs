@@ -373,24 +373,17 @@ fn check_suite_gpu(
     }
 }
 
-/// The cases a GPU net runs on the CPU by design, each for its reason: a 4-D blob where the
-/// layer's GPU forward takes none ([`FOUR_D_ON_CPU`]); image nets hold 3-D blobs (a smaller input or output there); InnerProduct over
-/// the rows of a 2-D input (ncnn's gemm path) and Convolution on a 1-D input (ncnn's
+/// The cases a GPU net runs on the CPU by design, each for its reason: image nets hold 3-D
+/// blobs (other inputs or outputs there); InnerProduct over the rows of a 2-D input (ncnn's gemm path) and Convolution on a 1-D input (ncnn's
 /// deprecated InnerProduct path) have no shader yet; Packing to elempack 16 is a CPU layout.
 fn known_cpu(case: &Case, outputs: &[&Output], opt: RunOptions) -> bool {
-    let four_d = (outputs.iter().any(|o| o.0.len() > 3) || case.inputs.iter().any(|i| i.dims > 3))
-        && FOUR_D_ON_CPU.contains(&case.kind);
     let small_image = opt.use_image_storage
         && (case.inputs.iter().any(|i| i.dims != 3) || outputs.iter().any(|o| o.0.len() != 3));
     let dims = |kind: &str, d: u8| case.kind == kind && case.inputs.iter().any(|i| i.dims == d);
     let rows = dims("InnerProduct", 2) && case.inputs.iter().any(|i| i.shape[1] > 1);
     let pack16 = case.kind == "Packing" && case.params.contains("0=16");
-    four_d || small_image || rows || dims("Convolution", 1) || pack16
+    small_image || rows || dims("Convolution", 1) || pack16
 }
-
-/// The layer types whose GPU forward takes no 4-D blobs yet (no `vulkan_4d`): their 4-D cases
-/// run on the CPU in GPU nets.
-const FOUR_D_ON_CPU: &[&str] = &["MatMul"];
 
 #[test]
 fn ncnn_activation_tests() {
