@@ -3,16 +3,23 @@
 //! trace `ii`, or operands lettered from `i` to `x` and an output lettered `i`, `ij`, `ijk` or
 //! `ijkl`; every letter not in the output is summed over. A letter repeated within an
 //! operand takes its diagonal. Operands are 1-D to 4-D blobs, their axes outermost first.
+//! Both sides read each operand at two precomputed offsets added (one per output index, one
+//! per summed index): the CPU over the dense values, the GPU (`shaders/einsum.comp`, up to
+//! four operands, pack1 buffers) over the stored ones, its tables uploaded with the work.
 
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::{Pipeline, Recorder};
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::grain::min_items;
 use crate::layer::params::ParamDict;
+use crate::layer::pipelines::{DeviceSide, expect_pack1_buffer, index_word};
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::dense_values;
-use crate::tensor::Mat;
+use crate::layer::strided_copy::alloc_numpy;
+use crate::layer::view::{dense_values, numpy_shape};
+use crate::tensor::{GpuMat, Mat};
+use std::sync::Arc;
 
 /// Letters an operand may use: `i` to `x`.
 const LETTERS: usize = 16;
@@ -24,6 +31,20 @@ pub struct Einsum {
     operands: Vec<Vec<usize>>,
     /// How many leading letters the output has (`i`, `ij`, …).
     out_dims: usize,
+    gpu: Option<Arc<Pipeline>>,
+}
+
+/// The operands the shader binds.
+const GPU_OPERANDS: usize = 4;
+
+/// What an Einsum of some operands computes: each operand's offsets at every output index
+/// and at every summed index (in the strides it was planned with), the output's numpy shape
+/// and its letters' sizes and strides.
+struct Plan {
+    out_at: Vec<Vec<usize>>,
+    sum_at: Vec<Vec<usize>>,
+    shape: Vec<usize>,
+    sizes: [usize; LETTERS],
 }
 
 /// An equation outside ncnn's set.
@@ -42,6 +63,7 @@ impl Einsum {
             return Ok(Einsum {
                 operands: vec![vec![0, 0]],
                 out_dims: 0,
+                gpu: None,
             });
         }
         let (lhs, rhs) = equation.split_once("->").ok_or_else(|| {
@@ -74,13 +96,93 @@ impl Einsum {
                 ));
             }
         }
-        Ok(Einsum { operands, out_dims })
+        Ok(Einsum {
+            operands,
+            out_dims,
+            gpu: None,
+        })
     }
+
+    /// The plan for operands of these numpy shapes, whose values lie at these strides per
+    /// axis, or why they do not fit the equation.
+    fn plan(&self, operands: &[(Vec<usize>, Vec<usize>)]) -> Result<Plan> {
+        if operands.len() != self.operands.len() {
+            return Err(InputError::Count {
+                got: operands.len(),
+                expected: "one per operand of the equation",
+            }
+            .into());
+        }
+        // each letter's size, and each operand's stride per letter (a repeated letter's
+        // strides add up: its diagonal)
+        let mut sizes = [0usize; LETTERS];
+        let mut strides = vec![[0usize; LETTERS]; operands.len()];
+        for (b, ((shape, axis_strides), letters)) in operands.iter().zip(&self.operands).enumerate()
+        {
+            if shape.len() != letters.len() || axis_strides.len() != letters.len() {
+                return Err(InputError::Dims {
+                    got: shape.len().min(255) as u8,
+                    takes: "as many axes as its operand has letters",
+                }
+                .into());
+            }
+            for ((&axis, &stride), &letter) in shape.iter().zip(axis_strides).zip(letters) {
+                if sizes[letter] != 0 && sizes[letter] != axis {
+                    return Err(InputError::Mismatch {
+                        a: shape.clone(),
+                        b: operands[0].0.clone(),
+                        why: "are operands whose axes of one letter differ in size",
+                    }
+                    .into());
+                }
+                sizes[letter] = axis;
+                strides[b][letter] += stride;
+            }
+        }
+        let summed: Vec<usize> = (self.out_dims..LETTERS).filter(|&l| sizes[l] > 0).collect();
+        let out_letters: Vec<usize> = (0..self.out_dims).collect();
+        // every operand's offset at each output index and at each summed index
+        let offsets = |letters: &[usize]| -> Vec<Vec<usize>> {
+            strides
+                .iter()
+                .map(|s| odometer(letters, &sizes, s))
+                .collect()
+        };
+        let shape = if self.out_dims == 0 {
+            vec![1]
+        } else {
+            out_letters.iter().map(|&l| sizes[l]).collect()
+        };
+        Ok(Plan {
+            out_at: offsets(&out_letters),
+            sum_at: offsets(&summed),
+            shape,
+            sizes,
+        })
+    }
+
+    /// The positions of the output's values, in order, in a blob of numpy strides `strides`.
+    fn out_positions(&self, plan: &Plan, strides: &[usize]) -> Vec<usize> {
+        let mut stride = [0usize; LETTERS];
+        for (l, &s) in strides.iter().enumerate().take(self.out_dims) {
+            stride[l] = s;
+        }
+        let letters: Vec<usize> = (0..self.out_dims).collect();
+        odometer(&letters, &plan.sizes, &stride)
+    }
+}
+
+/// Row-major strides of a dense array of `shape`.
+fn dense_strides(shape: &[usize]) -> Vec<usize> {
+    crate::tensor::contiguous_strides(shape)
+        .into_iter()
+        .map(|s| s as usize)
+        .collect()
 }
 
 impl Layer for Einsum {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some()).gpu_4d()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -93,53 +195,28 @@ impl Layer for Einsum {
         Ok(())
     }
 
-    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        if bottoms.len() != self.operands.len() {
-            return Err(InputError::Count {
-                got: bottoms.len(),
-                expected: "one per operand of the equation",
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(g) if self.operands.len() <= GPU_OPERANDS => {
+                Some(g.pipeline(crate::shaders::Shader::Einsum.module(), &[])?)
             }
-            .into());
-        }
-        // each letter's size, and each operand's stride per letter (a repeated letter's
-        // strides add up: its diagonal)
-        let mut sizes = [0usize; LETTERS];
-        let mut strides = vec![[0usize; LETTERS]; bottoms.len()];
-        for (b, (m, letters)) in bottoms.iter().zip(&self.operands).enumerate() {
-            let shape = m.numpy_shape();
-            if shape.len() != letters.len() {
-                return Err(InputError::Dims {
-                    got: m.dims,
-                    takes: "as many axes as its operand has letters",
-                }
-                .into());
-            }
-            let mut stride = 1;
-            for (&axis, &letter) in shape.iter().zip(letters).rev() {
-                if sizes[letter] != 0 && sizes[letter] != axis {
-                    return Err(InputError::Mismatch {
-                        a: shape.clone(),
-                        b: bottoms[0].numpy_shape(),
-                        why: "are operands whose axes of one letter differ in size",
-                    }
-                    .into());
-                }
-                sizes[letter] = axis;
-                strides[b][letter] += stride;
-                stride *= axis;
-            }
-        }
-        let summed: Vec<usize> = (self.out_dims..LETTERS).filter(|&l| sizes[l] > 0).collect();
-        let out_letters: Vec<usize> = (0..self.out_dims).collect();
-        // every operand's offset at each output index and at each summed index
-        let offsets = |letters: &[usize]| -> Vec<Vec<usize>> {
-            strides
-                .iter()
-                .map(|s| odometer(letters, &sizes, s))
-                .collect()
+            _ => None,
         };
-        let (out_at, sum_at) = (offsets(&out_letters), offsets(&summed));
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        let shapes: Vec<(Vec<usize>, Vec<usize>)> = bottoms
+            .iter()
+            .map(|m| {
+                let shape = m.numpy_shape();
+                let strides = dense_strides(&shape);
+                (shape, strides)
+            })
+            .collect();
+        let plan = self.plan(&shapes)?;
         let values: Vec<_> = bottoms.iter().map(dense_values).collect();
+        let (out_at, sum_at) = (&plan.out_at, &plan.sum_at);
         let n_out = out_at[0].len();
         let n_sum = sum_at[0].len();
         let mut out = vec![0.0f32; n_out];
@@ -157,12 +234,47 @@ impl Layer for Einsum {
                     })
                     .sum();
             });
-        let shape: Vec<usize> = if self.out_dims == 0 {
-            vec![1]
-        } else {
-            out_letters.iter().map(|&l| sizes[l]).collect()
-        };
-        Ok(vec![Mat::from_numpy(&shape, &out)?])
+        Ok(vec![Mat::from_numpy(&plan.shape, &out)?])
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let pipeline = self.gpu.ready()?;
+        let shapes: Vec<(Vec<usize>, Vec<usize>)> = bottoms
+            .iter()
+            .map(|m| (numpy_shape(m.dims, m.shape()), m.numpy_strides()))
+            .collect();
+        let plan = self.plan(&shapes)?;
+        for m in bottoms {
+            expect_pack1_buffer(pipeline, m)?;
+        }
+        let top = alloc_numpy(rec, &plan.shape, &bottoms[0])?;
+        let (n_out, n_sum) = (plan.out_at[0].len(), plan.sum_at[0].len());
+        if n_out == 0 {
+            return Ok(vec![top]);
+        }
+        // the output's positions, then each operand's output offsets, then its summed ones
+        let table: Vec<u32> = self
+            .out_positions(&plan, &top.numpy_strides())
+            .iter()
+            .chain(plan.out_at.iter().flatten())
+            .chain(plan.sum_at.iter().flatten())
+            .map(|&v| index_word(pipeline, v as isize, "an offset"))
+            .collect::<Result<_>>()?;
+        let table = rec.context().upload(bytemuck::cast_slice(&table));
+        let mut resources: Vec<crate::gpu::recorder::Resource<'_>> = (0..GPU_OPERANDS)
+            .map(|b| bottoms.get(b).unwrap_or(&bottoms[0]).resource())
+            .collect();
+        resources.push(crate::gpu::recorder::Resource::Buffer(&table));
+        resources.push(top.resource());
+        let words = [n_out, n_sum, bottoms.len()]
+            .map(|v| index_word(pipeline, v as isize, "a count"))
+            .into_iter()
+            .collect::<Result<Vec<u32>>>()?;
+        // rows of at most 65535 workgroups of 64 along x
+        let row = n_out.min(65535 * 64).div_ceil(64) * 64;
+        let grid = [row as u32, n_out.div_ceil(row) as u32, 1];
+        rec.dispatch(pipeline, &resources, &words, grid)?;
+        Ok(vec![top])
     }
 }
 

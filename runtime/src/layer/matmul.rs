@@ -124,14 +124,7 @@ impl MatMul {
 /// are its batch axes: the inner one steps `batch`, the outer one `outer`, and an axis of
 /// one value serves every batch (a step of 0).
 fn batched(mat: &GpuMat, axes: usize, rs: usize) -> Operand<'_> {
-    let [w, h, ..] = mat.space();
-    // value strides along the numpy axes, as GPU mats lay them out
-    let strides: Vec<usize> = match mat.dims {
-        1 => vec![1],
-        2 => vec![mat.cstep, 1],
-        3 => vec![mat.cstep, w, 1],
-        _ => vec![mat.cstep, w * h, w, 1],
-    };
+    let strides = mat.numpy_strides();
     let np = numpy_shape(mat.dims, mat.shape());
     let step = |axis: Option<usize>| match axis {
         Some(i) if np[i] > 1 => strides[i],

@@ -159,6 +159,18 @@ impl GpuMat {
         let d = self.d.max(1);
         [self.w, self.h / d, d, self.c]
     }
+
+    /// The steps between stored values along its numpy axes (outermost first) of a pack1
+    /// mat: channels `cstep` apart, a 4-D mat's slabs `w · h`, rows `w`.
+    pub fn numpy_strides(&self) -> Vec<usize> {
+        let [w, h, ..] = self.space();
+        match self.dims {
+            1 => vec![1],
+            2 => vec![self.cstep, 1],
+            3 => vec![self.cstep, w, 1],
+            _ => vec![self.cstep, w * h, w, 1],
+        }
+    }
 }
 
 /// Elements between channel starts of a new `dims`-D GPU mat with `w × h` per channel: the

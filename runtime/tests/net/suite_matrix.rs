@@ -2,7 +2,7 @@
 //! output_transpose, output_N1M), test_gemm_2*.cpp (C in every broadcast, constant or input,
 //! alpha and beta), test_matmul.cpp (every dims pairing, broadcast batches, transB) and
 //! test_einsum.cpp (every equation).
-//! MatMul and Gemm also on every GPU against the CPU (MatMul up to 3-D); Einsum has no shader yet.
+//! All of them also on every GPU against the CPU.
 
 use super::suite::*;
 use super::*;
@@ -390,7 +390,7 @@ fn einsum_param(equation: &str) -> String {
     array_param(0, &chars)
 }
 
-/// test_einsum.cpp against the wheel.
+/// test_einsum.cpp against the wheel, and on every GPU against the CPU.
 #[test]
 fn ncnn_einsum_tests() {
     let mut rng = Rng(2504);
@@ -409,7 +409,7 @@ fn ncnn_einsum_tests() {
             tops: 1,
         })
         .collect();
-    check_suite_cpu_only(cases);
+    check_suite(cases, false);
 }
 
 /// Equations outside ncnn's set and operands that do not fit them are typed errors naming
