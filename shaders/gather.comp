@@ -62,9 +62,8 @@ int fold(int i, int n)
     if (border == 1)
         return clamp(i, 0, n - 1);
     const int period = max(2 * (n - 1), 1);
-    int m = i % period;
-    if (m < 0)
-        m += period;
+    // GLSL leaves % of a negative operand undefined (drivers differ): fold i >= 0 first
+    const int m = i >= 0 ? i % period : period - 1 - (-i - 1) % period;
     return m < n ? m : period - m;
 }
 
