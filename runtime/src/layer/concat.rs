@@ -7,8 +7,8 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
-use crate::layer::view::{channel_planes, first_input, gather_channels, numpy_shape};
-use crate::layer::view::{positive_axis, view_axis_of};
+use crate::layer::view::{channel_planes, first_input, gather_channels, numpy_shape, to_space};
+use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, Strided};
 
@@ -74,29 +74,18 @@ impl Layer for Concat {
         let Some(at) = concat_axis(dims, first.shape(), axis) else {
             return Ok(vec![self.copy_along(rec, bottoms, axis)?]);
         };
-        let ctx = rec.context();
+        let out = joined(&gpu_shapes(bottoms), axis)?;
         // the net gives every input one packing (vulkan_same_packing)
         let pack = first.elempack;
+        let [w, h, d, c] = to_space(dims, &out, 1);
+        let top = GpuMat::alloc_space(
+            rec.context(),
+            dims,
+            [w, h, d, c / pack],
+            pack,
+            first.options,
+        );
         let view = |m: &GpuMat| [m.w, m.h, m.c];
-        let mut out = view(&bottoms[0]);
-        out[at] = 0;
-        for m in bottoms {
-            let v = view(m);
-            // 4-D slabs of one height (a concat along d appends the view's rows)
-            let slabs_differ = dims == 4 && m.space()[1] != first.space()[1];
-            if (0..3).any(|i| i != at && v[i] != out[i]) || m.dims != dims || slabs_differ {
-                return Err(InputError::Mismatch {
-                    a: first.shape().to_vec(),
-                    b: m.shape().to_vec(),
-                    why: "differ off the concat axis",
-                }
-                .into());
-            }
-            out[at] += v[at];
-        }
-        let slab = if dims == 4 { first.space()[1] } else { out[1] };
-        let space = [out[0], slab, out[1] / slab.max(1), out[2]];
-        let top = GpuMat::alloc_space(ctx, dims, space, pack, bottoms[0].options);
         let mut offset = 0;
         for m in bottoms {
             let pipeline = pipelines.for_mat(m)?.clone();
@@ -118,22 +107,10 @@ impl Layer for Concat {
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let first = first_input(bottoms)?;
-        let e0 = first.numpy_shape();
-        let axis = positive_axis(self.axis, e0.len())?;
-        let mut total = 0;
-        for b in bottoms {
-            let e = b.numpy_shape();
-            let same_rest = e.len() == e0.len() && (0..e.len()).all(|i| i == axis || e[i] == e0[i]);
-            if !same_rest {
-                return Err(InputError::Mismatch {
-                    a: e0.to_vec(),
-                    b: e.to_vec(),
-                    why: "differ off the concat axis",
-                }
-                .into());
-            }
-            total += e[axis];
-        }
+        let axis = positive_axis(self.axis, first.numpy_shape().len())?;
+        let shapes: Vec<Vec<usize>> = bottoms.iter().map(Mat::numpy_shape).collect();
+        let e = joined(&shapes, axis)?;
+        let total = e[axis];
         if axis == 0 && first.dims >= 3 {
             // channel q of the output: input i's channel q - starts[i]
             let inputs: Vec<_> = bottoms.iter().map(channel_planes).collect();
@@ -149,8 +126,8 @@ impl Layer for Concat {
             };
             return Ok(vec![gather_channels(first, total, &inputs, pick)?]);
         }
-        let outer: usize = e0[..axis].iter().product();
-        let inner: usize = e0[axis + 1..].iter().product();
+        let outer: usize = e[..axis].iter().product();
+        let inner: usize = e[axis + 1..].iter().product();
         let parts: Vec<(Vec<f32>, usize)> = bottoms
             .iter()
             .map(|b| (b.to_values(), b.numpy_shape()[axis]))
@@ -161,8 +138,6 @@ impl Layer for Concat {
                 out.extend_from_slice(&v[o * n * inner..(o + 1) * n * inner]);
             }
         }
-        let mut e = e0;
-        e[axis] = total;
         Ok(vec![Mat::from_numpy(&e, &out)?])
     }
 }
@@ -176,23 +151,8 @@ impl Concat {
         axis: usize,
     ) -> Result<GpuMat> {
         let copy = self.copy.ready()?;
-        let shapes: Vec<Vec<usize>> = bottoms
-            .iter()
-            .map(|m| numpy_shape(m.dims, m.shape()))
-            .collect();
-        let mut out = shapes[0].clone();
-        out[axis] = 0;
-        for s in &shapes {
-            if s.len() != out.len() || (0..s.len()).any(|i| i != axis && s[i] != out[i]) {
-                return Err(InputError::Mismatch {
-                    a: shapes[0].clone(),
-                    b: s.clone(),
-                    why: "differ off the concat axis",
-                }
-                .into());
-            }
-            out[axis] += s[axis];
-        }
+        let shapes = gpu_shapes(bottoms);
+        let out = joined(&shapes, axis)?;
         let top = alloc_numpy(rec, &out, &bottoms[0])?;
         let whole = Strided::contiguous(&out);
         let mut start = 0;
@@ -206,11 +166,45 @@ impl Concat {
     }
 }
 
-/// The view axis a concat along numpy axis `axis` appends to: [`view_axis_of`], and a 4-D
-/// blob's d, whose slabs of one height append the view's rows.
-fn concat_axis(dims: u8, shape: [usize; 4], axis: usize) -> Option<usize> {
+/// The numpy shape of `shapes` joined along `axis`, or the first that differs from the
+/// others off it.
+fn joined(shapes: &[Vec<usize>], axis: usize) -> Result<Vec<usize>> {
+    let first = shapes.first().map_or(&[][..], Vec::as_slice);
+    let mut out = first.to_vec();
+    if let Some(n) = out.get_mut(axis) {
+        *n = 0;
+    }
+    for s in shapes {
+        if s.len() != out.len() || (0..s.len()).any(|i| i != axis && s[i] != out[i]) {
+            return Err(InputError::Mismatch {
+                a: first.to_vec(),
+                b: s.clone(),
+                why: "differ off the concat axis",
+            }
+            .into());
+        }
+        out[axis] += s[axis];
+    }
+    Ok(out)
+}
+
+/// The numpy shapes of GPU mats.
+fn gpu_shapes(mats: &[GpuMat]) -> Vec<Vec<usize>> {
+    mats.iter()
+        .map(|m| numpy_shape(m.dims, m.shape()))
+        .collect()
+}
+
+/// The 3-D view axis a concat along numpy axis `axis` appends to: a 4-D blob's c and w, its d
+/// (slabs of one height append the view's rows) and its h where it has one slab; `None` for
+/// its h between slabs (the strided copies).
+fn concat_axis(dims: u8, [_, _, d, _]: [usize; 4], axis: usize) -> Option<usize> {
     match (dims, axis) {
+        (4, 0) => Some(2),
         (4, 1) => Some(1),
-        _ => view_axis_of(dims, shape, axis),
+        (4, 2) if d == 1 => Some(1),
+        (4, 3) => Some(0),
+        (4, _) => None,
+        _ => view_axis(dims, axis),
     }
 }

@@ -10,11 +10,12 @@
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
+use crate::gpu::recorder::Resource;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::grain::min_items;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::{DeviceSide, expect_pack1_buffer, index_word};
+use crate::layer::pipelines::{DeviceSide, expect_pack1_buffer, index_word, workgroup_rows};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::alloc_numpy;
 use crate::layer::view::{dense_values, numpy_shape};
@@ -36,6 +37,8 @@ pub struct Einsum {
 
 /// The operands the shader binds.
 const GPU_OPERANDS: usize = 4;
+/// Invocations per workgroup of the shader (its `local_size_x`).
+const LOCAL: usize = 64;
 
 /// What an Einsum of some operands computes: each operand's offsets at every output index
 /// and at every summed index (in the strides it was planned with), the output's numpy shape
@@ -261,18 +264,16 @@ impl Layer for Einsum {
             .map(|&v| index_word(pipeline, v as isize, "an offset"))
             .collect::<Result<_>>()?;
         let table = rec.context().upload(bytemuck::cast_slice(&table));
-        let mut resources: Vec<crate::gpu::recorder::Resource<'_>> = (0..GPU_OPERANDS)
+        let mut resources: Vec<Resource<'_>> = (0..GPU_OPERANDS)
             .map(|b| bottoms.get(b).unwrap_or(&bottoms[0]).resource())
             .collect();
-        resources.push(crate::gpu::recorder::Resource::Buffer(&table));
+        resources.push(Resource::Buffer(&table));
         resources.push(top.resource());
         let words = [n_out, n_sum, bottoms.len()]
             .map(|v| index_word(pipeline, v as isize, "a count"))
             .into_iter()
             .collect::<Result<Vec<u32>>>()?;
-        // rows of at most 65535 workgroups of 64 along x
-        let row = n_out.min(65535 * 64).div_ceil(64) * 64;
-        let grid = [row as u32, n_out.div_ceil(row) as u32, 1];
+        let grid = workgroup_rows(n_out.div_ceil(LOCAL), LOCAL);
         rec.dispatch(pipeline, &resources, &words, grid)?;
         Ok(vec![top])
     }

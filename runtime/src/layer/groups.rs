@@ -12,7 +12,7 @@ use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Context, Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::kernels;
-use crate::layer::pipelines::{expect_pack1_buffer, index_word};
+use crate::layer::pipelines::{expect_pack1_buffer, index_word, workgroup_rows};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Strided, contiguous_strides};
 
@@ -340,12 +340,6 @@ fn int_constants(values: &[i32]) -> Vec<(u32, SpecValue)> {
         .enumerate()
         .map(|(i, v)| (i as u32, SpecValue::I32(*v)))
         .collect()
-}
-
-/// A dispatch grid of `items` workgroups of `lanes` invocations, in rows of at most 65535.
-fn workgroup_rows(items: usize, lanes: usize) -> [u32; 3] {
-    let row = items.min(65535);
-    [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
 }
 
 impl AffineIndex {

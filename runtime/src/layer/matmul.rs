@@ -199,14 +199,12 @@ impl Layer for MatMul {
             inner,
             ..Sizes::batched(m, n, k, outer * inner)
         };
+        let axes = |m: &GpuMat| side((m.dims, m.shape())).3;
         // the output's batch axes are the side's with more
-        let axes = side((a.dims, a.shape())).3.max(side((b.dims, b.shape())).3);
+        let out = batched(&top, axes(a).max(axes(b)), n);
         let b_rs = if self.trans_b { k } else { n };
-        let (a, b) = (
-            batched(a, side((a.dims, a.shape())).3, k),
-            batched(b, side((b.dims, b.shape())).3, b_rs),
-        );
-        gpu_gemm::record(rec, pipeline, sizes, a, b, None, batched(&top, axes, n))?;
+        let (a, b) = (batched(a, axes(a), k), batched(b, axes(b), b_rs));
+        gpu_gemm::record(rec, pipeline, sizes, a, b, None, out)?;
         Ok(vec![top])
     }
 

@@ -156,3 +156,10 @@ impl<T> DeviceSide<T> for Option<T> {
         self.as_ref().ok_or(Error::NoDevice)
     }
 }
+
+/// A dispatch grid of `items` workgroups of `lanes` invocations, in rows of at most 65535
+/// (the workgroups a dimension may have): shaders index `y * rows + x`. `items` must not be 0.
+pub(crate) fn workgroup_rows(items: usize, lanes: usize) -> [u32; 3] {
+    let row = items.min(65535);
+    [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
+}

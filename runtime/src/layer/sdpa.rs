@@ -221,7 +221,6 @@ impl Layer for SDPA {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         !self.kv_cache
             && bottoms.len() == self.inputs()
-            && bottoms.iter().all(|(dims, _)| *dims <= 3)
             && self
                 .plan(bottoms)
                 .is_ok_and(|p| p.dst > 0 && p.out_embed <= GPU_MAX_DV)

@@ -6,7 +6,7 @@ use crate::error::{Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
-use crate::layer::pipelines::{expect_pack1_buffer, index_word};
+use crate::layer::pipelines::{expect_pack1_buffer, index_word, workgroup_rows};
 use crate::layer::view::from_numpy_shape;
 use crate::tensor::{GpuMat, Strided};
 use std::sync::Arc;
@@ -130,9 +130,7 @@ impl StridedCopy {
         }
         words.push(word(extras.second, "a GLU offset")?);
         words.push(extras.value.to_bits());
-        // rows of at most 65535 workgroups along x
-        let row = total.min(65535 * LOCAL).div_ceil(LOCAL) * LOCAL;
-        let grid = [row as u32, total.div_ceil(row) as u32, 1];
+        let grid = workgroup_rows(total.div_ceil(LOCAL), LOCAL);
         rec.dispatch(&self.pipeline, &[src, dst], &words, grid)
     }
 

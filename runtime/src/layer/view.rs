@@ -16,20 +16,6 @@ pub(crate) fn view_axis(dims: u8, axis: usize) -> Option<usize> {
     }
 }
 
-/// [`view_axis`] for a blob of `dims` and `[w, h, d, c]`, where a 4-D blob's numpy axis runs
-/// alone along a view axis: c, w, and d or h where the other of the two is 1 (the view's rows
-/// are `d` slabs of `h`).
-pub(crate) fn view_axis_of(dims: u8, [_, h, d, _]: [usize; 4], axis: usize) -> Option<usize> {
-    match (dims, axis) {
-        (4, 0) => Some(2),
-        (4, 3) => Some(0),
-        (4, 1) if h == 1 => Some(1),
-        (4, 2) if d == 1 => Some(1),
-        (4, _) => None,
-        _ => view_axis(dims, axis),
-    }
-}
-
 /// The axis of the four axes of GPU mats (0 = w, 1 = h, 2 = d, 3 = c, as
 /// [`GpuMat::space`](crate::tensor::GpuMat::space) gives their extents) that numpy axis
 /// `axis` of a `dims`-D blob lies along.

@@ -388,6 +388,13 @@ fn ncnn_concat_tests() {
         }
         cases.extend(sample(group, 10));
     }
+    // beyond test_concat.cpp: 4-D blobs of depth 1 joined along h, of different heights (the
+    // view's rows, not slabs of one height)
+    let inputs = [[5, 3, 1, 8], [5, 5, 1, 8]]
+        .iter()
+        .map(|sizes| random_mat(&mut rng, "x", sizes, RANDOM))
+        .collect();
+    cases.push(case_with("Concat", "0=2".to_string(), inputs, vec![]));
     check_suite(cases, false);
 }
 
