@@ -401,6 +401,58 @@ fn binding_gaps_bind_the_right_buffers() {
     }
 }
 
+static REMAINDER: &ShaderModule = shader!(
+    src: "#version 450
+layout (binding = 0) readonly buffer a { ivec2 a_data[]; };
+layout (binding = 1) writeonly buffer b { ivec2 b_data[]; };
+layout (push_constant) uniform parameter { int n; } p;
+void main()
+{
+    int i = int(gl_GlobalInvocationID.x);
+    if (i < p.n)
+    {
+        const int x = a_data[i].x;
+        const int y = a_data[i].y;
+        b_data[i] = ivec2(x % y, (x % y + y) % y);
+    }
+}
+"
+);
+
+/// GLSL's `%` on signed integers (SPIR-V `OpSMod`) is exact on both paths: naga's reader makes it
+/// float arithmetic (wrong past 2^24 everywhere, and at exact multiples on the NVIDIA driver),
+/// so the naga path rewrites it in integers first.
+#[test]
+fn signed_remainder_is_exact_on_both_paths() {
+    // GLSL leaves `%` of negative operands undefined (lavapipe truncates where SPIR-V floors)
+    let mut pairs: Vec<[i32; 2]> = vec![[6, 3], [33_554_431, 2], [100_000_007, 3]];
+    for x in (0..4000).step_by(7) {
+        for y in [1, 2, 3, 5, 7, 33, 495] {
+            pairs.push([x, y]);
+            pairs.push([x * 9973 + 16_777_216, y]);
+        }
+    }
+    let n = pairs.len() as u32;
+    let words: Vec<u32> = pairs.iter().flatten().map(|v| *v as u32).collect();
+    let want: Vec<i32> = pairs.iter().flat_map(|&[x, y]| [x % y; 2]).collect();
+    for ctx in contexts() {
+        let pipeline = ctx
+            .pipeline(REMAINDER, OptionSet::FP32, &Specialization::default())
+            .unwrap();
+        let a = ctx.upload(bytemuck::cast_slice(&words));
+        let b = ctx.storage_buffer(u64::from(n) * 8);
+        let mut rec = ctx.recorder();
+        rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
+        rec.submit_and_wait().unwrap();
+        let bytes = ctx.download(&b).unwrap();
+        let got: &[i32] = bytemuck::cast_slice(&bytes);
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let [x, y] = pairs[k / 2];
+            assert_eq!(g, w, "{x} % {y} (form {}) on {}", k % 2, ctx.describe());
+        }
+    }
+}
+
 /// The fp32 ReLU pipeline with slope 0.5 (local size 32).
 fn leaky_relu(ctx: &Context) -> std::sync::Arc<fpshader::Pipeline> {
     let spec = Specialization {

@@ -10,6 +10,7 @@ pub(crate) mod pipeline;
 pub(crate) mod pool;
 pub(crate) mod recorder;
 pub mod samplers;
+pub(crate) mod smod;
 pub mod specialize;
 pub(crate) mod stats;
 pub(crate) mod timing;

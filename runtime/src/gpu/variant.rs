@@ -7,8 +7,8 @@ use std::sync::Arc;
 use crate::error::{DispatchError, Error, PipelineError, Result};
 use crate::gpu::context::{Context, ShaderPath};
 use crate::gpu::pipeline::{Kind, Pipeline, PipelineKey, Slot};
-use crate::gpu::samplers;
 use crate::gpu::specialize::{Specialization, freeze, patch};
+use crate::gpu::{samplers, smod};
 use crate::meta::{
     Access, Binding, DescriptorKind, ImageDim, LocalSize, ShaderModule, ShaderVariant,
 };
@@ -167,7 +167,12 @@ impl Context {
         };
         let first_free = r.bindings.iter().map(|b| b.binding + 1).max().unwrap_or(0);
         let split = samplers::split(&words, first_free).map_err(|e| fail(e.to_string()))?;
-        let words = split.words;
+        let words = match self.path() {
+            ShaderPath::Naga => smod::exact(&split.words)
+                .map_err(|e| fail(e.to_string()))?
+                .unwrap_or(split.words),
+            ShaderPath::Passthrough => split.words,
+        };
         let mut entries = Vec::new();
         let mut slots = Vec::new();
         for n in 0..first_free {

@@ -91,14 +91,29 @@ impl StridedCopy {
             }
         }
         let (from, to) = from.simplified_with(to);
+        self.dispatch(rec, (src, &from), (dst, &to), extras)
+    }
+
+    /// One dispatch per index of the axes outside the shader's six (a 4-D Tile's view has
+    /// eight: a repeat and an extent per axis), each copying a six-axis slice.
+    fn dispatch(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, from): (&GpuMat, &Strided),
+        (dst, to): (&GpuMat, &Strided),
+        extras: CopyExtras,
+    ) -> Result<()> {
         let n = from.shape.len();
         if n > AXES {
-            return Err(TensorError::View {
-                shape: from.shape,
-                extent: AXES,
-                len: n,
+            let inner = |v: &Strided, i: usize| Strided {
+                offset: (v.offset as isize + i as isize * v.strides[0]) as usize,
+                shape: v.shape[1..].to_vec(),
+                strides: v.strides[1..].to_vec(),
+            };
+            for i in 0..from.shape[0] {
+                self.dispatch(rec, (src, &inner(from, i)), (dst, &inner(to, i)), extras)?;
             }
-            .into());
+            return Ok(());
         }
         let word = |v: isize, what: &str| index_word(&self.pipeline, v, what);
         let total = from.len();
@@ -115,7 +130,7 @@ impl StridedCopy {
                 from.shape[k - pad] as u32
             }
         }));
-        for view in [&from, &to] {
+        for view in [from, to] {
             for k in 0..AXES {
                 let s = if k < pad { 0 } else { view.strides[k - pad] };
                 words.push(word(s, "a stride")?);

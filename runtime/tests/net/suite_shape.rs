@@ -123,6 +123,15 @@ fn ncnn_tile_tests() {
         }
         cases.extend(sample(group, 4));
     }
+    // every axis of a 4-D blob repeated: a view of eight axes, more than the GPU copy's six
+    let repeats = array_param(2, &[2, 2, 3, 2]);
+    cases.push(unary_case(
+        &mut rng,
+        "Tile",
+        &repeats,
+        &[5, 6, 7, 24],
+        RANDOM,
+    ));
     check_suite(cases, false);
 }
 
