@@ -66,6 +66,15 @@ vec4 unaryop_k(vec4 x, int k)
     return x;
 }
 
+// x rounded to the nearest fp16 value (ties to even; past 65504 infinite) in exact fp32 steps:
+// the NVIDIA driver folds unpackHalf2x16(packHalf2x16(x)) into x
+vec4 round_fp16(vec4 x)
+{
+    const ivec4 e = max(ivec4((floatBitsToUint(x) >> 23) & 0xffu) - 127, ivec4(-14));
+    const vec4 y = ldexp(roundEven(ldexp(x, 10 - e)), e - 10);
+    return mix(y, sign(x) * uintBitsToFloat(0x7f800000u), greaterThan(abs(y), vec4(65504.f)));
+}
+
 afpvec4 unary_op(afpvec4 v)
 {
     if (op_type == 0) return v * afp(param_0);
@@ -83,7 +92,7 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 5) y = x / (1.f + exp(-x));
     if (op_type == 8) y = 0.5f * x * (1.f + erf_approx(x * 0.70710678f));
     if (op_type == 9) y = 0.5f * x * (1.f + tanh(0.79788456f * (x + 0.044715f * x * x * x)));
-    if (op_type == 10) y = vec4(unpackHalf2x16(packHalf2x16(x.xy)), unpackHalf2x16(packHalf2x16(x.zw)));
+    if (op_type == 10) y = round_fp16(x);
     if (op_type == 12) y = mix(x, param_0 * (exp(x) - 1.f), lessThan(x, vec4(0.f)));
     if (op_type == 13) y = mix(x * param_1, (exp(x) - 1.f) * (param_0 * param_1), lessThan(x, vec4(0.f)));
     if (op_type == 14) y = x * tanh(log(exp(x) + 1.f));

@@ -11,10 +11,11 @@
 //! the cache, cross-attention uses a non-empty cache as it is (the encoder's keys and values
 //! projected once); both give the keys and values used out as the second and third outputs.
 //!
-//! On the GPU without the cache: the four projections on the shared GPU GEMM (bias as C), the
-//! heads read where they lie side by side in the projected rows by the fused attention of
-//! SDPA (`sdpa.comp`), which writes them side by side for the output projection: five
-//! dispatches, nothing copied.
+//! On the GPU: the four projections on the shared GPU GEMM (bias as C), the heads read where
+//! they lie side by side in the projected rows by the fused attention of SDPA (`sdpa.comp`),
+//! which writes them side by side for the output projection: five dispatches, nothing copied.
+//! With the cache, each head's projected keys and values are copied after the cache's rows
+//! into the cache blobs given out (strided copies), which the attention reads.
 
 use std::sync::Arc;
 
@@ -29,9 +30,10 @@ use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy};
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, Strided};
 
 /// A projection: `dim_out × dim_in` weights and their bias.
 #[derive(Default)]
@@ -93,6 +95,8 @@ pub struct MultiHeadAttention {
 struct GpuAttention {
     project: Pipelines,
     attend: Arc<Pipeline>,
+    /// With kv_cache: the copies into the cache blobs.
+    cache: Option<StridedCopy>,
     weights: Vec<(GpuMat, GpuMat)>,
 }
 
@@ -197,6 +201,22 @@ impl MultiHeadAttention {
         })
     }
 
+    /// The rows of a cached key or value of `(dims, shape)`, checked against the
+    /// `heads × length × head_dim` it must be where it has any.
+    fn cache_rows(&self, dims: u8, shape: [usize; 4]) -> Result<usize> {
+        let (heads, dph) = (self.num_heads, self.embed_dim / self.num_heads);
+        let [w, past, d, ch] = shape;
+        if past > 0 && (w != dph || d != 1 || ch != heads) {
+            return Err(InputError::Mismatch {
+                a: numpy_shape(dims, shape),
+                b: vec![heads, past, dph],
+                why: "are a cached key or value and the heads × length × head_dim it must be",
+            }
+            .into());
+        }
+        Ok(past)
+    }
+
     /// The projected keys or values, head after head (`heads × dst × head_dim`, the cache's
     /// layout): the cache as it is for cross-attention, else the cache's rows then this step's.
     fn keys(
@@ -208,18 +228,7 @@ impl MultiHeadAttention {
     ) -> Result<(Vec<f32>, usize)> {
         let (embed, heads) = (self.embed_dim, self.num_heads);
         let dph = embed / heads;
-        let past = cache.map_or(0, |c| c.shape()[1]);
-        if let Some(c) = cache.filter(|_| past > 0) {
-            let [w, _, d, ch] = c.shape();
-            if w != dph || d != 1 || ch != heads {
-                return Err(InputError::Mismatch {
-                    a: c.numpy_shape(),
-                    b: vec![heads, past, dph],
-                    why: "are a cached key or value and the heads × length × head_dim it must be",
-                }
-                .into());
-            }
-        }
+        let past = cache.map_or(Ok(0), |c| self.cache_rows(c.dims, c.shape()))?;
         if past > 0 && cross {
             return Ok((cache.map(Mat::to_values).unwrap_or_default(), past));
         }
@@ -279,6 +288,55 @@ impl MultiHeadAttention {
     }
 }
 
+impl MultiHeadAttention {
+    /// [`MultiHeadAttention::keys`] on the device (`which`: 1 keys, 2 values): a copy of the
+    /// cache for cross-attention, else a new cache blob of the cache's rows then this step's
+    /// projected ones, each head's columns of the projected rows copied to its channel.
+    fn keys_gpu(
+        &self,
+        rec: &mut Recorder<'_>,
+        state: &GpuAttention,
+        which: usize,
+        x: &GpuMat,
+        cache: &GpuMat,
+        cross: bool,
+    ) -> Result<GpuMat> {
+        let copy = state.cache.ready()?;
+        let (e, heads) = (self.embed_dim, self.num_heads);
+        let dph = e / heads;
+        let past = self.cache_rows(cache.dims, cache.shape())?;
+        if past > 0 && cross {
+            return cache.record_copy(rec);
+        }
+        let cur = x.shape()[1];
+        let projected = self.project_gpu(rec, state, which, x, cur)?;
+        let dst = past + cur;
+        let options = state.project.options();
+        let out = GpuMat::alloc(rec.context(), 3, [dph, dst, heads], 1, options);
+        let whole = Strided::contiguous(&[heads, dst, dph]);
+        let cached = Strided::contiguous(&[heads, past, dph]);
+        let rows = Strided {
+            offset: 0,
+            shape: vec![heads, cur, dph],
+            strides: vec![dph as isize, e as isize, 1],
+        };
+        let none = CopyExtras::default();
+        copy.record(
+            rec,
+            (cache, &cached),
+            (&out, &whole.clone().narrow(1, 0, past)),
+            none,
+        )?;
+        copy.record(
+            rec,
+            (&projected, &rows),
+            (&out, &whole.narrow(1, past, cur)),
+            none,
+        )?;
+        Ok(out)
+    }
+}
+
 impl Layer for MultiHeadAttention {
     fn support(&self) -> Support {
         Support::MANY.gpu_pack1(self.gpu.is_some())
@@ -286,8 +344,7 @@ impl Layer for MultiHeadAttention {
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            // the cache's concatenation stays on the CPU
-            Some(g) if !self.kv_cache => {
+            Some(g) => {
                 let project = Form {
                     trans_b: true,
                     ..Form::PLAIN
@@ -295,10 +352,11 @@ impl Layer for MultiHeadAttention {
                 Some(GpuAttention {
                     project: project.pipeline(g, opt)?,
                     attend: attention::gpu_pipeline(g, self.attn_mask)?,
+                    cache: StridedCopy::when(Some(g).filter(|_| self.kv_cache), CopyMode::Copy)?,
                     weights: Vec::new(),
                 })
             }
-            _ => None,
+            None => None,
         };
         Ok(())
     }
@@ -320,9 +378,7 @@ impl Layer for MultiHeadAttention {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        !self.kv_cache
-            && self.embed_dim / self.num_heads <= GPU_MAX_DV
-            && self.plan(bottoms).is_ok_and(|p| p.dst > 0)
+        self.embed_dim / self.num_heads <= GPU_MAX_DV && self.plan(bottoms).is_ok_and(|p| p.dst > 0)
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
@@ -338,36 +394,62 @@ impl Layer for MultiHeadAttention {
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
         let q = self.project_gpu(rec, state, 0, &bottoms[s.q], src)?;
-        let k = self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?;
-        let v = self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?;
-        // head h is columns h·dph.. of every projected row, and so of the joined output
-        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options());
-        let side = |mat| Heads {
-            mat,
-            head: dph,
-            rs: e,
+        // keys and values: projected rows, heads side by side, or the cache's heads × rows
+        let side = |mat, rs| Heads { mat, head: dph, rs };
+        let (k, v) = match s.cache {
+            Some(c) => (
+                self.keys_gpu(rec, state, 1, &bottoms[s.k], &bottoms[c], s.k != s.q)?,
+                self.keys_gpu(rec, state, 2, &bottoms[s.v], &bottoms[c + 1], s.v != s.q)?,
+            ),
+            None => (
+                self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?,
+                self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?,
+            ),
         };
+        let cached = s.cache.is_some();
+        let kv_side = |mat| {
+            if cached {
+                Heads::channels(mat, dph)
+            } else {
+                side(mat, e)
+            }
+        };
+        let [kv_rows, v_rows] = [&k, &v].map(|m| if cached { m.shape()[1] } else { plan.cur });
+        if kv_rows != plan.dst || v_rows != plan.dst {
+            return Err(InputError::Mismatch {
+                a: vec![heads, kv_rows, dph],
+                b: vec![heads, v_rows, dph],
+                why: "are the keys and values with their caches: their lengths differ",
+            }
+            .into());
+        }
+        // head h is columns h·dph.. of every query row, and so of the joined output
+        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options());
         let mask = s.mask.map(|i| {
             let m = &bottoms[i];
             let planes = if plan.mask_per_head { heads } else { 1 };
             (m, m.cstep, planes)
         });
         Fused {
-            q: side(&q),
-            k: side(&k),
-            v: side(&v),
-            out: side(&joined),
+            q: side(&q, e),
+            k: kv_side(&k),
+            v: kv_side(&v),
+            out: side(&joined, e),
             mask,
             embed: dph,
             src,
-            dst: plan.cur,
+            dst: plan.dst,
             dv: dph,
             heads,
             per_group: 1,
             scale: self.scale,
         }
         .record(rec, &state.attend)?;
-        Ok(vec![self.project_gpu(rec, state, 3, &joined, src)?])
+        let mut tops = vec![self.project_gpu(rec, state, 3, &joined, src)?];
+        if cached {
+            tops.extend([k, v]);
+        }
+        Ok(tops)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -7,9 +7,11 @@
 //! keys and values are concatenated along the sequence and given out as the second and third
 //! outputs, the cache for the next step.
 //!
-//! On the GPU (`sdpa.comp`, pack1 buffers, without the cache) in one pass over blocks of keys:
-//! the scores stay in shared memory and each query row keeps an fp32 running maximum and sum
-//! (flash attention's order), for output rows of up to 256 values.
+//! On the GPU (`sdpa.comp`, pack1 buffers) in one pass over blocks of keys: the scores stay in
+//! shared memory and each query row keeps an fp32 running maximum and sum (flash attention's
+//! order), for output rows of up to 256 values. With the cache, the past and current keys and
+//! values are first copied into the cache blobs it gives out (strided copies), which the pass
+//! then reads.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -24,8 +26,9 @@ use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
+use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy};
 use crate::layer::view::{dense_values, numpy_shape};
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Scaled dot-product attention over prepared heads.
 #[derive(Default)]
@@ -34,6 +37,8 @@ pub struct SDPA {
     scale: f32,
     kv_cache: bool,
     gpu: Option<Arc<Pipeline>>,
+    /// With kv_cache: the copies into the cache blobs.
+    gpu_cache: Option<StridedCopy>,
 }
 
 /// A blob as `channels` matrices of `rows × cols` values (a 4-D blob's depth joins its rows),
@@ -85,6 +90,26 @@ impl Blob<'_> {
 /// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
 fn view((_, [w, h, d, c]): (u8, [usize; 4])) -> [usize; 3] {
     [w, h * d, c]
+}
+
+/// Records a cache blob of `[width, rows, groups]`: the past rows of each group, then the
+/// current ones.
+fn record_cache(
+    copy: &StridedCopy,
+    rec: &mut Recorder<'_>,
+    [past, cur]: [&GpuMat; 2],
+    [width, rows, groups]: [usize; 3],
+) -> Result<GpuMat> {
+    let cur_rows = view((cur.dims, cur.shape()))[1];
+    let past_rows = rows - cur_rows;
+    let out = GpuMat::alloc(rec.context(), 3, [width, rows, groups], 1, cur.options);
+    let whole = Strided::contiguous(&[groups, rows, width]);
+    for (from, start, n) in [(past, 0, past_rows), (cur, past_rows, cur_rows)] {
+        let part = Strided::contiguous(&[groups, n, width]);
+        let to = whole.clone().narrow(1, start, n);
+        copy.record(rec, (from, &part), (&out, &to), CopyExtras::default())?;
+    }
+    Ok(out)
 }
 
 /// What one forward computes, from the blobs' shapes.
@@ -212,15 +237,15 @@ impl Layer for SDPA {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
-            Some(g) if !self.kv_cache => Some(attention::gpu_pipeline(g, self.attn_mask)?),
-            _ => None,
+            Some(g) => Some(attention::gpu_pipeline(g, self.attn_mask)?),
+            None => None,
         };
+        self.gpu_cache = StridedCopy::when(gpu.filter(|_| self.kv_cache), CopyMode::Copy)?;
         Ok(())
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        !self.kv_cache
-            && bottoms.len() == self.inputs()
+        bottoms.len() == self.inputs()
             && self
                 .plan(bottoms)
                 .is_ok_and(|p| p.dst > 0 && p.out_embed <= GPU_MAX_DV)
@@ -229,8 +254,27 @@ impl Layer for SDPA {
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
         let p = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
-        let [q, k, v] = [&bottoms[0], &bottoms[1], &bottoms[2]];
+        let q = &bottoms[0];
         let mask = self.attn_mask.then(|| &bottoms[3]);
+        // the keys and values the pass reads: the inputs, or the cache blobs made of the past
+        // ones and them
+        let caches = match &self.gpu_cache {
+            Some(copy) => {
+                let at = 3 + usize::from(self.attn_mask);
+                let (rows, groups) = (p.dst, p.groups);
+                let k = [&bottoms[at], &bottoms[1]];
+                let v = [&bottoms[at + 1], &bottoms[2]];
+                Some((
+                    record_cache(copy, rec, k, [p.embed, rows, groups])?,
+                    record_cache(copy, rec, v, [p.out_embed, rows, groups])?,
+                ))
+            }
+            None => None,
+        };
+        let (k, v) = match &caches {
+            Some((k, v)) => (k, v),
+            None => (&bottoms[1], &bottoms[2]),
+        };
         let top = GpuMat::alloc(
             rec.context(),
             3,
@@ -253,7 +297,9 @@ impl Layer for SDPA {
             scale: self.scale_for(p.embed),
         }
         .record(rec, pipeline)?;
-        Ok(vec![top])
+        let mut tops = vec![top];
+        tops.extend(caches.map(|(k, v)| [k, v]).into_iter().flatten());
+        Ok(tops)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

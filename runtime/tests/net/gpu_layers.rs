@@ -660,6 +660,11 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
     let mut rng = Rng(89);
     let mut x = Input::new(&mut rng, "data", 1, [64, 1, 1, 1]);
     x.values.iter_mut().for_each(|v| *v *= 300.0);
+    // fp16's edges: ties to even, the largest finite value and past it, subnormals, zero
+    let edges = [
+        2049.0, 2051.0, 65519.0, 65520.0, -1e5, 1e-7, -3e-6, 6.1e-5, 0.0, -0.0,
+    ];
+    x.values[..edges.len()].copy_from_slice(&edges);
     for code in [2, 4] {
         let param = format!(
             "7767517\n2 2\nInput data_in 0 1 data\nCast narrow 1 1 data out 0=1 1={code}\n"

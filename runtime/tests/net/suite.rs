@@ -245,6 +245,12 @@ pub fn check_suite_epsilon(cases: Vec<Case>, images: bool, epsilon: f32) -> Vec<
     cpu
 }
 
+/// The GPU half of [`check_suite`] alone, against CPU outputs a test has checked otherwise (where
+/// the wheel cannot judge the cases).
+pub fn check_suite_gpu_against(cases: &[Case], cpu: &[Output], images: bool) {
+    check_suite_gpu(cases, cpu, images, 1.0, |_| true);
+}
+
 /// [`check_suite`] for layers ncnn runs on the CPU only (dynamic weights: ncnn's Vulkan layers
 /// turn themselves off): fpshader's CPU against the wheel; the fp32 outputs.
 pub fn check_suite_cpu_only(cases: Vec<Case>) -> Vec<Output> {

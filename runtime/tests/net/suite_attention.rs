@@ -1,8 +1,8 @@
 //! ncnn's attention layer tests against the wheel: test_sdpa.cpp and test_sdpa_kvcache.cpp
 //! (grouped heads, masks, scales, the key/value cache), test_rotaryembed.cpp and
 //! test_multiheadattention.cpp / _kvcache.cpp (self, key-value and cross attention, kdim/vdim,
-//! masks, the cache in prefill, decode and cross-attention). SDPA and MultiHeadAttention
-//! (uncached) and RotaryEmbed also on every GPU against the CPU.
+//! masks, the cache in prefill, decode and cross-attention). SDPA, MultiHeadAttention (both
+//! with and without the cache) and RotaryEmbed also on every GPU against the CPU.
 
 use super::suite::*;
 use super::*;
@@ -73,7 +73,8 @@ fn sdpa_case(
 /// lengths) against the wheel, and the same split into past and current against those:
 /// a cached step over keys split into past and current must give the uncached result and
 /// hand out the whole keys and values. (The wheel of 2026-10 returns garbage for its own
-/// cached SDPA on x86, so it cannot judge the cached form itself.)
+/// cached SDPA on x86, so it cannot judge the cached form itself.) The cached cases then run on
+/// every GPU against those CPU outputs, the cache blobs too.
 #[test]
 fn ncnn_sdpa_tests() {
     let mut rng = Rng(2511);
@@ -104,6 +105,7 @@ fn ncnn_sdpa_tests() {
             );
         }
     }
+    check_suite_gpu_against(&cached, &got, false);
 }
 
 /// test_rotaryembed.cpp: `(RandomMat sizes, interleaved)`.
@@ -308,7 +310,7 @@ fn ncnn_multiheadattention_kvcache_tests() {
         ];
         cases.push(mha_case(p, inputs, 3));
     }
-    check_suite_cpu_only(cases);
+    check_suite_epsilon(cases, false, 0.005);
 }
 
 /// A bad-input case: layer, params, inputs (numpy shapes), what the report names.
