@@ -26,12 +26,18 @@
 #extension GL_KHR_cooperative_matrix: require
 #extension GL_KHR_shader_subgroup_basic: require
 
+#include "vulkan_activation.comp"
+
 layout (constant_id = 0) const int trans_a = 0;
 layout (constant_id = 1) const int trans_b = 0;
 layout (constant_id = 2) const int out_trans = 0;
 layout (constant_id = 3) const float alpha = 1.0;
 layout (constant_id = 4) const float beta = 1.0;
 layout (constant_id = 5) const int PER = 4;
+// InnerProduct's fused activation (vulkan_activation.comp's numbering), after alpha
+layout (constant_id = 6) const int activation_type = 0;
+layout (constant_id = 7) const float activation_param_0 = 0;
+layout (constant_id = 8) const float activation_param_1 = 0;
 
 // accumulators per subgroup along the rows and the columns, the workgroup's tile
 const int FM = PER;
@@ -263,7 +269,7 @@ void main()
                     }
                     v *= alpha;
                     const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
-                    buffer_st1(top_data, batch_at(z, p.out_cstep, p.out_ostep) + at, afp(v));
+                    buffer_st1(top_data, batch_at(z, p.out_cstep, p.out_ostep) + at, activation_afp(afp(v), activation_type, activation_param_0, activation_param_1));
                 }
             }
             subgroupMemoryBarrierShared();

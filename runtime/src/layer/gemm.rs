@@ -360,6 +360,7 @@ impl Layer for Gemm {
                     out_trans: self.output_transpose,
                     alpha: self.alpha,
                     beta: self.beta,
+                    ..Form::PLAIN
                 };
                 Some(GpuGemm {
                     pipeline: form.pipeline(g, opt)?,

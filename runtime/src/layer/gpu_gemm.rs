@@ -26,6 +26,9 @@ pub(crate) struct Form {
     pub out_trans: bool,
     pub alpha: f32,
     pub beta: f32,
+    /// A fused activation after alpha (InnerProduct's `activation_type`, 0 none) and its two
+    /// parameters.
+    pub activation: (i32, [f32; 2]),
 }
 
 impl Form {
@@ -36,6 +39,7 @@ impl Form {
         out_trans: false,
         alpha: 1.0,
         beta: 1.0,
+        activation: (0, [0.0; 2]),
     };
 
     /// The pipelines of this form in the layer's variant, one per tile size, on the engine
@@ -53,6 +57,9 @@ impl Form {
                     (3, SpecValue::F32(self.alpha)),
                     (4, SpecValue::F32(self.beta)),
                     (5, SpecValue::I32(per as i32)),
+                    (6, SpecValue::I32(self.activation.0)),
+                    (7, SpecValue::F32(self.activation.1[0])),
+                    (8, SpecValue::F32(self.activation.1[1])),
                 ],
             )?;
             Ok(Tiled {

@@ -3,7 +3,9 @@
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
 //! the input count is a multiple of 4, else (squeeze-excitation's small layers) the pack1
-//! convolution shader as a 1×1 convolution.
+//! convolution shader as a 1×1 convolution. A 2-D input of several rows `num_input` wide is
+//! that many products (ncnn's gemm path): the shared GPU GEMM with the bias as its per-column
+//! addend and the activation fused.
 
 use std::sync::Arc;
 
@@ -16,13 +18,14 @@ use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::flatten::Flatten;
 use crate::layer::fused_activation::{activate, activate_all};
+use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Sizes};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, StorageFormat};
 
 /// How many values a blob holds when they lie in order on the device as one row of
 /// elements, whatever the packing: 1-D blobs, and 3-D or 4-D ones of 1 value per channel
@@ -76,13 +79,60 @@ struct GpuInnerProduct {
     ragged: bool,
     /// Flattens inputs that are not flat.
     flatten: Flatten,
+    /// The GEMM for 2-D inputs of several rows: `x · Wᵀ + bias`, activated.
+    rows: gpu_gemm::Pipelines,
     weights: Option<GpuMat>,
+    /// The weights as the GEMM's pack1 rows, where `weights` are not stored so already.
+    weights_pack1: Option<GpuMat>,
     bias: Option<GpuMat>,
 }
 
 impl InnerProduct {
     fn num_input(&self) -> usize {
         self.weight_data_size / self.num_output.max(1)
+    }
+
+    /// A 2-D input's rows, each a product: `h × num_output` out of the shared GEMM.
+    fn forward_rows_gpu(
+        &self,
+        state: &GpuInnerProduct,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        let (Some(weights), Some(bias)) = (
+            state.weights_pack1.as_ref().or(state.weights.as_ref()),
+            &state.bias,
+        ) else {
+            return Err(Error::NotLoaded {
+                what: "the weights on the device",
+            });
+        };
+        // a 2-D GPU mat is `c` rows of `w` (pack1: gpu_packs)
+        let (k, n, m) = (self.num_input(), self.num_output, bottom.c);
+        if bottom.w != k || bottom.elempack != 1 {
+            return Err(InputError::Values {
+                what: "values in a pack1 row",
+                got: bottom.w * bottom.elempack,
+                expected: k,
+            }
+            .into());
+        }
+        let top = GpuMat::alloc(rec.context(), 2, [n, 1, m], 1, state.rows.options());
+        let bias = self.bias_term.then_some(Addend {
+            mat: bias,
+            broadcast: 4,
+            rs: 0,
+        });
+        gpu_gemm::record(
+            rec,
+            &state.rows,
+            Sizes::batched(m, n, k, 1),
+            Operand::rows(bottom),
+            Operand::dense(weights, k),
+            bias,
+            Operand::rows(&top),
+        )?;
+        Ok(top)
     }
 }
 
@@ -128,11 +178,19 @@ impl Layer for InnerProduct {
                 };
                 let mut flatten = Flatten::default();
                 flatten.create_pipeline(opt, Some(gpu))?;
+                let rows = Form {
+                    trans_b: true,
+                    activation: (self.activation, [p(0), p(1)]),
+                    ..Form::PLAIN
+                }
+                .pipeline(gpu, opt)?;
                 Some(GpuInnerProduct {
                     pipeline,
                     ragged,
                     flatten,
+                    rows,
                     weights: None,
+                    weights_pack1: None,
                     bias: None,
                 })
             }
@@ -147,6 +205,11 @@ impl Layer for InnerProduct {
         };
         let pack = if state.ragged { 1 } else { 4 };
         state.weights = Some(gpu.upload_values(&self.weights, pack)?);
+        // pack4 and pack1 values lie alike unless pack1 keeps fp32 where pack4 packs fp16
+        let format = |pack| StorageFormat::of(state.rows.options(), pack);
+        state.weights_pack1 = (format(pack) != format(1))
+            .then(|| gpu.upload_values(&self.weights, 1))
+            .transpose()?;
         // a bias binding exists even without a bias term
         let bias: &[f32] = if self.bias.is_empty() {
             &[0.0]
@@ -158,14 +221,19 @@ impl Layer for InnerProduct {
     }
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
-        // one workgroup per output along y: within every device's dispatch limit
-        self.num_output <= 65535
-            && matches!(bottoms, [(_, shape)] if shape.iter().product::<usize>() == self.num_input())
+        match bottoms {
+            [(2, [w, h, ..])] if *h > 1 && *w == self.num_input() => true,
+            // one workgroup per output along y: within every device's dispatch limit
+            [(_, shape)] => {
+                self.num_output <= 65535 && shape.iter().product::<usize>() == self.num_input()
+            }
+            _ => false,
+        }
     }
 
     fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
-        // the GEMV reads flat vec4 rows; the gather that flattens and the ragged 1×1
-        // convolution read pack1
+        // the GEMV reads flat vec4 rows; the gather that flattens, the ragged 1×1
+        // convolution and the GEMM of several rows read pack1
         let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());
         let ragged = self.gpu.as_ref().is_none_or(|g| g.ragged);
         Some(if flat && !ragged {
@@ -183,6 +251,10 @@ impl Layer for InnerProduct {
             });
         };
         let ctx = rec.context();
+        let [w, rows, ..] = bottom.shape();
+        if bottom.dims == 2 && rows > 1 && w == self.num_input() {
+            return self.forward_rows_gpu(state, bottom, rec);
+        }
         // a 2-D input of one row `num_input` wide keeps its 2-D shape (ncnn's gemm path)
         let one_row = bottom.dims == 2 && bottom.w == self.num_input();
         let flattened;

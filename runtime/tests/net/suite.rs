@@ -380,15 +380,12 @@ fn check_suite_gpu(
 }
 
 /// The cases a GPU net runs on the CPU by design, each for its reason: image nets hold 3-D
-/// blobs (other inputs or outputs there); InnerProduct over the rows of a 2-D input (ncnn's gemm path) and Convolution on a 1-D input (ncnn's
-/// deprecated InnerProduct path) have no shader yet; Packing to elempack 16 is a CPU layout.
+/// blobs (other inputs or outputs there); Packing to elempack 16 is a CPU layout.
 fn known_cpu(case: &Case, outputs: &[&Output], opt: RunOptions) -> bool {
     let small_image = opt.use_image_storage
         && (case.inputs.iter().any(|i| i.dims != 3) || outputs.iter().any(|o| o.0.len() != 3));
-    let dims = |kind: &str, d: u8| case.kind == kind && case.inputs.iter().any(|i| i.dims == d);
-    let rows = dims("InnerProduct", 2) && case.inputs.iter().any(|i| i.shape[1] > 1);
     let pack16 = case.kind == "Packing" && case.params.contains("0=16");
-    small_image || rows || dims("Convolution", 1) || pack16
+    small_image || pack16
 }
 
 #[test]

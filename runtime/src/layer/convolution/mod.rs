@@ -112,6 +112,16 @@ impl Convolution {
         crate::layer::window::depthwise()
     }
 
+    /// Whether a `dims`-D input of `n` values takes ncnn's deprecated path: a 1-D blob through
+    /// a 1×1 kernel is an InnerProduct (its values the channels of one position, its outputs a
+    /// 1-D blob).
+    fn inner_product(&self, dims: u8, n: usize) -> bool {
+        dims == 1
+            && self.window.kernel == [1, 1]
+            && n == self.window.channels()
+            && self.geometry(1, 1).is_ok_and(|g| g.out == [1, 1])
+    }
+
     /// The window geometry over an input of `w × h`.
     fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
@@ -346,6 +356,7 @@ impl Layer for Convolution {
 
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         self.window.accepts(bottoms, |w, h| self.geometry(w, h))
+            || matches!(bottoms, [(1, [n, ..])] if self.inner_product(1, *n))
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
@@ -360,7 +371,10 @@ impl Layer for Convolution {
         } else {
             channels
         };
-        self.window.check_input(bottom.dims, channels)?;
+        // a 1-D GPU mat is one position of `c` channels, one element apart
+        let one_d = bottom.dims == 1 && self.inner_product(1, channels);
+        self.window
+            .check_input(if one_d { 3 } else { bottom.dims }, channels)?;
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders
@@ -381,7 +395,7 @@ impl Layer for Convolution {
         let [ow, oh] = geo.out;
         let top = GpuMat::alloc(
             ctx,
-            3,
+            if one_d { 1 } else { 3 },
             [ow, oh, self.window.num_output / pack],
             pack,
             bottom.options,
@@ -402,7 +416,7 @@ impl Layer for Convolution {
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        if bottom.dims == 1 && self.window.kernel == [1, 1] {
+        if self.inner_product(bottom.dims, bottom.shape()[0]) {
             // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
             // result the outputs as a 1-D blob, an InnerProduct
             let n = bottom.shape()[0];
