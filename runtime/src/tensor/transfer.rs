@@ -67,8 +67,8 @@ impl GpuMat {
         }
     }
 
-    /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are widened on the GPU by
-    /// `cast_fp16_to_fp32` first.
+    /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are read back as they are and
+    /// widened on the host.
     pub fn download(&self, ctx: &Context) -> Result<Mat> {
         if let GpuData::Image { texture, .. } = &self.data {
             return self.download_image(ctx, texture);
@@ -79,8 +79,8 @@ impl GpuMat {
         pending.finish(ctx)
     }
 
-    /// Records the download of `m` into `rec` (the fp16 widening and the copy to a host-
-    /// readable buffer), so that it rides in the submission of the work that makes `m`;
+    /// Records the download of `m` into `rec` (the copy to a host-readable buffer), so that
+    /// it rides in the submission of the work that makes `m`;
     /// [`PendingDownload::finish`] reads it once `rec` has been waited for.
     pub fn record_download(&self, rec: &mut Recorder<'_>) -> Result<PendingDownload> {
         let m = self;
@@ -91,13 +91,8 @@ impl GpuMat {
                 staging: None,
             });
         }
-        let wide = match m.format {
-            StorageFormat::Fp32 => None,
-            StorageFormat::Fp16 => {
-                Some(m.record_cast(rec, Shader::CastFp16ToFp32, StorageFormat::Fp32)?)
-            }
-        };
-        let staging = rec.record_readback(wide.as_ref().unwrap_or(m).expect_buffer()?);
+        // fp16 stays fp16 on the way: half the bytes to read back, widened on the host
+        let staging = rec.record_readback(m.expect_buffer()?);
         Ok(PendingDownload {
             mat: m.clone(),
             staging: Some(staging),
@@ -324,8 +319,7 @@ impl PendingDownload {
             (None, GpuData::Image { texture, .. }) => m.download_image(ctx, texture),
             (Some(staging), _) => {
                 let total = m.total();
-                let data =
-                    ctx.read_mapped_with(staging, |b| StorageFormat::Fp32.decode(b, total))?;
+                let data = ctx.read_mapped_with(staging, |b| m.format.decode_parallel(b, total))?;
                 m.host_mat(MatData::F32(data))
             }
             (None, data) => Err(TensorError::Backing {
