@@ -25,6 +25,7 @@ impl Context {
     /// [`Context::upload`] into a buffer of at least `size` bytes, zeros after `bytes`: the
     /// bytes are copied once, straight into the queue's staging memory.
     pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
+        let started = std::time::Instant::now();
         let size = padded_size(size.max(bytes.len() as u64));
         let pooled = match self.recording.load(Ordering::SeqCst) {
             0 => self.pool.take(size),
@@ -38,6 +39,7 @@ impl Context {
             view.slice(..n).copy_from_slice(bytes);
             view.slice(n..).fill(0);
         }
+        self.stats.add(&self.stats.upload_ns, started.elapsed());
         DeviceBuffer::pooled(buffer, &self.pool)
     }
 
@@ -99,7 +101,21 @@ impl Context {
         let mut rec = self.recorder();
         let staging = rec.record_readback(buffer);
         rec.submit_and_wait()?;
-        self.read_mapped(&staging)
+        let bytes = self.read_mapped(&staging)?;
+        self.recycle_readback(staging);
+        Ok(bytes)
+    }
+
+    /// Keeps a readback buffer that was read (and unmapped) for the next download of its
+    /// size; the few most recent are kept.
+    pub(crate) fn recycle_readback(&self, staging: wgpu::Buffer) {
+        const KEPT: usize = 8;
+        if let Ok(mut free) = self.readbacks.lock() {
+            if free.len() == KEPT {
+                free.remove(0);
+            }
+            free.push(staging);
+        }
     }
 
     /// The bytes of a readback buffer whose copy has completed (see
@@ -115,6 +131,7 @@ impl Context {
         staging: &wgpu::Buffer,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
+        let started = std::time::Instant::now();
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -132,6 +149,7 @@ impl Context {
                 .map_err(|e| Error::Gpu(e.to_string()))?,
         );
         staging.unmap();
+        self.stats.add(&self.stats.read_ns, started.elapsed());
         Ok(data)
     }
 }

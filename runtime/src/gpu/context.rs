@@ -67,6 +67,10 @@ pub struct Context {
     /// Storage buffers no mat holds any more, for [`Context::storage_buffer`] to hand out
     /// again (ncnn's blob allocator).
     pub(crate) pool: Arc<BufferPool>,
+    /// Readback buffers read and unmapped, for [`Recorder::record_readback`] to take again:
+    /// a new one per download cost about 1 ms per 1.5 MB on the NVIDIA driver (its fresh
+    /// mapping faults its pages in as the host reads them).
+    pub(crate) readbacks: Mutex<Vec<wgpu::Buffer>>,
     /// Recorders holding recorded work not yet submitted: while there are any, it may still
     /// read a pooled buffer that no mat holds, so the queue must not write one
     /// ([`Context::upload`]).
@@ -241,6 +245,7 @@ impl Context {
             allowed,
             pipelines: Mutex::new(HashMap::new()),
             pool: Arc::default(),
+            readbacks: Mutex::default(),
             recording: Default::default(),
             timings: Default::default(),
             stats: StatCounters::default(),

@@ -400,11 +400,17 @@ impl<'c> Recorder<'c> {
     /// [`Context::read_mapped`] reads once this recording has been waited for: a download that
     /// joins the recording instead of a submission of its own.
     pub fn record_readback(&mut self, buffer: &wgpu::Buffer) -> wgpu::Buffer {
-        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fpshader readback"),
-            size: buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+        let reused = self.ctx.readbacks.lock().ok().and_then(|mut free| {
+            let at = free.iter().position(|b| b.size() == buffer.size())?;
+            Some(free.swap_remove(at))
+        });
+        let staging = reused.unwrap_or_else(|| {
+            self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("fpshader readback"),
+                size: buffer.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
         });
         self.copy_buffer(buffer, &staging);
         staging

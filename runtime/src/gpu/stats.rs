@@ -1,5 +1,5 @@
 //! Counters of submitted work, per context: submissions, bind groups, new buffers, and the
-//! host's recording and waiting time ([`crate::Context::submission_stats`]).
+//! host's recording, waiting, uploading and reading-back time ([`crate::Context::submission_stats`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -12,6 +12,8 @@ pub(crate) struct StatCounters {
     pub(crate) new_buffers: AtomicU64,
     pub(crate) record_ns: AtomicU64,
     pub(crate) wait_ns: AtomicU64,
+    pub(crate) upload_ns: AtomicU64,
+    pub(crate) read_ns: AtomicU64,
 }
 
 impl StatCounters {
@@ -27,6 +29,8 @@ impl StatCounters {
             new_buffers: self.new_buffers.load(Ordering::Relaxed),
             recording: d(&self.record_ns),
             waiting: d(&self.wait_ns),
+            uploading: d(&self.upload_ns),
+            reading: d(&self.read_ns),
         }
     }
 }
@@ -47,6 +51,11 @@ pub struct SubmissionStats {
     /// Time from the last submission to completion: the device's work not yet done by then,
     /// plus the wait's latency.
     pub waiting: Duration,
+    /// Host time writing uploads into the queue's staging memory.
+    pub uploading: Duration,
+    /// Host time reading downloads back: mapping the readback buffer (its own wait for the
+    /// device) and decoding out of it.
+    pub reading: Duration,
 }
 
 impl std::ops::Sub for SubmissionStats {
@@ -59,6 +68,8 @@ impl std::ops::Sub for SubmissionStats {
             new_buffers: self.new_buffers - before.new_buffers,
             recording: self.recording.saturating_sub(before.recording),
             waiting: self.waiting.saturating_sub(before.waiting),
+            uploading: self.uploading.saturating_sub(before.uploading),
+            reading: self.reading.saturating_sub(before.reading),
         }
     }
 }

@@ -320,6 +320,9 @@ impl PendingDownload {
             (Some(staging), _) => {
                 let total = m.total();
                 let data = ctx.read_mapped_with(staging, |b| m.format.decode_parallel(b, total))?;
+                if let Some(staging) = self.staging {
+                    ctx.recycle_readback(staging);
+                }
                 m.host_mat(MatData::F32(data))
             }
             (None, data) => Err(TensorError::Backing {
