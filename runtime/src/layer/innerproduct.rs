@@ -92,21 +92,15 @@ impl InnerProduct {
         self.weight_data_size / self.num_output.max(1)
     }
 
-    /// A 2-D input's rows, each a product: `h × num_output` out of the shared GEMM.
+    /// A 2-D input's rows, each a product: `h × num_output` out of the shared GEMM `rows`
+    /// with the weights as pack1 rows.
     fn forward_rows_gpu(
         &self,
-        state: &GpuInnerProduct,
+        rows: &gpu_gemm::Pipelines,
+        (weights, bias): (&GpuMat, &GpuMat),
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
-        let (Some(weights), Some(bias)) = (
-            state.weights_pack1.as_ref().or(state.weights.as_ref()),
-            &state.bias,
-        ) else {
-            return Err(Error::NotLoaded {
-                what: "the weights on the device",
-            });
-        };
         // a 2-D GPU mat is `c` rows of `w` (pack1: gpu_packs)
         let (k, n, m) = (self.num_input(), self.num_output, bottom.c);
         if bottom.w != k || bottom.elempack != 1 {
@@ -117,7 +111,7 @@ impl InnerProduct {
             }
             .into());
         }
-        let top = GpuMat::alloc(rec.context(), 2, [n, 1, m], 1, state.rows.options());
+        let top = GpuMat::alloc(rec.context(), 2, [n, 1, m], 1, rows.options());
         let bias = self.bias_term.then_some(Addend {
             mat: bias,
             broadcast: 4,
@@ -125,7 +119,7 @@ impl InnerProduct {
         });
         gpu_gemm::record(
             rec,
-            &state.rows,
+            rows,
             Sizes::batched(m, n, k, 1),
             Operand::rows(bottom),
             Operand::dense(weights, k),
@@ -253,7 +247,8 @@ impl Layer for InnerProduct {
         let ctx = rec.context();
         let [w, rows, ..] = bottom.shape();
         if bottom.dims == 2 && rows > 1 && w == self.num_input() {
-            return self.forward_rows_gpu(state, bottom, rec);
+            let weights = state.weights_pack1.as_ref().unwrap_or(weights);
+            return self.forward_rows_gpu(&state.rows, (weights, bias), bottom, rec);
         }
         // a 2-D input of one row `num_input` wide keeps its 2-D shape (ncnn's gemm path)
         let one_row = bottom.dims == 2 && bottom.w == self.num_input();

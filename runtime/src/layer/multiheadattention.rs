@@ -286,9 +286,7 @@ impl MultiHeadAttention {
         )?;
         Ok(top)
     }
-}
 
-impl MultiHeadAttention {
     /// [`MultiHeadAttention::keys`] on the device (`which`: 1 keys, 2 values): a copy of the
     /// cache for cross-attention, else a new cache blob of the cache's rows then this step's
     /// projected ones, each head's columns of the projected rows copied to its channel.

@@ -61,9 +61,7 @@ impl GpuMat {
         };
         match StorageFormat::of(options, mat.elempack) {
             StorageFormat::Fp32 => Ok(fp32),
-            StorageFormat::Fp16 => {
-                fp32.record_cast(rec, Shader::CastFp32ToFp16, StorageFormat::Fp16)
-            }
+            StorageFormat::Fp16 => fp32.record_fp16_cast(rec),
         }
     }
 
@@ -122,15 +120,14 @@ impl GpuMat {
         Ok(out)
     }
 
-    fn record_cast(
-        &self,
-        rec: &mut Recorder<'_>,
-        shader: Shader,
-        to: StorageFormat,
-    ) -> Result<GpuMat> {
+    /// The fp32 buffer mat `self` as a new mat in its options' fp16 layout
+    /// (`cast_fp32_to_fp16`).
+    fn record_fp16_cast(&self, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let (m, ctx) = (self, rec.context());
+        let to = StorageFormat::Fp16;
         let options = variant_options(m.options, false);
-        let pipeline = ctx.pipeline(shader.module(), options, &Specialization::default())?;
+        let module = Shader::CastFp32ToFp16.module();
+        let pipeline = ctx.pipeline(module, options, &Specialization::default())?;
         // the cast variant must store exactly the fp16 layout the mat's options use
         let fp16_side = StorageFormat::of(pipeline.options, 4);
         if fp16_side != StorageFormat::Fp16 {
