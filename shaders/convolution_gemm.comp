@@ -39,6 +39,14 @@ layout (constant_id = 12) const int splits = 1;
 // the tile: 0 64 positions × 32 output blocks, 1 128 × 16, 2 128 × 32
 layout (constant_id = 13) const int wide = 0;
 
+// 1: the grid's z indexes batch matrices (Winograd's 36 products), each one's input, output and
+// weights right after the last one's, and the steps are not split
+layout (constant_id = 14) const int batched = 0;
+// where this workgroup's batch matrix begins in the input, the output and the weights
+int in_base = 0;
+int out_base = 0;
+int w_base = 0;
+
 const int TILE_N = wide == 0 ? 64 : 128;
 const int TILE_M = wide == 1 ? 16 : 32;
 // positions per invocation (always 2 output blocks)
@@ -77,7 +85,7 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
         const bool load = k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
+        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? in_base + ci * psc(cstep) + y * psc(w) + x : 0));
         in_v[r] = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
     }
     for (int r = 0; r < W_PER_LANE; r++)
@@ -86,7 +94,7 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int k = k0 + e / (TILE_M * 4);
         const int rest = e % (TILE_M * 4);
         const bool inside = k < k_end && m0 + rest / 4 < M;
-        const vec4 wv = vec4(buffer_ld4(weight_data, inside ? (k * M + m0) * 4 + rest : 0));
+        const vec4 wv = vec4(buffer_ld4(weight_data, inside ? w_base + (k * M + m0) * 4 + rest : 0));
         w_v[r] = inside ? wv : vec4(0.f);
     }
 }
@@ -96,7 +104,14 @@ void main()
     const int tid = int(gl_LocalInvocationID.x);
     const int n0 = int(gl_WorkGroupID.x) * TILE_N;
     const int m0 = int(gl_WorkGroupID.y) * TILE_M;
-    const int slice = int(gl_WorkGroupID.z);
+    const int slice = batched == 1 ? 0 : int(gl_WorkGroupID.z);
+    if (batched == 1)
+    {
+        const int b = int(gl_WorkGroupID.z);
+        in_base = b * psc(c) * psc(cstep);
+        out_base = b * psc(outc) * psc(outcstep);
+        w_base = b * psc(c) * kernel_w * kernel_h * psc(outc) * 4;
+    }
 
     const int N = psc(outw) * psc(outh);
     const int M = psc(outc);
@@ -208,7 +223,7 @@ void main()
             {
                 const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
                 const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+                buffer_st4(top_blob_data, out_base + om * psc(outcstep) + on, res);
             }
         }
     }

@@ -36,6 +36,14 @@ layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 // the number of slices the steps are split into (1: write the output directly)
 layout (constant_id = 12) const int splits = 1;
 
+// 1: the grid's z indexes batch matrices (Winograd's 36 products), each one's input, output and
+// weights right after the last one's, and the steps are not split
+layout (constant_id = 14) const int batched = 0;
+// where this workgroup's batch matrix begins in the input, the output and the weights
+int in_base = 0;
+int out_base = 0;
+int w_base = 0;
+
 // output blocks of 4 and positions per workgroup, steps per stage
 #define TILE_MB 16
 #define TILE_N 64
@@ -77,10 +85,10 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
         const bool load = n_inside && k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
+        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? in_base + ci * psc(cstep) + y * psc(w) + x : 0));
         in_v[r] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
         const bool w_inside = o_inside && k_inside;
-        const f16vec4 wv = f16vec4(buffer_ld4(weight_data, w_inside ? k * psc(outc) * 4 + o : 0));
+        const f16vec4 wv = f16vec4(buffer_ld4(weight_data, w_inside ? w_base + k * psc(outc) * 4 + o : 0));
         w_v[r] = w_inside ? wv : f16vec4(0.hf);
     }
 }
@@ -108,7 +116,7 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int
             {
                 const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
                 const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+                buffer_st4(top_blob_data, out_base + om * psc(outcstep) + on, res);
             }
         }
     }
@@ -121,7 +129,14 @@ void main()
     const int tid = int(gl_LocalInvocationID.x);
     const int n0 = int(gl_WorkGroupID.x) * TILE_N;
     const int m0 = int(gl_WorkGroupID.y) * TILE_MB;
-    const int slice = int(gl_WorkGroupID.z);
+    const int slice = batched == 1 ? 0 : int(gl_WorkGroupID.z);
+    if (batched == 1)
+    {
+        const int b = int(gl_WorkGroupID.z);
+        in_base = b * psc(c) * psc(cstep);
+        out_base = b * psc(outc) * psc(outcstep);
+        w_base = b * psc(c) * kernel_w * kernel_h * psc(outc) * 4;
+    }
 
     const int N = psc(outw) * psc(outh);
     const int M = psc(outc);

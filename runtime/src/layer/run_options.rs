@@ -44,6 +44,9 @@ pub struct RunOptions {
     /// Cooperative-matrix (tensor core) shaders where the device has them
     /// ([`crate::Context::cooperative_matrix`]).
     pub use_cooperative_matrix: bool,
+    /// Winograd's transforms for 3×3 stride-1 convolutions where they pay (ncnn's
+    /// `use_winograd_convolution`; the CPU's and the GPU's).
+    pub use_winograd_convolution: bool,
 }
 
 impl Default for RunOptions {
@@ -64,6 +67,7 @@ impl Default for RunOptions {
             use_image_storage: false,
             use_local_memory: true,
             use_cooperative_matrix: true,
+            use_winograd_convolution: true,
         }
     }
 }

@@ -299,7 +299,8 @@ fn cpu_algo(case: &Case) -> CpuAlgo {
     };
     conv.load_param(&file.layers[0].params).expect("load_param");
     let [w, h, ..] = case.inputs[0].shape;
-    conv.cpu_algo(w, h).expect("geometry")
+    conv.cpu_algo(w, h, &RunOptions::default())
+        .expect("geometry")
 }
 
 /// Every CPU algorithm (im2col GEMM, pointwise GEMM, depthwise, Winograd F(2,3) and F(4,3)) is
@@ -345,4 +346,64 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
         assert!(n > 0, "no case of ncnn's tests takes {algo:?}");
     }
     check_suite_cpu_only(picked);
+}
+
+/// The number after `key=` in a case's params.
+fn param(case: &Case, key: &str) -> usize {
+    let value = case.params.split(' ').find_map(|p| p.strip_prefix(key));
+    value.and_then(|v| v.parse().ok()).expect("the param")
+}
+
+/// The dense pack4-to-pack1 shader (whole blocks of 4 input channels, outputs that are not):
+/// test_convolution.cpp's cases of that form, every kernel of its table, on every GPU option
+/// tuple against the CPU (the packed tuples take it).
+#[test]
+fn the_pack4_to_pack1_convolution_matches_ncnn() {
+    let mut rng = Rng(607);
+    let cases: Vec<Case> = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    )
+    .into_iter()
+    .filter(|case| {
+        let c = case.inputs[0].shape[3];
+        c.is_multiple_of(4) && !param(case, "0=").is_multiple_of(4)
+    })
+    .collect();
+    assert!(cases.len() >= 12, "ncnn's pack4-to-pack1 cases");
+    check_suite(sample(cases, 12), false);
+}
+
+/// The GPU's Winograd F(4,3) (dense 3×3 stride-1 layers of at least 16 channels each side, in
+/// blocks of 4, on outputs of at least 16 × 16; smaller ones keep the implicit GEMM): every
+/// case of test_convolution.cpp that takes it (partial edge tiles and pads included) against
+/// the wheel, and on every GPU option tuple against the CPU.
+#[test]
+fn the_gpu_winograd_matches_ncnn() {
+    let mut rng = Rng(606);
+    let cases: Vec<Case> = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    )
+    .into_iter()
+    .filter(|case| {
+        let [w, h, _, c] = case.inputs[0].shape;
+        let outch = param(case, "0=");
+        case.params.contains(" 1=3 2=1 3=1 4=1 ")
+            && c >= 16
+            && c.is_multiple_of(4)
+            && outch >= 16
+            && outch.is_multiple_of(4)
+            && w.min(h) >= 16
+    })
+    .collect();
+    assert!(
+        cases.len() >= 2,
+        "ncnn's cases that take Winograd on the GPU"
+    );
+    check_suite(cases, false);
 }

@@ -273,7 +273,14 @@ fn device_profile(net: &Net, times: &[DispatchTime]) -> String {
     let mut per_kind: Vec<(String, f64, usize)> = Vec::new();
     for (label, v) in &per_layer {
         let us: f64 = v.iter().map(|t| t.micros).sum();
-        let shaders: Vec<&str> = v.iter().map(|t| t.shader.as_str()).collect();
+        // each dispatch's own time where a layer records several
+        let shaders: Vec<String> = v
+            .iter()
+            .map(|t| match v.len() {
+                1 => t.shader.clone(),
+                _ => format!("{} {:.1}", t.shader, t.micros),
+            })
+            .collect();
         let kind = kind_of(label);
         out += &format!(
             "{kind:>24} {label:<28} {us:9.1} us  {}\n",

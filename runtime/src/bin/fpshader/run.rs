@@ -32,8 +32,8 @@ pub struct RunArgs {
     #[arg(long)]
     cpu: bool,
     /// Precision and layout: `fp32`, or a comma list of fp16p, fp16s, fp16a, bf16s, int8, pack8,
-    /// image, nopack, nolmem, nocm (no cooperative matrices); default: everything the device
-    /// allows, as ncnn.
+    /// image, nopack, nolmem, nocm (no cooperative matrices), nowino (no Winograd convolutions);
+    /// default: everything the device allows, as ncnn.
     #[arg(long, value_name = "fp32|fp16p,fp16s,…")]
     opt: Option<String>,
     /// The shader path on the GPU (default: passthrough on Vulkan, naga elsewhere).
@@ -70,10 +70,11 @@ pub(crate) fn parse_opt(text: Option<&str>) -> Result<RunOptions, CliError> {
             "nopack" => opt.use_packing_layout = false,
             "nolmem" => opt.use_local_memory = false,
             "nocm" => opt.use_cooperative_matrix = false,
+            "nowino" => opt.use_winograd_convolution = false,
             other => {
                 return Err(CliError::Usage(format!(
                     "--opt `{other}`: expected fp32, fp16p, fp16s, fp16a, bf16s, int8, pack8, \
-                     image, nopack, nolmem or nocm"
+                     image, nopack, nolmem, nocm or nowino"
                 )));
             }
         }

@@ -1,5 +1,5 @@
 //! The direct shaders: `convolution` (pack1, any groups), `convolution_pack4` (dense and
-//! grouped pack4) and the depthwise pack4 ones (`convolution_dw_tile` staging its window in
+//! grouped pack4), `convolution_pack4to1` (dense, pack4 in, pack1 out) and the depthwise pack4 ones (`convolution_dw_tile` staging its window in
 //! shared memory where the reach allows, else `convolution_pack4` in its depthwise mode).
 
 use crate::error::Result;
@@ -28,6 +28,14 @@ impl Convolution {
         let pipeline = rec
             .context()
             .pipeline(shader.module(), state.options, &spec)?;
-        rec.dispatch(&pipeline, &[bottom, top, weights, bias], words, top.grid())
+        // pack4 to pack1: one invocation per block of 4 outputs
+        let grid = match shader {
+            Shader::ConvolutionPack4to1 => {
+                let [x, y, _] = top.grid();
+                [x, y, top.c.div_ceil(4) as u32]
+            }
+            _ => top.grid(),
+        };
+        rec.dispatch(&pipeline, &[bottom, top, weights, bias], words, grid)
     }
 }

@@ -1,9 +1,9 @@
 //! The implicit GEMM (dense pack4 layers): which shader, which tile and how many slices of its
 //! steps, chosen per forward shape, and its dispatch.
 
-use super::{Convolution, GpuConvolution, shaped};
+use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
 use crate::OptionSet;
-use crate::error::{Error, InputError, Result};
+use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::shaders::Shader;
@@ -136,17 +136,7 @@ impl Convolution {
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
         let plan = GemmPlan::choose(gemm, self.window.num_output / 4, positions, steps);
         let splits = plan.splits;
-        let grid = |v: [usize; 3]| -> Result<[u32; 3]> {
-            let one = |x: usize| {
-                u32::try_from(x).map_err(|_| {
-                    Error::from(InputError::Output {
-                        what: "too large to dispatch",
-                        shape: vec![positions, top.c],
-                    })
-                })
-            };
-            Ok([one(v[0])?, one(v[1])?, one(v[2])?])
-        };
+        let grid = |v: [usize; 3]| dispatch_grid(v, top);
         let [tn, tm] = plan.tile_size();
         let groups = grid([
             positions.div_ceil(tn) * gemm.invocations(),

@@ -12,19 +12,22 @@
 //! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
 //! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
 //! the output has too few tiles to fill the device; on fp16 blobs where the device has
-//! cooperative matrices, `convolution_gemm_cm` on tensor cores instead); grouped and depthwise
-//! pack4 layers and pack1 layers as direct convolutions. Every shader reads the shapes through
+//! cooperative matrices, `convolution_gemm_cm` on tensor cores instead), 3×3 stride-1 ones of
+//! at least 16 channels each side on large maps as Winograd F(4,3) whose 36 products go through
+//! the same GEMM (`winograd`); grouped and depthwise pack4 layers, dense ones from pack4 to
+//! pack1 outputs and pack1 layers as direct convolutions. Every shader reads the shapes through
 //! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
 //! shape, from the context's cache after the first forward).
 //!
 //! The files: `cpu` (the CPU algorithms), `gemm` (the implicit GEMM's strategy: shader, tile
-//! and split per shape), `direct` (the direct shaders: pack1, grouped and depthwise pack4),
-//! `weights` (the layouts the shaders read).
+//! and split per shape), `winograd` (the GPU's Winograd), `direct` (the direct shaders: pack1,
+//! grouped and depthwise pack4, pack4 to pack1), `weights` (the layouts the shaders read).
 
 mod cpu;
 mod direct;
 mod gemm;
 mod weights;
+mod winograd;
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
@@ -73,6 +76,8 @@ struct GpuConvolution {
     bias4: Option<GpuMat>,
     /// What the unsplit GEMM binds as its (unused) partial sums.
     no_partials: Option<GpuMat>,
+    /// Winograd F(4,3) for large maps, where the layer fits it.
+    winograd: Option<winograd::GpuWinograd>,
 }
 
 /// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
@@ -86,6 +91,19 @@ fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
             .collect(),
         local_size: None,
     }
+}
+
+/// A dispatch grid of `v` invocations, or the error naming the output too large for one.
+fn dispatch_grid(v: [usize; 3], top: &GpuMat) -> Result<[u32; 3]> {
+    let one = |x: usize| {
+        u32::try_from(x).map_err(|_| {
+            Error::from(crate::error::InputError::Output {
+                what: "too large to dispatch",
+                shape: vec![top.w, top.h, top.c * top.elempack],
+            })
+        })
+    };
+    Ok([one(v[0])?, one(v[1])?, one(v[2])?])
 }
 
 /// Where the output's windows lie in the padded input of one forward.
@@ -181,15 +199,19 @@ impl Convolution {
     }
 
     /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4, or
-    /// one group whose input the GEMM pads), 2 depthwise.
+    /// one group whose input the GEMM pads), 2 depthwise, 3 dense from whole blocks of 4
+    /// input channels to outputs that are not (pack1 out: an upscaler's RGB).
     fn pack4_kind(&self) -> i32 {
-        if self.is_depthwise() && self.window.num_output.is_multiple_of(4) {
+        let w = &self.window;
+        if self.is_depthwise() && w.num_output.is_multiple_of(4) {
             2
         } else if self.gemm_pads_input()
-            || self.window.channels_per_group().is_multiple_of(4)
-                && (self.window.num_output / self.window.group).is_multiple_of(4)
+            || w.channels_per_group().is_multiple_of(4)
+                && (w.num_output / w.group).is_multiple_of(4)
         {
             1
+        } else if w.group == 1 && w.channels().is_multiple_of(4) {
+            3
         } else {
             0
         }
@@ -199,7 +221,7 @@ impl Convolution {
 impl Convolution {
     /// One forward with the weights (and bias) as inputs: `[kernel_w, kernel_h, channels /
     /// group, num_output]` as ncnn's dynamic weights are laid out, which is the stored order.
-    fn forward_dynamic(&self, bottoms: &[Mat]) -> Result<Mat> {
+    fn forward_dynamic(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Mat> {
         let (bottom, weight, bias) = dynamic_inputs(bottoms, self.window.bias_term)?;
         let [kw, kh, _, outc] = weight.shape();
         let weights = weight.to_values();
@@ -210,7 +232,7 @@ impl Convolution {
             bias: bias.map(Mat::to_values).unwrap_or_default(),
             ..Convolution::default()
         };
-        conv.forward_cpu(bottom)
+        conv.forward_cpu(bottom, opt)
     }
 }
 
@@ -302,6 +324,8 @@ impl Layer for Convolution {
                 let pack4 = (kind != 0).then(|| {
                     if let Some(gemm) = gemm {
                         gemm.shader()
+                    } else if kind == 3 {
+                        Shader::ConvolutionPack4to1
                     } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
                         Shader::ConvolutionDwTile
                     } else {
@@ -312,9 +336,11 @@ impl Layer for Convolution {
                 for shader in [Some(Shader::Convolution), pack4].into_iter().flatten() {
                     gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
                 }
+                let winograd = self.winograd_state(gpu, opt)?;
                 Some(GpuConvolution {
                     pack4,
                     gemm,
+                    winograd,
                     options: gpu.options,
                     weights1: None,
                     weights4: None,
@@ -335,18 +361,26 @@ impl Layer for Convolution {
         let bias = self.window.bias_or_zeros(&self.bias);
         let packed = match self.pack4_kind() {
             1 if self.uses_gemm() => Some(self.weights_gemm()),
-            1 => Some(self.weights_pack4()),
+            1 | 3 => Some(self.weights_pack4()),
             2 => Some(self.weights_depthwise_pack4()),
             _ => None,
         };
+        let mut winograd = self.gpu.as_mut().and_then(|s| s.winograd.take());
+        if let Some(w) = winograd.as_mut() {
+            self.upload_winograd(gpu, w)?;
+        }
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
+        state.winograd = winograd;
         state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias = Some(gpu.upload_values(&bias, 1)?);
         if let Some(w4) = packed {
             state.weights4 = Some(gpu.upload_values(&w4, 4)?);
-            state.bias4 = Some(gpu.upload_values(&bias, 4)?);
+            // (pack4 to pack1 reads the pack1 bias)
+            if bias.len().is_multiple_of(4) {
+                state.bias4 = Some(gpu.upload_values(&bias, 4)?);
+            }
         }
         if state.gemm.is_some() {
             state.no_partials = Some(GpuMat::alloc(gpu.ctx, 1, [4, 1, 1], 4, OptionSet::FP32));
@@ -379,8 +413,17 @@ impl Layer for Convolution {
         let ctx = rec.context();
         // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders
         // exist, else pack1
+        // (pack4 to pack1 takes the pack1 bias and gives a pack1 output)
         let (shader, weights, bias, pack) =
             match (state.pack4, &state.weights4, &state.bias4, bottom.elempack) {
+                (Some(Shader::ConvolutionPack4to1), Some(w), _, 4) => match &state.bias {
+                    Some(b) => (Shader::ConvolutionPack4to1, w, b, 1),
+                    None => {
+                        return Err(Error::NotLoaded {
+                            what: "the bias on the device",
+                        });
+                    }
+                },
                 (Some(s), Some(w), Some(b), 4) => (s, w, b, 4),
                 (_, _, _, 1) => {
                     let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
@@ -407,7 +450,11 @@ impl Layer for Convolution {
             geo.pad_top as u32,
             self.pad_value.to_bits(),
         ]);
-        if pack == 4 && state.gemm.is_some() {
+        if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
+            self.dispatch_winograd(state, rec, [bottom, &top, bias], &words)?;
+            return Ok(top);
+        }
+        if bottom.elempack == 4 && state.gemm.is_some() {
             self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], &words)?;
             return Ok(top);
         }
@@ -415,19 +462,19 @@ impl Layer for Convolution {
         Ok(top)
     }
 
-    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
         if self.inner_product(bottom.dims, bottom.shape()[0]) {
             // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
             // result the outputs as a 1-D blob, an InnerProduct
             let n = bottom.shape()[0];
             let x = bottom.reshape(3, [1, 1, 1, n])?;
-            let y = self.forward_cpu(&x)?;
+            let y = self.forward_cpu(&x, opt)?;
             return y.reshape(1, [self.window.num_output, 1, 1, 1]);
         }
-        self.forward_cpu(bottom)
+        self.forward_cpu(bottom, opt)
     }
 
-    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        Ok(vec![self.forward_dynamic(bottoms)?])
+    fn forward_many(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Vec<Mat>> {
+        Ok(vec![self.forward_dynamic(bottoms, opt)?])
     }
 }

@@ -13,9 +13,11 @@ use super::{Convolution, Geometry};
 use crate::error::Result;
 use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
+use crate::layer::run_options::RunOptions;
 use crate::tensor::Mat;
 use planes::Planes;
 pub(crate) use winograd::WinogradWeights;
+pub(super) use winograd::f43_weights;
 
 /// How the CPU computes one convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,17 +33,21 @@ pub enum CpuAlgo {
 }
 
 impl Convolution {
-    /// The CPU algorithm this layer takes on an input of `w × h`.
-    pub fn cpu_algo(&self, w: usize, h: usize) -> Result<CpuAlgo> {
-        Ok(self.algo_on(&self.geometry(w, h)?))
+    /// The CPU algorithm this layer takes on an input of `w × h` under `opt`.
+    pub fn cpu_algo(&self, w: usize, h: usize, opt: &RunOptions) -> Result<CpuAlgo> {
+        Ok(self.algo_on(&self.geometry(w, h)?, opt))
     }
 
     /// The CPU algorithm on an input whose windows lie as `geo` says.
-    fn algo_on(&self, geo: &Geometry) -> CpuAlgo {
+    fn algo_on(&self, geo: &Geometry, opt: &RunOptions) -> CpuAlgo {
         let win = &self.window;
+        let winograd = opt
+            .use_winograd_convolution
+            .then(|| self.winograd_tile(geo))
+            .flatten();
         if self.is_depthwise() {
             CpuAlgo::Depthwise
-        } else if let Some(m) = self.winograd_tile(geo) {
+        } else if let Some(m) = winograd {
             CpuAlgo::Winograd(m)
         } else if win.kernel == [1, 1] && win.stride == [1, 1] {
             CpuAlgo::Pointwise
@@ -51,7 +57,7 @@ impl Convolution {
     }
 
     /// The CPU forward.
-    pub(super) fn forward_cpu(&self, bottom: &Mat) -> Result<Mat> {
+    pub(super) fn forward_cpu(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
@@ -59,7 +65,7 @@ impl Convolution {
         let mut top = Mat::new_3d(ow, oh, self.window.num_output, 1)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
-        match self.algo_on(&geo) {
+        match self.algo_on(&geo, opt) {
             // bias and activation inside its per-channel tasks
             CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
             CpuAlgo::Winograd(m) => {

@@ -91,6 +91,15 @@ const fn transform<const M: usize, const N: usize>(pts: &[f64]) -> Transform<M, 
 
 const F23: Transform<2, 4> = transform(&[0.0, 1.0, -1.0]);
 const F43: Transform<4, 6> = transform(&[0.0, 1.0, -1.0, 2.0, -2.0]);
+/// F(4,3) through 0, ±√2, ±√2/2: transformed values within about 20× the input's (100× with
+/// 0, ±1, ±2), for the GPU, whose fp16 storage rounds them (ncnn's Vulkan points).
+const F43_BALANCED: Transform<4, 6> = transform(&[
+    0.0,
+    std::f64::consts::SQRT_2,
+    -std::f64::consts::SQRT_2,
+    std::f64::consts::FRAC_1_SQRT_2,
+    -std::f64::consts::FRAC_1_SQRT_2,
+]);
 
 /// The weights in a tile size's domain, made once per layer on first use: `[n²][num_output][channels]`.
 #[derive(Default)]
@@ -328,6 +337,16 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     }
 }
 
+/// The F(4,3) weights through 0, ±√2, ±√2/2 as `[36][cin][cout]`, for the GPU's Winograd
+/// (whose shaders hold the matching `Bᵀ` and `Aᵀ`).
+pub(in crate::layer::convolution) fn f43_weights(
+    weights: &[f32],
+    cout: usize,
+    cin: usize,
+) -> Vec<f32> {
+    F43_BALANCED.weights(weights, cout, cin)
+}
+
 impl Convolution {
     /// Accumulates the Winograd convolution with `m×m` output tiles onto `out`.
     pub(super) fn winograd(
@@ -381,5 +400,6 @@ mod tests {
     fn the_transforms_compute_a_correlation() {
         check(&F23);
         check(&F43);
+        check(&F43_BALANCED);
     }
 }

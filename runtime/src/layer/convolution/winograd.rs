@@ -1,0 +1,174 @@
+//! The GPU's Winograd F(4×4, 3×3) for dense 3×3 stride-1 pack4 layers (ncnn's Vulkan choice for
+//! such layers of at least 16 channels each side): the input transform
+//! (`convolution_winograd43_input`), the 36 element-wise products of every tile through the
+//! implicit GEMM's shader (its tensor-core or FMA form, as the layer's other shapes take) as
+//! 36 batch matrices of a 1×1 kernel, and the output transform with the bias and the activation
+//! (`convolution_winograd43_output`). 36 products per 16 outputs against the implicit GEMM's
+//! 144, for two passes over the transformed values in memory: it wins on large maps, which
+//! the SR models' layers are, and loses on small ones, which keep the implicit GEMM.
+
+use super::gemm::GemmPlan;
+use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::GpuSetup;
+use crate::layer::run_options::RunOptions;
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+
+/// The elements of a 6×6 transformed tile: one batch matrix of the GEMM each.
+const ELEMENTS: usize = 36;
+
+/// The smallest output side (width and height) that takes Winograd on the GPU: smaller maps
+/// keep the implicit GEMM, whose one pass over the input beats the transforms' round trips
+/// through memory there.
+const MIN_SIDE: usize = 16;
+
+/// The transformed weights, in the implicit GEMM's layout per element of the tile.
+pub(super) struct GpuWinograd {
+    weights: Option<GpuMat>,
+}
+
+impl Convolution {
+    /// Whether this layer can take Winograd on the GPU at all (per shape: [`Self::winograd_on`]).
+    fn winograd_fits(&self) -> bool {
+        let w = &self.window;
+        self.uses_gemm()
+            && !self.gemm_pads_input()
+            && w.kernel == [3, 3]
+            && w.stride == [1, 1]
+            && w.dilation == [1, 1]
+            && w.channels() >= 16
+            && w.num_output >= 16
+    }
+
+    /// The device side of Winograd for this layer, where it fits and `opt` allows it.
+    pub(super) fn winograd_state(
+        &self,
+        gpu: GpuSetup<'_>,
+        opt: &RunOptions,
+    ) -> Result<Option<GpuWinograd>> {
+        if !(opt.use_winograd_convolution && self.winograd_fits()) {
+            return Ok(None);
+        }
+        for shader in [
+            Shader::ConvolutionWinograd43Input,
+            Shader::ConvolutionWinograd43Output,
+        ] {
+            gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
+        }
+        Ok(Some(GpuWinograd { weights: None }))
+    }
+
+    /// Uploads the transformed weights: per element of the tile, the implicit GEMM's layout of
+    /// a 1×1 kernel (per input block, per output block, four rows of four input weights).
+    pub(super) fn upload_winograd(&self, gpu: GpuSetup<'_>, wino: &mut GpuWinograd) -> Result<()> {
+        let (cin, cout) = (self.window.channels(), self.window.num_output);
+        let u = super::cpu::f43_weights(&self.weights, cout, cin);
+        let mut packed = Vec::with_capacity(u.len());
+        for element in u.chunks_exact(cin * cout) {
+            for i4 in 0..cin / 4 {
+                for o4 in 0..cout / 4 {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            packed.push(element[(i4 * 4 + j) * cout + o4 * 4 + lane]);
+                        }
+                    }
+                }
+            }
+        }
+        wino.weights = Some(gpu.upload_values(&packed, 4)?);
+        Ok(())
+    }
+
+    /// Whether a forward onto an output of `ow × oh` takes Winograd.
+    pub(super) fn winograd_on(&self, state: &GpuConvolution, [ow, oh]: [usize; 2]) -> bool {
+        state.winograd.is_some() && ow.min(oh) >= MIN_SIDE
+    }
+
+    /// Records the three steps from pack4 `bottom` into `top`: the input transform, the
+    /// products as the implicit GEMM of a 1×1 kernel over each element's tiles (36 batch
+    /// matrices in one dispatch), the output transform.
+    pub(super) fn dispatch_winograd(
+        &self,
+        state: &GpuConvolution,
+        rec: &mut Recorder<'_>,
+        [bottom, top, bias]: [&GpuMat; 3],
+        words: &[u32],
+    ) -> Result<()> {
+        let (
+            Some(GpuWinograd {
+                weights: Some(weights),
+            }),
+            Some(gemm),
+            Some(no_partials),
+        ) = (&state.winograd, state.gemm, &state.no_partials)
+        else {
+            return Err(Error::NotLoaded {
+                what: "the Winograd weights on the device",
+            });
+        };
+        let tiles = top.w.div_ceil(4) * top.h.div_ceil(4);
+        let rs = tiles.next_multiple_of(8);
+        let ctx = rec.context();
+        // the transformed input and the products, pack4: [36][blocks][rs]
+        let v = GpuMat::alloc(ctx, 2, [ELEMENTS * bottom.c * rs, 1, 1], 4, bottom.options);
+        let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * rs, 1, 1], 4, bottom.options);
+        let spec = shaped(self.window.spec(1), words);
+        let input = ctx.pipeline(
+            Shader::ConvolutionWinograd43Input.module(),
+            state.options,
+            &spec,
+        )?;
+        rec.dispatch(
+            &input,
+            &[bottom, &v],
+            words,
+            dispatch_grid([tiles, bottom.c, 1], top)?,
+        )?;
+        // each element's tiles as the positions of a 1×1 layer: shapes w, h, c, cstep of its
+        // input and output, no padding
+        let gemm_words: Vec<u32> = [tiles, 1, bottom.c, rs, tiles, 1, top.c, rs, 0, 0, 0]
+            .iter()
+            .map(|&x| x as u32)
+            .collect();
+        let plan = GemmPlan::choose(gemm, top.c, tiles, 1);
+        let one = |v: usize| SpecValue::I32(v as i32);
+        let mut values = vec![(0, one(0)), (1, one(0)), (2, SpecValue::F32(0.0))];
+        values.push((3, SpecValue::F32(0.0)));
+        values.extend((4..12).map(|id| (id, one(1))));
+        values.extend([(12, one(1)), (14, one(1))]);
+        values.extend(plan.tile.map(|t| (13, one(t as usize))));
+        let pipeline = ctx.pipeline(
+            gemm.shader().module(),
+            state.options,
+            &shaped(values, &gemm_words),
+        )?;
+        let [tn, tm] = plan.tile_size();
+        rec.dispatch(
+            &pipeline,
+            &[&v, &m, weights, bias, no_partials],
+            &gemm_words,
+            dispatch_grid(
+                [
+                    tiles.div_ceil(tn) * gemm.invocations(),
+                    top.c.div_ceil(tm),
+                    ELEMENTS,
+                ],
+                top,
+            )?,
+        )?;
+        let output = ctx.pipeline(
+            Shader::ConvolutionWinograd43Output.module(),
+            state.options,
+            &spec,
+        )?;
+        rec.dispatch(
+            &output,
+            &[&m, top, bias],
+            words,
+            dispatch_grid([tiles, top.c, 1], top)?,
+        )
+    }
+}

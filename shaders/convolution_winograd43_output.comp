@@ -1,0 +1,81 @@
+// Winograd F(4×4, 3×3), step 3 of 3: the output transform. Each invocation takes one tile of
+// one block of 4 output channels: its 36 products from the batched GEMM's output, pack4
+// [36][output blocks][tiles rounded up to 8], `Aᵀ m A`, then the bias and the activation,
+// and writes the tile's positions that lie in the output map. Arithmetic in fp32.
+// Dispatch: global [tiles, outc (blocks of 4), 1].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#if NCNN_fp16_arithmetic
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#endif
+
+#include "convolution_head.comp"
+
+layout (binding = 0) readonly buffer m_blob { sfpvec4 m_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
+layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+
+layout (local_size_x = 64) in;
+
+// Aᵀ · (r0 .. r5) for Aᵀ of the points 0, ±√2, ±√2/2 (and infinity)
+#define SQ2 1.41421356237
+#define SQ2_2 0.707106781187
+void at6(vec4 r[6], out vec4 o[4])
+{
+    const vec4 s12 = r[1] + r[2];
+    const vec4 d12 = r[1] - r[2];
+    const vec4 s34 = r[3] + r[4];
+    const vec4 d34 = r[3] - r[4];
+    o[0] = r[0] + s12 + s34;
+    o[1] = SQ2 * d12 + SQ2_2 * d34;
+    o[2] = 2.f * s12 + 0.5f * s34;
+    o[3] = (2.f * SQ2) * d12 + (0.5f * SQ2_2) * d34 + r[5];
+}
+
+void main()
+{
+    const int t = int(gl_GlobalInvocationID.x);
+    const int ob = int(gl_GlobalInvocationID.y);
+    const int tw = (psc(outw) + 3) / 4;
+    const int tiles = tw * ((psc(outh) + 3) / 4);
+    if (t >= tiles || ob >= psc(outc))
+        return;
+    const int rs = (tiles + 7) / 8 * 8;
+
+    // columns first: Aᵀ · m for each of the 6 columns j, output rows y
+    vec4 mt[4][6];
+    for (int j = 0; j < 6; j++)
+    {
+        vec4 col[6];
+        for (int i = 0; i < 6; i++)
+            col[i] = vec4(buffer_ld4(m_data, ((i * 6 + j) * psc(outc) + ob) * rs + t));
+        vec4 o[4];
+        at6(col, o);
+        for (int y = 0; y < 4; y++)
+            mt[y][j] = o[y];
+    }
+
+    const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, ob)) : vec4(0.f);
+    const int x0 = (t % tw) * 4;
+    const int y0 = (t / tw) * 4;
+    const int base = ob * psc(outcstep);
+    // then the rows: (Aᵀ · m) · A
+    for (int y = 0; y < 4; y++)
+    {
+        if (y0 + y >= psc(outh))
+            break;
+        vec4 o[4];
+        at6(mt[y], o);
+        for (int x = 0; x < 4; x++)
+        {
+            if (x0 + x < psc(outw))
+            {
+                const afpvec4 v = activation_afpvec4(afpvec4(o[x] + b), activation_type, activation_param_0, activation_param_1);
+                buffer_st4(top_blob_data, base + (y0 + y) * psc(outw) + x0 + x, v);
+            }
+        }
+    }
+}
