@@ -9,16 +9,20 @@
 //!
 //! CPU and GPU: each output gathers the inputs whose kernel footprint covers it; on the GPU
 //! pack1 for any groups, and pack4 in (pack4 out, or pack1 where the outputs are not a multiple
-//! of 4) for dense ones over a multiple of 4 input channels.
+//! of 4) for dense ones over a multiple of 4 input channels. A dense pack4 layer whose kernel
+//! is its stride (an upsampler's 2×2 stride 2: no two taps meet) takes the convolutions'
+//! implicit GEMM instead, one 1×1 product per tap over the input (tensor cores where the
+//! convolutions take them), whose products `deconvolution_taps` places with the bias.
 
 use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
+use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::convolution::dynamic_inputs;
+use crate::layer::convolution::{Batched, Gemm, dynamic_inputs};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::fused_activation::{activate, activate_all};
 use crate::layer::params::ParamDict;
@@ -51,6 +55,17 @@ struct GpuDeconvolution {
     bias: Option<GpuMat>,
     /// The pack4-input pipeline, its weights and bias, where the layer is dense over blocks.
     pack4: Option<(Arc<Pipeline>, Option<Coefficients>)>,
+    /// The taps as a batched GEMM, where the kernel is the stride.
+    taps: Option<GpuTaps>,
+}
+
+/// The batched GEMM of the taps and the shader that places their products.
+struct GpuTaps {
+    gemm: Gemm,
+    options: OptionSet,
+    place: Arc<Pipeline>,
+    /// The weights in the batched GEMM's layout, and what fills its unused bindings.
+    weights: Option<(GpuMat, GpuMat)>,
 }
 
 /// Weights and bias on the device.
@@ -125,6 +140,30 @@ impl Deconvolution {
     /// Whether the pack4 shaders take it: one group over whole blocks of 4 input channels.
     fn dense_blocks(&self) -> bool {
         self.window.group == 1 && self.window.channels_per_group().is_multiple_of(4)
+    }
+
+    /// Whether the taps go through the batched GEMM: dense, whole blocks of 4 each side, a
+    /// kernel that is its stride (every output from one tap) and no dilation.
+    fn taps_fit(&self) -> bool {
+        let w = &self.window;
+        w.group == 1
+            && w.channels().is_multiple_of(4)
+            && w.num_output.is_multiple_of(4)
+            && w.kernel == w.stride
+            && w.dilation == [1, 1]
+    }
+
+    /// The taps' GEMM as one forward on a `w × h` input of `in_blocks` blocks runs it.
+    fn taps_gemm(&self, positions: usize, in_rs: usize) -> Batched {
+        Batched {
+            positions,
+            in_blocks: self.window.channels() / 4,
+            in_rs,
+            out_blocks: self.window.num_output / 4,
+            out_rs: positions,
+            batches: self.window.kernel[0] * self.window.kernel[1],
+            shared_input: true,
+        }
     }
 
     /// The output's elempack from a pack4 input: 4 where the outputs fill blocks.
@@ -227,7 +266,7 @@ impl Layer for Deconvolution {
         Ok(())
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let module = Shader::Deconvolution.module();
         self.gpu = match gpu.filter(|_| !self.window.dynamic) {
             Some(gpu) => {
@@ -241,11 +280,27 @@ impl Layer for Deconvolution {
                 } else {
                     None
                 };
+                let taps = match self.taps_fit() {
+                    true => {
+                        let gemm = Gemm::choose(gpu, opt);
+                        gpu.ctx
+                            .fitting_variants(gemm.shader().module(), gpu.options)?;
+                        let place = Shader::DeconvolutionTaps.module();
+                        Some(GpuTaps {
+                            gemm,
+                            options: gpu.options,
+                            place: gpu.pipeline(place, &self.window.spec(0))?,
+                            weights: None,
+                        })
+                    }
+                    false => None,
+                };
                 Some(GpuDeconvolution {
                     pipeline: gpu.pipeline(module, &self.window.spec(0))?,
                     weights: None,
                     bias: None,
                     pack4,
+                    taps,
                 })
             }
             _ => None,
@@ -260,6 +315,16 @@ impl Layer for Deconvolution {
             .as_ref()
             .is_some_and(|g| g.pack4.is_some())
             .then(|| self.weights_pack4());
+        let tap_weights = self
+            .gpu
+            .as_ref()
+            .is_some_and(|g| g.taps.is_some())
+            .then(|| {
+                let cin = self.window.channels();
+                let n = self.window.kernel[0] * self.window.kernel[1];
+                self.taps_gemm(0, 0)
+                    .weights(|t, i, o| self.weights[(o * cin + i) * n + t])
+            });
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -271,6 +336,10 @@ impl Layer for Deconvolution {
                 gpu.upload_values(&weights4, 4)?,
                 gpu.upload_values(&bias, lanes)?,
             ));
+        }
+        if let (Some(taps), Some(w)) = (state.taps.as_mut(), tap_weights) {
+            let unused = GpuMat::alloc(gpu.ctx, 1, [4, 1, 1], 4, OptionSet::FP32);
+            taps.weights = Some((gpu.upload_values(&w, 4)?, unused));
         }
         Ok(())
     }
@@ -307,6 +376,26 @@ impl Layer for Deconvolution {
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
+        if let (4, Some(taps)) = (bottom.elempack, &state.taps) {
+            let (tap_weights, unused) = taps.weights.as_ref().ok_or_else(not_loaded)?;
+            let gemm = self.taps_gemm(bottom.w * bottom.h, bottom.cstep);
+            let products = GpuMat::alloc(
+                ctx,
+                2,
+                [gemm.batches * top.c * gemm.positions, 1, 1],
+                4,
+                bottom.options,
+            );
+            gemm.record(
+                rec,
+                taps.gemm,
+                taps.options,
+                [bottom, &products, tap_weights, bias, unused],
+            )?;
+            return rec
+                .dispatch(&taps.place, &[&products, &top, bias], &words, top.grid())
+                .map(|()| top);
+        }
         rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, top.grid())?;
         Ok(top)
     }

@@ -376,6 +376,32 @@ fn the_pack4_to_pack1_convolution_matches_ncnn() {
     check_suite(sample(cases, 12), false);
 }
 
+/// Transposed convolutions whose kernel is their stride (dense, whole blocks of 4 each side)
+/// take the taps' batched GEMM on the GPU: test_deconvolution.cpp's cases of that form (output
+/// pads and sizes included) against the wheel, and on every GPU option tuple against the CPU.
+#[test]
+fn the_deconvolution_taps_gemm_matches_ncnn() {
+    let mut rng = Rng(608);
+    let cases: Vec<Case> = family(
+        &mut rng,
+        "Deconvolution",
+        TRANSPOSED_KDSP,
+        DECONVOLUTION_CALLS,
+    )
+    .into_iter()
+    .filter(|case| {
+        let c = case.inputs[0].shape[3];
+        let (k, s, d) = (param(case, "1="), param(case, "3="), param(case, "2="));
+        c.is_multiple_of(4) && param(case, "0=").is_multiple_of(4) && k == s && d == 1
+    })
+    .collect();
+    assert!(
+        cases.len() >= 4,
+        "ncnn's deconvolution cases whose kernel is their stride"
+    );
+    check_suite(sample(cases, 16), false);
+}
+
 /// The GPU's Winograd F(4,3) (dense 3×3 stride-1 layers of at least 16 channels each side, in
 /// blocks of 4, on outputs of at least 16 × 16; smaller ones keep the implicit GEMM): every
 /// case of test_convolution.cpp that takes it (partial edge tiles and pads included) against

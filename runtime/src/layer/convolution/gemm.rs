@@ -6,12 +6,16 @@ use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::GpuSetup;
+use crate::layer::gpu_gemm;
+use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
+use crate::{Opt, OptionSet as Options};
 
 /// The implicit GEMM's two shaders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Gemm {
+pub(crate) enum Gemm {
     /// `convolution_gemm`: fp32 FMA, any device and path.
     Fma,
     /// `convolution_gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16
@@ -20,7 +24,18 @@ pub(super) enum Gemm {
 }
 
 impl Gemm {
-    pub(super) fn shader(self) -> Shader {
+    /// The GEMM pack4 blobs take in this variant: tensor cores where their fp16 blobs, the
+    /// device and the run allow (pack4 blobs are fp16 with fp16 storage or fp16 packing).
+    pub(crate) fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> Gemm {
+        let fp16 = gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
+        if gpu_gemm::tensor_cores(gpu, opt, fp16) {
+            Gemm::CooperativeMatrix
+        } else {
+            Gemm::Fma
+        }
+    }
+
+    pub(crate) fn shader(self) -> Shader {
         match self {
             Gemm::Fma => Shader::ConvolutionGemm,
             Gemm::CooperativeMatrix => Shader::ConvolutionGemmCm,
@@ -28,7 +43,7 @@ impl Gemm {
     }
 
     /// Invocations per workgroup (4 subgroups of 32 for the cooperative-matrix one).
-    pub(super) fn invocations(self) -> usize {
+    pub(crate) fn invocations(self) -> usize {
         match self {
             Gemm::Fma => 256,
             Gemm::CooperativeMatrix => 128,
@@ -184,6 +199,96 @@ impl Convolution {
             &[&partials, top, bias],
             words,
             grid([positions, top.c, 1])?,
+        )
+    }
+}
+
+/// A batched 1×1 GEMM on pack4 buffers (Winograd's 36 products, a transposed convolution's
+/// taps): `batches` products of `out_blocks × in_blocks` blocks of weights by `in_blocks ×
+/// positions` inputs (rows `in_rs` apart), outputs `out_blocks × positions` (rows `out_rs`
+/// apart), each batch's output and weights right after the last one's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Batched {
+    pub positions: usize,
+    pub in_blocks: usize,
+    pub in_rs: usize,
+    pub out_blocks: usize,
+    pub out_rs: usize,
+    pub batches: usize,
+    /// Every batch reads the same input (else each its own, right after the last one's).
+    pub shared_input: bool,
+}
+
+impl Batched {
+    /// Weights `w(batch, input, output)` in the layout the batched GEMM reads: per batch, per
+    /// input block, per output block, four rows (one per output lane) of four input weights.
+    pub(crate) fn weights(&self, w: impl Fn(usize, usize, usize) -> f32) -> Vec<f32> {
+        let (ib, ob) = (self.in_blocks, self.out_blocks);
+        let mut out = Vec::with_capacity(self.batches * ib * ob * 16);
+        for b in 0..self.batches {
+            for i4 in 0..ib {
+                for o4 in 0..ob {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            out.push(w(b, i4 * 4 + j, o4 * 4 + lane));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Records it with `gemm` in the variant `options`: `input` into `output` with `weights`
+    /// (from [`Batched::weights`]); `bias` and `partials` fill bindings it does not use (two
+    /// distinct buffers: one is read-only, the other writable).
+    pub(crate) fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        gemm: Gemm,
+        options: Options,
+        [input, output, weights, bias, partials]: [&GpuMat; 5],
+    ) -> Result<()> {
+        // the positions as one row of a 1×1 layer: shapes w, h, c, cstep of its input and
+        // output, no padding
+        let words: Vec<u32> = [
+            self.positions,
+            1,
+            self.in_blocks,
+            self.in_rs,
+            self.positions,
+            1,
+            self.out_blocks,
+            self.out_rs,
+            0,
+            0,
+            0,
+        ]
+        .iter()
+        .map(|&x| x as u32)
+        .collect();
+        let plan = GemmPlan::choose(gemm, self.out_blocks, self.positions, 1);
+        let int = |v: usize| SpecValue::I32(v as i32);
+        let mut values = vec![(0, int(0)), (1, int(0))];
+        values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
+        values.extend((4..12).map(|id| (id, int(1))));
+        let batched = if self.shared_input { 2 } else { 1 };
+        values.extend([(12, int(1)), (14, int(batched))]);
+        values.extend(plan.tile.map(|t| (13, int(t as usize))));
+        let pipeline =
+            rec.context()
+                .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
+        let [tn, tm] = plan.tile_size();
+        let grid = [
+            self.positions.div_ceil(tn) * gemm.invocations(),
+            self.out_blocks.div_ceil(tm),
+            self.batches,
+        ];
+        rec.dispatch(
+            &pipeline,
+            &[input, output, weights, bias, partials],
+            &words,
+            dispatch_grid(grid, output)?,
         )
     }
 }

@@ -33,7 +33,6 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::gpu_gemm;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -43,7 +42,7 @@ use crate::layer::window::Window;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
-use gemm::Gemm;
+pub(crate) use gemm::{Batched, Gemm};
 
 pub use cpu::CpuAlgo;
 
@@ -309,16 +308,7 @@ impl Layer for Convolution {
         let gpu = gpu.filter(|_| !self.window.dynamic);
         self.gpu = match gpu {
             Some(gpu) => {
-                // pack4 blobs are fp16 with fp16 storage or fp16 packing
-                let fp16 =
-                    gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
-                let gemm = self
-                    .uses_gemm()
-                    .then_some(if gpu_gemm::tensor_cores(gpu, opt, fp16) {
-                        Gemm::CooperativeMatrix
-                    } else {
-                        Gemm::Fma
-                    });
+                let gemm = self.uses_gemm().then(|| Gemm::choose(gpu, opt));
                 let kind = self.pack4_kind();
                 // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
                 let pack4 = (kind != 0).then(|| {

@@ -7,11 +7,10 @@
 //! 144, for two passes over the transformed values in memory: it wins on large maps, which
 //! the SR models' layers are, and loses on small ones, which keep the implicit GEMM.
 
-use super::gemm::GemmPlan;
+use super::gemm::Batched;
 use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::GpuSetup;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
@@ -66,18 +65,13 @@ impl Convolution {
     pub(super) fn upload_winograd(&self, gpu: GpuSetup<'_>, wino: &mut GpuWinograd) -> Result<()> {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let u = super::cpu::f43_weights(&self.weights, cout, cin);
-        let mut packed = Vec::with_capacity(u.len());
-        for element in u.chunks_exact(cin * cout) {
-            for i4 in 0..cin / 4 {
-                for o4 in 0..cout / 4 {
-                    for lane in 0..4 {
-                        for j in 0..4 {
-                            packed.push(element[(i4 * 4 + j) * cout + o4 * 4 + lane]);
-                        }
-                    }
-                }
-            }
-        }
+        let batched = Batched {
+            in_blocks: cin / 4,
+            out_blocks: cout / 4,
+            batches: ELEMENTS,
+            ..Batched::default()
+        };
+        let packed = batched.weights(|b, i, o| u[(b * cin + i) * cout + o]);
         wino.weights = Some(gpu.upload_values(&packed, 4)?);
         Ok(())
     }
@@ -127,37 +121,20 @@ impl Convolution {
             words,
             dispatch_grid([tiles, bottom.c, 1], top)?,
         )?;
-        // each element's tiles as the positions of a 1×1 layer: shapes w, h, c, cstep of its
-        // input and output, no padding
-        let gemm_words: Vec<u32> = [tiles, 1, bottom.c, rs, tiles, 1, top.c, rs, 0, 0, 0]
-            .iter()
-            .map(|&x| x as u32)
-            .collect();
-        let plan = GemmPlan::choose(gemm, top.c, tiles, 1);
-        let one = |v: usize| SpecValue::I32(v as i32);
-        let mut values = vec![(0, one(0)), (1, one(0)), (2, SpecValue::F32(0.0))];
-        values.push((3, SpecValue::F32(0.0)));
-        values.extend((4..12).map(|id| (id, one(1))));
-        values.extend([(12, one(1)), (14, one(1))]);
-        values.extend(plan.tile.map(|t| (13, one(t as usize))));
-        let pipeline = ctx.pipeline(
-            gemm.shader().module(),
+        let batched = Batched {
+            positions: tiles,
+            in_blocks: bottom.c,
+            in_rs: rs,
+            out_blocks: top.c,
+            out_rs: rs,
+            batches: ELEMENTS,
+            shared_input: false,
+        };
+        batched.record(
+            rec,
+            gemm,
             state.options,
-            &shaped(values, &gemm_words),
-        )?;
-        let [tn, tm] = plan.tile_size();
-        rec.dispatch(
-            &pipeline,
-            &[&v, &m, weights, bias, no_partials],
-            &gemm_words,
-            dispatch_grid(
-                [
-                    tiles.div_ceil(tn) * gemm.invocations(),
-                    top.c.div_ceil(tm),
-                    ELEMENTS,
-                ],
-                top,
-            )?,
+            [&v, &m, weights, bias, no_partials],
         )?;
         let output = ctx.pipeline(
             Shader::ConvolutionWinograd43Output.module(),
