@@ -2,7 +2,7 @@
 // enough for the 36 products per tile to beat the implicit GEMM's 144): the input transform.
 // Each invocation takes one 6×6 window of one block of 4 channels (4 × 4 output positions'
 // worth, windows 4 apart, the pad value outside the input) and writes `Bᵀ d B` as 36 values per
-// channel block into V, pack4 [36][channel blocks][tiles rounded up to 8]: element (i, j) of
+// channel block into V, pack4 [36][channel blocks][tiles]: element (i, j) of
 // every tile is one input of the batched GEMM that follows (the implicit GEMM's 1×1 form, one
 // batch matrix per element). Arithmetic in fp32 whatever the storage.
 // Dispatch: global [tiles, c (blocks of 4), 1].
@@ -51,7 +51,7 @@ void main()
     const int tiles = tw * ((psc(outh) + 3) / 4);
     if (t >= tiles || cb >= psc(c))
         return;
-    const int rs = (tiles + 7) / 8 * 8;
+    const int rs = tiles;
     const int x0 = (t % tw) * 4 - p.pad_left;
     const int y0 = (t / tw) * 4 - p.pad_top;
     const int base = cb * psc(cstep);

@@ -1,6 +1,6 @@
 // Winograd F(4×4, 3×3), step 3 of 3: the output transform. Each invocation takes one tile of
 // one block of 4 output channels: its 36 products from the batched GEMM's output, pack4
-// [36][output blocks][tiles rounded up to 8], `Aᵀ m A`, then the bias and the activation,
+// [36][output blocks][tiles], `Aᵀ m A`, then the bias and the activation,
 // and writes the tile's positions that lie in the output map. Arithmetic in fp32.
 // Dispatch: global [tiles, outc (blocks of 4), 1].
 #version 450
@@ -43,7 +43,7 @@ void main()
     const int tiles = tw * ((psc(outh) + 3) / 4);
     if (t >= tiles || ob >= psc(outc))
         return;
-    const int rs = (tiles + 7) / 8 * 8;
+    const int rs = tiles;
 
     // columns first: Aᵀ · m for each of the 6 columns j, output rows y
     vec4 mt[4][6];

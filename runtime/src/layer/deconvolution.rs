@@ -175,20 +175,23 @@ impl Deconvolution {
         }
     }
 
-    /// The weights for the pack4 shaders: per output block (or output, pack1 out), input block
-    /// and tap, a vec4 over the input lanes per output lane.
+    /// The weights for the pack4 shaders: per output block (pack1 out too: the last block's
+    /// rows past the outputs are zero), input block and tap, a vec4 over the input lanes per
+    /// output lane.
     fn weights_pack4(&self) -> Vec<f32> {
         let (outc, cin) = (self.window.num_output, self.window.channels_per_group());
         let taps = self.window.weight_data_size / (outc * cin).max(1);
-        let lanes = self.out_pack();
         let mut out = Vec::with_capacity(self.weights.len());
-        for ob in 0..outc / lanes {
+        for ob in 0..outc.div_ceil(4) {
             for qb in 0..cin / 4 {
                 for t in 0..taps {
-                    for r in 0..lanes {
+                    for r in 0..4 {
                         for l in 0..4 {
-                            let (o, q) = (ob * lanes + r, qb * 4 + l);
-                            out.push(self.weights[(o * cin + q) * taps + t]);
+                            let (o, q) = (ob * 4 + r, qb * 4 + l);
+                            out.push(match o < outc {
+                                true => self.weights[(o * cin + q) * taps + t],
+                                false => 0.0,
+                            });
                         }
                     }
                 }
@@ -396,7 +399,13 @@ impl Layer for Deconvolution {
                 .dispatch(&taps.place, &[&products, &top, bias], &words, top.grid())
                 .map(|()| top);
         }
-        rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, top.grid())?;
+        // pack4 to pack1: one invocation per block of 4 outputs
+        let [x, y, z] = top.grid();
+        let grid = match (bottom.elempack, pack) {
+            (4, 1) => [x, y, top.c.div_ceil(4) as u32],
+            _ => [x, y, z],
+        };
+        rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, grid)?;
         Ok(top)
     }
 

@@ -354,26 +354,28 @@ fn param(case: &Case, key: &str) -> usize {
     value.and_then(|v| v.parse().ok()).expect("the param")
 }
 
-/// The dense pack4-to-pack1 shader (whole blocks of 4 input channels, outputs that are not):
-/// test_convolution.cpp's cases of that form, every kernel of its table, on every GPU option
-/// tuple against the CPU (the packed tuples take it).
+/// The dense pack4-to-pack1 shaders (whole blocks of 4 input channels, outputs that are not):
+/// test_convolution.cpp's and test_deconvolution.cpp's cases of that form, every kernel of
+/// their tables, on every GPU option tuple against the CPU (the packed tuples take them).
 #[test]
-fn the_pack4_to_pack1_convolution_matches_ncnn() {
+fn the_pack4_to_pack1_convolutions_match_ncnn() {
     let mut rng = Rng(607);
-    let cases: Vec<Case> = family(
-        &mut rng,
-        "Convolution",
-        &FORWARD_KDSP[..12],
-        CONVOLUTION_CALLS,
-    )
-    .into_iter()
-    .filter(|case| {
-        let c = case.inputs[0].shape[3];
-        c.is_multiple_of(4) && !param(case, "0=").is_multiple_of(4)
-    })
-    .collect();
-    assert!(cases.len() >= 12, "ncnn's pack4-to-pack1 cases");
-    check_suite(sample(cases, 12), false);
+    let mut cases = Vec::new();
+    for (kind, kdsp, calls) in [
+        ("Convolution", &FORWARD_KDSP[..12], CONVOLUTION_CALLS),
+        ("Deconvolution", TRANSPOSED_KDSP, DECONVOLUTION_CALLS),
+    ] {
+        let family: Vec<Case> = family(&mut rng, kind, kdsp, calls)
+            .into_iter()
+            .filter(|case| {
+                let c = case.inputs[0].shape[3];
+                c.is_multiple_of(4) && !param(case, "0=").is_multiple_of(4)
+            })
+            .collect();
+        assert!(family.len() >= 12, "ncnn's pack4-to-pack1 {kind} cases");
+        cases.extend(sample(family, 12));
+    }
+    check_suite(cases, false);
 }
 
 /// Transposed convolutions whose kernel is their stride (dense, whole blocks of 4 each side)

@@ -104,11 +104,16 @@ impl Convolution {
             });
         };
         let tiles = top.w.div_ceil(4) * top.h.div_ceil(4);
-        let rs = tiles.next_multiple_of(8);
         let ctx = rec.context();
-        // the transformed input and the products, pack4: [36][blocks][rs]
-        let v = GpuMat::alloc(ctx, 2, [ELEMENTS * bottom.c * rs, 1, 1], 4, bottom.options);
-        let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * rs, 1, 1], 4, bottom.options);
+        // the transformed input and the products, pack4: [36][blocks][tiles]
+        let v = GpuMat::alloc(
+            ctx,
+            2,
+            [ELEMENTS * bottom.c * tiles, 1, 1],
+            4,
+            bottom.options,
+        );
+        let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options);
         let spec = shaped(self.window.spec(1), words);
         let input = ctx.pipeline(
             Shader::ConvolutionWinograd43Input.module(),
@@ -124,9 +129,9 @@ impl Convolution {
         let batched = Batched {
             positions: tiles,
             in_blocks: bottom.c,
-            in_rs: rs,
+            in_rs: tiles,
             out_blocks: top.c,
-            out_rs: rs,
+            out_rs: tiles,
             batches: ELEMENTS,
             shared_input: false,
         };
