@@ -9,10 +9,10 @@
 //!
 //! CPU and GPU: each output gathers the inputs whose kernel footprint covers it; on the GPU
 //! pack1 for any groups, and pack4 in (pack4 out, or pack1 where the outputs are not a multiple
-//! of 4) for dense ones over a multiple of 4 input channels. A dense pack4 layer whose kernel
-//! is its stride (an upsampler's 2×2 stride 2: no two taps meet) takes the convolutions'
-//! implicit GEMM instead, one 1×1 product per tap over the input (tensor cores where the
-//! convolutions take them), whose products `deconvolution_taps` places with the bias.
+//! of 4) for dense ones over a multiple of 4 input channels. Those of up to 16 taps (an
+//! upsampler's 2×2 or 4×4 stride 2) take the convolutions' implicit GEMM instead, one 1×1
+//! product per tap over the input (tensor cores where the convolutions take them), whose
+//! products `deconvolution_taps{,_pack4to1}` sum per output with the bias.
 
 use std::sync::{Arc, OnceLock};
 
@@ -70,6 +70,10 @@ struct GpuTaps {
 
 /// Weights and bias on the device.
 type Coefficients = (GpuMat, GpuMat);
+
+/// The most kernel taps a layer takes through the batched GEMM: its products are taps × the
+/// input's positions × the outputs (a 4×4 kernel's 16: four times a stride-2 output).
+const MAX_GEMM_TAPS: usize = 16;
 
 /// The output of one forward: its size and where it starts in the full result.
 #[derive(Clone, Copy, Debug)]
@@ -142,15 +146,12 @@ impl Deconvolution {
         self.window.group == 1 && self.window.channels_per_group().is_multiple_of(4)
     }
 
-    /// Whether the taps go through the batched GEMM: dense, whole blocks of 4 each side, a
-    /// kernel that is its stride (every output from one tap) and no dilation.
+    /// Whether the taps go through the batched GEMM: dense over whole blocks of 4 input
+    /// channels, at most [`MAX_GEMM_TAPS`] taps (the products take taps × the input's
+    /// positions × the outputs).
     fn taps_fit(&self) -> bool {
         let w = &self.window;
-        w.group == 1
-            && w.channels().is_multiple_of(4)
-            && w.num_output.is_multiple_of(4)
-            && w.kernel == w.stride
-            && w.dilation == [1, 1]
+        w.group == 1 && w.channels().is_multiple_of(4) && w.kernel[0] * w.kernel[1] <= MAX_GEMM_TAPS
     }
 
     /// The taps' GEMM as one forward on a `w × h` input of `in_blocks` blocks runs it.
@@ -159,7 +160,7 @@ impl Deconvolution {
             positions,
             in_blocks: self.window.channels() / 4,
             in_rs,
-            out_blocks: self.window.num_output / 4,
+            out_blocks: self.window.num_output.div_ceil(4),
             out_rs: positions,
             batches: self.window.kernel[0] * self.window.kernel[1],
             shared_input: true,
@@ -288,7 +289,11 @@ impl Layer for Deconvolution {
                         let gemm = Gemm::choose(gpu, opt);
                         gpu.ctx
                             .fitting_variants(gemm.shader().module(), gpu.options)?;
-                        let place = Shader::DeconvolutionTaps.module();
+                        let place = match self.out_pack() {
+                            4 => Shader::DeconvolutionTaps,
+                            _ => Shader::DeconvolutionTapsPack4to1,
+                        }
+                        .module();
                         Some(GpuTaps {
                             gemm,
                             options: gpu.options,
@@ -326,7 +331,10 @@ impl Layer for Deconvolution {
                 let cin = self.window.channels();
                 let n = self.window.kernel[0] * self.window.kernel[1];
                 self.taps_gemm(0, 0)
-                    .weights(|t, i, o| self.weights[(o * cin + i) * n + t])
+                    .weights(|t, i, o| match o < self.window.num_output {
+                        true => self.weights[(o * cin + i) * n + t],
+                        false => 0.0,
+                    })
             });
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
@@ -379,13 +387,19 @@ impl Layer for Deconvolution {
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
+        // pack4 to pack1: one invocation per block of 4 outputs
+        let [x, y, z] = top.grid();
+        let grid = match (bottom.elempack, pack) {
+            (4, 1) => [x, y, top.c.div_ceil(4) as u32],
+            _ => [x, y, z],
+        };
         if let (4, Some(taps)) = (bottom.elempack, &state.taps) {
             let (tap_weights, unused) = taps.weights.as_ref().ok_or_else(not_loaded)?;
             let gemm = self.taps_gemm(bottom.w * bottom.h, bottom.cstep);
             let products = GpuMat::alloc(
                 ctx,
                 2,
-                [gemm.batches * top.c * gemm.positions, 1, 1],
+                [gemm.batches * gemm.out_blocks * gemm.positions, 1, 1],
                 4,
                 bottom.options,
             );
@@ -396,15 +410,9 @@ impl Layer for Deconvolution {
                 [bottom, &products, tap_weights, bias, unused],
             )?;
             return rec
-                .dispatch(&taps.place, &[&products, &top, bias], &words, top.grid())
+                .dispatch(&taps.place, &[&products, &top, bias], &words, grid)
                 .map(|()| top);
         }
-        // pack4 to pack1: one invocation per block of 4 outputs
-        let [x, y, z] = top.grid();
-        let grid = match (bottom.elempack, pack) {
-            (4, 1) => [x, y, top.c.div_ceil(4) as u32],
-            _ => [x, y, z],
-        };
         rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, grid)?;
         Ok(top)
     }
