@@ -37,8 +37,7 @@ layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 layout (constant_id = 12) const int splits = 1;
 
 // 1: the grid's z indexes batch matrices (Winograd's 36 products), each one's input, output and
-// weights right after the last one's, and the steps are not split; 2: the same with one input
-// for every batch (a transposed convolution's taps)
+// weights right after the last one's, and the steps are not split
 layout (constant_id = 14) const int batched = 0;
 // where this workgroup's batch matrix begins in the input, the output and the weights
 int in_base = 0;
@@ -130,11 +129,11 @@ void main()
     const int tid = int(gl_LocalInvocationID.x);
     const int n0 = int(gl_WorkGroupID.x) * TILE_N;
     const int m0 = int(gl_WorkGroupID.y) * TILE_MB;
-    const int slice = batched != 0 ? 0 : int(gl_WorkGroupID.z);
-    if (batched != 0)
+    const int slice = batched == 1 ? 0 : int(gl_WorkGroupID.z);
+    if (batched == 1)
     {
         const int b = int(gl_WorkGroupID.z);
-        in_base = batched == 1 ? b * psc(c) * psc(cstep) : 0;
+        in_base = b * psc(c) * psc(cstep);
         out_base = b * psc(outc) * psc(outcstep);
         w_base = b * psc(c) * kernel_w * kernel_h * psc(outc) * 4;
     }

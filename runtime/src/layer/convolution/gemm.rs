@@ -203,10 +203,10 @@ impl Convolution {
     }
 }
 
-/// A batched 1×1 GEMM on pack4 buffers (Winograd's 36 products, a transposed convolution's
-/// taps): `batches` products of `out_blocks × in_blocks` blocks of weights by `in_blocks ×
-/// positions` inputs (rows `in_rs` apart), outputs `out_blocks × positions` (rows `out_rs`
-/// apart), each batch's output and weights right after the last one's.
+/// A batched 1×1 GEMM on pack4 buffers (Winograd's 36 products; a transposed convolution's
+/// taps, one batch): `batches` products of `out_blocks × in_blocks` blocks of weights by
+/// `in_blocks × positions` inputs (rows `in_rs` apart), outputs `out_blocks × positions` (rows
+/// `out_rs` apart), each batch's input, output and weights right after the last one's.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Batched {
     pub positions: usize,
@@ -215,8 +215,6 @@ pub(crate) struct Batched {
     pub out_blocks: usize,
     pub out_rs: usize,
     pub batches: usize,
-    /// Every batch reads the same input (else each its own, right after the last one's).
-    pub shared_input: bool,
 }
 
 impl Batched {
@@ -272,8 +270,7 @@ impl Batched {
         let mut values = vec![(0, int(0)), (1, int(0))];
         values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
         values.extend((4..12).map(|id| (id, int(1))));
-        let batched = if self.shared_input { 2 } else { 1 };
-        values.extend([(12, int(1)), (14, int(batched))]);
+        values.extend([(12, int(1)), (14, int(1))]);
         values.extend(plan.tile.map(|t| (13, int(t as usize))));
         let pipeline =
             rec.context()

@@ -133,7 +133,6 @@ impl Convolution {
             out_blocks: top.c,
             out_rs: tiles,
             batches: ELEMENTS,
-            shared_input: false,
         };
         batched.record(
             rec,
