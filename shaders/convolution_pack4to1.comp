@@ -1,7 +1,7 @@
 // Convolution, direct, a pack4 buffer blob in and a pack1 one out (output channels not a multiple
 // of 4, as an upscaler's RGB output), dense (one group): one invocation per output position and
 // block of 4 output channels (the last block's lanes past the channels have zero weights and
-// are not written), so that each input vec4 serves four outputs. Weights as
+// bias and are not written), so that each input vec4 serves four outputs. Weights as
 // convolution_pack4.comp's dense ones over the channels rounded up to blocks of 4: per input
 // block and kernel position, four rows (one per output lane) of four input weights.
 #version 450
@@ -18,7 +18,7 @@
 layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 void main()
 {
@@ -31,12 +31,7 @@ void main()
     if (gx >= psc(outw) || gy >= psc(outh) || oz * 4 >= outch)
         return;
 
-    vec4 sum = vec4(0.f);
-    if (bias_term == 1)
-    {
-        for (int l = 0; l < 4; l++)
-            sum[l] = oz * 4 + l < outch ? float(buffer_ld1(bias_data, oz * 4 + l)) : 0.f;
-    }
+    vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, oz)) : vec4(0.f);
     const int x0 = gx * stride_w - p.pad_left;
     const int y0 = gy * stride_h - p.pad_top;
     int wi = oz * psc(c) * kernel_h * kernel_w * 4;

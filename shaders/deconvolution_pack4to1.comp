@@ -1,10 +1,10 @@
 // Deconvolution (transposed convolution), direct, a pack4 buffer blob in and a pack1 one out
 // (output channels not a multiple of 4, as an upscaler's RGB output), dense (one group): one
 // invocation per output position and block of 4 output channels, as deconvolution_pack4.comp
-// per block (one invocation per output value read every input vec4 once per output: 325 us of
-// upconv_7's 1.0 ms on an H200), the last block's lanes past the channels with zero weights
-// and not written. Weights: per output block, input block and tap, four rows (one per output
-// lane) of a vec4 over the input lanes.
+// per block, the last block's lanes past the channels with zero weights and bias and not
+// written (kernels of more than 16 taps: smaller ones go through the GEMM and
+// deconvolution_taps_pack4to1). Weights: per output block, input block and tap, four rows (one
+// per output lane) of a vec4 over the input lanes.
 #version 450
 
 #if NCNN_fp16_storage
@@ -19,7 +19,7 @@
 layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 void main()
 {
@@ -36,12 +36,7 @@ void main()
     const int by = gy + p.pad_top;
     const int taps = kernel_h * kernel_w;
 
-    vec4 sum = vec4(0.f);
-    if (bias_term == 1)
-    {
-        for (int l = 0; l < 4; l++)
-            sum[l] = gz * 4 + l < outch ? float(buffer_ld1(bias_data, gz * 4 + l)) : 0.f;
-    }
+    vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, gz)) : vec4(0.f);
     for (int ky = 0; ky < kernel_h; ky++)
     {
         const int ty = by - ky * dilation_h;

@@ -1,7 +1,7 @@
 // deconvolution_taps.comp for a pack1 output (output channels not a multiple of 4, as an
 // upscaler's RGB): the GEMM's products come in blocks of 4 outputs (the last block's lanes past
-// the channels zero); each invocation places one position of one block, the lanes that are
-// channels.
+// the channels zero, their bias too); each invocation places one position of one block, the
+// lanes that are channels.
 #version 450
 
 #if NCNN_fp16_storage
@@ -15,7 +15,7 @@
 
 layout (binding = 0) readonly buffer m_blob { sfpvec4 m_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
-layout (binding = 2) readonly buffer bias_blob { sfp bias_data[]; };
+layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 #include "deconvolution_taps_sum.comp"
 
@@ -32,10 +32,7 @@ void main()
 
     vec4 v = tap_sum(gx + p.pad_left, gy + p.pad_top, gz, (outch + 3) / 4);
     if (bias_term == 1)
-    {
-        for (int l = 0; l < 4; l++)
-            v[l] += gz * 4 + l < outch ? float(buffer_ld1(bias_data, gz * 4 + l)) : 0.f;
-    }
+        v += vec4(buffer_ld4(bias_data, gz));
     const afpvec4 res = activation_afpvec4(afpvec4(v), activation_type, activation_param_0, activation_param_1);
     const int at = gy * psc(outw) + gx;
     for (int l = 0; l < 4; l++)

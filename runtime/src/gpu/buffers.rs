@@ -101,14 +101,24 @@ impl Context {
         let mut rec = self.recorder();
         let staging = rec.record_readback(buffer);
         rec.submit_and_wait()?;
-        let bytes = self.read_mapped(&staging)?;
+        self.read_back_with(staging, <[u8]>::to_vec)
+    }
+
+    /// [`Context::read_mapped_with`] on a buffer of [`Recorder::record_readback`], which is
+    /// then kept for the next download of its size.
+    pub(crate) fn read_back_with<T>(
+        &self,
+        staging: wgpu::Buffer,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        let data = self.read_mapped_with(&staging, read)?;
         self.recycle_readback(staging);
-        Ok(bytes)
+        Ok(data)
     }
 
     /// Keeps a readback buffer that was read (and unmapped) for the next download of its
     /// size; the few most recent are kept.
-    pub(crate) fn recycle_readback(&self, staging: wgpu::Buffer) {
+    fn recycle_readback(&self, staging: wgpu::Buffer) {
         const KEPT: usize = 8;
         if let Ok(mut free) = self.readbacks.lock() {
             if free.len() == KEPT {

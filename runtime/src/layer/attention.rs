@@ -10,8 +10,9 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::strided_copy::{CopyExtras, StridedCopy};
 use crate::shaders::Shader;
-use crate::tensor::GpuMat;
+use crate::tensor::{GpuMat, Strided};
 
 /// The widest value rows the fused shader takes (64 invocations × 4 columns each).
 pub(crate) const GPU_MAX_DV: usize = 256;
@@ -22,6 +23,37 @@ const GPU_ROWS: usize = 16;
 pub(crate) fn gpu_pipeline(gpu: GpuSetup<'_>, attn_mask: bool) -> Result<Arc<Pipeline>> {
     let mask = SpecValue::I32(i32::from(attn_mask));
     gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])
+}
+
+/// A key/value cache blob given out for the next step, `groups × rows × width` (3-D, pack1):
+/// each group's `past` rows of the cache, then its current rows, which `current` views as
+/// `groups × (rows - past) × width` (SDPA's inputs as they lie; MultiHeadAttention's projected
+/// rows, heads side by side).
+pub(crate) fn record_cache(
+    copy: &StridedCopy,
+    rec: &mut Recorder<'_>,
+    (cache, past): (&GpuMat, usize),
+    (current, view): (&GpuMat, &Strided),
+) -> Result<GpuMat> {
+    let [groups, cur, width] = [view.shape[0], view.shape[1], view.shape[2]];
+    let rows = past + cur;
+    let out = GpuMat::alloc(rec.context(), 3, [width, rows, groups], 1, current.options);
+    let whole = Strided::contiguous(&[groups, rows, width]);
+    let cached = Strided::contiguous(&[groups, past, width]);
+    let none = CopyExtras::default();
+    copy.record(
+        rec,
+        (cache, &cached),
+        (&out, &whole.clone().narrow(1, 0, past)),
+        none,
+    )?;
+    copy.record(
+        rec,
+        (current, view),
+        (&out, &whole.narrow(1, past, cur)),
+        none,
+    )?;
+    Ok(out)
 }
 
 /// Heads in a GPU mat: row `i` of head `h` at `h · head + i · rs`.

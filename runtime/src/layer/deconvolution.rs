@@ -22,11 +22,11 @@ use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::convolution::{Batched, Gemm, dynamic_inputs};
+use crate::layer::convolution::{Batched, Gemm, dynamic_inputs, no_partials};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::fused_activation::{activate, activate_all};
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::DeviceSide;
+use crate::layer::pipelines::{DeviceSide, block_grid};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::channel_planes;
 use crate::layer::weights::Weights;
@@ -53,19 +53,20 @@ struct GpuDeconvolution {
     pipeline: Arc<Pipeline>,
     weights: Option<GpuMat>,
     bias: Option<GpuMat>,
-    /// The pack4-input pipeline, its weights and bias, where the layer is dense over blocks.
+    /// The pack4-input pipeline, its weights and bias, where the layer is dense over blocks:
+    /// the direct shader, or where the taps go through the GEMM, the shader summing their
+    /// products (the weights then in the GEMM's layout).
     pack4: Option<(Arc<Pipeline>, Option<Coefficients>)>,
-    /// The taps as a batched GEMM, where the kernel is the stride.
+    /// The taps' GEMM, where they fit it ([`Deconvolution::taps_fit`]).
     taps: Option<GpuTaps>,
 }
 
-/// The batched GEMM of the taps and the shader that places their products.
+/// The GEMM the taps go through: its shader, variant, and what it binds as its unused
+/// partial sums.
 struct GpuTaps {
     gemm: Gemm,
     options: OptionSet,
-    place: Arc<Pipeline>,
-    /// The weights in the batched GEMM's layout, and what fills its unused bindings.
-    weights: Option<(GpuMat, GpuMat)>,
+    no_partials: Option<GpuMat>,
 }
 
 /// Weights and bias on the device.
@@ -178,6 +179,21 @@ impl Deconvolution {
         }
     }
 
+    /// The weights of the taps' GEMM: output `to` of its product is output `to % blocks` of
+    /// tap `to / blocks` (blocks: the outputs rounded up to blocks of 4, zero past them).
+    fn weights_taps(&self) -> Vec<f32> {
+        let (cin, outc) = (self.window.channels(), self.window.num_output);
+        let n = self.window.kernel[0] * self.window.kernel[1];
+        let blocks = outc.div_ceil(4) * 4;
+        self.taps_gemm(0, 0).weights(|_, i, to| {
+            let (t, o) = (to / blocks, to % blocks);
+            match o < outc {
+                true => self.weights[(o * cin + i) * n + t],
+                false => 0.0,
+            }
+        })
+    }
+
     /// The weights for the pack4 shaders: per output block (pack1 out too: the last block's
     /// rows past the outputs are zero), input block and tap, a vec4 over the input lanes per
     /// output lane.
@@ -276,34 +292,29 @@ impl Layer for Deconvolution {
         let module = Shader::Deconvolution.module();
         self.gpu = match gpu.filter(|_| !self.window.dynamic) {
             Some(gpu) => {
-                let pack4 = if self.dense_blocks() {
-                    let shader = if self.out_pack() == 4 {
-                        Shader::DeconvolutionPack4
-                    } else {
-                        Shader::DeconvolutionPack4to1
-                    };
-                    Some((gpu.pipeline(shader.module(), &self.window.spec(0))?, None))
-                } else {
-                    None
-                };
                 let taps = match self.taps_fit() {
                     true => {
                         let gemm = Gemm::choose(gpu, opt);
                         gpu.ctx
                             .fitting_variants(gemm.shader().module(), gpu.options)?;
-                        let place = match self.out_pack() {
-                            4 => Shader::DeconvolutionTaps,
-                            _ => Shader::DeconvolutionTapsPack4to1,
-                        }
-                        .module();
                         Some(GpuTaps {
                             gemm,
                             options: gpu.options,
-                            place: gpu.pipeline(place, &self.window.spec(0))?,
-                            weights: None,
+                            no_partials: None,
                         })
                     }
                     false => None,
+                };
+                let pack4 = if self.dense_blocks() {
+                    let shader = match (taps.is_some(), self.out_pack()) {
+                        (true, 4) => Shader::DeconvolutionTaps,
+                        (true, _) => Shader::DeconvolutionTapsPack4to1,
+                        (false, 4) => Shader::DeconvolutionPack4,
+                        (false, _) => Shader::DeconvolutionPack4to1,
+                    };
+                    Some((gpu.pipeline(shader.module(), &self.window.spec(0))?, None))
+                } else {
+                    None
                 };
                 Some(GpuDeconvolution {
                     pipeline: gpu.pipeline(module, &self.window.spec(0))?,
@@ -319,29 +330,12 @@ impl Layer for Deconvolution {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
-        let lanes = self.out_pack();
-        let weights4 = self
-            .gpu
-            .as_ref()
-            .is_some_and(|g| g.pack4.is_some())
-            .then(|| self.weights_pack4());
-        let tap_weights = self
-            .gpu
-            .as_ref()
-            .is_some_and(|g| g.taps.is_some())
-            .then(|| {
-                let (cin, outc) = (self.window.channels(), self.window.num_output);
-                let n = self.window.kernel[0] * self.window.kernel[1];
-                // output `to` of the product is output `to % blocks` of tap `to / blocks`
-                let blocks = outc.div_ceil(4) * 4;
-                self.taps_gemm(0, 0).weights(|_, i, to| {
-                    let (t, o) = (to / blocks, to % blocks);
-                    match o < outc {
-                        true => self.weights[(o * cin + i) * n + t],
-                        false => 0.0,
-                    }
-                })
-            });
+        let weights4 = self.gpu.as_ref().and_then(|g| {
+            g.pack4.as_ref().map(|_| match g.taps {
+                Some(_) => self.weights_taps(),
+                None => self.weights_pack4(),
+            })
+        });
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -349,14 +343,14 @@ impl Layer for Deconvolution {
         state.weights = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias = Some(gpu.upload_values(&bias, 1)?);
         if let (Some((_, packed)), Some(weights4)) = (state.pack4.as_mut(), weights4) {
+            let bias4 = self.window.bias_blocks(&self.bias);
             *packed = Some((
                 gpu.upload_values(&weights4, 4)?,
-                gpu.upload_values(&bias, lanes)?,
+                gpu.upload_values(&bias4, 4)?,
             ));
         }
-        if let (Some(taps), Some(w)) = (state.taps.as_mut(), tap_weights) {
-            let unused = GpuMat::alloc(gpu.ctx, 1, [4, 1, 1], 4, OptionSet::FP32);
-            taps.weights = Some((gpu.upload_values(&w, 4)?, unused));
+        if let Some(taps) = state.taps.as_mut() {
+            taps.no_partials = Some(no_partials(gpu.ctx));
         }
         Ok(())
     }
@@ -393,14 +387,13 @@ impl Layer for Deconvolution {
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
-        // pack4 to pack1: one invocation per block of 4 outputs
-        let [x, y, z] = top.grid();
-        let grid = match (bottom.elempack, pack) {
-            (4, 1) => [x, y, top.c.div_ceil(4) as u32],
-            _ => [x, y, z],
+        let grid = match bottom.elempack {
+            4 => block_grid(&top),
+            _ => top.grid(),
         };
         if let (4, Some(taps)) = (bottom.elempack, &state.taps) {
-            let (tap_weights, unused) = taps.weights.as_ref().ok_or_else(not_loaded)?;
+            // the taps' products, then `pipeline` sums them per output
+            let unused = taps.no_partials.as_ref().ok_or_else(not_loaded)?;
             let gemm = self.taps_gemm(bottom.w * bottom.h, bottom.cstep);
             let products = GpuMat::alloc(
                 ctx,
@@ -413,11 +406,10 @@ impl Layer for Deconvolution {
                 rec,
                 taps.gemm,
                 taps.options,
-                [bottom, &products, tap_weights, bias, unused],
+                [bottom, &products, weights, bias, unused],
             )?;
-            return rec
-                .dispatch(&taps.place, &[&products, &top, bias], &words, grid)
-                .map(|()| top);
+            rec.dispatch(pipeline, &[&products, &top, bias], &words, grid)?;
+            return Ok(top);
         }
         rec.dispatch(pipeline, &[bottom, &top, weights, bias], &words, grid)?;
         Ok(top)

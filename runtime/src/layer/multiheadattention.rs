@@ -30,7 +30,7 @@ use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy};
+use crate::layer::strided_copy::{CopyMode, StridedCopy};
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat, Strided};
@@ -308,30 +308,13 @@ impl MultiHeadAttention {
         }
         let cur = x.shape()[1];
         let projected = self.project_gpu(rec, state, which, x, cur)?;
-        let dst = past + cur;
-        let options = state.project.options();
-        let out = GpuMat::alloc(rec.context(), 3, [dph, dst, heads], 1, options);
-        let whole = Strided::contiguous(&[heads, dst, dph]);
-        let cached = Strided::contiguous(&[heads, past, dph]);
+        // head h is columns h·dph.. of every projected row
         let rows = Strided {
             offset: 0,
             shape: vec![heads, cur, dph],
             strides: vec![dph as isize, e as isize, 1],
         };
-        let none = CopyExtras::default();
-        copy.record(
-            rec,
-            (cache, &cached),
-            (&out, &whole.clone().narrow(1, 0, past)),
-            none,
-        )?;
-        copy.record(
-            rec,
-            (&projected, &rows),
-            (&out, &whole.narrow(1, past, cur)),
-            none,
-        )?;
-        Ok(out)
+        attention::record_cache(copy, rec, (cache, past), (&projected, &rows))
     }
 }
 

@@ -163,3 +163,10 @@ pub(crate) fn workgroup_rows(items: usize, lanes: usize) -> [u32; 3] {
     let row = items.min(65535);
     [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
 }
+
+/// The grid of the convolutions' direct shaders from a pack4 input: one invocation per output
+/// position and block of 4 output channels (a pack1 output's channels in blocks too).
+pub(crate) fn block_grid(top: &GpuMat) -> [u32; 3] {
+    let blocks = (top.c * top.elempack).div_ceil(4);
+    [top.w as u32, top.h as u32, blocks as u32]
+}

@@ -26,7 +26,7 @@ use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy};
+use crate::layer::strided_copy::{CopyMode, StridedCopy};
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::tensor::{GpuMat, Mat, Strided};
 
@@ -90,26 +90,6 @@ impl Blob<'_> {
 /// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
 fn view((_, [w, h, d, c]): (u8, [usize; 4])) -> [usize; 3] {
     [w, h * d, c]
-}
-
-/// Records a cache blob of `[width, rows, groups]`: the past rows of each group, then the
-/// current ones.
-fn record_cache(
-    copy: &StridedCopy,
-    rec: &mut Recorder<'_>,
-    [past, cur]: [&GpuMat; 2],
-    [width, rows, groups]: [usize; 3],
-) -> Result<GpuMat> {
-    let cur_rows = view((cur.dims, cur.shape()))[1];
-    let past_rows = rows - cur_rows;
-    let out = GpuMat::alloc(rec.context(), 3, [width, rows, groups], 1, cur.options);
-    let whole = Strided::contiguous(&[groups, rows, width]);
-    for (from, start, n) in [(past, 0, past_rows), (cur, past_rows, cur_rows)] {
-        let part = Strided::contiguous(&[groups, n, width]);
-        let to = whole.clone().narrow(1, start, n);
-        copy.record(rec, (from, &part), (&out, &to), CopyExtras::default())?;
-    }
-    Ok(out)
 }
 
 /// What one forward computes, from the blobs' shapes.
@@ -261,13 +241,14 @@ impl Layer for SDPA {
         let caches = match &self.gpu_cache {
             Some(copy) => {
                 let at = 3 + usize::from(self.attn_mask);
-                let (rows, groups) = (p.dst, p.groups);
-                let k = [&bottoms[at], &bottoms[1]];
-                let v = [&bottoms[at + 1], &bottoms[2]];
-                Some((
-                    record_cache(copy, rec, k, [p.embed, rows, groups])?,
-                    record_cache(copy, rec, v, [p.out_embed, rows, groups])?,
-                ))
+                let cur = view((bottoms[1].dims, bottoms[1].shape()))[1];
+                let past = p.dst - cur;
+                let mut cache = |which: usize, width| {
+                    let current = Strided::contiguous(&[p.groups, cur, width]);
+                    let cached = (&bottoms[at + which - 1], past);
+                    attention::record_cache(copy, rec, cached, (&bottoms[which], &current))
+                };
+                Some((cache(1, p.embed)?, cache(2, p.out_embed)?))
             }
             None => None,
         };

@@ -193,4 +193,12 @@ impl Window {
             bias.to_vec()
         }
     }
+
+    /// [`Window::bias_or_zeros`] in whole blocks of 4 (zeros past the outputs): what the
+    /// pack4-input shaders read, those with a pack1 output too.
+    pub fn bias_blocks(&self, bias: &[f32]) -> Vec<f32> {
+        let mut b = self.bias_or_zeros(bias);
+        b.resize(b.len().next_multiple_of(4), 0.0);
+        b
+    }
 }

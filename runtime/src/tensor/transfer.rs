@@ -312,14 +312,11 @@ impl PendingDownload {
     /// recording was submitted and waited for.
     pub fn finish(self, ctx: &Context) -> Result<Mat> {
         let m = &self.mat;
-        match (&self.staging, &m.data) {
+        match (self.staging, &m.data) {
             (None, GpuData::Image { texture, .. }) => m.download_image(ctx, texture),
             (Some(staging), _) => {
                 let total = m.total();
-                let data = ctx.read_mapped_with(staging, |b| m.format.decode_parallel(b, total))?;
-                if let Some(staging) = self.staging {
-                    ctx.recycle_readback(staging);
-                }
+                let data = ctx.read_back_with(staging, |b| m.format.decode_parallel(b, total))?;
                 m.host_mat(MatData::F32(data))
             }
             (None, data) => Err(TensorError::Backing {

@@ -282,9 +282,7 @@ impl VgfModel {
         staging
             .into_iter()
             .map(|(buffer, n)| {
-                let mut bytes = ctx.read_mapped(&buffer)?;
-                bytes.truncate(n as usize);
-                Ok(bytes)
+                ctx.read_back_with(buffer, |b| b[..b.len().min(n as usize)].to_vec())
             })
             .collect()
     }

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
+use crate::layer::pipelines::block_grid;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
@@ -28,12 +29,8 @@ impl Convolution {
         let pipeline = rec
             .context()
             .pipeline(shader.module(), state.options, &spec)?;
-        // pack4 to pack1: one invocation per block of 4 outputs
-        let grid = match shader {
-            Shader::ConvolutionPack4to1 => {
-                let [x, y, _] = top.grid();
-                [x, y, top.c.div_ceil(4) as u32]
-            }
+        let grid = match bottom.elempack {
+            4 => block_grid(top),
             _ => top.grid(),
         };
         rec.dispatch(&pipeline, &[bottom, top, weights, bias], words, grid)

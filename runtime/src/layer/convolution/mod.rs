@@ -42,7 +42,7 @@ use crate::layer::window::Window;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
-pub(crate) use gemm::{Batched, Gemm};
+pub(crate) use gemm::{Batched, Gemm, no_partials};
 
 pub use cpu::CpuAlgo;
 
@@ -349,31 +349,31 @@ impl Layer for Convolution {
             return Ok(());
         }
         let bias = self.window.bias_or_zeros(&self.bias);
+        let winograd = self
+            .gpu
+            .as_ref()
+            .is_some_and(|g| g.winograd.is_some())
+            .then(|| self.winograd_weights());
         let packed = match self.pack4_kind() {
             1 if self.uses_gemm() => Some(self.weights_gemm()),
             1 | 3 => Some(self.weights_pack4()),
             2 => Some(self.weights_depthwise_pack4()),
             _ => None,
         };
-        let mut winograd = self.gpu.as_mut().and_then(|s| s.winograd.take());
-        if let Some(w) = winograd.as_mut() {
-            self.upload_winograd(gpu, w)?;
-        }
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        state.winograd = winograd;
+        if let (Some(w), Some(values)) = (state.winograd.as_mut(), winograd) {
+            w.weights = Some(gpu.upload_values(&values, 4)?);
+        }
         state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias = Some(gpu.upload_values(&bias, 1)?);
         if let Some(w4) = packed {
             state.weights4 = Some(gpu.upload_values(&w4, 4)?);
-            // (pack4 to pack1 reads the pack1 bias)
-            if bias.len().is_multiple_of(4) {
-                state.bias4 = Some(gpu.upload_values(&bias, 4)?);
-            }
+            state.bias4 = Some(gpu.upload_values(&self.window.bias_blocks(&self.bias), 4)?);
         }
         if state.gemm.is_some() {
-            state.no_partials = Some(GpuMat::alloc(gpu.ctx, 1, [4, 1, 1], 4, OptionSet::FP32));
+            state.no_partials = Some(no_partials(gpu.ctx));
         }
         Ok(())
     }
@@ -403,18 +403,12 @@ impl Layer for Convolution {
         let ctx = rec.context();
         // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders
         // exist, else pack1
-        // (pack4 to pack1 takes the pack1 bias and gives a pack1 output)
+        // (pack4 to pack1 gives a pack1 output)
         let (shader, weights, bias, pack) =
             match (state.pack4, &state.weights4, &state.bias4, bottom.elempack) {
-                (Some(Shader::ConvolutionPack4to1), Some(w), _, 4) => match &state.bias {
-                    Some(b) => (Shader::ConvolutionPack4to1, w, b, 1),
-                    None => {
-                        return Err(Error::NotLoaded {
-                            what: "the bias on the device",
-                        });
-                    }
-                },
-                (Some(s), Some(w), Some(b), 4) => (s, w, b, 4),
+                (Some(s), Some(w), Some(b), 4) => {
+                    (s, w, b, if self.pack4_kind() == 3 { 1 } else { 4 })
+                }
                 (_, _, _, 1) => {
                     let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
                         return Err(Error::NotLoaded {

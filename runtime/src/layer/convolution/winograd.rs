@@ -24,9 +24,9 @@ const ELEMENTS: usize = 36;
 /// through memory there.
 const MIN_SIDE: usize = 16;
 
-/// The transformed weights, in the implicit GEMM's layout per element of the tile.
+/// The transformed weights on the device ([`Convolution::winograd_weights`]).
 pub(super) struct GpuWinograd {
-    weights: Option<GpuMat>,
+    pub(super) weights: Option<GpuMat>,
 }
 
 impl Convolution {
@@ -60,9 +60,10 @@ impl Convolution {
         Ok(Some(GpuWinograd { weights: None }))
     }
 
-    /// Uploads the transformed weights: per element of the tile, the implicit GEMM's layout of
-    /// a 1×1 kernel (per input block, per output block, four rows of four input weights).
-    pub(super) fn upload_winograd(&self, gpu: GpuSetup<'_>, wino: &mut GpuWinograd) -> Result<()> {
+    /// The transformed weights as uploaded: per element of the tile, the implicit GEMM's
+    /// layout of a 1×1 kernel (per input block, per output block, four rows of four input
+    /// weights).
+    pub(super) fn winograd_weights(&self) -> Vec<f32> {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let u = super::cpu::f43_weights(&self.weights, cout, cin);
         let batched = Batched {
@@ -71,9 +72,7 @@ impl Convolution {
             batches: ELEMENTS,
             ..Batched::default()
         };
-        let packed = batched.weights(|b, i, o| u[(b * cin + i) * cout + o]);
-        wino.weights = Some(gpu.upload_values(&packed, 4)?);
-        Ok(())
+        batched.weights(|b, i, o| u[(b * cin + i) * cout + o])
     }
 
     /// Whether a forward onto an output of `ow × oh` takes Winograd.
