@@ -234,18 +234,11 @@ pub fn split_phases(
     width: usize,
     dst: &mut [f32],
 ) {
-    if s == 2 {
-        // the common case, as pairs (which vectorizes as shuffles)
-        let (e, o) = (at(0), at(1));
-        let pairs = row.chunks_exact(2);
-        if let [last] = pairs.remainder() {
-            dst[e + row.len() / 2] = *last;
-        }
-        for (i, pair) in pairs.enumerate() {
-            dst[e + i] = pair[0];
-            dst[o + i] = pair[1];
-        }
-        return;
+    match s {
+        // the common cases, as groups (which vectorize as shuffles)
+        2 => return split_fixed::<2>(row, at, dst),
+        4 => return split_fixed::<4>(row, at, dst),
+        _ => {}
     }
     for p in 0..s {
         let at = at(p);
@@ -258,9 +251,47 @@ pub fn split_phases(
     }
 }
 
+/// [`split_phases`] for a stride known at compile time: phase by phase over whole groups of
+/// `S` (a contiguous write from a fixed-stride read, which vectorizes), then the tail.
+fn split_fixed<const S: usize>(row: &[f32], at: impl Fn(usize) -> usize, dst: &mut [f32]) {
+    let (n, tail) = (row.len() / S, &row[row.len() / S * S..]);
+    for p in 0..S {
+        let start = at(p);
+        let phase = &mut dst[start..start + n + usize::from(p < tail.len())];
+        for (d, group) in phase.iter_mut().zip(row.chunks_exact(S)) {
+            *d = group[p];
+        }
+        if let Some(v) = tail.get(p) {
+            phase[n] = *v;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn phases_hold_every_strided_value() {
+        for s in 1..=5 {
+            for len in 0..19usize {
+                let row: Vec<f32> = (0..len).map(|i| i as f32).collect();
+                let width = len.div_ceil(s);
+                let mut dst = vec![-1.0f32; s * width];
+                split_phases(&row, s, |p| p * width, width, &mut dst);
+                for p in 0..s {
+                    for i in 0..width {
+                        let want = if p + i * s < len {
+                            (p + i * s) as f32
+                        } else {
+                            -1.0
+                        };
+                        assert_eq!(dst[p * width + i], want, "s {s} len {len} phase {p} at {i}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn exp_is_within_fp32_rounding_of_libm() {

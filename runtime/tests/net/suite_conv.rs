@@ -348,6 +348,23 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
     check_suite_cpu_only(picked);
 }
 
+/// Winograd on maps of at least 8 tiles per row (the input transform then runs 16 tiles of a
+/// row per vector): ncnn's test parameters on wider maps, the second with chunks of tiles
+/// that end inside a tile row, and a 16-lane block plus a tail per row.
+#[test]
+fn the_cpu_winograd_on_wide_maps_matches_ncnn() {
+    let mut rng = Rng(609);
+    let calls: &[Call] = &[
+        [40, 35, 16, 24, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0],
+        [67, 33, 256, 256, 3, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0],
+    ];
+    let cases = family(&mut rng, "Convolution", &[], calls);
+    for case in &cases {
+        assert_eq!(cpu_algo(case), CpuAlgo::Winograd(4), "{}", case.params);
+    }
+    check_suite_cpu_only(cases);
+}
+
 /// The number after `key=` in a case's params.
 fn param(case: &Case, key: &str) -> usize {
     let value = case.params.split(' ').find_map(|p| p.strip_prefix(key));

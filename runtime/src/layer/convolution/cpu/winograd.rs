@@ -17,6 +17,7 @@ use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
 use crate::layer::grain::min_items;
+use crate::layer::kernels;
 use crate::tensor::pool::Scratch;
 
 /// The values one chunk of tiles holds in the transformed domain, input and products (4 MiB
@@ -163,6 +164,104 @@ fn sandwich_t<const R: usize, const C: usize, const K: usize>(
     y
 }
 
+/// Channels (output transform) or tiles (input transform) computed together, one per vector
+/// lane.
+const LANES: usize = 16;
+
+/// `Bᵀ d B` as [`input_tiles`] computes it, [`LANES`] neighbouring tiles of a tile row at a
+/// time, one per vector lane: the tile row's `N` input rows are first split into their `M`
+/// phases (phase `p` holds columns `p, p + M, …`), so that value `(y, x)` of tiles
+/// `tx..tx + LANES` is one contiguous run (phase `x mod M` from `tx + x / M`), and each
+/// transformed element of those tiles one contiguous run of `dst`. For maps of at least
+/// [`WIDE_TILES`] tiles per row: fewer fill too few lanes.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+#[allow(clippy::too_many_arguments)]
+fn input_tiles_wide<const M: usize, const N: usize>(
+    bt: &[[f32; N]; N],
+    src: &[f32],
+    ew: usize,
+    tw: usize,
+    t0: usize,
+    tc: usize,
+    dst: &mut [f32],
+    phased: &mut Vec<f32>,
+) {
+    let cols = ew.div_ceil(M);
+    phased.resize(N * M * cols, 0.0);
+    let mut t = t0;
+    while t < t0 + tc {
+        let (ty, tx0) = (t / tw, t % tw);
+        let tx1 = tw.min(tx0 + t0 + tc - t);
+        for y in 0..N {
+            let line = &src[(ty * M + y) * ew..][..ew];
+            kernels::split_phases(line, M, |p| (y * M + p) * cols, cols, phased);
+        }
+        for tx in (tx0..tx1).step_by(LANES) {
+            let lanes = LANES.min(tx1 - tx);
+            let mut d = [[[0.0f32; LANES]; N]; N];
+            for (y, row) in d.iter_mut().enumerate() {
+                for (x, v) in row.iter_mut().enumerate() {
+                    let at = (y * M + x % M) * cols + tx + x / M;
+                    load(v, &phased[at..], lanes);
+                }
+            }
+            // r = Bᵀ d, then Bᵀ d B = r B: element (i, j) at e[i][j]
+            let mut r = [[[0.0f32; LANES]; N]; N];
+            for (rr, br) in r.iter_mut().zip(bt) {
+                for (b, dr) in br.iter().zip(&d) {
+                    if *b != 0.0 {
+                        for (rv, dv) in rr.iter_mut().zip(dr) {
+                            for (x, y) in rv.iter_mut().zip(dv) {
+                                *x += b * y;
+                            }
+                        }
+                    }
+                }
+            }
+            let first = ty * tw + tx - t0;
+            for (i, rr) in r.iter().enumerate() {
+                for (j, br) in bt.iter().enumerate() {
+                    let mut e = [0.0f32; LANES];
+                    for (b, rv) in br.iter().zip(rr) {
+                        if *b != 0.0 {
+                            for (x, y) in e.iter_mut().zip(rv) {
+                                *x += b * y;
+                            }
+                        }
+                    }
+                    let at = (i * N + j) * tc + first;
+                    store(&mut dst[at..], &e, lanes);
+                }
+            }
+        }
+        t = ty * tw + tx1;
+    }
+}
+
+/// The first `lanes` values of `src` into `v`: a whole vector as a fixed-size copy, which
+/// compiles to vector moves (a copy of run-time length is a call to `memmove`).
+#[inline(always)]
+fn load(v: &mut [f32; LANES], src: &[f32], lanes: usize) {
+    if lanes == LANES {
+        v.copy_from_slice(&src[..LANES]);
+    } else {
+        v[..lanes].copy_from_slice(&src[..lanes]);
+    }
+}
+
+/// The first `lanes` values of `v` into `dst`, as [`load`].
+#[inline(always)]
+fn store(dst: &mut [f32], v: &[f32; LANES], lanes: usize) {
+    if lanes == LANES {
+        dst[..LANES].copy_from_slice(v);
+    } else {
+        dst[..lanes].copy_from_slice(&v[..lanes]);
+    }
+}
+
+/// The fewest tiles per row for which [`input_tiles_wide`] pays.
+const WIDE_TILES: usize = 8;
+
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
 /// row), into `dst` as `[n²][tc]`: each element of the tile a contiguous row of the GEMM's
 /// right-hand side.
@@ -196,9 +295,11 @@ fn input_tiles<const M: usize, const N: usize>(
 
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), added to those channels' planes in `out` (`ow × oh`, `cstep`
-/// apart). Tile by tile over neighbouring channels, so each cache line of `prod` serves
-/// several channels while it is loaded.
-#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+/// apart). [`LANES`] neighbouring channels at a time, one per vector lane: their products lie
+/// side by side in `prod`, so each of a tile's n² elements is one vector load, and the
+/// transform's arithmetic is vector arithmetic (one channel at a time it was scalar, and
+/// gathered each value from its own row of `prod`).
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn output_tiles<const M: usize, const N: usize>(
     at: &[[f32; N]; M],
@@ -212,23 +313,46 @@ fn output_tiles<const M: usize, const N: usize>(
     cstep: usize,
 ) {
     let planes = out.len().div_ceil(cstep.max(1));
-    for t in 0..tc {
-        let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
-        let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
-        for o in 0..planes {
-            let mut m = [[0.0f32; N]; N];
+    for l0 in (0..planes).step_by(LANES) {
+        let lanes = LANES.min(planes - l0);
+        for t in 0..tc {
+            let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
+            let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
+            let mut m = [[[0.0f32; LANES]; N]; N];
             for (i, r) in m.iter_mut().enumerate() {
-                for (j, val) in r.iter_mut().enumerate() {
-                    *val = prod[((i * N + j) * tc + t) * cout + oc0 + o];
+                for (j, v) in r.iter_mut().enumerate() {
+                    let at = ((i * N + j) * tc + t) * cout + oc0 + l0;
+                    load(v, &prod[at..], lanes);
                 }
             }
-            // (Aᵀ m A)ᵀ: output (i, j) at [j][i]
-            let y = sandwich_t(at, &m, at);
-            let plane = &mut out[o * cstep..];
-            for i in 0..h {
-                let row = &mut plane[(ty * M + i) * ow + tx * M..][..w];
-                for (j, o) in row.iter_mut().enumerate() {
-                    *o += y[j][i];
+            // t = Aᵀ m, then y = t A: output (i, j) at y[i][j]
+            let mut tm = [[[0.0f32; LANES]; N]; M];
+            for (tr, ar) in tm.iter_mut().zip(at) {
+                for (a, mr) in ar.iter().zip(&m) {
+                    for (tv, mv) in tr.iter_mut().zip(mr) {
+                        for (x, y) in tv.iter_mut().zip(mv) {
+                            *x += a * y;
+                        }
+                    }
+                }
+            }
+            let mut y = [[[0.0f32; LANES]; M]; M];
+            for (yr, tr) in y.iter_mut().zip(&tm) {
+                for (yv, ar) in yr.iter_mut().zip(at) {
+                    for (a, tv) in ar.iter().zip(tr) {
+                        for (x, v) in yv.iter_mut().zip(tv) {
+                            *x += a * v;
+                        }
+                    }
+                }
+            }
+            for l in 0..lanes {
+                let plane = &mut out[(l0 + l) * cstep..];
+                for (i, yr) in y.iter().enumerate().take(h) {
+                    let row = &mut plane[(ty * M + i) * ow + tx * M..][..w];
+                    for (o, yv) in row.iter_mut().zip(yr) {
+                        *o += yv[l];
+                    }
                 }
             }
         }
@@ -284,7 +408,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let bt = self.bt;
         let at = self.at;
         // output channels per task of the output transform: enough tasks for every thread
-        let group = (cout / (4 * rayon::current_num_threads())).clamp(1, 16);
+        let group = (cout / (2 * rayon::current_num_threads())).clamp(1, LANES);
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
             // Bᵀ d B of each tile, as [cin][n²][tc]
@@ -292,9 +416,13 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 .par_chunks_mut(nn * tc)
                 .with_min_len(min_items(nn * tc * N))
                 .enumerate()
-                .for_each(|(ci, dst)| {
+                .for_each_init(Vec::new, |phased, (ci, dst)| {
                     let src = &planes[ci * plane..(ci + 1) * plane];
-                    input_tiles::<M, N>(&bt, src, ew, tw, t0, tc, dst);
+                    if tw >= WIDE_TILES {
+                        input_tiles_wide::<M, N>(&bt, src, ew, tw, t0, tc, dst, phased);
+                    } else {
+                        input_tiles::<M, N>(&bt, src, ew, tw, t0, tc, dst);
+                    }
                 });
             // per element of the tile: [cout][cin] × [cin][tc], into [n²][tc][cout]: output
             // channels along the GEMM's vector lanes, which a small map's few tiles cannot fill;
