@@ -26,6 +26,18 @@ pub(crate) fn zeros(n: usize) -> Vec<f32> {
     vec![0.0; n]
 }
 
+/// `n` values of no particular content (a recycled buffer's old values, zeros past them): for
+/// scratch that is written before it is read, which need not pay for zeroing.
+pub(crate) fn any(n: usize) -> Vec<f32> {
+    if n * 4 >= MIN_BYTES
+        && let Some(mut v) = take(n)
+    {
+        v.resize(n, 0.0);
+        return v;
+    }
+    vec![0.0; n]
+}
+
 /// The smallest free buffer holding `n` values and at most `2n`.
 fn take(n: usize) -> Option<Vec<f32>> {
     let mut free = FREE.lock().ok()?;
@@ -75,6 +87,11 @@ impl Scratch {
     /// `n` zeros.
     pub(crate) fn zeros(n: usize) -> Self {
         Scratch(zeros(n))
+    }
+
+    /// `n` values of no particular content ([`any`]).
+    pub(crate) fn any(n: usize) -> Self {
+        Scratch(any(n))
     }
 }
 

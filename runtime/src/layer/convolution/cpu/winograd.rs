@@ -172,7 +172,9 @@ const LANES: usize = 16;
 /// time, one per vector lane: the tile row's `N` input rows are first split into their `M`
 /// phases (phase `p` holds columns `p, p + M, …`), so that value `(y, x)` of tiles
 /// `tx..tx + LANES` is one contiguous run (phase `x mod M` from `tx + x / M`), and each
-/// transformed element of those tiles one contiguous run of `dst`. For maps of at least
+/// transformed element of those tiles one contiguous run of `dst` (rows `rs` apart, at least
+/// [`LANES`] past the chunk's `tc` tiles, so that every store is a whole vector; copies of a
+/// run-time length are calls to `memmove`, as costly as the arithmetic). For maps of at least
 /// [`WIDE_TILES`] tiles per row: fewer fill too few lanes.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
@@ -181,13 +183,13 @@ fn input_tiles_wide<const M: usize, const N: usize>(
     src: &[f32],
     ew: usize,
     tw: usize,
-    t0: usize,
-    tc: usize,
+    [t0, tc, rs]: [usize; 3],
     dst: &mut [f32],
     phased: &mut Vec<f32>,
 ) {
     let cols = ew.div_ceil(M);
-    phased.resize(N * M * cols, 0.0);
+    // a whole vector's load from any phase start stays inside
+    phased.resize(N * M * cols + LANES, 0.0);
     let mut t = t0;
     while t < t0 + tc {
         let (ty, tx0) = (t / tw, t % tw);
@@ -197,12 +199,11 @@ fn input_tiles_wide<const M: usize, const N: usize>(
             kernels::split_phases(line, M, |p| (y * M + p) * cols, cols, phased);
         }
         for tx in (tx0..tx1).step_by(LANES) {
-            let lanes = LANES.min(tx1 - tx);
             let mut d = [[[0.0f32; LANES]; N]; N];
             for (y, row) in d.iter_mut().enumerate() {
                 for (x, v) in row.iter_mut().enumerate() {
                     let at = (y * M + x % M) * cols + tx + x / M;
-                    load(v, &phased[at..], lanes);
+                    v.copy_from_slice(&phased[at..at + LANES]);
                 }
             }
             // r = Bᵀ d, then Bᵀ d B = r B: element (i, j) at e[i][j]
@@ -229,8 +230,10 @@ fn input_tiles_wide<const M: usize, const N: usize>(
                             }
                         }
                     }
-                    let at = (i * N + j) * tc + first;
-                    store(&mut dst[at..], &e, lanes);
+                    // whole vectors: lanes past the tile row belong to later tiles, written
+                    // after this, or to the row's padding
+                    let at = (i * N + j) * rs + first;
+                    dst[at..at + LANES].copy_from_slice(&e);
                 }
             }
         }
@@ -238,32 +241,11 @@ fn input_tiles_wide<const M: usize, const N: usize>(
     }
 }
 
-/// The first `lanes` values of `src` into `v`: a whole vector as a fixed-size copy, which
-/// compiles to vector moves (a copy of run-time length is a call to `memmove`).
-#[inline(always)]
-fn load(v: &mut [f32; LANES], src: &[f32], lanes: usize) {
-    if lanes == LANES {
-        v.copy_from_slice(&src[..LANES]);
-    } else {
-        v[..lanes].copy_from_slice(&src[..lanes]);
-    }
-}
-
-/// The first `lanes` values of `v` into `dst`, as [`load`].
-#[inline(always)]
-fn store(dst: &mut [f32], v: &[f32; LANES], lanes: usize) {
-    if lanes == LANES {
-        dst[..LANES].copy_from_slice(v);
-    } else {
-        dst[..lanes].copy_from_slice(&v[..lanes]);
-    }
-}
-
 /// The fewest tiles per row for which [`input_tiles_wide`] pays.
 const WIDE_TILES: usize = 8;
 
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
-/// row), into `dst` as `[n²][tc]`: each element of the tile a contiguous row of the GEMM's
+/// row), into `dst` as `[n²][rs]` (`rs ≥ tc`): each element of the tile a contiguous row of the GEMM's
 /// right-hand side.
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
@@ -272,8 +254,7 @@ fn input_tiles<const M: usize, const N: usize>(
     src: &[f32],
     ew: usize,
     tw: usize,
-    t0: usize,
-    tc: usize,
+    [t0, tc, rs]: [usize; 3],
     dst: &mut [f32],
 ) {
     for t in 0..tc {
@@ -287,7 +268,7 @@ fn input_tiles<const M: usize, const N: usize>(
         let x = sandwich_t(bt, &d, bt);
         for (j, col) in x.iter().enumerate() {
             for (i, val) in col.iter().enumerate() {
-                dst[(i * N + j) * tc + t] = *val;
+                dst[(i * N + j) * rs + t] = *val;
             }
         }
     }
@@ -321,8 +302,9 @@ fn output_tiles<const M: usize, const N: usize>(
             let mut m = [[[0.0f32; LANES]; N]; N];
             for (i, r) in m.iter_mut().enumerate() {
                 for (j, v) in r.iter_mut().enumerate() {
+                    // a whole vector: past the group, other values or the slack
                     let at = ((i * N + j) * tc + t) * cout + oc0 + l0;
-                    load(v, &prod[at..], lanes);
+                    v.copy_from_slice(&prod[at..at + LANES]);
                 }
             }
             // t = Aᵀ m, then y = t A: output (i, j) at y[i][j]
@@ -403,37 +385,39 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let chunk = (CHUNK_VALUES / (nn * (cin + cout)).max(1))
             .max(MIN_CHUNK)
             .clamp(1, tiles.max(1));
-        let mut v = Scratch::zeros(cin * nn * chunk);
-        let mut prod = Scratch::zeros(nn * cout * chunk);
+        // neither is read before it is written; both with a vector's slack per row or at the end
+        let mut v = Scratch::any(cin * nn * (chunk + LANES));
+        let mut prod = Scratch::any(nn * cout * chunk + LANES);
         let bt = self.bt;
         let at = self.at;
         // output channels per task of the output transform: enough tasks for every thread
         let group = (cout / (2 * rayon::current_num_threads())).clamp(1, LANES);
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
-            // Bᵀ d B of each tile, as [cin][n²][tc]
-            v[..cin * nn * tc]
-                .par_chunks_mut(nn * tc)
+            let rs = tc + LANES;
+            // Bᵀ d B of each tile, as [cin][n²][rs]
+            v[..cin * nn * rs]
+                .par_chunks_mut(nn * rs)
                 .with_min_len(min_items(nn * tc * N))
                 .enumerate()
                 .for_each_init(Vec::new, |phased, (ci, dst)| {
                     let src = &planes[ci * plane..(ci + 1) * plane];
                     if tw >= WIDE_TILES {
-                        input_tiles_wide::<M, N>(&bt, src, ew, tw, t0, tc, dst, phased);
+                        input_tiles_wide::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst, phased);
                     } else {
-                        input_tiles::<M, N>(&bt, src, ew, tw, t0, tc, dst);
+                        input_tiles::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst);
                     }
                 });
             // per element of the tile: [cout][cin] × [cin][tc], into [n²][tc][cout]: output
             // channels along the GEMM's vector lanes, which a small map's few tiles cannot fill;
             // the n² products are the parallel work, each GEMM on one thread
-            let v = &v[..cin * nn * tc];
+            let v = &v[..cin * nn * rs];
             prod[..nn * cout * tc]
                 .par_chunks_mut(cout * tc)
                 .enumerate()
                 .for_each(|(xi, dst)| {
                     let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
-                    let b = MatRef::rows(&v[xi * tc..], cin, tc, nn * tc);
+                    let b = MatRef::rows(&v[xi * rs..], cin, tc, nn * rs);
                     let c = MatMut {
                         data: dst,
                         rows: cout,
@@ -444,7 +428,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                     gemm_serial(a, b, c, false);
                 });
             // Aᵀ m A of each tile, added to the output (which holds the bias)
-            let prod = &prod[..nn * cout * tc];
+            let prod = &prod[..nn * cout * tc + LANES];
             out[..cout * cstep]
                 .par_chunks_mut(group * cstep)
                 .enumerate()
