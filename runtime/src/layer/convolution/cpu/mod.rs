@@ -1,6 +1,7 @@
 //! The CPU forward, one algorithm per file, chosen per layer and shape ([`CpuAlgo`]): every
-//! one writes the output channels as rows of the output mat (its channel step apart), starting
-//! from the bias, and the fused activation runs over them at the end.
+//! one writes the output channels as rows of the output mat (its channel step apart). The
+//! GEMM paths start from the bias and the fused activation runs over the rows at the end;
+//! depthwise and Winograd add both as they write each output.
 
 mod depthwise;
 mod im2col;
@@ -72,9 +73,7 @@ impl Convolution {
                 // the padded input extended to whole tiles
                 let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
                 let input = Planes::padded_to(bottom, &geo, self.pad_value, extent);
-                self.fill_bias(out, cstep);
                 self.winograd(m, &input, &geo, out, cstep);
-                self.activate_rows(out, cstep, ow * oh);
             }
             algo => {
                 let input = Planes::padded(bottom, &geo, self.pad_value);

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
+use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
 use crate::layer::kernels;
 use crate::tensor::pool::Scratch;
@@ -274,9 +275,30 @@ fn input_tiles<const M: usize, const N: usize>(
     }
 }
 
+/// What the output transform applies before it stores: the bias (empty without one) and the
+/// layer's fused activation.
+pub(super) struct Epilogue<'a> {
+    pub bias: &'a [f32],
+    pub kind: i32,
+    pub params: &'a [f32],
+}
+
+impl Epilogue<'_> {
+    /// The activation over `v`: ReLU inline (the common case), the others through
+    /// [`activate_all`].
+    #[inline(always)]
+    fn activate(&self, v: &mut [f32]) {
+        match self.kind {
+            0 => {}
+            1 => v.iter_mut().for_each(|x| *x = x.max(0.0)),
+            kind => activate_all(kind, self.params, v),
+        }
+    }
+}
+
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
-/// `prod` (`[n²][tc][cout]`), added to those channels' planes in `out` (`ow × oh`, `cstep`
-/// apart). [`LANES`] neighbouring channels at a time, one per vector lane: their products lie
+/// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
+/// channels' planes in `out` (`ow × oh`, `cstep` apart). [`LANES`] neighbouring channels at a time, one per vector lane: their products lie
 /// side by side in `prod`, so each of a tile's n² elements is one vector load, and the
 /// transform's arithmetic is vector arithmetic (one channel at a time it was scalar, and
 /// gathered each value from its own row of `prod`).
@@ -290,6 +312,7 @@ fn output_tiles<const M: usize, const N: usize>(
     tw: usize,
     t0: usize,
     tc: usize,
+    epilogue: &Epilogue<'_>,
     out: &mut [f32],
     cstep: usize,
 ) {
@@ -318,7 +341,12 @@ fn output_tiles<const M: usize, const N: usize>(
                     }
                 }
             }
-            let mut y = [[[0.0f32; LANES]; M]; M];
+            // from the bias
+            let mut b = [0.0f32; LANES];
+            for (x, v) in b.iter_mut().zip(epilogue.bias.iter().skip(oc0 + l0)) {
+                *x = *v;
+            }
+            let mut y = [[b; M]; M];
             for (yr, tr) in y.iter_mut().zip(&tm) {
                 for (yv, ar) in yr.iter_mut().zip(at) {
                     for (a, tv) in ar.iter().zip(tr) {
@@ -328,12 +356,24 @@ fn output_tiles<const M: usize, const N: usize>(
                     }
                 }
             }
-            for l in 0..lanes {
-                let plane = &mut out[(l0 + l) * cstep..];
-                for (i, yr) in y.iter().enumerate().take(h) {
-                    let row = &mut plane[(ty * M + i) * ow + tx * M..][..w];
-                    for (o, yv) in row.iter_mut().zip(yr) {
-                        *o += yv[l];
+            for (i, yr) in y.iter().enumerate().take(h) {
+                // row i of each channel's tile, the lanes transposed so that each channel's
+                // row is one short vector
+                let mut q = [[0.0f32; M]; LANES];
+                for (j, yv) in yr.iter().enumerate() {
+                    for (ql, v) in q.iter_mut().zip(yv) {
+                        ql[j] = *v;
+                    }
+                }
+                epilogue.activate(q.as_flattened_mut());
+                // stored, not added: each output is this tile's alone, and a store does not
+                // wait for the output's old value to be read
+                for (l, ql) in q.iter().enumerate().take(lanes) {
+                    let row = &mut out[(l0 + l) * cstep + (ty * M + i) * ow + tx * M..];
+                    if w == M {
+                        row[..M].copy_from_slice(ql);
+                    } else {
+                        row[..w].copy_from_slice(&ql[..w]);
                     }
                 }
             }
@@ -373,8 +413,8 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         &self,
         u: &[f32],
         input: &Planes<'_>,
-        [cin, cout]: [usize; 2],
-        [ow, oh]: [usize; 2],
+        [cin, cout, ow, oh]: [usize; 4],
+        epilogue: &Epilogue<'_>,
         out: &mut [f32],
         cstep: usize,
     ) {
@@ -441,6 +481,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                         tw,
                         t0,
                         tc,
+                        epilogue,
                         planes,
                         cstep,
                     );
@@ -460,7 +501,8 @@ pub(in crate::layer::convolution) fn f43_weights(
 }
 
 impl Convolution {
-    /// Accumulates the Winograd convolution with `m×m` output tiles onto `out`.
+    /// The Winograd convolution with `m×m` output tiles, bias and activation included, into
+    /// `out` (every output written).
     pub(super) fn winograd(
         &self,
         m: usize,
@@ -470,15 +512,21 @@ impl Convolution {
         cstep: usize,
     ) {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
+        let dims = [cin, cout, geo.out[0], geo.out[1]];
+        let epilogue = Epilogue {
+            bias: &self.bias,
+            kind: self.window.activation,
+            params: &self.window.activation_params,
+        };
         let tw = &self.winograd;
         match m {
             4 => {
                 let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
-                F43.forward(u, input, [cin, cout], geo.out, out, cstep);
+                F43.forward(u, input, dims, &epilogue, out, cstep);
             }
             _ => {
                 let u = tw.f23.get_or_init(|| F23.weights(&self.weights, cout, cin));
-                F23.forward(u, input, [cin, cout], geo.out, out, cstep);
+                F23.forward(u, input, dims, &epilogue, out, cstep);
             }
         }
     }
