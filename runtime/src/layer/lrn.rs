@@ -17,8 +17,9 @@ use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::planar;
+use crate::layer::view::{channel_planes, planar};
 use crate::shaders::Shader;
+use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat};
 
 /// Local response normalization.
@@ -92,15 +93,27 @@ impl Layer for Lrn {
         planar(bottom.dims)?;
         let [w, h, _, c] = bottom.shape();
         let plane = w * h;
-        let x = bottom.to_values();
-        let sq: Vec<f32> = x.iter().map(|v| v * v).collect();
+        // the input's own planes where it is fp32 pack1 (no copy), the output written in place
+        let (x, step) = channel_planes(bottom);
+        let mut sq = Scratch::any(c * plane);
+        sq.par_chunks_mut(plane.max(1))
+            .with_min_len(min_items(plane))
+            .enumerate()
+            .for_each(|(q, s)| {
+                let xs = &x[q * step..q * step + plane];
+                s.iter_mut().zip(xs).for_each(|(s, v)| *s = v * v);
+            });
+        let sq = &sq[..];
         let half = self.local_size / 2;
-        let mut out = vec![0.0f32; x.len()];
-        out.par_chunks_mut(plane.max(1))
+        let mut top = Mat::new_3d(w, h, c, 1)?;
+        let cstep = top.cstep;
+        top.f32_mut()?
+            .par_chunks_mut(cstep.max(1))
             .with_min_len(min_items(plane * self.local_size))
             .enumerate()
             .for_each(|(q, o)| {
-                let xs = &x[q * plane..(q + 1) * plane];
+                let o = &mut o[..plane];
+                let xs = &x[q * step..q * step + plane];
                 // o holds each value's sum of squares first, then the value scaled
                 let n = if self.within_channel {
                     let sq = &sq[q * plane..(q + 1) * plane];
@@ -120,6 +133,7 @@ impl Layer for Lrn {
                     (self.local_size * self.local_size) as f32
                 } else {
                     let (lo, hi) = (q.saturating_sub(half), (q + self.local_size - half).min(c));
+                    // from the new mat's zeros
                     for k in lo..hi {
                         kernels::zip_with(o, &sq[k * plane..(k + 1) * plane], |s, v| s + v);
                     }
@@ -127,6 +141,6 @@ impl Layer for Lrn {
                 };
                 self.scale(o, xs, n);
             });
-        Mat::from_shape_values(3, [w, h, 1, c], &out)
+        Ok(top)
     }
 }

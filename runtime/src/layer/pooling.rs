@@ -289,13 +289,16 @@ impl Layer for Pooling {
                 n.max(1) as f32
             })
             .collect();
-        let mut out = vec![0.0; ow * oh * c];
-        out.par_chunks_mut((ow * oh).max(1))
+        let mut top = Mat::new_3d(ow, oh, c, 1)?;
+        let cstep = top.cstep;
+        top.f32_mut()?
+            .par_chunks_mut(cstep.max(1))
             .with_min_len(min_items(pw * ph + ow * oh * kw * kh))
             .enumerate()
             .for_each_init(
                 || (vec![fill; pw * ph], Vec::new()),
                 |(padded, phased), (q, o)| {
+                    let o = &mut o[..ow * oh];
                     let ch = &v[q * step..q * step + plane];
                     // rows of the data inside the padded plane (the rest keeps `fill`; a window
                     // may reach past the data's far edge only into padding)
@@ -335,6 +338,6 @@ impl Layer for Pooling {
                     }
                 },
             );
-        Mat::from_shape_values(3, [ow, oh, 1, c], &out)
+        Ok(top)
     }
 }
