@@ -1,5 +1,6 @@
-//! CPU inner loops written for the compiler to vectorize, compiled for AVX2 (x86-64) and NEON
-//! (aarch64) next to the baseline and picked at run time (`multiversion`): a portable build
+//! CPU inner loops written for the compiler to vectorize, compiled for AVX2 (and AVX-512 for
+//! the element-wise maps, whose `exp` is most of a Swish net's time) on x86-64 and NEON on
+//! aarch64 next to the baseline and picked at run time (`multiversion`): a portable build
 //! targets SSE2 only, where ncnn dispatches to AVX2 itself. Callers split work across threads;
 //! these run one chunk.
 
@@ -74,7 +75,7 @@ pub fn sigmoid(x: f32) -> f32 {
 }
 
 /// Applies `f` to every value of `v`.
-#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 pub fn map<F: Fn(f32) -> f32>(v: &mut [f32], f: F) {
     for x in v.iter_mut() {
         *x = f(*x);
@@ -82,7 +83,7 @@ pub fn map<F: Fn(f32) -> f32>(v: &mut [f32], f: F) {
 }
 
 /// `acc[i] = f(acc[i], b[i])` over the common length.
-#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 pub fn zip_with<F: Fn(f32, f32) -> f32>(acc: &mut [f32], b: &[f32], f: F) {
     for (x, y) in acc.iter_mut().zip(b) {
         *x = f(*x, *y);
