@@ -16,22 +16,24 @@ static FREE: Mutex<Vec<Vec<f32>>> = Mutex::new(Vec::new());
 
 /// `n` zeros, in a recycled buffer where one of at most twice the size is free.
 pub(crate) fn zeros(n: usize) -> Vec<f32> {
-    if n * 4 >= MIN_BYTES
-        && let Some(mut v) = take(n)
-    {
-        v.clear();
-        v.resize(n, 0.0);
-        return v;
-    }
-    vec![0.0; n]
+    recycled(n, true)
 }
 
 /// `n` values of no particular content (a recycled buffer's old values, zeros past them): for
 /// scratch that is written before it is read, which need not pay for zeroing.
 pub(crate) fn any(n: usize) -> Vec<f32> {
+    recycled(n, false)
+}
+
+/// `n` values in a recycled buffer where one fits (its old values kept unless `zero`), else a
+/// fresh buffer of zeros.
+fn recycled(n: usize, zero: bool) -> Vec<f32> {
     if n * 4 >= MIN_BYTES
         && let Some(mut v) = take(n)
     {
+        if zero {
+            v.clear();
+        }
         v.resize(n, 0.0);
         return v;
     }

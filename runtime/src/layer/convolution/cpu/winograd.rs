@@ -246,8 +246,8 @@ fn input_tiles_wide<const M: usize, const N: usize>(
 const WIDE_TILES: usize = 8;
 
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
-/// row), into `dst` as `[n²][rs]` (`rs ≥ tc`): each element of the tile a contiguous row of the GEMM's
-/// right-hand side.
+/// row), into `dst` as `[n²][rs]` (`rs ≥ tc`): each element of the tile a contiguous row of
+/// the GEMM's right-hand side.
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn input_tiles<const M: usize, const N: usize>(
@@ -283,25 +283,12 @@ pub(super) struct Epilogue<'a> {
     pub params: &'a [f32],
 }
 
-impl Epilogue<'_> {
-    /// The activation over `v`: ReLU inline (the common case), the others through
-    /// [`activate_all`].
-    #[inline(always)]
-    fn activate(&self, v: &mut [f32]) {
-        match self.kind {
-            0 => {}
-            1 => v.iter_mut().for_each(|x| *x = x.max(0.0)),
-            kind => activate_all(kind, self.params, v),
-        }
-    }
-}
-
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
-/// channels' planes in `out` (`ow × oh`, `cstep` apart). [`LANES`] neighbouring channels at a time, one per vector lane: their products lie
-/// side by side in `prod`, so each of a tile's n² elements is one vector load, and the
-/// transform's arithmetic is vector arithmetic (one channel at a time it was scalar, and
-/// gathered each value from its own row of `prod`).
+/// channels' planes in `out` (`ow × oh`, `cstep` apart). [`LANES`] neighbouring channels at
+/// a time, one per vector lane: their products lie side by side in `prod`, so each of a
+/// tile's n² elements is one vector load, and the transform's arithmetic is vector arithmetic
+/// (one channel at a time it was scalar, and gathered each value from its own row of `prod`).
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn output_tiles<const M: usize, const N: usize>(
@@ -365,7 +352,7 @@ fn output_tiles<const M: usize, const N: usize>(
                         ql[j] = *v;
                     }
                 }
-                epilogue.activate(q.as_flattened_mut());
+                activate_all(epilogue.kind, epilogue.params, q.as_flattened_mut());
                 // stored, not added: each output is this tile's alone, and a store does not
                 // wait for the output's old value to be read
                 for (l, ql) in q.iter().enumerate().take(lanes) {
@@ -467,7 +454,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                     };
                     gemm_serial(a, b, c, false);
                 });
-            // Aᵀ m A of each tile, added to the output (which holds the bias)
+            // Aᵀ m A of each tile, with the bias and activation, stored in the output
             let prod = &prod[..nn * cout * tc + LANES];
             out[..cout * cstep]
                 .par_chunks_mut(group * cstep)
