@@ -34,6 +34,9 @@ layout (constant_id = 5) const int PER = 4;
 layout (constant_id = 6) const int activation_type = 0;
 layout (constant_id = 7) const float activation_param_0 = 0;
 layout (constant_id = 8) const float activation_param_1 = 0;
+// Gemm's int8 product: A and B hold int8 levels (exact in any storage), the sum of their
+// products (exact in fp32) is scaled by A's row descale and B's one before C
+layout (constant_id = 9) const int int8_product = 0;
 
 const int TILE = 16 * PER;
 #define DEPTH 16
@@ -43,6 +46,8 @@ layout (binding = 0) readonly buffer a_blob { sfp a_data[]; };
 layout (binding = 1) readonly buffer b_blob { sfp b_data[]; };
 layout (binding = 2) readonly buffer c_blob { sfp c_data[]; };
 layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
+layout (binding = 4) readonly buffer a_descale_blob { float a_descale_data[]; };
+layout (binding = 5) readonly buffer b_descale_blob { float b_descale_data[]; };
 
 layout (push_constant) uniform parameter
 {
@@ -135,6 +140,8 @@ void main()
             if (col >= p.n)
                 break;
             float v = acc[i * PER + j];
+            if (int8_product == 1)
+                v *= a_descale_data[row] * b_descale_data[0];
             if (p.c_type >= 0)
             {
                 const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;

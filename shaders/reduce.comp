@@ -16,6 +16,10 @@
 //   from the affine buffer (`affine`: 0 none, 1 gamma, 2 gamma and beta at beta_at), at
 //   index (j / aff_div) % aff_mod + g * aff_mul.
 // - 2 (scan): the running sum along each group, written at each value's place.
+// - 3 (int8): every value rounded to its int8 level with ncnn's dynamic scale of the group
+//   (127 / absmax, 1 for a group of zeros; levels clamped to +-127, halves away from zero),
+//   written at its own place, and the group's descale 1 / scale as fp32 at dst_offset + g of
+//   the side buffer (the int8 Gemm's operands; other modes bind any buffer there).
 #version 450
 
 #if NCNN_fp16_storage
@@ -36,6 +40,7 @@ layout (local_size_x = LANES) in;
 layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 layout (binding = 2) readonly buffer affine_blob { sfp affine_data[]; };
+layout (binding = 3) writeonly buffer side_blob { float side_data[]; };
 
 layout (push_constant) uniform parameter
 {
@@ -86,6 +91,7 @@ float load(int base, int j)
 float accumulate(float acc, float x, int o)
 {
     if (o == 1 || o == 7) return acc + abs(x);
+    if (o == 12) return max(acc, abs(x));
     if (o == 2 || o == 8) return acc + x * x;
     if (o == 4) return max(acc, x);
     if (o == 5) return min(acc, x);
@@ -96,7 +102,7 @@ float accumulate(float acc, float x, int o)
 
 float combine(float a, float b, int o)
 {
-    if (o == 4) return max(a, b);
+    if (o == 4 || o == 12) return max(a, b);
     if (o == 5) return min(a, b);
     if (o == 6) return a * b;
     return a + b;
@@ -193,6 +199,23 @@ void main()
             const int l = base + inner_at(j);
             buffer_st1(top_blob_data, physical(l, p.dst_plane, p.dst_cstep), afp(before));
         }
+        return;
+    }
+
+    if (mode == 3)
+    {
+        // op 12: the largest magnitude
+        const float absmax = reduce_group(base, 12, false, 0.f);
+        const float s = absmax == 0.f ? 1.f : 127.f / absmax;
+        for (int j = lx; j < p.n; j += LANES)
+        {
+            const int l = base + inner_at(j);
+            const float x = float(buffer_ld1(bottom_blob_data, physical(l, p.src_plane, p.src_cstep))) * s;
+            const float level = clamp(sign(x) * floor(abs(x) + 0.5f), -127.f, 127.f);
+            buffer_st1(top_blob_data, physical(l, p.dst_plane, p.dst_cstep), afp(level));
+        }
+        if (lx == 0)
+            side_data[p.dst_offset + g] = 1.f / s;
         return;
     }
 

@@ -1,7 +1,9 @@
 //! The attention core SDPA and MultiHeadAttention share: on the CPU one head's
 //! `softmax(Q·Kᵀ · scale + mask) · V`, the scores in fp32 with the row's maximum taken out
 //! before the exponent (as ncnn and PyTorch), both products on the project's GEMM; on the GPU
-//! every head in one dispatch of the fused `sdpa.comp`.
+//! every head in one dispatch of the fused `sdpa.comp`. int8 heads (ncnn's `forward_int8`)
+//! quantize Q and the probabilities per row, K and V per head ([`crate::layer::int8`]), on the
+//! CPU only, as ncnn's Vulkan layers leave them to the CPU.
 
 use std::sync::Arc;
 
@@ -10,6 +12,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::int8;
 use crate::layer::strided_copy::{CopyExtras, StridedCopy};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Strided};
@@ -129,6 +132,8 @@ pub(crate) struct Head<'a> {
     pub v: MatRef<'a>,
     pub mask: Option<&'a [f32]>,
     pub scale: f32,
+    /// ncnn's int8 attention.
+    pub int8: bool,
 }
 
 impl Head<'_> {
@@ -136,9 +141,26 @@ impl Head<'_> {
     /// caller's `src × dst` workspace.
     pub fn attend(&self, scores: &mut Vec<f32>, out: MatMut<'_>) {
         let (src, dst) = (self.q.rows, self.kt.cols);
+        let quantized = self.int8.then(|| {
+            let (d, dv) = (self.q.cols, self.v.cols);
+            let mut q = self.q.to_dense();
+            int8::fake_per_row(&mut q, src, d, d, 1);
+            let [mut kt, mut v] = [self.kt.to_dense(), self.v.to_dense()];
+            int8::fake_per_tensor(&mut kt);
+            int8::fake_per_tensor(&mut v);
+            ([q, kt, v], d, dv)
+        });
+        let (q, kt, v) = match &quantized {
+            Some(([q, kt, v], d, dv)) => (
+                MatRef::rows(q, src, *d, *d),
+                MatRef::rows(kt, *d, dst, dst),
+                MatRef::rows(v, dst, *dv, *dv),
+            ),
+            None => (self.q, self.kt, self.v),
+        };
         scores.clear();
         scores.resize(src * dst, 0.0);
-        gemm(self.q, self.kt, MatMut::rows(scores, src, dst, dst), false);
+        gemm(q, kt, MatMut::rows(scores, src, dst, dst), false);
         for (i, row) in scores.chunks_exact_mut(dst.max(1)).enumerate() {
             match self.mask {
                 Some(m) => row
@@ -149,7 +171,10 @@ impl Head<'_> {
             }
             softmax(row);
         }
-        gemm(MatRef::rows(scores, src, dst, dst), self.v, out, false);
+        if self.int8 {
+            int8::fake_per_row(scores, src, dst, dst, 1);
+        }
+        gemm(MatRef::rows(scores, src, dst, dst), v, out, false);
     }
 }
 

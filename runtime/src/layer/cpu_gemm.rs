@@ -28,6 +28,13 @@ impl<'a> MatRef<'a> {
         }
     }
 
+    /// Its values, row after row.
+    pub fn to_dense(self) -> Vec<f32> {
+        (0..self.rows)
+            .flat_map(|i| (0..self.cols).map(move |j| self.data[i * self.rs + j * self.cs]))
+            .collect()
+    }
+
     /// The transpose (no copy).
     pub fn t(self) -> Self {
         MatRef {

@@ -11,23 +11,31 @@
 //! `M×1` blob), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
 //! type comes from its shape, checked in ncnn's order (a 1-D C of `M == N` values is per column).
 //! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning and are read only.
+//! With an int8 term (18) the product is ncnn's int8 one ([`crate::layer::int8`]): A's levels
+//! per row, B's as a whole (quantized dynamically, or int8 in the model with A's per-row scales
+//! and B's one scale after the weights), their exact product on the same GEMM, scaled by the
+//! descales before C; on the GPU the dynamic quantization is one `reduce.comp` pass per input
+//! operand and the GEMM applies the descales.
 //! On the CPU through the project's GEMM ([`crate::layer::cpu_gemm`]), on the net's threads;
 //! on the GPU through the shared [`crate::layer::gpu_gemm`] (transposes, C and the scaling in
 //! the shader's one pass; constant operands uploaded once), pack1 buffers.
 
 use std::borrow::Cow;
 
+use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
-use crate::layer::gpu_gemm::{self, Form, Operand, Pipelines, Sizes};
+use crate::layer::gpu_gemm::{self, Descales, Form, Operand, Pipelines, Sizes};
+use crate::layer::groups::{GroupOp, GroupPipeline, Groups};
+use crate::layer::int8;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, Strided};
 
 /// How C spreads over the output (ncnn's `broadcast_type_C`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,12 +118,14 @@ fn matrix_of((dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<(usize, usize)> {
     }
 }
 
-/// A constant operand of the model: its values row after row, as stored.
+/// A constant operand of the model: its values row after row, as stored (int8: its levels).
 #[derive(Clone)]
 struct Held {
     values: Vec<f32>,
     rows: usize,
     cols: usize,
+    /// int8: the descales (A: one per row of A; B: one).
+    descale: Vec<f32>,
 }
 
 /// What one Gemm computes for its inputs' shapes: `M×K` by `K×N`, and C's broadcast.
@@ -143,6 +153,8 @@ pub struct Gemm {
     constant_c_type: Option<Broadcast>,
     output_n1m: bool,
     output_transpose: bool,
+    /// ncnn's int8 product (a nonzero `int8_scale_term`).
+    int8: bool,
     a: Option<Held>,
     b: Option<Held>,
     c: Vec<f32>,
@@ -152,9 +164,13 @@ pub struct Gemm {
 /// The device side: the pipeline and the constant operands, uploaded once.
 struct GpuGemm {
     pipeline: Pipelines,
+    /// int8: the dynamic quantization of input operands.
+    int8: Option<GroupPipeline>,
     a: Option<GpuMat>,
     b: Option<GpuMat>,
     c: Option<GpuMat>,
+    /// int8: the constant A's and B's descales (fp32).
+    descales: [Option<GpuMat>; 2],
 }
 
 impl Gemm {
@@ -236,7 +252,23 @@ impl Gemm {
         let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
         let plan = self.plan(&shapes)?;
         let Plan { m, n, k, .. } = plan;
-        let inputs: Vec<Cow<'_, [f32]>> = bottoms.iter().map(|b| dense_values(b)).collect();
+        let mut inputs: Vec<Cow<'_, [f32]>> = bottoms.iter().map(|b| dense_values(b)).collect();
+        // int8: the inputs' levels, and both operands' descales
+        let descales = self.int8.then(|| {
+            let (a, b) = self.input_slots();
+            let da = match (a, &self.a) {
+                (Some(i), _) => {
+                    let (rs, cs) = self.a_strides(m, k);
+                    int8::per_row(inputs[i].to_mut(), m, k, rs, cs)
+                }
+                (None, held) => held.as_ref().map_or(Vec::new(), |h| h.descale.clone()),
+            };
+            let db = match (b, &self.b) {
+                (Some(i), _) => int8::per_tensor(inputs[i].to_mut()),
+                (None, held) => held.as_ref().map_or(1.0, |h| h.descale[0]),
+            };
+            (da, db)
+        });
         let mut next = inputs.iter().map(|v| &v[..]);
         let a = take(&self.a, &mut next, |h| &h.values[..]);
         let b = take(&self.b, &mut next, |h| &h.values[..]);
@@ -258,16 +290,17 @@ impl Gemm {
             (n, 1)
         };
         let mut y = vec![0.0f32; m * n];
-        if let Some(t) = plan.c {
+        let c_at = |t: Broadcast, i: usize, j: usize| match t {
+            Broadcast::Scalar => c[0],
+            Broadcast::Rows => c[i],
+            Broadcast::Columns => c[j],
+            Broadcast::Full => c[i * n + j],
+        };
+        // fp32: C first, the product added; int8: the product, descaled, then C
+        if let (Some(t), None) = (plan.c, &descales) {
             for i in 0..m {
                 for j in 0..n {
-                    let v = match t {
-                        Broadcast::Scalar => c[0],
-                        Broadcast::Rows => c[i],
-                        Broadcast::Columns => c[j],
-                        Broadcast::Full => c[i * n + j],
-                    };
-                    y[i * rs + j * cs] = self.beta * v;
+                    y[i * rs + j * cs] = self.beta * c_at(t, i, j);
                 }
             }
         }
@@ -279,10 +312,95 @@ impl Gemm {
             cs,
         };
         gemm(av, bv, out, true);
+        if let Some((da, db)) = &descales {
+            for i in 0..m {
+                for j in 0..n {
+                    let v = &mut y[i * rs + j * cs];
+                    *v *= da[i] * db;
+                    if let Some(t) = plan.c {
+                        *v += self.beta * c_at(t, i, j);
+                    }
+                }
+            }
+        }
         if self.alpha != 1.0 {
             y.iter_mut().for_each(|v| *v *= self.alpha);
         }
         Mat::from_numpy(&self.output_shape(&plan), &y)
+    }
+
+    /// Which inputs are A and B (`None` where the model holds it).
+    fn input_slots(&self) -> (Option<usize>, Option<usize>) {
+        let a = (!self.constant_a).then_some(0);
+        let b = (!self.constant_b).then_some(usize::from(!self.constant_a));
+        (a, b)
+    }
+
+    /// Where value `(i, k)` of the `M×K` A lies in its stored rows: `(rs, cs)` per row and column
+    /// of A as multiplied.
+    fn a_strides(&self, m: usize, k: usize) -> (usize, usize) {
+        if self.trans_a { (1, m) } else { (k, 1) }
+    }
+
+    /// int8 on the device: the input operands as their levels (A per row, B as a whole), the
+    /// others as they are; and the descales of A's rows and of B (the constant ones' where
+    /// held).
+    fn quantize_gpu(
+        &self,
+        state: &GpuGemm,
+        quantize: &GroupPipeline,
+        bottoms: &[&GpuMat],
+        (m, k): (usize, usize),
+        rec: &mut Recorder<'_>,
+    ) -> Result<(Vec<GpuMat>, [GpuMat; 2])> {
+        let (a, b) = self.input_slots();
+        let ctx = rec.context();
+        let fresh = |n: usize| GpuMat::alloc(ctx, 2, [n, 1, 1], 1, OptionSet::FP32);
+        let held = |d: &Option<GpuMat>| {
+            d.clone().ok_or(Error::NotLoaded {
+                what: "the constant operands' descales on the device",
+            })
+        };
+        let da = if a.is_some() {
+            fresh(m)
+        } else {
+            held(&state.descales[0])?
+        };
+        let db = if b.is_some() {
+            fresh(1)
+        } else {
+            held(&state.descales[1])?
+        };
+        let mut out = Vec::with_capacity(bottoms.len());
+        for (i, &mat) in bottoms.iter().enumerate() {
+            let groups = if Some(i) == a {
+                // A's rows, in the stored matrix's logical (numpy) indices
+                let (rs, cs) = self.a_strides(m, k);
+                Groups {
+                    outer: Strided {
+                        offset: 0,
+                        shape: vec![m],
+                        strides: vec![rs as isize],
+                    },
+                    inner: Strided {
+                        offset: 0,
+                        shape: vec![k],
+                        strides: vec![cs as isize],
+                    },
+                }
+            } else if Some(i) == b {
+                let total = matrix_of((mat.dims, mat.shape())).map_or(0, |(r, c)| r * c);
+                Groups::runs(total, total)
+            } else {
+                out.push(mat.clone());
+                continue;
+            };
+            let q = mat.alloc_like(rec.context())?;
+            let descales = if Some(i) == a { &da } else { &db };
+            quantize.record_int8(rec, (mat, &q, descales), &groups, 0)?;
+            out.push(q);
+        }
+        Ok((out, [da, db]))
     }
 
     /// [`Gemm::run`] on the device.
@@ -294,7 +412,16 @@ impl Gemm {
         let not_loaded = || Error::NotLoaded {
             what: "the constant operands on the device",
         };
-        let mut next = bottoms.iter().map(|&m| Some(Operand::rows(m)));
+        let quantized = match &state.int8 {
+            Some(q) => Some(self.quantize_gpu(state, q, bottoms, (m, k), rec)?),
+            None => None,
+        };
+        let inputs: Vec<&GpuMat> = match &quantized {
+            Some((levels, _)) => levels.iter().collect(),
+            None => bottoms.to_vec(),
+        };
+        let descales = quantized.as_ref().map(|(_, [a, b])| Descales { a, b });
+        let mut next = inputs.iter().map(|&m| Some(Operand::rows(m)));
         let held =
             |h: &Held, up: &'a Option<GpuMat>| up.as_ref().map(|u| Operand::dense(u, h.cols));
         let a = take(&self.a, &mut next, |h| held(h, &state.a));
@@ -321,7 +448,8 @@ impl Gemm {
         };
         let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options());
         let sizes = Sizes::batched(m, n, k, 1);
-        gpu_gemm::record(rec, &state.pipeline, sizes, a, b, c, Operand::rows(&top))?;
+        let out = Operand::rows(&top);
+        gpu_gemm::record(rec, &state.pipeline, sizes, a, b, c, out, descales)?;
         Ok(top)
     }
 }
@@ -360,13 +488,19 @@ impl Layer for Gemm {
                     out_trans: self.output_transpose,
                     alpha: self.alpha,
                     beta: self.beta,
+                    int8: self.int8,
                     ..Form::PLAIN
                 };
                 Some(GpuGemm {
                     pipeline: form.pipeline(g, opt)?,
+                    int8: self
+                        .int8
+                        .then(|| GroupPipeline::create(g, GroupOp::Int8))
+                        .transpose()?,
                     a: None,
                     b: None,
                     c: None,
+                    descales: [None, None],
                 })
             }
             None => None,
@@ -390,6 +524,16 @@ impl Layer for Gemm {
         } else {
             Some(gpu.upload_values(&self.c, 1)?)
         };
+        if self.int8 {
+            let fp32 = |h: &Option<Held>| -> Result<Option<GpuMat>> {
+                let Some(d) = h.as_ref().map(|h| &h.descale) else {
+                    return Ok(None);
+                };
+                let flat = Mat::from_shape_values(1, [d.len(), 1, 1, 1], d)?;
+                Ok(Some(GpuMat::upload(gpu.ctx, &flat, OptionSet::FP32)?))
+            };
+            state.descales = [fp32(&self.a)?, fp32(&self.b)?];
+        }
         Ok(())
     }
 
@@ -434,33 +578,59 @@ impl Layer for Gemm {
         )?;
         self.k = size(9, self.constant_a || self.constant_b)?;
         self.output_n1m = pd.int_in(11, 0, 0..=1, "0 or 1")? == 1;
-        pd.int_in(13, 0, 0..=1, "0 (auto) or 1 (fp32)")?;
+        pd.int_in(13, 0, 0..=3, "0 (auto), 1 (fp32), 2 (fp16) or 3 (bf16)")?;
         self.output_transpose = pd.int_in(14, 0, 0..=1, "0 or 1")? == 1;
-        let q = pd.int(18, 0);
-        if q != 0 {
-            return Err(Error::BadParam {
-                id: 18,
-                value: q.to_string(),
-                allowed: "0: int8 and weight-quantized Gemm are not supported yet",
-            });
-        }
+        self.int8 = int8::quantize_term(pd)?;
         Ok(())
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
         let (m, n, k) = (self.m, self.n, self.k);
+        let mut stored_int8 = (false, false);
         if self.constant_a {
             let (rows, cols) = if self.trans_a { (k, m) } else { (m, k) };
-            let values = weights.load(m * k, 0)?;
-            self.a = Some(Held { values, rows, cols });
+            let (values, int8) = weights.load_stored(m * k, 0)?;
+            stored_int8.0 = int8;
+            self.a = Some(Held {
+                values,
+                rows,
+                cols,
+                descale: Vec::new(),
+            });
         }
         if self.constant_b {
             let (rows, cols) = if self.trans_b { (n, k) } else { (k, n) };
-            let values = weights.load(n * k, 0)?;
-            self.b = Some(Held { values, rows, cols });
+            let (values, int8) = weights.load_stored(n * k, 0)?;
+            stored_int8.1 = int8;
+            self.b = Some(Held {
+                values,
+                rows,
+                cols,
+                descale: Vec::new(),
+            });
         }
         if let Some(t) = self.constant_c_type {
             self.c = weights.load(t.len(m, n), 0)?;
+        }
+        if self.int8 {
+            // the scales follow every weight; fp32 constants are quantized as inputs are
+            let strides = self.a_strides(m, k);
+            if let Some(a) = self.a.as_mut() {
+                let scales = weights.load(m, 1)?;
+                a.descale = if stored_int8.0 {
+                    scales.iter().map(|s| 1.0 / s).collect()
+                } else {
+                    int8::per_row(&mut a.values, m, k, strides.0, strides.1)
+                };
+            }
+            if let Some(b) = self.b.as_mut() {
+                let scale = weights.load(1, 1)?[0];
+                b.descale = vec![if stored_int8.1 {
+                    1.0 / scale
+                } else {
+                    int8::per_tensor(&mut b.values)
+                }];
+            }
         }
         Ok(())
     }

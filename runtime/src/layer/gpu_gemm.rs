@@ -29,6 +29,8 @@ pub(crate) struct Form {
     /// A fused activation after alpha (InnerProduct's `activation_type`, 0 none) and its two
     /// parameters.
     pub activation: (i32, [f32; 2]),
+    /// Gemm's int8 product: A and B are int8 levels, scaled by their [`Descales`].
+    pub int8: bool,
 }
 
 impl Form {
@@ -40,6 +42,7 @@ impl Form {
         alpha: 1.0,
         beta: 1.0,
         activation: (0, [0.0; 2]),
+        int8: false,
     };
 
     /// The pipelines of this form in the layer's variant, one per tile size, on the engine
@@ -60,6 +63,7 @@ impl Form {
                     (6, SpecValue::I32(self.activation.0)),
                     (7, SpecValue::F32(self.activation.1[0])),
                     (8, SpecValue::F32(self.activation.1[1])),
+                    (9, flag(self.int8)),
                 ],
             )?;
             Ok(Tiled {
@@ -210,7 +214,16 @@ pub(crate) struct Addend<'a> {
     pub rs: usize,
 }
 
-/// Records `out = alpha · (op(a) · op(b) + beta · c)` with `pipelines` (of a [`Form`]).
+/// An int8 product's descales (fp32): one per row of A, and B's one.
+#[derive(Clone, Copy)]
+pub(crate) struct Descales<'a> {
+    pub a: &'a GpuMat,
+    pub b: &'a GpuMat,
+}
+
+/// Records `out = alpha · (op(a) · op(b) + beta · c)` with `pipelines` (of a [`Form`]); an int8
+/// form's product is scaled by `descales` first.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn record(
     rec: &mut Recorder<'_>,
     pipelines: &Pipelines,
@@ -219,6 +232,7 @@ pub(crate) fn record(
     b: Operand<'_>,
     c: Option<Addend<'_>>,
     out: Operand<'_>,
+    descales: Option<Descales<'_>>,
 ) -> Result<()> {
     let Sizes {
         m,
@@ -248,5 +262,12 @@ pub(crate) fn record(
         m.div_ceil(*tile) as u32,
         batches as u32,
     ];
-    rec.dispatch(pipeline, &[a.mat, b.mat, c_mat, out.mat], &push, grid)
+    // an fp32 form binds any buffer for the descales it does not read
+    let d = descales.unwrap_or(Descales { a: a.mat, b: a.mat });
+    rec.dispatch(
+        pipeline,
+        &[a.mat, b.mat, c_mat, out.mat, d.a, d.b],
+        &push,
+        grid,
+    )
 }

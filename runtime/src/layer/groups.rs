@@ -280,6 +280,9 @@ pub enum GroupOp {
     },
     /// Running sums.
     Scan,
+    /// Every value at its int8 level under the group's dynamic scale, as level / scale (see
+    /// [`crate::layer::int8`]).
+    Int8,
 }
 
 /// The numbers a [`GroupPipeline`] dispatch takes besides the groups.
@@ -489,6 +492,7 @@ impl GroupPipeline {
             GroupOp::Reduce(o) => (0, o, 0, 0),
             GroupOp::Normalize { norm, affine } => (1, 0, norm as i32, affine),
             GroupOp::Scan => (2, 0, 0, 0),
+            GroupOp::Int8 => (3, 0, 0, 0),
         };
         let values = int_constants(&[mode, reduce, norm, affine]);
         let module = Shader::Reduce.module();
@@ -514,6 +518,33 @@ impl GroupPipeline {
         &self,
         rec: &mut Recorder<'_>,
         (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
+        groups: &Groups,
+        extras: GroupExtras,
+    ) -> Result<()> {
+        self.record_with_side(rec, (src, dst, affine, dst), groups, extras)
+    }
+
+    /// [`GroupOp::Int8`]'s record: the levels of `src` into `dst`, each group's descale into
+    /// the fp32 mat `descales` from index `dst_offset`.
+    pub fn record_int8(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, dst, descales): (&GpuMat, &GpuMat, &GpuMat),
+        groups: &Groups,
+        dst_offset: usize,
+    ) -> Result<()> {
+        let extras = GroupExtras {
+            dst_offset,
+            ..GroupExtras::default()
+        };
+        self.record_with_side(rec, (src, dst, src, descales), groups, extras)
+    }
+
+    /// [`GroupPipeline::record`] with the fp32 side buffer (binding 3) given.
+    fn record_with_side(
+        &self,
+        rec: &mut Recorder<'_>,
+        (src, dst, affine, side): (&GpuMat, &GpuMat, &GpuMat, &GpuMat),
         groups: &Groups,
         extras: GroupExtras,
     ) -> Result<()> {
@@ -550,6 +581,6 @@ impl GroupPipeline {
         words.push(extras.coeff.to_bits());
         // one workgroup of 256 per group
         let grid = workgroup_rows(count, 256);
-        rec.dispatch(&self.pipeline, &[src, dst, affine], &words, grid)
+        rec.dispatch(&self.pipeline, &[src, dst, affine, side], &words, grid)
     }
 }

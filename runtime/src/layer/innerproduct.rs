@@ -125,6 +125,7 @@ impl InnerProduct {
             Operand::dense(weights, k),
             bias,
             Operand::rows(&top),
+            None,
         )?;
         Ok(top)
     }

@@ -204,7 +204,7 @@ impl Layer for MatMul {
         let out = batched(&top, axes(a).max(axes(b)), n);
         let b_rs = if self.trans_b { k } else { n };
         let (a, b) = (batched(a, axes(a), k), batched(b, axes(b), b_rs));
-        gpu_gemm::record(rec, pipeline, sizes, a, b, None, out)?;
+        gpu_gemm::record(rec, pipeline, sizes, a, b, None, out, None)?;
         Ok(vec![top])
     }
 

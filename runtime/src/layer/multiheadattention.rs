@@ -11,6 +11,11 @@
 //! the cache, cross-attention uses a non-empty cache as it is (the encoder's keys and values
 //! projected once); both give the keys and values used out as the second and third outputs.
 //!
+//! A nonzero int8_scale_term (18) is ncnn's int8 attention: int8 weights with a scale per
+//! output row (query, key, value) or one (output) after the biases, each projection's input
+//! quantized as a whole (the output projection's per row), the heads as
+//! [`crate::layer::attention`] quantizes them; on the CPU only, as ncnn's Vulkan layer leaves it.
+//!
 //! On the GPU: the four projections on the shared GPU GEMM (bias as C), the heads read where
 //! they lie side by side in the projected rows by the fused attention of SDPA (`sdpa.comp`),
 //! which writes them side by side for the output projection: five dispatches, nothing copied.
@@ -27,6 +32,7 @@ use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
+use crate::layer::int8;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -83,6 +89,7 @@ pub struct MultiHeadAttention {
     attn_mask: bool,
     scale: f32,
     kv_cache: bool,
+    int8: bool,
     q: Projection,
     k: Projection,
     v: Projection,
@@ -201,6 +208,15 @@ impl MultiHeadAttention {
         })
     }
 
+    /// A projection's input values: int8 quantized as a whole.
+    fn input<'a>(&self, x: &'a Mat) -> std::borrow::Cow<'a, [f32]> {
+        let mut v = dense_values(x);
+        if self.int8 {
+            int8::fake_per_tensor(v.to_mut());
+        }
+        v
+    }
+
     /// The rows of a cached key or value of `(dims, shape)`, checked against the
     /// `heads × length × head_dim` it must be where it has any.
     fn cache_rows(&self, dims: u8, shape: [usize; 4]) -> Result<usize> {
@@ -236,7 +252,7 @@ impl MultiHeadAttention {
         let dst = past + cur;
         let mut projected = vec![0.0f32; cur * embed];
         p.apply(
-            &dense_values(x),
+            &self.input(x),
             cur,
             MatMut::rows(&mut projected, cur, embed, embed),
         );
@@ -283,6 +299,7 @@ impl MultiHeadAttention {
             weight,
             Some(c),
             Operand::rows(&top),
+            None,
         )?;
         Ok(top)
     }
@@ -324,7 +341,7 @@ impl Layer for MultiHeadAttention {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = match gpu {
+        self.gpu = match gpu.filter(|_| !self.int8) {
             Some(g) => {
                 let project = Form {
                     trans_b: true,
@@ -459,7 +476,7 @@ impl Layer for MultiHeadAttention {
         self.attn_mask = pd.int_in(5, 0, 0..=1, "0 or 1")? == 1;
         self.scale = pd.float(6, 1.0 / ((embed / heads) as f32).sqrt());
         self.kv_cache = pd.int_in(7, 0, 0..=1, "0 or 1")? == 1;
-        pd.int_in(18, 0, 0..=0, "0 (quantized attention is not supported yet)")?;
+        self.int8 = int8::quantize_term(pd)?;
         Ok(())
     }
 
@@ -469,6 +486,18 @@ impl Layer for MultiHeadAttention {
         self.k = Projection::load(weights, e, self.kdim)?;
         self.v = Projection::load(weights, e, self.vdim)?;
         self.out = Projection::load(weights, self.qdim, e)?;
+        if self.int8 {
+            // int8 levels over their scales: a scale per output row, the output's one
+            for p in [&mut self.q, &mut self.k, &mut self.v] {
+                let scales = weights.load(e, 1)?;
+                let inp = p.weight.len() / e;
+                for (row, s) in p.weight.chunks_exact_mut(inp).zip(scales) {
+                    row.iter_mut().for_each(|w| *w /= s);
+                }
+            }
+            let s = weights.load(1, 1)?[0];
+            self.out.weight.iter_mut().for_each(|w| *w /= s);
+        }
         Ok(())
     }
 
@@ -484,7 +513,7 @@ impl Layer for MultiHeadAttention {
 
         let mut qa = vec![0.0f32; src * e];
         self.q
-            .apply(&dense_values(q), src, MatMut::rows(&mut qa, src, e, e));
+            .apply(&self.input(q), src, MatMut::rows(&mut qa, src, e, e));
         qa.iter_mut().for_each(|x| *x *= self.scale);
         let (ka, dst_k) = self.keys(&self.k, k, cache.map(|c| c.0), s.k != s.q)?;
         let (va, dst_v) = self.keys(&self.v, v, cache.map(|c| c.1), s.v != s.q)?;
@@ -514,6 +543,7 @@ impl Layer for MultiHeadAttention {
                         &m[if *per_head { h * plane } else { 0 }..][..plane]
                     }),
                     scale: 1.0,
+                    int8: self.int8,
                 };
                 head.attend(scores, MatMut::rows(y, src, dph, dph));
             });
@@ -523,6 +553,9 @@ impl Layer for MultiHeadAttention {
             for (i, row) in block.chunks_exact(dph).enumerate() {
                 joined[i * e + h * dph..][..dph].copy_from_slice(row);
             }
+        }
+        if self.int8 {
+            int8::fake_per_row(&mut joined, src, e, e, 1);
         }
         let mut y = vec![0.0f32; src * self.qdim];
         self.out.apply(

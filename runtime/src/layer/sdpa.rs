@@ -7,6 +7,9 @@
 //! keys and values are concatenated along the sequence and given out as the second and third
 //! outputs, the cache for the next step.
 //!
+//! A nonzero int8_scale_term is ncnn's int8 attention ([`crate::layer::attention`]), on the CPU
+//! only (ncnn's Vulkan SDPA turns itself off for it).
+//!
 //! On the GPU (`sdpa.comp`, pack1 buffers) in one pass over blocks of keys: the scores stay in
 //! shared memory and each query row keeps an fp32 running maximum and sum (flash attention's
 //! order), for output rows of up to 256 values. With the cache, the past and current keys and
@@ -36,6 +39,7 @@ pub struct SDPA {
     attn_mask: bool,
     scale: f32,
     kv_cache: bool,
+    int8: bool,
     gpu: Option<Arc<Pipeline>>,
     /// With kv_cache: the copies into the cache blobs.
     gpu_cache: Option<StridedCopy>,
@@ -216,6 +220,7 @@ impl Layer for SDPA {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        let gpu = gpu.filter(|_| !self.int8);
         self.gpu = match gpu {
             Some(g) => Some(attention::gpu_pipeline(g, self.attn_mask)?),
             None => None,
@@ -287,7 +292,7 @@ impl Layer for SDPA {
         self.attn_mask = pd.int_in(5, 0, 0..=1, "0 or 1")? == 1;
         self.scale = pd.float(6, 0.0);
         self.kv_cache = pd.int_in(7, 0, 0..=1, "0 or 1")? == 1;
-        pd.int_in(18, 0, 0..=0, "0 (int8 SDPA is not supported yet)")?;
+        self.int8 = pd.int(18, 0) != 0;
         Ok(())
     }
 
@@ -323,6 +328,7 @@ impl Layer for SDPA {
                         .as_ref()
                         .map(|m| m.channel(if m.channels > 1 { h } else { 0 })),
                     scale,
+                    int8: self.int8,
                 };
                 head.attend(scores, MatMut::rows(y, src, out_embed, out_embed));
             });

@@ -107,13 +107,20 @@ impl<'a> Weights<'a> {
 
     /// `n` weights of ncnn load type `ty` (0: tagged, 1: raw fp32), as fp32.
     pub fn load(&mut self, n: usize, ty: i32) -> Result<Vec<f32>> {
+        Ok(self.load_stored(n, ty)?.0)
+    }
+
+    /// [`Weights::load`], and whether the values were stored as int8 (ncnn's `elemsize == 1`:
+    /// an int8 layer takes such values with their scales, and quantizes fp32 ones itself).
+    pub fn load_stored(&mut self, n: usize, ty: i32) -> Result<(Vec<f32>, bool)> {
         match ty {
-            1 => self.f32s(n),
+            1 => Ok((self.f32s(n)?, false)),
             0 => {
                 if matches!(self.source, Source::Zeros) {
-                    return Ok(written_zeros(n));
+                    return Ok((written_zeros(n), false));
                 }
-                match self.take_u32()? {
+                let tag = self.take_u32()?;
+                let values = match tag {
                     0 => self.f32s(n),
                     TAG_FP16 => {
                         let b = self.take(n.saturating_mul(2))?;
@@ -140,7 +147,8 @@ impl<'a> Weights<'a> {
                         self.take(n.div_ceil(4) * 4 - n)?;
                         Ok(v)
                     }
-                }
+                };
+                Ok((values?, tag == TAG_INT8))
             }
             other => Err(self.fail(format!("unknown weight load type {other}"))),
         }
@@ -181,9 +189,9 @@ mod tests {
         data.extend([0u8, 4, 0, 0]);
         data.extend(bytes(&[9.0f32.to_bits()]));
         let mut w = Weights::from_bytes(&data);
-        assert_eq!(w.load(2, 0).unwrap(), [1.5, -2.0]);
+        assert_eq!(w.load_stored(2, 0).unwrap(), (vec![1.5, -2.0], false));
         assert_eq!(w.load(1, 0).unwrap(), [0.25]);
-        assert_eq!(w.load(2, 0).unwrap(), [3.0, -3.0]);
+        assert_eq!(w.load_stored(2, 0).unwrap(), (vec![3.0, -3.0], true));
         assert_eq!(w.load(2, 0).unwrap(), [7.0, 2.0]);
         assert_eq!(w.load(1, 1).unwrap(), [9.0]);
         assert_eq!(w.remaining(), 0);

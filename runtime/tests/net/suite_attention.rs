@@ -108,6 +108,27 @@ fn ncnn_sdpa_tests() {
     check_suite_gpu_against(&cached, &got, false);
 }
 
+/// test_sdpa.cpp's test_sdpa_int8 (`18=2`) on its shapes (one of which gives the query another
+/// width than the key, which ncnn reads past; the fp32 test's shape stands in for it): on the
+/// CPU against the wheel at the test's epsilon 0.01 ([`check_suite_cpu_only_int8`]). ncnn's Vulkan SDPA leaves int8 to the CPU,
+/// as fpshader's does.
+#[test]
+fn ncnn_sdpa_int8_tests() {
+    let mut rng = Rng(2515);
+    let mut cases = Vec::new();
+    for &(q, k, v, mask, scale, _) in SDPA {
+        let q = random_mat(&mut rng, "q", &q, RANDOM);
+        let k = random_mat(&mut rng, "k", &k, RANDOM);
+        let v = random_mat(&mut rng, "v", &v, RANDOM);
+        let dst_src = [k.shape[1], q.shape[1]];
+        let mask = (mask == 1).then(|| random_mat(&mut rng, "mask", &dst_src, RANDOM));
+        let mut case = sdpa_case(&q, &k, &v, mask.as_ref(), scale, None);
+        case.params.push_str(" 18=2");
+        cases.push(case);
+    }
+    check_suite_cpu_only_int8(cases, 0.01);
+}
+
 /// test_rotaryembed.cpp: `(RandomMat sizes, interleaved)`.
 #[test]
 fn ncnn_rotaryembed_tests() {
@@ -167,6 +188,77 @@ fn mha(
     weights.extend(tagged_weights(rng, embed * vdim, embed));
     weights.extend(tagged_weights(rng, qdim * embed, qdim));
     (params, weights)
+}
+
+/// [`mha`]'s int8 twin (test_multiheadattention_1.cpp, `18=2`): RandomS8Mat projections with
+/// fp32 biases, then the query, key and value scales per output row and the output's one
+/// (160-200); the scale `1/√head_dim` as the test sets it.
+fn mha_int8(
+    rng: &mut Rng,
+    [qdim, kdim, vdim]: [usize; 3],
+    embed: usize,
+    heads: usize,
+    mask: u8,
+) -> (String, Vec<f32>) {
+    let scale = 1.0 / ((embed / heads) as f32).sqrt();
+    let params = format!(
+        "0={embed} 1={heads} 2={} 3={kdim} 4={vdim} 5={mask} 6={scale} 18=2",
+        embed * qdim
+    );
+    let mut weights = Vec::new();
+    for (n, bias) in [
+        (embed * qdim, embed),
+        (embed * kdim, embed),
+        (embed * vdim, embed),
+        (qdim * embed, qdim),
+    ] {
+        weights.extend(s8_weights(rng, n));
+        weights.extend(random_values(rng, bias, RANDOM));
+    }
+    for n in [embed, embed, embed, 1] {
+        weights.extend(random_values(rng, n, (160.0, 200.0)));
+    }
+    (params, weights)
+}
+
+/// test_multiheadattention_1.cpp: int8 attention with separate q/k/v (masks), same k-v and
+/// same q-k-v over RandomDynamicQuantMat inputs, on the CPU against the wheel at the test's
+/// epsilon 0.1 ([`check_suite_cpu_only_int8`]). ncnn's Vulkan MultiHeadAttention leaves int8 to the CPU, as fpshader's does.
+#[test]
+fn ncnn_multiheadattention_int8_tests() {
+    let mut rng = Rng(2516);
+    let quant = |rng: &mut Rng, name: &'static str, [w, h]: [usize; 2]| {
+        let mut m = random_mat(rng, name, &[w, h], RANDOM);
+        m.values = int8_operand(rng, (h, w), Absmax::Rows, 1.2);
+        m
+    };
+    let mut cases = Vec::new();
+    for &(q, k, v, embed, heads, mask) in MHA {
+        let p = mha_int8(&mut rng, [q[0], k[0], v[0]], embed, heads, mask);
+        let mut inputs = vec![
+            quant(&mut rng, "q", q),
+            quant(&mut rng, "k", k),
+            quant(&mut rng, "v", v),
+        ];
+        if mask == 1 {
+            inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
+        }
+        cases.push(mha_case(p, inputs, 1));
+    }
+    for (q, kv, embed, heads) in [
+        ([64, 128], [64, 128], 64, 4),
+        ([48, 127], [64, 127], 64, 16),
+        ([12, 17], [11, 32], 12, 3),
+    ] {
+        let p = mha_int8(&mut rng, [q[0], kv[0], kv[0]], embed, heads, 0);
+        let inputs = vec![quant(&mut rng, "q", q), quant(&mut rng, "kv", kv)];
+        cases.push(mha_case(p, inputs, 1));
+    }
+    for (a, embed, heads) in [([64, 128], 64, 4), ([48, 127], 64, 8)] {
+        let p = mha_int8(&mut rng, [a[0]; 3], embed, heads, 0);
+        cases.push(mha_case(p, vec![quant(&mut rng, "a", a)], 1));
+    }
+    check_suite_cpu_only_int8(cases, 0.1);
 }
 
 /// A MultiHeadAttention case's query, key and value (2-D, RandomMat sizes), then its mask

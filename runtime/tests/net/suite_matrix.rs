@@ -134,6 +134,29 @@ fn ncnn_gemm_tests() {
     check_suite(sample(cases, 160), false);
 }
 
+/// C's broadcast type as test_gemm_bias infers it from C's RandomMat sizes (later matches win).
+fn c_broadcast(c: &[usize], m: usize, n: usize) -> i32 {
+    let dims = c.len();
+    let [w, h] = [c[0], c.get(1).copied().unwrap_or(1)];
+    let mut bt = 0;
+    if dims == 1 && w == m {
+        bt = 1;
+    }
+    if dims == 1 && w == n {
+        bt = 4;
+    }
+    if dims == 2 && w == 1 && h == m {
+        bt = 2;
+    }
+    if dims == 2 && w == n && h == m {
+        bt = 3;
+    }
+    if dims == 2 && w == n && h == 1 {
+        bt = 4;
+    }
+    bt
+}
+
 /// test_gemm_2*.cpp: C as a scalar, M, M×1, M×N, 1×N and N values, constant or an input, with
 /// alpha and beta, over the transposes and constant A/B of test_gemm_2.h's calls.
 #[test]
@@ -160,25 +183,7 @@ fn ncnn_gemm_bias_tests() {
                     let (ta, tb) = [(0, 0), (0, 1), (1, 0), (1, 1)][(i + j) % 4];
                     let ot = u8::from(j == 2 || j == 3);
                     i += 1;
-                    let dims = c.len();
-                    let [w, h] = [c[0], c.get(1).copied().unwrap_or(1)];
-                    // the broadcast type as test_gemm_bias infers it (later matches win)
-                    let mut bt = 0;
-                    if dims == 1 && w == m {
-                        bt = 1;
-                    }
-                    if dims == 1 && w == n {
-                        bt = 4;
-                    }
-                    if dims == 2 && w == 1 && h == m {
-                        bt = 2;
-                    }
-                    if dims == 2 && w == n && h == m {
-                        bt = 3;
-                    }
-                    if dims == 2 && w == n && h == 1 {
-                        bt = 4;
-                    }
+                    let bt = c_broadcast(c, m, n);
                     let a = if ta == 1 { vec![m, k] } else { vec![k, m] };
                     let b = if tb == 1 { vec![k, n] } else { vec![n, k] };
                     let params = format!(
@@ -191,6 +196,189 @@ fn ncnn_gemm_bias_tests() {
         }
     }
     check_suite(sample(cases, 120), false);
+}
+
+/// One call of test_gemm_3.cpp's `test_gemm_int8` or `test_gemm_int8_bias`: `(alpha, beta,
+/// transA, transB, output_transpose, constantA, constantB, output_N1M)` and C (its RandomMat
+/// sizes and whether constant) where it has one.
+type Int8Call = (f32, f32, u8, u8, u8, u8, u8, u8);
+
+/// An int8 Gemm case (`18=2`): constant A and B as ncnn's RandomS8Mat with their scales after
+/// every other weight (A's per row, B's one), input A and B as [`int8_operand`]s.
+fn gemm_int8_case(
+    rng: &mut Rng,
+    [m, n, k]: [usize; 3],
+    call: Int8Call,
+    c: Option<(&[usize], u8)>,
+) -> Case {
+    let (alpha, beta, ta, tb, ot, ca, cb, n1m) = call;
+    let (cc, bt) = c.map_or((1, -1), |(sizes, cc)| (cc, c_broadcast(sizes, m, n)));
+    let params = format!(
+        "0={alpha} 1={beta} 2={ta} 3={tb} 4={ca} 5={cb} 6={cc} 7={m} 8={n} 9={k} 10={bt} 11={n1m} \
+         14={ot} 18=2"
+    );
+    let mut weights = Vec::new();
+    let mut inputs = Vec::new();
+    let (a_stored, a_by) = if ta == 1 {
+        ((k, m), Absmax::Columns)
+    } else {
+        ((m, k), Absmax::Rows)
+    };
+    let b_stored = if tb == 1 { (n, k) } else { (k, n) };
+    for (constant, (rows, cols), by, name) in
+        [(ca, a_stored, a_by, "a"), (cb, b_stored, Absmax::All, "b")]
+    {
+        if constant == 1 {
+            weights.extend(s8_weights(rng, rows * cols));
+        } else {
+            let mut input = random_mat(rng, name, &operand_sizes(rows, cols, n1m == 1), RANDOM);
+            input.values = int8_operand(rng, (rows, cols), by, 10.0);
+            inputs.push(input);
+        }
+    }
+    if let Some((sizes, cc)) = c {
+        let mat = random_mat(rng, "c", sizes, RANDOM);
+        if cc == 1 {
+            weights.push(0.0);
+            weights.extend(mat.values);
+        } else {
+            inputs.push(mat);
+        }
+    }
+    if ca == 1 {
+        weights.extend(random_values(rng, m, (10.0, 20.0)));
+    }
+    if cb == 1 {
+        weights.extend(random_values(rng, 1, (10.0, 20.0)));
+    }
+    Case {
+        kind: "Gemm",
+        params,
+        inputs,
+        weights,
+        tops: 1,
+    }
+}
+
+/// test_gemm_3.cpp's `test_gemm_0` calls (output_elemtype dropped: the CPU output is fp32),
+/// its two fp16-storage ones included.
+const GEMM_INT8: &[Int8Call] = &[
+    (2.1, 1.0, 0, 1, 0, 0, 0, 0),
+    (3.1, 1.0, 1, 1, 0, 0, 0, 0),
+    (4.1, 1.0, 0, 0, 0, 0, 0, 1),
+    (5.1, 1.0, 1, 0, 0, 0, 0, 1),
+    (0.2, 1.0, 0, 1, 0, 1, 0, 1),
+    (0.3, 1.0, 1, 1, 0, 1, 0, 1),
+    (0.4, 1.0, 0, 0, 0, 0, 1, 0),
+    (0.5, 1.0, 0, 1, 0, 0, 1, 0),
+    (1.2, 1.0, 0, 1, 0, 1, 1, 0),
+    (1.3, 1.0, 1, 1, 0, 1, 1, 1),
+    (1.4, 1.0, 0, 0, 0, 1, 0, 0),
+    (1.5, 1.0, 1, 0, 0, 1, 0, 1),
+    (-1.2, 1.0, 0, 1, 1, 1, 1, 0),
+    (-1.3, 1.0, 1, 1, 1, 1, 1, 0),
+    (-1.4, 1.0, 0, 0, 1, 1, 1, 1),
+    (-1.5, 1.0, 1, 0, 1, 1, 1, 1),
+    (-2.0, 1.0, 0, 1, 1, 0, 1, 1),
+    (-3.0, 1.0, 1, 1, 1, 0, 1, 1),
+    (-4.0, 1.0, 0, 0, 1, 1, 0, 0),
+    (-5.0, 1.0, 0, 1, 1, 1, 0, 0),
+    (-2.1, 1.0, 0, 1, 1, 0, 0, 0),
+    (-3.1, 1.0, 1, 1, 1, 0, 0, 1),
+    (-4.1, 1.0, 0, 0, 1, 0, 1, 0),
+    (-5.1, 1.0, 1, 0, 1, 0, 1, 1),
+    (1.0, 1.0, 0, 1, 0, 0, 0, 0),
+    (1.0, 1.0, 1, 0, 1, 0, 0, 0),
+];
+
+/// C's RandomMat sizes in test_gemm_3.cpp's `test_gemm_1` calls: 1, M, 1×M, N×M, N×1, N.
+fn int8_c_sizes(kind: u8, m: usize, n: usize) -> Vec<usize> {
+    match kind {
+        0 => vec![1],
+        1 => vec![m],
+        2 => vec![1, m],
+        3 => vec![n, m],
+        4 => vec![n, 1],
+        _ => vec![n],
+    }
+}
+
+/// test_gemm_3.cpp's `test_gemm_1` calls: C's kind (as [`int8_c_sizes`]), then the call,
+/// then constantC.
+const GEMM_INT8_BIAS: &[(u8, Int8Call, u8)] = &[
+    (0, (2.1, 0.5, 0, 0, 0, 0, 0, 0), 0),
+    (0, (2.1, 0.5, 0, 0, 1, 0, 0, 0), 0),
+    (1, (3.1, 0.6, 0, 1, 0, 0, 0, 0), 0),
+    (1, (3.1, 0.6, 0, 1, 1, 0, 0, 0), 0),
+    (2, (4.1, 0.7, 1, 0, 0, 0, 0, 0), 0),
+    (2, (4.1, 0.7, 1, 0, 1, 0, 0, 0), 0),
+    (3, (5.1, -0.8, 1, 1, 0, 0, 0, 0), 0),
+    (3, (5.1, -0.8, 1, 1, 1, 0, 0, 0), 0),
+    (3, (1.0, 1.0, 1, 1, 0, 0, 0, 0), 0),
+    (3, (1.0, 1.0, 1, 1, 1, 0, 0, 0), 0),
+    (4, (2.1, -0.5, 0, 0, 0, 0, 0, 0), 0),
+    (4, (2.1, -0.5, 0, 0, 1, 0, 0, 0), 0),
+    (4, (0.8, 1.0, 0, 0, 0, 0, 0, 0), 0),
+    (5, (0.8, 1.0, 0, 0, 1, 0, 0, 0), 0),
+    (5, (3.1, -0.6, 0, 1, 0, 0, 0, 0), 0),
+    (5, (3.1, -0.6, 0, 1, 1, 0, 0, 0), 0),
+    (0, (1.7, -0.4, 0, 0, 0, 0, 0, 1), 0),
+    (1, (-1.3, 0.6, 1, 0, 1, 0, 0, 1), 0),
+    (3, (0.8, 0.5, 0, 1, 0, 0, 0, 1), 0),
+    (0, (-2.1, 0.5, 0, 0, 0, 1, 1, 0), 1),
+    (0, (-2.1, 0.5, 0, 0, 1, 1, 1, 0), 1),
+    (1, (-3.1, 0.6, 0, 1, 0, 1, 1, 0), 1),
+    (1, (-3.1, 0.6, 0, 1, 1, 1, 1, 0), 1),
+    (2, (-4.1, 0.7, 1, 0, 0, 1, 1, 0), 1),
+    (2, (-4.1, 0.7, 1, 0, 1, 1, 1, 0), 1),
+    (3, (-5.1, -0.8, 1, 1, 0, 1, 1, 0), 1),
+    (3, (-5.1, -0.8, 1, 1, 1, 1, 1, 0), 1),
+    (3, (1.0, 1.0, 1, 1, 0, 1, 1, 0), 1),
+    (3, (1.0, 1.0, 1, 1, 1, 1, 1, 0), 1),
+    (4, (-2.1, -0.5, 0, 0, 0, 1, 1, 0), 1),
+    (4, (-2.1, -0.5, 0, 0, 1, 1, 1, 0), 1),
+    (4, (0.8, 1.0, 0, 0, 0, 1, 1, 0), 1),
+    (5, (0.8, 1.0, 0, 0, 1, 1, 1, 0), 1),
+    (5, (-3.1, -0.6, 0, 1, 0, 1, 1, 0), 1),
+    (5, (-3.1, -0.6, 0, 1, 1, 1, 1, 0), 1),
+];
+
+/// test_gemm_3.cpp: int8 Gemm (`18=2`) with every transpose, constant A/B (int8 weights with
+/// their scales) or inputs (dynamically quantized), output_transpose, output_N1M and C in
+/// every broadcast, over a spread of its M, N, K (and N, M, K); against the wheel's int8
+/// Gemm, and on every GPU against the CPU.
+#[test]
+fn ncnn_gemm_int8_tests() {
+    let mut rng = Rng(2504);
+    let mut cases = Vec::new();
+    let mnk = [
+        [1, 1, 23],
+        [1, 35, 47],
+        [5, 5, 5],
+        [7, 31, 3],
+        [12, 23, 12],
+        [19, 44, 7],
+        [24, 47, 24],
+        [35, 48, 47],
+        [40, 40, 40],
+    ];
+    for [m, n, k] in mnk {
+        let shapes = if m == n {
+            vec![[m, n, k]]
+        } else {
+            vec![[m, n, k], [n, m, k]]
+        };
+        for s in shapes {
+            for &call in GEMM_INT8 {
+                cases.push(gemm_int8_case(&mut rng, s, call, None));
+            }
+            for &(kind, call, cc) in GEMM_INT8_BIAS {
+                let c = int8_c_sizes(kind, s[0], s[1]);
+                cases.push(gemm_int8_case(&mut rng, s, call, Some((&c, cc))));
+            }
+        }
+    }
+    check_suite(sample(cases, 160), false);
 }
 
 /// test_matmul.cpp: `(transB, A's RandomMat sizes, B's)`.

@@ -392,22 +392,7 @@ fn ncnn_embed_tests() {
             let table = n * n;
             let mut weights = Vec::new();
             if int8 {
-                weights.push(f32::from_bits(0x000D_4B38));
-                // int8 values padded to whole words
-                let bytes: Vec<u8> = (0..table.div_ceil(4) * 4)
-                    .map(|i| {
-                        if i < table {
-                            (rng.next() * 127.0).round() as i8 as u8
-                        } else {
-                            0
-                        }
-                    })
-                    .collect();
-                weights.extend(
-                    bytes
-                        .chunks(4)
-                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                );
+                weights.extend(s8_weights(&mut rng, table));
             } else {
                 weights.push(0.0);
                 weights.extend(random_mat(&mut rng, "w", &[table], RANDOM).values);
