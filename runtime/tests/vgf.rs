@@ -180,7 +180,9 @@ fn compiler() -> Compiler {
 }
 
 fn compute_only(graph: &tosa::Graph) -> vgf::Vgf {
-    convert::convert(graph, &compiler(), convert::ConvertOptions::default()).unwrap()
+    convert::convert(graph, &compiler(), convert::ConvertOptions::default())
+        .unwrap()
+        .vgf
 }
 
 /// ML partitions as SPV_ARM_graph segments, as Arm's converter writes them.
@@ -189,7 +191,7 @@ fn with_graphs(graph: &tosa::Graph) -> vgf::Vgf {
         compute_only: false,
         ..Default::default()
     };
-    convert::convert(graph, &compiler(), options).unwrap()
+    convert::convert(graph, &compiler(), options).unwrap().vgf
 }
 
 /// What must agree between our graph-segment files and Arm's converter's: the resource table
@@ -403,11 +405,67 @@ fn shader_must_match_its_attributes() {
         ),
         "%0",
     );
+    // another declared local size: workgroup_sizes is the workgroup count, as Arm's runtime
+    // reads it, with a note saying so
     let graph = tosa::mlir::parse("m", &mlir).unwrap();
-    let err = convert::convert(&graph, &compiler(), convert::ConvertOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("declares local size [32, 1, 1]"), "{err}");
+    let converted =
+        convert::convert(&graph, &compiler(), convert::ConvertOptions::default()).unwrap();
+    let shader = |v: &vgf::Vgf| {
+        let s = (v.sequence.segments.iter())
+            .find(|s| v.modules[s.module_index as usize].name == "axpy")
+            .unwrap();
+        s.dispatch_shape.clone()
+    };
+    assert_eq!(shader(&converted.vgf), [16, 1, 1]);
+    assert!(
+        converted.notes.len() == 1 && converted.notes[0].contains("read as the workgroup count"),
+        "{:?}",
+        converted.notes
+    );
+    // the declared size: the local size, the count from result 0's 64 values, no note
+    let same = func(
+        2,
+        &custom("%0", &["%arg0", "%arg1"], "axpy", Some(GLSL_AXPY)),
+        "%0",
+    );
+    let converted = convert::convert(
+        &tosa::mlir::parse("m", &same).unwrap(),
+        &compiler(),
+        Default::default(),
+    )
+    .unwrap();
+    assert_eq!(shader(&converted.vgf), [4, 1, 1]);
+    assert!(converted.notes.is_empty(), "{:?}", converted.notes);
+    // a specializable size (local_size_x_id): the local size, written into its default
+    let by_id = GLSL_AXPY.replace(
+        "local_size_x = 16, local_size_y = 1, local_size_z = 1",
+        "local_size_x_id = 0",
+    );
+    let mlir = func(
+        2,
+        &custom("%0", &["%arg0", "%arg1"], "axpy", Some(&by_id)),
+        "%0",
+    );
+    let converted = convert::convert(
+        &tosa::mlir::parse("m", &mlir).unwrap(),
+        &compiler(),
+        Default::default(),
+    )
+    .unwrap();
+    assert_eq!(shader(&converted.vgf), [4, 1, 1]);
+    let module = (converted.vgf.modules.iter())
+        .find(|m| m.name == "axpy")
+        .unwrap();
+    let vgf::ModuleCode::Spirv(words) = &module.code else {
+        panic!("no SPIR-V");
+    };
+    let r = fpshader_build::reflect::reflect(words).unwrap();
+    assert_eq!(r.local_size.default_size(), Some([16, 1, 1]));
+    assert!(
+        converted.notes.len() == 1 && converted.notes[0].contains("local_size_x_id"),
+        "{:?}",
+        converted.notes
+    );
     let bad = func(
         2,
         &custom(
@@ -724,6 +782,9 @@ def reference(i):
         return [np.exp(np.abs(i[0]) * 2 + i[1])]
     if model == 'hlsl':
         return [np.abs(i[0]) * 2 + i[1]]
+    if model == 'count':
+        # four workgroups of 16: Arm's reading of workgroup_sizes [4, 1, 1]
+        return [np.exp(np.abs(i[0]) * 2 + i[1] + 4)]
     if model == 'constant_shader':
         return [i[0] * 2 + 0.5]
     if model == 'table':
@@ -848,6 +909,15 @@ fn shader_models() -> Vec<(&'static str, String)> {
         op
     };
     let spirv_op = swap("SPIR-V", &b64);
+    // a shader of local size 16 dispatched as 4 workgroups (Arm's reading of workgroup_sizes),
+    // whose values say how many workgroups ran
+    let counted = GLSL_AXPY.replace(
+        "c[i] = a[i] * 2.0 + b[i];",
+        "c[i] = a[i] * 2.0 + b[i] + float(gl_NumWorkGroups.x);",
+    );
+    assert_ne!(counted, GLSL_AXPY);
+    let count_op = swap("GLSL", &counted).replace("[16,1,1]", "[4,1,1]");
+    assert!(count_op.contains("[4,1,1]"));
     let hlsl_op = swap("HLSL", HLSL_AXPY);
     let k =
         "  %k = \"tosa.const\"() <{values = dense<0.5> : tensor<64xf32>}> : () -> tensor<64xf32>\n";
@@ -871,6 +941,14 @@ fn shader_models() -> Vec<(&'static str, String)> {
         (
             "hlsl",
             func(2, &(unary("%0", "abs", "%arg0") + &hlsl_op), "%1"),
+        ),
+        (
+            "count",
+            func(
+                2,
+                &(unary("%0", "abs", "%arg0") + &count_op + &unary("%2", "exp", "%1")),
+                "%2",
+            ),
         ),
         (
             "constant_shader",

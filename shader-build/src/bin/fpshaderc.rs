@@ -268,7 +268,11 @@ fn run(cli: Cli) -> Result<String, Error> {
                     vgf::FormatVersion::V0_4_3
                 },
             };
-            let model = vgf::convert::convert(&graph, &compiler, options)?;
+            let converted = vgf::convert::convert(&graph, &compiler, options)?;
+            for note in &converted.notes {
+                eprintln!("fpshaderc: {note}");
+            }
+            let model = converted.vgf;
             write_file(&output, &vgf::write(&model))?;
             if let Some(path) = scenario {
                 let relative = output

@@ -16,7 +16,7 @@ use super::format::{
     ResourceCategory, Segment, Vgf,
 };
 use super::lower::{self, LOWERED_LOCAL_SIZE};
-use super::materialize::{self, MaterializeError};
+use super::materialize::{self, MaterializeError, Reading};
 use super::partition::{self, Kind};
 use super::tosa::{Attr, Graph, ValueId, spirv_write};
 
@@ -83,6 +83,18 @@ struct Builder<'g> {
     constant_of: BTreeMap<ValueId, u32>,
     /// Segments (with their modules) that write constants, run before everything else.
     constant_segments: Vec<(Module, Segment)>,
+    /// Readings worth telling the user (see [`Converted::notes`]).
+    notes: Vec<String>,
+}
+
+/// A converted model and what the conversion wants the user told.
+#[derive(Debug)]
+pub struct Converted {
+    /// The model.
+    pub vgf: Vgf,
+    /// One line per custom op whose `workgroup_sizes` was not read as its declared local size
+    /// ([`materialize::Reading`]), for stderr.
+    pub notes: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -361,7 +373,7 @@ pub fn convert(
     graph: &Graph,
     compiler: &Compiler,
     options: ConvertOptions,
-) -> Result<Vgf, super::VgfError> {
+) -> Result<Converted, super::VgfError> {
     let partitions = partition::partition(graph);
     let mut b = Builder {
         graph,
@@ -378,6 +390,7 @@ pub fn convert(
             constants: Vec::new(),
         },
         resource_of: BTreeMap::new(),
+        notes: Vec::new(),
     };
     // the view a model input or output has in the partition that first reads or writes it
     let first_view = |v: ValueId| {
@@ -424,8 +437,10 @@ pub fn convert(
                 let name = op.str_attr("operator_name").unwrap_or("custom").to_string();
                 let json = op.str_attr("implementation_attrs").unwrap_or("");
                 let attrs = custom_op::parse(&name, json, op.operands.len(), op.results.len())?;
-                let words =
+                let made =
                     materialize::shader(compiler, &name, &attrs).map_err(ConvertError::from)?;
+                b.notes
+                    .extend(made.reading.note(&name, attrs.workgroup_size));
                 let mut sets: BTreeMap<u32, Vec<BindingSlot>> = BTreeMap::new();
                 for (res, &v) in attrs
                     .inputs
@@ -441,12 +456,15 @@ pub fn convert(
                     });
                 }
                 let out_shape = &graph.values[op.results[0]].ty.shape;
-                let dispatch = shader_dispatch(&name, &attrs, out_shape)?;
+                let dispatch = match made.reading {
+                    Reading::DispatchCount { .. } => attrs.workgroup_size.to_vec(),
+                    Reading::LocalSize { .. } => shader_dispatch(&name, &attrs, out_shape)?,
+                };
                 let module = Module {
                     ty: ModuleType::Compute,
                     name,
                     entry_point: attrs.entry_point.clone(),
-                    code: words.map_or(ModuleCode::None, ModuleCode::Spirv),
+                    code: made.words.map_or(ModuleCode::None, ModuleCode::Spirv),
                 };
                 (module, sets, op.operands.clone(), dispatch)
             } else {
@@ -534,7 +552,10 @@ pub fn convert(
     }
     b.vgf.sequence.input_names = graph.input_names.clone();
     b.vgf.sequence.output_names = graph.output_names.clone();
-    Ok(b.vgf)
+    Ok(Converted {
+        vgf: b.vgf,
+        notes: b.notes,
+    })
 }
 
 fn sets_list(sets: BTreeMap<u32, Vec<BindingSlot>>) -> Vec<DescriptorSetInfo> {

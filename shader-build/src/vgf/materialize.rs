@@ -3,7 +3,7 @@
 //! its attributes by reflection. The ML operations' generated shaders ([`super::lower`]) are
 //! compiled here too, for `--compute-only`.
 
-use crate::meta::DescriptorKind;
+use crate::meta::{DescriptorKind, LocalSize};
 use crate::{Compiler, OptionSet, reflect};
 
 use super::custom_op::{ShaderAttrs, ShaderCode};
@@ -34,18 +34,71 @@ pub enum MaterializeError {
     Lower(#[from] LowerError),
 }
 
-/// The SPIR-V of a custom op's shader, validated against `attrs`; `None` for a placeholder.
+/// How a custom op's `workgroup_sizes` is read. Arm's runtime passes it to `vkCmdDispatch` as
+/// the workgroup count; its attribute docs and producers (ExecuTorch) write the local size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The local size: the shader declares that size, none of its own, or a specializable one
+    /// (`local_size_x_id`, whose defaults are set to it). The count comes from result 0 (or
+    /// `fpshader_workgroup_count`).
+    LocalSize {
+        /// The specializable size was set to `workgroup_sizes` (its defaults were others).
+        specialized: bool,
+    },
+    /// The workgroup count, as Arm's runtime dispatches it: the shader declares another local
+    /// size.
+    DispatchCount {
+        /// The local size the shader declares.
+        declared: [u32; 3],
+    },
+}
+
+/// A custom op's shader made ready: its SPIR-V (`None` for a placeholder) and how its
+/// `workgroup_sizes` reads.
+#[derive(Debug)]
+pub struct Materialized {
+    /// The module.
+    pub words: Option<Vec<u32>>,
+    /// The reading of `workgroup_sizes`.
+    pub reading: Reading,
+}
+
+impl Reading {
+    /// A line for stderr where the reading is not the plain local size.
+    pub fn note(&self, op: &str, workgroup_sizes: [u32; 3]) -> Option<String> {
+        match self {
+            Reading::LocalSize { specialized: false } => None,
+            Reading::LocalSize { specialized: true } => Some(format!(
+                "custom shader op `{op}`: workgroup_sizes {workgroup_sizes:?} read as the local \
+                 size, written into the shader's specializable local_size_x_id defaults"
+            )),
+            Reading::DispatchCount { declared } => Some(format!(
+                "custom shader op `{op}`: workgroup_sizes {workgroup_sizes:?} differs from the \
+                 local size {declared:?} the shader declares: read as the workgroup count, as \
+                 Arm's runtime dispatches it"
+            )),
+        }
+    }
+}
+
+/// The SPIR-V of a custom op's shader, validated against `attrs`, and the reading of its
+/// `workgroup_sizes`.
 pub fn shader(
     compiler: &Compiler,
     op: &str,
     attrs: &ShaderAttrs,
-) -> Result<Option<Vec<u32>>, MaterializeError> {
+) -> Result<Materialized, MaterializeError> {
     let compile_err = |e: crate::Error| MaterializeError::Compile {
         op: op.to_string(),
         source: Box::new(e),
     };
-    let words = match &attrs.code {
-        None => return Ok(None),
+    let mut words = match &attrs.code {
+        None => {
+            return Ok(Materialized {
+                words: None,
+                reading: Reading::LocalSize { specialized: false },
+            });
+        }
         Some(ShaderCode::Spirv(words)) => words.clone(),
         Some(ShaderCode::Glsl(text)) => {
             // sfp/afp follow the tensors: fp16 storage when the op's buffers are R16_SFLOAT
@@ -65,11 +118,16 @@ pub fn shader(
             .compile_hlsl(op, text, &attrs.entry_point)
             .map_err(compile_err)?,
     };
-    validate(op, &words, attrs)?;
-    Ok(Some(words))
+    let reading = validate(op, &mut words, attrs)?;
+    Ok(Materialized {
+        words: Some(words),
+        reading,
+    })
 }
 
-fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), MaterializeError> {
+/// Checks `words` against `attrs`; the reading of `workgroup_sizes`, a specializable local
+/// size set to it in `words`.
+fn validate(op: &str, words: &mut [u32], attrs: &ShaderAttrs) -> Result<Reading, MaterializeError> {
     let mismatch = |problem: String| MaterializeError::Mismatch {
         op: op.to_string(),
         problem,
@@ -86,16 +144,44 @@ fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), Material
             r.entry_point, attrs.entry_point
         )));
     }
-    if let Some(size) = r
-        .local_size
-        .default_size()
-        .filter(|s| *s != attrs.workgroup_size)
-    {
-        return Err(mismatch(format!(
-            "declares local size {size:?}, the attributes' workgroup_sizes is {:?}",
-            attrs.workgroup_size
-        )));
-    }
+    let wanted = attrs.workgroup_size;
+    let reading = match &r.local_size {
+        LocalSize::Absent => Reading::LocalSize { specialized: false },
+        LocalSize::Literal { size, .. } if *size == wanted => {
+            Reading::LocalSize { specialized: false }
+        }
+        LocalSize::Id { size, spec_ids } | LocalSize::BuiltIn { size, spec_ids }
+            if *size != wanted && (0..3).all(|i| size[i] == wanted[i] || spec_ids[i].is_some()) =>
+        {
+            for (i, id) in spec_ids.iter().enumerate() {
+                let Some(sc) = id.and_then(|id| r.spec_constants.iter().find(|c| c.id == id))
+                else {
+                    continue;
+                };
+                let at = sc.word_offset as usize;
+                *words.get_mut(at).ok_or_else(|| {
+                    mismatch(format!(
+                        "is malformed: spec constant word {at} out of range"
+                    ))
+                })? = wanted[i];
+            }
+            Reading::LocalSize { specialized: true }
+        }
+        LocalSize::Id { size, .. } | LocalSize::BuiltIn { size, .. } if *size == wanted => {
+            Reading::LocalSize { specialized: false }
+        }
+        LocalSize::Literal { size, .. }
+        | LocalSize::Id { size, .. }
+        | LocalSize::BuiltIn { size, .. } => {
+            if attrs.workgroup_count.is_some() {
+                return Err(mismatch(format!(
+                    "declares local size {size:?}: workgroup_sizes {wanted:?} would be the \
+                     workgroup count, which fpshader_workgroup_count also gives"
+                )));
+            }
+            Reading::DispatchCount { declared: *size }
+        }
+    };
     let described: Vec<_> = attrs
         .inputs
         .iter()
@@ -156,5 +242,5 @@ fn validate(op: &str, words: &[u32], attrs: &ShaderAttrs) -> Result<(), Material
             b.set, b.binding, b.name
         )));
     }
-    Ok(())
+    Ok(reading)
 }
