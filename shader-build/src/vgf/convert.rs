@@ -85,6 +85,8 @@ struct Builder<'g> {
     constant_segments: Vec<(Module, Segment)>,
     /// Readings worth telling the user (see [`Converted::notes`]).
     notes: Vec<String>,
+    /// The OUTPUT resource of each model input the model also returns.
+    passed_out: BTreeMap<ValueId, u32>,
 }
 
 /// A converted model and what the conversion wants the user told.
@@ -100,6 +102,42 @@ pub struct Converted {
 impl Builder<'_> {
     fn resource(&mut self, v: ValueId) -> Result<u32, ConvertError> {
         self.view(v, View::Buffer)
+    }
+
+    /// The next free alias group.
+    fn next_alias_group(&self) -> u32 {
+        (self.vgf.resources.iter())
+            .filter_map(|r| r.alias_group)
+            .max()
+            .map_or(0, |g| g + 1)
+    }
+
+    /// The model input `v`'s resource `input` joins an alias group of its own now, for the
+    /// OUTPUT resource that returns it (Arm's converter numbers these groups first).
+    fn group_passed_out(&mut self, input: u32) {
+        if self.vgf.resources[input as usize].alias_group.is_none() {
+            let next = self.next_alias_group();
+            self.vgf.resources[input as usize].alias_group = Some(next);
+        }
+    }
+
+    /// The OUTPUT resource of model input `v` returned as a model output, as Arm's converter
+    /// writes it: a tensor in the input's alias group (one memory, nothing copied).
+    fn passed_out(&mut self, v: ValueId, input: u32) -> u32 {
+        if let Some(&r) = self.passed_out.get(&v) {
+            return r;
+        }
+        self.group_passed_out(input);
+        let of = &self.vgf.resources[input as usize];
+        let resource = Resource {
+            vk_descriptor_type: Some(DESCRIPTOR_TYPE_TENSOR_ARM),
+            category: ResourceCategory::Output,
+            ..of.clone()
+        };
+        let index = self.vgf.resources.len() as u32;
+        self.vgf.resources.push(resource);
+        self.passed_out.insert(v, index);
+        index
     }
 
     /// The resource of `v` seen as `view`; a value seen both ways gets an entry per view,
@@ -137,13 +175,7 @@ impl Builder<'_> {
         };
         let alias_group = match self.resource_of.get(&(v, other)) {
             Some(&r) => {
-                let next = self
-                    .vgf
-                    .resources
-                    .iter()
-                    .filter_map(|r| r.alias_group)
-                    .max()
-                    .map_or(0, |g| g + 1);
+                let next = self.next_alias_group();
                 let group = *self.vgf.resources[r as usize]
                     .alias_group
                     .get_or_insert(next);
@@ -239,18 +271,20 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Segment input or output slots of `values` seen as `view`.
+    /// Segment input or output slots of `values` seen as `view`, each resource once (a value
+    /// an op takes twice is one input of its segment, as in Arm's files).
     fn slots(&mut self, values: &[ValueId], view: View) -> Result<Vec<BindingSlot>, ConvertError> {
-        values
-            .iter()
-            .map(|&v| {
-                let mrt_index = self.view(v, view)?;
-                Ok(BindingSlot {
+        let mut slots: Vec<BindingSlot> = Vec::with_capacity(values.len());
+        for &v in values {
+            let mrt_index = self.view(v, view)?;
+            if slots.iter().all(|s| s.mrt_index != mrt_index) {
+                slots.push(BindingSlot {
                     binding: mrt_index,
                     mrt_index,
-                })
-            })
-            .collect()
+                });
+            }
+        }
+        Ok(slots)
     }
 
     /// SPIR-V of a generated shader ([`lower`]).
@@ -391,6 +425,7 @@ pub fn convert(
         },
         resource_of: BTreeMap::new(),
         notes: Vec::new(),
+        passed_out: BTreeMap::new(),
     };
     // the view a model input or output has in the partition that first reads or writes it
     let first_view = |v: ValueId| {
@@ -420,7 +455,10 @@ pub fn convert(
     }
     // then the model inputs, so that they are resources 0, 1, … after the constants
     for &v in &graph.inputs {
-        b.view(v, first_view(v))?;
+        let r = b.view(v, first_view(v))?;
+        if graph.outputs.contains(&v) {
+            b.group_passed_out(r);
+        }
     }
     for (p, part) in partitions.iter().enumerate() {
         if let Some((name, written)) = graphs.remove(&p) {
@@ -511,18 +549,17 @@ pub fn convert(
         }
     }
     // bindings numbered across inputs and outputs: the scenario runner binds by this number
-    let mut interface = graph
-        .inputs
-        .iter()
-        .chain(&graph.outputs)
-        .enumerate()
-        .map(|(binding, &v)| {
-            Ok(BindingSlot {
-                binding: binding as u32,
-                mrt_index: b.view(v, first_view(v))?,
-            })
-        })
-        .collect::<Result<Vec<_>, ConvertError>>()?;
+    let mut interface = Vec::with_capacity(graph.inputs.len() + graph.outputs.len());
+    for (i, &v) in graph.inputs.iter().chain(&graph.outputs).enumerate() {
+        let mut mrt_index = b.view(v, first_view(v))?;
+        if i >= graph.inputs.len() && graph.inputs.contains(&v) {
+            mrt_index = b.passed_out(v, mrt_index);
+        }
+        interface.push(BindingSlot {
+            binding: i as u32,
+            mrt_index,
+        });
+    }
     b.vgf.sequence.outputs = interface.split_off(graph.inputs.len());
     b.vgf.sequence.inputs = interface;
     // the constants' segments run first; names follow the final order
@@ -552,10 +589,53 @@ pub fn convert(
     }
     b.vgf.sequence.input_names = graph.input_names.clone();
     b.vgf.sequence.output_names = graph.output_names.clone();
+    let outputs: Vec<u32> = b.vgf.sequence.outputs.iter().map(|s| s.mrt_index).collect();
+    outputs_last(&mut b.vgf, &outputs);
     Ok(Converted {
         vgf: b.vgf,
         notes: b.notes,
     })
+}
+
+/// Renumbers the resources so that the model outputs' come after all others, in output order,
+/// as Arm's converter numbers them. Descriptor bindings stay (they name the modules'
+/// declarations); a segment's input and output slots, numbered by resource, follow.
+fn outputs_last(vgf: &mut Vgf, outputs: &[u32]) {
+    let n = vgf.resources.len() as u32;
+    let mut order: Vec<u32> = (0..n).filter(|r| !outputs.contains(r)).collect();
+    for &r in outputs {
+        if !order.contains(&r) {
+            order.push(r);
+        }
+    }
+    let mut new_of = vec![0u32; n as usize];
+    for (new, &old) in order.iter().enumerate() {
+        new_of[old as usize] = new as u32;
+    }
+    vgf.resources = order
+        .iter()
+        .map(|&old| vgf.resources[old as usize].clone())
+        .collect();
+    let seq = &mut vgf.sequence;
+    for s in &mut seq.segments {
+        for slot in s.inputs.iter_mut().chain(s.outputs.iter_mut()) {
+            slot.mrt_index = new_of[slot.mrt_index as usize];
+            slot.binding = slot.mrt_index;
+        }
+    }
+    let sets = (seq.segments.iter_mut())
+        .flat_map(|s| s.set_infos.iter_mut().flat_map(|d| d.bindings.iter_mut()));
+    for slot in seq
+        .inputs
+        .iter_mut()
+        .chain(seq.outputs.iter_mut())
+        .chain(sets)
+    {
+        slot.mrt_index = new_of[slot.mrt_index as usize];
+    }
+    for c in &mut vgf.constants {
+        c.mrt_index = new_of[c.mrt_index as usize];
+    }
 }
 
 fn sets_list(sets: BTreeMap<u32, Vec<BindingSlot>>) -> Vec<DescriptorSetInfo> {
