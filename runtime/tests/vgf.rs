@@ -844,6 +844,12 @@ def reference(i):
         return [np.exp(np.abs(i[0]) * 2 + i[1] + 4)]
     if model == 'constant_shader':
         return [i[0] * 2 + 0.5]
+    if model == 'shape_ops':
+        import math
+        x, y = i[0], i[1]
+        return [x[1:3, 2:5], np.tile(x, (2, 2)), np.pad(x, ((1, 1), (2, 1)), constant_values=-2.5),
+                np.concatenate([x, y], 1), x.sum(1, keepdims=True), x.max(0, keepdims=True),
+                np.vectorize(math.erf)(x), y.min(1, keepdims=True), y.prod(0, keepdims=True)]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -938,7 +944,31 @@ fn ml_models() -> Vec<(&'static str, String)> {
 ",
         table.join(", ")
     );
-    vec![("ops", ops), ("pool", pool), ("table", table)]
+    // data movement, reductions and erf (TOSA 1.0's shape operands as `tosa.const_shape`)
+    let shape_ops = "func.func @main(%arg0: tensor<4x6xf32>, %arg1: tensor<4x3xf32>) -> (tensor<2x3xf32>, tensor<8x12xf32>, tensor<6x9xf32>, tensor<4x9xf32>, tensor<4x1xf32>, tensor<1x6xf32>, tensor<4x6xf32>, tensor<4x1xf32>, tensor<1x3xf32>) {
+  %start = tosa.const_shape {values = dense<[1, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %size = tosa.const_shape {values = dense<[2, 3]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.slice %arg0, %start, %size : (tensor<4x6xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<2x3xf32>
+  %m = tosa.const_shape {values = dense<[2, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.tile %arg0, %m : (tensor<4x6xf32>, !tosa.shape<2>) -> tensor<8x12xf32>
+  %p = tosa.const_shape {values = dense<[1, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %pc = \"tosa.const\"() <{values = dense<-2.5> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %2 = tosa.pad %arg0, %p, %pc : (tensor<4x6xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<6x9xf32>
+  %3 = tosa.concat %arg0, %arg1 {axis = 1 : i32} : (tensor<4x6xf32>, tensor<4x3xf32>) -> tensor<4x9xf32>
+  %4 = tosa.reduce_sum %arg0 {axis = 1 : i32} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %5 = tosa.reduce_max %arg0 {axis = 0 : i32} : (tensor<4x6xf32>) -> tensor<1x6xf32>
+  %6 = tosa.erf %arg0 : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %7 = tosa.reduce_min %arg1 {axis = 1 : i32} : (tensor<4x3xf32>) -> tensor<4x1xf32>
+  %8 = tosa.reduce_product %arg1 {axis = 0 : i32} : (tensor<4x3xf32>) -> tensor<1x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3xf32>, tensor<8x12xf32>, tensor<6x9xf32>, tensor<4x9xf32>, tensor<4x1xf32>, tensor<1x6xf32>, tensor<4x6xf32>, tensor<4x1xf32>, tensor<1x3xf32>
+}
+".to_string();
+    vec![
+        ("ops", ops),
+        ("pool", pool),
+        ("table", table),
+        ("shape_ops", shape_ops),
+    ]
 }
 
 /// The shader models: abs → a SPIR-V custom shader (axpy) → exp (a graph segment, a compute

@@ -79,6 +79,10 @@ pub(crate) trait Fields<'a>: Copy {
     fn u32_at(self, i: usize, default: u32) -> u32 {
         self.read::<u32>(i).unwrap_or(default)
     }
+    /// An `int32` field.
+    fn i32_at(self, i: usize) -> i32 {
+        self.read::<i32>(i).unwrap_or(0)
+    }
     /// A `string` field.
     fn str_at(self, i: usize) -> &'a str {
         self.read::<ForwardsUOffset<&'a str>>(i).unwrap_or("")

@@ -89,6 +89,68 @@ fn ints_attr(op: &Op, name: &str, len: usize) -> Result<Vec<i64>, LowerError> {
     }
 }
 
+/// The values of operand `v` of `op`, which a constant (`const_shape` for shapes) must give.
+fn constant_operand(graph: &Graph, op: &Op, v: usize) -> Result<Vec<i64>, LowerError> {
+    let id = *op
+        .operands
+        .get(v)
+        .ok_or_else(|| unsupported(op, format!("operand {v} is missing")))?;
+    let values = graph
+        .producer(id)
+        .and_then(|p| graph.ops[p].attrs.get("values"));
+    match values {
+        Some(Attr::Dense(values, ty)) if values.iter().all(|x| x.fract() == 0.0) => {
+            let n = ty.elements().max(1);
+            Ok(match values[..] {
+                // a splat
+                [x] => vec![x as i64; n],
+                _ => values.iter().map(|&x| x as i64).collect(),
+            })
+        }
+        _ => Err(unsupported(
+            op,
+            format!("operand {v} must be a constant of integers (`tosa.const_shape`)"),
+        )),
+    }
+}
+
+/// Row-major strides of `shape`.
+fn strides(shape: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// GLSL for coordinate `d` of output element `i` of `out_shape`.
+fn coord(out_shape: &[i64], d: usize) -> String {
+    format!(
+        "((i / {}u) % {}u)",
+        strides(out_shape)[d],
+        out_shape[d].max(1)
+    )
+}
+
+/// The `axis` attribute, checked against a rank.
+fn axis_attr(op: &Op, rank: usize) -> Result<usize, LowerError> {
+    let axis = float_attr(op, "axis")?;
+    if axis < 0.0 || axis as usize >= rank || axis.fract() != 0.0 {
+        return Err(unsupported(
+            op,
+            format!("axis {axis} is outside rank {rank}"),
+        ));
+    }
+    Ok(axis as usize)
+}
+
+/// `erf(x)`: a series near zero, Abramowitz and Stegun 7.1.26 (error below 1.5e-7) beyond.
+const ERF: &str = "float erf_(float x) { float a = abs(x); if (a < 0.5) { float x2 = x * x; \
+return x * 1.1283791671 * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 / 216.0)))); } \
+float t = 1.0 / (1.0 + 0.3275911 * a); \
+float y = 1.0 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + \
+t * 1.061405429)))) * exp(-a * a); return x < 0.0 ? -y : y; }\n";
+
 /// NHWC geometry of a 2-D window operation, checked against the output's shape.
 struct Window {
     /// Input and output `[N, H, W, C]`.
@@ -230,7 +292,150 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         "ceil" => unary("ceil(X)"),
         "sin" => unary("sin(X)"),
         "cos" => unary("cos(X)"),
-        "erf" => return Err(unsupported(op, "erf has no GLSL built-in")),
+        "erf" => (vec![0], "erf_(a0[i])".into(), ERF.to_string()),
+        "slice" | "tile" | "pad" => {
+            let ins = ty(0)?.to_vec();
+            let rank = ins.len();
+            if out.shape.len() != rank {
+                return Err(unsupported(op, "input and output ranks differ"));
+            }
+            let in_strides = strides(&ins);
+            let kind = op.kind();
+            let shape = constant_operand(graph, op, 1)?;
+            let want = if kind == "pad" { 2 * rank } else { rank };
+            if shape.len() != want {
+                return Err(unsupported(
+                    op,
+                    format!(
+                        "operand 1 has {} values, rank {rank} takes {want}",
+                        shape.len()
+                    ),
+                ));
+            }
+            // each output coordinate's input coordinate, and (pad) whether it is inside
+            let mut index = Vec::new();
+            let mut inside = Vec::new();
+            for d in 0..rank {
+                let c = coord(&out.shape, d);
+                let (n, o) = (ins[d], out.shape[d]);
+                let at = match kind {
+                    "slice" => {
+                        let start = shape[d];
+                        if start < 0 || start + o > n {
+                            return Err(unsupported(
+                                op,
+                                format!("slice {start}..{} of dimension {d} ({n})", start + o),
+                            ));
+                        }
+                        format!("({c} + {start}u)")
+                    }
+                    "tile" => {
+                        if shape[d] < 1 || n * shape[d] != o {
+                            return Err(unsupported(op, "multiples do not give the output"));
+                        }
+                        format!("({c} % {n}u)")
+                    }
+                    _ => {
+                        let (before, after) = (shape[2 * d], shape[2 * d + 1]);
+                        if before < 0 || after < 0 || n + before + after != o {
+                            return Err(unsupported(op, "padding does not give the output"));
+                        }
+                        inside.push(format!("{c} >= {before}u && {c} < {}u", before + n));
+                        format!("({c} - {before}u)")
+                    }
+                };
+                index.push(format!("{at} * {}u", in_strides[d]));
+            }
+            let index = if index.is_empty() {
+                "0u".to_string()
+            } else {
+                index.join(" + ")
+            };
+            if kind == "pad" {
+                let inside = if inside.is_empty() {
+                    "true".to_string()
+                } else {
+                    inside.join(" && ")
+                };
+                let helper =
+                    format!("float value(uint i) {{ return ({inside}) ? a0[{index}] : a1[0]; }}\n");
+                (vec![0, 2], "value(i)".into(), helper)
+            } else {
+                (vec![0], format!("a0[{index}]"), String::new())
+            }
+        }
+        "concat" => {
+            let rank = out.shape.len();
+            let axis = axis_attr(op, rank)?;
+            let c = coord(&out.shape, axis);
+            let out_strides = strides(&out.shape);
+            let mut offset = 0i64;
+            let mut branches = Vec::new();
+            for k in 0..op.operands.len() {
+                let ins = ty(k)?;
+                if ins.len() != rank || (0..rank).any(|d| d != axis && ins[d] != out.shape[d]) {
+                    return Err(unsupported(op, "operands do not fit the output"));
+                }
+                // the element's index in operand k: its coordinates with the axis shifted
+                let in_strides = strides(ins);
+                let terms: Vec<String> = (0..rank)
+                    .map(|d| {
+                        let cd = if d == axis {
+                            format!("({c} - {offset}u)")
+                        } else {
+                            format!("((i / {}u) % {}u)", out_strides[d], out.shape[d].max(1))
+                        };
+                        format!("{cd} * {}u", in_strides[d])
+                    })
+                    .collect();
+                offset += ins[axis];
+                branches.push((offset, format!("a{k}[{}]", terms.join(" + "))));
+            }
+            if offset != out.shape[axis] {
+                return Err(unsupported(op, "operands do not fill the output's axis"));
+            }
+            let mut expr = branches.last().map(|b| b.1.clone()).unwrap_or_default();
+            for (end, value) in branches.iter().rev().skip(1) {
+                expr = format!("({c} < {end}u ? {value} : {expr})");
+            }
+            ((0..op.operands.len()).collect(), expr, String::new())
+        }
+        "reduce_sum" | "reduce_max" | "reduce_min" | "reduce_product" => {
+            let ins = ty(0)?.to_vec();
+            let axis = axis_attr(op, ins.len())?;
+            let mut expect = ins.clone();
+            expect[axis] = 1;
+            if out.shape != expect {
+                return Err(unsupported(
+                    op,
+                    "the output is not the input with the axis 1",
+                ));
+            }
+            let (init, step) = match op.kind() {
+                "reduce_sum" => ("0.0", "s += v;"),
+                "reduce_product" => ("1.0", "s *= v;"),
+                "reduce_max" => ("-3.402823466e+38", "s = max(s, v);"),
+                _ => ("3.402823466e+38", "s = min(s, v);"),
+            };
+            // the output's index is the input's with the axis' coordinate 0
+            let in_strides = strides(&ins);
+            let base: Vec<String> = (0..ins.len())
+                .filter(|&d| d != axis)
+                .map(|d| format!("{} * {}u", coord(&out.shape, d), in_strides[d]))
+                .collect();
+            let base = if base.is_empty() {
+                "0u".to_string()
+            } else {
+                base.join(" + ")
+            };
+            let helper = format!(
+                "float value(uint i) {{ uint b = {base}; float s = {init}; \
+                 for (uint r = 0u; r < {}u; r++) {{ float v = a0[b + r * {}u]; {step} }} \
+                 return s; }}\n",
+                ins[axis], in_strides[axis]
+            );
+            (vec![0], "value(i)".into(), helper)
+        }
         "table" => return table(graph, op, n),
         "identity" | "cast" | "reshape" => unary("X"),
         "clamp" => {

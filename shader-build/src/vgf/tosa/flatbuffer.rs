@@ -75,6 +75,8 @@ table!(ClampAttribute {
     1 "max_val": ForwardsUOffset<Vector<'_, u8>>,
 });
 table!(TransposeAttribute { 0 "perms": ForwardsUOffset<Vector<'_, i32>> });
+// concat, reverse, argmax and the reductions: the axis first
+table!(AxisAttribute { 0 "axis": i32 });
 table!(CustomAttribute {
     0 "operator_name": ForwardsUOffset<&str>,
     1 "domain_name": ForwardsUOffset<&str>,
@@ -89,6 +91,7 @@ enum AttrKind {
     TransposeConv,
     Clamp,
     Transpose,
+    Axis,
     Custom,
     Unread,
 }
@@ -106,6 +109,8 @@ fn attr_kind(op: u32) -> AttrKind {
         (_, "transpose_conv2d") => AttrKind::TransposeConv,
         (_, "clamp") => AttrKind::Clamp,
         (_, "transpose") => AttrKind::Transpose,
+        (_, "concat" | "reverse" | "argmax") => AttrKind::Axis,
+        (_, name) if name.starts_with("reduce_") => AttrKind::Axis,
         _ => AttrKind::Unread,
     }
 }
@@ -143,6 +148,9 @@ impl Verifiable for TosaOperator<'_> {
                             "transpose",
                             pos,
                         ),
+                    AttrKind::Axis => {
+                        v.verify_union_variant::<ForwardsUOffset<AxisAttribute>>("axis", pos)
+                    }
                     AttrKind::Custom => {
                         v.verify_union_variant::<ForwardsUOffset<CustomAttribute>>("custom", pos)
                     }
@@ -419,6 +427,11 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
             AttrKind::Transpose => {
                 if let Some(a) = op.attribute::<TransposeAttribute>(AttrKind::Transpose) {
                     attrs.insert("perms".into(), ints(a.i32s_at(0)));
+                }
+            }
+            AttrKind::Axis => {
+                if let Some(a) = op.attribute::<AxisAttribute>(AttrKind::Axis) {
+                    attrs.insert("axis".into(), Attr::Number(f64::from(a.i32_at(0))));
                 }
             }
             AttrKind::Custom => {
