@@ -850,6 +850,15 @@ def reference(i):
         return [x[1:3, 2:5], np.tile(x, (2, 2)), np.pad(x, ((1, 1), (2, 1)), constant_values=-2.5),
                 np.concatenate([x, y], 1), x.sum(1, keepdims=True), x.max(0, keepdims=True),
                 np.vectorize(math.erf)(x), y.min(1, keepdims=True), y.prod(0, keepdims=True)]
+    if model == 'index_ops':
+        x, y = i[0], i[1]
+        idx, sidx = np.array([[4, 0, 2, 2], [1, 3, 0, 4]]), np.array([[4, 0, 2, 1], [1, 3, 0, 2]])
+        g = np.stack([x[b][idx[b]] for b in range(2)])
+        sc = x.copy()
+        for b in range(2):
+            sc[b][sidx[b]] = y[b]
+        c = np.rint(x).astype(np.int32)
+        return [np.argmax(x, 1).astype(np.int32), x[:, ::-1, :], g, sc, c, c.astype(np.float64)]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -866,12 +875,12 @@ if mode == 'prepare':
     sys.exit(0)
 
 inputs = [np.load(f).astype(np.float64) for f in sorted(glob.glob(os.path.join(d, 'input_*.npy')))]
-dtype = np.int8 if model == 'table' else np.float32
 refs = reference(inputs)
 runs = sys.argv[4:]
 bad = 0
 for run in runs:
     for j, ref in enumerate(refs):
+        dtype = np.int8 if model == 'table' else np.int32 if np.asarray(ref).dtype.kind in 'iu' else np.float32
         files = glob.glob(os.path.join(d, '%s.out%d.*' % (run, j)))
         if len(files) != 1:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
@@ -963,11 +972,25 @@ fn ml_models() -> Vec<(&'static str, String)> {
   return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<2x3xf32>, tensor<8x12xf32>, tensor<6x9xf32>, tensor<4x9xf32>, tensor<4x1xf32>, tensor<1x6xf32>, tensor<4x6xf32>, tensor<4x1xf32>, tensor<1x3xf32>
 }
 ".to_string();
+    // indexing and casts: i32 results, indices and casts both ways
+    let index_ops = "func.func @main(%arg0: tensor<2x5x3xf32>, %arg1: tensor<2x4x3xf32>) -> (tensor<2x3xi32>, tensor<2x5x3xf32>, tensor<2x4x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xi32>, tensor<2x5x3xf32>) {
+  %0 = tosa.argmax %arg0 {axis = 1 : i32} : (tensor<2x5x3xf32>) -> tensor<2x3xi32>
+  %1 = tosa.reverse %arg0 {axis = 1 : i32} : (tensor<2x5x3xf32>) -> tensor<2x5x3xf32>
+  %idx = \"tosa.const\"() <{values = dense<[[4, 0, 2, 2], [1, 3, 0, 4]]> : tensor<2x4xi32>}> : () -> tensor<2x4xi32>
+  %2 = tosa.gather %arg0, %idx : (tensor<2x5x3xf32>, tensor<2x4xi32>) -> tensor<2x4x3xf32>
+  %sidx = \"tosa.const\"() <{values = dense<[[4, 0, 2, 1], [1, 3, 0, 2]]> : tensor<2x4xi32>}> : () -> tensor<2x4xi32>
+  %3 = tosa.scatter %arg0, %sidx, %arg1 : (tensor<2x5x3xf32>, tensor<2x4xi32>, tensor<2x4x3xf32>) -> tensor<2x5x3xf32>
+  %4 = tosa.cast %arg0 : (tensor<2x5x3xf32>) -> tensor<2x5x3xi32>
+  %5 = tosa.cast %4 : (tensor<2x5x3xi32>) -> tensor<2x5x3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x3xi32>, tensor<2x5x3xf32>, tensor<2x4x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xi32>, tensor<2x5x3xf32>
+}
+".to_string();
     vec![
         ("ops", ops),
         ("pool", pool),
         ("table", table),
         ("shape_ops", shape_ops),
+        ("index_ops", index_ops),
     ]
 }
 

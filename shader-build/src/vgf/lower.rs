@@ -437,7 +437,114 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             (vec![0], "value(i)".into(), helper)
         }
         "table" => return table(graph, op, n),
-        "identity" | "cast" | "reshape" => unary("X"),
+        "identity" | "reshape" => unary("X"),
+        "cast" => {
+            let from = graph.values[op.operands[0]].ty.elem;
+            match (from, out.elem) {
+                // TOSA: floating point to integer rounds to the nearest, ties to even
+                (Elem::F32, Elem::I32) => unary("int(roundEven(X))"),
+                (Elem::I32, Elem::F32) => unary("float(X)"),
+                (a, b) if a == b => unary("X"),
+                _ => {
+                    return Err(unsupported(
+                        op,
+                        "only casts between f32 and i32 are lowered",
+                    ));
+                }
+            }
+        }
+        "reverse" => {
+            let ins = ty(0)?.to_vec();
+            let axis = axis_attr(op, ins.len())?;
+            let in_strides = strides(&ins);
+            let terms: Vec<String> = (0..ins.len())
+                .map(|d| {
+                    let c = coord(&out.shape, d);
+                    let c = if d == axis {
+                        format!("({}u - 1u - {c})", ins[d])
+                    } else {
+                        c
+                    };
+                    format!("{c} * {}u", in_strides[d])
+                })
+                .collect();
+            (vec![0], format!("a0[{}]", terms.join(" + ")), String::new())
+        }
+        "argmax" => {
+            let ins = ty(0)?.to_vec();
+            let axis = axis_attr(op, ins.len())?;
+            let mut expect = ins.clone();
+            expect.remove(axis);
+            if out.shape != expect {
+                return Err(unsupported(
+                    op,
+                    "the output is not the input without the axis",
+                ));
+            }
+            // the output's coordinates are the input's but the axis
+            let in_strides = strides(&ins);
+            let base: Vec<String> = (0..ins.len())
+                .filter(|&d| d != axis)
+                .enumerate()
+                .map(|(k, d)| format!("{} * {}u", coord(&out.shape, k), in_strides[d]))
+                .collect();
+            let base = if base.is_empty() {
+                "0u".to_string()
+            } else {
+                base.join(" + ")
+            };
+            let helper = format!(
+                "int value(uint i) {{ uint b = {base}; float m = a0[b]; int at = 0; \
+                 for (uint r = 1u; r < {}u; r++) {{ float v = a0[b + r * {}u]; \
+                 if (v > m) {{ m = v; at = int(r); }} }} return at; }}\n",
+                ins[axis], in_strides[axis]
+            );
+            (vec![0], "value(i)".into(), helper)
+        }
+        "gather" => {
+            // values [N, K, C], indices [N, W] -> [N, W, C]
+            let (values, indices) = (ty(0)?, ty(1)?);
+            let (&[n, k, c], &[ni, w]) = (values, indices) else {
+                return Err(unsupported(
+                    op,
+                    "gather takes values [N,K,C] and indices [N,W]",
+                ));
+            };
+            if ni != n || out.shape != [n, w, c] {
+                return Err(unsupported(op, "values, indices and output disagree"));
+            }
+            let helper = format!(
+                "float value(uint i) {{ uint ch = i % {c}u; uint nw = i / {c}u; \
+                 uint at = uint(clamp(a1[nw], 0, {})); \
+                 return a0[((nw / {w}u) * {k}u + at) * {c}u + ch]; }}\n",
+                k - 1
+            );
+            (vec![0, 1], "value(i)".into(), helper)
+        }
+        "scatter" => {
+            // values_in [N, K, C], indices [N, W], input [N, W, C] -> [N, K, C]
+            let (values, indices, input) = (ty(0)?, ty(1)?, ty(2)?);
+            let (&[n, k, c], &[ni, w]) = (values, indices) else {
+                return Err(unsupported(
+                    op,
+                    "scatter takes values [N,K,C] and indices [N,W]",
+                ));
+            };
+            if ni != n || input != [n, w, c] || out.shape != [n, k, c] {
+                return Err(unsupported(
+                    op,
+                    "values, indices, input and output disagree",
+                ));
+            }
+            // the input row written at this row, if any (TOSA's indices are unique)
+            let helper = format!(
+                "float value(uint i) {{ uint ch = i % {c}u; uint row = (i / {c}u) % {k}u; \
+                 uint b = i / {c}u / {k}u; float v = a0[i]; \
+                 for (uint j = 0u; j < {w}u; j++) {{ if (a1[b * {w}u + j] == int(row)) \
+                 v = a2[(b * {w}u + j) * {c}u + ch]; }} return v; }}\n"
+            );
+            (vec![0, 1, 2], "value(i)".into(), helper)
+        }
         "clamp" => {
             let (lo, hi) = (float_attr(op, "min_val")?, float_attr(op, "max_val")?);
             unary(&format!("clamp(X, {lo:?}, {hi:?})"))
@@ -605,15 +712,33 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             ));
         }
     };
-    // only what the shader binds must be f32: shapes, shifts and zero points are not read
-    for v in operands.iter().map(|&i| op.operands[i]).chain([result]) {
-        if graph.values[v].ty.elem != Elem::F32 {
-            return Err(unsupported(op, "only f32 tensors are lowered"));
-        }
+    // only what the shader binds is typed: shapes, shifts and zero points are not read. Data
+    // movement takes 32-bit integers as it takes f32, the index and cast operations their own
+    let moves = matches!(
+        op.kind(),
+        "identity" | "reshape" | "transpose" | "slice" | "tile" | "pad" | "concat" | "reverse"
+    );
+    let elems: Vec<Elem> = (operands.iter().map(|&i| op.operands[i]))
+        .chain([result])
+        .map(|v| graph.values[v].ty.elem)
+        .collect();
+    let typed_ok = match op.kind() {
+        "cast" => true,
+        "argmax" => elems == [Elem::F32, Elem::I32],
+        "gather" => elems == [Elem::F32, Elem::I32, Elem::F32],
+        "scatter" => elems == [Elem::F32, Elem::I32, Elem::F32, Elem::F32],
+        _ if moves => elems.iter().all(|&e| e == elems[0] && e == Elem::I32),
+        _ => false,
+    };
+    if !typed_ok && elems.iter().any(|&e| e != Elem::F32) {
+        return Err(unsupported(
+            op,
+            "only f32 tensors are lowered (and i32 ones where the op moves values, indexes or casts)",
+        ));
     }
     let invocations = u32::try_from(n)
         .map_err(|_| unsupported(op, format!("{n} output elements are too many")))?;
-    Ok(generated(&operands, &expr, &helper, invocations))
+    Ok(generated(&operands, &elems, &expr, &helper, invocations))
 }
 
 /// TOSA's int8 `table`: `out = table[in + 128]` over a 256-entry int8 table. Bytes are read and
@@ -685,20 +810,28 @@ pub fn constant(words: &[u32]) -> Lowered {
     }
 }
 
-fn generated(operands: &[usize], expr: &str, helper: &str, n: u32) -> Lowered {
+/// A generated shader over `operands`, its bindings then the result's of element types `elems`
+/// (f32 or i32).
+fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u32) -> Lowered {
+    let glsl_type = |b: usize| match elems.get(b) {
+        Some(Elem::I32) => "int",
+        _ => "float",
+    };
     let mut glsl = String::from("#version 450\n");
     writeln!(glsl, "layout(local_size_x = {LOWERED_LOCAL_SIZE}) in;").ok();
     for (b, _) in operands.iter().enumerate() {
         writeln!(
             glsl,
-            "layout(set = 0, binding = {b}) readonly buffer In{b} {{ float a{b}[]; }};"
+            "layout(set = 0, binding = {b}) readonly buffer In{b} {{ {} a{b}[]; }};",
+            glsl_type(b)
         )
         .ok();
     }
     let out = operands.len();
     writeln!(
         glsl,
-        "layout(set = 0, binding = {out}) buffer Out {{ float r[]; }};"
+        "layout(set = 0, binding = {out}) buffer Out {{ {} r[]; }};",
+        glsl_type(out)
     )
     .ok();
     glsl.push_str(helper);
