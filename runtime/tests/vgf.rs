@@ -859,6 +859,11 @@ def reference(i):
             sc[b][sidx[b]] = y[b]
         c = np.rint(x).astype(np.int32)
         return [np.argmax(x, 1).astype(np.int32), x[:, ::-1, :], g, sc, c, c.astype(np.float64)]
+    if model == 'bool_ops':
+        x, y = i[0], i[1]
+        k = np.clip(x, 0, 1)
+        e, g, ge = k == x, x > y, y >= k
+        return [e, e & g, e | ge, g ^ ge, ~g, np.where(g, x, y)]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -880,7 +885,8 @@ runs = sys.argv[4:]
 bad = 0
 for run in runs:
     for j, ref in enumerate(refs):
-        dtype = np.int8 if model == 'table' else np.int32 if np.asarray(ref).dtype.kind in 'iu' else np.float32
+        kind = np.asarray(ref).dtype.kind
+        dtype = np.int8 if model == 'table' else np.uint8 if kind == 'b' else np.int32 if kind in 'iu' else np.float32
         files = glob.glob(os.path.join(d, '%s.out%d.*' % (run, j)))
         if len(files) != 1:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
@@ -991,8 +997,24 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("table", table),
         ("shape_ops", shape_ops),
         ("index_ops", index_ops),
+        ("bool_ops", BOOL_OPS.to_string()),
     ]
 }
+
+/// Comparisons, logical operations and select: booleans made and used inside the model.
+const BOOL_OPS: &str = "func.func @main(%arg0: tensor<4x4xf32>, %arg1: tensor<4x4xf32>) -> (tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xf32>) {
+  %k = tosa.clamp %arg0 {min_val = 0.0 : f32, max_val = 1.0 : f32} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tosa.equal %k, %arg0 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
+  %g = tosa.greater %arg0, %arg1 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
+  %ge = tosa.greater_equal %arg1, %k : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xi1>
+  %and = tosa.logical_and %e, %g : (tensor<4x4xi1>, tensor<4x4xi1>) -> tensor<4x4xi1>
+  %or = tosa.logical_or %e, %ge : (tensor<4x4xi1>, tensor<4x4xi1>) -> tensor<4x4xi1>
+  %xor = tosa.logical_xor %g, %ge : (tensor<4x4xi1>, tensor<4x4xi1>) -> tensor<4x4xi1>
+  %not = tosa.logical_not %g : (tensor<4x4xi1>) -> tensor<4x4xi1>
+  %sel = tosa.select %g, %arg0, %arg1 : (tensor<4x4xi1>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %e, %and, %or, %xor, %not, %sel : tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xf32>
+}
+";
 
 /// The shader models: abs → a SPIR-V custom shader (axpy) → exp (a graph segment, a compute
 /// segment and a graph segment in Arm's file), and a constant fed to the shader (a graph that

@@ -453,6 +453,26 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 }
             }
         }
+        "equal" => binary(&|a, b| format!("{a} == {b}"))?,
+        "greater" => binary(&|a, b| format!("{a} > {b}"))?,
+        "greater_equal" => binary(&|a, b| format!("{a} >= {b}"))?,
+        "logical_and" | "logical_or" | "logical_xor" => {
+            let a = byte(0, &broadcast_index(ty(0)?, &out.shape));
+            let b = byte(1, &broadcast_index(ty(1)?, &out.shape));
+            let f = match op.kind() {
+                "logical_and" => "&&",
+                "logical_or" => "||",
+                _ => "!=",
+            };
+            (vec![0, 1], format!("{a} {f} {b}"), String::new())
+        }
+        "logical_not" => (vec![0], format!("!{}", byte(0, "i")), String::new()),
+        "select" => {
+            let c = byte(0, &broadcast_index(ty(0)?, &out.shape));
+            let a = format!("a1[{}]", broadcast_index(ty(1)?, &out.shape));
+            let b = format!("a2[{}]", broadcast_index(ty(2)?, &out.shape));
+            (vec![0, 1, 2], format!("{c} ? {a} : {b}"), String::new())
+        }
         "reverse" => {
             let ins = ty(0)?.to_vec();
             let axis = axis_attr(op, ins.len())?;
@@ -722,8 +742,13 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         .chain([result])
         .map(|v| graph.values[v].ty.elem)
         .collect();
+    let bools = |k: usize| elems[..k].iter().all(|&e| e == Elem::Bool);
     let typed_ok = match op.kind() {
         "cast" => true,
+        "equal" | "greater" | "greater_equal" => elems == [Elem::F32, Elem::F32, Elem::Bool],
+        "logical_and" | "logical_or" | "logical_xor" => bools(3),
+        "logical_not" => bools(2),
+        "select" => elems == [Elem::Bool, Elem::F32, Elem::F32, Elem::F32],
         "argmax" => elems == [Elem::F32, Elem::I32],
         "gather" => elems == [Elem::F32, Elem::I32, Elem::F32],
         "scatter" => elems == [Elem::F32, Elem::I32, Elem::F32, Elem::F32],
@@ -734,6 +759,12 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         return Err(unsupported(
             op,
             "only f32 tensors are lowered (and i32 ones where the op moves values, indexes or casts)",
+        ));
+    }
+    if out.elem == Elem::Bool && !n.is_multiple_of(4) {
+        return Err(unsupported(
+            op,
+            format!("{n} boolean elements: the lowering writes whole 32-bit words"),
         ));
     }
     let invocations = u32::try_from(n)
@@ -813,8 +844,10 @@ pub fn constant(words: &[u32]) -> Lowered {
 /// A generated shader over `operands`, its bindings then the result's of element types `elems`
 /// (f32 or i32).
 fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u32) -> Lowered {
+    // booleans are bytes, four to a word: read through `byte`, written a word per invocation
     let glsl_type = |b: usize| match elems.get(b) {
         Some(Elem::I32) => "int",
+        Some(Elem::Bool) => "uint",
         _ => "float",
     };
     let mut glsl = String::from("#version 450\n");
@@ -835,6 +868,22 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
     )
     .ok();
     glsl.push_str(helper);
+    if elems.last() == Some(&Elem::Bool) {
+        let words = n / 4;
+        writeln!(
+            glsl,
+            "uint value_(uint i) {{ return ({expr}) ? 1u : 0u; }}\n\
+             void main() {{ uint w = gl_GlobalInvocationID.x; if (w >= {words}u) return; \
+             uint o = 0u; for (uint k = 0u; k < 4u; k++) o |= value_(4u * w + k) << (8u * k); \
+             r[w] = o; }}"
+        )
+        .ok();
+        return Lowered {
+            glsl,
+            operands: operands.to_vec(),
+            invocations: words,
+        };
+    }
     writeln!(
         glsl,
         "void main() {{ uint i = gl_GlobalInvocationID.x; if (i >= {n}u) return; r[i] = {expr}; }}"
@@ -845,4 +894,9 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
         operands: operands.to_vec(),
         invocations: n,
     }
+}
+
+/// A boolean operand's element `index` (a GLSL `uint` expression), true where nonzero.
+fn byte(binding: usize, index: &str) -> String {
+    format!("(((a{binding}[({index}) / 4u] >> (8u * (({index}) % 4u))) & 255u) != 0u)")
 }
