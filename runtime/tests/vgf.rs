@@ -864,6 +864,12 @@ def reference(i):
         k = np.clip(x, 0, 1)
         e, g, ge = k == x, x > y, y >= k
         return [e, e & g, e | ge, g ^ ge, ~g, np.where(g, x, y)]
+    if model == 'tensor_shader':
+        return [i[0] * 2]
+    if model == 'tensor_ml_shader_ml':
+        return [np.exp(np.abs(i[0]) * 2)]
+    if model == 'tensor_constant':
+        return [np.full(64, 1.0)]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -1370,6 +1376,185 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         }
         let report = numpy(&python, &dir, name, "check", &runs);
         println!("{name}:\n{report}");
+    }
+}
+
+/// A shader that binds its operand and result as tensors (`GL_ARM_tensors`, SPV_ARM_tensors):
+/// `c[i] = a[i] * 2`.
+const GLSL_TENSOR_DOUBLE: &str = "#version 460
+#extension GL_ARM_tensors : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) uniform tensorARM<float, 1> a;
+layout(set = 0, binding = 1) uniform tensorARM<float, 1> c;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  float v;
+  tensorReadARM(a, uint[](i), v);
+  tensorWriteARM(c, uint[](i), v * 2.0);
+}
+";
+
+/// The glslc that Arm's scenario runner ships (glslang with GL_ARM_tensors, which shaderc lacks).
+fn arm_glslc(python: &std::path::Path) -> PathBuf {
+    let dir = run_ok(
+        Command::new(python).args([
+            "-c",
+            "import scenario_runner, os; print(os.path.dirname(scenario_runner.__file__))",
+        ]),
+        "locating the scenario runner",
+    );
+    PathBuf::from(dir.trim()).join("binaries/bin/glslc")
+}
+
+/// Custom shaders that bind tensors (`VK_DESCRIPTOR_TYPE_TENSOR_ARM`): input → shader → output,
+/// ML → shader → ML and a constant fed to the shader. Each value the shader binds as a tensor is
+/// one resource, as in Arm's converter's files (checked against its `vgf_dump`), and both
+/// files run in Arm's scenario runner as numpy computes; fpshader refuses the tensor bindings
+/// at load with a typed error (it does not rewrite SPV_ARM_tensors yet).
+#[test]
+fn tensor_descriptor_shaders_match_arms_converter() {
+    use base64::Engine as _;
+    let Some(converter) = arm_tool("model-converter") else {
+        return;
+    };
+    let python = arm_tool("python").unwrap();
+    let (runner, dump) = (
+        arm_tool("scenario_runner").unwrap(),
+        arm_tool("vgf_dump").unwrap(),
+    );
+    let dir = common::scratch();
+    std::fs::write(dir.join("double.comp"), GLSL_TENSOR_DOUBLE).unwrap();
+    run_ok(
+        Command::new(arm_glslc(&python)).current_dir(&dir).args([
+            "--input",
+            "double.comp",
+            "--output",
+            "double.spv",
+        ]),
+        "Arm's glslc",
+    );
+    let spv = std::fs::read(dir.join("double.spv")).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&spv);
+    let mut m = serde_json::json!({"entry_point": "main", "workgroup_sizes": [16, 1, 1],
+        "shader_language": "SPIR-V", "shader_code": b64});
+    for (key, binding) in [("input_0", 0), ("output_0", 1)] {
+        m[format!("{key}_binding")] = binding.into();
+        m[format!("{key}_descriptorset")] = 0.into();
+        m[format!("{key}_vkdescriptortype")] = "VK_DESCRIPTOR_TYPE_TENSOR_ARM".into();
+        m[format!("{key}_vkformat")] = "VK_FORMAT_R32_SFLOAT".into();
+    }
+    let json = m.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+    let shader = |res: &str, x: &str| {
+        format!(
+            "  {res} = tosa.custom {x} {{domain_name = \"com.arm.VulkanCustomShader\", operator_name = \"double\", implementation_attrs = \"{json}\"}} : (tensor<64xf32>) -> tensor<64xf32>\n"
+        )
+    };
+    let k =
+        "  %k = \"tosa.const\"() <{values = dense<0.5> : tensor<64xf32>}> : () -> tensor<64xf32>\n";
+    let models = [
+        ("tensor_shader", func(1, &shader("%0", "%arg0"), "%0")),
+        (
+            "tensor_ml_shader_ml",
+            func(
+                1,
+                &(unary("%0", "abs", "%arg0") + &shader("%1", "%0") + &unary("%2", "exp", "%1")),
+                "%2",
+            ),
+        ),
+        (
+            "tensor_constant",
+            func(0, &(k.to_string() + &shader("%0", "%k")), "%0"),
+        ),
+    ];
+    let contexts = common::gpu_contexts();
+    for (name, mlir) in models {
+        let graph = tosa::mlir::parse(name, &mlir).unwrap();
+        let model_dir = dir.join(name);
+        std::fs::create_dir_all(&model_dir).unwrap();
+        std::fs::write(model_dir.join("m.mlir"), &mlir).unwrap();
+        run_ok(
+            Command::new(&converter)
+                .arg("-i")
+                .arg(model_dir.join("m.mlir"))
+                .arg("-o")
+                .arg(model_dir.join("arm.vgf")),
+            "model-converter",
+        );
+        let ours = with_graphs(&graph);
+        std::fs::write(model_dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
+        let arms = vgf_dump(&model_dir.join("arm.vgf")).unwrap();
+        assert_eq!(
+            structure(&vgf::dump::dump(&ours), true),
+            structure(&arms, true),
+            "{name}: our file against Arm's"
+        );
+        // both files in Arm's scenario runner, as numpy computes
+        let shapes: Vec<&Vec<i64>> = (graph.inputs.iter())
+            .map(|&v| &graph.values[v].ty.shape)
+            .collect();
+        numpy(
+            &python,
+            &model_dir,
+            name,
+            "prepare",
+            &[serde_json::to_string(&shapes).unwrap()],
+        );
+        let layers = emulation_layer_env(&python, &model_dir);
+        let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
+        fill_scenario(
+            &mut scenario,
+            "ours-arm-runner",
+            &dump,
+            &model_dir,
+            "ours.vgf",
+        );
+        std::fs::write(model_dir.join("ours.json"), scenario.to_string()).unwrap();
+        run_ok(
+            Command::new(&dump).current_dir(&model_dir).args([
+                "-i",
+                "arm.vgf",
+                "-o",
+                "template.json",
+                "--scenario-template",
+            ]),
+            "vgf_dump --scenario-template",
+        );
+        let mut scenario: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(model_dir.join("template.json")).unwrap())
+                .unwrap();
+        fill_scenario(
+            &mut scenario,
+            "arms-arm-runner",
+            &dump,
+            &model_dir,
+            "arm.vgf",
+        );
+        std::fs::write(model_dir.join("arm.json"), scenario.to_string()).unwrap();
+        for file in ["ours.json", "arm.json"] {
+            run_ok(
+                Command::new(&runner)
+                    .current_dir(&model_dir)
+                    .envs(layers.iter().cloned())
+                    .args(["--scenario", file]),
+                &format!("{name}: Arm's scenario runner on {file}"),
+            );
+        }
+        let runs = ["ours-arm-runner".to_string(), "arms-arm-runner".to_string()];
+        println!(
+            "{name}:\n{}",
+            numpy(&python, &model_dir, name, "check", &runs)
+        );
+        // fpshader: a typed error naming the tensor bindings
+        for ctx in &contexts {
+            for file in ["ours.vgf", "arm.vgf"] {
+                let bytes = std::fs::read(model_dir.join(file)).unwrap();
+                let err = VgfModel::load(ctx, &bytes, &Default::default())
+                    .err()
+                    .unwrap_or_else(|| panic!("{name}: {file} loaded"))
+                    .to_string();
+                assert!(err.contains("Tensor"), "{name}: {file}: {err}");
+            }
+        }
     }
 }
 

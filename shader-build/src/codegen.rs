@@ -167,6 +167,7 @@ fn binding(meta: &str, b: &Binding) -> String {
         DescriptorKind::Sampler => "Sampler",
         DescriptorKind::UniformTexelBuffer => "UniformTexelBuffer",
         DescriptorKind::StorageTexelBuffer => "StorageTexelBuffer",
+        DescriptorKind::Tensor => "Tensor",
     };
     let access = match b.access {
         Access::ReadOnly => "ReadOnly",

@@ -127,6 +127,8 @@ pub enum DescriptorKind {
     UniformTexelBuffer,
     /// `imageBuffer`.
     StorageTexelBuffer,
+    /// `tensorARM<…>` (SPV_ARM_tensors): a tensor read and written by coordinates.
+    Tensor,
 }
 
 /// How a shader uses a binding.

@@ -189,6 +189,10 @@ impl Module {
                 }
             }
             Type::Sampler => (DescriptorKind::Sampler, Access::ReadOnly),
+            Type::Tensor => (
+                DescriptorKind::Tensor,
+                var_access.unwrap_or(Access::ReadWrite),
+            ),
             _ => return None,
         };
         let name = match self.names.get(&id) {

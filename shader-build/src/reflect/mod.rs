@@ -100,17 +100,45 @@ pub fn buffer_scalars(words: &[u32]) -> Result<Vec<(u32, u32, Scalar)>, ReflectE
 #[derive(Clone, Debug)]
 enum Type {
     Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-    Vector { component: u32, count: u32 },
-    Matrix { column: u32, count: u32 },
-    Array { element: u32, length: u32 },
-    RuntimeArray { element: u32 },
-    Struct { members: Vec<u32> },
-    Pointer { pointee: u32 },
-    Image { dim: u32, sampled: u32, format: u32 },
-    SampledImage { image: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        component: u32,
+        count: u32,
+    },
+    Matrix {
+        column: u32,
+        count: u32,
+    },
+    Array {
+        element: u32,
+        length: u32,
+    },
+    RuntimeArray {
+        element: u32,
+    },
+    Struct {
+        members: Vec<u32>,
+    },
+    Pointer {
+        pointee: u32,
+    },
+    Image {
+        dim: u32,
+        sampled: u32,
+        format: u32,
+    },
+    SampledImage {
+        image: u32,
+    },
     Sampler,
+    /// `OpTypeTensorARM`.
+    Tensor,
     Other,
 }
 

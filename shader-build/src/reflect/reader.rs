@@ -168,6 +168,10 @@ impl Module {
                 need(1)?;
                 self.types.insert(ops[0], Type::Sampler);
             }
+            Op::TypeTensorARM => {
+                need(2)?;
+                self.types.insert(ops[0], Type::Tensor);
+            }
             Op::TypeVoid | Op::TypeFunction | Op::TypeForwardPointer => {
                 if let Some(id) = ops.first() {
                     self.types.entry(*id).or_insert(Type::Other);

@@ -274,8 +274,17 @@ impl Builder<'_> {
     /// Segment input or output slots of `values` seen as `view`, each resource once (a value
     /// an op takes twice is one input of its segment, as in Arm's files).
     fn slots(&mut self, values: &[ValueId], view: View) -> Result<Vec<BindingSlot>, ConvertError> {
+        let viewed: Vec<(ValueId, View)> = values.iter().map(|&v| (v, view)).collect();
+        self.slots_viewed(&viewed)
+    }
+
+    /// [`Builder::slots`] with a view per value.
+    fn slots_viewed(
+        &mut self,
+        values: &[(ValueId, View)],
+    ) -> Result<Vec<BindingSlot>, ConvertError> {
         let mut slots: Vec<BindingSlot> = Vec::with_capacity(values.len());
-        for &v in values {
+        for &(v, view) in values {
             let mrt_index = self.view(v, view)?;
             if slots.iter().all(|s| s.mrt_index != mrt_index) {
                 slots.push(BindingSlot {
@@ -402,6 +411,31 @@ fn shader_dispatch(
         .collect()
 }
 
+/// How a custom shader op sees its operands and results: a tensor where the attributes bind a
+/// `VK_DESCRIPTOR_TYPE_TENSOR_ARM` (one resource with the graph's view, as Arm's converter
+/// writes it), else a buffer.
+fn shader_views(attrs: &custom_op::ShaderAttrs) -> (Vec<View>, Vec<View>) {
+    let view = |r: &custom_op::ResourceAttr| {
+        if r.descriptor_type == DESCRIPTOR_TYPE_TENSOR_ARM {
+            View::Tensor
+        } else {
+            View::Buffer
+        }
+    };
+    (
+        attrs.inputs.iter().map(view).collect(),
+        attrs.outputs.iter().map(view).collect(),
+    )
+}
+
+/// The parsed attributes of shader op `op` (`None` where they do not parse: the op's own
+/// conversion reports that).
+fn shader_attrs(op: &super::tosa::Op) -> Option<custom_op::ShaderAttrs> {
+    let name = op.str_attr("operator_name").unwrap_or("custom");
+    let json = op.str_attr("implementation_attrs").unwrap_or("");
+    custom_op::parse(name, json, op.operands.len(), op.results.len()).ok()
+}
+
 /// Converts `graph`; `compiler` compiles GLSL and HLSL.
 pub fn convert(
     graph: &Graph,
@@ -433,11 +467,31 @@ pub fn convert(
             .iter()
             .find(|p| p.inputs.contains(&v) || p.outputs.contains(&v))
             .map_or(View::Buffer, |p| {
-                if p.kind == Kind::Ml && !options.compute_only {
-                    View::Tensor
-                } else {
-                    View::Buffer
+                if p.kind == Kind::Ml {
+                    return if options.compute_only {
+                        View::Buffer
+                    } else {
+                        View::Tensor
+                    };
                 }
+                // a shader partition: as the shader binds it
+                let shader = p
+                    .ops
+                    .iter()
+                    .map(|&o| &graph.ops[o])
+                    .find(|op| op.is_shader());
+                shader
+                    .and_then(|op| {
+                        let (ins, outs) = shader_views(&shader_attrs(op)?);
+                        let at = |values: &[ValueId], views: &[View]| {
+                            values
+                                .iter()
+                                .position(|&x| x == v)
+                                .and_then(|i| views.get(i).copied())
+                        };
+                        at(&op.operands, &ins).or_else(|| at(&op.results, &outs))
+                    })
+                    .unwrap_or(View::Buffer)
             })
     };
     // the graph modules first: their constants lead the resource table, as in Arm's files
@@ -471,7 +525,7 @@ pub fn convert(
                 continue;
             }
             let segment = b.vgf.sequence.segments.len();
-            let (module, set_infos, operands, dispatch) = if op.is_shader() {
+            let (module, set_infos, (ins, outs), dispatch) = if op.is_shader() {
                 let name = op.str_attr("operator_name").unwrap_or("custom").to_string();
                 let json = op.str_attr("implementation_attrs").unwrap_or("");
                 let attrs = custom_op::parse(&name, json, op.operands.len(), op.results.len())?;
@@ -480,14 +534,19 @@ pub fn convert(
                 b.notes
                     .extend(made.reading.note(&name, attrs.workgroup_size));
                 let mut sets: BTreeMap<u32, Vec<BindingSlot>> = BTreeMap::new();
-                for (res, &v) in attrs
+                let (in_views, out_views) = shader_views(&attrs);
+                let viewed_in: Vec<(ValueId, View)> =
+                    op.operands.iter().copied().zip(in_views).collect();
+                let viewed_out: Vec<(ValueId, View)> =
+                    op.results.iter().copied().zip(out_views).collect();
+                for (res, &(v, view)) in attrs
                     .inputs
                     .iter()
-                    .zip(&op.operands)
-                    .chain(attrs.outputs.iter().zip(&op.results))
+                    .zip(&viewed_in)
+                    .chain(attrs.outputs.iter().zip(&viewed_out))
                 {
                     // resource i is operand i (Arm's converter binds the i-th deduplicated input)
-                    let mrt_index = b.resource(v)?;
+                    let mrt_index = b.view(v, view)?;
                     sets.entry(res.set).or_default().push(BindingSlot {
                         binding: res.binding,
                         mrt_index,
@@ -504,7 +563,7 @@ pub fn convert(
                     entry_point: attrs.entry_point.clone(),
                     code: made.words.map_or(ModuleCode::None, ModuleCode::Spirv),
                 };
-                (module, sets, op.operands.clone(), dispatch)
+                (module, sets, (viewed_in, viewed_out), dispatch)
             } else {
                 let lowered = lower::lower(graph, op)
                     .map_err(|e| ConvertError::from(MaterializeError::from(e)))?;
@@ -530,10 +589,14 @@ pub fn convert(
                     entry_point: "main".into(),
                     code: ModuleCode::Spirv(words),
                 };
-                (module, BTreeMap::from([(0, bindings)]), operands, dispatch)
+                let buffers = |values: &[ValueId]| -> Vec<(ValueId, View)> {
+                    values.iter().map(|&v| (v, View::Buffer)).collect()
+                };
+                let viewed = (buffers(&operands), buffers(&op.results));
+                (module, BTreeMap::from([(0, bindings)]), viewed, dispatch)
             };
-            let inputs = b.slots(&operands, View::Buffer)?;
-            let outputs = b.slots(&op.results, View::Buffer)?;
+            let inputs = b.slots_viewed(&ins)?;
+            let outputs = b.slots_viewed(&outs)?;
             b.vgf.sequence.segments.push(Segment {
                 ty: ModuleType::Compute,
                 name: format!("compute_segment_{segment}"),

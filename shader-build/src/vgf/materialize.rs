@@ -196,12 +196,6 @@ fn validate(op: &str, words: &mut [u32], attrs: &ShaderAttrs) -> Result<Reading,
         )
         .collect();
     for (name, res) in &described {
-        if res.descriptor_type == DESCRIPTOR_TYPE_TENSOR_ARM {
-            return Err(mismatch(format!(
-                "{name} is a VK_DESCRIPTOR_TYPE_TENSOR_ARM: tensor descriptors (SPV_ARM_tensors) \
-                 are not supported by fpshader; use VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"
-            )));
-        }
         let Some(b) = r
             .bindings
             .iter()
@@ -213,6 +207,7 @@ fn validate(op: &str, words: &mut [u32], attrs: &ShaderAttrs) -> Result<Reading,
             )));
         };
         let expected = match res.descriptor_type {
+            DESCRIPTOR_TYPE_TENSOR_ARM => DescriptorKind::Tensor,
             0 => DescriptorKind::Sampler,
             1 => DescriptorKind::CombinedImageSampler,
             2 => DescriptorKind::SampledImage,
