@@ -144,6 +144,26 @@ impl VgfModel {
                     format!("descriptor set {} is not supported, only set 0", set.0),
                 ));
             }
+            // tensors the shader binds (SPV_ARM_tensors) become storage buffers of their
+            // resources' shapes
+            let shape_of = |set: u32, binding: u32| {
+                (s.set_infos.iter().enumerate())
+                    .filter(|(i, d)| d.set_index.unwrap_or(*i as u32) == set)
+                    .flat_map(|(_, d)| d.bindings.iter())
+                    .find(|b| b.binding == binding)
+                    .and_then(|b| vgf.resources.get(b.mrt_index as usize))
+                    .map(|r| r.shape.clone())
+            };
+            let words = match fpshader_build::vgf::tensors::rewrite(&words, &shape_of) {
+                Ok(Some(rewritten)) => rewritten,
+                Ok(None) => words,
+                Err(e) => {
+                    return Err(problem(
+                        &what,
+                        format!("the tensors of module `{}`: {e}", module.name),
+                    ));
+                }
+            };
             let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
             let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
             bindings.sort_by_key(|b| b.binding);
