@@ -1477,6 +1477,23 @@ fn tensor_descriptor_shaders_match_arms_converter() {
             "{name}: TensorsARM left"
         );
         spirv_val_13(&rewritten, &dir);
+        // every truncation and many word mutations: an error or a module, never a panic
+        let mut rng = common::Rng(17);
+        for cut in 0..words.len() {
+            let _ = vgf::tensors::rewrite(&words[..cut], &|_, _| Some(shape.clone()));
+        }
+        for _ in 0..2000 {
+            let mut bad = words.clone();
+            let at =
+                5 + ((rng.next() + 1.0) * 0.5 * (bad.len() - 5) as f32) as usize % (bad.len() - 5);
+            bad[at] = match (rng.next() * 4.0) as i32 {
+                0 => 0,
+                1 => bad[at] ^ 0xffff,
+                2 => bad[at].wrapping_add(1),
+                _ => u32::MAX,
+            };
+            let _ = vgf::tensors::rewrite(&bad, &|_, _| Some(shape.clone()));
+        }
         let b64 = base64::engine::general_purpose::STANDARD.encode(&spv);
         let mut m = serde_json::json!({"entry_point": "main", "workgroup_sizes": [16, 1, 1],
             "shader_language": "SPIR-V", "shader_code": b64});

@@ -218,7 +218,7 @@ pub fn rewrite(
             (_, Some(Op::TypeInt)) if o.first() == Some(&uint_id) && !uint_before => {
                 // moved to where the first tensor type was
             }
-            (OP_TYPE_TENSOR, _) => {
+            (OP_TYPE_TENSOR, _) if !o.is_empty() => {
                 if !declared {
                     declared = true;
                     // the index type and every shape constant, before the first buffer type
@@ -236,7 +236,7 @@ pub fn rewrite(
                             };
                             ed.emit(Op::Constant, &[uint_id, v.strides[d], word(stride)?]);
                             ed.emit(Op::Constant, &[uint_id, v.sizes[d], word(v.shape[d])?]);
-                            stride *= v.shape[d].max(1);
+                            stride = stride.saturating_mul(v.shape[d].max(1));
                         }
                     }
                 }
@@ -248,11 +248,13 @@ pub fn rewrite(
                     &[b.element_pointer, STORAGE_STORAGE_BUFFER, b.element],
                 );
             }
-            (_, Some(Op::TypePointer)) if tensor_pointers.contains_key(&o[0]) => {
+            (_, Some(Op::TypePointer))
+                if o.first().is_some_and(|p| tensor_pointers.contains_key(p)) =>
+            {
                 let b = &buffers[&tensor_pointers[&o[0]]];
                 ed.emit(Op::TypePointer, &[o[0], STORAGE_STORAGE_BUFFER, b.block]);
             }
-            (_, Some(Op::Variable)) if vars.contains_key(&o[1]) => {
+            (_, Some(Op::Variable)) if o.len() >= 3 && vars.contains_key(&o[1]) => {
                 if o[2] != STORAGE_UNIFORM_CONSTANT {
                     return Err(unsupported(
                         "a tensor variable outside UniformConstant".into(),
