@@ -154,6 +154,42 @@ fn cases() -> Vec<(&'static str, String, &'static str)> {
             func(2, &custom("%0", &["%arg0", "%arg1"], "axpy", None), "%0"),
             "S",
         ),
+        // int8 tables around a shader: the crossing values as buffer and tensor aliases
+        (
+            "int8_tables_around_shader",
+            {
+                let table: Vec<String> = (0..256)
+                    .map(|k| ((k * 37) % 256 - 128).to_string())
+                    .collect();
+                let shader = custom("%1", &["%0"], "s", None)
+                    .replace("VK_FORMAT_R32_SFLOAT", "VK_FORMAT_R8_SINT")
+                    .replace("tensor<64xf32>", "tensor<64xi8>");
+                format!(
+                    "func.func @main(%arg0: tensor<64xi8>) -> tensor<64xi8> {{
+  %t = \"tosa.const\"() <{{values = dense<[{}]> : tensor<256xi8>}}> : () -> tensor<256xi8>
+  %0 = tosa.table %arg0, %t : (tensor<64xi8>, tensor<256xi8>) -> tensor<64xi8>
+{shader}  %2 = tosa.table %1, %t : (tensor<64xi8>, tensor<256xi8>) -> tensor<64xi8>
+  return %2 : tensor<64xi8>
+}}
+",
+                    table.join(", ")
+                )
+            },
+            "MSM",
+        ),
+        // a value of the first ML partition read again after the shader (hoisted across it)
+        (
+            "hoisted",
+            func(
+                1,
+                &(unary("%0", "abs", "%arg0")
+                    + &custom("%1", &["%0"], "s", None)
+                    + &unary("%2", "exp", "%0")
+                    + "  %3 = tosa.add %1, %2 : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>\n"),
+                "%3",
+            ),
+            "MSM",
+        ),
         // model inputs returned as outputs: an OUTPUT tensor in the input's alias group, the
         // outputs' resources last in output order
         (
