@@ -423,6 +423,18 @@ fn attention_bad_input_is_a_typed_error_naming_the_layer_and_shapes() {
         e.contains("MultiHeadAttention") && e.contains('3') && e.contains("divisor"),
         "{e}"
     );
+    // ncnn's unused quantize terms 4-6 and weight-block quantization (4xx) are refused by name
+    for (kind, params) in [
+        ("MultiHeadAttention", "0=8 1=2 2=64 18=5"),
+        ("Gemm", "18=4"),
+        ("Gemm", "18=401"),
+    ] {
+        let e = load_error(kind, &["q"], params);
+        assert!(
+            e.contains(kind) && e.contains("18") && e.contains("int8"),
+            "{kind} {params}: {e}"
+        );
+    }
     let cases: &[BadInput] = &[
         (
             "SDPA",
