@@ -875,6 +875,8 @@ def reference(i):
         return [np.abs(i[0]) * 2 + i[1]]
     if model == 'passthrough':
         return [i[0], np.abs(i[0]) * 2 + i[1]]
+    if model == 'sets':
+        return [np.exp(np.abs(i[0]) * 2 + i[1])]
     if model == 'count':
         # four workgroups of 16: Arm's reading of workgroup_sizes [4, 1, 1]
         return [np.exp(np.abs(i[0]) * 2 + i[1] + 4)]
@@ -1093,6 +1095,20 @@ fn shader_models() -> Vec<(&'static str, String)> {
     );
     assert_ne!(counted, GLSL_AXPY);
     let count_op = swap("GLSL", &counted).replace("[16,1,1]", "[4,1,1]");
+    // the operands in descriptor set 1, the result in set 0
+    let sets_glsl = GLSL_AXPY
+        .replace("set=0, binding=0", "set=1, binding=0")
+        .replace("set=0, binding=1", "set=1, binding=1")
+        .replace("set=0, binding=2", "set=0, binding=0");
+    assert_eq!(sets_glsl.matches("set=1").count(), 2);
+    let sets_op = swap("GLSL", &sets_glsl)
+        .replace("input_0_descriptorset\\\":0", "input_0_descriptorset\\\":1")
+        .replace("input_1_descriptorset\\\":0", "input_1_descriptorset\\\":1")
+        .replace("output_0_binding\\\":2", "output_0_binding\\\":0");
+    assert!(
+        sets_op.contains("input_1_descriptorset\\\":1")
+            && sets_op.contains("output_0_binding\\\":0")
+    );
     assert!(count_op.contains("[4,1,1]"));
     let hlsl_op = swap("HLSL", HLSL_AXPY);
     let k =
@@ -1124,6 +1140,14 @@ fn shader_models() -> Vec<(&'static str, String)> {
                 2,
                 &(unary("%0", "abs", "%arg0") + &glsl_op),
                 &["%arg0", "%1"],
+            ),
+        ),
+        (
+            "sets",
+            func(
+                2,
+                &(unary("%0", "abs", "%arg0") + &sets_op + &unary("%2", "exp", "%1")),
+                "%2",
             ),
         ),
         (

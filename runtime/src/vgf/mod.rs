@@ -133,17 +133,16 @@ impl VgfModel {
                     format!("dispatch shape {:?} is not 3 numbers", s.dispatch_shape),
                 ));
             }
-            if let Some(set) = s
-                .set_infos
-                .iter()
-                .enumerate()
-                .find(|(i, d)| d.set_index.unwrap_or(*i as u32) != 0)
-            {
-                return Err(problem(
-                    &what,
-                    format!("descriptor set {} is not supported, only set 0", set.0),
-                ));
-            }
+            // every binding with its set, in (set, binding) order: the order of the one bind
+            // group a shader with several sets runs with (its bindings renumbered into set 0)
+            let mut bindings: Vec<(u32, &vgf::BindingSlot)> = (s.set_infos.iter().enumerate())
+                .flat_map(|(i, d)| {
+                    let set = d.set_index.unwrap_or(i as u32);
+                    d.bindings.iter().map(move |b| (set, b))
+                })
+                .collect();
+            bindings.sort_by_key(|(set, b)| (*set, b.binding));
+            let several_sets = bindings.iter().any(|(set, _)| *set != 0);
             // tensors the shader binds (SPV_ARM_tensors) become storage buffers of their
             // resources' shapes
             let shape_of = |set: u32, binding: u32| {
@@ -164,11 +163,18 @@ impl VgfModel {
                     ));
                 }
             };
+            let words = if several_sets {
+                let order: Vec<(u32, u32)> =
+                    bindings.iter().map(|(set, b)| (*set, b.binding)).collect();
+                fpshader_build::vgf::sets::flatten_sets(&words, &order).map_err(|e| {
+                    problem(&what, format!("the sets of module `{}`: {e}", module.name))
+                })?
+            } else {
+                words
+            };
             let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
-            let mut bindings: Vec<_> = s.set_infos.iter().flat_map(|d| d.bindings.iter()).collect();
-            bindings.sort_by_key(|b| b.binding);
             let mut slots = Vec::with_capacity(bindings.len());
-            for b in bindings {
+            for (_, b) in bindings {
                 let constant = vgf.constants.iter().find(|c| c.mrt_index == b.mrt_index);
                 slots.push(match constant {
                     Some(c) => {

@@ -24,6 +24,7 @@ pub mod materialize;
 pub mod partition;
 pub mod reader;
 pub mod scenario;
+pub mod sets;
 pub mod tensors;
 pub mod tosa;
 pub mod writer;
