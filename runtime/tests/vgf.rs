@@ -854,6 +854,26 @@ def transpose_conv(x, w, b, out_pad, stride):
                         x[:, iy, ix, :] @ w[:, ky, kx, :].T
     return o + b
 
+def resize(x, scale, offset, border, mode):
+    n, ih, iw, c = x.shape
+    syn, syd, sxn, sxd = scale
+    oh = ((ih - 1) * syn - offset[0] + border[0]) // syd + 1
+    ow = ((iw - 1) * sxn - offset[1] + border[1]) // sxd + 1
+    out = np.zeros((n, oh, ow, c))
+    cl = lambda v, hi: min(max(v, 0), hi - 1)
+    for oy in range(oh):
+        for ox in range(ow):
+            y, xx = oy * syd + offset[0], ox * sxd + offset[1]
+            iy, ix = y // syn, xx // sxn
+            fy, fx = (y - iy * syn) / syn, (xx - ix * sxn) / sxn
+            if mode == 'nearest':
+                out[:, oy, ox] = x[:, cl(iy + (fy >= 0.5), ih), cl(ix + (fx >= 0.5), iw)]
+            else:
+                v = lambda a, b: x[:, cl(iy + a, ih), cl(ix + b, iw)]
+                out[:, oy, ox] = v(0, 0) * (1 - fy) * (1 - fx) + v(0, 1) * (1 - fy) * fx + \
+                    v(1, 0) * fy * (1 - fx) + v(1, 1) * fy * fx
+    return out
+
 TABLE = np.array([(k * 37) % 256 - 128 for k in range(256)])
 
 def reference(i):
@@ -910,6 +930,9 @@ def reference(i):
         return [np.full(64, 1.0)]
     if model == 'tensor_transpose':
         return [i[0].T]
+    if model == 'resize':
+        return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
+                resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -1044,8 +1067,23 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("shape_ops", shape_ops),
         ("index_ops", index_ops),
         ("bool_ops", BOOL_OPS.to_string()),
+        ("resize", RESIZE.to_string()),
     ]
 }
+
+/// TOSA resize: bilinear 2x up, and nearest at 4/3 × 5/2 with offsets and borders (the shapes
+/// follow TOSA's `((IH - 1) * scale_n - offset + border) / scale_d + 1`, wholly divisible).
+const RESIZE: &str = "func.func @main(%arg0: tensor<1x4x5x2xf32>) -> (tensor<1x7x9x2xf32>, tensor<1x5x11x2xf32>) {
+  %s2 = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %zero = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.resize %arg0, %s2, %zero, %zero {mode = BILINEAR} : (tensor<1x4x5x2xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x7x9x2xf32>
+  %s = tosa.const_shape {values = dense<[4, 3, 5, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %off = tosa.const_shape {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %b = tosa.const_shape {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.resize %arg0, %s, %off, %b {mode = NEAREST_NEIGHBOR} : (tensor<1x4x5x2xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x11x2xf32>
+  return %0, %1 : tensor<1x7x9x2xf32>, tensor<1x5x11x2xf32>
+}
+";
 
 /// Comparisons, logical operations and select: booleans made and used inside the model.
 const BOOL_OPS: &str = "func.func @main(%arg0: tensor<4x4xf32>, %arg1: tensor<4x4xf32>) -> (tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xi1>, tensor<4x4xf32>) {

@@ -453,6 +453,78 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 }
             }
         }
+        "resize" => {
+            let ins = ty(0)?;
+            let (Ok([n, ih, iw, c]), Ok([on, oh, ow, oc])) = (
+                <[i64; 4]>::try_from(ins),
+                <[i64; 4]>::try_from(&out.shape[..]),
+            ) else {
+                return Err(unsupported(op, "input and output must be NHWC (rank 4)"));
+            };
+            let (scale, offset, border) = (
+                constant_operand(graph, op, 1)?,
+                constant_operand(graph, op, 2)?,
+                constant_operand(graph, op, 3)?,
+            );
+            let (&[syn, syd, sxn, sxd], &[oy0, ox0], &[by, bx]) =
+                (&scale[..], &offset[..], &border[..])
+            else {
+                return Err(unsupported(op, "scale takes 4 values, offset and border 2"));
+            };
+            if [syn, syd, sxn, sxd].iter().any(|&v| v < 1) {
+                return Err(unsupported(op, "scales must be positive"));
+            }
+            // TOSA: OH = ((IH - 1) * scale_y_n - offset_y + border_y) / scale_y_d + 1, the
+            // division exact
+            let (ny, nx) = ((ih - 1) * syn - oy0 + by, (iw - 1) * sxn - ox0 + bx);
+            if on != n
+                || oc != c
+                || ny % syd != 0
+                || nx % sxd != 0
+                || oh != ny / syd + 1
+                || ow != nx / sxd + 1
+            {
+                return Err(unsupported(
+                    op,
+                    "the output shape does not follow from scale, offset and border",
+                ));
+            }
+            let mode = super::tosa::resize_mode(op.attrs.get("mode"))
+                .ok_or_else(|| unsupported(op, "mode is not NEAREST_NEIGHBOR or BILINEAR"))?;
+            // the source position: integer part (floor division) and fraction, per axis
+            let at = |iy: &str, ix: &str| {
+                format!(
+                    "a0[((n * {ih}u + uint(clamp({iy}, 0, {}))) * {iw}u + uint(clamp({ix}, 0, {}))) * {c}u + ch]",
+                    ih - 1,
+                    iw - 1
+                )
+            };
+            let body = if mode == 1 {
+                format!(
+                    "iy += fy >= 0.5 ? 1 : 0; ix += fx >= 0.5 ? 1 : 0; return {};",
+                    at("iy", "ix")
+                )
+            } else {
+                format!(
+                    "return {} * (1.0 - fy) * (1.0 - fx) + {} * (1.0 - fy) * fx + \
+                     {} * fy * (1.0 - fx) + {} * fy * fx;",
+                    at("iy", "ix"),
+                    at("iy", "ix + 1"),
+                    at("iy + 1", "ix"),
+                    at("iy + 1", "ix + 1")
+                )
+            };
+            let helper = format!(
+                "int floordiv(int a, int b) {{ return a >= 0 ? a / b : -((-a + b - 1) / b); }}\n\
+                 float value(uint i) {{ uint ch = i % {c}u; uint t = i / {c}u; \
+                 int ox = int(t % {ow}u); t /= {ow}u; int oy = int(t % {oh}u); uint n = t / {oh}u;\n\
+                 int y = oy * {syd} + {oy0}; int x = ox * {sxd} + {ox0};\n\
+                 int iy = floordiv(y, {syn}); int ix = floordiv(x, {sxn});\n\
+                 float fy = float(y - iy * {syn}) / {syn}.0; float fx = float(x - ix * {sxn}) / {sxn}.0;\n\
+                 {body} }}\n"
+            );
+            (vec![0], "value(i)".into(), helper)
+        }
         "equal" => binary(&|a, b| format!("{a} == {b}"))?,
         "greater" => binary(&|a, b| format!("{a} > {b}"))?,
         "greater_equal" => binary(&|a, b| format!("{a} >= {b}"))?,

@@ -77,6 +77,7 @@ table!(ClampAttribute {
 table!(TransposeAttribute { 0 "perms": ForwardsUOffset<Vector<'_, i32>> });
 // concat, reverse, argmax and the reductions: the axis first
 table!(AxisAttribute { 0 "axis": i32 });
+table!(ResizeAttribute { 0 "mode": u32 });
 table!(CustomAttribute {
     0 "operator_name": ForwardsUOffset<&str>,
     1 "domain_name": ForwardsUOffset<&str>,
@@ -92,6 +93,7 @@ enum AttrKind {
     Clamp,
     Transpose,
     Axis,
+    Resize,
     Custom,
     Unread,
 }
@@ -110,6 +112,7 @@ fn attr_kind(op: u32) -> AttrKind {
         (_, "clamp") => AttrKind::Clamp,
         (_, "transpose") => AttrKind::Transpose,
         (_, "concat" | "reverse" | "argmax") => AttrKind::Axis,
+        (_, "resize") => AttrKind::Resize,
         (_, name) if name.starts_with("reduce_") => AttrKind::Axis,
         _ => AttrKind::Unread,
     }
@@ -150,6 +153,9 @@ impl Verifiable for TosaOperator<'_> {
                         ),
                     AttrKind::Axis => {
                         v.verify_union_variant::<ForwardsUOffset<AxisAttribute>>("axis", pos)
+                    }
+                    AttrKind::Resize => {
+                        v.verify_union_variant::<ForwardsUOffset<ResizeAttribute>>("resize", pos)
                     }
                     AttrKind::Custom => {
                         v.verify_union_variant::<ForwardsUOffset<CustomAttribute>>("custom", pos)
@@ -432,6 +438,11 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
             AttrKind::Axis => {
                 if let Some(a) = op.attribute::<AxisAttribute>(AttrKind::Axis) {
                     attrs.insert("axis".into(), Attr::Number(f64::from(a.i32_at(0))));
+                }
+            }
+            AttrKind::Resize => {
+                if let Some(a) = op.attribute::<ResizeAttribute>(AttrKind::Resize) {
+                    attrs.insert("mode".into(), Attr::Number(f64::from(a.u32_at(0, 0))));
                 }
             }
             AttrKind::Custom => {

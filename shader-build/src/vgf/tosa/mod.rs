@@ -81,6 +81,20 @@ pub(crate) const OPERATORS: [&str; 66] = [
     "rescale",
 ];
 
+/// `resize`'s `mode` as the SPIR-V and flatbuffer forms number it (MLIR writes the name):
+/// 1 nearest neighbour, 2 bilinear.
+pub fn resize_mode(attr: Option<&Attr>) -> Option<u32> {
+    match attr? {
+        Attr::Number(n) if *n == 1.0 || *n == 2.0 => Some(*n as u32),
+        Attr::Raw(name) | Attr::Str(name) => match name.as_str() {
+            "NEAREST_NEIGHBOR" | "NEAREST" => Some(1),
+            "BILINEAR" => Some(2),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The custom-op domain of Vulkan shader operations.
 pub const SHADER_DOMAIN: &str = "com.arm.VulkanCustomShader";
 

@@ -380,6 +380,14 @@ pub fn write(
                 m.uint(v)
             } else if attr == "nan_mode" {
                 m.uint(NAN_PROPAGATE)
+            } else if attr == "mode" {
+                let Some(mode) = super::resize_mode(op.attrs.get(attr)) else {
+                    return Err(error(
+                        op,
+                        "resize `mode` is not NEAREST_NEIGHBOR or BILINEAR",
+                    ));
+                };
+                m.uint(mode)
             } else {
                 match op.attrs.get(attr) {
                     Some(Attr::Number(v)) => m.uint(*v as i64 as u32),
