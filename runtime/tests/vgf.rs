@@ -933,6 +933,16 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'int8_ops':
+        def scale(v, m, s, dbl):
+            r = 1 << (s - 1)
+            if dbl and s > 31:
+                r += (1 << 30) if v >= 0 else -(1 << 30)
+            return (v * m + r) >> s
+        x = [int(v) for v in i[0]]
+        a = [scale(v - 3, 1073741824, 31, False) - 7 for v in x]
+        out = [min(max(scale(v, 1518500250, 33, True) - 5, -128), 127) for v in a]
+        return [np.array(out, np.int8), np.array([(v * v + 4) >> 3 for v in a], np.int32)]
     if model == 'table':
         return [TABLE[i[0].astype(np.int64) + 128].astype(np.int8)]
     raise SystemExit('unknown model ' + model)
@@ -940,7 +950,7 @@ def reference(i):
 if mode == 'prepare':
     rng = np.random.default_rng(7)
     for n, shape in enumerate(json.loads(sys.argv[4])):
-        if model == 'table':
+        if model in ('table', 'int8_ops'):
             x = rng.integers(-128, 128, shape).astype(np.int8)
         else:
             x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -954,8 +964,8 @@ runs = sys.argv[4:]
 bad = 0
 for run in runs:
     for j, ref in enumerate(refs):
-        kind = np.asarray(ref).dtype.kind
-        dtype = np.int8 if model == 'table' else np.uint8 if kind == 'b' else np.int32 if kind in 'iu' else np.float32
+        rt = np.asarray(ref).dtype
+        dtype = np.int8 if rt == np.int8 else np.uint8 if rt.kind == 'b' else np.int32 if rt.kind in 'iu' else np.float32
         files = glob.glob(os.path.join(d, '%s.out%d.*' % (run, j)))
         if len(files) != 1:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
@@ -1068,8 +1078,31 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("index_ops", index_ops),
         ("bool_ops", BOOL_OPS.to_string()),
         ("resize", RESIZE.to_string()),
+        ("int8_ops", INT8_OPS.to_string()),
     ]
 }
+
+/// The integer path of a quantized network: int8 rescaled to i32 (input zero point, single
+/// rounding), i32 arithmetic, a product shifted right, and i32 rescaled to int8 (double rounding
+/// past 31 bits, output zero point, clamped).
+const INT8_OPS: &str = "func.func @main(%arg0: tensor<64xi8>) -> (tensor<64xi8>, tensor<64xi32>) {
+  %m1 = \"tosa.const\"() <{values = dense<1073741824> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s1 = \"tosa.const\"() <{values = dense<31> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp = \"tosa.const\"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %zp0 = \"tosa.const\"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %0 = tosa.rescale %arg0, %m1, %s1, %izp, %zp0 {scale32 = true, rounding_mode = SINGLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<64xi8>, tensor<1xi32>, tensor<1xi8>, tensor<1xi8>, tensor<1xi32>) -> tensor<64xi32>
+  %c = \"tosa.const\"() <{values = dense<-7> : tensor<64xi32>}> : () -> tensor<64xi32>
+  %1 = tosa.add %0, %c : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %m2 = \"tosa.const\"() <{values = dense<1518500250> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %s2 = \"tosa.const\"() <{values = dense<33> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %izp2 = \"tosa.const\"() <{values = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %ozp = \"tosa.const\"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %2 = tosa.rescale %1, %m2, %s2, %izp2, %ozp {scale32 = true, rounding_mode = DOUBLE_ROUND, per_channel = false, input_unsigned = false, output_unsigned = false} : (tensor<64xi32>, tensor<1xi32>, tensor<1xi8>, tensor<1xi32>, tensor<1xi8>) -> tensor<64xi8>
+  %shift = \"tosa.const\"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %3 = tosa.mul %1, %1, %shift : (tensor<64xi32>, tensor<64xi32>, tensor<1xi8>) -> tensor<64xi32>
+  return %2, %3 : tensor<64xi8>, tensor<64xi32>
+}
+";
 
 /// TOSA resize: bilinear 2x up, and nearest at 4/3 × 5/2 with offsets and borders (the shapes
 /// follow TOSA's `((IH - 1) * scale_n - offset + border) / scale_d + 1`, wholly divisible).

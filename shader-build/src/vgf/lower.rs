@@ -144,6 +144,26 @@ fn axis_attr(op: &Op, rank: usize) -> Result<usize, LowerError> {
     Ok(axis as usize)
 }
 
+/// `scaled(v, m, s, double_round)`: TOSA's `apply_scale_32`, `(v * m + round) >> s` in 64 bits
+/// (the product in 16-bit halves, so no 64-bit integers are needed), `round` half of `1 << s`
+/// and, with double rounding past 31 bits, 2^30 more away from zero.
+const SCALE64: &str = "int scaled(int a, int b, uint s, bool dbl) {
+uint ua = uint(a < 0 ? -a : a); uint ub = uint(b < 0 ? -b : b);
+uint a0 = ua & 65535u; uint a1 = ua >> 16; uint b0 = ub & 65535u; uint b1 = ub >> 16;
+uint p00 = a0 * b0; uint p01 = a0 * b1; uint p10 = a1 * b0; uint p11 = a1 * b1;
+uint mid = (p00 >> 16) + (p01 & 65535u) + (p10 & 65535u);
+uint lo = (p00 & 65535u) | (mid << 16);
+uint hi = p11 + (p01 >> 16) + (p10 >> 16) + (mid >> 16);
+if ((a < 0) != (b < 0) && (lo != 0u || hi != 0u)) { lo = ~lo + 1u; hi = ~hi + (lo == 0u ? 1u : 0u); }
+uint rlo = 0u; uint rhi = 0u;
+if (s - 1u < 32u) { rlo = 1u << (s - 1u); } else { rhi = 1u << (s - 33u); }
+if (dbl && s > 31u) { if (a >= 0) { rlo += 1073741824u; } else { if (rlo < 1073741824u) { rhi -= 1u; } rlo -= 1073741824u; } }
+uint l2 = lo + rlo; hi = hi + rhi + (l2 < lo ? 1u : 0u); lo = l2;
+if (s < 32u) { return int((lo >> s) | (hi << (32u - s))); }
+return int(hi) >> (s - 32u);
+}
+";
+
 /// `erf(x)`: a series near zero, Abramowitz and Stegun 7.1.26 (error below 1.5e-7) beyond.
 const ERF: &str = "float erf_(float x) { float a = abs(x); if (a < 0.5) { float x2 = x * x; \
 return x * 1.1283791671 * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 / 216.0)))); } \
@@ -639,11 +659,104 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         }
         "clamp" => {
             let (lo, hi) = (float_attr(op, "min_val")?, float_attr(op, "max_val")?);
-            unary(&format!("clamp(X, {lo:?}, {hi:?})"))
+            if out.elem == Elem::I32 {
+                unary(&format!("clamp(X, {}, {})", lo as i32, hi as i32))
+            } else {
+                unary(&format!("clamp(X, {lo:?}, {hi:?})"))
+            }
         }
         "add" => binary(&|a, b| format!("{a} + {b}"))?,
         "sub" => binary(&|a, b| format!("{a} - {b}"))?,
-        "mul" => binary(&|a, b| format!("{a} * {b}"))?,
+        "mul" => {
+            // TOSA 1.0's third operand: a right shift of integer products, rounded
+            let shift = match op.operands.get(2) {
+                Some(_) => constant_operand(graph, op, 2)?
+                    .first()
+                    .copied()
+                    .unwrap_or(0),
+                None => 0,
+            };
+            if shift != 0 && out.elem != Elem::I32 {
+                return Err(unsupported(op, "a shift applies to i32 products only"));
+            }
+            if !(0..=63).contains(&shift) {
+                return Err(unsupported(op, format!("shift {shift} is outside 0-63")));
+            }
+            let (ops, expr, _) = if shift == 0 {
+                binary(&|a, b| format!("{a} * {b}"))?
+            } else {
+                binary(&|a, b| format!("scaled({a}, {b}, {shift}u, false)"))?
+            };
+            (ops, expr, SCALE64.to_string())
+        }
+        "rescale" => {
+            let ins = ty(0)?;
+            let channels = ins.last().copied().unwrap_or(1).max(1) as usize;
+            let multiplier = constant_operand(graph, op, 1)?;
+            let shift = constant_operand(graph, op, 2)?;
+            let (izp, ozp) = (
+                constant_operand(graph, op, 3)?
+                    .first()
+                    .copied()
+                    .unwrap_or(0),
+                constant_operand(graph, op, 4)?
+                    .first()
+                    .copied()
+                    .unwrap_or(0),
+            );
+            let per_channel = matches!(op.attrs.get("per_channel"), Some(Attr::Bool(true)));
+            let want = if per_channel { channels } else { 1 };
+            if multiplier.len() != want || shift.len() != want {
+                return Err(unsupported(
+                    op,
+                    format!(
+                        "{want} multipliers and shifts wanted, {} and {} given",
+                        multiplier.len(),
+                        shift.len()
+                    ),
+                ));
+            }
+            if shift.iter().any(|s| !(1..=62).contains(s))
+                || multiplier.iter().any(|&m| m < 0 || m > i64::from(i32::MAX))
+            {
+                return Err(unsupported(
+                    op,
+                    "shifts must be 1-62 and multipliers non-negative",
+                ));
+            }
+            let double = super::tosa::rounding_mode(op.attrs.get("rounding_mode")) == Some(3);
+            let flag = |name: &str| matches!(op.attrs.get(name), Some(Attr::Bool(true)));
+            let input = match graph.values[op.operands[0]].ty.elem {
+                Elem::I8 if flag("input_unsigned") => "int(byte_(0, i))".to_string(),
+                Elem::I8 => "(int(byte_(0, i) << 24u) >> 24)".to_string(),
+                _ => "a0[i]".to_string(),
+            };
+            let list = |v: &[i64], suffix: &str| {
+                v.iter()
+                    .map(|x| format!("{x}{suffix}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let (lo, hi) = match (out.elem, flag("output_unsigned")) {
+                (Elem::I8, true) => (0i64, 255i64),
+                (Elem::I8, false) => (-128, 127),
+                _ => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            };
+            let c = if per_channel {
+                format!("i % {channels}u")
+            } else {
+                "0u".into()
+            };
+            let helper = format!(
+                "{SCALE64}const int M[{want}] = int[]({});\nconst uint S[{want}] = uint[]({});\n\
+                 int value(uint i) {{ int v = {input} - ({izp}); \
+                 int r = scaled(v, M[{c}], S[{c}], {double}) + ({ozp}); \
+                 return clamp(r, {lo}, {hi}); }}\n",
+                list(&multiplier, ""),
+                list(&shift, "u"),
+            );
+            (vec![0], "value(i)".into(), helper)
+        }
         "maximum" => binary(&|a, b| format!("max({a}, {b})"))?,
         "minimum" => binary(&|a, b| format!("min({a}, {b})"))?,
         "pow" => binary(&|a, b| format!("pow({a}, {b})"))?,
@@ -815,8 +928,14 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         .map(|v| graph.values[v].ty.elem)
         .collect();
     let bools = |k: usize| elems[..k].iter().all(|&e| e == Elem::Bool);
+    let ints = |k: usize| elems[..k].iter().all(|&e| e == Elem::I32);
     let typed_ok = match op.kind() {
         "cast" => true,
+        "add" | "sub" | "maximum" | "minimum" | "mul" => ints(3),
+        "abs" | "negate" | "clamp" => ints(2),
+        "rescale" => {
+            matches!(elems[0], Elem::I8 | Elem::I32) && matches!(elems[1], Elem::I8 | Elem::I32)
+        }
         "equal" | "greater" | "greater_equal" => elems == [Elem::F32, Elem::F32, Elem::Bool],
         "logical_and" | "logical_or" | "logical_xor" => bools(3),
         "logical_not" => bools(2),
@@ -833,7 +952,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             "only f32 tensors are lowered (and i32 ones where the op moves values, indexes or casts)",
         ));
     }
-    if out.elem == Elem::Bool && !n.is_multiple_of(4) {
+    if matches!(out.elem, Elem::Bool | Elem::I8) && !n.is_multiple_of(4) {
         return Err(unsupported(
             op,
             format!("{n} boolean elements: the lowering writes whole 32-bit words"),
@@ -919,7 +1038,7 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
     // booleans are bytes, four to a word: read through `byte`, written a word per invocation
     let glsl_type = |b: usize| match elems.get(b) {
         Some(Elem::I32) => "int",
-        Some(Elem::Bool) => "uint",
+        Some(Elem::Bool | Elem::I8) => "uint",
         _ => "float",
     };
     let mut glsl = String::from("#version 450\n");
@@ -939,12 +1058,30 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
         glsl_type(out)
     )
     .ok();
-    glsl.push_str(helper);
-    if elems.last() == Some(&Elem::Bool) {
-        let words = n / 4;
+    // byte k of a packed operand's element i
+    if elems[..operands.len()].contains(&Elem::I8) {
+        let reads: Vec<String> = (0..operands.len())
+            .filter(|&b| elems[b] == Elem::I8)
+            .map(|b| format!("if (k == {b}u) return (a{b}[i / 4u] >> (8u * (i % 4u))) & 255u;"))
+            .collect();
         writeln!(
             glsl,
-            "uint value_(uint i) {{ return ({expr}) ? 1u : 0u; }}\n\
+            "uint byte_(uint k, uint i) {{ {} return 0u; }}",
+            reads.join(" ")
+        )
+        .ok();
+    }
+    glsl.push_str(helper);
+    if matches!(elems.last(), Some(Elem::Bool | Elem::I8)) {
+        let words = n / 4;
+        let value = if elems.last() == Some(&Elem::Bool) {
+            format!("({expr}) ? 1u : 0u")
+        } else {
+            format!("uint({expr}) & 255u")
+        };
+        writeln!(
+            glsl,
+            "uint value_(uint i) {{ return {value}; }}\n\
              void main() {{ uint w = gl_GlobalInvocationID.x; if (w >= {words}u) return; \
              uint o = 0u; for (uint k = 0u; k < 4u; k++) o |= value_(4u * w + k) << (8u * k); \
              r[w] = o; }}"

@@ -78,6 +78,14 @@ table!(TransposeAttribute { 0 "perms": ForwardsUOffset<Vector<'_, i32>> });
 // concat, reverse, argmax and the reductions: the axis first
 table!(AxisAttribute { 0 "axis": i32 });
 table!(ResizeAttribute { 0 "mode": u32 });
+// booleans as the bytes they are stored as
+table!(RescaleAttribute {
+    0 "scale32": u8,
+    1 "rounding_mode": u32,
+    2 "per_channel": u8,
+    3 "input_unsigned": u8,
+    4 "output_unsigned": u8,
+});
 table!(CustomAttribute {
     0 "operator_name": ForwardsUOffset<&str>,
     1 "domain_name": ForwardsUOffset<&str>,
@@ -94,6 +102,7 @@ enum AttrKind {
     Transpose,
     Axis,
     Resize,
+    Rescale,
     Custom,
     Unread,
 }
@@ -113,6 +122,7 @@ fn attr_kind(op: u32) -> AttrKind {
         (_, "transpose") => AttrKind::Transpose,
         (_, "concat" | "reverse" | "argmax") => AttrKind::Axis,
         (_, "resize") => AttrKind::Resize,
+        (_, "rescale") => AttrKind::Rescale,
         (_, name) if name.starts_with("reduce_") => AttrKind::Axis,
         _ => AttrKind::Unread,
     }
@@ -156,6 +166,9 @@ impl Verifiable for TosaOperator<'_> {
                     }
                     AttrKind::Resize => {
                         v.verify_union_variant::<ForwardsUOffset<ResizeAttribute>>("resize", pos)
+                    }
+                    AttrKind::Rescale => {
+                        v.verify_union_variant::<ForwardsUOffset<RescaleAttribute>>("rescale", pos)
                     }
                     AttrKind::Custom => {
                         v.verify_union_variant::<ForwardsUOffset<CustomAttribute>>("custom", pos)
@@ -443,6 +456,20 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
             AttrKind::Resize => {
                 if let Some(a) = op.attribute::<ResizeAttribute>(AttrKind::Resize) {
                     attrs.insert("mode".into(), Attr::Number(f64::from(a.u32_at(0, 0))));
+                }
+            }
+            AttrKind::Rescale => {
+                if let Some(a) = op.attribute::<RescaleAttribute>(AttrKind::Rescale) {
+                    for (i, key) in [
+                        (0, "scale32"),
+                        (2, "per_channel"),
+                        (3, "input_unsigned"),
+                        (4, "output_unsigned"),
+                    ] {
+                        attrs.insert(key.into(), Attr::Bool(a.u8_at(i) != 0));
+                    }
+                    let mode = f64::from(a.u32_at(1, 0));
+                    attrs.insert("rounding_mode".into(), Attr::Number(mode));
                 }
             }
             AttrKind::Custom => {

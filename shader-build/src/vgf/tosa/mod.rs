@@ -95,6 +95,21 @@ pub fn resize_mode(attr: Option<&Attr>) -> Option<u32> {
     }
 }
 
+/// `rescale`'s `rounding_mode` as the SPIR-V and flatbuffer forms number it (MLIR writes the
+/// name): 1 single, 2 inexact, 3 double rounding.
+pub fn rounding_mode(attr: Option<&Attr>) -> Option<u32> {
+    match attr? {
+        Attr::Number(n) if (1.0..=3.0).contains(n) => Some(*n as u32),
+        Attr::Raw(name) | Attr::Str(name) => match name.as_str() {
+            "SINGLE_ROUND" => Some(1),
+            "INEXACT_ROUND" => Some(2),
+            "DOUBLE_ROUND" => Some(3),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The custom-op domain of Vulkan shader operations.
 pub const SHADER_DOMAIN: &str = "com.arm.VulkanCustomShader";
 

@@ -380,6 +380,14 @@ pub fn write(
                 m.uint(v)
             } else if attr == "nan_mode" {
                 m.uint(NAN_PROPAGATE)
+            } else if attr == "rounding_mode" {
+                let Some(mode) = super::rounding_mode(op.attrs.get(attr)) else {
+                    return Err(error(
+                        op,
+                        "rescale `rounding_mode` is not a TOSA rounding mode",
+                    ));
+                };
+                m.uint(mode)
             } else if attr == "mode" {
                 let Some(mode) = super::resize_mode(op.attrs.get(attr)) else {
                     return Err(error(
