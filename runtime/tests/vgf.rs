@@ -854,6 +854,12 @@ def transpose_conv(x, w, b, out_pad, stride):
                         x[:, iy, ix, :] @ w[:, ky, kx, :].T
     return o + b
 
+def apply_scale(v, m, s, dbl):
+    r = 1 << (s - 1)
+    if dbl and s > 31:
+        r += (1 << 30) if v >= 0 else -(1 << 30)
+    return (v * m + r) >> s
+
 def resize(x, scale, offset, border, mode):
     n, ih, iw, c = x.shape
     syn, syd, sxn, sxd = scale
@@ -933,12 +939,29 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'int8_conv':
+        x, a = i[0], i[1]
+        pat = lambda n, mul, mod, shape: (np.arange(n) * mul % mod - mod // 2).reshape(shape).astype(np.float64)
+        w = pat(144, 37, 11, (4, 3, 3, 4))
+        dw = pat(72, 29, 13, (3, 3, 4, 2))
+        mb = pat(24, 7, 9, (1, 6, 4))
+        conv = conv2d(x - 2, w + 1, np.array([10, -20, 30, 0]), (1, 1, 1, 1), (1, 1), (1, 1))
+        dwo = depthwise(x - 2, dw + 1, np.arange(1, 9), (1, 0, 1, 0), (2, 2), (1, 1))
+        mm = (a - 1) @ mb
+        h, wd, c = x.shape[1:]
+        avg = np.zeros(x.shape)
+        for yy in range(h):
+            for xx in range(wd):
+                for ch in range(c):
+                    vals = [int(x[0, iy, ix, ch]) - 1 for iy in range(yy - 1, yy + 2)
+                            for ix in range(xx - 1, xx + 2) if 0 <= iy < h and 0 <= ix < wd]
+                    k = 0 if len(vals) == 1 else (len(vals) - 1).bit_length()
+                    m = (((1 << 30) + 1) << k) // len(vals)
+                    avg[0, yy, xx, ch] = min(max(apply_scale(sum(vals), m, 30 + k, False) - 3, -128), 127)
+        mx = max_pool(x, (2, 2), (2, 2), (0, 0, 0, 0))
+        return [conv.astype(np.int32), dwo.astype(np.int32), mm.astype(np.int32), avg.astype(np.int8), mx.astype(np.int8)]
     if model == 'int8_ops':
-        def scale(v, m, s, dbl):
-            r = 1 << (s - 1)
-            if dbl and s > 31:
-                r += (1 << 30) if v >= 0 else -(1 << 30)
-            return (v * m + r) >> s
+        scale = apply_scale
         x = [int(v) for v in i[0]]
         a = [scale(v - 3, 1073741824, 31, False) - 7 for v in x]
         out = [min(max(scale(v, 1518500250, 33, True) - 5, -128), 127) for v in a]
@@ -950,7 +973,7 @@ def reference(i):
 if mode == 'prepare':
     rng = np.random.default_rng(7)
     for n, shape in enumerate(json.loads(sys.argv[4])):
-        if model in ('table', 'int8_ops'):
+        if model in ('table', 'int8_ops', 'int8_conv'):
             x = rng.integers(-128, 128, shape).astype(np.int8)
         else:
             x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -1079,7 +1102,66 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("bool_ops", BOOL_OPS.to_string()),
         ("resize", RESIZE.to_string()),
         ("int8_ops", INT8_OPS.to_string()),
+        ("int8_conv", int8_conv()),
     ]
+}
+
+/// `values` (row-major) as MLIR's nested `dense<…>` list of `shape`.
+fn nested(values: &[i64], shape: &[usize]) -> String {
+    match shape {
+        [] | [_] => format!(
+            "[{}]",
+            values
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        [_, rest @ ..] => {
+            let step: usize = rest.iter().product();
+            let parts: Vec<String> = values
+                .chunks(step)
+                .map(|chunk| nested(chunk, rest))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+/// The int8 operations of a quantized network: conv2d, depthwise_conv2d and matmul to i32 with
+/// input and weight zero points, avg_pool2d (zero points, TOSA's reciprocal scale) and
+/// max_pool2d to int8. Weights follow small patterns numpy recomputes.
+fn int8_conv() -> String {
+    let pattern = |n: usize, mul: i64, modulo: i64| -> Vec<i64> {
+        (0..n as i64)
+            .map(|k| k * mul % modulo - modulo / 2)
+            .collect()
+    };
+    let w = nested(&pattern(4 * 3 * 3 * 4, 37, 11), &[4, 3, 3, 4]);
+    let dw = nested(&pattern(3 * 3 * 4 * 2, 29, 13), &[3, 3, 4, 2]);
+    let mb = nested(&pattern(6 * 4, 7, 9), &[1, 6, 4]);
+    format!(
+        "func.func @main(%arg0: tensor<1x6x6x4xi8>, %arg1: tensor<1x4x6xi8>) -> (tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>) {{
+  %w = \"tosa.const\"() <{{values = dense<{w}> : tensor<4x3x3x4xi8>}}> : () -> tensor<4x3x3x4xi8>
+  %b = \"tosa.const\"() <{{values = dense<[10, -20, 30, 0]> : tensor<4xi32>}}> : () -> tensor<4xi32>
+  %izp = \"tosa.const\"() <{{values = dense<2> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %wzp = \"tosa.const\"() <{{values = dense<-1> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %0 = tosa.conv2d %arg0, %w, %b, %izp, %wzp {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x6x6x4xi8>, tensor<4x3x3x4xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x6x6x4xi32>
+  %dw = \"tosa.const\"() <{{values = dense<{dw}> : tensor<3x3x4x2xi8>}}> : () -> tensor<3x3x4x2xi8>
+  %db = \"tosa.const\"() <{{values = dense<[1, 2, 3, 4, 5, 6, 7, 8]> : tensor<8xi32>}}> : () -> tensor<8xi32>
+  %1 = tosa.depthwise_conv2d %arg0, %dw, %db, %izp, %wzp {{acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 1, 0>, stride = array<i64: 2, 2>}} : (tensor<1x6x6x4xi8>, tensor<3x3x4x2xi8>, tensor<8xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x3x8xi32>
+  %mb = \"tosa.const\"() <{{values = dense<{mb}> : tensor<1x6x4xi8>}}> : () -> tensor<1x6x4xi8>
+  %azp = \"tosa.const\"() <{{values = dense<1> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %bzp = \"tosa.const\"() <{{values = dense<0> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %2 = tosa.matmul %arg1, %mb, %azp, %bzp : (tensor<1x4x6xi8>, tensor<1x6x4xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4xi32>
+  %pizp = \"tosa.const\"() <{{values = dense<1> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %pozp = \"tosa.const\"() <{{values = dense<-3> : tensor<1xi8>}}> : () -> tensor<1xi8>
+  %3 = tosa.avg_pool2d %arg0, %pizp, %pozp {{acc_type = i32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x6x6x4xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x6x6x4xi8>
+  %4 = tosa.max_pool2d %arg0 {{kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}} : (tensor<1x6x6x4xi8>) -> tensor<1x3x3x4xi8>
+  return %0, %1, %2, %3, %4 : tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>
+}}
+"
+    )
 }
 
 /// The integer path of a quantized network: int8 rescaled to i32 (input zero point, single

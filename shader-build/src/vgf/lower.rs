@@ -889,6 +889,10 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 return Err(unsupported(op, "input and output channels differ"));
             }
             let [_, ih, iw, c] = win.input;
+            if graph.values[op.operands[0]].ty.elem == Elem::I8 {
+                let helper = int8_pool(graph, op, &win)?;
+                return finish(graph, op, (vec![0], "value(i)".into(), helper));
+            }
             let at = format!("a0[((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {c}u + oc]");
             // TOSA leaves padding out of both: the average divides by the valid positions only
             let (init, body, result) = if op.kind() == "avg_pool2d" {
@@ -917,6 +921,23 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             ));
         }
     };
+    // int8 products (convolutions, matmul): int accumulators over loads less the zero points
+    let helper = match int8_product_zero_points(graph, op)? {
+        Some(zps) => int8_products(&helper, &zps),
+        None => helper,
+    };
+    finish(graph, op, (operands, expr, helper))
+}
+
+/// The typed shader of a lowered op: its bindings' element types checked and declared.
+fn finish(
+    graph: &Graph,
+    op: &Op,
+    (operands, expr, helper): (Vec<usize>, String, String),
+) -> Result<Lowered, LowerError> {
+    let result = op.results[0];
+    let out = &graph.values[result].ty;
+    let n = out.elements();
     // only what the shader binds is typed: shapes, shifts and zero points are not read. Data
     // movement takes 32-bit integers as it takes f32, the index and cast operations their own
     let moves = matches!(
@@ -936,6 +957,9 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         "rescale" => {
             matches!(elems[0], Elem::I8 | Elem::I32) && matches!(elems[1], Elem::I8 | Elem::I32)
         }
+        "conv2d" | "depthwise_conv2d" => elems == [Elem::I8, Elem::I8, Elem::I32, Elem::I32],
+        "matmul" => elems == [Elem::I8, Elem::I8, Elem::I32],
+        "avg_pool2d" | "max_pool2d" => elems == [Elem::I8, Elem::I8],
         "equal" | "greater" | "greater_equal" => elems == [Elem::F32, Elem::F32, Elem::Bool],
         "logical_and" | "logical_or" | "logical_xor" => bools(3),
         "logical_not" => bools(2),
@@ -1103,6 +1127,132 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
         operands: operands.to_vec(),
         invocations: n,
     }
+}
+
+/// The zero points of an int8 product (convolutions: input and weight operands 3 and 4;
+/// matmul: A and B operands 2 and 3), `None` where the op is not one on int8 inputs.
+fn int8_product_zero_points(graph: &Graph, op: &Op) -> Result<Option<[i64; 2]>, LowerError> {
+    let first = match op.kind() {
+        "conv2d" | "depthwise_conv2d" => 3,
+        "matmul" => 2,
+        _ => return Ok(None),
+    };
+    if graph.values[op.operands[0]].ty.elem != Elem::I8 {
+        return Ok(None);
+    }
+    let zp = |k: usize| -> Result<i64, LowerError> {
+        Ok(constant_operand(graph, op, k)?
+            .first()
+            .copied()
+            .unwrap_or(0))
+    };
+    Ok(Some([zp(first)?, zp(first + 1)?]))
+}
+
+/// A float product helper (`float value` summing `a0[…] * a1[…]` into `float s`) made an int8 one:
+/// int accumulators, operands 0 and 1 read as sign-extended bytes less their zero points.
+fn int8_products(helper: &str, zps: &[i64; 2]) -> String {
+    let mut body = helper
+        .replace("float value(uint i)", "int value(uint i)")
+        .replace("float s = 0.0;", "int s = 0;");
+    for b in 0..2 {
+        body = through_loader(&body, b);
+    }
+    let loaders: String = (0..2)
+        .map(|b| {
+            format!(
+                "int ld{b}(uint i) {{ return (int(((a{b}[i / 4u] >> (8u * (i % 4u))) & 255u) << 24u) >> 24) - ({}); }}\n",
+                zps[b]
+            )
+        })
+        .collect();
+    loaders + &body
+}
+
+/// `text` with each `a{b}[…]` (brackets balanced) written `ld{b}(…)`.
+fn through_loader(text: &str, b: usize) -> String {
+    let open = format!("a{b}[");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&open) {
+        // not the tail of a longer name (`da0[`)
+        let standalone = at == 0
+            || !rest[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        if !standalone {
+            out.push_str(&open);
+            rest = &rest[at + open.len()..];
+            continue;
+        }
+        let inner = &rest[at + open.len()..];
+        let mut depth = 1;
+        let end = inner
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '[' => depth += 1,
+                    ']' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map_or(inner.len(), |(i, _)| i);
+        out.push_str(&format!("ld{b}({})", &inner[..end]));
+        rest = inner.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An int8 pool's helper: max of the values, or TOSA's average: the sum of the values less the
+/// input zero point over the valid positions, scaled by the reciprocal of their count
+/// (`reciprocal_scale`, tabled here for every count of the window), plus the output zero point,
+/// clamped to int8.
+fn int8_pool(graph: &Graph, op: &Op, win: &Window) -> Result<String, LowerError> {
+    let [_, ih, iw, c] = win.input;
+    let at = format!("ld0(((n * {ih}u + uint(iy)) * {iw}u + uint(ix)) * {c}u + oc)");
+    let load = |zp: i64| {
+        format!(
+            "int ld0(uint i) {{ return (int(((a0[i / 4u] >> (8u * (i % 4u))) & 255u) << 24u) >> 24) - ({zp}); }}\n"
+        )
+    };
+    if op.kind() == "max_pool2d" {
+        return Ok(format!(
+            "{}int value(uint i) {{ int s = -128;\n{}return s; }}\n",
+            load(0),
+            win.loops(&format!("if (inside) s = max(s, {at});"))
+        ));
+    }
+    let zp = |k: usize| -> Result<i64, LowerError> {
+        Ok(constant_operand(graph, op, k)?
+            .first()
+            .copied()
+            .unwrap_or(0))
+    };
+    let (izp, ozp) = (zp(1)?, zp(2)?);
+    let window = (win.kernel[0] * win.kernel[1]).max(1);
+    // reciprocal_scale(count): k = 32 - clz(count - 1), multiplier ((2^30 + 1) << k) / count,
+    // shift 30 + k
+    let (mut mult, mut shift) = (Vec::new(), Vec::new());
+    for count in 1..=window {
+        let k = 64 - ((count - 1) as u64).leading_zeros() as i64;
+        let k = if count == 1 { 0 } else { k };
+        mult.push(((((1i64 << 30) + 1) << k) / count).to_string());
+        shift.push(format!("{}u", 30 + k));
+    }
+    Ok(format!(
+        "{SCALE64}{}const int RM[{window}] = int[]({});\nconst uint RS[{window}] = uint[]({});\n\
+         int value(uint i) {{ int s = 0; int count = 0;\n{}\
+         if (count == 0) return clamp({ozp}, -128, 127);\n\
+         return clamp(scaled(s, RM[count - 1], RS[count - 1], false) + ({ozp}), -128, 127); }}\n",
+        load(izp),
+        mult.join(", "),
+        shift.join(", "),
+        win.loops(&format!("if (inside) {{ s += {at}; count += 1; }}"))
+    ))
 }
 
 /// A boolean operand's element `index` (a GLSL `uint` expression), true where nonzero.
