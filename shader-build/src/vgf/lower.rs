@@ -101,6 +101,15 @@ fn constant_operand(graph: &Graph, op: &Op, v: usize) -> Result<Vec<i64>, LowerE
     match values {
         Some(Attr::Dense(values, ty)) if values.iter().all(|x| x.fract() == 0.0) => {
             let n = ty.elements().max(1);
+            // shapes, zero points, multipliers: a few values per axis or channel
+            if n > MAX_CONSTANT_VALUES {
+                return Err(unsupported(
+                    op,
+                    format!(
+                        "operand {v} has {n} values, more than the {MAX_CONSTANT_VALUES} a lowered shader folds in"
+                    ),
+                ));
+            }
             Ok(match values[..] {
                 // a splat
                 [x] => vec![x as i64; n],
@@ -113,6 +122,9 @@ fn constant_operand(graph: &Graph, op: &Op, v: usize) -> Result<Vec<i64>, LowerE
         )),
     }
 }
+
+/// The most values of a constant operand folded into a generated shader.
+const MAX_CONSTANT_VALUES: usize = 1 << 16;
 
 /// Row-major strides of `shape`.
 fn strides(shape: &[i64]) -> Vec<i64> {
@@ -1233,7 +1245,13 @@ fn int8_pool(graph: &Graph, op: &Op, win: &Window) -> Result<String, LowerError>
             .unwrap_or(0))
     };
     let (izp, ozp) = (zp(1)?, zp(2)?);
-    let window = (win.kernel[0] * win.kernel[1]).max(1);
+    let window = (win.kernel[0].saturating_mul(win.kernel[1])).max(1);
+    if window > 1 << 16 {
+        return Err(unsupported(
+            op,
+            format!("a window of {window} values is too large"),
+        ));
+    }
     // reciprocal_scale(count): k = 32 - clz(count - 1), multiplier ((2^30 + 1) << k) / count,
     // shift 30 + k
     let (mut mult, mut shift) = (Vec::new(), Vec::new());
