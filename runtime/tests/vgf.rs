@@ -939,6 +939,11 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'fp16_ops':
+        x, y = i[0], i[1]
+        h = lambda v: np.asarray(v).astype(np.float16)
+        return [h(x + y), h(1 / (1 + np.exp(-x))), h(x.T), h(y.sum(1, keepdims=True)), h(x * y),
+                h((x @ x.T)[None])]
     if model == 'int8_conv':
         x, a = i[0], i[1]
         pat = lambda n, mul, mod, shape: (np.arange(n) * mul % mod - mod // 2).reshape(shape).astype(np.float64)
@@ -975,6 +980,8 @@ if mode == 'prepare':
     for n, shape in enumerate(json.loads(sys.argv[4])):
         if model in ('table', 'int8_ops', 'int8_conv'):
             x = rng.integers(-128, 128, shape).astype(np.int8)
+        elif model == 'fp16_ops':
+            x = rng.uniform(-1, 1, shape).astype(np.float16)
         else:
             x = rng.uniform(-1, 1, shape).astype(np.float32)
         np.save(os.path.join(d, 'input_%d.npy' % n), x)
@@ -988,7 +995,8 @@ bad = 0
 for run in runs:
     for j, ref in enumerate(refs):
         rt = np.asarray(ref).dtype
-        dtype = np.int8 if rt == np.int8 else np.uint8 if rt.kind == 'b' else np.int32 if rt.kind in 'iu' else np.float32
+        dtype = np.int8 if rt == np.int8 else np.uint8 if rt.kind == 'b' else np.int32 if rt.kind in 'iu' \
+            else np.float16 if rt == np.float16 else np.float32
         files = glob.glob(os.path.join(d, '%s.out%d.*' % (run, j)))
         if len(files) != 1:
             print('%s: output %d missing' % (run, j)); bad += 1; continue
@@ -1003,7 +1011,8 @@ for run in runs:
         ref = ref.astype(np.float64)
         err = np.abs(got.reshape(ref.shape).astype(np.float64) - ref).max() / max(1.0, np.abs(ref).max())
         print('%s output %d %s: max relative error %.2e' % (run, j, ref.shape, err))
-        bad += err > 1e-4
+        # fp16 results: each rounded once, by us and by numpy; a sum rounded apart by one unit
+        bad += err > (2e-3 if dtype == np.float16 else 1e-4)
 sys.exit(1 if bad else 0)
 "#;
 
@@ -1103,8 +1112,28 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("resize", RESIZE.to_string()),
         ("int8_ops", INT8_OPS.to_string()),
         ("int8_conv", int8_conv()),
+        ("fp16_ops", FP16_OPS.to_string()),
     ]
 }
+
+/// fp16 tensors: elementwise, a sigmoid, a transpose, a reduction and a matmul, each computed
+/// in fp32 and stored rounded to fp16.
+const FP16_OPS: &str = "func.func @main(%arg0: tensor<4x8xf16>, %arg1: tensor<4x8xf16>) -> (tensor<4x8xf16>, tensor<4x8xf16>, tensor<8x4xf16>, tensor<4x1xf16>, tensor<4x8xf16>, tensor<1x4x4xf16>) {
+  %0 = tosa.add %arg0, %arg1 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %1 = tosa.sigmoid %arg0 : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  %2 = tosa.transpose %arg0 {perms = array<i32: 1, 0>} : (tensor<4x8xf16>) -> tensor<8x4xf16>
+  %3 = tosa.reduce_sum %arg1 {axis = 1 : i32} : (tensor<4x8xf16>) -> tensor<4x1xf16>
+  %shift = \"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %4 = tosa.mul %arg0, %arg1, %shift : (tensor<4x8xf16>, tensor<4x8xf16>, tensor<1xi8>) -> tensor<4x8xf16>
+  %s3 = tosa.const_shape {values = dense<[1, 4, 8]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %a = tosa.reshape %arg0, %s3 : (tensor<4x8xf16>, !tosa.shape<3>) -> tensor<1x4x8xf16>
+  %s3b = tosa.const_shape {values = dense<[1, 8, 4]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %b = tosa.reshape %2, %s3b : (tensor<8x4xf16>, !tosa.shape<3>) -> tensor<1x8x4xf16>
+  %zp = \"tosa.const\"() <{values = dense<0.0> : tensor<1xf16>}> : () -> tensor<1xf16>
+  %5 = tosa.matmul %a, %b, %zp, %zp : (tensor<1x4x8xf16>, tensor<1x8x4xf16>, tensor<1xf16>, tensor<1xf16>) -> tensor<1x4x4xf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<4x8xf16>, tensor<4x8xf16>, tensor<8x4xf16>, tensor<4x1xf16>, tensor<4x8xf16>, tensor<1x4x4xf16>
+}
+";
 
 /// `values` (row-major) as MLIR's nested `dense<…>` list of `shape`.
 fn nested(values: &[i64], shape: &[usize]) -> String {
@@ -1266,23 +1295,17 @@ fn shader_models() -> Vec<(&'static str, String)> {
     let hlsl_op = swap("HLSL", HLSL_AXPY);
     let k =
         "  %k = \"tosa.const\"() <{values = dense<0.5> : tensor<64xf32>}> : () -> tensor<64xf32>\n";
+    // abs → the shader `op` (writing %1) → exp
+    let chained = |op: &str| {
+        func(
+            2,
+            &(unary("%0", "abs", "%arg0") + op + &unary("%2", "exp", "%1")),
+            "%2",
+        )
+    };
     vec![
-        (
-            "shader",
-            func(
-                2,
-                &(unary("%0", "abs", "%arg0") + &spirv_op + &unary("%2", "exp", "%1")),
-                "%2",
-            ),
-        ),
-        (
-            "glsl",
-            func(
-                2,
-                &(unary("%0", "abs", "%arg0") + &glsl_op + &unary("%2", "exp", "%1")),
-                "%2",
-            ),
-        ),
+        ("shader", chained(&spirv_op)),
+        ("glsl", chained(&glsl_op)),
         (
             "hlsl",
             func(2, &(unary("%0", "abs", "%arg0") + &hlsl_op), "%1"),
@@ -1295,22 +1318,8 @@ fn shader_models() -> Vec<(&'static str, String)> {
                 &["%arg0", "%1"],
             ),
         ),
-        (
-            "sets",
-            func(
-                2,
-                &(unary("%0", "abs", "%arg0") + &sets_op + &unary("%2", "exp", "%1")),
-                "%2",
-            ),
-        ),
-        (
-            "count",
-            func(
-                2,
-                &(unary("%0", "abs", "%arg0") + &count_op + &unary("%2", "exp", "%1")),
-                "%2",
-            ),
-        ),
+        ("sets", chained(&sets_op)),
+        ("count", chained(&count_op)),
         (
             "constant_shader",
             func(

@@ -59,11 +59,7 @@ fn broadcast_index(in_shape: &[i64], out_shape: &[i64]) -> String {
         out_stride *= o;
         in_stride *= n;
     }
-    if terms.is_empty() {
-        "0u".into()
-    } else {
-        terms.join(" + ")
-    }
+    sum(terms)
 }
 
 fn float_attr(op: &Op, name: &str) -> Result<f64, LowerError> {
@@ -125,6 +121,29 @@ fn constant_operand(graph: &Graph, op: &Op, v: usize) -> Result<Vec<i64>, LowerE
 
 /// The most values of a constant operand folded into a generated shader.
 const MAX_CONSTANT_VALUES: usize = 1 << 16;
+
+/// `terms` as a GLSL sum, `0u` for none.
+fn sum(terms: Vec<String>) -> String {
+    if terms.is_empty() {
+        "0u".into()
+    } else {
+        terms.join(" + ")
+    }
+}
+
+/// The input index of output element `i` with the input's `axis` at 0: the output has the
+/// other axes, and the axis itself as 1 where `kept` (reductions) or not at all (argmax).
+fn axis_base(ins: &[i64], out_shape: &[i64], axis: usize, kept: bool) -> String {
+    let in_strides = strides(ins);
+    sum((0..ins.len())
+        .filter(|&d| d != axis)
+        .enumerate()
+        .map(|(k, d)| {
+            let at = if kept { d } else { k };
+            format!("{} * {}u", coord(out_shape, at), in_strides[d])
+        })
+        .collect())
+}
 
 /// Row-major strides of `shape`.
 fn strides(shape: &[i64]) -> Vec<i64> {
@@ -378,11 +397,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 };
                 index.push(format!("{at} * {}u", in_strides[d]));
             }
-            let index = if index.is_empty() {
-                "0u".to_string()
-            } else {
-                index.join(" + ")
-            };
+            let index = sum(index);
             if kind == "pad" {
                 let inside = if inside.is_empty() {
                     "true".to_string()
@@ -449,17 +464,8 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 "reduce_max" => ("-3.402823466e+38", "s = max(s, v);"),
                 _ => ("3.402823466e+38", "s = min(s, v);"),
             };
-            // the output's index is the input's with the axis' coordinate 0
             let in_strides = strides(&ins);
-            let base: Vec<String> = (0..ins.len())
-                .filter(|&d| d != axis)
-                .map(|d| format!("{} * {}u", coord(&out.shape, d), in_strides[d]))
-                .collect();
-            let base = if base.is_empty() {
-                "0u".to_string()
-            } else {
-                base.join(" + ")
-            };
+            let base = axis_base(&ins, &out.shape, axis, true);
             let helper = format!(
                 "float value(uint i) {{ uint b = {base}; float s = {init}; \
                  for (uint r = 0u; r < {}u; r++) {{ float v = a0[b + r * {}u]; {step} }} \
@@ -605,18 +611,8 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                     "the output is not the input without the axis",
                 ));
             }
-            // the output's coordinates are the input's but the axis
             let in_strides = strides(&ins);
-            let base: Vec<String> = (0..ins.len())
-                .filter(|&d| d != axis)
-                .enumerate()
-                .map(|(k, d)| format!("{} * {}u", coord(&out.shape, k), in_strides[d]))
-                .collect();
-            let base = if base.is_empty() {
-                "0u".to_string()
-            } else {
-                base.join(" + ")
-            };
+            let base = axis_base(&ins, &out.shape, axis, false);
             let helper = format!(
                 "int value(uint i) {{ uint b = {base}; float m = a0[b]; int at = 0; \
                  for (uint r = 1u; r < {}u; r++) {{ float v = a0[b + r * {}u]; \
@@ -960,6 +956,29 @@ fn finish(
         .chain([result])
         .map(|v| graph.values[v].ty.elem)
         .collect();
+    // fp16 tensors: the op as on f32 (loads widen, the store rounds), every float binding fp16
+    let halves = elems.contains(&Elem::F16);
+    if halves && elems.contains(&Elem::F32) {
+        return Err(unsupported(op, "fp16 and f32 tensors mixed in one op"));
+    }
+    let (expr, helper, typed) = if halves {
+        let mut texts = (expr, helper);
+        let mut loaders = String::new();
+        for b in (0..operands.len()).filter(|&b| elems[b] == Elem::F16) {
+            texts = (through_loader(&texts.0, b), through_loader(&texts.1, b));
+            loaders.push_str(&format!(
+                "float ld{b}(uint i) {{ vec2 v = unpackHalf2x16(a{b}[i / 2u]); \
+                 return i % 2u == 0u ? v.x : v.y; }}\n"
+            ));
+        }
+        let typed: Vec<Elem> = (elems.iter())
+            .map(|&e| if e == Elem::F16 { Elem::F32 } else { e })
+            .collect();
+        (texts.0, loaders + &texts.1, typed)
+    } else {
+        (expr, helper, elems.clone())
+    };
+    let elems_as_f32 = typed;
     let bools = |k: usize| elems[..k].iter().all(|&e| e == Elem::Bool);
     let ints = |k: usize| elems[..k].iter().all(|&e| e == Elem::I32);
     let typed_ok = match op.kind() {
@@ -982,10 +1001,16 @@ fn finish(
         _ if moves => elems.iter().all(|&e| e == elems[0] && e == Elem::I32),
         _ => false,
     };
-    if !typed_ok && elems.iter().any(|&e| e != Elem::F32) {
+    if !typed_ok && elems_as_f32.iter().any(|&e| e != Elem::F32) {
         return Err(unsupported(
             op,
             "only f32 tensors are lowered (and i32 ones where the op moves values, indexes or casts)",
+        ));
+    }
+    if out.elem == Elem::F16 && !n.is_multiple_of(2) {
+        return Err(unsupported(
+            op,
+            format!("{n} fp16 elements: the lowering writes whole 32-bit words"),
         ));
     }
     if matches!(out.elem, Elem::Bool | Elem::I8) && !n.is_multiple_of(4) {
@@ -1074,7 +1099,7 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
     // booleans are bytes, four to a word: read through `byte`, written a word per invocation
     let glsl_type = |b: usize| match elems.get(b) {
         Some(Elem::I32) => "int",
-        Some(Elem::Bool | Elem::I8) => "uint",
+        Some(Elem::Bool | Elem::I8 | Elem::F16) => "uint",
         _ => "float",
     };
     let mut glsl = String::from("#version 450\n");
@@ -1108,6 +1133,21 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
         .ok();
     }
     glsl.push_str(helper);
+    if elems.last() == Some(&Elem::F16) {
+        let words = n / 2;
+        writeln!(
+            glsl,
+            "float value_(uint i) {{ return {expr}; }}\n\
+             void main() {{ uint w = gl_GlobalInvocationID.x; if (w >= {words}u) return; \
+             r[w] = packHalf2x16(vec2(value_(2u * w), value_(2u * w + 1u))); }}"
+        )
+        .ok();
+        return Lowered {
+            glsl,
+            operands: operands.to_vec(),
+            invocations: words,
+        };
+    }
     if matches!(elems.last(), Some(Elem::Bool | Elem::I8)) {
         let words = n / 4;
         let value = if elems.last() == Some(&Elem::Bool) {

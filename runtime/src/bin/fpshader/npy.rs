@@ -35,6 +35,7 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
     }
     let values = match (ty.type_char(), ty.size_field()) {
         (TypeChar::Float, 4) => file.into_vec::<f32>(),
+        (TypeChar::Float, 2) => widen(file, |v: half::f16| v.to_f32()),
         (TypeChar::Float, 8) => widen(file, |v: f64| v as f32),
         (TypeChar::Int, 8) => widen(file, |v: i64| v as f32),
         (TypeChar::Int, 4) => widen(file, |v: i32| v as f32),
@@ -44,7 +45,7 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
         _ => {
             return Err(npy_error(
                 path,
-                format!("dtype {ty} (float32/64, int8/16/32/64 and uint8 are read)"),
+                format!("dtype {ty} (float16/32/64, int8/16/32/64 and uint8 are read)"),
             ));
         }
     }

@@ -49,6 +49,8 @@ const CAPABILITIES: [u32; 5] = [
     4191, // GraphARM
     5345, // VulkanMemoryModel
 ];
+const CAPABILITY_FLOAT16: u32 = 9;
+const CAPABILITY_INT16: u32 = 22;
 const EXTENSIONS: [&str; 3] = [
     "SPV_ARM_tensors",
     "SPV_ARM_graph",
@@ -447,7 +449,15 @@ pub fn write(
     spv::push(&mut m.body, opcode::GRAPH_END_ARM, &[]);
 
     let mut words = vec![MAGIC, SPIRV_1_5, 0, 0, 0];
-    for c in CAPABILITIES {
+    // 16-bit types need their capabilities
+    let mut capabilities = CAPABILITIES.to_vec();
+    if m.types.contains_key(&TypeKey::Float(16)) {
+        capabilities.push(CAPABILITY_FLOAT16);
+    }
+    if m.types.contains_key(&TypeKey::Int(16)) {
+        capabilities.push(CAPABILITY_INT16);
+    }
+    for c in capabilities {
         spv::push(&mut words, opcode::CAPABILITY, &[c]);
     }
     for e in EXTENSIONS {
