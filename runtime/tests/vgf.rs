@@ -939,6 +939,12 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'int_ops':
+        x, y = i[0].astype(np.int64), i[1].astype(np.int64)
+        i32 = lambda v: (np.asarray(v, np.int64) & 0xffffffff).astype(np.uint32).view(np.int32)
+        return [i32(x & y), i32(x | y), i32(x ^ y), i32(~x), i32(x << 3), i32((x & 0xffffffff) >> 3),
+                i32((x >> 3) + ((x >> 2) & 1)), i32(np.fix(x / 7)),
+                np.array([32 - (int(v) & 0xffffffff).bit_length() for v in x], np.int32)]
     if model == 'fp16_ops':
         x, y = i[0], i[1]
         h = lambda v: np.asarray(v).astype(np.float16)
@@ -980,6 +986,8 @@ if mode == 'prepare':
     for n, shape in enumerate(json.loads(sys.argv[4])):
         if model in ('table', 'int8_ops', 'int8_conv'):
             x = rng.integers(-128, 128, shape).astype(np.int8)
+        elif model == 'int_ops':
+            x = rng.integers(-100000, 100000, shape).astype(np.int32)
         elif model == 'fp16_ops':
             x = rng.uniform(-1, 1, shape).astype(np.float16)
         else:
@@ -1113,8 +1121,27 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("int8_ops", INT8_OPS.to_string()),
         ("int8_conv", int8_conv()),
         ("fp16_ops", FP16_OPS.to_string()),
+        ("int_ops", INT_OPS.to_string()),
     ]
 }
+
+/// i32 bit operations: and/or/xor/not, the three shifts (the arithmetic one rounded), intdiv and
+/// clz.
+const INT_OPS: &str = "func.func @main(%arg0: tensor<64xi32>, %arg1: tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>) {
+  %s = \"tosa.const\"() <{values = dense<3> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %d = \"tosa.const\"() <{values = dense<7> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %0 = tosa.bitwise_and %arg0, %arg1 : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %1 = tosa.bitwise_or %arg0, %arg1 : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %2 = tosa.bitwise_xor %arg0, %arg1 : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %3 = tosa.bitwise_not %arg0 : (tensor<64xi32>) -> tensor<64xi32>
+  %4 = tosa.logical_left_shift %arg0, %s : (tensor<64xi32>, tensor<1xi32>) -> tensor<64xi32>
+  %5 = tosa.logical_right_shift %arg0, %s : (tensor<64xi32>, tensor<1xi32>) -> tensor<64xi32>
+  %6 = tosa.arithmetic_right_shift %arg0, %s {round = true} : (tensor<64xi32>, tensor<1xi32>) -> tensor<64xi32>
+  %7 = tosa.intdiv %arg0, %d : (tensor<64xi32>, tensor<1xi32>) -> tensor<64xi32>
+  %8 = tosa.clz %arg0 : (tensor<64xi32>) -> tensor<64xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+}
+";
 
 /// fp16 tensors: elementwise, a sigmoid, a transpose, a reduction and a matmul, each computed
 /// in fp32 and stored rounded to fp16.

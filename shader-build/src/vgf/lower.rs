@@ -62,6 +62,15 @@ fn broadcast_index(in_shape: &[i64], out_shape: &[i64]) -> String {
     sum(terms)
 }
 
+/// A boolean attribute: MLIR's `true`, or the SPIR-V graph's constant 1.
+fn flag(op: &Op, name: &str) -> bool {
+    match op.attrs.get(name) {
+        Some(Attr::Bool(b)) => *b,
+        Some(Attr::Number(n)) => *n != 0.0,
+        _ => false,
+    }
+}
+
 fn float_attr(op: &Op, name: &str) -> Result<f64, LowerError> {
     match op.attrs.get(name) {
         Some(Attr::Number(n)) => Ok(*n),
@@ -563,6 +572,33 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
             );
             (vec![0], "value(i)".into(), helper)
         }
+        // i32 bit operations (TOSA: shift amounts 0-31, intdiv truncates toward zero)
+        "bitwise_and" => binary(&|a, b| format!("{a} & {b}"))?,
+        "bitwise_or" => binary(&|a, b| format!("{a} | {b}"))?,
+        "bitwise_xor" => binary(&|a, b| format!("{a} ^ {b}"))?,
+        "bitwise_not" => unary("~(X)"),
+        "logical_left_shift" => binary(&|a, b| format!("int(uint({a}) << uint({b} & 31))"))?,
+        "logical_right_shift" => binary(&|a, b| format!("int(uint({a}) >> uint({b} & 31))"))?,
+        "arithmetic_right_shift" => {
+            let round = flag(op, "round");
+            binary(&|a, b| {
+                let shifted = format!("({a} >> ({b} & 31))");
+                if round {
+                    format!("{shifted} + (({b} & 31) > 0 ? (({a} >> (({b} & 31) - 1)) & 1) : 0)")
+                } else {
+                    shifted
+                }
+            })?
+        }
+        "intdiv" => binary(&|a, b| format!("({b} == 0 ? 0 : {a} / {b})"))?,
+        // a loop, not findMSB: naga types findMSB(uint) as uint where glslang's SPIR-V has int
+        "clz" => (
+            vec![0],
+            "clz_(uint(a0[i]))".into(),
+            "int clz_(uint x) { int n = 0; for (int b = 31; b >= 0; b--) { \
+             if ((x >> uint(b)) != 0u) break; n++; } return n; }\n"
+                .into(),
+        ),
         "equal" => binary(&|a, b| format!("{a} == {b}"))?,
         "greater" => binary(&|a, b| format!("{a} > {b}"))?,
         "greater_equal" => binary(&|a, b| format!("{a} >= {b}"))?,
@@ -712,7 +748,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                     .copied()
                     .unwrap_or(0),
             );
-            let per_channel = matches!(op.attrs.get("per_channel"), Some(Attr::Bool(true)));
+            let per_channel = flag(op, "per_channel");
             let want = if per_channel { channels } else { 1 };
             if multiplier.len() != want || shift.len() != want {
                 return Err(unsupported(
@@ -733,9 +769,8 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                 ));
             }
             let double = super::tosa::rounding_mode(op.attrs.get("rounding_mode")) == Some(3);
-            let flag = |name: &str| matches!(op.attrs.get(name), Some(Attr::Bool(true)));
             let input = match graph.values[op.operands[0]].ty.elem {
-                Elem::I8 if flag("input_unsigned") => "int(byte_(0, i))".to_string(),
+                Elem::I8 if flag(op, "input_unsigned") => "int(byte_(0, i))".to_string(),
                 Elem::I8 => "(int(byte_(0, i) << 24u) >> 24)".to_string(),
                 _ => "a0[i]".to_string(),
             };
@@ -745,7 +780,7 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            let (lo, hi) = match (out.elem, flag("output_unsigned")) {
+            let (lo, hi) = match (out.elem, flag(op, "output_unsigned")) {
                 (Elem::I8, true) => (0i64, 255i64),
                 (Elem::I8, false) => (-128, 127),
                 _ => (i64::from(i32::MIN), i64::from(i32::MAX)),
@@ -983,8 +1018,19 @@ fn finish(
     let ints = |k: usize| elems[..k].iter().all(|&e| e == Elem::I32);
     let typed_ok = match op.kind() {
         "cast" => true,
-        "add" | "sub" | "maximum" | "minimum" | "mul" => ints(3),
-        "abs" | "negate" | "clamp" => ints(2),
+        "add"
+        | "sub"
+        | "maximum"
+        | "minimum"
+        | "mul"
+        | "bitwise_and"
+        | "bitwise_or"
+        | "bitwise_xor"
+        | "logical_left_shift"
+        | "logical_right_shift"
+        | "arithmetic_right_shift"
+        | "intdiv" => ints(3),
+        "abs" | "negate" | "clamp" | "bitwise_not" | "clz" => ints(2),
         "rescale" => {
             matches!(elems[0], Elem::I8 | Elem::I32) && matches!(elems[1], Elem::I8 | Elem::I32)
         }

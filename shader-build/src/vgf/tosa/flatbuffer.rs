@@ -78,6 +78,7 @@ table!(TransposeAttribute { 0 "perms": ForwardsUOffset<Vector<'_, i32>> });
 // concat, reverse, argmax and the reductions: the axis first
 table!(AxisAttribute { 0 "axis": i32 });
 table!(ResizeAttribute { 0 "mode": u32 });
+table!(ArithmeticRightShiftAttribute { 0 "round": u8 });
 // booleans as the bytes they are stored as
 table!(RescaleAttribute {
     0 "scale32": u8,
@@ -103,6 +104,7 @@ enum AttrKind {
     Axis,
     Resize,
     Rescale,
+    Round,
     Custom,
     Unread,
 }
@@ -123,6 +125,7 @@ fn attr_kind(op: u32) -> AttrKind {
         (_, "concat" | "reverse" | "argmax") => AttrKind::Axis,
         (_, "resize") => AttrKind::Resize,
         (_, "rescale") => AttrKind::Rescale,
+        (_, "arithmetic_right_shift") => AttrKind::Round,
         (_, name) if name.starts_with("reduce_") => AttrKind::Axis,
         _ => AttrKind::Unread,
     }
@@ -170,6 +173,11 @@ impl Verifiable for TosaOperator<'_> {
                     AttrKind::Rescale => {
                         v.verify_union_variant::<ForwardsUOffset<RescaleAttribute>>("rescale", pos)
                     }
+                    AttrKind::Round => v
+                        .verify_union_variant::<ForwardsUOffset<ArithmeticRightShiftAttribute>>(
+                            "arithmetic_right_shift",
+                            pos,
+                        ),
                     AttrKind::Custom => {
                         v.verify_union_variant::<ForwardsUOffset<CustomAttribute>>("custom", pos)
                     }
@@ -456,6 +464,11 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
             AttrKind::Resize => {
                 if let Some(a) = op.attribute::<ResizeAttribute>(AttrKind::Resize) {
                     attrs.insert("mode".into(), Attr::Number(f64::from(a.u32_at(0, 0))));
+                }
+            }
+            AttrKind::Round => {
+                if let Some(a) = op.attribute::<ArithmeticRightShiftAttribute>(AttrKind::Round) {
+                    attrs.insert("round".into(), Attr::Bool(a.u8_at(0) != 0));
                 }
             }
             AttrKind::Rescale => {
