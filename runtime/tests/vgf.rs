@@ -970,7 +970,10 @@ def reference(i):
                     m = (((1 << 30) + 1) << k) // len(vals)
                     avg[0, yy, xx, ch] = min(max(apply_scale(sum(vals), m, 30 + k, False) - 3, -128), 127)
         mx = max_pool(x, (2, 2), (2, 2), (0, 0, 0, 0))
-        return [conv.astype(np.int32), dwo.astype(np.int32), mm.astype(np.int32), avg.astype(np.int8), mx.astype(np.int8)]
+        tw = pat(32, 5, 7, (2, 2, 2, 4))
+        tc = transpose_conv(x - 2, tw + 1, np.array([5, -5]), (0, 0, 0, 0), (2, 2))
+        return [conv.astype(np.int32), dwo.astype(np.int32), mm.astype(np.int32), avg.astype(np.int8),
+                mx.astype(np.int8), tc.astype(np.int32)]
     if model == 'int8_ops':
         scale = apply_scale
         x = [int(v) for v in i[0]]
@@ -1184,8 +1187,8 @@ fn nested(values: &[i64], shape: &[usize]) -> String {
     }
 }
 
-/// The int8 operations of a quantized network: conv2d, depthwise_conv2d and matmul to i32 with
-/// input and weight zero points, avg_pool2d (zero points, TOSA's reciprocal scale) and
+/// The int8 operations of a quantized network: conv2d, depthwise_conv2d, transpose_conv2d and
+/// matmul to i32 with input and weight zero points, avg_pool2d (zero points, TOSA's reciprocal scale) and
 /// max_pool2d to int8. Weights follow small patterns numpy recomputes.
 fn int8_conv() -> String {
     let pattern = |n: usize, mul: i64, modulo: i64| -> Vec<i64> {
@@ -1196,8 +1199,9 @@ fn int8_conv() -> String {
     let w = nested(&pattern(4 * 3 * 3 * 4, 37, 11), &[4, 3, 3, 4]);
     let dw = nested(&pattern(3 * 3 * 4 * 2, 29, 13), &[3, 3, 4, 2]);
     let mb = nested(&pattern(6 * 4, 7, 9), &[1, 6, 4]);
+    let tw = nested(&pattern(2 * 2 * 2 * 4, 5, 7), &[2, 2, 2, 4]);
     format!(
-        "func.func @main(%arg0: tensor<1x6x6x4xi8>, %arg1: tensor<1x4x6xi8>) -> (tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>) {{
+        "func.func @main(%arg0: tensor<1x6x6x4xi8>, %arg1: tensor<1x4x6xi8>) -> (tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>, tensor<1x12x12x2xi32>) {{
   %w = \"tosa.const\"() <{{values = dense<{w}> : tensor<4x3x3x4xi8>}}> : () -> tensor<4x3x3x4xi8>
   %b = \"tosa.const\"() <{{values = dense<[10, -20, 30, 0]> : tensor<4xi32>}}> : () -> tensor<4xi32>
   %izp = \"tosa.const\"() <{{values = dense<2> : tensor<1xi8>}}> : () -> tensor<1xi8>
@@ -1214,7 +1218,10 @@ fn int8_conv() -> String {
   %pozp = \"tosa.const\"() <{{values = dense<-3> : tensor<1xi8>}}> : () -> tensor<1xi8>
   %3 = tosa.avg_pool2d %arg0, %pizp, %pozp {{acc_type = i32, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>}} : (tensor<1x6x6x4xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x6x6x4xi8>
   %4 = tosa.max_pool2d %arg0 {{kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}} : (tensor<1x6x6x4xi8>) -> tensor<1x3x3x4xi8>
-  return %0, %1, %2, %3, %4 : tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>
+  %tw = \"tosa.const\"() <{{values = dense<{tw}> : tensor<2x2x2x4xi8>}}> : () -> tensor<2x2x2x4xi8>
+  %tb = \"tosa.const\"() <{{values = dense<[5, -5]> : tensor<2xi32>}}> : () -> tensor<2xi32>
+  %5 = tosa.transpose_conv2d %arg0, %tw, %tb, %izp, %wzp {{acc_type = i32, out_pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>}} : (tensor<1x6x6x4xi8>, tensor<2x2x2x4xi8>, tensor<2xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x12x12x2xi32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x6x6x4xi32>, tensor<1x3x3x8xi32>, tensor<1x4x4xi32>, tensor<1x6x6x4xi8>, tensor<1x3x3x4xi8>, tensor<1x12x12x2xi32>
 }}
 "
     )

@@ -1034,7 +1034,9 @@ fn finish(
         "rescale" => {
             matches!(elems[0], Elem::I8 | Elem::I32) && matches!(elems[1], Elem::I8 | Elem::I32)
         }
-        "conv2d" | "depthwise_conv2d" => elems == [Elem::I8, Elem::I8, Elem::I32, Elem::I32],
+        "conv2d" | "depthwise_conv2d" | "transpose_conv2d" => {
+            elems == [Elem::I8, Elem::I8, Elem::I32, Elem::I32]
+        }
         "matmul" => elems == [Elem::I8, Elem::I8, Elem::I32],
         "avg_pool2d" | "max_pool2d" => elems == [Elem::I8, Elem::I8],
         "equal" | "greater" | "greater_equal" => elems == [Elem::F32, Elem::F32, Elem::Bool],
@@ -1231,7 +1233,7 @@ fn generated(operands: &[usize], elems: &[Elem], expr: &str, helper: &str, n: u3
 /// matmul: A and B operands 2 and 3), `None` where the op is not one on int8 inputs.
 fn int8_product_zero_points(graph: &Graph, op: &Op) -> Result<Option<[i64; 2]>, LowerError> {
     let first = match op.kind() {
-        "conv2d" | "depthwise_conv2d" => 3,
+        "conv2d" | "depthwise_conv2d" | "transpose_conv2d" => 3,
         "matmul" => 2,
         _ => return Ok(None),
     };
