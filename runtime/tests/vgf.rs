@@ -939,6 +939,12 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'casts':
+        x = np.float32(i[0] * 300)
+        i8 = np.clip(np.rint(x), -128, 127).astype(np.int8)
+        i32 = np.rint(x).astype(np.int64)
+        return [i8, ((i32 + 128) % 256 - 128).astype(np.int8), i8.astype(np.float64),
+                (i32 != 0).astype(np.int32), i[0].astype(np.float16), i[0].astype(np.float16).astype(np.float64)]
     if model == 'int_ops':
         x, y = i[0].astype(np.int64), i[1].astype(np.int64)
         i32 = lambda v: (np.asarray(v, np.int64) & 0xffffffff).astype(np.uint32).view(np.int32)
@@ -1125,8 +1131,27 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("int8_conv", int8_conv()),
         ("fp16_ops", FP16_OPS.to_string()),
         ("int_ops", INT_OPS.to_string()),
+        ("casts", CASTS.to_string()),
     ]
 }
+
+/// Casts between f32, fp16, i32, int8 and booleans: rounding ties to even, saturating from
+/// floats, narrowing integers to their low bits.
+const CASTS: &str = "func.func @main(%arg0: tensor<64xf32>) -> (tensor<64xi8>, tensor<64xi8>, tensor<64xf32>, tensor<64xi32>, tensor<64xf16>, tensor<64xf32>) {
+  %k = \"tosa.const\"() <{values = dense<300.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %shift = \"tosa.const\"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %x = tosa.mul %arg0, %k, %shift : (tensor<64xf32>, tensor<1xf32>, tensor<1xi8>) -> tensor<64xf32>
+  %0 = tosa.cast %x : (tensor<64xf32>) -> tensor<64xi8>
+  %i = tosa.cast %x : (tensor<64xf32>) -> tensor<64xi32>
+  %1 = tosa.cast %i : (tensor<64xi32>) -> tensor<64xi8>
+  %2 = tosa.cast %0 : (tensor<64xi8>) -> tensor<64xf32>
+  %b = tosa.cast %i : (tensor<64xi32>) -> tensor<64xi1>
+  %3 = tosa.cast %b : (tensor<64xi1>) -> tensor<64xi32>
+  %4 = tosa.cast %arg0 : (tensor<64xf32>) -> tensor<64xf16>
+  %5 = tosa.cast %4 : (tensor<64xf16>) -> tensor<64xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<64xi8>, tensor<64xi8>, tensor<64xf32>, tensor<64xi32>, tensor<64xf16>, tensor<64xf32>
+}
+";
 
 /// i32 bit operations: and/or/xor/not, the three shifts (the arithmetic one rounded), intdiv and
 /// clz.

@@ -487,18 +487,33 @@ pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
         "identity" | "reshape" => unary("X"),
         "cast" => {
             let from = graph.values[op.operands[0]].ty.elem;
-            match (from, out.elem) {
-                // TOSA: floating point to integer rounds to the nearest, ties to even
-                (Elem::F32, Elem::I32) => unary("int(roundEven(X))"),
-                (Elem::I32, Elem::F32) => unary("float(X)"),
-                (a, b) if a == b => unary("X"),
-                _ => {
-                    return Err(unsupported(
-                        op,
-                        "only casts between f32 and i32 are lowered",
-                    ));
-                }
-            }
+            let float = |e: Elem| matches!(e, Elem::F32 | Elem::F16);
+            // the value read: int8 sign-extended from its byte, a boolean from its byte,
+            // fp16 widened (by `finish`'s loader), f32 and i32 as stored
+            let x = match from {
+                Elem::I8 => "(int(byte_(0, i) << 24u) >> 24)".to_string(),
+                Elem::Bool => byte(0, "i"),
+                Elem::F32 | Elem::F16 | Elem::I32 => "a0[i]".to_string(),
+                _ => return Err(unsupported(op, "casts from int16 or int64 are not lowered")),
+            };
+            let expr = match (from, out.elem) {
+                (Elem::Bool, Elem::Bool) => x,
+                (Elem::Bool, Elem::I8 | Elem::I32) => format!("({x} ? 1 : 0)"),
+                (Elem::Bool, Elem::F32 | Elem::F16) => format!("({x} ? 1.0 : 0.0)"),
+                (f, Elem::Bool) if float(f) => format!("({x} != 0.0)"),
+                (_, Elem::Bool) => format!("({x} != 0)"),
+                // TOSA: floating point to integer rounds to the nearest, ties to even, and
+                // saturates
+                (f, Elem::I8) if float(f) => format!("clamp(int(roundEven({x})), -128, 127)"),
+                (f, Elem::I32) if float(f) => format!("int(roundEven({x}))"),
+                // integers narrow to their low bits, widen with their sign
+                (_, Elem::I8) => format!("((({x}) << 24) >> 24)"),
+                (_, Elem::I32) => x,
+                (f, Elem::F32 | Elem::F16) if float(f) => x,
+                (_, Elem::F32 | Elem::F16) => format!("float({x})"),
+                _ => return Err(unsupported(op, "casts to int16 or int64 are not lowered")),
+            };
+            (vec![0], expr, String::new())
         }
         "resize" => {
             let ins = ty(0)?;
@@ -993,7 +1008,7 @@ fn finish(
         .collect();
     // fp16 tensors: the op as on f32 (loads widen, the store rounds), every float binding fp16
     let halves = elems.contains(&Elem::F16);
-    if halves && elems.contains(&Elem::F32) {
+    if halves && elems.contains(&Elem::F32) && op.kind() != "cast" {
         return Err(unsupported(op, "fp16 and f32 tensors mixed in one op"));
     }
     let (expr, helper, typed) = if halves {
