@@ -1504,16 +1504,89 @@ fn fill_scenario(
     assert!(!text.contains("TEMPLATE_PATH"), "unfilled template: {text}");
 }
 
+/// Arm's tools for running models: its converter, the oracle virtualenv's Python (numpy, the
+/// emulation layer), its scenario runner and `vgf_dump`.
+struct ArmTools {
+    converter: PathBuf,
+    python: PathBuf,
+    runner: PathBuf,
+    dump: PathBuf,
+}
+
+/// [`ArmTools`], or `None` where `FPSHADER_SKIP_ARM` is set.
+fn arm_tools() -> Option<ArmTools> {
+    Some(ArmTools {
+        converter: arm_tool("model-converter")?,
+        python: arm_tool("python")?,
+        runner: arm_tool("scenario_runner")?,
+        dump: arm_tool("vgf_dump")?,
+    })
+}
+
+/// Arm's converter's `arm.vgf` of `dir/m.mlir`, and `arm.json`: vgf_dump's scenario template
+/// for it, filled for the run `arms-arm-runner`.
+fn arm_file_and_scenario(
+    converter: &std::path::Path,
+    dump: &std::path::Path,
+    dir: &std::path::Path,
+) {
+    run_ok(
+        Command::new(converter)
+            .arg("-i")
+            .arg(dir.join("m.mlir"))
+            .arg("-o")
+            .arg(dir.join("arm.vgf")),
+        "model-converter",
+    );
+    run_ok(
+        Command::new(dump).current_dir(dir).args([
+            "-i",
+            "arm.vgf",
+            "-o",
+            "template.json",
+            "--scenario-template",
+        ]),
+        "vgf_dump --scenario-template",
+    );
+    let mut scenario: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("template.json")).unwrap()).unwrap();
+    fill_scenario(&mut scenario, "arms-arm-runner", dump, dir, "arm.vgf");
+    std::fs::write(dir.join("arm.json"), scenario.to_string()).unwrap();
+}
+
+/// `model` written as `dir/{file}.vgf` with our scenario `{file}.json` for the run
+/// `{run}-arm-runner`.
+fn our_file_and_scenario(
+    model: &vgf::Vgf,
+    dump: &std::path::Path,
+    dir: &std::path::Path,
+    file: &str,
+    run: &str,
+) {
+    let vgf_name = format!("{file}.vgf");
+    std::fs::write(dir.join(&vgf_name), vgf::write(model)).unwrap();
+    let mut scenario = vgf::scenario::scenario(model, &vgf_name);
+    fill_scenario(
+        &mut scenario,
+        &format!("{run}-arm-runner"),
+        dump,
+        dir,
+        &vgf_name,
+    );
+    std::fs::write(dir.join(format!("{file}.json")), scenario.to_string()).unwrap();
+}
+
 #[test]
 fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
-    let Some(converter) = arm_tool("model-converter") else {
+    let Some(ArmTools {
+        converter,
+        python,
+        runner,
+        dump,
+    }) = arm_tools()
+    else {
         return;
     };
-    let python = arm_tool("python").unwrap();
-    let (runner, dump) = (
-        arm_tool("scenario_runner").unwrap(),
-        arm_tool("vgf_dump").unwrap(),
-    );
     let contexts = common::gpu_contexts();
     let mut models = ml_models();
     models.extend(shader_models());
@@ -1534,24 +1607,10 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             "prepare",
             &[serde_json::to_string(&shapes).unwrap()],
         );
-        // ours: compute-only, with our scenario file
+        // ours: compute-only, and with graph segments, each with our scenario file
         let ours = compute_only(&graph);
-        std::fs::write(dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
-        let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
-        fill_scenario(&mut scenario, "ours-arm-runner", &dump, &dir, "ours.vgf");
-        std::fs::write(dir.join("ours.json"), scenario.to_string()).unwrap();
-        // ours with graph segments
-        let graphs = with_graphs(&graph);
-        std::fs::write(dir.join("graphs.vgf"), vgf::write(&graphs)).unwrap();
-        let mut scenario = vgf::scenario::scenario(&graphs, "graphs.vgf");
-        fill_scenario(
-            &mut scenario,
-            "graphs-arm-runner",
-            &dump,
-            &dir,
-            "graphs.vgf",
-        );
-        std::fs::write(dir.join("graphs.json"), scenario.to_string()).unwrap();
+        our_file_and_scenario(&ours, &dump, &dir, "ours", "ours");
+        our_file_and_scenario(&with_graphs(&graph), &dump, &dir, "graphs", "graphs");
         // the `.tosa` twin converts to the same file
         let converter_tosa = to_tosa(&converter, &dir.join("m.mlir"));
         let twin = tosa::flatbuffer::parse("m.tosa", &converter_tosa).unwrap();
@@ -1560,28 +1619,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             "{name}: the .tosa twin converts differently"
         );
         // Arm's: graph segments, with vgf_dump's scenario template
-        run_ok(
-            Command::new(&converter)
-                .arg("-i")
-                .arg(dir.join("m.mlir"))
-                .arg("-o")
-                .arg(dir.join("arm.vgf")),
-            "model-converter",
-        );
-        run_ok(
-            Command::new(&dump).current_dir(&dir).args([
-                "-i",
-                "arm.vgf",
-                "-o",
-                "template.json",
-                "--scenario-template",
-            ]),
-            "vgf_dump --scenario-template",
-        );
-        let mut scenario: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.join("template.json")).unwrap()).unwrap();
-        fill_scenario(&mut scenario, "arms-arm-runner", &dump, &dir, "arm.vgf");
-        std::fs::write(dir.join("arm.json"), scenario.to_string()).unwrap();
+        arm_file_and_scenario(&converter, &dump, &dir);
         // Arm's converter keeps HLSL as source, which Arm's runner compiles only on Windows
         // ("HLSL shaders are not supported on this platform") and fpshader only ahead of time
         let arm_runs = name != "hlsl";
@@ -1727,14 +1765,15 @@ fn arm_glslc(python: &std::path::Path) -> PathBuf {
 #[test]
 fn tensor_descriptor_shaders_match_arms_converter() {
     use base64::Engine as _;
-    let Some(converter) = arm_tool("model-converter") else {
+    let Some(ArmTools {
+        converter,
+        python,
+        runner,
+        dump,
+    }) = arm_tools()
+    else {
         return;
     };
-    let python = arm_tool("python").unwrap();
-    let (runner, dump) = (
-        arm_tool("scenario_runner").unwrap(),
-        arm_tool("vgf_dump").unwrap(),
-    );
     let dir = common::scratch();
     // each shader compiled by Arm's glslc, its rewrite valid, and its custom op's attributes
     let compile = |name: &str, glsl: &str, shape: Vec<i64>, count: Option<[u32; 3]>| {
@@ -1834,16 +1873,9 @@ fn tensor_descriptor_shaders_match_arms_converter() {
         let model_dir = dir.join(name);
         std::fs::create_dir_all(&model_dir).unwrap();
         std::fs::write(model_dir.join("m.mlir"), &mlir).unwrap();
-        run_ok(
-            Command::new(&converter)
-                .arg("-i")
-                .arg(model_dir.join("m.mlir"))
-                .arg("-o")
-                .arg(model_dir.join("arm.vgf")),
-            "model-converter",
-        );
+        arm_file_and_scenario(&converter, &dump, &model_dir);
         let ours = with_graphs(&graph);
-        std::fs::write(model_dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
+        our_file_and_scenario(&ours, &dump, &model_dir, "ours", "ours");
         let arms = vgf_dump(&model_dir.join("arm.vgf")).unwrap();
         assert_eq!(
             structure(&vgf::dump::dump(&ours), true),
@@ -1862,36 +1894,6 @@ fn tensor_descriptor_shaders_match_arms_converter() {
             &[serde_json::to_string(&shapes).unwrap()],
         );
         let layers = emulation_layer_env(&python, &model_dir);
-        let mut scenario = vgf::scenario::scenario(&ours, "ours.vgf");
-        fill_scenario(
-            &mut scenario,
-            "ours-arm-runner",
-            &dump,
-            &model_dir,
-            "ours.vgf",
-        );
-        std::fs::write(model_dir.join("ours.json"), scenario.to_string()).unwrap();
-        run_ok(
-            Command::new(&dump).current_dir(&model_dir).args([
-                "-i",
-                "arm.vgf",
-                "-o",
-                "template.json",
-                "--scenario-template",
-            ]),
-            "vgf_dump --scenario-template",
-        );
-        let mut scenario: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(model_dir.join("template.json")).unwrap())
-                .unwrap();
-        fill_scenario(
-            &mut scenario,
-            "arms-arm-runner",
-            &dump,
-            &model_dir,
-            "arm.vgf",
-        );
-        std::fs::write(model_dir.join("arm.json"), scenario.to_string()).unwrap();
         for file in ["ours.json", "arm.json"] {
             run_ok(
                 Command::new(&runner)
