@@ -61,23 +61,22 @@ fn custom(res: &str, operands: &[&str], name: &str, code: Option<&str>) -> Strin
 }
 
 fn func(args: usize, body: &str, ret: &str) -> String {
-    let params: Vec<String> = (0..args)
-        .map(|i| format!("%arg{i}: tensor<64xf32>"))
-        .collect();
-    format!(
-        "func.func @main({}) -> tensor<64xf32> {{\n{body}  return {ret} : tensor<64xf32>\n}}\n",
-        params.join(", ")
-    )
+    func_returning(args, body, &[ret])
 }
 
-/// [`func`] returning several values.
+/// [`func`] returning several values (one without parentheses).
 fn func_returning(args: usize, body: &str, rets: &[&str]) -> String {
     let params: Vec<String> = (0..args)
         .map(|i| format!("%arg{i}: tensor<64xf32>"))
         .collect();
     let types = vec!["tensor<64xf32>"; rets.len()].join(", ");
+    let result = if rets.len() == 1 {
+        types.clone()
+    } else {
+        format!("({types})")
+    };
     format!(
-        "func.func @main({}) -> ({types}) {{\n{body}  return {} : {types}\n}}\n",
+        "func.func @main({}) -> {result} {{\n{body}  return {} : {types}\n}}\n",
         params.join(", "),
         rets.join(", ")
     )

@@ -27,6 +27,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::gemm_rule::{Broadcast, matrix_of};
 use crate::layer::gpu_gemm::{self, Descales, Form, Operand, Pipelines, Sizes};
 use crate::layer::groups::{GroupOp, GroupPipeline, Groups};
 use crate::layer::int8;
@@ -36,87 +37,6 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat, Strided};
-
-/// How C spreads over the output (ncnn's `broadcast_type_C`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Broadcast {
-    /// One value.
-    Scalar,
-    /// One value per row of `M×N` (types 1 and 2).
-    Rows,
-    /// The whole `M×N` (type 3).
-    Full,
-    /// One value per column (type 4).
-    Columns,
-}
-
-impl Broadcast {
-    fn from_type(t: i32) -> Option<Broadcast> {
-        match t {
-            0 => Some(Broadcast::Scalar),
-            1 | 2 => Some(Broadcast::Rows),
-            3 => Some(Broadcast::Full),
-            4 => Some(Broadcast::Columns),
-            _ => None,
-        }
-    }
-
-    /// The shader's broadcast type (`gemm.comp`'s `c_type`).
-    fn shader_type(self) -> i32 {
-        match self {
-            Broadcast::Scalar => 0,
-            Broadcast::Rows => 1,
-            Broadcast::Full => 3,
-            Broadcast::Columns => 4,
-        }
-    }
-
-    /// How many values C holds with this broadcast over an `M×N` output.
-    fn len(self, m: usize, n: usize) -> usize {
-        match self {
-            Broadcast::Scalar => 1,
-            Broadcast::Rows => m,
-            Broadcast::Columns => n,
-            Broadcast::Full => m * n,
-        }
-    }
-
-    /// The type of an input C of `dims` and `[w, h]` against an `M×N` output, as ncnn infers it
-    /// (later matches win, so a 1-D C of `M == N` values is per column).
-    fn infer(dims: u8, [w, h]: [usize; 2], m: usize, n: usize) -> Option<Broadcast> {
-        let mut t = None;
-        if dims == 1 && w == 1 {
-            t = Some(Broadcast::Scalar);
-        }
-        if dims == 1 && w == m {
-            t = Some(Broadcast::Rows);
-        }
-        if dims == 1 && w == n {
-            t = Some(Broadcast::Columns);
-        }
-        if dims == 2 && w == 1 && h == m {
-            t = Some(Broadcast::Rows);
-        }
-        if dims == 2 && w == n && h == m {
-            t = Some(Broadcast::Full);
-        }
-        if dims == 2 && w == n && h == 1 {
-            t = Some(Broadcast::Columns);
-        }
-        t
-    }
-}
-
-/// A blob's rows and columns as a matrix operand: 1-D one row, 2-D its rows, 3-D of height 1
-/// its channels (pnnx's `N×1×M`); `None` for other shapes.
-fn matrix_of((dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<(usize, usize)> {
-    match dims {
-        1 => Some((1, w)),
-        2 => Some((h, w)),
-        3 if h == 1 => Some((c, w)),
-        _ => None,
-    }
-}
 
 /// A constant operand of the model: its values row after row, as stored (int8: its levels).
 #[derive(Clone)]
@@ -256,12 +176,12 @@ impl Gemm {
         // int8: the inputs' levels, and both operands' descales
         let descales = self.int8.then(|| {
             let (a, b) = self.input_slots();
-            let da = match (a, &self.a) {
+            let da: Cow<'_, [f32]> = match (a, &self.a) {
                 (Some(i), _) => {
                     let (rs, cs) = self.a_strides(m, k);
-                    int8::per_row(inputs[i].to_mut(), m, k, rs, cs)
+                    Cow::Owned(int8::per_row(inputs[i].to_mut(), m, k, rs, cs))
                 }
-                (None, held) => held.as_ref().map_or(Vec::new(), |h| h.descale.clone()),
+                (None, held) => Cow::Borrowed(held.as_ref().map_or(&[][..], |h| &h.descale[..])),
             };
             let db = match (b, &self.b) {
                 (Some(i), _) => int8::per_tensor(inputs[i].to_mut()),

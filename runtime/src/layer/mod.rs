@@ -21,6 +21,7 @@ pub mod expression;
 pub mod flat;
 pub mod fused_activation;
 pub mod gather;
+pub(crate) mod gemm_rule;
 pub(crate) mod gpu_gemm;
 pub(crate) mod grain;
 pub mod groups;
