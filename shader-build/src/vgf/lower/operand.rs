@@ -3,13 +3,9 @@
 use super::tosa::{Attr, Graph, Op};
 use super::{LowerError, unsupported};
 
-/// A boolean attribute: MLIR's `true`, or the SPIR-V graph's constant 1.
+/// A boolean attribute (absent: false).
 pub(super) fn flag(op: &Op, name: &str) -> bool {
-    match op.attrs.get(name) {
-        Some(Attr::Bool(b)) => *b,
-        Some(Attr::Number(n)) => *n != 0.0,
-        _ => false,
-    }
+    matches!(op.attrs.get(name), Some(Attr::Bool(true)))
 }
 
 pub(super) fn float_attr(op: &Op, name: &str) -> Result<f64, LowerError> {

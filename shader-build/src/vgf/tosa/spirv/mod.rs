@@ -296,11 +296,15 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                     let Some(values) = m.values(id, 0) else {
                         return r.error(format!("`{kind}` attribute `{name}` is not a constant"));
                     };
-                    let scalar = matches!(m.constants.get(&id), Some((_, Constant::Scalar(_))));
-                    let attr = if scalar {
-                        Attr::Number(values[0])
-                    } else {
-                        Attr::Numbers(values)
+                    let attr = match m.constants.get(&id) {
+                        // booleans as MLIR and the flatbuffer give them
+                        Some((ty, Constant::Scalar(_)))
+                            if matches!(m.types.get(ty), Some(Ty::Bool)) =>
+                        {
+                            Attr::Bool(values[0] != 0.0)
+                        }
+                        Some((_, Constant::Scalar(_))) => Attr::Number(values[0]),
+                        _ => Attr::Numbers(values),
                     };
                     attrs.insert(name.to_string(), attr);
                 }
