@@ -6,10 +6,12 @@
 // A workgroup of 8 subgroups (of 32: the runtime takes this shader only where subgroups are
 // 32 wide), 2 along the rows and 4 along the columns, computes a TM × TN block of out; each
 // subgroup FM × FN 16 × 16 fp32 accumulators (PER 4: 128 × 128 tiles, each subgroup 64 × 32;
-// PER 2: 64 × 64 tiles, 32 × 16, for products too small to fill the device otherwise). Per 32
-// steps of depth every invocation loads its share of both operands, groups of 8 values
-// consecutive in memory (one 16-byte load where the operand's strides and sizes allow, else 8
-// scalar ones), into registers while the previous stage is multiplied, then stages them in
+// PER 2: 64 × 64 tiles, 32 × 16, for products too small to fill the device otherwise); the
+// workgroups take the tiles in bands of 8 tile rows, so the ones running at once share their
+// operands' blocks in L2. Per 64 steps of depth every invocation loads its share of both
+// operands, groups of 8 values consecutive in memory (one 16-byte load where the operand's
+// strides and sizes allow, else 8 scalar ones, a path compiled only where the runtime cannot
+// rule it out), into registers while the previous stage is multiplied, then stages them in
 // shared memory as they lie (a tile's line along the depth or along the lines, rows padded by
 // 16 bytes off the bank period), read back with the matching matrix layout. No branch guards
 // a load (outside the operand a load reads element 0 and its value is replaced), so that all
@@ -25,6 +27,7 @@
 #extension GL_KHR_memory_scope_semantics: require
 #extension GL_KHR_cooperative_matrix: require
 #extension GL_KHR_shader_subgroup_basic: require
+#extension GL_EXT_control_flow_attributes: require
 
 #include "vulkan_activation.comp"
 
@@ -41,18 +44,28 @@ layout (constant_id = 8) const float activation_param_1 = 0;
 // Gemm's int8 product: A and B hold int8 levels (exact in any storage), the sum of their
 // products (exact in fp32) is scaled by A's row descale and B's one before C
 layout (constant_id = 9) const int int8_product = 0;
+// 1: every group of 8 either operand loads is one aligned 16-byte load (the runtime checks the
+// strides, sizes and batch offsets). Only then is the 8-load fallback left out of the
+// shader: its mere presence, behind a branch not taken, tripled the 4096³ product's time.
+layout (constant_id = 10) const int aligned = 0;
 
 // accumulators per subgroup along the rows and the columns, the workgroup's tile
 const int FM = PER;
 const int FN = PER / 2;
 const int TM = 32 * FM;
 const int TN = 64 * FN;
-// groups of 8 values each invocation loads per operand and stage
-const int GROUPS = PER / 2;
+// tile rows per band of the workgroup order
+#define BAND 8
 // steps per stage
-#define DEPTH 32
-// a staged row along the depth: 4 groups and 1 of padding
-#define LDK 5
+// (64: 0.86 against 2.22 ms with 32 for 4096³ on an H100, more loads in flight per barrier)
+#define DEPTH 64
+// groups of 8 values each invocation loads per operand and stage (at most MAX_GROUPS)
+const int GROUPS = DEPTH * PER / 64;
+#define MAX_GROUPS (DEPTH / 16)
+// groups of a line along the depth
+#define ROW_GROUPS (DEPTH / 8)
+// a staged row along the depth: its groups and 1 of padding
+#define LDK (ROW_GROUPS + 1)
 layout (local_size_x = 256) in;
 
 layout (binding = 0) readonly buffer a_blob { uvec4 a_data[]; };
@@ -90,7 +103,7 @@ int batch_at(int z, int step, int ostep)
     return (z / p.inner) * ostep + (z % p.inner) * step;
 }
 
-// 128 lines × LDK, or 32 steps × (128 / 8 + 1)
+// 128 lines × LDK, or DEPTH steps × (128 / 8 + 1)
 shared uvec4 tile_a[128 * LDK];
 shared uvec4 tile_b[128 * LDK];
 // a scratch row: 16 fp32 and 4 of padding
@@ -112,9 +125,9 @@ struct Side
     bool across;
     bool whole;
     // (GROUPS of them used: a struct cannot hold arrays sized by a specialization constant)
-    int line[2];
-    int step[2];
-    int slot[2];
+    int line[MAX_GROUPS];
+    int step[MAX_GROUPS];
+    int slot[MAX_GROUPS];
 };
 
 // The staged row of `tl` lines along the lines: tl / 8 groups and 1 of padding.
@@ -131,8 +144,10 @@ Side side_of(int t, int base, int rs, int line0, int lines, bool across, int tl)
     s.lines = lines;
     s.across = across;
     s.whole = rs % 8 == 0 && s.base % 8 == 0 && (across ? lines % 8 == 0 : p.k % 8 == 0);
-    for (int g = 0; g < GROUPS; g++)
+    [[unroll]] for (int g = 0; g < MAX_GROUPS; g++)
     {
+        if (g >= GROUPS)
+            break;
         const int i = t + g * 256;
         if (across)
         {
@@ -143,9 +158,9 @@ Side side_of(int t, int base, int rs, int line0, int lines, bool across, int tl)
         }
         else
         {
-            s.line[g] = line0 + i / 4;
-            s.step[g] = (i % 4) * 8;
-            s.slot[g] = (i / 4) * LDK + i % 4;
+            s.line[g] = line0 + i / ROW_GROUPS;
+            s.step[g] = (i % ROW_GROUPS) * 8;
+            s.slot[g] = (i / ROW_GROUPS) * LDK + i % ROW_GROUPS;
         }
     }
     return s;
@@ -158,14 +173,14 @@ uvec4 name(Side s, int k0, int g) \
     const int line = s.line[g]; \
     const int k = k0 + s.step[g]; \
     const int at = s.base + (s.across ? k * s.rs + line : line * s.rs + k); \
-    if (s.whole) \
+    if (aligned == 1 || s.whole) \
     { \
         const bool inside = line < s.lines && k < p.k; \
         const uvec4 v = data[inside ? at / 8 : 0]; \
         return inside ? v : uvec4(0); \
     } \
     uint h[8]; \
-    for (int e = 0; e < 8; e++) \
+    [[unroll]] for (int e = 0; e < 8; e++) \
     { \
         const bool inside = s.across ? (line + e < s.lines && k < p.k) : (line < s.lines && k + e < p.k); \
         const int i = inside ? at + e : 0; \
@@ -178,11 +193,52 @@ uvec4 name(Side s, int k0, int g) \
 DEFINE_FETCH(fetch_a, a_data)
 DEFINE_FETCH(fetch_b, b_data)
 
+// Writes accumulator (i, j) of the subgroup whose block starts at (row0, col0) through its
+// scratch, along out's stored rows, with the descales, C, alpha and the activation.
+void write_block(FRAG_C c, int i, int j, int sg, int lane, int row0, int col0, int at0)
+{
+    coopMatStore(c, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    for (int e = lane; e < 256; e += 32)
+    {
+        const int r = out_trans == 1 ? e % 16 : e / 16;
+        const int cl = out_trans == 1 ? e / 16 : e % 16;
+        const int row = row0 + 16 * i + r;
+        const int col = col0 + 16 * j + cl;
+        if (row < p.m && col < p.n)
+        {
+            float v = tile_c[(sg * 16 + r) * LDC + cl];
+            if (int8_product == 1)
+                v *= a_descale_data[row] * b_descale_data[0];
+            if (p.c_type >= 0)
+            {
+                const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;
+                v += beta * float(buffer_ld1(c_data, ci));
+            }
+            v *= alpha;
+            const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
+            buffer_st1(top_data, at0 + at, activation_afp(afp(v), activation_type, activation_param_0, activation_param_1));
+        }
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+}
+
 void main()
 {
     const int t = int(gl_LocalInvocationID.x);
-    const int col0 = int(gl_WorkGroupID.x) * TN;
-    const int row0 = int(gl_WorkGroupID.y) * TM;
+    // tiles in bands of BAND tile rows, column by column within a band: the workgroups
+    // running at once share their operands' blocks in L2
+    const int tiles_x = int(gl_NumWorkGroups.x);
+    const int tiles_y = int(gl_NumWorkGroups.y);
+    const int id = int(gl_WorkGroupID.y) * tiles_x + int(gl_WorkGroupID.x);
+    const int band = id / (BAND * tiles_x);
+    const int band_rows = min(tiles_y - band * BAND, BAND);
+    const int in_band = id % (BAND * tiles_x);
+    const int col0 = (in_band / band_rows) * TN;
+    const int row0 = (band * BAND + in_band % band_rows) * TM;
+
     const int z = int(gl_WorkGroupID.z);
 
     const Side sa = side_of(t, batch_at(z, p.a_cstep, p.a_ostep), p.a_rs, row0, p.m, trans_a == 1, TM);
@@ -193,22 +249,28 @@ void main()
     const int sm = (sg % 2) * 16 * FM;
     const int sn = (sg / 2) * 16 * FN;
 
-    FRAG_C acc[FM * FN];
-    for (int i = 0; i < FM * FN; i++)
+    // arrays of the largest size (PER 4): an array sized by a specialization constant sits in
+    // local memory on NVIDIA's driver, and every multiply-add with it (38 against 640 TFLOP/s)
+    FRAG_C acc[8];
+    [[unroll]] for (int i = 0; i < 8; i++)
         acc[i] = FRAG_C(0.f);
 
-    uvec4 next_a[GROUPS];
-    uvec4 next_b[GROUPS];
-    for (int g = 0; g < GROUPS; g++)
+    uvec4 next_a[MAX_GROUPS];
+    uvec4 next_b[MAX_GROUPS];
+    [[unroll]] for (int g = 0; g < MAX_GROUPS; g++)
     {
+        if (g >= GROUPS)
+            break;
         next_a[g] = fetch_a(sa, 0, g);
         next_b[g] = fetch_b(sb, 0, g);
     }
 
     for (int k0 = 0; k0 < p.k; k0 += DEPTH)
     {
-        for (int g = 0; g < GROUPS; g++)
+        [[unroll]] for (int g = 0; g < MAX_GROUPS; g++)
         {
+            if (g >= GROUPS)
+                break;
             tile_a[sa.slot[g]] = next_a[g];
             tile_b[sb.slot[g]] = next_b[g];
         }
@@ -216,71 +278,62 @@ void main()
 
         if (k0 + DEPTH < p.k)
         {
-            for (int g = 0; g < GROUPS; g++)
+            [[unroll]] for (int g = 0; g < MAX_GROUPS; g++)
             {
+                if (g >= GROUPS)
+                    break;
                 next_a[g] = fetch_a(sa, k0 + DEPTH, g);
                 next_b[g] = fetch_b(sb, k0 + DEPTH, g);
             }
         }
 
-        for (int kh = 0; kh < DEPTH / 16; kh++)
+        [[unroll]] for (int kh = 0; kh < DEPTH / 16; kh++)
         {
-            FRAG_A fa[FM];
-            FRAG_B fb[FN];
+            FRAG_A fa[4];
+            FRAG_B fb[2];
             // a fragment's offset and stride in groups of 8, by how the side was staged
-            for (int i = 0; i < FM; i++)
+            [[unroll]] for (int i = 0; i < 4; i++)
             {
+                if (i >= FM)
+                    break;
                 if (trans_a == 1)
                     coopMatLoad(fa[i], tile_a, kh * 16 * ld_lines(TM) + (sm + 16 * i) / 8, ld_lines(TM), gl_CooperativeMatrixLayoutColumnMajor);
                 else
                     coopMatLoad(fa[i], tile_a, (sm + 16 * i) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutRowMajor);
             }
-            for (int j = 0; j < FN; j++)
+            [[unroll]] for (int j = 0; j < 2; j++)
             {
+                if (j >= FN)
+                    break;
                 if (trans_b == 0)
                     coopMatLoad(fb[j], tile_b, kh * 16 * ld_lines(TN) + (sn + 16 * j) / 8, ld_lines(TN), gl_CooperativeMatrixLayoutRowMajor);
                 else
                     coopMatLoad(fb[j], tile_b, (sn + 16 * j) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutColumnMajor);
             }
-            for (int i = 0; i < FM; i++)
-                for (int j = 0; j < FN; j++)
-                    acc[i * FN + j] = coopMatMulAdd(fa[i], fb[j], acc[i * FN + j]);
+            [[unroll]] for (int i = 0; i < 4; i++)
+                [[unroll]] for (int j = 0; j < 2; j++)
+                    if (i < FM && j < FN)
+                        acc[i * 2 + j] = coopMatMulAdd(fa[i], fb[j], acc[i * 2 + j]);
         }
         barrier();
     }
 
-    // each accumulator through this subgroup's scratch, written along out's stored rows
+    // each accumulator through this subgroup's scratch, named by constant indices: one indexed
+    // at run time here (a loop the driver does not unroll) puts the whole array in local
+    // memory, and every multiply-add above with it (4.4 ms against 0.2 for 4096³ on an H100)
     const int lane = int(gl_SubgroupInvocationID);
-    for (int i = 0; i < FM; i++)
+    const int at0 = batch_at(z, p.out_cstep, p.out_ostep);
+    write_block(acc[0], 0, 0, sg, lane, row0 + sm, col0 + sn, at0);
+    if (FN > 1)
+        write_block(acc[1], 0, 1, sg, lane, row0 + sm, col0 + sn, at0);
+    write_block(acc[2], 1, 0, sg, lane, row0 + sm, col0 + sn, at0);
+    if (FN > 1)
+        write_block(acc[3], 1, 1, sg, lane, row0 + sm, col0 + sn, at0);
+    if (FM > 2)
     {
-        for (int j = 0; j < FN; j++)
-        {
-            coopMatStore(acc[i * FN + j], tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutRowMajor);
-            subgroupMemoryBarrierShared();
-            subgroupBarrier();
-            for (int e = lane; e < 256; e += 32)
-            {
-                const int r = out_trans == 1 ? e % 16 : e / 16;
-                const int c = out_trans == 1 ? e / 16 : e % 16;
-                const int row = row0 + sm + 16 * i + r;
-                const int col = col0 + sn + 16 * j + c;
-                if (row < p.m && col < p.n)
-                {
-                    float v = tile_c[(sg * 16 + r) * LDC + c];
-                    if (int8_product == 1)
-                        v *= a_descale_data[row] * b_descale_data[0];
-                    if (p.c_type >= 0)
-                    {
-                        const int ci = p.c_type == 0 ? 0 : p.c_type == 4 ? col : p.c_type == 3 ? row * p.c_rs + col : row;
-                        v += beta * float(buffer_ld1(c_data, ci));
-                    }
-                    v *= alpha;
-                    const int at = out_trans == 1 ? col * p.out_rs + row : row * p.out_rs + col;
-                    buffer_st1(top_data, batch_at(z, p.out_cstep, p.out_ostep) + at, activation_afp(afp(v), activation_type, activation_param_0, activation_param_1));
-                }
-            }
-            subgroupMemoryBarrierShared();
-            subgroupBarrier();
-        }
+        write_block(acc[4], 2, 0, sg, lane, row0 + sm, col0 + sn, at0);
+        write_block(acc[5], 2, 1, sg, lane, row0 + sm, col0 + sn, at0);
+        write_block(acc[6], 3, 0, sg, lane, row0 + sm, col0 + sn, at0);
+        write_block(acc[7], 3, 1, sg, lane, row0 + sm, col0 + sn, at0);
     }
 }

@@ -462,7 +462,8 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
     let gemm = one_layer("Gemm", &["a", "b", "c"], "0=1.3 1=0.7 2=1 3=1 14=1");
     let gemm_nt = one_layer("Gemm", &["a", "b"], "3=1");
     // the shader loads 8 values at once where an operand's rows allow (A of gemm_nt, both its
-    // operands; B of the MatMul, along its rows) and one at a time elsewhere
+    // operands; B of the MatMul, along its rows) and one at a time elsewhere; gemm_nt takes
+    // the pipeline compiled without the one-at-a-time path (both operands aligned)
     let models = [
         (
             matmul,
