@@ -4,7 +4,7 @@
 //! ceiling the GEMM shaders (`gemm_cm`, `convolution_gemm_cm`) are measured against.
 //!
 //! `cargo run --release --example coopmat_peak [-- WORKGROUPS [REPEATS]]` (defaults 4224, 20).
-//! One line per measurement: `coopmat ACC FAxFB local L TFLOPs X`.
+//! One line per measurement: `coopmat KIND ACCUMULATORS local L TFLOPs X`.
 
 use fpshader::meta::ShaderModule;
 use fpshader::specialize::Specialization;
@@ -12,29 +12,38 @@ use fpshader::{ContextOptions, OptionSet, ShaderPath, shader};
 
 macro_rules! peak {
     ($acc:literal, $fa:literal, $fb:literal) => {
-        shader!(
-            "examples/probes/coopmat_peak.comp",
-            define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb)],
-            target_env: "vulkan1.3",
+        (
+            shader!(
+                "examples/probes/coopmat_peak.comp",
+                define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb)],
+                target_env: "vulkan1.3",
+            ),
+            1.0,
         )
     };
     ($acc:literal, $fa:literal, $fb:literal, unroll) => {
-        shader!(
-            "examples/probes/coopmat_peak.comp",
-            define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb), ("UNROLL", "[[unroll]]")],
-            target_env: "vulkan1.3",
+        (
+            shader!(
+                "examples/probes/coopmat_peak.comp",
+                define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb), ("UNROLL", "[[unroll]]")],
+                target_env: "vulkan1.3",
+            ),
+            1.0,
         )
     };
 }
 
 /// Fragments from shared memory every step (`coopmat_shared.comp`): 2 steps of 16 per
-/// iteration, hence the 2× in the rate below.
+/// iteration.
 macro_rules! shared {
     ($elem:literal, $per:literal, $fa:literal, $fb:literal) => {
-        shader!(
-            "examples/probes/coopmat_shared.comp",
-            define: [("ELEM", $elem), ("PER_ELEM", $per), ("FA", $fa), ("FB", $fb)],
-            target_env: "vulkan1.3",
+        (
+            shader!(
+                "examples/probes/coopmat_shared.comp",
+                define: [("ELEM", $elem), ("PER_ELEM", $per), ("FA", $fa), ("FB", $fb)],
+                target_env: "vulkan1.3",
+            ),
+            2.0,
         )
     };
 }
@@ -48,7 +57,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..ContextOptions::default()
     })?;
     println!("device {}", ctx.describe().replace(' ', "_"));
-    let probes: [(&str, u32, &'static ShaderModule); 20] = [
+    // (name, accumulators per subgroup, (shader, multiply-add steps per iteration))
+    let probes: [(&str, u32, (&'static ShaderModule, f64)); 20] = [
         ("shared_uvec4", 8, shared!("uvec4", "8", "4", "2")),
         ("shared_f16vec4", 8, shared!("f16vec4", "4", "4", "2")),
         ("shared_half", 8, shared!("float16_t", "1", "4", "2")),
@@ -72,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     let iters = 2048u32;
     let a = ctx.storage_buffer(16 * 1024);
-    for (acc, frags, module) in probes {
+    for (acc, frags, (module, steps)) in probes {
         for local in [128u32, 256] {
             let spec = Specialization {
                 values: vec![],
@@ -100,7 +110,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     repeats,
                 )?);
             }
-            let steps = if acc.starts_with("shared") { 2.0 } else { 1.0 };
             let flops =
                 steps * subgroups as f64 * f64::from(frags) * f64::from(iters) * 2.0 * 4096.0;
             println!(

@@ -77,8 +77,7 @@ impl Form {
             Engine::Fma => None,
         };
         Ok(Pipelines {
-            wide: tiled(4, false)?,
-            narrow: tiled(2, false)?,
+            any: [tiled(4, false)?, tiled(2, false)?],
             aligned,
             trans_a: self.trans_a,
             trans_b: self.trans_b,
@@ -135,13 +134,13 @@ struct Tiled {
     tile: usize,
 }
 
-/// One form's pipelines: large tiles (FMA 64 × 64, 4 × 4 outputs per invocation; tensor cores
-/// 128 × 128) and ones half as wide for products whose large tiles would leave most of a large
-/// device idle.
+/// One form's pipelines, each pair wide then narrow: large tiles (FMA 64 × 64, 4 × 4 outputs
+/// per invocation; tensor cores 128 × 128) and ones half as wide for products whose large
+/// tiles would leave most of a large device idle.
 pub(crate) struct Pipelines {
-    wide: Tiled,
-    narrow: Tiled,
-    /// `gemm_cm`'s wide and narrow pipelines for operands whose every group of 8 is one aligned
+    /// For any operands.
+    any: [Tiled; 2],
+    /// `gemm_cm`'s pair for operands whose every group of 8 is one aligned
     /// 16-byte load ([`Operand::aligned`]): without its 8-load fallback that shader runs the
     /// 4096³ product in 0.86 ms instead of 2.0 on an H100.
     aligned: Option<[Tiled; 2]>,
@@ -158,7 +157,7 @@ const WIDE_TILES_MIN: usize = 128;
 impl Pipelines {
     /// The variant options its blobs are in.
     pub fn options(&self) -> crate::OptionSet {
-        self.wide.pipeline.options
+        self.any[0].pipeline.options
     }
 }
 
@@ -274,18 +273,14 @@ pub(crate) fn record(
     // C's broadcast (-1: none), then the batch groups
     push.push(c_type as u32);
     push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
-    let big = pipelines.wide.tile;
+    let big = pipelines.any[0].tile;
     let wide = m.div_ceil(big) * n.div_ceil(big) * batches >= WIDE_TILES_MIN;
-    let aligned = pipelines
+    let pair = pipelines
         .aligned
         .as_ref()
-        .filter(|_| a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b));
-    let Tiled { pipeline, tile } = match (aligned, wide) {
-        (Some([wide, _]), true) => wide,
-        (Some([_, narrow]), false) => narrow,
-        (None, true) => &pipelines.wide,
-        (None, false) => &pipelines.narrow,
-    };
+        .filter(|_| a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b))
+        .unwrap_or(&pipelines.any);
+    let Tiled { pipeline, tile } = &pair[usize::from(!wide)];
     let grid = [
         (n.div_ceil(*tile) * 256) as u32,
         m.div_ceil(*tile) as u32,
