@@ -255,7 +255,12 @@ fn gpu(loops: usize, only: &[&str]) -> Res<()> {
     };
     let ctx = Arc::new(Context::new(ContextOptions::default())?);
     println!("device {}", ctx.describe().replace(' ', "_"));
-    let layers = 20;
+    // layers per chain (`FPSHADER_BENCH_LAYERS`, default 20): chains of several lengths tell
+    // a run's fixed cost from each layer's
+    let layers = std::env::var("FPSHADER_BENCH_LAYERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
     // as large as the device binds in one buffer, up to 2^26 values (256 MiB of fp32)
     let bindable = (ctx.limits().max_storage_buffer_binding_size / 4).min(1 << 26) as usize;
     let big = [2048, bindable / (2048 * 16), 1, 16];
@@ -391,8 +396,13 @@ fn gpu(loops: usize, only: &[&str]) -> Res<()> {
             };
             let host = Mat::from_shape_values(shape.0, shape.1, &values(count(shape.0, shape.1)))?;
             let opts = opt.variant_options(ctx.allowed_options());
+            // the input in the layout the chain's layers take, so that no conversion before
+            // the first one counts against them (the normalizations run on pack1 rows)
+            let pack1 = ["layernorm", "rmsnorm", "groupnorm", "instancenorm"].contains(&name);
             let packed = host.to_packing(if weights {
                 4
+            } else if pack1 {
+                1
             } else {
                 if opt.use_shader_pack8 { 8 } else { 4 }
             })?;
@@ -423,6 +433,17 @@ fn gpu(loops: usize, only: &[&str]) -> Res<()> {
                 d.recording.as_secs_f64() * 1e3,
                 d.waiting.as_secs_f64() * 1e3
             );
+            // device time per dispatch (each in a pass of its own while timed): the
+            // shaders' share of the run, the rest being gaps between dispatches and the host
+            if ctx.set_timing(true) {
+                ctx.take_timings();
+                run()?;
+                ctx.set_timing(false);
+                println!(
+                    "gpu_device {name} class {class}{}",
+                    shader_times(&ctx.take_timings())
+                );
+            }
             if name == "relu" {
                 // the same shader on the same mats, ping-ponged through a bare Recorder: what
                 // the net's executor costs at this size
@@ -551,4 +572,27 @@ fn main() -> Res<()> {
         }
         _ => Err("usage: layer_bench cpu [THREADS [LOOPS]] | gpu [LOOPS [CLASS,LAYER,...]]".into()),
     }
+}
+
+/// ` shader S count N mean_us M total_us T` per shader, in order of first use, and the total.
+fn shader_times(times: &[fpshader::DispatchTime]) -> String {
+    let mut per: Vec<(&str, usize, f64)> = Vec::new();
+    for t in times {
+        match per.iter_mut().find(|(s, _, _)| *s == t.shader) {
+            Some((_, n, us)) => {
+                *n += 1;
+                *us += t.micros;
+            }
+            None => per.push((&t.shader, 1, t.micros)),
+        }
+    }
+    let mut out = String::new();
+    for (s, n, us) in &per {
+        out += &format!(
+            " shader {s} count {n} mean_us {:.1} total_us {us:.1}",
+            us / *n as f64
+        );
+    }
+    let total: f64 = times.iter().map(|t| t.micros).sum();
+    out + &format!(" all_us {total:.1}")
 }

@@ -99,7 +99,11 @@ pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
 
 impl<A: Activation> Layer for ActivationLayer<A> {
     fn support(&self) -> Support {
-        Support::any_layout_inplace().gpu(true).images().gpu_4d()
+        Support::any_layout_inplace()
+            .gpu(true)
+            .images()
+            .gpu_4d()
+            .gpu_writes_new()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -1,18 +1,21 @@
 //! The attention core SDPA and MultiHeadAttention share: on the CPU one head's
 //! `softmax(Q·Kᵀ · scale + mask) · V`, the scores in fp32 with the row's maximum taken out
 //! before the exponent (as ncnn and PyTorch), both products on the project's GEMM; on the GPU
-//! every head in one dispatch of the fused `sdpa.comp`. int8 heads (ncnn's `forward_int8`)
+//! every head in one dispatch of the fused `sdpa.comp`, or of `sdpa_cm.comp` on tensor cores
+//! where the blobs are fp16 and the heads fit its tiles. int8 heads (ncnn's `forward_int8`)
 //! quantize Q and the probabilities per row, K and V per head ([`crate::layer::int8`]), on the
 //! CPU only, as ncnn's Vulkan layers leave them to the CPU.
 
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::gpu::specialize::SpecValue;
+use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::gpu_gemm::tensor_cores;
 use crate::layer::int8;
+use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, StridedCopy};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Strided};
@@ -22,10 +25,32 @@ pub(crate) const GPU_MAX_DV: usize = 256;
 /// Query rows per workgroup (the shader's `ROWS`).
 const GPU_ROWS: usize = 16;
 
-/// The fused attention pipeline, with or without a mask, in the layer's variant.
-pub(crate) fn gpu_pipeline(gpu: GpuSetup<'_>, attn_mask: bool) -> Result<Arc<Pipeline>> {
+/// The widest head `sdpa_cm` takes (its `D16`/`DV16` up to 8).
+const CM_MAX_WIDTH: usize = 128;
+/// Query rows per workgroup of `sdpa_cm`.
+const CM_ROWS: usize = 64;
+
+/// The fused attention's pipelines, with or without a mask, in the layer's variant: `sdpa`
+/// (FMA, any device and path), and whether `sdpa_cm` may take the heads that fit it (fp16
+/// blobs, a context with cooperative matrices, a run that allows them: the GEMM's rule).
+pub(crate) struct AttentionPipelines {
+    fma: Arc<Pipeline>,
+    tensor_cores: bool,
+    attn_mask: bool,
+}
+
+/// The layer's attention pipelines.
+pub(crate) fn gpu_pipeline(
+    gpu: GpuSetup<'_>,
+    opt: &RunOptions,
+    attn_mask: bool,
+) -> Result<AttentionPipelines> {
     let mask = SpecValue::I32(i32::from(attn_mask));
-    gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])
+    Ok(AttentionPipelines {
+        fma: gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])?,
+        tensor_cores: tensor_cores(gpu, opt, gpu.options.contains(crate::Opt::Fp16Storage)),
+        attn_mask,
+    })
 }
 
 /// A key/value cache blob given out for the next step, `groups × rows × width` (3-D, pack1):
@@ -97,8 +122,16 @@ pub(crate) struct Fused<'a> {
 }
 
 impl Fused<'_> {
-    /// Records it with `pipeline` (of [`gpu_pipeline`], masked as `mask` is).
-    pub fn record(&self, rec: &mut Recorder<'_>, pipeline: &Pipeline) -> Result<()> {
+    /// Whether `sdpa_cm` takes it: head widths in 16s up to 128, and every row and head of
+    /// Q, K and V starting on a group of 8 values (its 16-byte loads).
+    fn fits_tensor_cores(&self) -> bool {
+        let width = |n: usize| n.is_multiple_of(16) && (16..=CM_MAX_WIDTH).contains(&n);
+        let aligned = |h: &Heads<'_>| h.rs.is_multiple_of(8) && h.head.is_multiple_of(8);
+        width(self.embed) && width(self.dv) && [&self.q, &self.k, &self.v].into_iter().all(aligned)
+    }
+
+    /// Records it with `pipelines` (of [`gpu_pipeline`], masked as `mask` is).
+    pub fn record(&self, rec: &mut Recorder<'_>, pipelines: &AttentionPipelines) -> Result<()> {
         let (mask, mask_cstep, planes) = self.mask.unwrap_or((self.q.mat, 0, 1));
         let push = [
             self.embed as u32,
@@ -118,9 +151,23 @@ impl Fused<'_> {
             self.v.rs as u32,
             self.out.rs as u32,
         ];
+        let bindings = [self.q.mat, self.k.mat, self.v.mat, mask, self.out.mat];
+        if pipelines.tensor_cores && self.fits_tensor_cores() {
+            let spec = Specialization {
+                values: vec![
+                    (0, SpecValue::I32(i32::from(pipelines.attn_mask))),
+                    (1, SpecValue::I32((self.embed / 16) as i32)),
+                    (2, SpecValue::I32((self.dv / 16) as i32)),
+                ],
+                local_size: None,
+            };
+            let ctx = rec.context();
+            let pipeline = ctx.pipeline(Shader::SdpaCm.module(), pipelines.fma.options, &spec)?;
+            let grid = [128, self.src.div_ceil(CM_ROWS) as u32, self.heads as u32];
+            return rec.dispatch(&pipeline, &bindings, &push, grid);
+        }
         let grid = [64, self.src.div_ceil(GPU_ROWS) as u32, self.heads as u32];
-        let (q, k, v, out) = (self.q.mat, self.k.mat, self.v.mat, self.out.mat);
-        rec.dispatch(pipeline, &[q, k, v, mask, out], &push, grid)
+        rec.dispatch(&pipelines.fma, &bindings, &push, grid)
     }
 }
 

@@ -369,6 +369,8 @@ impl Layer for BinaryOp {
         Support {
             one_blob_only: self.scalar.is_some(),
             inplace: self.scalar.is_some(),
+            // the scalar form's shader writes a new mat
+            vulkan_inplace_new: true,
             vulkan: true,
             vulkan_packing: true,
             vulkan_images: true,

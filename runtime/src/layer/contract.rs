@@ -65,6 +65,10 @@ pub struct Support {
     /// the `d` slabs one after another): elementwise layers as they are, the others reading
     /// [`GpuMat::space`]. Without it a layer runs 4-D blobs on the CPU.
     pub vulkan_4d: bool,
+    /// The in-place GPU forward leaves its input as it was and hands back a new mat (its shader
+    /// reads one binding and writes another): the net gives it a blob others still read
+    /// without copying it first.
+    pub vulkan_inplace_new: bool,
     /// The layer names a blob the user sets (ncnn's Input): the net never runs it, and a
     /// missing input is an error naming the blob.
     pub user_input: bool,
@@ -101,6 +105,7 @@ impl Support {
         vulkan_same_packing: false,
         vulkan_images: false,
         vulkan_4d: false,
+        vulkan_inplace_new: false,
         user_input: false,
         alias: false,
         bf16_storage: false,
@@ -156,6 +161,14 @@ impl Support {
     pub const fn gpu_4d(self) -> Support {
         Support {
             vulkan_4d: true,
+            ..self
+        }
+    }
+
+    /// These flags with an in-place GPU forward that writes a new mat (`vulkan_inplace_new`).
+    pub const fn gpu_writes_new(self) -> Support {
+        Support {
+            vulkan_inplace_new: true,
             ..self
         }
     }

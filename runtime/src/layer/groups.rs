@@ -14,7 +14,7 @@ use crate::layer::contract::GpuSetup;
 use crate::layer::kernels;
 use crate::layer::pipelines::{expect_pack1_buffer, index_word, workgroup_rows};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Strided, contiguous_strides};
+use crate::tensor::{GpuMat, StorageFormat, Strided, contiguous_strides};
 
 /// A blob's values in groups: group `g`'s value `j` lies at logical index (numpy order)
 /// `outer(g) + inner(j)`, each a row-major walk of a view.
@@ -319,15 +319,16 @@ pub struct GroupPipeline {
     vec4: Option<Vec4Norm>,
 }
 
-/// `normalize_vec4.comp` for one normalization: its constants besides the mode and
+/// `normalize_vec4.comp` (or its subgroup twin) for one normalization: its constants besides the mode and
 /// workgroup size, and the pipelines made so far.
 struct Vec4Norm {
     options: OptionSet,
     norm: Norm,
     affine: i32,
-    /// Mode 0 at 32, 64, 128 and 256 lanes, then modes 1 to 3 (256 lanes): made on first use,
-    /// as the lanes depend on the blob, and kept so that a run does no cache lookups.
-    made: [OnceLock<Arc<Pipeline>>; 7],
+    /// Mode 0 at 32, 64, 128 and 256 lanes, then modes 1 to 3 (256 lanes), narrow then wide:
+    /// made on first use, as the lanes depend on the blob, and kept so that a run does no
+    /// cache lookups.
+    made: [[OnceLock<Arc<Pipeline>>; 7]; 2],
 }
 
 /// Values of a group one lane of `normalize_vec4.comp` holds in registers.
@@ -360,20 +361,39 @@ impl AffineIndex {
 impl Vec4Norm {
     /// The pipeline of `mode` with `lanes` (a power of two from 32; 256 but for mode 0)
     /// invocations per workgroup.
-    fn pipeline(&self, ctx: &Context, mode: i32, lanes: usize) -> Result<Arc<Pipeline>> {
+    /// `wide`: 8 fp16 values per access (the shader's constant 4).
+    fn pipeline(
+        &self,
+        ctx: &Context,
+        mode: i32,
+        lanes: usize,
+        wide: bool,
+    ) -> Result<Arc<Pipeline>> {
         let slot = match mode {
             0 => lanes.ilog2() as usize - 5,
             _ => 3 + mode as usize,
         };
-        if let Some(p) = self.made[slot].get() {
+        let made = &self.made[usize::from(wide)][slot];
+        if let Some(p) = made.get() {
             return Ok(p.clone());
         }
+        let mut values = int_constants(&[mode, self.norm as i32, self.affine]);
+        values.push((4, SpecValue::I32(i32::from(wide))));
         let spec = Specialization {
-            values: int_constants(&[mode, self.norm as i32, self.affine]),
+            values,
             local_size: Some([lanes as u32, 1, 1]),
         };
-        let p = ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)?;
-        Ok(self.made[slot].get_or_init(|| p).clone())
+        // its sums on subgroup arithmetic where the device has it and the path takes it
+        let subgroups = Shader::NormalizeVec4Subgroup.module();
+        let p = match ctx.candidates(subgroups, self.options).is_empty() {
+            false => ctx.pipeline(subgroups, self.options, &spec).ok(),
+            true => None,
+        };
+        let p = match p {
+            Some(p) => p,
+            None => ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)?,
+        };
+        Ok(made.get_or_init(|| p).clone())
     }
 
     /// Records a normalization of contiguous vec4 groups: one dispatch when a group fits a
@@ -395,7 +415,12 @@ impl Vec4Norm {
             .clamp(32, MAX_LANES);
         let segs = n.div_ceil(MAX_LANES * LANE_VALUES);
         let ctx = rec.context();
-        let first = self.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes)?;
+        // 16-byte accesses of fp16 values where every group starts on a multiple of 8
+        let wide = src.format == StorageFormat::Fp16
+            && dst.format == StorageFormat::Fp16
+            && n.is_multiple_of(8)
+            && groups.outer.strides.iter().all(|v| v % 8 == 0);
+        let first = self.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes, wide)?;
         let word = |v: usize, what: &str| index_word(&first, v as isize, what);
         let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
         let mut words = Vec::with_capacity(15);
@@ -429,8 +454,8 @@ impl Vec4Norm {
             return rec.dispatch(&first, &bindings, &words, workgroup_rows(count, lanes));
         }
         let (combine, apply) = (
-            self.pipeline(ctx, 2, MAX_LANES)?,
-            self.pipeline(ctx, 3, MAX_LANES)?,
+            self.pipeline(ctx, 2, MAX_LANES, wide)?,
+            self.pipeline(ctx, 3, MAX_LANES, wide)?,
         );
         let tiles = workgroup_rows(count * segs, MAX_LANES);
         rec.dispatch(&first, &bindings, &words, tiles)?;

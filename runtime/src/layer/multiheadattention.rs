@@ -22,13 +22,11 @@
 //! With the cache, each head's projected keys and values are copied after the cache's rows
 //! into the cache blobs given out (strided copies), which the attention reads.
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
-use crate::gpu::{Pipeline, Recorder};
-use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
+use crate::gpu::Recorder;
+use crate::layer::attention::{self, AttentionPipelines, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
@@ -101,7 +99,7 @@ pub struct MultiHeadAttention {
 /// attention, and the four projections' weights and biases uploaded once.
 struct GpuAttention {
     project: Pipelines,
-    attend: Arc<Pipeline>,
+    attend: AttentionPipelines,
     /// With kv_cache: the copies into the cache blobs.
     cache: Option<StridedCopy>,
     weights: Vec<(GpuMat, GpuMat)>,
@@ -349,7 +347,7 @@ impl Layer for MultiHeadAttention {
                 };
                 Some(GpuAttention {
                     project: project.pipeline(g, opt)?,
-                    attend: attention::gpu_pipeline(g, self.attn_mask)?,
+                    attend: attention::gpu_pipeline(g, opt, self.attn_mask)?,
                     cache: StridedCopy::when(Some(g).filter(|_| self.kv_cache), CopyMode::Copy)?,
                     weights: Vec::new(),
                 })

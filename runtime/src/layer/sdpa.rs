@@ -17,13 +17,12 @@
 //! then reads.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
-use crate::gpu::{Pipeline, Recorder};
-use crate::layer::attention::{self, Fused, GPU_MAX_DV, Head, Heads};
+use crate::gpu::Recorder;
+use crate::layer::attention::{self, AttentionPipelines, Fused, GPU_MAX_DV, Head, Heads};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::params::ParamDict;
@@ -40,7 +39,7 @@ pub struct SDPA {
     scale: f32,
     kv_cache: bool,
     int8: bool,
-    gpu: Option<Arc<Pipeline>>,
+    gpu: Option<AttentionPipelines>,
     /// With kv_cache: the copies into the cache blobs.
     gpu_cache: Option<StridedCopy>,
 }
@@ -219,10 +218,10 @@ impl Layer for SDPA {
         Support::MANY.gpu_pack1(self.gpu.is_some())
     }
 
-    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let gpu = gpu.filter(|_| !self.int8);
         self.gpu = match gpu {
-            Some(g) => Some(attention::gpu_pipeline(g, self.attn_mask)?),
+            Some(g) => Some(attention::gpu_pipeline(g, opt, self.attn_mask)?),
             None => None,
         };
         self.gpu_cache = StridedCopy::when(gpu.filter(|_| self.kv_cache), CopyMode::Copy)?;

@@ -156,7 +156,9 @@ impl Extractor<'_> {
         // pool when `bottoms` drops
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
         for (b, layout) in l.bottoms.iter().zip(layouts) {
-            bottoms.push(self.gpu_bottom(rec, *b, layout, options, s.inplace, remaining, target)?);
+            // a forward that writes a new mat need not have its input copied
+            let overwrites = s.inplace && !s.vulkan_inplace_new;
+            bottoms.push(self.gpu_bottom(rec, *b, layout, options, overwrites, remaining, target)?);
         }
         let tops = match (s.one_blob_only, s.inplace) {
             (true, true) => {

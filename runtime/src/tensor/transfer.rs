@@ -239,7 +239,28 @@ impl GpuMat {
     pub fn record_copy(&self, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let copy = self.alloc_like(rec.context())?;
         match (&self.data, &copy.data) {
-            (GpuData::Buffer(from), GpuData::Buffer(to)) => rec.copy_buffer(from, to),
+            (GpuData::Buffer(from), GpuData::Buffer(to)) => {
+                let bytes = from.size().min(to.size());
+                let bindable = rec.context().limits().max_storage_buffer_binding_size;
+                if bytes == 0 || bytes % 16 != 0 || bytes > bindable {
+                    rec.copy_buffer(from, to)
+                } else {
+                    // a shader, not a transfer command: NVIDIA's copy ran at a fifth of the
+                    // memory's bandwidth (copy_flat.comp)
+                    let ctx = rec.context();
+                    let module = Shader::CopyFlat.module();
+                    let pipeline =
+                        ctx.pipeline(module, OptionSet::FP32, &Specialization::default())?;
+                    let n = (bytes / 16) as usize;
+                    let row = n.clamp(1, 1 << 20);
+                    rec.dispatch(
+                        &pipeline,
+                        &[self, &copy],
+                        &[n as u32, row as u32],
+                        [row as u32, n.div_ceil(row) as u32, 1],
+                    )?;
+                }
+            }
             (GpuData::Image { texture: from, .. }, GpuData::Image { texture: to, .. }) => {
                 rec.copy_texture(from, to)
             }

@@ -108,6 +108,77 @@ fn ncnn_sdpa_tests() {
     check_suite_gpu_against(&cached, &got, false);
 }
 
+/// `(q, k, v sizes, masked, whether sdpa_cm takes the shapes)`.
+type CmCase = ([usize; 3], [usize; 3], [usize; 3], bool, bool);
+
+/// SDPA runs on tensor cores (`sdpa_cm`) exactly where the context has cooperative matrices,
+/// the blobs are fp16 storage and the heads fit its tiles (widths in 16s up to 128), on
+/// `sdpa` everywhere else, checked against the CPU: 64-wide heads in 64-key blocks with grouped
+/// heads and query and key counts off the block sizes, 96 → 32 (32-key blocks) with a mask,
+/// 128 → 128 with a scale, and 20-wide heads that take `sdpa` even there.
+/// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a passthrough context
+/// without them fail the test.
+#[test]
+fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
+    let mut rng = Rng(2614);
+    // (q, k, v sizes, mask, the shapes sdpa_cm takes)
+    let cases: [CmCase; 4] = [
+        ([64, 77, 4], [64, 130, 2], [64, 130, 2], false, true),
+        ([96, 40, 3], [96, 33, 3], [32, 33, 3], true, true),
+        ([128, 64, 2], [128, 70, 1], [128, 70, 1], false, true),
+        ([20, 30, 2], [20, 30, 2], [20, 30, 2], false, false),
+    ];
+    let fp16 = RunOptions {
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..RunOptions::fp32()
+    };
+    for (q, k, v, masked, fits) in cases {
+        let mut inputs = vec![
+            random_mat(&mut rng, "q", &q, RANDOM),
+            random_mat(&mut rng, "k", &k, RANDOM),
+            random_mat(&mut rng, "v", &v, RANDOM),
+        ];
+        let mut bottoms = vec!["q", "k", "v"];
+        if masked {
+            inputs.push(random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM));
+            bottoms.push("mask");
+        }
+        let param = one_layer("SDPA", &bottoms, &format!("5={} 6=0.3", u8::from(masked)));
+        let want = run_net(&param, &[], &inputs, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        for ctx in gpu_contexts() {
+            time_tensor_core_context(&ctx);
+            let no_cm = RunOptions {
+                use_cooperative_matrix: false,
+                ..fp16
+            };
+            for (opt, tensor_cores, eps) in [
+                (fp16, fits && ctx.cooperative_matrix(), 0.05),
+                (no_cm, false, 0.05),
+                (RunOptions::fp32(), false, 1e-3),
+            ] {
+                let what = format!("SDPA {q:?} {k:?} {v:?}, {opt:?}, {}", ctx.describe());
+                let got = run_net(&param, &[], &inputs, "out", opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_close(&got.to_values(), &want, eps, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                let want_shader = if tensor_cores { "sdpa_cm" } else { "sdpa" };
+                assert!(
+                    shaders.iter().any(|s| s == want_shader)
+                        && !shaders
+                            .iter()
+                            .any(|s| s.starts_with("sdpa") && s != want_shader),
+                    "{what}: ran {shaders:?}, expected {want_shader}"
+                );
+            }
+            ctx.set_timing(false);
+        }
+    }
+}
+
 /// test_sdpa.cpp's test_sdpa_int8 (`18=2`) on its shapes (one of which gives the query another
 /// width than the key, which ncnn reads past; the fp32 test's shape stands in for it): on the
 /// CPU against the wheel at the test's epsilon 0.01 ([`check_suite_cpu_only_int8`]). ncnn's Vulkan SDPA leaves int8 to the CPU,

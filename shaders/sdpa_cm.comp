@@ -1,0 +1,332 @@
+// sdpa.comp on cooperative matrices (VK_KHR_cooperative_matrix: tensor cores on NVIDIA): the
+// same attention, operands, push constants and mask, for fp16 storage blobs whose head widths
+// are multiples of 16 up to 128 and whose rows and heads start on 8-value boundaries (the
+// runtime checks; Q, K and V are read as raw fp16 bits, 8 to a uvec4). Both products are
+// fp16 × fp16 summed in fp32; the scores stay fp32 in shared memory.
+//
+// A workgroup of 4 subgroups (of 32) takes 64 query rows of one head, 16 per subgroup, their
+// Q fragments held in registers for the whole run. A KHR accumulator's elements cannot be told
+// apart by row, so the output cannot be rescaled row by row as a running maximum grows (the
+// online softmax of sdpa.comp): two passes over the keys instead. The first finds each row's
+// maximum and sum of exponentials (its scores product and a fold per block), the second turns
+// each block's scores into final probabilities (fp16, through shared memory) and multiplies
+// them by the block's values into the output accumulators, which never leave registers until
+// the end. The scores product runs twice: on tensor cores the cheaper trade.
+// Per block of BC keys (64, or 32 where a head is wider than 64), K (and V) are staged in
+// shared memory by the whole workgroup, rows padded by 16 bytes off the bank period; each
+// subgroup writes its 16 × BC scores to a scratch of its own, where two lanes per row read
+// them. Keys past `dst` and query rows past `src` read zeros and are never written.
+// Dispatch: global [128, ceil(src / 64), heads].
+#version 450
+
+#if NCNN_fp16_storage
+#extension GL_EXT_shader_16bit_storage: require
+#endif
+#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
+#extension GL_KHR_memory_scope_semantics: require
+#extension GL_KHR_cooperative_matrix: require
+#extension GL_KHR_shader_subgroup_basic: require
+#extension GL_KHR_shader_subgroup_shuffle: require
+#extension GL_EXT_control_flow_attributes: require
+
+layout (constant_id = 0) const int attn_mask = 0;
+// the head widths in 16s: Q and K's (embed), V's and the output's (dv)
+layout (constant_id = 1) const int D16 = 4;
+layout (constant_id = 2) const int DV16 = 4;
+
+// keys per block: as many as keep a staged block within 4096 values
+const int BC = (D16 <= 4 && DV16 <= 4) ? 64 : 32;
+// a staged row of K, V or Q in groups of 8 values, and 1 of padding
+const int KW = D16 * 2 + 1;
+const int VW = DV16 * 2 + 1;
+// a scratch row of scores (fp32: 64 and 4 of padding) and of probabilities (fp16: 64 and 8), in
+// 4-vectors
+#define LDS 17
+#define LDP 18
+
+layout (local_size_x = 128) in;
+
+layout (binding = 0) readonly buffer q_blob { uvec4 q_data[]; };
+layout (binding = 1) readonly buffer k_blob { uvec4 k_data[]; };
+layout (binding = 2) readonly buffer v_blob { uvec4 v_data[]; };
+layout (binding = 3) readonly buffer mask_blob { sfp mask_data[]; };
+layout (binding = 4) writeonly buffer out_blob { sfp out_data[]; };
+
+layout (push_constant) uniform parameter
+{
+    int embed;
+    int src;
+    int dst;
+    int dv;
+    int per_group;
+    int q_cstep;
+    int k_cstep;
+    int v_cstep;
+    int mask_cstep;
+    int mask_channels;
+    int out_cstep;
+    float scale;
+    int q_rs;
+    int k_rs;
+    int v_rs;
+    int out_rs;
+} p;
+
+// 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8
+#define STAGE 576
+shared uvec4 tile_k[STAGE];
+shared uvec4 tile_v[STAGE];
+shared vec4 scores[4 * 16 * LDS];
+shared f16vec4 probs[4 * 16 * LDP];
+
+#define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+#define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
+#define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+
+// Where rows of a block are read and staged: `count` rows from row `first` of `rows` (at
+// `base`, `rs` values apart), `w8` groups of 8 values each, `w8 + 1` per staged row. This
+// invocation's share is at most 4 groups.
+struct Block
+{
+    int base;
+    int rs;
+    int rows;
+    int count;
+    int w8;
+};
+
+// Group u of this invocation's share of block rows from `first`, zeros past the last row;
+// no branch around the load, so that all of them are in flight at once.
+#define DEFINE_FETCH(name, data) \
+uvec4 name(int t, Block b, int first, int u) \
+{ \
+    const int i = t + u * 128; \
+    const int r = i / b.w8; \
+    const bool inside = i < b.count * b.w8 && first + r < b.rows; \
+    const uvec4 x = data[inside ? (b.base + (first + r) * b.rs) / 8 + i % b.w8 : 0]; \
+    return inside ? x : uvec4(0); \
+}
+
+DEFINE_FETCH(fetch_q, q_data)
+DEFINE_FETCH(fetch_k, k_data)
+DEFINE_FETCH(fetch_v, v_data)
+
+// Group u of this invocation's share into its staged place.
+#define STAGE_GROUP(tile, b, u, value) \
+{ \
+    const int i = t + (u) * 128; \
+    if (i < (b).count * (b).w8) \
+        tile[(i / (b).w8) * ((b).w8 + 1) + i % (b).w8] = value; \
+}
+
+// The subgroup's 16 × BC scores of the staged key block into its scratch (a macro: the Q
+// fragments stay main's variables rather than an array copied into a call).
+#define SCORE_BLOCK() \
+{ \
+    [[unroll]] for (int jb = 0; jb < 4; jb++) \
+    { \
+        if (jb < BC / 16) \
+        { \
+            FRAG_C s = FRAG_C(0.f); \
+            [[unroll]] for (int i = 0; i < 8; i++) \
+            { \
+                if (i < D16) \
+                { \
+                    FRAG_B kt; \
+                    coopMatLoad(kt, tile_k, jb * 16 * KW + i * 2, KW, gl_CooperativeMatrixLayoutColumnMajor); \
+                    s = coopMatMulAdd(q[i], kt, s); \
+                } \
+            } \
+            coopMatStore(s, scores, sg * 16 * LDS + jb * 4, LDS, gl_CooperativeMatrixLayoutRowMajor); \
+        } \
+    } \
+    subgroupMemoryBarrierShared(); \
+    subgroupBarrier(); \
+}
+
+// This lane's BC / 2 scores of its row in the block at key j0, scaled and masked, into
+// `v` (4-vectors u < BC / 8); keys past dst get the lowest value, and `valid` their count.
+#define READ_SCORES(v, valid) \
+{ \
+    valid = clamp(p.dst - (j0 + c_first), 0, BC / 2); \
+    [[unroll]] for (int u = 0; u < 8; u++) \
+    { \
+        if (u < BC / 8) \
+        { \
+            vec4 x = scores[(sg * 16 + r) * LDS + c_first / 4 + u] * p.scale; \
+            [[unroll]] for (int e = 0; e < 4; e++) \
+            { \
+                const int c = u * 4 + e; \
+                if (attn_mask == 1 && c < valid && row < p.src) \
+                    x[e] += float(buffer_ld1(mask_data, mbase + row * p.dst + j0 + c_first + c)); \
+                if (c >= valid) \
+                    x[e] = -3.402823466e+38; \
+            } \
+            v[u] = x; \
+        } \
+    } \
+}
+
+// Output accumulator jd of the subgroup's rows through its score scratch.
+void write_out(FRAG_C o, int jd, int sg, int lane, int row0, int obase)
+{
+    coopMatStore(o, scores, sg * 16 * LDS, LDS, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    for (int e = lane; e < 256; e += 32)
+    {
+        const int r = e / 16;
+        const int c = e % 16;
+        const int row = row0 + sg * 16 + r;
+        if (row < p.src)
+            buffer_st1(out_data, obase + row * p.out_rs + jd * 16 + c, afp(scores[(sg * 16 + r) * LDS + c / 4][c % 4]));
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+}
+
+void main()
+{
+    const int t = int(gl_LocalInvocationID.x);
+    const int sg = int(gl_SubgroupID);
+    const int lane = int(gl_SubgroupInvocationID);
+    const int row0 = int(gl_WorkGroupID.y) * 64;
+    const int h = int(gl_WorkGroupID.z);
+    const int g = h / p.per_group;
+    const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0;
+    const Block bq = Block(h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2);
+    const Block bk = Block(g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
+    const Block bv = Block(g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
+
+    // this subgroup's Q fragments, staged BC rows at a time through the K tile
+    FRAG_A q[8];
+    for (int c0 = 0; c0 < 64; c0 += BC)
+    {
+        uvec4 x[4];
+        [[unroll]] for (int u = 0; u < 4; u++)
+            x[u] = fetch_q(t, bq, row0 + c0, u);
+        [[unroll]] for (int u = 0; u < 4; u++)
+            STAGE_GROUP(tile_k, bq, u, x[u]);
+        barrier();
+        const int at = sg * 16 - c0;
+        if (at >= 0 && at < BC)
+        {
+            [[unroll]] for (int i = 0; i < 8; i++)
+                if (i < D16)
+                    coopMatLoad(q[i], tile_k, at * KW + i * 2, KW, gl_CooperativeMatrixLayoutRowMajor);
+        }
+        barrier();
+    }
+
+    // lane's row of the subgroup's 16 and its half of each block's columns
+    const int r = lane / 2;
+    const int c_first = (lane % 2) * (BC / 2);
+    const int row = row0 + sg * 16 + r;
+
+    // first pass: the row's maximum and sum of exponentials, per lane, then per row; each
+    // block's keys fetched while the previous one is scored
+    float m = -3.402823466e+38;
+    float l = 0.f;
+    uvec4 next_k[4];
+    [[unroll]] for (int u = 0; u < 4; u++)
+        next_k[u] = fetch_k(t, bk, 0, u);
+    for (int j0 = 0; j0 < p.dst; j0 += BC)
+    {
+        [[unroll]] for (int u = 0; u < 4; u++)
+            STAGE_GROUP(tile_k, bk, u, next_k[u]);
+        barrier();
+        [[unroll]] for (int u = 0; u < 4; u++)
+            next_k[u] = fetch_k(t, bk, j0 + BC, u);
+        SCORE_BLOCK();
+        vec4 v[8];
+        int valid;
+        READ_SCORES(v, valid);
+        float bm = m;
+        [[unroll]] for (int u = 0; u < 8; u++)
+            if (u < BC / 8)
+                bm = max(bm, max(max(v[u].x, v[u].y), max(v[u].z, v[u].w)));
+        vec4 sum = vec4(0.f);
+        [[unroll]] for (int u = 0; u < 8; u++)
+            if (u < BC / 8)
+                sum += exp(v[u] - bm);
+        // keys past dst add exp(lowest - bm), 0 unless the lane has seen no key yet (bm is the
+        // lowest too): count only the valid ones then
+        const float block_sum = bm == -3.402823466e+38 ? 0.f : (sum.x + sum.y) + (sum.z + sum.w);
+        l = l * exp(m - bm) + block_sum;
+        m = bm;
+        barrier();
+    }
+    const float row_max = max(m, subgroupShuffleXor(m, 1));
+    const float part = l * exp(m - row_max);
+    const float inv_sum = 1.f / (part + subgroupShuffleXor(part, 1));
+
+    // second pass: probabilities times values, the next block fetched while one is multiplied
+    FRAG_C o[8];
+    [[unroll]] for (int i = 0; i < 8; i++)
+        o[i] = FRAG_C(0.f);
+    uvec4 next_v[4];
+    [[unroll]] for (int u = 0; u < 4; u++)
+    {
+        next_k[u] = fetch_k(t, bk, 0, u);
+        next_v[u] = fetch_v(t, bv, 0, u);
+    }
+    for (int j0 = 0; j0 < p.dst; j0 += BC)
+    {
+        [[unroll]] for (int u = 0; u < 4; u++)
+        {
+            STAGE_GROUP(tile_k, bk, u, next_k[u]);
+            STAGE_GROUP(tile_v, bv, u, next_v[u]);
+        }
+        barrier();
+        [[unroll]] for (int u = 0; u < 4; u++)
+        {
+            next_k[u] = fetch_k(t, bk, j0 + BC, u);
+            next_v[u] = fetch_v(t, bv, j0 + BC, u);
+        }
+        SCORE_BLOCK();
+        vec4 v[8];
+        int valid;
+        READ_SCORES(v, valid);
+        [[unroll]] for (int u = 0; u < 8; u++)
+            if (u < BC / 8)
+                probs[(sg * 16 + r) * LDP + c_first / 4 + u] = f16vec4(exp(v[u] - row_max) * inv_sum);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        [[unroll]] for (int kb = 0; kb < 4; kb++)
+        {
+            if (kb < BC / 16)
+            {
+                FRAG_A pa;
+                coopMatLoad(pa, probs, sg * 16 * LDP + kb * 4, LDP, gl_CooperativeMatrixLayoutRowMajor);
+                [[unroll]] for (int jd = 0; jd < 8; jd++)
+                {
+                    if (jd < DV16)
+                    {
+                        FRAG_B vb;
+                        coopMatLoad(vb, tile_v, kb * 16 * VW + jd * 2, VW, gl_CooperativeMatrixLayoutRowMajor);
+                        o[jd] = coopMatMulAdd(pa, vb, o[jd]);
+                    }
+                }
+            }
+        }
+        barrier();
+    }
+
+    // named by constant indices: one indexed at run time would put them in local memory
+    const int obase = h * p.out_cstep;
+    write_out(o[0], 0, sg, lane, row0, obase);
+    if (DV16 > 1)
+        write_out(o[1], 1, sg, lane, row0, obase);
+    if (DV16 > 2)
+        write_out(o[2], 2, sg, lane, row0, obase);
+    if (DV16 > 3)
+        write_out(o[3], 3, sg, lane, row0, obase);
+    if (DV16 > 4)
+        write_out(o[4], 4, sg, lane, row0, obase);
+    if (DV16 > 5)
+        write_out(o[5], 5, sg, lane, row0, obase);
+    if (DV16 > 6)
+        write_out(o[6], 6, sg, lane, row0, obase);
+    if (DV16 > 7)
+        write_out(o[7], 7, sg, lane, row0, obase);
+}
