@@ -10,7 +10,8 @@
 // - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
 //   apart on each side.
 // - 2 (channel shuffle): output channel k reads input channel (k % group) * (c / group)
-//   + k / group.
+//   + k / group; of packed mats through their scalar views (`pack` values of a channel pack
+//   side by side along w, the view's channels being the packs).
 #version 450
 
 #if NCNN_fp16_storage
@@ -50,6 +51,7 @@ layout (push_constant) uniform parameter
     int group;
     float value;
     int nconst;
+    int pack;
 } p;
 
 // coordinate i on an axis of n values, or -1 for the constant
@@ -90,9 +92,12 @@ void main()
     }
     else if (mode == 2)
     {
-        sx = gx;
+        const int k = gz * p.pack + gx % p.pack;
+        const int channels = p.c * p.pack;
+        const int s = (k % p.group) * (channels / p.group) + k / p.group;
+        sx = (gx / p.pack) * p.pack + s % p.pack;
         sy = gy;
-        sz = (gz % p.group) * (p.c / p.group) + gz / p.group;
+        sz = s / p.pack;
     }
     else
     {

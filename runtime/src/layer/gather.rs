@@ -25,10 +25,13 @@ pub enum GatherMap {
     },
     /// Row-major order kept (channels `cstep` apart on both sides).
     Reshape,
-    /// Output channel z reads input channel `(z % group) * (c / group) + z / group`.
+    /// Output channel z reads input channel `(z % group) * (c / group) + z / group`; packed
+    /// mats go as their scalar views, `pack` values to a channel pack.
     Shuffle {
         /// Channel groups.
         group: usize,
+        /// The mats' elempack (1 for pack1 mats).
+        pack: usize,
     },
 }
 
@@ -149,14 +152,16 @@ impl Gather {
         top: &GpuMat,
         map: GatherMap,
     ) -> Result<()> {
-        let (perm, offset, value, group) = match map {
+        let (perm, offset, value, group, pack) = match map {
             GatherMap::Shift {
                 perm,
                 offset,
                 value,
-            } => (perm, offset, value, 1),
-            GatherMap::Reshape => ([0, 1, 2, 3], [0; 4], 0.0, 1),
-            GatherMap::Shuffle { group } => ([0, 1, 2, 3], [0; 4], 0.0, group.max(1)),
+            } => (perm, offset, value, 1, 1),
+            GatherMap::Reshape => ([0, 1, 2, 3], [0; 4], 0.0, 1, 1),
+            GatherMap::Shuffle { group, pack } => {
+                ([0, 1, 2, 3], [0; 4], 0.0, group.max(1), pack.max(1))
+            }
         };
         let shape = |m: &GpuMat| {
             let [w, h, d, c] = m.space();
@@ -171,6 +176,7 @@ impl Gather {
         // a channel's constant where the output has channels (ncnn's per-channel padding
         // applies to 3-D and 4-D blobs; others take `value`)
         words.push(if top.dims >= 3 { self.nconst as u32 } else { 0 });
+        words.push(pack as u32);
         rec.dispatch(
             &self.pipeline,
             &[bottom, top, &self.constants],
@@ -247,6 +253,39 @@ pub(crate) fn box_packs(cuts: &[(usize, usize)]) -> crate::layer::contract::Pack
     } else {
         Packs::ONE
     }
+}
+
+/// Records a channel shuffle of `bottom` in its own elempack: pack1 directly, packed through
+/// the scalar views of both mats.
+pub(crate) fn record_shuffle(
+    rec: &mut Recorder<'_>,
+    gather: &Gather,
+    bottom: &GpuMat,
+    group: usize,
+) -> Result<GpuMat> {
+    let p = bottom.elempack;
+    if p == 1 {
+        let map = GatherMap::Shuffle { group, pack: 1 };
+        return gather.record(rec, bottom, bottom.dims, bottom.space(), map);
+    }
+    let top = bottom.alloc_like(rec.context())?;
+    let (Some(src), Some(dst)) = (scalars_of(bottom), scalars_of(&top)) else {
+        return Err(TensorError::VariantStorage {
+            shader: "gather".into(),
+            variant: "a packed channel shuffle".into(),
+            stores: "fp16 or fp32 packs in buffers".into(),
+            mats: format!("elempack {p}, {:?}", bottom.format),
+        }
+        .into());
+    };
+    gather.record_into(rec, &src, &dst, GatherMap::Shuffle { group, pack: p })?;
+    Ok(top)
+}
+
+/// Whether a layer with `options` can copy packed mats through their scalar views: the
+/// storage holds scalars as it holds packs (not fp16 packed without fp16 storage).
+pub(crate) fn scalar_views(options: crate::OptionSet) -> bool {
+    StorageFormat::of(options, 1) == StorageFormat::of(options, 4)
 }
 
 /// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each

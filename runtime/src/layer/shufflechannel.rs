@@ -4,7 +4,7 @@
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::gather::{Border, Gather, GatherMap};
+use crate::layer::gather::{Border, Gather, GatherMap, record_shuffle, scalar_views};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -18,6 +18,8 @@ pub struct ShuffleChannel {
     group: usize,
     reverse: bool,
     gpu: Option<Gather>,
+    /// The GPU forward takes packed blobs (their scalar views are the layout's).
+    packed: bool,
 }
 
 impl ShuffleChannel {
@@ -48,32 +50,31 @@ impl ShuffleChannel {
 
 impl Layer for ShuffleChannel {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
+        // packed blobs stay packed: a pack1 ShuffleChannel between pack4 layers cost shufflenet
+        // two conversions per block
+        let on = self.gpu.is_some();
+        let s = if self.packed {
+            Support::ONE_BLOB.gpu(on)
+        } else {
+            Support::ONE_BLOB.gpu_pack1(on)
+        };
+        s.gpu_4d()
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        let map = GatherMap::Shuffle { group: 1, pack: 1 };
         self.gpu = match gpu {
-            Some(gpu) => Some(Gather::create(
-                gpu,
-                GatherMap::Shuffle { group: 1 },
-                Border::Constant,
-            )?),
+            Some(gpu) => Some(Gather::create(gpu, map, Border::Constant)?),
             None => None,
         };
+        self.packed = gpu.is_some_and(|g| scalar_views(g.options));
         Ok(())
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let gather = self.gpu.ready()?;
         let group = self.groups(bottom.dims, bottom.c * bottom.elempack)?;
-        let space = bottom.space();
-        gather.record(
-            rec,
-            bottom,
-            bottom.dims,
-            space,
-            GatherMap::Shuffle { group },
-        )
+        record_shuffle(rec, gather, bottom, group)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
