@@ -1,6 +1,8 @@
-// The concat shaders' body, for one packing: `T`, `LOAD(i)`, `STORE(i, v)`. Copies one input
-// (w x h x c elements, channels cstep apart) into the output at (offset_w, offset_h,
-// offset_c); a layer with n inputs records n of these.
+// The concat shaders' body, for one packing: `T`, `LOAD(data, i)`, `STORE(i, v)`. Copies two
+// inputs a and b that lie next to each other along axis `at` (0 w, 1 h, 2 c) of the output
+// (a's extents w x h x c, b's bw x bh x bc, channels cstep apart) into the output from
+// (offset_w, offset_h, offset_c) on: one dispatch per pair of inputs (b of extent 0 along the
+// axis for an odd one out), as shufflenet's blocks spent a dispatch per input.
 
 layout (push_constant) uniform parameter
 {
@@ -8,22 +10,36 @@ layout (push_constant) uniform parameter
     int h;
     int c;
     int cstep;
+    int bw;
+    int bh;
+    int bc;
+    int bcstep;
     int outw;
     int outcstep;
     int offset_w;
     int offset_h;
     int offset_c;
+    int at;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
-
-    if (gx >= p.w || gy >= p.h || gz >= p.c)
-        return;
-
-    const T v = LOAD(gz * p.cstep + gy * p.w + gx);
-    STORE((gz + p.offset_c) * p.outcstep + (gy + p.offset_h) * p.outw + gx + p.offset_w, v);
+    ivec3 g = ivec3(gl_GlobalInvocationID);
+    const ivec3 ea = ivec3(p.w, p.h, p.c);
+    const ivec3 o = g + ivec3(p.offset_w, p.offset_h, p.offset_c);
+    T v;
+    if (g[p.at] < ea[p.at])
+    {
+        if (any(greaterThanEqual(g, ea)))
+            return;
+        v = LOAD(a_data, g.z * p.cstep + g.y * p.w + g.x);
+    }
+    else
+    {
+        g[p.at] -= ea[p.at];
+        if (any(greaterThanEqual(g, ivec3(p.bw, p.bh, p.bc))))
+            return;
+        v = LOAD(b_data, g.z * p.bcstep + g.y * p.bw + g.x);
+    }
+    STORE(o.z * p.outcstep + o.y * p.outw + o.x, v);
 }

@@ -87,15 +87,28 @@ impl Layer for Concat {
         );
         let view = |m: &GpuMat| [m.w, m.h, m.c];
         let mut offset = 0;
-        for m in bottoms {
-            let pipeline = pipelines.for_mat(m)?.clone();
+        // two inputs per dispatch; an odd one out is given twice, the second of extent 0
+        for pair in bottoms.chunks(2) {
+            let a = &pair[0];
+            let b = pair.get(1);
+            let pipeline = pipelines.for_mat(a)?.clone();
             let mut offsets = [0u32; 3];
             offsets[at] = offset as u32;
-            let mut words = m.shape_words().to_vec();
+            let mut words = a.shape_words().to_vec();
+            let mut b_words = b.map_or(a.shape_words(), |b| b.shape_words());
+            if b.is_none() {
+                b_words[at] = 0;
+            }
+            words.extend(b_words);
             words.extend([top.w as u32, top.cstep as u32]);
             words.extend(offsets);
-            rec.dispatch(&pipeline, &[m, &top], &words, m.grid())?;
-            offset += view(m)[at];
+            words.push(at as u32);
+            // the grid over both: their extents summed along the axis
+            let mut grid = view(a);
+            grid[at] += b.map_or(0, |b| view(b)[at]);
+            let grid = grid.map(|n| n as u32);
+            rec.dispatch(&pipeline, &[a, b.unwrap_or(a), &top], &words, grid)?;
+            offset += grid[at] as usize;
         }
         Ok(vec![top])
     }

@@ -50,11 +50,14 @@ impl ShuffleChannel {
 
 impl Layer for ShuffleChannel {
     fn support(&self) -> Support {
-        // packed blobs stay packed: a pack1 ShuffleChannel between pack4 layers cost shufflenet
-        // two conversions per block
+        // blobs stay in the packing they come in: a pack1 ShuffleChannel between pack4 layers
+        // cost shufflenet two conversions per block, a pack4 one between pack1 layers as many
         let on = self.gpu.is_some();
         let s = if self.packed {
-            Support::ONE_BLOB.gpu(on)
+            Support {
+                vulkan_any_packing: true,
+                ..Support::ONE_BLOB.gpu(on)
+            }
         } else {
             Support::ONE_BLOB.gpu_pack1(on)
         };
