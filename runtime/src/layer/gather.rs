@@ -291,7 +291,7 @@ pub(crate) fn scalar_views(options: crate::OptionSet) -> bool {
 /// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each
 /// element's `p` values side by side along w. Only where the storage holds scalars as it holds packed values (not fp16
 /// packed without fp16 storage, whose pack1 blobs are fp32).
-fn scalars_of(m: &GpuMat) -> Option<GpuMat> {
+pub(crate) fn scalars_of(m: &GpuMat) -> Option<GpuMat> {
     let p = m.elempack;
     (StorageFormat::of(m.options, 1) == m.format && m.buffer().is_some()).then(|| GpuMat {
         dims: m.dims.max(3),

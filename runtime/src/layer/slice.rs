@@ -3,14 +3,17 @@
 //! rest). As many outputs as the net gives it, as ncnn.
 
 use crate::error::{Error, InputError, Result};
+use crate::gpu::Pipeline;
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box};
+use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box, scalars_of};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{channel_planes, gather_channels, numpy_shape, positive_axis};
+use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, Strided};
+use std::sync::Arc;
 
 /// Slice: `0=slices` (sizes, -233 = an equal share of the rest), `1=axis`, `2=indices`
 /// (boundaries, the alternative to sizes).
@@ -22,6 +25,8 @@ pub struct Slice {
     /// The outputs the net gives it (0: as many as the list says).
     tops: usize,
     gpu: Option<Gather>,
+    /// `slice_pair`: two parts along the channels in one dispatch.
+    pair: Option<Arc<Pipeline>>,
 }
 
 impl Slice {
@@ -109,6 +114,9 @@ impl Layer for Slice {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
+        self.pair = gpu
+            .map(|g| g.pipeline(Shader::SlicePair.module(), &[]))
+            .transpose()?;
         Ok(())
     }
 
@@ -124,14 +132,57 @@ impl Layer for Slice {
         let shape = numpy_shape(bottom.dims, bottom.shape());
         let axis = positive_axis(self.axis, shape.len())?;
         let whole: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
-        self.parts(shape[axis])?
-            .into_iter()
-            .map(|part| {
-                let mut roi = whole.clone();
-                roi[axis] = part;
-                record_box(rec, gather, bottom, &roi)
-            })
-            .collect()
+        let parts = self.parts(shape[axis])?;
+        let box_of = |rec: &mut Recorder<'_>, part| {
+            let mut roi = whole.clone();
+            roi[axis] = part;
+            record_box(rec, gather, bottom, &roi)
+        };
+        // along the channels, two parts per dispatch
+        let p = bottom.elempack;
+        let whole_packs = parts.iter().all(|&(s, l)| s % p == 0 && l % p == 0);
+        let view = scalars_of(bottom).filter(|_| axis == 0 && bottom.dims >= 3 && whole_packs);
+        let (Some(pair), Some(src)) = (self.pair.as_ref(), view) else {
+            return parts.into_iter().map(|part| box_of(rec, part)).collect();
+        };
+        let mut tops = Vec::with_capacity(parts.len());
+        for two in parts.chunks(2) {
+            let [(start, a_len), (_, b_len)] = *two else {
+                tops.push(box_of(rec, two[0])?);
+                continue;
+            };
+            let [w, h, d, _] = bottom.space();
+            let ctx = rec.context();
+            let part = |len: usize| {
+                GpuMat::alloc_space(ctx, bottom.dims, [w, h, d, len / p], p, bottom.options)
+            };
+            let (a, b) = (part(a_len), part(b_len));
+            let (Some(av), Some(bv)) = (scalars_of(&a), scalars_of(&b)) else {
+                return Err(crate::error::TensorError::VariantStorage {
+                    shader: "slice_pair".into(),
+                    variant: "a packed part".into(),
+                    stores: "buffers".into(),
+                    mats: "an image".into(),
+                }
+                .into());
+            };
+            // (a mat's h holds a 4-D blob's d slabs of rows)
+            let words = [
+                src.w,
+                src.h,
+                src.cstep,
+                av.c,
+                av.cstep,
+                bv.c,
+                bv.cstep,
+                start / p,
+            ]
+            .map(|n| n as u32);
+            let grid = [src.w, src.h, av.c + bv.c].map(|n| n as u32);
+            rec.dispatch(pair, &[&src, &av, &bv], &words, grid)?;
+            tops.extend([a, b]);
+        }
+        Ok(tops)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
