@@ -50,6 +50,52 @@ fn time_tensor_core_context(ctx: &fpshader::Context) {
     );
 }
 
+/// `param` on every GPU context in three tuples against `want` (the CPU's output): fp16
+/// storage (on tensor cores where `fits` and the context has cooperative matrices, within
+/// `eps16`), fp16 with cooperative matrices off (`eps16`) and fp32 (1e-3); each run must have
+/// taken `{family}_cm` exactly where tensor cores were expected and `{family}` elsewhere.
+fn check_tensor_core_choice(
+    param: &str,
+    inputs: &[Input],
+    want: &[f32],
+    (family, fits): (&str, bool),
+    eps16: f32,
+) {
+    let fp16 = RunOptions {
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..RunOptions::fp32()
+    };
+    let no_cm = RunOptions {
+        use_cooperative_matrix: false,
+        ..fp16
+    };
+    let cm = format!("{family}_cm");
+    for ctx in gpu_contexts() {
+        time_tensor_core_context(&ctx);
+        for (opt, tensor_cores, eps) in [
+            (fp16, fits && ctx.cooperative_matrix(), eps16),
+            (no_cm, false, eps16),
+            (RunOptions::fp32(), false, 1e-3),
+        ] {
+            let what = format!("{param}, {opt:?}, {}", ctx.describe());
+            let got = run_net(param, &[], inputs, "out", opt, Some(ctx.clone()))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_close(&got.to_values(), want, eps, &what);
+            let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+            let want_shader = if tensor_cores { cm.as_str() } else { family };
+            assert!(
+                shaders.iter().any(|s| s == want_shader)
+                    && !shaders
+                        .iter()
+                        .any(|s| s.starts_with(family) && s != want_shader),
+                "{what}: ran {shaders:?}, expected {want_shader}"
+            );
+        }
+        ctx.set_timing(false);
+    }
+}
+
 /// A one-layer model over input `data` (plus `extra` inputs) producing `out`.
 fn one_layer(kind: &str, bottoms: &[&str], params: &str) -> String {
     let inputs: Vec<String> = bottoms

@@ -128,11 +128,6 @@ fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
         ([128, 64, 2], [128, 70, 1], [128, 70, 1], false, true),
         ([20, 30, 2], [20, 30, 2], [20, 30, 2], false, false),
     ];
-    let fp16 = RunOptions {
-        use_fp16_packed: true,
-        use_fp16_storage: true,
-        ..RunOptions::fp32()
-    };
     for (q, k, v, masked, fits) in cases {
         let mut inputs = vec![
             random_mat(&mut rng, "q", &q, RANDOM),
@@ -148,34 +143,7 @@ fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
         let want = run_net(&param, &[], &inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
-        for ctx in gpu_contexts() {
-            time_tensor_core_context(&ctx);
-            let no_cm = RunOptions {
-                use_cooperative_matrix: false,
-                ..fp16
-            };
-            for (opt, tensor_cores, eps) in [
-                (fp16, fits && ctx.cooperative_matrix(), 0.05),
-                (no_cm, false, 0.05),
-                (RunOptions::fp32(), false, 1e-3),
-            ] {
-                let what = format!("SDPA {q:?} {k:?} {v:?}, {opt:?}, {}", ctx.describe());
-                let got = run_net(&param, &[], &inputs, "out", opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
-                assert_close(&got.to_values(), &want, eps, &what);
-                let shaders: Vec<String> =
-                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
-                let want_shader = if tensor_cores { "sdpa_cm" } else { "sdpa" };
-                assert!(
-                    shaders.iter().any(|s| s == want_shader)
-                        && !shaders
-                            .iter()
-                            .any(|s| s.starts_with("sdpa") && s != want_shader),
-                    "{what}: ran {shaders:?}, expected {want_shader}"
-                );
-            }
-            ctx.set_timing(false);
-        }
+        check_tensor_core_choice(&param, &inputs, &want, ("sdpa", fits), 0.05);
     }
 }
 

@@ -488,43 +488,11 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
             ],
         ),
     ];
-    let fp16 = RunOptions {
-        use_fp16_packed: true,
-        use_fp16_storage: true,
-        ..RunOptions::fp32()
-    };
     for (param, inputs) in &models {
         let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
-        for ctx in gpu_contexts() {
-            time_tensor_core_context(&ctx);
-            let no_cm = RunOptions {
-                use_cooperative_matrix: false,
-                ..fp16
-            };
-            for (opt, tensor_cores, eps) in [
-                (fp16, ctx.cooperative_matrix(), 0.1),
-                (no_cm, false, 0.1),
-                (RunOptions::fp32(), false, 1e-3),
-            ] {
-                let what = format!("{param}, {opt:?}, {}", ctx.describe());
-                let got = run_net(param, &[], inputs, "out", opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
-                assert_close(&got.to_values(), &want, eps, &what);
-                let shaders: Vec<String> =
-                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
-                let want_shader = if tensor_cores { "gemm_cm" } else { "gemm" };
-                assert!(
-                    shaders.iter().any(|s| s == want_shader)
-                        && !shaders
-                            .iter()
-                            .any(|s| s.starts_with("gemm") && s != want_shader),
-                    "{what}: ran {shaders:?}, expected {want_shader}"
-                );
-            }
-            ctx.set_timing(false);
-        }
+        check_tensor_core_choice(param, inputs, &want, ("gemm", true), 0.1);
     }
 }
 
