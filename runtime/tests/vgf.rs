@@ -935,6 +935,10 @@ def reference(i):
         return [np.full(64, 1.0)]
     if model == 'tensor_transpose':
         return [i[0].T]
+    if model == 'tensor_bounds':
+        o = np.zeros((8, 8))
+        o[:, :4] = i[0][:, 4:]
+        return [o]
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
@@ -1744,6 +1748,25 @@ void main() {
 }
 ";
 
+/// Coordinates past a dimension but inside the buffer: `c[y][x] = a[y][x + 4]` over an 8 × 8
+/// tensor (zero where `x + 4` is past the row, as SPV_ARM_tensors reads), and a write to
+/// `c[y][x + 8]` that SPV_ARM_tensors drops (unchecked, it lands on the next row's `c[y + 1][x]`).
+const GLSL_TENSOR_BOUNDS: &str = "#version 460
+#extension GL_ARM_tensors : require
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) uniform tensorARM<float, 2> a;
+layout(set = 0, binding = 1) uniform tensorARM<float, 2> c;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint y = i / 8u;
+  uint x = i % 8u;
+  float v;
+  tensorReadARM(a, uint[](y, x + 4u), v);
+  tensorWriteARM(c, uint[](y, x), v);
+  tensorWriteARM(c, uint[](y, x + 8u), 100.0);
+}
+";
+
 /// The glslc that Arm's scenario runner ships (glslang with GL_ARM_tensors, which shaderc lacks).
 fn arm_glslc(python: &std::path::Path) -> PathBuf {
     let dir = run_ok(
@@ -1757,7 +1780,8 @@ fn arm_glslc(python: &std::path::Path) -> PathBuf {
 }
 
 /// Custom shaders that bind tensors (`VK_DESCRIPTOR_TYPE_TENSOR_ARM`): input → shader → output,
-/// ML → shader → ML and a constant fed to the shader. Each value the shader binds as a tensor is
+/// ML → shader → ML, a constant fed to the shader, a 2-D transpose and coordinates out of
+/// bounds (read as zero, writes dropped). Each value the shader binds as a tensor is
 /// one resource, as in Arm's converter's files (checked against its `vgf_dump`); both files run
 /// in Arm's scenario runner and in fpshader on every GPU context (the tensors rewritten to
 /// storage buffers at load, the rewrite valid SPIR-V by spirv-val) as numpy computes.
@@ -1836,6 +1860,7 @@ fn tensor_descriptor_shaders_match_arms_converter() {
         vec![8, 8],
         Some([4, 1, 1]),
     );
+    let bounds = compile("bounds", GLSL_TENSOR_BOUNDS, vec![8, 8], Some([4, 1, 1]));
     let op = |json: &str, res: &str, x: &str, ty: &str| {
         format!(
             "  {res} = tosa.custom {x} {{domain_name = \"com.arm.VulkanCustomShader\", operator_name = \"t\", implementation_attrs = \"{json}\"}} : ({ty}) -> {ty}\n"
@@ -1863,6 +1888,13 @@ fn tensor_descriptor_shaders_match_arms_converter() {
             format!(
                 "func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {{\n{}  return %0 : tensor<8x8xf32>\n}}\n",
                 op(&transpose, "%0", "%arg0", "tensor<8x8xf32>")
+            ),
+        ),
+        (
+            "tensor_bounds",
+            format!(
+                "func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {{\n{}  return %0 : tensor<8x8xf32>\n}}\n",
+                op(&bounds, "%0", "%arg0", "tensor<8x8xf32>")
             ),
         ),
     ];

@@ -4,10 +4,10 @@
 //! row-major index of its coordinates (strides from the shape of the resource the binding is
 //! given), `OpTensorQuerySizeARM` that shape's dimension. Reads and writes of several elements
 //! at once are refused, as are tensors in arrays. Debug line instructions are dropped.
-//! Coordinates are not checked against the shape: an access past the buffer is left to the
-//! device's robust buffer access (wgpu turns it on: writes dropped), and a coordinate past its
-//! dimension but inside the buffer reaches another element, where SPV_ARM_tensors would read
-//! zero (or the out-of-bounds value) and drop the write.
+//! Coordinates are checked against the shape as SPV_ARM_tensors defines, without branches: a
+//! read with any coordinate past its dimension gives zero (or the access's out-of-bounds value)
+//! and loads element 0 instead; a write there goes to index 2³² − 1, past any buffer, which
+//! robust buffer access (`robustBufferAccess2`, on wherever wgpu finds it) drops.
 
 use std::collections::HashMap;
 
@@ -61,6 +61,8 @@ struct BufferTypes {
     runtime_array: u32,
     block: u32,
     element_pointer: u32,
+    /// The element's zero: what a read out of bounds gives.
+    null: u32,
 }
 
 /// `words` with its tensors as storage buffers, `shape_of(set, binding)` giving each tensor
@@ -78,6 +80,7 @@ pub fn rewrite(
     let mut tensor_pointers: HashMap<u32, u32> = HashMap::new();
     let mut widths: HashMap<u32, u32> = HashMap::new();
     let mut uint = None;
+    let mut boolean = None;
     let mut array_elements: HashMap<u32, u32> = HashMap::new();
     let mut int_types: HashMap<u32, bool> = HashMap::new();
     let mut constants: HashMap<u32, u32> = HashMap::new();
@@ -105,6 +108,9 @@ pub fn rewrite(
             }
             (_, Some(Op::TypeFloat)) if o.len() >= 2 => {
                 widths.insert(o[0], o[1]);
+            }
+            (_, Some(Op::TypeBool)) if !o.is_empty() && boolean.is_none() => {
+                boolean = Some((o[0], tensor_types.is_empty()));
             }
             (_, Some(Op::TypeArray)) if o.len() >= 2 => {
                 array_elements.insert(o[0], o[1]);
@@ -146,6 +152,13 @@ pub fn rewrite(
         None => (ed.fresh(), false),
     };
     let zero = ed.fresh();
+    // the bounds checks' boolean type (the module's, moved like the index type when it comes
+    // after the tensors), their start and the write sink's index
+    let (bool_id, bool_before) = match boolean {
+        Some(b) => b,
+        None => (ed.fresh(), false),
+    };
+    let (all_inside, sink) = (ed.fresh(), ed.fresh());
     // the buffer types of each tensor type, and each variable's shape constants
     let mut buffers: HashMap<u32, BufferTypes> = HashMap::new();
     for (&ty, &element) in &tensor_types {
@@ -160,6 +173,7 @@ pub fn rewrite(
                 runtime_array: ed.fresh(),
                 block: ed.fresh(),
                 element_pointer: ed.fresh(),
+                null: ed.fresh(),
             },
         );
     }
@@ -218,6 +232,9 @@ pub fn rewrite(
             (_, Some(Op::TypeInt)) if o.first() == Some(&uint_id) && !uint_before => {
                 // moved to where the first tensor type was
             }
+            (_, Some(Op::TypeBool)) if o.first() == Some(&bool_id) && !bool_before => {
+                // moved to where the first tensor type was
+            }
             (OP_TYPE_TENSOR, _) if !o.is_empty() => {
                 if !declared {
                     declared = true;
@@ -226,6 +243,14 @@ pub fn rewrite(
                         ed.emit(Op::TypeInt, &[uint_id, 32, 0]);
                     }
                     ed.emit(Op::Constant, &[uint_id, zero, 0]);
+                    if !bool_before {
+                        ed.emit(Op::TypeBool, &[bool_id]);
+                    }
+                    ed.emit(Op::ConstantTrue, &[bool_id, all_inside]);
+                    ed.emit(Op::Constant, &[uint_id, sink, u32::MAX]);
+                    for b in buffers.values() {
+                        ed.emit(Op::ConstantNull, &[b.element, b.null]);
+                    }
                     for v in vars.values() {
                         let mut stride = 1i64;
                         for d in (0..v.shape.len()).rev() {
@@ -300,7 +325,10 @@ pub fn rewrite(
                     .and_then(|t| array_elements.get(t))
                     .copied()
                     .unwrap_or(uint_id);
+                // and whether every coordinate is inside its dimension (a negative one, as
+                // uint, is past any)
                 let mut index = zero;
+                let mut inside = all_inside;
                 for d in 0..v.shape.len() {
                     let c = ed.fresh();
                     ed.emit(Op::CompositeExtract, &[coord_ty, c, coords, d as u32]);
@@ -316,11 +344,33 @@ pub fn rewrite(
                     let sum = ed.fresh();
                     ed.emit(Op::IAdd, &[uint_id, sum, index, term]);
                     index = sum;
+                    let below = ed.fresh();
+                    ed.emit(Op::ULessThan, &[bool_id, below, c, v.sizes[d]]);
+                    let both = ed.fresh();
+                    ed.emit(Op::LogicalAnd, &[bool_id, both, inside, below]);
+                    inside = both;
                 }
+                // outside: a read loads element 0 and gives the out-of-bounds value, a write
+                // goes past the buffer
+                let checked = ed.fresh();
+                let elsewhere = if read { zero } else { sink };
+                ed.emit(Op::Select, &[uint_id, checked, inside, index, elsewhere]);
                 let at = ed.fresh();
-                ed.emit(Op::AccessChain, &[b.element_pointer, at, var, zero, index]);
+                ed.emit(
+                    Op::AccessChain,
+                    &[b.element_pointer, at, var, zero, checked],
+                );
                 if read {
-                    ed.emit(Op::Load, &[o[0], o[1], at]);
+                    // TensorOperands: Nontemporal (0x1) takes no operand, OutOfBoundsValue
+                    // (0x2) the value
+                    let operands = o.get(4).copied().unwrap_or(0);
+                    let outside = match o.get(5) {
+                        Some(&value) if operands & 2 != 0 => value,
+                        _ => b.null,
+                    };
+                    let value = ed.fresh();
+                    ed.emit(Op::Load, &[o[0], value, at]);
+                    ed.emit(Op::Select, &[o[0], o[1], inside, value, outside]);
                 } else {
                     let &object = o
                         .get(2)
