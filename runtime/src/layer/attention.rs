@@ -46,9 +46,13 @@ pub(crate) fn gpu_pipeline(
     attn_mask: bool,
 ) -> Result<AttentionPipelines> {
     let mask = SpecValue::I32(i32::from(attn_mask));
+    let fma = gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])?;
+    // the blobs are fp16 where the variant the layer got stores fp16 (`sdpa_cm` reads raw
+    // fp16 bits)
+    let fp16 = fma.options.contains(crate::Opt::Fp16Storage);
     Ok(AttentionPipelines {
-        fma: gpu.pipeline(Shader::Sdpa.module(), &[(0, mask)])?,
-        tensor_cores: tensor_cores(gpu, opt, gpu.options.contains(crate::Opt::Fp16Storage)),
+        tensor_cores: tensor_cores(gpu, opt, fp16),
+        fma,
         attn_mask,
     })
 }
