@@ -2,19 +2,19 @@
 //! here on the CPU): what Reduction, the normalizations, StatisticsPooling and CumulativeSum
 //! are made of. Sums run in fp32 in order within a group, as ncnn's do.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::OptionSet;
 use crate::error::{Result, TensorError};
-use crate::gpu::specialize::{SpecValue, Specialization};
-use crate::gpu::{Context, Pipeline, Recorder};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::kernels;
+use crate::layer::normalize_vec4::Vec4Norm;
 use crate::layer::pipelines::{expect_pack1_buffer, index_word, workgroup_rows};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, StorageFormat, Strided, contiguous_strides};
+use crate::tensor::{GpuMat, Strided, contiguous_strides};
 
 /// A blob's values in groups: group `g`'s value `j` lies at logical index (numpy order)
 /// `outer(g) + inner(j)`, each a row-major walk of a view.
@@ -319,26 +319,8 @@ pub struct GroupPipeline {
     vec4: Option<Vec4Norm>,
 }
 
-/// `normalize_vec4.comp` (or its subgroup twin) for one normalization: its constants besides the mode and
-/// workgroup size, and the pipelines made so far.
-struct Vec4Norm {
-    options: OptionSet,
-    norm: Norm,
-    affine: i32,
-    /// Mode 0 at 32, 64, 128 and 256 lanes, then modes 1 to 3 (256 lanes), narrow then wide:
-    /// made on first use, as the lanes depend on the blob, and kept so that a run does no
-    /// cache lookups.
-    made: [[OnceLock<Arc<Pipeline>>; 7]; 2],
-}
-
-/// Values of a group one lane of `normalize_vec4.comp` holds in registers.
-const LANE_VALUES: usize = 4 * 8;
-
-/// `normalize_vec4.comp`'s most lanes per workgroup.
-const MAX_LANES: usize = 256;
-
 /// `(constant_id, value)` for integer constants 0, 1, 2, ... in order.
-fn int_constants(values: &[i32]) -> Vec<(u32, SpecValue)> {
+pub(crate) fn int_constants(values: &[i32]) -> Vec<(u32, SpecValue)> {
     values
         .iter()
         .enumerate()
@@ -348,7 +330,7 @@ fn int_constants(values: &[i32]) -> Vec<(u32, SpecValue)> {
 
 impl AffineIndex {
     /// The shaders' `aff_div, aff_mod, aff_mul` words.
-    fn words(&self, word: impl Fn(usize, &str) -> Result<u32>) -> Result<[u32; 3]> {
+    pub(crate) fn words(&self, word: impl Fn(usize, &str) -> Result<u32>) -> Result<[u32; 3]> {
         let what = "the affine index";
         Ok([
             word(self.div, what)?,
@@ -358,135 +340,8 @@ impl AffineIndex {
     }
 }
 
-impl Vec4Norm {
-    /// The pipeline of `mode` with `lanes` (a power of two from 32; 256 but for mode 0)
-    /// invocations per workgroup.
-    /// `wide`: 8 fp16 values per access (the shader's constant 4).
-    fn pipeline(
-        &self,
-        ctx: &Context,
-        mode: i32,
-        lanes: usize,
-        wide: bool,
-    ) -> Result<Arc<Pipeline>> {
-        let slot = match mode {
-            0 => lanes.ilog2() as usize - 5,
-            _ => 3 + mode as usize,
-        };
-        let made = &self.made[usize::from(wide)][slot];
-        if let Some(p) = made.get() {
-            return Ok(p.clone());
-        }
-        let mut values = int_constants(&[mode, self.norm as i32, self.affine]);
-        values.push((4, SpecValue::I32(i32::from(wide))));
-        let spec = Specialization {
-            values,
-            local_size: Some([lanes as u32, 1, 1]),
-        };
-        // its sums on subgroup arithmetic where the device has it and the path takes it
-        let subgroups = Shader::NormalizeVec4Subgroup.module();
-        let p = match ctx.candidates(subgroups, self.options).is_empty() {
-            false => ctx.pipeline(subgroups, self.options, &spec).ok(),
-            true => None,
-        };
-        let p = match p {
-            Some(p) => p,
-            None => ctx.pipeline(Shader::NormalizeVec4.module(), self.options, &spec)?,
-        };
-        Ok(made.get_or_init(|| p).clone())
-    }
-
-    /// Records a normalization of contiguous vec4 groups: one dispatch when a group fits a
-    /// tile, else partials, their combination and the apply.
-    fn record(
-        &self,
-        rec: &mut Recorder<'_>,
-        (src, dst, affine): (&GpuMat, &GpuMat, &GpuMat),
-        groups: &Groups,
-        extras: GroupExtras,
-    ) -> Result<()> {
-        let (count, n) = (groups.count(), groups.size());
-        // a group in one workgroup's registers when it fits, with as few lanes as hold it
-        // (a row of 2048 values takes 64: a tree of 256 lanes over it cost 2x), else split
-        // over tiles of 256 lanes
-        let lanes = n
-            .div_ceil(LANE_VALUES)
-            .next_power_of_two()
-            .clamp(32, MAX_LANES);
-        let segs = n.div_ceil(MAX_LANES * LANE_VALUES);
-        let ctx = rec.context();
-        // 16-byte accesses of fp16 values where every group starts on a multiple of 8
-        let wide = src.format == StorageFormat::Fp16
-            && dst.format == StorageFormat::Fp16
-            && n.is_multiple_of(8)
-            && groups.outer.strides.iter().all(|v| v % 8 == 0);
-        let first = self.pipeline(ctx, if segs == 1 { 0 } else { 1 }, lanes, wide)?;
-        let word = |v: usize, what: &str| index_word(&first, v as isize, what);
-        let (outer_size, outer_stride) = three(word, &groups.outer, "the groups")?;
-        let mut words = Vec::with_capacity(15);
-        words.extend(outer_size);
-        words.extend(outer_stride);
-        for (v, what) in [(count, "the groups"), (n, "a group"), (segs, "the tiles")] {
-            words.push(word(v, what)?);
-        }
-        let i = extras.index;
-        words.extend(i.words(word)?);
-        // how the four values of a vec4 find their entries (the shader's aff_kind)
-        let kind = if i.div.is_multiple_of(4) || i.modulo == 1 {
-            1
-        } else if i.div == 1
-            && i.modulo >= n
-            && i.mul.is_multiple_of(4)
-            && extras.beta_at.is_multiple_of(4)
-        {
-            2
-        } else {
-            0
-        };
-        words.push(kind);
-        words.push(word(extras.beta_at, "the affine index")?);
-        words.push(extras.eps.to_bits());
-        // mean and squared deviations per tile, then (a, b) per group: fp32 pairs
-        let pairs = if segs > 1 { count * segs + count } else { 1 };
-        let partials = GpuMat::alloc(ctx, 2, [pairs * 2, 1, 1], 1, OptionSet::FP32);
-        let bindings = [src, dst, affine, &partials];
-        if segs == 1 {
-            return rec.dispatch(&first, &bindings, &words, workgroup_rows(count, lanes));
-        }
-        let (combine, apply) = (
-            self.pipeline(ctx, 2, MAX_LANES, wide)?,
-            self.pipeline(ctx, 3, MAX_LANES, wide)?,
-        );
-        let tiles = workgroup_rows(count * segs, MAX_LANES);
-        rec.dispatch(&first, &bindings, &words, tiles)?;
-        rec.dispatch(
-            &combine,
-            &bindings,
-            &words,
-            workgroup_rows(count, MAX_LANES),
-        )?;
-        rec.dispatch(&apply, &bindings, &words, tiles)
-    }
-}
-
-/// Whether `normalize_vec4.comp` can take these groups: each group contiguous in memory (a
-/// blob whose channels lie back to back, so logical is physical) and in whole vec4s.
-fn vec4_groups(groups: &Groups, src: &GpuMat, dst: &GpuMat) -> bool {
-    // 1-D and 2-D mats are one row of channels or of rows, whatever their cstep
-    let back_to_back = |m: &GpuMat| m.dims <= 2 || m.cstep == m.w * m.h;
-    let (inner, _) = groups.inner.simplified_with(&groups.inner);
-    back_to_back(src)
-        && back_to_back(dst)
-        && groups.inner.offset == 0
-        && groups.outer.offset == 0
-        && inner.shape.len() == 1
-        && inner.strides[0] == 1
-        && inner.shape[0].is_multiple_of(4)
-        && groups.outer.strides.iter().all(|v| *v >= 0 && *v % 4 == 0)
-}
-
 /// A view's sizes and strides as three axes (outermost padded with ones).
-fn three(
+pub(crate) fn three(
     word: impl Fn(usize, &str) -> Result<u32>,
     view: &Strided,
     what: &str,
@@ -522,12 +377,7 @@ impl GroupPipeline {
         let values = int_constants(&[mode, reduce, norm, affine]);
         let module = Shader::Reduce.module();
         let vec4 = match op {
-            GroupOp::Normalize { norm, affine } => Some(Vec4Norm {
-                options: gpu.options,
-                norm,
-                affine,
-                made: Default::default(),
-            }),
+            GroupOp::Normalize { norm, affine } => Some(Vec4Norm::new(gpu.options, norm, affine)),
             _ => None,
         };
         Ok(GroupPipeline {
@@ -584,7 +434,7 @@ impl GroupPipeline {
             return Ok(());
         }
         if let Some(vec4) = &self.vec4
-            && vec4_groups(groups, src, dst)
+            && vec4.takes(groups, src, dst)
         {
             return vec4.record(rec, (src, dst, affine), groups, extras);
         }

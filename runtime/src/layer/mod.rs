@@ -28,6 +28,7 @@ pub mod groups;
 pub(crate) mod int8;
 pub(crate) mod kernels;
 pub mod norm_rule;
+pub(crate) mod normalize_vec4;
 pub mod pipelines;
 pub mod reshape_rule;
 pub mod strided_copy;
