@@ -269,15 +269,11 @@ pub(crate) fn record_shuffle(
         return gather.record(rec, bottom, bottom.dims, bottom.space(), map);
     }
     let top = bottom.alloc_like(rec.context())?;
-    let (Some(src), Some(dst)) = (scalars_of(bottom), scalars_of(&top)) else {
-        return Err(TensorError::VariantStorage {
-            shader: "gather".into(),
-            variant: "a packed channel shuffle".into(),
-            stores: "fp16 or fp32 packs in buffers".into(),
-            mats: format!("elempack {p}, {:?}", bottom.format),
-        }
-        .into());
-    };
+    let what = "a packed channel shuffle";
+    let (src, dst) = (
+        scalar_view(bottom, "gather", what)?,
+        scalar_view(&top, "gather", what)?,
+    );
     gather.record_into(rec, &src, &dst, GatherMap::Shuffle { group, pack: p })?;
     Ok(top)
 }
@@ -299,6 +295,20 @@ pub(crate) fn scalars_of(m: &GpuMat) -> Option<GpuMat> {
         elempack: 1,
         cstep: m.cstep * p,
         ..m.clone()
+    })
+}
+
+/// [`scalars_of`], or the error naming `shader` and `what` it was for where `m` has no scalar
+/// view (an image, or fp16 packed without fp16 storage).
+pub(crate) fn scalar_view(m: &GpuMat, shader: &str, what: &str) -> Result<GpuMat> {
+    scalars_of(m).ok_or_else(|| {
+        TensorError::VariantStorage {
+            shader: shader.into(),
+            variant: what.into(),
+            stores: "fp16 or fp32 packs in buffers".into(),
+            mats: format!("elempack {}, {:?}", m.elempack, m.format),
+        }
+        .into()
     })
 }
 
@@ -330,12 +340,7 @@ pub(crate) fn record_box(
         .into());
     };
     let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
-    let dst = scalars_of(&top).ok_or(TensorError::VariantStorage {
-        shader: "gather".into(),
-        variant: "a packed box".into(),
-        stores: "buffers".into(),
-        mats: "an image".into(),
-    })?;
+    let dst = scalar_view(&top, "gather", "a packed box")?;
     let offset = [(x0 * p) as i64, y0 as i64, z0 as i64, (c0 / p) as i64];
     gather.record_into(rec, &src, &dst, GatherMap::shift(offset))?;
     Ok(top)

@@ -6,7 +6,9 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::Pipeline;
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::gather::{Gather, GatherMap, box_packs, gather_for, record_box, scalars_of};
+use crate::layer::gather::{
+    Gather, GatherMap, box_packs, gather_for, record_box, scalar_view, scalars_of,
+};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
@@ -157,15 +159,11 @@ impl Layer for Slice {
                 GpuMat::alloc_space(ctx, bottom.dims, [w, h, d, len / p], p, bottom.options)
             };
             let (a, b) = (part(a_len), part(b_len));
-            let (Some(av), Some(bv)) = (scalars_of(&a), scalars_of(&b)) else {
-                return Err(crate::error::TensorError::VariantStorage {
-                    shader: "slice_pair".into(),
-                    variant: "a packed part".into(),
-                    stores: "buffers".into(),
-                    mats: "an image".into(),
-                }
-                .into());
-            };
+            let what = "a part of a slice";
+            let (av, bv) = (
+                scalar_view(&a, "slice_pair", what)?,
+                scalar_view(&b, "slice_pair", what)?,
+            );
             // (a mat's h holds a 4-D blob's d slabs of rows)
             let words = [
                 src.w,
