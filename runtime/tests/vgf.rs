@@ -1579,6 +1579,76 @@ fn our_file_and_scenario(
     std::fs::write(dir.join(format!("{file}.json")), scenario.to_string()).unwrap();
 }
 
+/// numpy's inputs for `graph` in `dir` (`input_<i>.raw`/`.npy`, by [`NUMPY_CHECK`]'s
+/// `prepare`), read back.
+fn prepared_inputs(
+    python: &std::path::Path,
+    dir: &std::path::Path,
+    name: &str,
+    graph: &tosa::Graph,
+) -> Vec<Vec<u8>> {
+    let shapes: Vec<&Vec<i64>> = (graph.inputs.iter())
+        .map(|&v| &graph.values[v].ty.shape)
+        .collect();
+    numpy(
+        python,
+        dir,
+        name,
+        "prepare",
+        &[serde_json::to_string(&shapes).unwrap()],
+    );
+    (0..shapes.len())
+        .map(|i| std::fs::read(dir.join(format!("input_{i}.raw"))).unwrap())
+        .collect()
+}
+
+/// Arm's scenario runner, with the emulation layers, on each of `scenarios` in `dir`.
+fn run_scenarios(
+    (runner, python): (&std::path::Path, &std::path::Path),
+    dir: &std::path::Path,
+    name: &str,
+    scenarios: &[&str],
+) {
+    let layers = emulation_layer_env(python, dir);
+    for file in scenarios {
+        run_ok(
+            Command::new(runner)
+                .current_dir(dir)
+                .envs(layers.iter().cloned())
+                .args(["--scenario", file]),
+            &format!("{name}: Arm's scenario runner on {file}"),
+        );
+    }
+}
+
+/// Each of `files` (`<file>.vgf` in `dir`) run by fpshader on every context of `contexts` with
+/// `inputs`, its outputs written as `<file>-fpshader-<k>.out<j>.raw`; the runs, context by
+/// context.
+fn run_in_fpshader(
+    contexts: &[std::sync::Arc<fpshader::Context>],
+    dir: &std::path::Path,
+    name: &str,
+    files: &[&str],
+    inputs: &[Vec<u8>],
+) -> Vec<String> {
+    let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let mut runs = Vec::new();
+    for (k, ctx) in contexts.iter().enumerate() {
+        for file in files {
+            let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
+            let model = VgfModel::load(ctx, &bytes, &Default::default())
+                .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
+            let outputs = model.run(ctx, &views).unwrap();
+            let run = format!("{file}-fpshader-{k}");
+            for (j, out) in outputs.iter().enumerate() {
+                std::fs::write(dir.join(format!("{run}.out{j}.raw")), out).unwrap();
+            }
+            runs.push(run);
+        }
+    }
+    runs
+}
+
 #[test]
 fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
     let Some(ArmTools {
@@ -1595,21 +1665,9 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
     models.extend(shader_models());
     for (name, mlir) in models {
         let dir = common::scratch();
-        let layers = emulation_layer_env(&python, &dir);
         std::fs::write(dir.join("m.mlir"), &mlir).unwrap();
         let graph = tosa::mlir::parse(name, &mlir).unwrap();
-        let shapes: Vec<&Vec<i64>> = graph
-            .inputs
-            .iter()
-            .map(|&v| &graph.values[v].ty.shape)
-            .collect();
-        numpy(
-            &python,
-            &dir,
-            name,
-            "prepare",
-            &[serde_json::to_string(&shapes).unwrap()],
-        );
+        let inputs = prepared_inputs(&python, &dir, name, &graph);
         // ours: compute-only, and with graph segments, each with our scenario file
         let ours = compute_only(&graph);
         our_file_and_scenario(&ours, &dump, &dir, "ours", "ours");
@@ -1637,45 +1695,26 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         } else {
             &["ours.json", "graphs.json"]
         };
-        for file in scenarios {
-            run_ok(
-                Command::new(&runner)
-                    .current_dir(&dir)
-                    .envs(layers.iter().cloned())
-                    .args(["--scenario", file]),
-                &format!("{name}: Arm's scenario runner on {file}"),
-            );
-        }
-        // both files in fpshader, on every GPU context
-        let inputs: Vec<Vec<u8>> = (0..shapes.len())
-            .map(|i| std::fs::read(dir.join(format!("input_{i}.raw"))).unwrap())
-            .collect();
-        let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        run_scenarios((&runner, &python), &dir, name, scenarios);
+        // the files in fpshader, on every GPU context (Arm's HLSL one refused by name)
         let mut runs: Vec<String> = ["ours", "graphs", "arms"][..scenarios.len()]
             .iter()
             .map(|r| format!("{r}-arm-runner"))
             .collect();
-        for (k, ctx) in contexts.iter().enumerate() {
-            for file in ["ours", "graphs", "arm"] {
-                let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
-                if file == "arm" && !arm_runs {
-                    let err = VgfModel::load(ctx, &bytes, &Default::default())
-                        .err()
-                        .unwrap()
-                        .to_string();
-                    assert!(err.contains("HLSL source"), "{err}");
-                    continue;
-                }
-                let model = VgfModel::load(ctx, &bytes, &Default::default())
-                    .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
-                let outputs = model.run(ctx, &views).unwrap();
-                let run = format!("{file}-fpshader-{k}");
-                for (j, out) in outputs.iter().enumerate() {
-                    std::fs::write(dir.join(format!("{run}.out{j}.raw")), out).unwrap();
-                }
-                runs.push(run);
+        let files: &[&str] = if arm_runs {
+            &["ours", "graphs", "arm"]
+        } else {
+            for ctx in &contexts {
+                let bytes = std::fs::read(dir.join("arm.vgf")).unwrap();
+                let err = VgfModel::load(ctx, &bytes, &Default::default())
+                    .err()
+                    .unwrap()
+                    .to_string();
+                assert!(err.contains("HLSL source"), "{err}");
             }
-        }
+            &["ours", "graphs"]
+        };
+        runs.extend(run_in_fpshader(&contexts, &dir, name, files, &inputs));
         // and Arm's file through the command line, as a user runs it
         if arm_runs {
             let out = dir.join("cli");
@@ -1683,7 +1722,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
             cli.current_dir(&dir)
                 .args(["run", "arm.vgf", "-o"])
                 .arg(&out);
-            for i in 0..shapes.len() {
+            for i in 0..inputs.len() {
                 cli.args(["--input", &format!("input_{i}.npy")]);
             }
             run_ok(&mut cli, &format!("{name}: fpshader run arm.vgf"));
@@ -1913,43 +1952,22 @@ fn tensor_descriptor_shaders_match_arms_converter() {
             structure(&arms, true),
             "{name}: our file against Arm's"
         );
-        // both files in Arm's scenario runner, as numpy computes
-        let shapes: Vec<&Vec<i64>> = (graph.inputs.iter())
-            .map(|&v| &graph.values[v].ty.shape)
-            .collect();
-        numpy(
-            &python,
+        // both files in Arm's scenario runner and in fpshader, as numpy computes
+        let inputs = prepared_inputs(&python, &model_dir, name, &graph);
+        run_scenarios(
+            (&runner, &python),
             &model_dir,
             name,
-            "prepare",
-            &[serde_json::to_string(&shapes).unwrap()],
+            &["ours.json", "arm.json"],
         );
-        let layers = emulation_layer_env(&python, &model_dir);
-        for file in ["ours.json", "arm.json"] {
-            run_ok(
-                Command::new(&runner)
-                    .current_dir(&model_dir)
-                    .envs(layers.iter().cloned())
-                    .args(["--scenario", file]),
-                &format!("{name}: Arm's scenario runner on {file}"),
-            );
-        }
         let mut runs = vec!["ours-arm-runner".to_string(), "arms-arm-runner".to_string()];
-        let inputs: Vec<Vec<u8>> = (0..shapes.len())
-            .map(|i| std::fs::read(model_dir.join(format!("input_{i}.raw"))).unwrap())
-            .collect();
-        let views: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        for (k, ctx) in contexts.iter().enumerate() {
-            for file in ["ours", "arm"] {
-                let bytes = std::fs::read(model_dir.join(format!("{file}.vgf"))).unwrap();
-                let model = VgfModel::load(ctx, &bytes, &Default::default())
-                    .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
-                let outputs = model.run(ctx, &views).unwrap();
-                let run = format!("{file}-fpshader-{k}");
-                std::fs::write(model_dir.join(format!("{run}.out0.raw")), &outputs[0]).unwrap();
-                runs.push(run);
-            }
-        }
+        runs.extend(run_in_fpshader(
+            &contexts,
+            &model_dir,
+            name,
+            &["ours", "arm"],
+            &inputs,
+        ));
         println!(
             "{name}:\n{}",
             numpy(&python, &model_dir, name, "check", &runs)
