@@ -10,6 +10,7 @@ use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::gpu::pool::BufferPool;
 use crate::gpu::stats::StatCounters;
+use crate::gpu::submitter::Submitter;
 use crate::gpu::timing::{DispatchTime, Timings};
 use crate::meta::Features;
 
@@ -74,7 +75,9 @@ pub struct Context {
     /// Recorders holding recorded work not yet submitted: while there are any, it may still
     /// read a pooled buffer that no mat holds, so the queue must not write one
     /// ([`Context::upload`]).
-    pub(crate) recording: std::sync::atomic::AtomicUsize,
+    pub(crate) recording: Arc<std::sync::atomic::AtomicUsize>,
+    /// The thread that submits recorders' chunks, in order.
+    pub(crate) submitter: Submitter,
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
@@ -247,6 +250,7 @@ impl Context {
             pool: Arc::default(),
             readbacks: Mutex::default(),
             recording: Default::default(),
+            submitter: Submitter::default(),
             timings: Default::default(),
             stats: StatCounters::default(),
             dummy,

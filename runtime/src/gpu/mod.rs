@@ -13,6 +13,7 @@ pub mod samplers;
 pub(crate) mod smod;
 pub mod specialize;
 pub(crate) mod stats;
+pub(crate) mod submitter;
 pub(crate) mod timing;
 pub(crate) mod variant;
 

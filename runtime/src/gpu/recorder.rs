@@ -1,6 +1,7 @@
 //! Recording dispatches (many per submission), copies and read-backs into one submission.
 
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
 use crate::error::{DispatchError, Error, Result};
@@ -8,14 +9,15 @@ use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
 use crate::gpu::pool::DeviceBuffer;
 use crate::gpu::stats::SubmissionStats;
+use crate::gpu::submitter::Submitted;
 use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
 /// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
 ///
-/// A long recording is handed to the queue in chunks as it grows (8 dispatches, then 16 per
-/// chunk) without waiting, so the device starts on the first layers while the host
-/// still records the rest: recording a zoo model costs the host about as long as the device
-/// takes to run it, and one submission at the end put the two back to back.
+/// A long recording is handed to the context's submission thread in chunks as it grows (8
+/// dispatches, then 16 per chunk) without waiting, so the device starts on the first layers
+/// while the host still records the rest: recording a zoo model costs the host about as long
+/// as the device takes to run it, and one submission at the end put the two back to back.
 pub struct Recorder<'c> {
     ctx: &'c Context,
     encoder: wgpu::CommandEncoder,
@@ -27,9 +29,9 @@ pub struct Recorder<'c> {
     /// Dispatches and copies recorded since the last chunk went to the queue, and the size of the next.
     unsubmitted: usize,
     chunk: usize,
-    /// Chunks already submitted (not waited for) and the last one's index.
+    /// Chunks handed to the context's submission thread, and where their outcomes come back.
     submitted: u64,
-    last: Option<wgpu::SubmissionIndex>,
+    outcomes: (Sender<Submitted>, Receiver<Submitted>),
     /// With timing on ([`Context::set_timing`]): the label of what is recorded now, this
     /// chunk's queries, and the submitted chunks' times to read after the wait.
     label: String,
@@ -58,7 +60,7 @@ impl Context {
             unsubmitted: 0,
             chunk: FIRST_CHUNK,
             submitted: 0,
-            last: None,
+            outcomes: channel(),
             label: String::new(),
             queries: None,
             times: Vec::new(),
@@ -312,8 +314,9 @@ impl<'c> Recorder<'c> {
         }
     }
 
-    /// Hands what was recorded so far to the queue without waiting, and starts a new encoder.
-    /// Later chunks run after it: one queue runs submissions in order, and wgpu orders each
+    /// Hands what was recorded so far to the context's submission thread, which submits it
+    /// while this recorder goes on, and starts a new encoder. Later chunks run after it: the
+    /// thread submits in order, one queue runs submissions in order, and wgpu orders each
     /// buffer's uses across them as it does inside one.
     fn submit_chunk(&mut self) -> Result<()> {
         if let Some(queries) = self.queries.take() {
@@ -322,27 +325,18 @@ impl<'c> Recorder<'c> {
                 .push(queries.resolve(&self.ctx.device, &mut self.encoder));
         }
         let encoder = std::mem::replace(&mut self.encoder, self.ctx.encoder());
-        self.last = Some(self.submit(encoder)?);
+        // the count of recorders holding unsubmitted work drops once the thread submitted
+        let counted = std::mem::take(&mut self.unsubmitted) > 0;
+        self.ctx.submitter.submit(
+            &self.ctx.device,
+            &self.ctx.queue,
+            self.pass.take(),
+            encoder,
+            &self.outcomes.0,
+            counted.then(|| self.ctx.recording.clone()),
+        );
         self.submitted += 1;
-        self.unrecorded();
         Ok(())
-    }
-
-    /// Ends the pass, finishes `encoder` and submits it; validation errors of its recording
-    /// come back here.
-    fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Result<wgpu::SubmissionIndex> {
-        // the pass must end before the encoder finishes
-        drop(self.pass.take());
-        let scope = self
-            .ctx
-            .device
-            .push_error_scope(wgpu::ErrorFilter::Validation);
-        // recording errors surface when the encoder finishes
-        let index = self.ctx.queue.submit([encoder.finish()]);
-        match pollster::block_on(scope.pop()) {
-            Some(e) => Err(Error::Gpu(e.to_string())),
-            None => Ok(index),
-        }
     }
 
     /// The bind group of `resources` for `pipeline`, cached on the pipeline. The resources were
@@ -454,13 +448,32 @@ impl<'c> Recorder<'c> {
     /// Submits everything recorded and waits for the GPU to finish.
     pub fn submit_and_wait(mut self) -> Result<()> {
         // the last chunk, unless the last dispatch ended one
-        if self.unsubmitted > 0 || self.last.is_none() {
+        if self.unsubmitted > 0 || self.submitted == 0 {
             self.submit_chunk()?;
         }
-        let index = self
-            .last
-            .take()
-            .ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
+        // every chunk's outcome, in order: the first error stands (later chunks may fail
+        // only because of it), else the last chunk's index is the one to wait for
+        let mut last = None;
+        let mut failed = None;
+        for _ in 0..self.submitted {
+            let outcome = self
+                .outcomes
+                .1
+                .recv()
+                .map_err(|_| Error::Gpu("the submission thread ended".into()))?;
+            let stats = &self.ctx.stats;
+            stats.add(&stats.submit_ns, outcome.took);
+            match outcome.index {
+                Ok(index) => last = Some(index),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(Error::Gpu(e));
+        }
+        let index = last.ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
         let recorded = Instant::now();
         self.ctx
             .device

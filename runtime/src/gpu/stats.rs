@@ -11,6 +11,7 @@ pub(crate) struct StatCounters {
     pub(crate) bind_groups: AtomicU64,
     pub(crate) new_buffers: AtomicU64,
     pub(crate) record_ns: AtomicU64,
+    pub(crate) submit_ns: AtomicU64,
     pub(crate) wait_ns: AtomicU64,
     pub(crate) upload_ns: AtomicU64,
     pub(crate) read_ns: AtomicU64,
@@ -28,6 +29,7 @@ impl StatCounters {
             bind_groups: self.bind_groups.load(Ordering::Relaxed),
             new_buffers: self.new_buffers.load(Ordering::Relaxed),
             recording: d(&self.record_ns),
+            submitting: d(&self.submit_ns),
             waiting: d(&self.wait_ns),
             uploading: d(&self.upload_ns),
             reading: d(&self.read_ns),
@@ -48,6 +50,10 @@ pub struct SubmissionStats {
     /// Host time from a recorder's creation to its last submission: the layers' recording,
     /// while the device already runs the chunks submitted before.
     pub recording: Duration,
+    /// Host time the context's submission thread spent on the chunks, alongside the
+    /// recording: ending their passes and finishing them (where wgpu validates and encodes
+    /// what was recorded), and submitting them.
+    pub submitting: Duration,
     /// Time from the last submission to completion: the device's work not yet done by then,
     /// plus the wait's latency.
     pub waiting: Duration,
@@ -67,6 +73,7 @@ impl std::ops::Sub for SubmissionStats {
             bind_groups: self.bind_groups - before.bind_groups,
             new_buffers: self.new_buffers - before.new_buffers,
             recording: self.recording.saturating_sub(before.recording),
+            submitting: self.submitting.saturating_sub(before.submitting),
             waiting: self.waiting.saturating_sub(before.waiting),
             uploading: self.uploading.saturating_sub(before.uploading),
             reading: self.reading.saturating_sub(before.reading),

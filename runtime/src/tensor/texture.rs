@@ -135,7 +135,7 @@ pub fn download_texture(ctx: &Context, texture: &wgpu::Texture) -> Result<Vec<f3
         },
         size,
     );
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit_in_order(enc)?;
     let bytes = ctx.download(&staging)?;
     let per_row = size.width as usize * channels;
     Ok(bytes

@@ -161,11 +161,12 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
             let d = ctx.submission_stats() - before;
             print(&format!(
                 "one run {total:.3} ms: {} submission(s), {} new buffer(s), {} new bind group(s), \
-                 recording {:.3} ms, waiting {:.3} ms, uploading {:.3} ms, reading back {:.3} ms\n",
+                 recording {:.3} ms (submitting {:.3} ms), waiting {:.3} ms, uploading {:.3} ms, reading back {:.3} ms\n",
                 d.submissions,
                 d.new_buffers,
                 d.bind_groups,
                 d.recording.as_secs_f64() * 1e3,
+                d.submitting.as_secs_f64() * 1e3,
                 d.waiting.as_secs_f64() * 1e3,
                 d.uploading.as_secs_f64() * 1e3,
                 d.reading.as_secs_f64() * 1e3

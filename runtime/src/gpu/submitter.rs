@@ -1,0 +1,143 @@
+//! A context's submission thread: ends a recorder's chunks, finishes and submits them while
+//! the recorder goes on recording the next.
+//!
+//! wgpu encodes a command encoder's passes when it finishes (validation, resource tracking,
+//! barriers, the driver's commands): on an H200 that was most of the host's time for a zoo
+//! model of many small layers, and done on the recording thread it came on top of the
+//! layers' own recording. One thread per context keeps submissions in the order they were
+//! handed over, which is the queue's order the recorders rely on.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What came of one handed-over chunk: its submission or the validation error that finishing
+/// it raised, and the host time it took.
+pub(crate) struct Submitted {
+    pub(crate) index: Result<wgpu::SubmissionIndex, String>,
+    pub(crate) took: Duration,
+}
+
+/// One chunk to submit, and where its outcome goes.
+struct Job {
+    pass: Option<wgpu::ComputePass<'static>>,
+    encoder: wgpu::CommandEncoder,
+    reply: Sender<Submitted>,
+    /// The context's count of recorders holding unsubmitted work, decremented once this chunk
+    /// is in the queue (when the recorder counted it).
+    recording: Option<Arc<AtomicUsize>>,
+}
+
+/// The thread and the channel to it, started on the first chunk.
+#[derive(Default)]
+pub(crate) struct Submitter {
+    worker: OnceLock<Worker>,
+}
+
+struct Worker {
+    jobs: Mutex<Option<Sender<Job>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Submitter {
+    /// Hands `encoder` (with its open `pass`, ended first) to the thread; the outcome arrives
+    /// on `reply`. Where the thread cannot be had, submits here.
+    pub(crate) fn submit(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        pass: Option<wgpu::ComputePass<'static>>,
+        encoder: wgpu::CommandEncoder,
+        reply: &Sender<Submitted>,
+        recording: Option<Arc<AtomicUsize>>,
+    ) {
+        let job = Job {
+            pass,
+            encoder,
+            reply: reply.clone(),
+            recording,
+        };
+        let worker = self.worker.get_or_init(|| Worker::start(device, queue));
+        let sent = match worker.jobs.lock() {
+            Ok(jobs) => match jobs.as_ref() {
+                Some(jobs) => jobs.send(job).map_err(|e| e.0),
+                None => Err(job),
+            },
+            Err(_) => Err(job),
+        };
+        // no thread (it could not be spawned, or it is gone): the same work, here
+        if let Err(job) = sent {
+            run(device, queue, job);
+        }
+    }
+}
+
+impl Worker {
+    fn start(device: &wgpu::Device, queue: &wgpu::Queue) -> Worker {
+        let (send, jobs) = channel::<Job>();
+        let (device, queue) = (device.clone(), queue.clone());
+        let thread = std::thread::Builder::new()
+            .name("fpshader-submit".into())
+            .spawn(move || serve(&device, &queue, jobs))
+            .ok();
+        Worker {
+            jobs: Mutex::new(thread.as_ref().map(|_| send)),
+            thread: Mutex::new(thread),
+        }
+    }
+}
+
+fn serve(device: &wgpu::Device, queue: &wgpu::Queue, jobs: Receiver<Job>) {
+    for job in jobs {
+        run(device, queue, job);
+    }
+}
+
+/// Ends the pass, finishes the encoder and submits it under an error scope (thread-local in
+/// wgpu: each thread catches its own encoders' errors).
+fn run(device: &wgpu::Device, queue: &wgpu::Queue, job: Job) {
+    let started = Instant::now();
+    drop(job.pass);
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let index = queue.submit([job.encoder.finish()]);
+    let index = match pollster::block_on(scope.pop()) {
+        Some(e) => Err(e.to_string()),
+        None => Ok(index),
+    };
+    if let Some(recording) = job.recording {
+        recording.fetch_sub(1, Ordering::SeqCst);
+    }
+    // a recorder dropped before collecting its outcomes no longer listens
+    let _ = job.reply.send(Submitted {
+        index,
+        took: started.elapsed(),
+    });
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // closing the channel ends the thread once the chunks handed over are submitted
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.take();
+        }
+        if let Some(thread) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl crate::gpu::Context {
+    /// Submits `encoder` after the chunks that recorders handed over before it, returning once
+    /// it is in the queue (a submission straight to the queue could overtake them).
+    pub(crate) fn submit_in_order(&self, encoder: wgpu::CommandEncoder) -> crate::Result<()> {
+        let (reply, outcome) = channel();
+        self.submitter
+            .submit(&self.device, &self.queue, None, encoder, &reply, None);
+        let submitted = outcome
+            .recv()
+            .map_err(|_| crate::Error::Gpu("the submission thread ended".into()))?;
+        submitted.index.map(drop).map_err(crate::Error::Gpu)
+    }
+}
