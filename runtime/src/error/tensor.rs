@@ -90,6 +90,13 @@ pub enum TensorError {
         /// What the mat is.
         got: &'static str,
     },
+    /// A channel gather the shader cannot do: too many mats, planes that differ, a channel
+    /// that is not there.
+    #[error("channel gather: {problem}")]
+    ChannelGather {
+        /// What is wrong, with the offending values.
+        problem: String,
+    },
     /// A storage format with no texel of that many channels, or no texture at all.
     #[error("no {format} texel of {channels} channels (textures hold 16- and 32-bit floats)")]
     TexelFormat {

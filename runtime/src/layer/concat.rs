@@ -2,12 +2,12 @@
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
-use crate::layer::view::{channel_planes, first_input, gather_channels, numpy_shape, to_space};
+use crate::layer::view::{first_input, move_channels, numpy_shape, to_space};
 use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, Strided};
@@ -113,6 +113,20 @@ impl Layer for Concat {
         Ok(vec![top])
     }
 
+    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+        // channel q of the output: input i's channel q - (the channels of the inputs before i)
+        let &(dims, [w, h, d, _]) = bottoms.first()?;
+        let along = dims >= 3 && positive_axis(self.axis, dims.into()).ok()? == 0;
+        let fits = bottoms
+            .iter()
+            .all(|&(bd, [bw, bh, bdd, _])| (bd, bw, bh, bdd) == (dims, w, h, d));
+        let top = bottoms
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(_, [.., c]))| (0..c).map(move |q| (i, q)));
+        (along && fits).then(|| vec![top.collect()])
+    }
+
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.axis = pd.int(0, 0);
         Ok(())
@@ -124,20 +138,9 @@ impl Layer for Concat {
         let shapes: Vec<Vec<usize>> = bottoms.iter().map(Mat::numpy_shape).collect();
         let e = joined(&shapes, axis)?;
         let total = e[axis];
-        if axis == 0 && first.dims >= 3 {
-            // channel q of the output: input i's channel q - starts[i]
-            let inputs: Vec<_> = bottoms.iter().map(channel_planes).collect();
-            let mut starts = Vec::with_capacity(bottoms.len());
-            let mut at = 0;
-            for b in bottoms {
-                starts.push(at);
-                at += b.numpy_shape()[0];
-            }
-            let pick = |q: usize| {
-                let i = starts.partition_point(|&s| s <= q) - 1;
-                (i, q - starts[i])
-            };
-            return Ok(vec![gather_channels(first, total, &inputs, pick)?]);
+        let shapes_4: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        if let Some(moves) = self.channel_moves(&shapes_4) {
+            return move_channels(bottoms, &moves);
         }
         let outer: usize = e[..axis].iter().product();
         let inner: usize = e[axis + 1..].iter().product();

@@ -284,6 +284,10 @@ impl GpuSetup<'_> {
     }
 }
 
+/// Per top, the `(bottom, channel)` each of its channels is a copy of
+/// ([`Layer::channel_moves`]).
+pub type ChannelMoves = Vec<Vec<(usize, usize)>>;
+
 /// The error a forward method's default gives.
 fn missing(method: &'static str) -> Error {
     Error::NotImplemented { method }
@@ -337,6 +341,15 @@ pub trait Layer: Send + Sync {
     /// depend on the shape; `None`: [`Support::vulkan_packs`]. The net converts to the largest
     /// allowed.
     fn gpu_packs(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+        None
+    }
+
+    /// Where the layer only moves whole channels of 3-D or 4-D inputs of these shapes (Concat,
+    /// Slice and ShuffleChannel along the channels): per top, the `(bottom, channel)` each of
+    /// its channels copies. The net runs a chain of such layers as one gather (light mode,
+    /// each link read by the next alone); `None` (the default) where the layer computes, or
+    /// declines these shapes.
+    fn channel_moves(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
         None
     }
 

@@ -114,7 +114,7 @@ pub mod threshold;
 pub mod tile;
 pub mod unaryop;
 
-pub use contract::{GpuSetup, Implements, Layer, Packs, Support, check_contract};
+pub use contract::{ChannelMoves, GpuSetup, Implements, Layer, Packs, Support, check_contract};
 pub use params::{ParamDict, ParamValue};
 pub use registry::{BUILTIN, Creator, Registry};
 pub use run_options::{FeatureMask, RunOptions};

@@ -3,12 +3,12 @@
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Support};
 use crate::layer::gather::{Border, Gather, GatherMap, record_shuffle, scalar_views};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{channel_planes, gather_channels};
+use crate::layer::view::move_channels;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
@@ -80,6 +80,18 @@ impl Layer for ShuffleChannel {
         record_shuffle(rec, gather, bottom, group)
     }
 
+    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+        // output channel q * group + i is input channel i * (c / group) + q
+        let &[(dims, [.., c])] = bottoms else {
+            return None;
+        };
+        let group = self.groups(dims, c).ok()?;
+        let per = c / group;
+        Some(vec![
+            (0..c).map(|q| (0, (q % group) * per + q / group)).collect(),
+        ])
+    }
+
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.group = pd.int_in(0, 1, 1..=i32::MAX, "group of at least 1")? as usize;
         self.reverse = pd.int(1, 0) != 0;
@@ -92,10 +104,14 @@ impl Layer for ShuffleChannel {
         let group = self.groups(bottom.dims, c)?;
         let plane: usize = shape[1..].iter().product();
         // output channel j * group + i is input channel i * (c / group) + j
-        if bottom.dims >= 3 {
-            let per = c / group;
-            let input = [channel_planes(bottom)];
-            return gather_channels(bottom, c, &input, |q| (0, (q % group) * per + q / group));
+        if let Some(moves) = self.channel_moves(&[(bottom.dims, bottom.shape())]) {
+            return move_channels(std::slice::from_ref(bottom), &moves)?
+                .pop()
+                .ok_or(InputError::Count {
+                    got: 0,
+                    expected: "1",
+                })
+                .map_err(Into::into);
         }
         let view = Strided {
             offset: 0,

@@ -5,14 +5,14 @@
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Pipeline;
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Packs, Support};
 use crate::layer::gather::{
     Gather, GatherMap, box_packs, gather_for, record_box, scalar_view, scalars_of,
 };
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
-use crate::layer::view::{channel_planes, gather_channels, numpy_shape, positive_axis};
+use crate::layer::view::{move_channels, numpy_shape, positive_axis};
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, Strided};
 use std::sync::Arc;
@@ -183,6 +183,16 @@ impl Layer for Slice {
         Ok(tops)
     }
 
+    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+        let &[(dims, [.., c])] = bottoms else {
+            return None;
+        };
+        let along = dims >= 3 && positive_axis(self.axis, dims.into()).ok()? == 0;
+        let parts = along.then(|| self.parts(c).ok()).flatten()?;
+        let top = |(start, len)| (start..start + len).map(|q| (0, q)).collect();
+        Some(parts.into_iter().map(top).collect())
+    }
+
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.slices = pd.ints(0);
         self.axis = pd.int(1, 0);
@@ -208,12 +218,11 @@ impl Layer for Slice {
         let shape = bottom.numpy_shape();
         let axis = positive_axis(self.axis, shape.len())?;
         if axis == 0 && bottom.dims >= 3 {
-            let input = [channel_planes(bottom)];
-            return self
-                .parts(shape[0])?
-                .into_iter()
-                .map(|(start, len)| gather_channels(bottom, len, &input, |q| (0, start + q)))
-                .collect();
+            // the parts' errors first: `channel_moves` declines what they refuse
+            self.parts(shape[0])?;
+        }
+        if let Some(moves) = self.channel_moves(&[(bottom.dims, bottom.shape())]) {
+            return move_channels(bottoms, &moves);
         }
         let all = Strided::contiguous(&shape);
         let values = bottom.to_values();

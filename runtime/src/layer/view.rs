@@ -152,6 +152,20 @@ pub(crate) fn gather_channels(
     Ok(top)
 }
 
+/// The tops of a layer that only moves channels ([`crate::layer::Layer::channel_moves`]), fp32
+/// pack1, each plane shaped as the first input's.
+pub(crate) fn move_channels(
+    bottoms: &[Mat],
+    moves: &crate::layer::contract::ChannelMoves,
+) -> Result<Vec<Mat>> {
+    let first = first_input(bottoms)?;
+    let inputs: Vec<_> = bottoms.iter().map(channel_planes).collect();
+    moves
+        .iter()
+        .map(|top| gather_channels(first, top.len(), &inputs, |q| top[q]))
+        .collect()
+}
+
 /// Checks that a `kernel` (`[w, h]`, counted as `what`) fits the `padded` input plane.
 pub(crate) fn kernel_fits(
     what: &'static str,

@@ -131,8 +131,10 @@ impl Extractor<'_> {
         let ctx = self.net.ctx.clone();
         let mut rec: Option<Recorder<'_>> = None;
         let net = self.net;
+        // layers a chain before them ran (their tops made by its gather)
+        let mut chained = vec![false; net.layers.len()];
         for (i, l) in net.layers.iter().enumerate() {
-            if !needed[i] {
+            if !needed[i] || chained[i] {
                 continue;
             }
             let on_gpu = if l.on_gpu && !l.support.alias {
@@ -154,7 +156,13 @@ impl Extractor<'_> {
                     .ok_or_else(|| Error::Gpu("no device".into()))?;
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label(&l.name);
-                self.forward_gpu(i, &shapes, r, &mut remaining, target)
+                match self.channel_chain(i, &shapes, &needed, target) {
+                    Some(chain) => {
+                        chain.layers[1..].iter().for_each(|&j| chained[j] = true);
+                        self.forward_chain(&chain, r, &mut remaining, target)
+                    }
+                    None => self.forward_gpu(i, &shapes, r, &mut remaining, target),
+                }
             } else {
                 // the CPU needs whatever GPU work came before
                 if let Some(r) = rec.take() {

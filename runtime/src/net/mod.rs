@@ -1,6 +1,7 @@
 //! Nets: ncnn models loaded from `.param`/`.bin`, the graph of layers and blobs, layout
 //! conversion per layer flags, and execution on the GPU with CPU fallback ([`Extractor`]).
 
+mod chain;
 pub mod convert;
 mod extractor;
 mod load;
@@ -70,6 +71,8 @@ pub struct Net {
     ctx: Option<Arc<Context>>,
     gpu_options: OptionSet,
     ready: bool,
+    /// The channel gathers' tables on the device ([`chain`]).
+    tables: chain::Tables,
 }
 
 impl Default for Net {
@@ -130,6 +133,7 @@ impl Net {
             ctx: None,
             gpu_options: OptionSet::FP32,
             ready: false,
+            tables: chain::Tables::default(),
         }
     }
 

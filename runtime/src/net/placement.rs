@@ -77,7 +77,7 @@ impl Extractor<'_> {
     /// the host, repacked, and copied when an in-place layer must not touch a shared buffer.
     /// The blob's last reader takes the mat out of the extractor (light mode).
     #[allow(clippy::too_many_arguments)] // one blob, one layer's needs, the run's bookkeeping
-    fn gpu_bottom(
+    pub(super) fn gpu_bottom(
         &mut self,
         rec: &mut Recorder<'_>,
         b: usize,

@@ -690,3 +690,97 @@ fn cast_rounds_on_the_gpu_exactly_as_on_the_cpu() {
         }
     }
 }
+
+/// Concat → ShuffleChannel → Slice along the channels (shufflenet's blocks) runs as one
+/// `channel_gather` dispatch in light mode, in every packing the channels give, on 3-D and 4-D
+/// blobs, equal to the CPU; chains that must not fuse (light mode off, a link that is the
+/// output) run layer by layer.
+#[test]
+fn channel_moving_chains_run_as_one_gather() {
+    let mut rng = Rng(4242);
+    let chain = |tail: &str| {
+        let layers = format!(
+            "Input a_in 0 1 a\nInput b_in 0 1 b\n\
+             Concat cat 2 1 a b joined 0=0\n\
+             ShuffleChannel shuf 1 1 joined shuffled 0=2\n{tail}"
+        );
+        let lines: Vec<&str> = layers.lines().collect();
+        // every blob is some layer's top
+        let blobs: usize = lines
+            .iter()
+            .filter_map(|l| l.split_whitespace().nth(3)?.parse::<usize>().ok())
+            .sum();
+        format!("7767517\n{} {blobs}\n{layers}", lines.len())
+    };
+    let slice = "Slice parts 1 3 shuffled p0 p1 out -23300=3,4,-233,-233\n\
+                 Noop keep 1 1 p1 kept\n";
+    let split = "Split two 1 2 shuffled s0 s1\nBinaryOp out 2 1 s0 s1 out 0=0\n";
+    // (model, blob extracted, whether the chain fuses, inputs' dims and shape per channel count)
+    let cases: Vec<(String, &str, bool, u8, [usize; 3])> = vec![
+        (chain(slice), "out", true, 3, [5, 3, 1]),
+        (chain(slice), "out", true, 4, [3, 2, 2]),
+        (chain(split), "out", true, 3, [4, 4, 1]),
+        // Concat and ShuffleChannel end at the output: a chain of two
+        (chain(slice), "shuffled", true, 3, [5, 3, 1]),
+        // the first link is the output: Concat alone, no chain
+        (chain(slice), "joined", false, 3, [5, 3, 1]),
+    ];
+    for ctx in gpu_contexts() {
+        assert!(
+            ctx.set_timing(true),
+            "{} has no timestamp queries",
+            ctx.describe()
+        );
+        for (param, out, fuses, dims, [w, h, d]) in &cases {
+            // channels: packs of 8, of 4 and none at all
+            for (ca, cb) in [(8, 16), (12, 4), (7, 5)] {
+                let inputs = [
+                    Input::new(&mut rng, "a", *dims, [*w, *h, *d, ca]),
+                    Input::new(&mut rng, "b", *dims, [*w, *h, *d, cb]),
+                ];
+                let want = run_net(param, &[], &inputs, out, RunOptions::fp32(), None)
+                    .unwrap_or_else(|e| panic!("{param} on the CPU: {e}"))
+                    .to_values();
+                let fp16 = RunOptions::default();
+                let packed = RunOptions {
+                    use_packing_layout: true,
+                    ..RunOptions::fp32()
+                };
+                let heavy = RunOptions {
+                    lightmode: false,
+                    ..packed
+                };
+                for (opt, light, eps) in [
+                    (packed, true, 1e-6),
+                    (fp16, true, 1e-2),
+                    (heavy, false, 1e-6),
+                ] {
+                    let what = format!(
+                        "{out} of\n{param}{ca}+{cb} channels, {opt:?}, {}",
+                        ctx.describe()
+                    );
+                    let got = run_net(param, &[], &inputs, out, opt, Some(ctx.clone()))
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_close(&got.to_values(), &want, eps, &what);
+                    let shaders: Vec<String> =
+                        ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                    let gathered = shaders.iter().any(|s| s == "channel_gather");
+                    let layered = shaders.iter().any(|s| {
+                        ["concat", "concat_pack4", "gather", "slice_pair"].contains(&s.as_str())
+                    });
+                    let fused = *fuses && light;
+                    assert!(
+                        gathered == fused && layered != fused,
+                        "{what}: ran {shaders:?}, expected {}",
+                        if fused {
+                            "one channel_gather"
+                        } else {
+                            "the layers' own shaders"
+                        }
+                    );
+                }
+            }
+        }
+        ctx.set_timing(false);
+    }
+}

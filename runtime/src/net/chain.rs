@@ -1,0 +1,167 @@
+//! Chains of GPU layers that only move channels ([`crate::layer::Layer::channel_moves`]), run
+//! as one gather: shufflenet's Concat → ShuffleChannel → Slice in each block was three
+//! dispatches, each paying the host's encoding and the device's barrier for a few kilobytes.
+//! Found at run time (the moves depend on the shapes), in light mode only: the links between
+//! the layers are never made, so nothing else may want to read them.
+
+use std::collections::HashMap;
+
+use super::extractor::Extractor;
+use super::{NetLayer, Placed};
+use crate::error::Result;
+use crate::gpu::{DeviceBuffer, Recorder};
+use crate::layer::{ChannelMoves, RunOptions};
+use crate::tensor::{CHANNEL_GATHER_MATS, GpuMat, channel_gather_table, gathers_channels};
+
+/// A chain found at layer `layers[0]`: the layers in order and, per top of the last, the
+/// `(input of the first, channel)` each of its channels copies.
+pub(super) struct Chain {
+    pub(super) layers: Vec<usize>,
+    moves: ChannelMoves,
+}
+
+/// The gathers' tables on the device, by content: a net's runs reuse them.
+#[derive(Default)]
+pub(super) struct Tables(std::sync::Mutex<HashMap<Vec<u32>, DeviceBuffer>>);
+
+impl Tables {
+    /// Past this many tables (nets run at ever new shapes) the cache starts over.
+    const KEEP: usize = 256;
+
+    fn get(&self, ctx: &crate::gpu::Context, table: Vec<u32>) -> DeviceBuffer {
+        let mut cache = match self.0.lock() {
+            Ok(cache) => cache,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(buffer) = cache.get(&table) {
+            return buffer.clone();
+        }
+        if cache.len() >= Self::KEEP {
+            cache.clear();
+        }
+        let buffer = ctx.upload(bytemuck::cast_slice(&table));
+        cache.insert(table, buffer.clone());
+        buffer
+    }
+}
+
+/// The elempack a gathered output of `channels` channels is made in: the widest the options
+/// and the channels allow, as a layer of any packing would be given it.
+fn out_pack(channels: usize, opt: &RunOptions) -> usize {
+    match () {
+        _ if !opt.use_packing_layout => 1,
+        _ if opt.use_shader_pack8 && channels.is_multiple_of(8) => 8,
+        _ if channels.is_multiple_of(4) => 4,
+        _ => 1,
+    }
+}
+
+impl Extractor<'_> {
+    /// The chain of channel-moving GPU layers that starts at layer `i` (inputs of `shapes`),
+    /// if it has two layers or more: each next layer the only reader of the last one's only
+    /// top, that top not the target, every input a device buffer the gather can read.
+    pub(super) fn channel_chain(
+        &self,
+        i: usize,
+        shapes: &[(u8, [usize; 4])],
+        needed: &[bool],
+        target: usize,
+    ) -> Option<Chain> {
+        let net = self.net;
+        let first = &net.layers[i];
+        if !self.opt.lightmode || !gathers_channels(first.gpu_options) {
+            return None;
+        }
+        let mut moves = first.layer.channel_moves(shapes)?;
+        // device buffers as they are, or host mats (uploaded as they are)
+        let buffers = !first.gpu_options.contains(crate::Opt::Image);
+        let inputs_fit = buffers
+            && first.bottoms.len() <= CHANNEL_GATHER_MATS
+            && first.bottoms.iter().all(|&b| match &self.gpu[b] {
+                Some(g) => g.buffer().is_some() && g.options == first.gpu_options,
+                None => self.cpu[b].is_some(),
+            });
+        if !inputs_fit {
+            return None;
+        }
+        let (dims, [w, h, d, _]) = *shapes.first()?;
+        let mut layers = vec![i];
+        let mut tops = &first.tops;
+        while let [t] = tops[..] {
+            let next = match net.blobs[t].consumers[..] {
+                [j] if t != target && needed[j] => &net.layers[j],
+                _ => break,
+            };
+            let j = net.blobs[t].consumers[0];
+            let shape = [(dims, [w, h, d, moves[0].len()])];
+            let links = next.on_gpu
+                && !next.support.alias
+                && next.bottoms == [t]
+                && next.gpu_options == first.gpu_options
+                && next.layer.gpu_accepts(&shape);
+            let Some(more) = links.then(|| next.layer.channel_moves(&shape)).flatten() else {
+                break;
+            };
+            let through = &moves[0];
+            let composed = more
+                .iter()
+                .map(|top| top.iter().map(|&(_, q)| through.get(q).copied()).collect());
+            let Some(composed) = composed.collect::<Option<ChannelMoves>>() else {
+                break;
+            };
+            moves = composed;
+            layers.push(j);
+            tops = &next.tops;
+        }
+        let fits =
+            layers.len() >= 2 && moves.len() <= CHANNEL_GATHER_MATS && tops.len() == moves.len();
+        fits.then_some(Chain { layers, moves })
+    }
+
+    /// Runs `chain` into `rec`: its first layer's inputs as they are, its last layer's tops
+    /// made by one gather. The layers between count as run on the device.
+    pub(super) fn forward_chain(
+        &mut self,
+        chain: &Chain,
+        rec: &mut Recorder<'_>,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<()> {
+        let net = self.net;
+        let first: &NetLayer = &net.layers[chain.layers[0]];
+        let opt = self.opt.masked(first.featmask);
+        let mut inputs = Vec::with_capacity(first.bottoms.len());
+        for &b in &first.bottoms {
+            let pack = match (&self.gpu[b], &self.cpu[b]) {
+                (Some(g), _) => g.elempack,
+                (None, Some(m)) => m.elempack,
+                (None, None) => 1,
+            };
+            let layout = (pack, false);
+            let g = self.gpu_bottom(rec, b, layout, first.gpu_options, false, remaining, target)?;
+            inputs.push(g);
+        }
+        let ctx = rec.context();
+        let table = net.tables.get(ctx, channel_gather_table(&chain.moves));
+        let packs: Vec<usize> = chain
+            .moves
+            .iter()
+            .map(|top| out_pack(top.len(), &opt))
+            .collect();
+        let tops = GpuMat::record_channel_gather(rec, &inputs, &chain.moves, &packs, &table)?;
+        for &j in &chain.layers[1..] {
+            self.record.layers.push((j, Placed::Gpu));
+            // the links between the layers were read by the next one, without being made
+            for &b in &net.layers[j].bottoms {
+                remaining[b] = remaining[b].saturating_sub(1);
+            }
+        }
+        let last = &net.layers[chain.layers[chain.layers.len() - 1]];
+        for (&t, m) in last.tops.iter().zip(tops) {
+            self.gpu[t] = Some(m);
+            self.cpu[t] = None;
+            self.shared[t] = false;
+        }
+        Ok(())
+    }
+}
