@@ -20,21 +20,12 @@ import torch
 import torch.nn.functional as F
 import torchvision.models as tvm
 
+from torch_layers import timed
 
-def best_ms(fn, rounds, repeats=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(repeats):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        best = min(best, start.elapsed_time(end) / repeats)
-    return best
+
+def best_ms(fn, rounds):
+    """The best of `rounds` of torch_layers.timed (3 warm-ups, 20 repeats between CUDA events)."""
+    return min(timed(fn) for _ in range(rounds))
 
 
 def report(name, ms, flops):
