@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -36,9 +36,10 @@ pub(crate) struct Submitter {
     worker: OnceLock<Worker>,
 }
 
+/// The channel to the thread, absent where it could not be spawned.
 struct Worker {
-    jobs: Mutex<Option<Sender<Job>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    jobs: Option<Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl Submitter {
@@ -60,12 +61,9 @@ impl Submitter {
             recording,
         };
         let worker = self.worker.get_or_init(|| Worker::start(device, queue));
-        let sent = match worker.jobs.lock() {
-            Ok(jobs) => match jobs.as_ref() {
-                Some(jobs) => jobs.send(job).map_err(|e| e.0),
-                None => Err(job),
-            },
-            Err(_) => Err(job),
+        let sent = match &worker.jobs {
+            Some(jobs) => jobs.send(job).map_err(|e| e.0),
+            None => Err(job),
         };
         // no thread (it could not be spawned, or it is gone): the same work, here
         if let Err(job) = sent {
@@ -83,8 +81,8 @@ impl Worker {
             .spawn(move || serve(&device, &queue, jobs))
             .ok();
         Worker {
-            jobs: Mutex::new(thread.as_ref().map(|_| send)),
-            thread: Mutex::new(thread),
+            jobs: thread.as_ref().map(|_| send),
+            thread,
         }
     }
 }
@@ -119,10 +117,8 @@ fn run(device: &wgpu::Device, queue: &wgpu::Queue, job: Job) {
 impl Drop for Worker {
     fn drop(&mut self) {
         // closing the channel ends the thread once the chunks handed over are submitted
-        if let Ok(mut jobs) = self.jobs.lock() {
-            jobs.take();
-        }
-        if let Some(thread) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }

@@ -278,12 +278,6 @@ pub(crate) fn record_shuffle(
     Ok(top)
 }
 
-/// Whether a layer with `options` can copy packed mats through their scalar views: the
-/// storage holds scalars as it holds packs (not fp16 packed without fp16 storage).
-pub(crate) fn scalar_views(options: crate::OptionSet) -> bool {
-    StorageFormat::of(options, 1) == StorageFormat::of(options, 4)
-}
-
 /// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each
 /// element's `p` values side by side along w. Only where the storage holds scalars as it holds packed values (not fp16
 /// packed without fp16 storage, whose pack1 blobs are fp32).

@@ -4,12 +4,12 @@
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Support};
-use crate::layer::gather::{Border, Gather, GatherMap, record_shuffle, scalar_views};
+use crate::layer::gather::{Border, Gather, GatherMap, record_shuffle};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::move_channels;
-use crate::tensor::{GpuMat, Mat, Strided};
+use crate::tensor::{GpuMat, Mat, StorageFormat, Strided};
 
 /// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
 /// transposed (reversed: seen as `(c / group) × group`).
@@ -70,7 +70,7 @@ impl Layer for ShuffleChannel {
             Some(gpu) => Some(Gather::create(gpu, map, Border::Constant)?),
             None => None,
         };
-        self.packed = gpu.is_some_and(|g| scalar_views(g.options));
+        self.packed = gpu.is_some_and(|g| StorageFormat::scalar_views(g.options));
         Ok(())
     }
 

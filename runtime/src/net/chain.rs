@@ -7,11 +7,11 @@
 use std::collections::HashMap;
 
 use super::extractor::Extractor;
-use super::{NetLayer, Placed};
+use super::{NetLayer, Placed, convert};
 use crate::error::Result;
 use crate::gpu::{DeviceBuffer, Recorder};
-use crate::layer::{ChannelMoves, RunOptions};
-use crate::tensor::{CHANNEL_GATHER_MATS, GpuMat, channel_gather_table, gathers_channels};
+use crate::layer::{ChannelMoves, Packs, Support};
+use crate::tensor::{CHANNEL_GATHER_MATS, GpuMat, StorageFormat, channel_gather_table};
 
 /// A chain found at layer `layers[0]`: the layers in order and, per top of the last, the
 /// `(input of the first, channel)` each of its channels copies.
@@ -45,21 +45,11 @@ impl Tables {
     }
 }
 
-/// The elempack a gathered output of `channels` channels is made in: the widest the options
-/// and the channels allow, as a layer of any packing would be given it.
-fn out_pack(channels: usize, opt: &RunOptions) -> usize {
-    match () {
-        _ if !opt.use_packing_layout => 1,
-        _ if opt.use_shader_pack8 && channels.is_multiple_of(8) => 8,
-        _ if channels.is_multiple_of(4) => 4,
-        _ => 1,
-    }
-}
-
 impl Extractor<'_> {
     /// The chain of channel-moving GPU layers that starts at layer `i` (inputs of `shapes`),
     /// if it has two layers or more: each next layer the only reader of the last one's only
-    /// top, that top not the target, every input a device buffer the gather can read.
+    /// top, that top not the target, every input a device buffer the gather can read or a host
+    /// mat it uploads.
     pub(super) fn channel_chain(
         &self,
         i: usize,
@@ -69,10 +59,9 @@ impl Extractor<'_> {
     ) -> Option<Chain> {
         let net = self.net;
         let first = &net.layers[i];
-        if !self.opt.lightmode || !gathers_channels(first.gpu_options) {
+        if !self.opt.lightmode || !StorageFormat::scalar_views(first.gpu_options) {
             return None;
         }
-        let mut moves = first.layer.channel_moves(shapes)?;
         // device buffers as they are, or host mats (uploaded as they are)
         let buffers = !first.gpu_options.contains(crate::Opt::Image);
         let inputs_fit = buffers
@@ -84,15 +73,16 @@ impl Extractor<'_> {
         if !inputs_fit {
             return None;
         }
+        let mut moves = first.layer.channel_moves(shapes)?;
         let (dims, [w, h, d, _]) = *shapes.first()?;
         let mut layers = vec![i];
         let mut tops = &first.tops;
         while let [t] = tops[..] {
-            let next = match net.blobs[t].consumers[..] {
-                [j] if t != target && needed[j] => &net.layers[j],
+            let j = match net.blobs[t].consumers[..] {
+                [j] if t != target && needed[j] => j,
                 _ => break,
             };
-            let j = net.blobs[t].consumers[0];
+            let next = &net.layers[j];
             let shape = [(dims, [w, h, d, moves[0].len()])];
             let links = next.on_gpu
                 && !next.support.alias
@@ -132,21 +122,18 @@ impl Extractor<'_> {
         let opt = self.opt.masked(first.featmask);
         let mut inputs = Vec::with_capacity(first.bottoms.len());
         for &b in &first.bottoms {
-            let pack = match (&self.gpu[b], &self.cpu[b]) {
-                (Some(g), _) => g.elempack,
-                (None, Some(m)) => m.elempack,
-                (None, None) => 1,
-            };
-            let layout = (pack, false);
+            let layout = (self.current_pack(b), false);
             let g = self.gpu_bottom(rec, b, layout, first.gpu_options, false, remaining, target)?;
             inputs.push(g);
         }
         let ctx = rec.context();
         let table = net.tables.get(ctx, channel_gather_table(&chain.moves));
+        // the widest pack the options and each output's channels allow
+        let packed = Support::MANY.gpu(true);
         let packs: Vec<usize> = chain
             .moves
             .iter()
-            .map(|top| out_pack(top.len(), &opt))
+            .map(|top| convert::gpu_elempack(1, top.len(), packed, Packs::ALL, &opt))
             .collect();
         let tops = GpuMat::record_channel_gather(rec, &inputs, &chain.moves, &packs, &table)?;
         for &j in &chain.layers[1..] {

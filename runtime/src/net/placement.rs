@@ -38,6 +38,15 @@ impl Extractor<'_> {
         takes.then_some(shapes)
     }
 
+    /// The elempack blob `b` has now: on the device where it is there, else on the host.
+    pub(super) fn current_pack(&self, b: usize) -> usize {
+        match (&self.gpu[b], &self.cpu[b]) {
+            (Some(g), _) => g.elempack,
+            (None, Some(m)) => m.elempack,
+            (None, None) => 1,
+        }
+    }
+
     /// The layout each GPU input of `l` is converted to: its elempack (within the layer's
     /// packs, one for all where `vulkan_same_packing`), and whether pack1 channels are padded
     /// to pack4 (`vulkan_pad_to_pack4`).
@@ -54,11 +63,7 @@ impl Extractor<'_> {
             .iter()
             .zip(shapes)
             .map(|(&b, &(dims, shape))| {
-                let current = match (&self.gpu[b], &self.cpu[b]) {
-                    (Some(g), _) => g.elempack,
-                    (None, Some(m)) => m.elempack,
-                    (None, None) => 1,
-                };
+                let current = self.current_pack(b);
                 let channels = crate::layer::view::channels(dims, shape);
                 let pack = convert::gpu_elempack(current, channels, s, packs, opt);
                 let pad = pack == 1 && s.vulkan_pad_to_pack4 && !channels.is_multiple_of(4);

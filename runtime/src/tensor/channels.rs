@@ -1,7 +1,6 @@
 //! Whole channels of buffer mats copied into new mats in one dispatch
 //! (`shaders/channel_gather.comp`): how the net runs a chain of layers that only move channels.
 
-use crate::OptionSet;
 use crate::error::{Result, TensorError};
 use crate::gpu::specialize::Specialization;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
@@ -18,13 +17,6 @@ pub fn channel_gather_table(moves: &[Vec<(usize, usize)>]) -> Vec<u32> {
         .flatten()
         .map(|&(i, c)| ((i as u32) << 24) | (c as u32 & 0xff_ffff))
         .collect()
-}
-
-/// Whether mats of these options hold scalars alike at every elempack (fp32, or fp16 storage;
-/// not fp16 packed without it, whose pack1 mats are fp32), so the gather may mix packs.
-pub fn gathers_channels(options: OptionSet) -> bool {
-    let one = StorageFormat::of(options, 1);
-    one == StorageFormat::of(options, 4) && one == StorageFormat::of(options, 8)
 }
 
 fn problem(problem: String) -> crate::Error {
@@ -54,7 +46,7 @@ impl GpuMat {
             )));
         }
         let options = first.options;
-        if !gathers_channels(options) {
+        if !StorageFormat::scalar_views(options) {
             return Err(problem(format!(
                 "{} mats hold fp32 pack1 and fp16 packs",
                 options.name()

@@ -13,7 +13,7 @@ pub mod strided;
 pub(crate) mod texture;
 pub(crate) mod transfer;
 
-pub use channels::{CHANNEL_GATHER_MATS, channel_gather_table, gathers_channels};
+pub use channels::{CHANNEL_GATHER_MATS, channel_gather_table};
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
 pub use pool::{pooled_bytes, release_pooled_buffers};

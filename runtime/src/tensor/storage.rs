@@ -29,6 +29,13 @@ impl StorageFormat {
         }
     }
 
+    /// Whether mats made with `options` hold scalars alike at every elempack (fp32, or fp16
+    /// storage; not fp16 packed without it, whose pack1 mats are fp32): where packed mats can
+    /// be read and written through their scalar views.
+    pub fn scalar_views(options: OptionSet) -> bool {
+        Self::of(options, 1) == Self::of(options, 4)
+    }
+
     /// Bytes per value.
     pub fn size(self) -> usize {
         match self {
