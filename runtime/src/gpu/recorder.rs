@@ -446,11 +446,19 @@ impl<'c> Recorder<'c> {
     }
 
     /// Submits everything recorded and waits for the GPU to finish.
-    pub fn submit_and_wait(mut self) -> Result<()> {
+    pub fn submit_and_wait(self) -> Result<()> {
+        self.submit_and_wait_overlapping(|| ())
+    }
+
+    /// [`Recorder::submit_and_wait`], running `meanwhile` on this thread once the last chunk
+    /// went to the submission thread: host work that needs no result of the GPU's (preparing
+    /// the memory a download lands in) then overlaps the device's.
+    pub fn submit_and_wait_overlapping(mut self, meanwhile: impl FnOnce()) -> Result<()> {
         // the last chunk, unless the last dispatch ended one
         if self.unsubmitted > 0 || self.submitted == 0 {
             self.submit_chunk()?;
         }
+        meanwhile();
         // every chunk's outcome, in order: the first error stands (later chunks may fail
         // only because of it), else the last chunk's index is the one to wait for
         let mut last = None;

@@ -177,7 +177,7 @@ impl Extractor<'_> {
             }
         }
         self.remaining = remaining;
-        let pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
+        let mut pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
             (None, Some(g), Some(ctx)) if download => {
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label("(download)");
@@ -186,7 +186,7 @@ impl Extractor<'_> {
             _ => None,
         };
         if let Some(r) = rec.take() {
-            r.submit_and_wait()?;
+            r.submit_and_wait_overlapping(|| pending.iter_mut().for_each(|p| p.prepare()))?;
         }
         Ok((target, pending))
     }

@@ -230,6 +230,8 @@ pub struct PendingDownload {
     pub(super) mat: GpuMat,
     /// The host-readable copy (fp32); none for image mats, read after the wait.
     pub(super) staging: Option<wgpu::Buffer>,
+    /// Where the values land on the host, once [`PendingDownload::prepare`] made it.
+    pub(super) host: Option<Vec<f32>>,
 }
 
 /// Bytes of a mat buffer: whole 32-byte blocks, so vec4/vec8 accesses over the flat buffer

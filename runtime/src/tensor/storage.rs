@@ -55,16 +55,23 @@ impl StorageFormat {
         }
     }
 
-    /// [`StorageFormat::decode`] in chunks over the threads: what a download reads out of
-    /// the mapped readback buffer (a 512×512×3 output is 3 MB; one thread copying it out and
-    /// faulting in the fresh pages took most of the host time of a super-resolution run).
+    /// [`StorageFormat::decode`] in chunks over the threads into a new vector.
     pub fn decode_parallel(self, bytes: &[u8], count: usize) -> Vec<f32> {
+        let count = count.min(bytes.len() / self.size());
+        let mut out = vec![0.0f32; count];
+        self.decode_parallel_into(bytes, &mut out);
+        out
+    }
+
+    /// [`StorageFormat::decode`] of the first `out.len()` values of `bytes` (fewer where
+    /// `bytes` holds fewer: the count decoded is returned) into `out`, in chunks over the
+    /// threads: what a download reads out of the mapped readback buffer.
+    pub fn decode_parallel_into(self, bytes: &[u8], out: &mut [f32]) -> usize {
         use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
         use rayon::prelude::*;
         const CHUNK: usize = 1 << 16;
-        let count = count.min(bytes.len() / self.size());
-        let mut out = vec![0.0f32; count];
-        let bytes = &bytes[..count * self.size()];
+        let count = out.len().min(bytes.len() / self.size());
+        let (out, bytes) = (&mut out[..count], &bytes[..count * self.size()]);
         match self {
             StorageFormat::Fp32 if cfg!(target_endian = "little") => out
                 .par_chunks_mut(CHUNK)
@@ -78,9 +85,9 @@ impl StorageFormat {
                     Ok(bits) => bits.reinterpret_cast::<f16>().convert_to_f32_slice(o),
                     Err(_) => o.copy_from_slice(&self.decode(b, o.len())),
                 }),
-            StorageFormat::Fp32 => out = self.decode(bytes, count),
+            StorageFormat::Fp32 => out.copy_from_slice(&self.decode(bytes, count)),
         }
-        out
+        count
     }
 
     /// The first `count` values of `bytes` in this format.

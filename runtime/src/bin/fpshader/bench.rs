@@ -156,11 +156,22 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         print(&placement(net, &input_name, &input, &output)?);
         // one whole run: host recording against the wait for the device
         if let Some(ctx) = net.context().cloned() {
-            let before = ctx.submission_stats();
-            let total = once(&output)?;
-            let d = ctx.submission_stats() - before;
+            // the fastest of a few runs: a single one right after the placement pass often
+            // meets the GPU's clocks still down
+            let run = || -> Result<_, CliError> {
+                let before = ctx.submission_stats();
+                let total = once(&output)?;
+                Ok((total, ctx.submission_stats() - before))
+            };
+            let (mut total, mut d) = run()?;
+            for _ in 1..args.loops.clamp(1, 20) {
+                let (t, s) = run()?;
+                if t < total {
+                    (total, d) = (t, s);
+                }
+            }
             print(&format!(
-                "one run {total:.3} ms: {} submission(s), {} new buffer(s), {} new bind group(s), \
+                "fastest run {total:.3} ms: {} submission(s), {} new buffer(s), {} new bind group(s), \
                  recording {:.3} ms (submitting {:.3} ms), waiting {:.3} ms, uploading {:.3} ms, reading back {:.3} ms\n",
                 d.submissions,
                 d.new_buffers,
