@@ -3,8 +3,11 @@
 // (pad_left, pad_top) of it; averages divide by kernel_w * kernel_h with include_pad, else by
 // the positions inside the frame [frame_left, frame_right) x [frame_top, frame_bottom) of the
 // padded input (ncnn's count: inside the parameter pads and the tail pad; in the "same" pad
-// modes the frame holds the modes' own padding). global: one window over
-// the whole plane, a workgroup per channel; adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
+// modes the frame holds the modes' own padding). global: one window over the whole plane, in
+// one pass (a workgroup per channel: `stage` 0) or, on planes large enough that a workgroup
+// per channel leaves most of the GPU idle, in two: `slabs` workgroups per channel each reduce
+// a slab of the plane into fp32 partials (stage 1, binding 2), then a workgroup per channel
+// reduces those (stage 2); adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
 
 layout (constant_id = 0) const int pooling_type = 0;
 layout (constant_id = 1) const int kernel_w = 1;
@@ -32,11 +35,20 @@ layout (push_constant) uniform parameter
     int frame_top;
     int frame_right;
     int frame_bottom;
+    int stage;
+    int slabs;
 } p;
+
+layout (binding = 2) buffer partial_blob { F partial_data[]; };
 
 #define LANES 64
 layout (local_size_x = LANES) in;
 shared F partial[LANES];
+
+F pool2(F a, F b)
+{
+    return pooling_type == 0 ? max(a, b) : a + b;
+}
 
 void main()
 {
@@ -46,30 +58,50 @@ void main()
 
     if (global_pooling == 1)
     {
-        // one workgroup per channel (dispatch [LANES, 1, c]): its invocations stride over the
-        // plane together (coalesced) and reduce in shared memory, in fp32
+        // dispatch [LANES * slabs, 1, c] in stage 1, [LANES, 1, c] otherwise: the invocations
+        // of a workgroup stride over their range together (coalesced) and reduce in shared
+        // memory, in fp32
         if (gz >= p.outc)
             return;
         const int lx = int(gl_LocalInvocationID.x);
         const int plane = p.w * p.h;
-        F acc = F(pooling_type == 0 ? -3.402823466e+38f : 0.f);
-        for (int i = lx; i < plane; i += LANES)
+        int begin = 0;
+        int end = plane;
+        if (p.stage == 1)
         {
-            const F v = F(LOAD(gz * p.cstep + i));
-            acc = pooling_type == 0 ? max(acc, v) : acc + v;
+            const int slab = (plane + p.slabs - 1) / p.slabs;
+            begin = int(gl_WorkGroupID.x) * slab;
+            end = min(begin + slab, plane);
+        }
+        else if (p.stage == 2)
+        {
+            end = p.slabs;
+        }
+        F acc = F(pooling_type == 0 ? -3.402823466e+38f : 0.f);
+        for (int i = begin + lx; i < end; i += LANES)
+        {
+            const F v = p.stage == 2 ? partial_data[gz * p.slabs + i] : F(LOAD(gz * p.cstep + i));
+            acc = pool2(acc, v);
         }
         partial[lx] = acc;
         barrier();
         for (int s = LANES / 2; s > 0; s >>= 1)
         {
             if (lx < s)
-                partial[lx] = pooling_type == 0 ? max(partial[lx], partial[lx + s]) : partial[lx] + partial[lx + s];
+                partial[lx] = pool2(partial[lx], partial[lx + s]);
             barrier();
         }
         if (lx == 0)
         {
-            const F res = pooling_type == 0 ? partial[0] : partial[0] / float(plane);
-            STORE(gz, T(res));
+            if (p.stage == 1)
+            {
+                partial_data[gz * p.slabs + int(gl_WorkGroupID.x)] = partial[0];
+            }
+            else
+            {
+                const F res = pooling_type == 0 ? partial[0] : partial[0] / float(plane);
+                STORE(gz, T(res));
+            }
         }
         return;
     }

@@ -5,7 +5,9 @@ use crate::error::{Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
+use crate::layer::pipelines::PackPipelines;
 use crate::layer::view::to_space;
+use crate::shaders::Shader;
 use crate::tensor::{GpuMat, StorageFormat};
 use std::sync::Arc;
 
@@ -77,6 +79,9 @@ pub struct Gather {
     constants: GpuMat,
     /// How many of them there are.
     nconst: usize,
+    /// The packed box copies (`copy_box_pack4/8`) of a shift map's gather, for
+    /// [`record_box`].
+    boxes: Option<PackPipelines>,
 }
 
 impl Gather {
@@ -97,17 +102,29 @@ impl Gather {
             (0, SpecValue::I32(map.mode())),
             (1, SpecValue::I32(border as i32)),
         ];
-        let module = crate::shaders::Shader::Gather.module();
+        let module = Shader::Gather.module();
         let stored = if constants.is_empty() {
             &[0.0][..]
         } else {
             constants
+        };
+        let boxes = match map {
+            GatherMap::Shift { .. } if border == Border::Constant => Some(PackPipelines::create(
+                gpu,
+                &[
+                    (4, Shader::CopyBoxPack4.module()),
+                    (8, Shader::CopyBoxPack8.module()),
+                ],
+                &[],
+            )?),
+            _ => None,
         };
         Ok(Gather {
             pipeline: gpu.pipeline(module, &values)?,
             mode: map.mode(),
             constants: gpu.upload_values(stored, 1)?,
             nconst: constants.len(),
+            boxes,
         })
     }
 
@@ -324,7 +341,22 @@ pub(crate) fn record_box(
     let lens: Vec<usize> = roi.iter().map(|r| r.1).collect();
     let [x0, y0, z0, c0] = to_space(dims, &starts, 0);
     let [tw, th, td, tc] = to_space(dims, &lens, 1);
-    let (Some(src), true) = (scalars_of(bottom), c0 % p == 0 && tc % p == 0) else {
+    let whole = c0 % p == 0 && tc % p == 0;
+    let copy = gather.boxes.as_ref().map(|b| b.for_mat(bottom));
+    if let (Some(Ok(pipeline)), true) = (copy, whole) {
+        let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
+        let shape = |m: &GpuMat| {
+            let [w, h, d, c] = m.space();
+            [w, h, d, c, m.cstep].map(|n| n as u32)
+        };
+        let mut words = shape(bottom).to_vec();
+        words.extend(shape(&top));
+        words.extend([x0, y0, z0, c0 / p].map(|n| n as u32));
+        let pipeline = pipeline.clone();
+        rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
+        return Ok(top);
+    }
+    let (Some(src), true) = (scalars_of(bottom), whole) else {
         return Err(TensorError::VariantStorage {
             shader: "gather".into(),
             variant: format!("a box from channel {c0}, {tc} long"),

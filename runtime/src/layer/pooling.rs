@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
@@ -109,6 +110,22 @@ impl Pooling {
     }
 }
 
+/// Invocations of a workgroup of the global pooling shader (its `LANES`).
+const GLOBAL_LANES: usize = 64;
+
+/// How many workgroups pool one channel of a global pooling over `plane` values: one up to
+/// 2048 values, else one per 1024 (at most 256), the partial results then reduced by a second
+/// pass. With one workgroup per channel, the 64 channels of a 126² map (Real-CUGAN's
+/// squeeze-excitation blocks) kept 16 of an H200's 132 multiprocessors busy, each invocation
+/// waiting on some 250 dependent loads.
+fn global_slabs(plane: usize) -> usize {
+    if plane <= 2048 {
+        1
+    } else {
+        plane.div_ceil(1024).min(256)
+    }
+}
+
 impl Layer for Pooling {
     fn support(&self) -> Support {
         Support::ONE_BLOB
@@ -173,19 +190,39 @@ impl Layer for Pooling {
             bottom.options,
         );
         let pipeline = pipelines.for_mat(bottom)?.clone();
-        let mut words = [0u32; 14];
+        let mut words = [0u32; 16];
         words[..4].copy_from_slice(&bottom.shape_words());
         words[4..8].copy_from_slice(&[ow as u32, oh as u32, top.c as u32, top.cstep as u32]);
-        for (word, pad) in words[8..].iter_mut().zip(pads) {
+        for (word, pad) in words[8..14].iter_mut().zip(pads) {
             *word = pad as u32;
         }
-        // global: a workgroup of the shader's 64 invocations per channel
+        let slabs = if self.global { global_slabs(w * h) } else { 1 };
+        // fp32 partial sums of the two-pass global pooling (the binding is there either way)
+        let partials = GpuMat::alloc(
+            ctx,
+            2,
+            [(top.c * slabs * top.elempack).max(4), 1, 1],
+            1,
+            OptionSet::FP32,
+        );
+        let c = top.c as u32;
+        if slabs > 1 {
+            words[14..].copy_from_slice(&[1, slabs as u32]);
+            rec.dispatch(
+                &pipeline,
+                &[bottom, &top, &partials],
+                &words,
+                [(GLOBAL_LANES * slabs) as u32, 1, c],
+            )?;
+            words[14] = 2;
+        }
+        // global: a workgroup of the shader's invocations per channel
         let grid = if self.global {
-            [64, 1, top.c as u32]
+            [GLOBAL_LANES as u32, 1, c]
         } else {
-            [ow as u32, oh as u32, top.c as u32]
+            [ow as u32, oh as u32, c]
         };
-        rec.dispatch(&pipeline, &[bottom, &top], &words, grid)?;
+        rec.dispatch(&pipeline, &[bottom, &top, &partials], &words, grid)?;
         Ok(top)
     }
 

@@ -1,0 +1,38 @@
+// The packed box copies' body (copy_box_pack4/8): each invocation copies one pack of the box
+// that starts at (off_x, off_y, off_z, off_c) of the input, in the GPU mat axes (w, h, d, c;
+// c counts packs, rows of a 4-D mat are d slabs of h). `COPY(dst, src)` copies one pack.
+// Crop and Slice of packed blobs: one pack per invocation, where the pack1 gather over the
+// scalar views moved one value per invocation with its general index map.
+
+layout (push_constant) uniform parameter
+{
+    int w;
+    int h;
+    int d;
+    int c;
+    int cstep;
+    int outw;
+    int outh;
+    int outd;
+    int outc;
+    int outcstep;
+    int off_x;
+    int off_y;
+    int off_z;
+    int off_c;
+} p;
+
+void main()
+{
+    const int gx = int(gl_GlobalInvocationID.x);
+    const int gy = int(gl_GlobalInvocationID.y);
+    const int gz = int(gl_GlobalInvocationID.z);
+
+    if (gx >= p.outw || gy >= p.outh * p.outd || gz >= p.outc)
+        return;
+
+    const int y = gy % p.outh + p.off_y;
+    const int z = gy / p.outh + p.off_z;
+    const int si = (gz + p.off_c) * p.cstep + (z * p.h + y) * p.w + gx + p.off_x;
+    COPY(gz * p.outcstep + gy * p.outw + gx, si);
+}
