@@ -25,8 +25,23 @@ impl Context {
     /// [`Context::upload`] into a buffer of at least `size` bytes, zeros after `bytes`: the
     /// bytes are copied once, straight into the queue's staging memory.
     pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
+        let n = bytes.len();
+        self.upload_with(size.max(n as u64), |mut view| {
+            view.slice(..n).copy_from_slice(bytes);
+            view.slice(n..).fill(0);
+        })
+    }
+
+    /// A storage buffer of at least `size` bytes whose contents `write` puts straight into
+    /// the queue's staging memory (the view covers the whole padded size: `write` writes all
+    /// of it), under the rules of [`Context::upload`].
+    pub(crate) fn upload_with(
+        &self,
+        size: u64,
+        write: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+    ) -> DeviceBuffer {
         let started = std::time::Instant::now();
-        let size = padded_size(size.max(bytes.len() as u64));
+        let size = padded_size(size);
         let pooled = match self.recording.load(Ordering::SeqCst) {
             0 => self.pool.take(size),
             _ => None,
@@ -35,9 +50,7 @@ impl Context {
         let staged =
             wgpu::BufferSize::new(size).and_then(|s| self.queue.write_buffer_with(&buffer, 0, s));
         if let Some(mut view) = staged {
-            let n = bytes.len();
-            view.slice(..n).copy_from_slice(bytes);
-            view.slice(n..).fill(0);
+            write(view.slice(..));
         }
         self.stats.add(&self.stats.upload_ns, started.elapsed());
         DeviceBuffer::pooled(buffer, &self.pool)

@@ -81,19 +81,35 @@ impl Context {
         options: OptionSet,
         spec: &Specialization,
     ) -> Result<Arc<Pipeline>> {
+        let key = |options| PipelineKey {
+            module: module as *const ShaderModule as usize,
+            options,
+            values: spec
+                .values
+                .iter()
+                .map(|(id, val)| (*id, val.bits()))
+                .collect(),
+            local_size: spec.local_size,
+        };
+        let request = key(options);
+        if let Some(p) = self
+            .requested
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&request).cloned())
+        {
+            return Ok(p);
+        }
+        let remember = |p: &Arc<Pipeline>| {
+            if let Ok(mut cache) = self.requested.lock() {
+                cache.insert(request.clone(), p.clone());
+            }
+        };
         let mut last = None;
         for v in self.fitting_variants(module, options)? {
-            let key = PipelineKey {
-                module: module as *const ShaderModule as usize,
-                options: v.options,
-                values: spec
-                    .values
-                    .iter()
-                    .map(|(id, val)| (*id, val.bits()))
-                    .collect(),
-                local_size: spec.local_size,
-            };
+            let key = key(v.options);
             if let Some(p) = self.cached(&key) {
+                remember(&p);
                 return Ok(p);
             }
             match self.create_pipeline(&module.name, v, spec) {
@@ -102,6 +118,7 @@ impl Context {
                     if let Ok(mut cache) = self.pipelines.lock() {
                         cache.insert(key, p.clone());
                     }
+                    remember(&p);
                     return Ok(p);
                 }
                 Err(e @ Error::Pipeline(PipelineError::Create { .. })) => last = Some(e),

@@ -31,10 +31,11 @@ impl Extractor<'_> {
         self.opt.lightmode = on;
     }
 
-    /// Sets input blob `name`.
-    pub fn input(&mut self, name: &str, mat: Mat) -> Result<()> {
+    /// Sets input blob `name`: a mat, or an `Arc<Mat>` shared with the caller (no copy: what
+    /// feeds the same input to many runs, as ncnn's reference-counted `Mat` does).
+    pub fn input(&mut self, name: &str, mat: impl Into<Arc<Mat>>) -> Result<()> {
         let id = self.net.blob_index(name)?;
-        self.cpu[id] = Some(Arc::new(mat));
+        self.cpu[id] = Some(mat.into());
         self.gpu[id] = None;
         Ok(())
     }

@@ -9,7 +9,7 @@ use crate::gpu::specialize::Specialization;
 use crate::shaders::Shader;
 use crate::tensor::gpu_mat::{
     GpuData, GpuMat, PendingDownload, backing, gpu_cstep, image_extent, image_format, mat_bytes,
-    variant_options, view_of,
+    view_of,
 };
 use crate::tensor::mat::{ElemType, Mat, MatData};
 use crate::tensor::storage::StorageFormat;
@@ -26,8 +26,8 @@ impl GpuMat {
     }
 
     /// Uploads `mat` for shaders of variant `options`, recording any conversion into `rec`.
-    /// Buffers: fp32 goes up as is, and fp16 formats are made on the GPU by
-    /// `cast_fp32_to_fp16`. With `image` in `options` the mat becomes an image of the class's
+    /// Buffers: fp32 goes up as is, and fp16 formats are converted on the host straight into
+    /// the staging memory. With `image` in `options` the mat becomes an image of the class's
     /// texel format (texels are converted while copied in). Mats of other element types are
     /// widened to fp32 on the host first.
     pub fn record_upload(rec: &mut Recorder<'_>, mat: &Mat, options: OptionSet) -> Result<GpuMat> {
@@ -40,15 +40,13 @@ impl GpuMat {
         }
         let (w, h, c, cstep) = view_of(mat);
         let values = mat.f32()?;
-        // the host's bytes as they are where they are the buffer's (little-endian) layout
-        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
-            bytemuck::cast_slice(values).into()
-        } else {
-            StorageFormat::Fp32.encode(values).into()
-        };
-        let size = mat_bytes(mat.data.len(), StorageFormat::Fp32);
-        let fp32 = GpuMat {
-            data: GpuData::Buffer(ctx.upload_padded(&bytes, size)),
+        // fp16 is converted on the host on its way into the staging memory, as ncnn does:
+        // half the bytes to copy, and no cast dispatch
+        let format = StorageFormat::of(options, mat.elempack);
+        let size = mat_bytes(mat.data.len(), format);
+        let data = ctx.upload_with(size, |view| format.encode_into(values, view));
+        Ok(GpuMat {
+            data: GpuData::Buffer(data),
             dims: mat.dims,
             w,
             h,
@@ -56,13 +54,9 @@ impl GpuMat {
             c,
             elempack: mat.elempack,
             cstep,
-            format: StorageFormat::Fp32,
+            format,
             options,
-        };
-        match StorageFormat::of(options, mat.elempack) {
-            StorageFormat::Fp32 => Ok(fp32),
-            StorageFormat::Fp16 => fp32.record_fp16_cast(rec),
-        }
+        })
     }
 
     /// Downloads `m` into a host fp32 mat (waits); fp16 buffers are read back as they are and
@@ -120,62 +114,6 @@ impl GpuMat {
         }
         out.data = data;
         Ok(out)
-    }
-
-    /// The fp32 buffer mat `self` as a new mat in its options' fp16 layout
-    /// (`cast_fp32_to_fp16`).
-    fn record_fp16_cast(&self, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        let (m, ctx) = (self, rec.context());
-        let to = StorageFormat::Fp16;
-        let options = variant_options(m.options, false);
-        let module = Shader::CastFp32ToFp16.module();
-        let pipeline = ctx.pipeline(module, options, &Specialization::default())?;
-        // the cast variant must store exactly the fp16 layout the mat's options use
-        let fp16_side = StorageFormat::of(pipeline.options, 4);
-        if fp16_side != StorageFormat::Fp16 {
-            return Err(TensorError::VariantStorage {
-                shader: "cast".into(),
-                variant: pipeline.options.name(),
-                stores: format!("{fp16_side:?}"),
-                mats: format!("fp16 ({})", m.options.name()),
-            }
-            .into());
-        }
-        // the whole buffer as rows of vec4s (buffers hold whole 32-byte blocks): one row, or
-        // rows of a width that divides the count when one row needs more workgroups than a
-        // dispatch dimension allows
-        let v = m.total().div_ceil(4);
-        let out = ctx.storage_buffer(mat_bytes(m.total(), to));
-        if v == 0 {
-            // an empty blob (a cache before its first step) has nothing to cast
-            return Ok(GpuMat {
-                data: GpuData::Buffer(out),
-                format: to,
-                ..m.clone()
-            });
-        }
-        let max_x = ctx.limits().max_compute_workgroups_per_dimension as usize
-            * pipeline.local_size[0] as usize;
-        let w = if v <= max_x {
-            v
-        } else {
-            (1..=max_x)
-                .rev()
-                .find(|w| v.is_multiple_of(*w))
-                .unwrap_or(1)
-        };
-        let (w, h) = (w as u32, (v / w) as u32);
-        rec.dispatch(
-            &pipeline,
-            &[m.expect_buffer()?, &out],
-            &[w, h, 1, w * h],
-            [w, h, 1],
-        )?;
-        Ok(GpuMat {
-            data: GpuData::Buffer(out),
-            format: to,
-            ..m.clone()
-        })
     }
 
     /// A new buffer mat (contents undefined) in the storage format of `options`: `dims`-D,
