@@ -168,7 +168,11 @@ mod tests {
                 };
                 assert_eq!(want, *b, "{format:?}");
             }
-            assert!(bytes[values.len() * format.size()..].iter().all(|b| *b == 0));
+            assert!(
+                bytes[values.len() * format.size()..]
+                    .iter()
+                    .all(|b| *b == 0)
+            );
         }
     }
 }
