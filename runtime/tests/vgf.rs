@@ -879,6 +879,26 @@ def resize(x, scale, offset, border, mode):
                     v(1, 0) * fy * (1 - fx) + v(1, 1) * fy * fx
     return out
 
+def resize_int(x, scale, offset, border, mode):
+    n, ih, iw, c = x.shape
+    syn, syd, sxn, sxd = scale
+    oh = ((ih - 1) * syn - offset[0] + border[0]) // syd + 1
+    ow = ((iw - 1) * sxn - offset[1] + border[1]) // sxd + 1
+    out = np.zeros((n, oh, ow, c), np.int64)
+    cl = lambda v, hi: min(max(v, 0), hi - 1)
+    for oy in range(oh):
+        for ox in range(ow):
+            y, xx = oy * syd + offset[0], ox * sxd + offset[1]
+            iy, ix = y // syn, xx // sxn
+            dy, dx = y - iy * syn, xx - ix * sxn
+            if mode == 'nearest':
+                out[:, oy, ox] = x[:, cl(iy + (2 * dy >= syn), ih), cl(ix + (2 * dx >= sxn), iw)]
+            else:
+                v = lambda a, b: x[:, cl(iy + a, ih), cl(ix + b, iw)]
+                out[:, oy, ox] = v(0, 0) * (syn - dy) * (sxn - dx) + v(0, 1) * (syn - dy) * dx + \
+                    v(1, 0) * dy * (sxn - dx) + v(1, 1) * dy * dx
+    return out
+
 TABLE = np.array([(k * 37) % 256 - 128 for k in range(256)])
 
 def reference(i):
@@ -942,6 +962,10 @@ def reference(i):
     if model == 'resize':
         return [resize(i[0], (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear'),
                 resize(i[0], (4, 3, 5, 2), (1, -1), (1, -1), 'nearest')]
+    if model == 'int_resize':
+        x = i[0].astype(np.int64)
+        return [resize_int(x, (2, 1, 2, 1), (0, 0), (0, 0), 'bilinear').astype(np.int32),
+                resize_int(x, (4, 3, 5, 2), (1, -1), (1, -1), 'nearest').astype(np.int8)]
     if model == 'casts':
         x = np.float32(i[0] * 300)
         i8 = np.clip(np.rint(x), -128, 127).astype(np.int8)
@@ -996,7 +1020,7 @@ def reference(i):
 if mode == 'prepare':
     rng = np.random.default_rng(7)
     for n, shape in enumerate(json.loads(sys.argv[4])):
-        if model in ('table', 'int8_ops', 'int8_conv'):
+        if model in ('table', 'int8_ops', 'int8_conv', 'int_resize'):
             x = rng.integers(-128, 128, shape).astype(np.int8)
         elif model == 'int_ops':
             x = rng.integers(-100000, 100000, shape).astype(np.int32)
@@ -1130,6 +1154,7 @@ fn ml_models() -> Vec<(&'static str, String)> {
         ("index_ops", index_ops),
         ("bool_ops", BOOL_OPS.to_string()),
         ("resize", RESIZE.to_string()),
+        ("int_resize", INT_RESIZE.to_string()),
         ("int8_ops", INT8_OPS.to_string()),
         ("int8_conv", int8_conv()),
         ("fp16_ops", FP16_OPS.to_string()),
@@ -1288,6 +1313,20 @@ const RESIZE: &str = "func.func @main(%arg0: tensor<1x4x5x2xf32>) -> (tensor<1x7
   %b = tosa.const_shape {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
   %1 = tosa.resize %arg0, %s, %off, %b {mode = NEAREST_NEIGHBOR} : (tensor<1x4x5x2xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x11x2xf32>
   return %0, %1 : tensor<1x7x9x2xf32>, tensor<1x5x11x2xf32>
+}
+";
+
+/// TOSA resize of int8: nearest to int8 (rounding at 2·d ≥ scale_n) and bilinear to i32 (the
+/// integer weights, undivided), at the scales, offsets and borders of [`RESIZE`].
+const INT_RESIZE: &str = "func.func @main(%arg0: tensor<1x4x5x4xi8>) -> (tensor<1x7x9x4xi32>, tensor<1x5x11x4xi8>) {
+  %s2 = tosa.const_shape {values = dense<[2, 1, 2, 1]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %zero = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.resize %arg0, %s2, %zero, %zero {mode = BILINEAR} : (tensor<1x4x5x4xi8>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x7x9x4xi32>
+  %s = tosa.const_shape {values = dense<[4, 3, 5, 2]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %off = tosa.const_shape {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %b = tosa.const_shape {values = dense<[1, -1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %1 = tosa.resize %arg0, %s, %off, %b {mode = NEAREST_NEIGHBOR} : (tensor<1x4x5x4xi8>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x11x4xi8>
+  return %0, %1 : tensor<1x7x9x4xi32>, tensor<1x5x11x4xi8>
 }
 ";
 

@@ -284,6 +284,8 @@ fn finish(
         }
         "matmul" => elems == [Elem::I8, Elem::I8, Elem::I32],
         "avg_pool2d" | "max_pool2d" => elems == [Elem::I8, Elem::I8],
+        // the combinations `movement::resize` takes
+        "resize" => matches!(elems[..], [Elem::I8, Elem::I8 | Elem::I32]),
         "equal" | "greater" | "greater_equal" => elems == [Elem::F32, Elem::F32, Elem::Bool],
         "logical_and" | "logical_or" | "logical_xor" => bools(3),
         "logical_not" => bools(2),

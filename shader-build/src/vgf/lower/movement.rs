@@ -3,7 +3,7 @@
 
 use super::index::{coord, strides, sum};
 use super::operand::{axis_attr, constant_operand, ints_attr};
-use super::tosa::{Graph, Op, TensorType};
+use super::tosa::{Elem, Graph, Op, TensorType};
 use super::{LowerError, Parts, ty, unsupported};
 
 /// `slice`, `tile` and `pad`: each output coordinate's input coordinate (TOSA 1.0's shape
@@ -209,7 +209,9 @@ pub(super) fn transpose(graph: &Graph, op: &Op, out: &TensorType) -> Result<Part
     Ok((vec![0], format!("a0[{}]", terms.join(" + ")), String::new()))
 }
 
-/// `resize` (f32): nearest neighbour or bilinear at TOSA's scale, offset and border.
+/// `resize`: nearest neighbour or bilinear at TOSA's scale, offset and border; f32, or int8 in
+/// (nearest to int8, bilinear to i32: the four values weighted by the integer distances, not
+/// divided, as TOSA defines it).
 pub(super) fn resize(graph: &Graph, op: &Op, out: &TensorType) -> Result<Parts, LowerError> {
     let ins = ty(graph, op, 0)?;
     let (Ok([n, ih, iw, c]), Ok([on, oh, ow, oc])) = (
@@ -247,23 +249,63 @@ pub(super) fn resize(graph: &Graph, op: &Op, out: &TensorType) -> Result<Parts, 
     }
     let mode = super::tosa::resize_mode(op.attrs.get("mode"))
         .ok_or_else(|| unsupported(op, "mode is not NEAREST_NEIGHBOR or BILINEAR"))?;
-    // the source position: integer part (floor division) and fraction, per axis
+    let elem = |v: usize| graph.values[v].ty.elem;
+    let int = match (elem(op.operands[0]), out.elem, mode) {
+        (Elem::F32, Elem::F32, _) => false,
+        (Elem::I8, Elem::I8, 1) | (Elem::I8, Elem::I32, 2) => true,
+        (i, o, _) => {
+            return Err(unsupported(
+                op,
+                format!(
+                    "{i:?} to {o:?} in this mode (f32 to f32, int8 to int8 nearest, int8 to i32 \
+                     bilinear)"
+                ),
+            ));
+        }
+    };
+    // the source position: integer part (floor division) and remainder, per axis
     let at = |iy: &str, ix: &str| {
-        format!(
-            "a0[((n * {ih}u + uint(clamp({iy}, 0, {}))) * {iw}u + uint(clamp({ix}, 0, {}))) * {c}u + ch]",
+        let index = format!(
+            "((n * {ih}u + uint(clamp({iy}, 0, {}))) * {iw}u + uint(clamp({ix}, 0, {}))) * {c}u + ch",
             ih - 1,
             iw - 1
+        );
+        if int {
+            format!("(int(byte_(0, {index}) << 24u) >> 24)")
+        } else {
+            format!("a0[{index}]")
+        }
+    };
+    let (ty, wy, wx, ny, nx, near_y, near_x) = if int {
+        // integer weights out of scale_n per axis; nearest rounds at 2·d ≥ scale_n
+        (
+            "int",
+            "dy",
+            "dx",
+            format!("({syn} - dy)"),
+            format!("({sxn} - dx)"),
+            format!("2 * dy >= {syn}"),
+            format!("2 * dx >= {sxn}"),
+        )
+    } else {
+        (
+            "float",
+            "fy",
+            "fx",
+            "(1.0 - fy)".to_string(),
+            "(1.0 - fx)".to_string(),
+            "fy >= 0.5".to_string(),
+            "fx >= 0.5".to_string(),
         )
     };
     let body = if mode == 1 {
         format!(
-            "iy += fy >= 0.5 ? 1 : 0; ix += fx >= 0.5 ? 1 : 0; return {};",
+            "iy += {near_y} ? 1 : 0; ix += {near_x} ? 1 : 0; return {};",
             at("iy", "ix")
         )
     } else {
         format!(
-            "return {} * (1.0 - fy) * (1.0 - fx) + {} * (1.0 - fy) * fx + \
-             {} * fy * (1.0 - fx) + {} * fy * fx;",
+            "return {} * {ny} * {nx} + {} * {ny} * {wx} + {} * {wy} * {nx} + {} * {wy} * {wx};",
             at("iy", "ix"),
             at("iy", "ix + 1"),
             at("iy + 1", "ix"),
@@ -272,11 +314,12 @@ pub(super) fn resize(graph: &Graph, op: &Op, out: &TensorType) -> Result<Parts, 
     };
     let helper = format!(
         "int floordiv(int a, int b) {{ return a >= 0 ? a / b : -((-a + b - 1) / b); }}\n\
-         float value(uint i) {{ uint ch = i % {c}u; uint t = i / {c}u; \
+         {ty} value(uint i) {{ uint ch = i % {c}u; uint t = i / {c}u; \
          int ox = int(t % {ow}u); t /= {ow}u; int oy = int(t % {oh}u); uint n = t / {oh}u;\n\
          int y = oy * {syd} + {oy0}; int x = ox * {sxd} + {ox0};\n\
          int iy = floordiv(y, {syn}); int ix = floordiv(x, {sxn});\n\
-         float fy = float(y - iy * {syn}) / {syn}.0; float fx = float(x - ix * {sxn}) / {sxn}.0;\n\
+         int dy = y - iy * {syn}; int dx = x - ix * {sxn};\n\
+         float fy = float(dy) / {syn}.0; float fx = float(dx) / {sxn}.0;\n\
          {body} }}\n"
     );
     Ok((vec![0], "value(i)".into(), helper))
