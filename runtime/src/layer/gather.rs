@@ -180,12 +180,8 @@ impl Gather {
                 ([0, 1, 2, 3], [0; 4], 0.0, group.max(1), pack.max(1))
             }
         };
-        let shape = |m: &GpuMat| {
-            let [w, h, d, c] = m.space();
-            [w, h, d, c, m.cstep].map(|n| n as u32)
-        };
-        let mut words: Vec<u32> = shape(bottom).to_vec();
-        words.extend(shape(top));
+        let mut words: Vec<u32> = space_words(bottom).to_vec();
+        words.extend(space_words(top));
         words.extend(perm.map(|a| a as u32));
         words.extend(offset.map(|o| o as i32 as u32));
         words.push(group as u32);
@@ -201,6 +197,13 @@ impl Gather {
             top.grid(),
         )
     }
+}
+
+/// The push-constant words of a mat's four axes and channel step (`w, h, d, c, cstep`), as
+/// the gather and box-copy shaders declare them.
+fn space_words(m: &GpuMat) -> [u32; 5] {
+    let [w, h, d, c] = m.space();
+    [w, h, d, c, m.cstep].map(|n| n as u32)
 }
 
 /// [`reshape`] to a numpy shape (outermost first) of 1 to 4 axes.
@@ -345,12 +348,8 @@ pub(crate) fn record_box(
     let copy = gather.boxes.as_ref().map(|b| b.for_mat(bottom));
     if let (Some(Ok(pipeline)), true) = (copy, whole) {
         let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
-        let shape = |m: &GpuMat| {
-            let [w, h, d, c] = m.space();
-            [w, h, d, c, m.cstep].map(|n| n as u32)
-        };
-        let mut words = shape(bottom).to_vec();
-        words.extend(shape(&top));
+        let mut words = space_words(bottom).to_vec();
+        words.extend(space_words(&top));
         words.extend([x0, y0, z0, c0 / p].map(|n| n as u32));
         let pipeline = pipeline.clone();
         rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
