@@ -326,8 +326,8 @@ pub(crate) fn scalar_view(m: &GpuMat, shader: &str, what: &str) -> Result<GpuMat
     })
 }
 
-/// Records copying the box `roi` (`(start, len)` per numpy axis) of `bottom`: pack1 directly,
-/// packed through the scalar views of both (whole blocks of the packed axis; see
+/// Records copying the box `roi` (`(start, len)` per numpy axis) of `bottom`: pack1 through
+/// the gather, packed through `copy_box_pack4/8` (whole blocks of the packed axis; see
 /// [`box_packs`]).
 pub(crate) fn record_box(
     rec: &mut Recorder<'_>,
@@ -344,30 +344,22 @@ pub(crate) fn record_box(
     let lens: Vec<usize> = roi.iter().map(|r| r.1).collect();
     let [x0, y0, z0, c0] = to_space(dims, &starts, 0);
     let [tw, th, td, tc] = to_space(dims, &lens, 1);
-    let whole = c0 % p == 0 && tc % p == 0;
-    let copy = gather.boxes.as_ref().map(|b| b.for_mat(bottom));
-    if let (Some(Ok(pipeline)), true) = (copy, whole) {
-        let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
-        let mut words = space_words(bottom).to_vec();
-        words.extend(space_words(&top));
-        words.extend([x0, y0, z0, c0 / p].map(|n| n as u32));
-        let pipeline = pipeline.clone();
-        rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
-        return Ok(top);
-    }
-    let (Some(src), true) = (scalars_of(bottom), whole) else {
+    let boxes = gather.boxes.as_ref().filter(|_| c0 % p == 0 && tc % p == 0);
+    let Some(boxes) = boxes else {
         return Err(TensorError::VariantStorage {
-            shader: "gather".into(),
+            shader: "copy_box".into(),
             variant: format!("a box from channel {c0}, {tc} long"),
-            stores: "whole blocks of fp16 or fp32 packs".into(),
+            stores: "whole blocks of packs".into(),
             mats: format!("elempack {p}, {:?}", bottom.format),
         }
         .into());
     };
+    let pipeline = boxes.for_mat(bottom)?.clone();
     let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
-    let dst = scalar_view(&top, "gather", "a packed box")?;
-    let offset = [(x0 * p) as i64, y0 as i64, z0 as i64, (c0 / p) as i64];
-    gather.record_into(rec, &src, &dst, GatherMap::shift(offset))?;
+    let mut words = space_words(bottom).to_vec();
+    words.extend(space_words(&top));
+    words.extend([x0, y0, z0, c0 / p].map(|n| n as u32));
+    rec.dispatch(&pipeline, &[bottom, &top], &words, top.grid())?;
     Ok(top)
 }
 

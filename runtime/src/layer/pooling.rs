@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::convolution::no_partials;
 use crate::layer::grain::min_items;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
@@ -33,6 +34,8 @@ pub struct Pooling {
     out: [usize; 2],
     /// pack1 and pack4 buffer pipelines (pack8 blobs go through pack4).
     gpu: Option<PackPipelines>,
+    /// What a one-pass dispatch binds as the two-pass global pooling's partials.
+    no_partials: Option<GpuMat>,
 }
 
 /// Where a window pooling's data sits in its padded input, for an input of `w × h`.
@@ -135,6 +138,7 @@ impl Layer for Pooling {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // buffer shaders only: image nets pool on the CPU
+        self.no_partials = gpu.as_ref().map(|g| no_partials(g.ctx));
         self.gpu = match gpu {
             Some(gpu) => {
                 let i = |v: usize| SpecValue::I32(v as i32);
@@ -197,15 +201,16 @@ impl Layer for Pooling {
             *word = pad as u32;
         }
         let slabs = if self.global { global_slabs(w * h) } else { 1 };
-        // fp32 partial sums of the two-pass global pooling (the binding is there either way)
-        let partials = GpuMat::alloc(
-            ctx,
-            2,
-            [(top.c * slabs * top.elempack).max(4), 1, 1],
-            1,
-            OptionSet::FP32,
-        );
         let c = top.c as u32;
+        // fp32 partial sums of the two-pass global pooling (the binding is there either way)
+        let partials = if slabs > 1 {
+            let n = top.c * slabs * top.elempack;
+            GpuMat::alloc(ctx, 2, [n, 1, 1], 1, OptionSet::FP32)
+        } else {
+            self.no_partials.clone().ok_or(Error::NotLoaded {
+                what: "the pooling's partial-sum binding on the device",
+            })?
+        };
         if slabs > 1 {
             words[14..].copy_from_slice(&[1, slabs as u32]);
             rec.dispatch(
