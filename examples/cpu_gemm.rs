@@ -1,7 +1,8 @@
 //! The CPU GEMM candidates on the shapes the matrix layers give them: the `gemm` crate (what
 //! the runtime uses), `matrixmultiply`, and plain row-update loops (the runtime's former
 //! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on THREADS (default: all cores;
-//! gemm only, the others have no pool of the same kind), with numpy's OpenBLAS on THREADS in
+//! gemm only, the others have no pool of the same kind: "gemm Nt" the crate's own rayon split,
+//! "tiles Nt" one rectangle of the output per thread, as the runtime runs it), with numpy's OpenBLAS on THREADS in
 //! the same run as the baseline (`examples/numpy_gemm.py` through `$FPSHADER_NCNN_PYTHON` or
 //! `python3`; "n/a" where that Python has no numpy).
 //!
@@ -15,6 +16,12 @@ const SHAPES: &[(usize, usize, usize, &str)] = &[
     (256, 64, 3136, "resnet 1x1, 56x56 64->256"),
     (512, 4608, 49, "resnet 3x3, 7x7x512 (im2col)"),
     (144, 24, 3136, "mobilenet_v2 expand 1x1"),
+    (64, 32, 12544, "mobilenet 1x1, 112x112 32->64"),
+    (256, 256, 784, "mobilenet 1x1, 28x28 256->256"),
+    (1024, 256, 196, "resnet50 1x1, 14x14 256->1024"),
+    (256, 1024, 196, "resnet50 1x1, 14x14 1024->256"),
+    (2048, 512, 49, "resnet50 1x1, 7x7 512->2048"),
+    (128, 512, 784, "resnet50 1x1, 28x28 512->128"),
     (1024, 1024, 1024, "square 1024"),
 ];
 
@@ -70,6 +77,64 @@ fn matrixmultiply(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f
             1,
         )
     }
+}
+
+/// A raw output pointer shared by the tiles, each of which writes its own rectangle.
+#[derive(Clone, Copy)]
+struct OutPtr(*mut f32);
+// SAFETY: the tiles of one call write disjoint rectangles of the output
+unsafe impl Send for OutPtr {}
+unsafe impl Sync for OutPtr {}
+
+impl OutPtr {
+    /// The pointer, through the whole struct (a closure naming the field would capture the
+    /// bare pointer, which is not `Send`).
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+/// The output cut into one rectangle per thread (rows in blocks of 64, then columns), each a
+/// single-threaded `gemm` call: a static split, as ncnn's OpenMP loops make (the runtime's
+/// `cpu_gemm` picks its rectangles by a cost rule; this is the simplest form of it).
+fn gemm_tiles(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], threads: usize) {
+    use rayon::prelude::*;
+    let pm = threads.min(m.div_ceil(64)).max(1);
+    let pn = threads.div_ceil(pm).min(n.div_ceil(32)).max(1);
+    let mb = m.div_ceil(pm).div_ceil(16) * 16;
+    let nb = n.div_ceil(pn).div_ceil(8) * 8;
+    let out = OutPtr(c.as_mut_ptr());
+    (0..pm * pn).into_par_iter().for_each(|t| {
+        let (i0, j0) = ((t / pn) * mb, (t % pn) * nb);
+        if i0 >= m || j0 >= n {
+            return;
+        }
+        let (mi, nj) = (mb.min(m - i0), nb.min(n - j0));
+        // SAFETY: row-major a, b, c as above; the tile (i0.., j0..) lies inside each
+        unsafe {
+            gemm::gemm(
+                mi,
+                nj,
+                k,
+                out.get().add(i0 * n + j0),
+                1,
+                n as isize,
+                false,
+                a.as_ptr().add(i0 * k),
+                1,
+                k as isize,
+                b.as_ptr().add(j0),
+                1,
+                n as isize,
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                gemm::Parallelism::None,
+            )
+        }
+    });
 }
 
 /// Each output row as a weight × input-row update per inner index (vectorizes over n).
@@ -132,8 +197,14 @@ fn main() {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     println!("GFLOP/s, best of {runs}; gemm and numpy on {cores} threads");
     println!(
-        "{:<34} {:>10} {:>10} {:>10} {:>14} {:>12}",
-        "shape (m x k x n)", "gemm 1t", "gemm Nt", "numpy Nt", "matrixmult 1t", "loops 1t"
+        "{:<34} {:>10} {:>10} {:>10} {:>10} {:>14} {:>12}",
+        "shape (m x k x n)",
+        "gemm 1t",
+        "gemm Nt",
+        "tiles Nt",
+        "numpy Nt",
+        "matrixmult 1t",
+        "loops 1t"
     );
     for &(m, k, n, what) in SHAPES {
         let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.1).collect();
@@ -147,14 +218,16 @@ fn main() {
             .build()
             .expect("a thread pool");
         let gn = pool.install(|| best_ms(runs, || gemm_crate(m, k, n, &a, &b, &mut c, cores)));
+        let tn = pool.install(|| best_ms(runs, || gemm_tiles(m, k, n, &a, &b, &mut c, cores)));
         let mm = best_ms(runs, || matrixmultiply(m, k, n, &a, &b, &mut c));
         let rl = best_ms(runs.min(3), || row_updates(k, n, &a, &b, &mut c));
         let np = numpy(m, k, n, runs, cores).unwrap_or_else(|| "n/a".into());
         println!(
-            "{:<34} {:>10.1} {:>10.1} {:>10} {:>14.1} {:>12.1}",
+            "{:<34} {:>10.1} {:>10.1} {:>10.1} {:>10} {:>14.1} {:>12.1}",
             format!("{what} ({m}x{k}x{n})"),
             rate(g1),
             rate(gn),
+            rate(tn),
             np,
             rate(mm),
             rate(rl)

@@ -17,7 +17,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::layer::view::dense_values;
 use crate::shaders::Shader;
-use crate::tensor::{ElemType, GpuMat, Mat, Strided, contiguous_strides};
+use crate::tensor::{ElemType, GpuMat, Mat, MatData, Strided, contiguous_strides};
 use rayon::prelude::*;
 
 /// ncnn's BinaryOp `op_type` on two values.
@@ -357,7 +357,7 @@ impl BinaryOp {
             return None;
         }
         let (x, y) = (a.f32().ok()?, b.f32().ok()?);
-        let mut out = a.zeros_like();
+        let mut out = a.with_data(MatData::for_writing(ElemType::F32, x.len()));
         let o = out.f32_mut().ok()?;
         zip_op(self.op, o, x, y);
         Some(out)
@@ -524,7 +524,7 @@ impl Layer for BinaryOp {
             3 => [out[3], out[2], 1, out[0]],
             _ => [out[3], out[2], out[1], out[0]],
         };
-        let mut top = Mat::zeros(dims, shape, 1, ElemType::F32)?;
+        let mut top = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
         let [w, plane] = [out[3], out[1] * out[2] * out[3]];
         let cstep = if dims >= 3 { top.cstep } else { plane };
         // rows of the output in tasks of at least 16K values (a task never spans channels)

@@ -13,7 +13,7 @@ use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::first_input;
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{ElemType, GpuMat, Mat, MatData};
 use rayon::prelude::*;
 
 /// Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums.
@@ -118,23 +118,38 @@ impl Layer for Eltwise {
             m.f32().ok().filter(|_| m.same_layout(first))
         }
         if first.f32().is_ok() && bottoms.iter().all(|b| raw(b, first).is_some()) {
-            let mut top = first.clone();
+            let a = raw(first, first).unwrap_or_default();
+            let mut top = first.with_data(MatData::for_writing(ElemType::F32, a.len()));
             let acc = top.f32_mut()?;
-            if self.op == 1 && coeff(0) != 1.0 {
-                let c = coeff(0);
-                acc.par_chunks_mut(GRAIN)
-                    .for_each(|a| kernels::map(a, |x| x * c));
-            }
+            let op = self.op;
             for (i, b) in bottoms.iter().enumerate().skip(1) {
                 let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
-                let op = self.op;
+                // the first pair straight into the output, later inputs onto it
+                let c0 = if i == 1 && op == 1 { coeff(0) } else { 1.0 };
+                let from = if i == 1 { Some(a) } else { None };
                 acc.par_chunks_mut(GRAIN)
                     .zip(v.par_chunks(GRAIN))
-                    .for_each(|(a, b)| match op {
-                        0 => kernels::zip_with(a, b, |x, y| x * y),
-                        1 if c == 1.0 => kernels::zip_with(a, b, |x, y| x + y),
-                        1 => kernels::zip_with(a, b, |x, y| x + y * c),
-                        _ => kernels::zip_with(a, b, f32::max),
+                    .enumerate()
+                    .for_each(|(k, (o, b))| {
+                        let f = |x: f32, y: f32| match op {
+                            0 => x * y,
+                            1 if c == 1.0 && c0 == 1.0 => x + y,
+                            1 => x * c0 + y * c,
+                            _ => x.max(y),
+                        };
+                        match from {
+                            Some(a) => kernels::zip_into(o, &a[k * GRAIN..][..o.len()], b, f),
+                            None => kernels::zip_with(o, b, f),
+                        }
+                    });
+            }
+            if bottoms.len() == 1 {
+                let c = if op == 1 { coeff(0) } else { 1.0 };
+                acc.par_chunks_mut(GRAIN)
+                    .zip(a.par_chunks(GRAIN))
+                    .for_each(|(o, x)| {
+                        o.copy_from_slice(x);
+                        kernels::map(o, |v| v * c);
                     });
             }
             return Ok(vec![top]);

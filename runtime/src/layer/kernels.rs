@@ -90,6 +90,15 @@ pub fn zip_with<F: Fn(f32, f32) -> f32>(acc: &mut [f32], b: &[f32], f: F) {
     }
 }
 
+/// `out[i] = f(a[i], b[i])` over the common length: a binary operation into a fresh output,
+/// one pass, where copying `a` first and combining in place takes two.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+pub fn zip_into<F: Fn(f32, f32) -> f32>(out: &mut [f32], a: &[f32], b: &[f32], f: F) {
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(*x, *y);
+    }
+}
+
 /// Whether the CPU converts fp16 to fp32 in hardware (x86's F16C, every aarch64): where
 /// ncnn's `use_fp16_storage` keeps weights as fp16 on the CPU, halving what a memory-bound
 /// layer reads.

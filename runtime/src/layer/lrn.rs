@@ -20,7 +20,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::view::{channel_planes, planar};
 use crate::shaders::Shader;
 use crate::tensor::pool::Scratch;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// Local response normalization.
 #[derive(Default)]
@@ -105,7 +105,7 @@ impl Layer for Lrn {
             });
         let sq = &sq[..];
         let half = self.local_size / 2;
-        let mut top = Mat::new_3d(w, h, c, 1)?;
+        let mut top = Mat::for_writing(3, [w, h, 1, c], 1, ElemType::F32)?;
         let cstep = top.cstep;
         top.f32_mut()?
             .par_chunks_mut(cstep.max(1))

@@ -18,7 +18,7 @@ use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{channel_planes, kernel_fits, planar};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// A pooling layer.
 #[derive(Default)]
@@ -331,7 +331,8 @@ impl Layer for Pooling {
                 n.max(1) as f32
             })
             .collect();
-        let mut top = Mat::new_3d(ow, oh, c, 1)?;
+        // every window writes its output
+        let mut top = Mat::for_writing(3, [ow, oh, 1, c], 1, ElemType::F32)?;
         let cstep = top.cstep;
         top.f32_mut()?
             .par_chunks_mut(cstep.max(1))

@@ -138,7 +138,7 @@ pub(crate) fn gather_channels(
     use rayon::prelude::*;
     let [w, h, d, _] = like.shape();
     let plane = w * h * d;
-    let mut top = Mat::zeros(like.dims, [w, h, d, c], 1, crate::tensor::ElemType::F32)?;
+    let mut top = Mat::for_writing(like.dims, [w, h, d, c], 1, crate::tensor::ElemType::F32)?;
     let cstep = top.cstep.max(1);
     top.f32_mut()?
         .par_chunks_mut(cstep)

@@ -270,15 +270,14 @@ impl Extractor<'_> {
             Ok(match (s.one_blob_only, s.inplace) {
                 (true, true) => {
                     // a copy only where another reader still holds the blob
-                    let mut m = Arc::unwrap_or_clone(single_input(bottoms)?);
+                    let mut m = owned(single_input(bottoms)?);
                     layer.forward_inplace(&mut m, &opt)?;
                     vec![m]
                 }
                 (true, false) => vec![layer.forward(single_input(bottoms)?.as_ref(), &opt)?],
                 (false, inplace) => {
                     // each a copy only where another reader still holds it
-                    let mut blobs: Vec<Mat> =
-                        bottoms.into_iter().map(Arc::unwrap_or_clone).collect();
+                    let mut blobs: Vec<Mat> = bottoms.into_iter().map(owned).collect();
                     if inplace {
                         layer.forward_many_inplace(&mut blobs, &opt)?;
                         blobs
@@ -295,4 +294,9 @@ impl Extractor<'_> {
         }
         Ok(())
     }
+}
+
+/// The blob itself where this is its last holder, else a copy (made in parallel).
+fn owned(m: Arc<Mat>) -> Mat {
+    Arc::try_unwrap(m).unwrap_or_else(|shared| shared.parallel_clone())
 }

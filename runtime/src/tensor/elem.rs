@@ -63,6 +63,16 @@ impl MatData {
         }
     }
 
+    /// `n` values for a caller that writes every one of them before anything reads them: fp32
+    /// in a recycled buffer with its old values (no zeroing pass, which on a large output is
+    /// a serial `memset` as long as the layer's own parallel work); other types zeroed.
+    pub(crate) fn for_writing(elemtype: ElemType, n: usize) -> MatData {
+        match elemtype {
+            ElemType::F32 => MatData::F32(super::pool::any(n)),
+            _ => MatData::zeros(elemtype, n),
+        }
+    }
+
     /// The element type.
     pub fn elemtype(&self) -> ElemType {
         match self {

@@ -49,11 +49,56 @@ fn check_pack(elempack: usize) -> Result<()> {
 impl Mat {
     /// A zeroed mat of `dims` (1–4) with extents `[w, h, d, c]` (the packed one in packed
     /// elements, unused ones 1).
-    pub fn zeros(
+    pub fn zeros(dims: u8, shape: [usize; 4], elempack: usize, elemtype: ElemType) -> Result<Mat> {
+        Mat::allocate(dims, shape, elempack, elemtype, MatData::zeros)
+    }
+
+    /// A mat of `dims` with extents `[w, h, d, c]` whose every value (each channel's `w·h·d`
+    /// packed elements) the caller writes before anything reads it: its buffer comes recycled
+    /// with old values, and only the gaps between channels are zeroed. For layer outputs, where
+    /// zeroing first is a whole serial pass over memory the layer then overwrites in parallel.
+    pub(crate) fn for_writing(
+        dims: u8,
+        shape: [usize; 4],
+        elempack: usize,
+        elemtype: ElemType,
+    ) -> Result<Mat> {
+        let mut m = Mat::allocate(dims, shape, elempack, elemtype, MatData::for_writing)?;
+        let used = m.w * m.h * m.d * m.elempack;
+        let step = m.cstep * m.elempack;
+        if step > used
+            && let MatData::F32(v) = &mut m.data
+        {
+            for ch in v.chunks_mut(step) {
+                ch[used..].fill(0.0);
+            }
+        }
+        Ok(m)
+    }
+
+    /// A copy made on the current thread pool: a blob an in-place layer must not change while
+    /// another layer still reads it. One thread's `memcpy` of a large blob is as long as the
+    /// layer that follows on all of them.
+    pub(crate) fn parallel_clone(&self) -> Mat {
+        use rayon::prelude::*;
+        let MatData::F32(src) = &self.data else {
+            return self.clone();
+        };
+        let mut v = super::pool::any(src.len());
+        // 128 KiB a task: a copy's worth waking a thread for
+        const GRAIN: usize = 1 << 15;
+        v.par_chunks_mut(GRAIN)
+            .zip(src.par_chunks(GRAIN))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        self.with_data(MatData::F32(v))
+    }
+
+    fn allocate(
         dims: u8,
         [w, h, d, c]: [usize; 4],
         elempack: usize,
         elemtype: ElemType,
+        data: impl FnOnce(ElemType, usize) -> MatData,
     ) -> Result<Mat> {
         check_pack(elempack)?;
         let (h, d, c) = match dims {
@@ -94,7 +139,7 @@ impl Mat {
             c,
             elempack,
             cstep,
-            data: MatData::zeros(elemtype, n),
+            data: data(elemtype, n),
         })
     }
 

@@ -15,15 +15,16 @@ use crate::tensor::pool::Scratch;
 const TILE_VALUES: usize = 1 << 22;
 
 impl Convolution {
-    /// Accumulates every group's GEMM onto `out` (rows `cstep` apart); `pointwise`: a 1×1,
-    /// stride-1 kernel, whose columns are the planes themselves.
+    /// Every group's GEMM into `out` (rows `cstep` apart), added to what is there with
+    /// `accumulate`; `pointwise`: a 1×1, stride-1 kernel, whose columns are the planes
+    /// themselves.
     pub(super) fn im2col_gemm(
         &self,
         input: &Planes<'_>,
         geo: &Geometry,
-        out: &mut [f32],
-        cstep: usize,
+        (out, cstep): (&mut [f32], usize),
         pointwise: bool,
+        accumulate: bool,
     ) {
         let ([kw, kh], ..) = self.window.taps();
         let (group, cin_g) = (self.window.group, self.window.channels_per_group());
@@ -32,7 +33,8 @@ impl Convolution {
         let one_group = |g: usize, out: &mut [f32]| {
             let weights = MatRef::rows(&self.weights[g * cout_g * k..], cout_g, k, k);
             let planes = &input.data[g * cin_g * input.step..];
-            self.group_gemm(weights, planes, input, geo, (out, cstep), pointwise);
+            let into = (out, cstep);
+            self.group_gemm(weights, planes, input, geo, into, [pointwise, accumulate]);
         };
         if group == 1 {
             one_group(0, out);
@@ -53,7 +55,7 @@ impl Convolution {
         input: &Planes<'_>,
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
-        pointwise: bool,
+        [pointwise, accumulate]: [bool; 2],
     ) {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
@@ -65,7 +67,7 @@ impl Convolution {
                 weights,
                 cols,
                 MatMut::rows(out, weights.rows, n, cstep),
-                true,
+                accumulate,
             );
             return;
         }
@@ -107,7 +109,7 @@ impl Convolution {
                 });
             let cols = MatRef::rows(col, k, len, len);
             let dst = MatMut::rows(&mut out[first..], weights.rows, len, cstep);
-            gemm(weights, cols, dst, true);
+            gemm(weights, cols, dst, accumulate);
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
 use crate::layer::run_options::RunOptions;
-use crate::tensor::Mat;
+use crate::tensor::{ElemType, Mat};
 use planes::Planes;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
@@ -63,7 +63,8 @@ impl Convolution {
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
         let [ow, oh] = geo.out;
-        let mut top = Mat::new_3d(ow, oh, self.window.num_output, 1)?;
+        // every algorithm writes every output value
+        let mut top = Mat::for_writing(3, [ow, oh, 1, self.window.num_output], 1, ElemType::F32)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
         match self.algo_on(&geo, opt) {
@@ -77,9 +78,10 @@ impl Convolution {
             }
             algo => {
                 let input = Planes::padded(bottom, &geo, self.pad_value);
-                self.fill_bias(out, cstep);
+                // the GEMMs accumulate onto the bias, or store where there is none
+                let onto_bias = self.fill_bias(out, cstep);
                 let pointwise = algo == CpuAlgo::Pointwise;
-                self.im2col_gemm(&input, &geo, out, cstep, pointwise);
+                self.im2col_gemm(&input, &geo, (out, cstep), pointwise, onto_bias);
                 self.activate_rows(out, cstep, ow * oh);
             }
         }
@@ -97,15 +99,17 @@ impl Convolution {
             .flatten()
     }
 
-    /// Every output channel's row starts as its bias (the GEMMs accumulate onto it).
-    fn fill_bias(&self, out: &mut [f32], cstep: usize) {
+    /// Every output channel's row starts as its bias (the GEMMs accumulate onto it); false
+    /// where there is no bias and the rows are left as they are.
+    fn fill_bias(&self, out: &mut [f32], cstep: usize) -> bool {
         if self.bias.is_empty() {
-            return;
+            return false;
         }
         out.par_chunks_mut(cstep.max(1))
             .with_min_len(min_items(cstep))
             .zip(&self.bias)
             .for_each(|(row, b)| row.fill(*b));
+        true
     }
 
     /// The fused activation over the first `n` values of every output row.

@@ -30,6 +30,10 @@ const CHUNK_VALUES: usize = 1 << 20;
 /// The fewest tiles a chunk takes when the map has them (each chunk re-reads the weights).
 const MIN_CHUNK: usize = 64;
 
+/// The fewest tiles a GEMM of the products takes when they are cut for the threads: the
+/// crate's kernels take 6 or 8 columns at a time and pack the weights again for each run.
+const MIN_RUN: usize = 16;
+
 /// One tile size's transforms: `M` outputs per side from `N = M + 2` inputs.
 struct Transform<const M: usize, const N: usize> {
     at: [[f32; N]; M],
@@ -417,8 +421,9 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let mut prod = Scratch::any(nn * cout * chunk + LANES);
         let bt = self.bt;
         let at = self.at;
+        let threads = rayon::current_num_threads();
         // output channels per task of the output transform: enough tasks for every thread
-        let group = (cout / (2 * rayon::current_num_threads())).clamp(1, LANES);
+        let group = (cout / (2 * threads)).clamp(1, LANES);
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
             let rs = tc + LANES;
@@ -437,22 +442,31 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 });
             // per element of the tile: [cout][cin] × [cin][tc], into [n²][tc][cout]: output
             // channels along the GEMM's vector lanes, which a small map's few tiles cannot fill;
-            // the n² products are the parallel work, each GEMM on one thread
+            // the n² products are the parallel work, each GEMM on one thread, cut into runs of
+            // tiles where n² alone would leave threads idle in the last round (36 products on
+            // 16 threads: three rounds, the last a quarter full)
             let v = &v[..cin * nn * rs];
+            let runs = (4 * threads).div_ceil(nn).min(tc / MIN_RUN).max(1);
+            let run = tc.div_ceil(runs);
             prod[..nn * cout * tc]
                 .par_chunks_mut(cout * tc)
                 .enumerate()
                 .for_each(|(xi, dst)| {
-                    let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
-                    let b = MatRef::rows(&v[xi * rs..], cin, tc, nn * rs);
-                    let c = MatMut {
-                        data: dst,
-                        rows: cout,
-                        cols: tc,
-                        rs: 1,
-                        cs: cout,
-                    };
-                    gemm_serial(a, b, c, false);
+                    dst.par_chunks_mut(cout * run)
+                        .enumerate()
+                        .for_each(|(r, dst)| {
+                            let cols = dst.len() / cout;
+                            let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
+                            let b = MatRef::rows(&v[xi * rs + r * run..], cin, cols, nn * rs);
+                            let c = MatMut {
+                                data: dst,
+                                rows: cout,
+                                cols,
+                                rs: 1,
+                                cs: cout,
+                            };
+                            gemm_serial(a, b, c, false);
+                        });
                 });
             // Aᵀ m A of each tile, with the bias and activation, stored in the output
             let prod = &prod[..nn * cout * tc + LANES];
