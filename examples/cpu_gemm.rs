@@ -1,10 +1,10 @@
 //! The CPU GEMM candidates on the shapes the matrix layers give them: the `gemm` crate (what
 //! the runtime uses), `matrixmultiply`, and plain row-update loops (the runtime's former
 //! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on THREADS (default: all cores;
-//! gemm only, the others have no pool of the same kind: "gemm Nt" the crate's own rayon split,
-//! "tiles Nt" one rectangle of the output per thread, as the runtime runs it), with numpy's OpenBLAS on THREADS in
-//! the same run as the baseline (`examples/numpy_gemm.py` through `$FPSHADER_NCNN_PYTHON` or
-//! `python3`; "n/a" where that Python has no numpy).
+//! gemm only, the others have no pool of the same kind: "gemm Nt" the crate's own rayon
+//! split, "tiles Nt" one rectangle of the output per thread, as the runtime runs it), with
+//! numpy's OpenBLAS on THREADS in the same run as the baseline (`examples/numpy_gemm.py`
+//! through `$FPSHADER_NCNN_PYTHON` or `python3`; "n/a" where that Python has no numpy).
 //!
 //! `cargo run --release --example cpu_gemm -p fpshader-tests [RUNS [THREADS]]`
 
