@@ -102,6 +102,20 @@ impl Extractor<'_> {
     /// Runs what blob `name` needs; its index. With `download`, a target left on the device
     /// is also read back in the same submission: the pending download.
     fn compute(&mut self, name: &str, download: bool) -> Result<(usize, Option<PendingDownload>)> {
+        if self.net.ctx.is_none() {
+            // a CPU net runs the whole extract in its pool: entering the pool for each layer
+            // (a thread woken, then the caller woken) cost tens of microseconds per layer
+            let threads = self.opt.num_threads;
+            return threads::run_on(threads, || self.compute_here(name, download))?;
+        }
+        self.compute_here(name, download)
+    }
+
+    fn compute_here(
+        &mut self,
+        name: &str,
+        download: bool,
+    ) -> Result<(usize, Option<PendingDownload>)> {
         let target = self.net.blob_index(name)?;
         // the layers to run: producers of missing blobs, back from the target
         let mut needed = vec![false; self.net.layers.len()];

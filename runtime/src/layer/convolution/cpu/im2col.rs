@@ -81,7 +81,8 @@ impl Convolution {
             })
             .collect();
         let tile = (TILE_VALUES / k.max(1)).clamp(64, n.max(64));
-        let mut col = Scratch::zeros(k * tile.min(n));
+        // every value written below before the GEMM reads it
+        let mut col = Scratch::any(k * tile.min(n));
         for first in (0..n).step_by(tile) {
             let len = tile.min(n - first);
             let col = &mut col[..k * len];

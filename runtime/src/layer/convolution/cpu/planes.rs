@@ -52,21 +52,30 @@ impl<'a> Planes<'a> {
         let [pw, ph] = geo.padded;
         let (src, step) = channel_planes(m);
         let plane = ew * eh;
-        let mut padded = pool::zeros(m.c * plane);
+        // every value written by its channel's task (a zeroed buffer first was one thread's
+        // `memset` over the whole padded input)
+        let mut padded = pool::any(m.c * plane);
+        let (top, left) = (geo.pad_top, geo.pad_left);
         padded
             .par_chunks_mut(plane.max(1))
             .with_min_len(min_items(plane))
             .enumerate()
             .for_each(|(q, dst)| {
-                if value != 0.0 {
-                    for row in dst.chunks_mut(ew.max(1)).take(ph) {
-                        row[..pw].fill(value);
-                    }
-                }
                 let ch = &src[q * step..q * step + w * h];
-                for (y, row) in ch.chunks(w.max(1)).enumerate() {
-                    let at = (y + geo.pad_top) * ew + geo.pad_left;
-                    dst[at..at + w].copy_from_slice(row);
+                for (y, row) in dst.chunks_mut(ew.max(1)).enumerate() {
+                    // the padding frame holds `value`, past it (whole tiles) zeros
+                    let (frame, rest) = row.split_at_mut(pw.min(ew));
+                    rest.fill(0.0);
+                    if y >= ph {
+                        frame.fill(0.0);
+                    } else if (top..top + h).contains(&y) {
+                        let (l, r) = frame.split_at_mut(left);
+                        l.fill(value);
+                        r[..w].copy_from_slice(&ch[(y - top) * w..][..w]);
+                        r[w..].fill(value);
+                    } else {
+                        frame.fill(value);
+                    }
                 }
             });
         Planes {
