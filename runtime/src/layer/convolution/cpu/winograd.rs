@@ -30,6 +30,16 @@ const CHUNK_VALUES: usize = 1 << 20;
 /// The fewest tiles a chunk takes when the map has them (each chunk re-reads the weights).
 const MIN_CHUNK: usize = 64;
 
+/// The values a chunk of tiles holds in the transformed domain, input and products, where each
+/// thread takes whole chunks (1 MiB of fp32: the chunk stays in the thread's own L2 from the
+/// input transform to the output transform).
+const THREAD_CHUNK_VALUES: usize = 1 << 18;
+
+/// The fewest threads on which chunks per task pay (an H200 host, zoo models, best of rounds:
+/// vgg16 32.4 → 26.4 ms at 16 threads, but 93 → 118 at 2, where the phases' loops cost little
+/// and the smaller chunks' GEMMs, whose rows are a quarter as long, lose).
+const MIN_CHUNK_THREADS: usize = 8;
+
 /// The fewest tiles a GEMM of the products takes when they are cut for the threads: the
 /// crate's kernels take 6 or 8 columns at a time and pack the weights again for each run.
 const MIN_RUN: usize = 16;
@@ -279,6 +289,39 @@ fn input_tiles<const M: usize, const N: usize>(
     }
 }
 
+/// Where the output transform stores a tile's rows.
+trait Sink {
+    /// Writes `v` at `at` of the output.
+    fn put(&mut self, at: usize, v: &[f32]);
+}
+
+impl Sink for &mut [f32] {
+    fn put(&mut self, at: usize, v: &[f32]) {
+        self[at..at + v.len()].copy_from_slice(v);
+    }
+}
+
+/// The whole output shared by tasks that each store their own tiles (disjoint pixels of every
+/// channel, so no safe split of the slice gives each its part).
+#[derive(Clone, Copy)]
+struct Shared {
+    ptr: *mut f32,
+    len: usize,
+}
+
+// SAFETY: every task that holds a copy writes only the outputs of its own tiles
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Sink for Shared {
+    fn put(&mut self, at: usize, v: &[f32]) {
+        assert!(at + v.len() <= self.len, "Winograd output index");
+        // SAFETY: inside the output (checked above), which outlives the tasks; the tiles of
+        // the tasks are disjoint, so no two write the same values and nothing reads them
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), self.ptr.add(at), v.len()) }
+    }
+}
+
 /// What the output transform applies before it stores: the bias (empty without one) and the
 /// layer's fused activation.
 pub(super) struct Epilogue<'a> {
@@ -289,25 +332,24 @@ pub(super) struct Epilogue<'a> {
 
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
-/// channels' planes in `out` (`ow × oh`, `cstep` apart). [`LANES`] neighbouring channels at
+/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0). [`LANES`] neighbouring channels at
 /// a time, one per vector lane: their products lie side by side in `prod`, so each of a
 /// tile's n² elements is one vector load, and the transform's arithmetic is vector arithmetic
 /// (one channel at a time it was scalar, and gathered each value from its own row of `prod`).
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
-fn output_tiles<const M: usize, const N: usize>(
+fn output_tiles<const M: usize, const N: usize, S: Sink>(
     at: &[[f32; N]; M],
     prod: &[f32],
-    [cout, oc0]: [usize; 2],
+    [cout, oc0, planes]: [usize; 3],
     [ow, oh]: [usize; 2],
     tw: usize,
     t0: usize,
     tc: usize,
     epilogue: &Epilogue<'_>,
-    out: &mut [f32],
+    mut out: S,
     cstep: usize,
 ) {
-    let planes = out.len().div_ceil(cstep.max(1));
     for l0 in (0..planes).step_by(LANES) {
         let lanes = LANES.min(planes - l0);
         for t in 0..tc {
@@ -360,12 +402,7 @@ fn output_tiles<const M: usize, const N: usize>(
                 // stored, not added: each output is this tile's alone, and a store does not
                 // wait for the output's old value to be read
                 for (l, ql) in q.iter().enumerate().take(lanes) {
-                    let row = &mut out[(l0 + l) * cstep + (ty * M + i) * ow + tx * M..];
-                    if w == M {
-                        row[..M].copy_from_slice(ql);
-                    } else {
-                        row[..w].copy_from_slice(&ql[..w]);
-                    }
+                    out.put((l0 + l) * cstep + (ty * M + i) * ow + tx * M, &ql[..w]);
                 }
             }
         }
@@ -401,6 +438,102 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     /// Accumulates the convolution of the padded `input` (extended to whole tiles: the extra
     /// values feed only outputs past the map, which are dropped) onto `out`.
     fn forward(
+        &self,
+        u: &[f32],
+        input: &Planes<'_>,
+        dims: [usize; 4],
+        epilogue: &Epilogue<'_>,
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let [cin, cout, ow, oh] = dims;
+        let tiles = ow.div_ceil(M) * oh.div_ceil(M);
+        let chunk = (THREAD_CHUNK_VALUES / (N * N * (cin + cout)).max(1)).max(MIN_RUN);
+        let threads = rayon::current_num_threads();
+        if threads >= MIN_CHUNK_THREADS && tiles >= 2 * threads * chunk {
+            self.forward_chunks(u, input, dims, chunk, epilogue, out, cstep);
+        } else {
+            self.forward_phases(u, input, dims, epilogue, out, cstep);
+        }
+    }
+
+    /// [`Self::forward`] a chunk of tiles per task, every step of a chunk on one thread: for
+    /// maps of many chunks per thread, where the phases' three parallel loops per chunk of
+    /// [`Self::forward_phases`] spend more on waking and joining 16 threads than on their work
+    /// (a 224² layer of 64 channels: 14 chunks, 42 loops of about 50 µs each).
+    #[allow(clippy::too_many_arguments)]
+    fn forward_chunks(
+        &self,
+        u: &[f32],
+        input: &Planes<'_>,
+        [cin, cout, ow, oh]: [usize; 4],
+        chunk: usize,
+        epilogue: &Epilogue<'_>,
+        out: &mut [f32],
+        cstep: usize,
+    ) {
+        let (nn, plane, ew) = (N * N, input.step, input.w);
+        let planes = &input.data;
+        let tw = ow.div_ceil(M);
+        let tiles = tw * oh.div_ceil(M);
+        let (bt, at) = (self.bt, self.at);
+        let shared = Shared {
+            ptr: out.as_mut_ptr(),
+            len: out.len().min(cout * cstep),
+        };
+        let scratch = || {
+            (
+                Scratch::any(cin * nn * (chunk + LANES)),
+                Scratch::any(nn * cout * chunk + LANES),
+                Vec::new(),
+            )
+        };
+        (0..tiles.div_ceil(chunk)).into_par_iter().for_each_init(
+            scratch,
+            |(v, prod, phased), c| {
+                let t0 = c * chunk;
+                let tc = chunk.min(tiles - t0);
+                let rs = tc + LANES;
+                for (ci, dst) in v[..cin * nn * rs].chunks_mut(nn * rs).enumerate() {
+                    let src = &planes[ci * plane..(ci + 1) * plane];
+                    if tw >= WIDE_TILES {
+                        input_tiles_wide::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst, phased);
+                    } else {
+                        input_tiles::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst);
+                    }
+                }
+                for (xi, dst) in prod[..nn * cout * tc].chunks_mut(cout * tc).enumerate() {
+                    let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
+                    let b = MatRef::rows(&v[xi * rs..], cin, tc, nn * rs);
+                    let c = MatMut {
+                        data: dst,
+                        rows: cout,
+                        cols: tc,
+                        rs: 1,
+                        cs: cout,
+                    };
+                    gemm_serial(a, b, c, false);
+                }
+                let prod = &prod[..nn * cout * tc + LANES];
+                let dims = [cout, 0, cout];
+                output_tiles::<M, N, _>(
+                    &at,
+                    prod,
+                    dims,
+                    [ow, oh],
+                    tw,
+                    t0,
+                    tc,
+                    epilogue,
+                    shared,
+                    cstep,
+                );
+            },
+        );
+    }
+
+    /// [`Self::forward`] a chunk at a time, each of its three steps in parallel.
+    fn forward_phases(
         &self,
         u: &[f32],
         input: &Planes<'_>,
@@ -474,10 +607,11 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 .par_chunks_mut(group * cstep)
                 .enumerate()
                 .for_each(|(g, planes)| {
-                    output_tiles::<M, N>(
+                    let count = planes.len().div_ceil(cstep.max(1));
+                    output_tiles::<M, N, _>(
                         &at,
                         prod,
-                        [cout, g * group],
+                        [cout, g * group, count],
                         [ow, oh],
                         tw,
                         t0,
@@ -562,5 +696,50 @@ mod tests {
         check(&F23);
         check(&F43);
         check(&F43_BALANCED);
+    }
+
+    /// The chunk-per-task strategy gives what the phase-parallel one gives, on partial tiles,
+    /// output channels that fill no whole vector, chunks that do not divide the tiles.
+    #[test]
+    fn chunks_per_task_match_the_phases() {
+        use std::borrow::Cow;
+        let vals = |n: usize, s: u32| -> Vec<f32> {
+            (0..n)
+                .map(|i| (((i as u32).wrapping_mul(2_654_435_761) ^ s) % 1000) as f32 / 500.0 - 1.0)
+                .collect()
+        };
+        let (cin, cout, ow, oh) = (5usize, 19usize, 23usize, 21usize);
+        let (ew, eh) = (ow.div_ceil(4) * 4 + 2, oh.div_ceil(4) * 4 + 2);
+        let input = Planes {
+            data: Cow::Owned(vals(cin * ew * eh, 1)),
+            w: ew,
+            step: ew * eh,
+        };
+        let u = F43.weights(&vals(9 * cin * cout, 2), cout, cin);
+        let bias = vals(cout, 3);
+        let epilogue = Epilogue {
+            bias: &bias,
+            kind: 1,
+            params: &[],
+        };
+        let cstep = ow * oh + 3;
+        let dims = [cin, cout, ow, oh];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let mut want = vec![0.0f32; cout * cstep];
+        let mut got = vec![0.0f32; cout * cstep];
+        pool.install(|| {
+            F43.forward_phases(&u, &input, dims, &epilogue, &mut want, cstep);
+            F43.forward_chunks(&u, &input, dims, 5, &epilogue, &mut got, cstep);
+        });
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                "value {i}: {g} vs {w}"
+            );
+        }
+        assert!(want.iter().any(|v| *v > 0.0));
     }
 }
