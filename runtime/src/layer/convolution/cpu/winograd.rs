@@ -124,9 +124,15 @@ pub(crate) struct WinogradWeights {
     f43: OnceLock<Vec<f32>>,
 }
 
+/// The fewest input channels for which F(4,3) pays: below, the transforms outweigh the
+/// products they save, and the im2col GEMM is faster (an H200 host, squeezenet's fire layers
+/// alone, ms at 16 / 2 threads, Winograd against im2col: 55²·16 → 64 0.55 / 0.33 and 0.61 /
+/// 0.54; 27²·32 → 128 0.29 / 0.22 and 0.35 / 0.33; 13²·48 → 192 and 13²·64 → 256 even).
+const MIN_F43_CHANNELS: usize = 32;
+
 /// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
-/// output of `ow × oh`: F(4,3), or F(2,3) on maps up to 8 and on maps up to 14 once both sides
-/// have 128 channels (ncnn's x86 tables in outline: the transformed weights are n²/9 times
+/// output of `ow × oh`: F(4,3) from [`MIN_F43_CHANNELS`] input channels, or F(2,3) on maps up
+/// to 8 and on maps up to 14 once both sides have 128 channels (ncnn's x86 tables in outline: the transformed weights are n²/9 times
 /// the kernel's and outweigh such a map, and 4×4 tiles waste much of a small one). Measured
 /// on one core (BENCHMARKS.md), F(6,3) lost to F(4,3) on every shape from 16 to 512 channels
 /// and 7 to 224 pixels, by up to 1.6× (its 64 products per tile leave the cache between the
@@ -138,6 +144,7 @@ pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option
     match ow.min(oh) {
         ..2 => None,
         2..=8 => Some(2),
+        _ if cin < MIN_F43_CHANNELS => None,
         ..=14 if cin >= 128 && cout >= 128 => Some(2),
         _ => Some(4),
     }
