@@ -88,13 +88,40 @@ fn extent(rows: usize, cols: usize, rs: usize, cs: usize) -> usize {
 /// from shapes they checked, so a mismatch is a bug, and the kernels read raw pointers.
 pub(crate) fn gemm(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool) {
     let macs = a.rows * a.cols * b.cols;
-    gemm_with(a, b, c, accumulate, crate::layer::grain::gemm_threads(macs));
+    gemm_with(
+        a,
+        b,
+        c,
+        accumulate,
+        crate::layer::grain::gemm_threads(macs),
+        None,
+    );
+}
+
+/// What a GEMM applies to each part of an output row once the product is in it: `(row, values)`
+/// while they are still in the thread's cache (a layer's bias and activation), instead of a
+/// pass of its own over the whole output afterwards.
+pub(crate) type RowEpilogue<'a> = &'a (dyn Fn(usize, &mut [f32]) + Sync);
+
+/// [`gemm`], then `epilogue` over every row of `c` (whose rows must be contiguous, `cs == 1`),
+/// each rectangle's rows by the thread that computed them.
+pub(crate) fn gemm_then(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: MatMut<'_>,
+    accumulate: bool,
+    epilogue: RowEpilogue<'_>,
+) {
+    assert_eq!(c.cs, 1, "a GEMM epilogue takes contiguous output rows");
+    let macs = a.rows * a.cols * b.cols;
+    let threads = crate::layer::grain::gemm_threads(macs);
+    gemm_with(a, b, c, accumulate, threads, Some(epilogue));
 }
 
 /// [`gemm`] on the calling thread alone: for callers that already run many GEMMs in parallel,
 /// where splitting each one again only adds scheduling.
 pub(crate) fn gemm_serial(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool) {
-    gemm_with(a, b, c, accumulate, 1);
+    gemm_with(a, b, c, accumulate, 1, None);
 }
 
 /// How a GEMM's output is cut for `threads` threads: `[row blocks, column blocks]` and the
@@ -128,7 +155,14 @@ struct Ptr<T>(T);
 unsafe impl<T> Send for Ptr<T> {}
 unsafe impl<T> Sync for Ptr<T> {}
 
-fn gemm_with(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool, threads: usize) {
+fn gemm_with(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: MatMut<'_>,
+    accumulate: bool,
+    threads: usize,
+    epilogue: Option<RowEpilogue<'_>>,
+) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     assert_eq!(b.rows, k, "GEMM inner dimensions");
     assert_eq!([c.rows, c.cols], [m, n], "GEMM output shape");
@@ -147,6 +181,11 @@ fn gemm_with(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool, thre
                 for j in 0..n {
                     c.data[i * c.rs + j * c.cs] = 0.0;
                 }
+            }
+        }
+        if let Some(f) = epilogue {
+            for i in 0..m {
+                f(i, &mut c.data[i * c.rs..i * c.rs + n]);
             }
         }
         return;
@@ -186,6 +225,14 @@ fn gemm_with(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulate: bool, thre
                 false,
                 Parallelism::None,
             );
+        }
+        if let Some(f) = epilogue {
+            for i in i0..i0 + mi {
+                // SAFETY: row i's columns j0..j0 + nj (cs == 1, checked by `gemm_then`) lie
+                // inside the output as above and belong to this rectangle alone
+                let row = unsafe { std::slice::from_raw_parts_mut(cp.0.add(i * c.rs + j0), nj) };
+                f(i, row);
+            }
         }
     };
     if pm * pn == 1 {
@@ -264,7 +311,7 @@ mod tests {
                     rs: 1,
                     cs: m,
                 };
-                gemm_with(av, bv, cv, false, threads);
+                gemm_with(av, bv, cv, false, threads, None);
                 for i in 0..m {
                     for j in 0..n {
                         let (got, w) = (c[j * m + i], want[i * n + j]);
@@ -288,5 +335,30 @@ mod tests {
         assert_eq!(split(2048, 49, 16).0, [16, 1]);
         // one thread: the whole product
         assert_eq!(split(100, 100, 1), ([1, 1], [100, 100]));
+    }
+
+    #[test]
+    fn the_epilogue_sees_every_output_row_once_after_its_product() {
+        let (m, k, n) = (37, 11, 150);
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+        let (av, bv) = (MatRef::rows(&a, m, k, k), MatRef::rows(&b, k, n, n));
+        let want = naive(av, bv);
+        for threads in [1, 4, 16] {
+            let mut c = vec![f32::NAN; m * (n + 2)];
+            // row i plus i, then doubled: wrong if a row is visited twice or before its product
+            let epilogue = |i: usize, row: &mut [f32]| {
+                row.iter_mut().for_each(|x| *x = (*x + i as f32) * 2.0);
+            };
+            let cv = MatMut::rows(&mut c, m, n, n + 2);
+            gemm_with(av, bv, cv, false, threads, Some(&epilogue));
+            for i in 0..m {
+                for j in 0..n {
+                    let w = (want[i * n + j] + i as f32) * 2.0;
+                    assert_eq!(c[i * (n + 2) + j], w, "({i}, {j}) on {threads}");
+                }
+                assert!(c[i * (n + 2) + n].is_nan(), "past the row");
+            }
+        }
     }
 }

@@ -7,24 +7,24 @@ use rayon::prelude::*;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
-use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::cpu_gemm::{MatMut, MatRef, RowEpilogue, gemm, gemm_then};
+use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
+use crate::layer::kernels;
 use crate::tensor::pool::Scratch;
 
 /// The most values one im2col tile holds (16 MiB of fp32).
 const TILE_VALUES: usize = 1 << 22;
 
 impl Convolution {
-    /// Every group's GEMM into `out` (rows `cstep` apart), added to what is there with
-    /// `accumulate`; `pointwise`: a 1×1, stride-1 kernel, whose columns are the planes
-    /// themselves.
+    /// Every group's GEMM into `out` (rows `cstep` apart), with the bias and the activation;
+    /// `pointwise`: a 1×1, stride-1 kernel, whose columns are the planes themselves.
     pub(super) fn im2col_gemm(
         &self,
         input: &Planes<'_>,
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
         pointwise: bool,
-        accumulate: bool,
     ) {
         let ([kw, kh], ..) = self.window.taps();
         let (group, cin_g) = (self.window.group, self.window.channels_per_group());
@@ -33,8 +33,18 @@ impl Convolution {
         let one_group = |g: usize, out: &mut [f32]| {
             let weights = MatRef::rows(&self.weights[g * cout_g * k..], cout_g, k, k);
             let planes = &input.data[g * cin_g * input.step..];
-            let into = (out, cstep);
-            self.group_gemm(weights, planes, input, geo, into, [pointwise, accumulate]);
+            let (bias, kind) = (&self.bias, self.window.activation);
+            let params = &self.window.activation_params;
+            let epilogue = |i: usize, row: &mut [f32]| {
+                if let Some(&b) = bias.get(g * cout_g + i) {
+                    kernels::map(row, |x| x + b);
+                }
+                activate_all(kind, params, row);
+            };
+            let plain = bias.is_empty() && kind == 0;
+            let epilogue: Option<RowEpilogue<'_>> = (!plain).then_some(&epilogue);
+            let how = (pointwise, epilogue);
+            self.group_gemm(weights, planes, input, geo, (out, cstep), how);
         };
         if group == 1 {
             one_group(0, out);
@@ -55,20 +65,19 @@ impl Convolution {
         input: &Planes<'_>,
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
-        [pointwise, accumulate]: [bool; 2],
+        (pointwise, epilogue): (bool, Option<RowEpilogue<'_>>),
     ) {
+        let product = |a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>| match epilogue {
+            Some(f) => gemm_then(a, b, c, false, f),
+            None => gemm(a, b, c, false),
+        };
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
         let (n, k) = (ow * oh, weights.cols);
         if pointwise {
             // the padded planes are the columns already (rows of `ow`, planes of ow × oh)
             let cols = MatRef::rows(planes, k, n, input.step);
-            gemm(
-                weights,
-                cols,
-                MatMut::rows(out, weights.rows, n, cstep),
-                accumulate,
-            );
+            product(weights, cols, MatMut::rows(out, weights.rows, n, cstep));
             return;
         }
         // each im2col row's offset into the group's planes
@@ -110,7 +119,7 @@ impl Convolution {
                 });
             let cols = MatRef::rows(col, k, len, len);
             let dst = MatMut::rows(&mut out[first..], weights.rows, len, cstep);
-            gemm(weights, cols, dst, accumulate);
+            product(weights, cols, dst);
         }
     }
 }

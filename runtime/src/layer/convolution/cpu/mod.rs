@@ -1,19 +1,15 @@
 //! The CPU forward, one algorithm per file, chosen per layer and shape ([`CpuAlgo`]): every
-//! one writes the output channels as rows of the output mat (its channel step apart). The
-//! GEMM paths start from the bias and the fused activation runs over the rows at the end;
-//! depthwise and Winograd add both as they write each output.
+//! one writes the output channels as rows of the output mat (its channel step apart) and adds
+//! the bias and the fused activation as it writes them (the GEMM paths per finished output
+//! rectangle, depthwise and Winograd per output).
 
 mod depthwise;
 mod im2col;
 mod planes;
 mod winograd;
 
-use rayon::prelude::*;
-
 use super::{Convolution, Geometry};
 use crate::error::Result;
-use crate::layer::fused_activation::activate_all;
-use crate::layer::grain::min_items;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
 use planes::Planes;
@@ -77,12 +73,10 @@ impl Convolution {
                 self.winograd(m, &input, &geo, out, cstep);
             }
             algo => {
+                // bias and activation as each GEMM rectangle is done
                 let input = Planes::padded(bottom, &geo, self.pad_value);
-                // the GEMMs accumulate onto the bias, or store where there is none
-                let onto_bias = self.fill_bias(out, cstep);
                 let pointwise = algo == CpuAlgo::Pointwise;
-                self.im2col_gemm(&input, &geo, (out, cstep), pointwise, onto_bias);
-                self.activate_rows(out, cstep, ow * oh);
+                self.im2col_gemm(&input, &geo, (out, cstep), pointwise);
             }
         }
         Ok(top)
@@ -97,29 +91,5 @@ impl Convolution {
             && win.dilation == [1, 1];
         fits.then(|| winograd::tile_size(win.channels(), win.num_output, geo.out))
             .flatten()
-    }
-
-    /// Every output channel's row starts as its bias (the GEMMs accumulate onto it); false
-    /// where there is no bias and the rows are left as they are.
-    fn fill_bias(&self, out: &mut [f32], cstep: usize) -> bool {
-        if self.bias.is_empty() {
-            return false;
-        }
-        out.par_chunks_mut(cstep.max(1))
-            .with_min_len(min_items(cstep))
-            .zip(&self.bias)
-            .for_each(|(row, b)| row.fill(*b));
-        true
-    }
-
-    /// The fused activation over the first `n` values of every output row.
-    fn activate_rows(&self, out: &mut [f32], cstep: usize, n: usize) {
-        let (kind, params) = (self.window.activation, &self.window.activation_params);
-        if kind == 0 {
-            return;
-        }
-        out.par_chunks_mut(cstep.max(1))
-            .with_min_len(min_items(n))
-            .for_each(|row| activate_all(kind, params, &mut row[..n]));
     }
 }
