@@ -25,6 +25,48 @@ const SHAPES: &[(usize, usize, usize, &str)] = &[
     (1024, 1024, 1024, "square 1024"),
 ];
 
+/// `c = a × b` through `gemm::gemm` for an `m × n` block of row-major operands whose rows are
+/// `lda`, `ldb` and `ldc` values long.
+///
+/// # Safety
+/// Every row of the block must lie inside the memory behind each pointer.
+#[allow(clippy::too_many_arguments)]
+unsafe fn sgemm(
+    [m, n, k]: [usize; 3],
+    c: *mut f32,
+    ldc: usize,
+    a: *const f32,
+    lda: usize,
+    b: *const f32,
+    ldb: usize,
+    par: gemm::Parallelism,
+) {
+    // SAFETY: as the caller promises
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c,
+            1,
+            ldc as isize,
+            false,
+            a,
+            1,
+            lda as isize,
+            b,
+            1,
+            ldb as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
 fn gemm_crate(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], threads: usize) {
     let par = if threads > 1 {
         gemm::Parallelism::Rayon(threads)
@@ -33,25 +75,14 @@ fn gemm_crate(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32],
     };
     // SAFETY: row-major a (m×k), b (k×n), c (m×n), each exactly that long
     unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
+        sgemm(
+            [m, n, k],
             c.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
+            n,
             a.as_ptr(),
-            1,
-            k as isize,
+            k,
             b.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
+            n,
             par,
         )
     }
@@ -112,25 +143,14 @@ fn gemm_tiles(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32],
         let (mi, nj) = (mb.min(m - i0), nb.min(n - j0));
         // SAFETY: row-major a, b, c as above; the tile (i0.., j0..) lies inside each
         unsafe {
-            gemm::gemm(
-                mi,
-                nj,
-                k,
+            sgemm(
+                [mi, nj, k],
                 out.get().add(i0 * n + j0),
-                1,
-                n as isize,
-                false,
+                n,
                 a.as_ptr().add(i0 * k),
-                1,
-                k as isize,
+                k,
                 b.as_ptr().add(j0),
-                1,
-                n as isize,
-                0.0,
-                1.0,
-                false,
-                false,
-                false,
+                n,
                 gemm::Parallelism::None,
             )
         }
