@@ -566,4 +566,23 @@ mod tests {
         assert!(Mat::from_values(2, 2, 1, &[0.0; 3]).is_err());
         assert!(Mat::new_3d(usize::MAX / 2, 4, 4, 1).is_err());
     }
+
+    #[test]
+    fn a_mat_for_writing_has_zero_gaps_between_its_channels_and_a_clone_its_values() {
+        // 5×3 planes: cstep rounds 15 up, so every channel is followed by a gap
+        for _ in 0..3 {
+            let mut m = Mat::for_writing(3, [5, 3, 1, 40_000], 1, ElemType::F32).unwrap();
+            assert!(m.cstep > 15);
+            let cstep = m.cstep;
+            let v = m.f32_mut().unwrap();
+            for ch in v.chunks(cstep) {
+                assert!(ch[15..].iter().all(|x| *x == 0.0), "a gap holds old values");
+            }
+            // the whole storage written, gaps too (as a flat elementwise layer writes it)
+            v.fill(3.5);
+            let copy = m.parallel_clone();
+            assert_eq!(copy, m);
+            // dropped: its buffer serves the next round with 3.5s everywhere
+        }
+    }
 }
