@@ -243,6 +243,15 @@ fn gemm_with(
     }
 }
 
+/// `n` values in [-1, 1) that differ with `seed`: test operands with no structure a wrong
+/// index could hide behind.
+#[cfg(test)]
+pub(crate) fn test_values(n: usize, seed: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| (((i as u32).wrapping_mul(2_654_435_761) ^ seed) % 1000) as f32 / 500.0 - 1.0)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,15 +270,10 @@ mod tests {
 
     #[test]
     fn strided_and_transposed_views_multiply_as_a_loop_does() {
-        let vals = |n: usize, s: u32| -> Vec<f32> {
-            (0..n)
-                .map(|i| (((i as u32).wrapping_mul(2_654_435_761) ^ s) % 1000) as f32 / 500.0 - 1.0)
-                .collect()
-        };
         for (m, k, n) in [(1, 1, 1), (7, 13, 5), (33, 70, 129), (64, 3, 1)] {
             // a with padded rows, b stored transposed
-            let a = vals(m * (k + 3), 1);
-            let bt = vals(n * k, 2);
+            let a = test_values(m * (k + 3), 1);
+            let bt = test_values(n * k, 2);
             let (av, bv) = (
                 MatRef::rows(&a, m, k, k + 3),
                 MatRef::rows(&bt, n, k, k).t(),
@@ -292,13 +296,8 @@ mod tests {
 
     #[test]
     fn every_split_of_the_output_gives_the_same_product() {
-        let vals = |n: usize, s: u32| -> Vec<f32> {
-            (0..n)
-                .map(|i| (((i as u32).wrapping_mul(2_246_822_519) ^ s) % 997) as f32 / 500.0 - 1.0)
-                .collect()
-        };
         for (m, k, n) in [(70, 33, 301), (3, 5, 200), (129, 17, 9), (16, 8, 8)] {
-            let (a, b) = (vals(m * k, 3), vals(k * n, 4));
+            let (a, b) = (test_values(m * k, 3), test_values(k * n, 4));
             let (av, bv) = (MatRef::rows(&a, m, k, k), MatRef::rows(&b, k, n, n));
             let want = naive(av, bv);
             for threads in [1, 2, 3, 4, 6, 16] {

@@ -1,0 +1,127 @@
+//! `Aᵀ m A`: the output transform, with the bias and activation, stored in the output planes.
+
+use multiversion::multiversion;
+
+use super::LANES;
+use crate::layer::fused_activation::activate_all;
+
+/// Where the output transform stores a tile's rows.
+pub(super) trait Sink {
+    /// Writes `v` at `at` of the output.
+    fn put(&mut self, at: usize, v: &[f32]);
+}
+
+impl Sink for &mut [f32] {
+    fn put(&mut self, at: usize, v: &[f32]) {
+        self[at..at + v.len()].copy_from_slice(v);
+    }
+}
+
+/// The whole output shared by tasks that each store their own tiles (disjoint pixels of every
+/// channel, so no safe split of the slice gives each its part).
+#[derive(Clone, Copy)]
+pub(super) struct Shared {
+    pub(super) ptr: *mut f32,
+    pub(super) len: usize,
+}
+
+// SAFETY: every task that holds a copy writes only the outputs of its own tiles
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Sink for Shared {
+    fn put(&mut self, at: usize, v: &[f32]) {
+        assert!(at + v.len() <= self.len, "Winograd output index");
+        // SAFETY: inside the output (checked above), which outlives the tasks; the tiles of
+        // the tasks are disjoint, so no two write the same values and nothing reads them
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), self.ptr.add(at), v.len()) }
+    }
+}
+
+/// What the output transform applies before it stores: the bias (empty without one) and the
+/// layer's fused activation.
+pub(super) struct Epilogue<'a> {
+    pub bias: &'a [f32],
+    pub kind: i32,
+    pub params: &'a [f32],
+}
+
+/// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
+/// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
+/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0). [`LANES`] neighbouring
+/// channels at a time, one per vector lane: their products lie side by side in `prod`, so each
+/// of a tile's n² elements is one vector load, and the transform's arithmetic is vector
+/// arithmetic (one channel at a time it was scalar, and gathered each value from its own row of
+/// `prod`).
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
+    at: &[[f32; N]; M],
+    prod: &[f32],
+    [cout, oc0, planes]: [usize; 3],
+    [ow, oh]: [usize; 2],
+    tw: usize,
+    t0: usize,
+    tc: usize,
+    epilogue: &Epilogue<'_>,
+    mut out: S,
+    cstep: usize,
+) {
+    for l0 in (0..planes).step_by(LANES) {
+        let lanes = LANES.min(planes - l0);
+        for t in 0..tc {
+            let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
+            let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
+            let mut m = [[[0.0f32; LANES]; N]; N];
+            for (i, r) in m.iter_mut().enumerate() {
+                for (j, v) in r.iter_mut().enumerate() {
+                    // a whole vector: past the group, other values or the slack
+                    let at = ((i * N + j) * tc + t) * cout + oc0 + l0;
+                    v.copy_from_slice(&prod[at..at + LANES]);
+                }
+            }
+            // t = Aᵀ m, then y = t A: output (i, j) at y[i][j]
+            let mut tm = [[[0.0f32; LANES]; N]; M];
+            for (tr, ar) in tm.iter_mut().zip(at) {
+                for (a, mr) in ar.iter().zip(&m) {
+                    for (tv, mv) in tr.iter_mut().zip(mr) {
+                        for (x, y) in tv.iter_mut().zip(mv) {
+                            *x += a * y;
+                        }
+                    }
+                }
+            }
+            // from the bias
+            let mut b = [0.0f32; LANES];
+            for (x, v) in b.iter_mut().zip(epilogue.bias.iter().skip(oc0 + l0)) {
+                *x = *v;
+            }
+            let mut y = [[b; M]; M];
+            for (yr, tr) in y.iter_mut().zip(&tm) {
+                for (yv, ar) in yr.iter_mut().zip(at) {
+                    for (a, tv) in ar.iter().zip(tr) {
+                        for (x, v) in yv.iter_mut().zip(tv) {
+                            *x += a * v;
+                        }
+                    }
+                }
+            }
+            for (i, yr) in y.iter().enumerate().take(h) {
+                // row i of each channel's tile, the lanes transposed so that each channel's
+                // row is one short vector
+                let mut q = [[0.0f32; M]; LANES];
+                for (j, yv) in yr.iter().enumerate() {
+                    for (ql, v) in q.iter_mut().zip(yv) {
+                        ql[j] = *v;
+                    }
+                }
+                activate_all(epilogue.kind, epilogue.params, q.as_flattened_mut());
+                // stored, not added: each output is this tile's alone, and a store does not
+                // wait for the output's old value to be read
+                for (l, ql) in q.iter().enumerate().take(lanes) {
+                    out.put((l0 + l) * cstep + (ty * M + i) * ow + tx * M, &ql[..w]);
+                }
+            }
+        }
+    }
+}
