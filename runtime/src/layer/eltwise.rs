@@ -122,35 +122,37 @@ impl Layer for Eltwise {
             let mut top = first.with_data(MatData::for_writing(ElemType::F32, a.len()));
             let acc = top.f32_mut()?;
             let op = self.op;
-            for (i, b) in bottoms.iter().enumerate().skip(1) {
-                let (v, c) = (raw(b, first).unwrap_or_default(), coeff(i));
-                // the first pair straight into the output, later inputs onto it
-                let c0 = if i == 1 && op == 1 { coeff(0) } else { 1.0 };
-                let from = if i == 1 { Some(a) } else { None };
-                acc.par_chunks_mut(GRAIN)
-                    .zip(v.par_chunks(GRAIN))
-                    .enumerate()
-                    .for_each(|(k, (o, b))| {
-                        let f = |x: f32, y: f32| match op {
-                            0 => x * y,
-                            1 if c == 1.0 && c0 == 1.0 => x + y,
-                            1 => x * c0 + y * c,
-                            _ => x.max(y),
-                        };
-                        match from {
-                            Some(a) => kernels::zip_into(o, &a[k * GRAIN..][..o.len()], b, f),
-                            None => kernels::zip_with(o, b, f),
-                        }
-                    });
-            }
-            if bottoms.len() == 1 {
-                let c = if op == 1 { coeff(0) } else { 1.0 };
-                acc.par_chunks_mut(GRAIN)
+            // `x·cx ⊕ y·cy` (the coefficients only for sums; times 1 is exact)
+            let combine = move |cx: f32, cy: f32| {
+                move |x: f32, y: f32| match op {
+                    0 => x * y,
+                    1 => x * cx + y * cy,
+                    _ => x.max(y),
+                }
+            };
+            let c0 = if op == 1 { coeff(0) } else { 1.0 };
+            // the first pair straight into the output, later inputs onto it
+            match bottoms.get(1) {
+                Some(b) => {
+                    let (v, f) = (raw(b, first).unwrap_or_default(), combine(c0, coeff(1)));
+                    acc.par_chunks_mut(GRAIN)
+                        .zip(a.par_chunks(GRAIN))
+                        .zip(v.par_chunks(GRAIN))
+                        .for_each(|((o, x), y)| kernels::zip_into(o, x, y, f));
+                }
+                None => acc
+                    .par_chunks_mut(GRAIN)
                     .zip(a.par_chunks(GRAIN))
                     .for_each(|(o, x)| {
                         o.copy_from_slice(x);
-                        kernels::map(o, |v| v * c);
-                    });
+                        kernels::map(o, |v| v * c0);
+                    }),
+            }
+            for (i, b) in bottoms.iter().enumerate().skip(2) {
+                let (v, f) = (raw(b, first).unwrap_or_default(), combine(1.0, coeff(i)));
+                acc.par_chunks_mut(GRAIN)
+                    .zip(v.par_chunks(GRAIN))
+                    .for_each(|(o, y)| kernels::zip_with(o, y, f));
             }
             return Ok(vec![top]);
         }
