@@ -1,8 +1,10 @@
 //! GELU: `0.5 x (1 + erf(x / √2))`, or with `0=1` the tanh approximation.
 
 use crate::error::Result;
-use crate::layer::activation::Activation;
+use crate::layer::activation::{Activation, map_inplace};
+use crate::layer::kernels;
 use crate::layer::params::ParamDict;
+use crate::tensor::Mat;
 
 /// GELU, exact or approximated.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -24,6 +26,21 @@ impl Activation for GELU {
             0.5 * x * (1.0 + (c * (x + 0.044_715 * x * x * x)).tanh())
         } else {
             0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2))
+        }
+    }
+
+    /// One branch-free loop per form (erf and tanh through the vectorizable exponential):
+    /// `erff` per value made ConvNeXt-tiny's 18 GELUs 10% of its CPU time.
+    fn forward_cpu(self, blob: &mut Mat) {
+        if self.fast {
+            let c = (2.0 / std::f32::consts::PI).sqrt();
+            map_inplace(blob, move |x| {
+                0.5 * x * (1.0 + kernels::tanh(c * (x + 0.044_715 * x * x * x)))
+            });
+        } else {
+            map_inplace(blob, |x| {
+                0.5 * x * (1.0 + kernels::erf(x * std::f32::consts::FRAC_1_SQRT_2))
+            });
         }
     }
 

@@ -57,6 +57,16 @@ impl Groups {
         }
     }
 
+    /// `Some(n)` where the groups are back-to-back runs of `n` values in logical order (group
+    /// `g` the values `g·n..(g + 1)·n`): normalizations over the last axes, GroupNorm,
+    /// InstanceNorm.
+    pub fn contiguous_size(&self) -> Option<usize> {
+        let n = self.size();
+        let inner = (0..n).all(|j| self.inner.index(j) == j);
+        let outer = (0..self.count()).all(|g| self.outer.index(g) == g * n);
+        (n > 0 && inner && outer).then_some(n)
+    }
+
     /// The number of groups.
     pub fn count(&self) -> usize {
         self.outer.len()
@@ -229,6 +239,68 @@ pub fn normalize(
         (idx, out)
     });
     write_back(values, results)
+}
+
+/// [`normalize`] in place, for groups of `n` back-to-back values ([`Groups::contiguous_size`])
+/// stored as runs of `len` values `step` apart (a mat's channel planes; `len` a multiple of
+/// `n`): each group normalized where it lies, in parallel, with no index lists.
+pub fn normalize_runs(
+    data: &mut [f32],
+    [len, step]: [usize; 2],
+    n: usize,
+    (norm, eps): (Norm, f32),
+    affine: Option<Affine<'_>>,
+) {
+    if len == 0 || n == 0 {
+        return;
+    }
+    let per_run = len / n;
+    // the groups as slices (a few thousand at most per blob), split for the threads by size
+    let groups: Vec<(usize, &mut [f32])> = data
+        .chunks_mut(step)
+        .enumerate()
+        .flat_map(|(q, run)| {
+            run[..len]
+                .chunks_exact_mut(n)
+                .enumerate()
+                .map(move |(k, x)| (q * per_run + k, x))
+        })
+        .collect();
+    groups
+        .into_par_iter()
+        .with_min_len(crate::layer::grain::min_items(n))
+        .for_each(|(g, x)| {
+            let (a, b) = norm.scale(x, eps);
+            match &affine {
+                // gamma and beta per value (LayerNorm, RMSNorm): zipped, so it vectorizes
+                Some(af) if af.index == AffineIndex::PER_VALUE && af.gamma.len() >= n => {
+                    let beta = af.beta.filter(|b| b.len() >= n);
+                    match beta {
+                        Some(beta) => x
+                            .iter_mut()
+                            .zip(&af.gamma[..n])
+                            .zip(&beta[..n])
+                            .for_each(|((v, gm), bt)| *v = (*v * a + b) * gm + bt),
+                        None if af.beta.is_none() => x
+                            .iter_mut()
+                            .zip(&af.gamma[..n])
+                            .for_each(|(v, gm)| *v = (*v * a + b) * gm),
+                        None => affine_each(x, g, (a, b), af),
+                    }
+                }
+                Some(af) => affine_each(x, g, (a, b), af),
+                None => x.iter_mut().for_each(|v| *v = *v * a + b),
+            }
+        });
+}
+
+/// Group `g`'s values `x` scaled by `(a, b)`, then through gamma and beta wherever its
+/// index puts them.
+fn affine_each(x: &mut [f32], g: usize, (a, b): (f32, f32), af: &Affine<'_>) {
+    for (j, v) in x.iter_mut().enumerate() {
+        let k = af.index.at(g, j);
+        *v = (*v * a + b) * af.gamma[k] + af.beta.map_or(0.0, |b| b[k]);
+    }
 }
 
 /// `values` with each group's new values written at its indices.

@@ -15,7 +15,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::alloc_numpy;
 use crate::layer::view::numpy_shape;
 use crate::layer::weights::Weights;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{GpuMat, Mat, MatData};
 
 /// What a normalization does to a blob of one shape.
 pub struct NormPlan {
@@ -98,6 +98,28 @@ pub(crate) fn affine_len(id: u32, len: i32, affine: bool) -> Result<usize> {
 }
 
 impl<R: NormRule> NormLayer<R> {
+    /// The forward on a copy of an unpacked fp32 `bottom` in its own layout, where the groups
+    /// are runs of values within its channel planes (LayerNorm and RMSNorm over the last
+    /// axes, GroupNorm, InstanceNorm): no gathers and no serial copies (ConvNeXt-tiny's 23
+    /// LayerNorms took 22 ms at 2 threads through index lists per group).
+    fn normalize_in_place(&self, bottom: &Mat, plan: &NormPlan) -> Option<Mat> {
+        let n = plan.groups.contiguous_size()?;
+        let same = plan.out == bottom.numpy_shape();
+        let [len, _] = bottom.runs();
+        if !same || bottom.elempack != 1 || !matches!(bottom.data, MatData::F32(_)) {
+            return None;
+        }
+        if !len.is_multiple_of(n) {
+            return None;
+        }
+        let mut out = bottom.parallel_clone();
+        let runs = out.runs();
+        let data = out.f32_mut().ok()?;
+        let how = (self.rule.norm(), self.rule.eps());
+        groups::normalize_runs(data, runs, n, how, self.affine(plan));
+        Some(out)
+    }
+
     fn affine(&self, plan: &NormPlan) -> Option<Affine<'_>> {
         (!self.gamma.is_empty()).then_some(Affine {
             gamma: &self.gamma,
@@ -193,6 +215,9 @@ impl<R: NormRule> Layer for NormLayer<R> {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let plan = self.checked_plan(&bottom.numpy_shape())?;
+        if let Some(out) = self.normalize_in_place(bottom, &plan) {
+            return Ok(out);
+        }
         let values = bottom.to_values();
         let out = groups::normalize(
             &values,

@@ -8,7 +8,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{numpy_shape, space_axis, to_space};
-use crate::tensor::{GpuMat, Mat, Strided};
+use crate::tensor::{GpuMat, Mat, MatData, Strided};
 
 /// ncnn's 4-D `order_type`s: the output's axes innermost first, named by the input axis each
 /// comes from. The 3-D orders are the first six with `c` for `d`; the 2-D ones the first two.
@@ -103,8 +103,14 @@ impl Layer for Permute {
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let shape = bottom.numpy_shape();
         let perm = permutation(self.order_type, shape.len())?;
-        Strided::contiguous(&shape)
-            .permute(&perm)
-            .gather_mat(&bottom.to_values())
+        match (&bottom.data, bottom.elempack) {
+            // read where the values lie, write straight into the output's channels
+            (MatData::F32(values), 1) => Strided::of_mat(bottom)
+                .permute(&perm)
+                .gather_into_mat(values),
+            _ => Strided::contiguous(&shape)
+                .permute(&perm)
+                .gather_mat(&bottom.to_values()),
+        }
     }
 }

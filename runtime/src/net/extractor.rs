@@ -2,8 +2,11 @@
 //! CPU layers on host mats (converted per their flags).
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use super::{Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads};
+use super::{
+    CpuTime, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads,
+};
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
@@ -275,11 +278,15 @@ impl Extractor<'_> {
         let opt = self.opt.masked(l.featmask);
         let s = l.support;
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
+        let mut convert = std::time::Duration::ZERO;
         for b in &l.bottoms {
             let m = self.cpu_bottom(*b, remaining, target)?;
+            let start = Instant::now();
             bottoms.push(convert::to_cpu_layout(m, s, &opt)?);
+            convert += start.elapsed();
         }
         let layer = &l.layer;
+        let start = Instant::now();
         let tops = threads::run_on(opt.num_threads, || -> Result<Vec<Mat>> {
             Ok(match (s.one_blob_only, s.inplace) {
                 (true, true) => {
@@ -301,6 +308,11 @@ impl Extractor<'_> {
                 }
             })
         })??;
+        self.record.cpu_times.push(CpuTime {
+            layer: i,
+            convert,
+            forward: start.elapsed(),
+        });
         check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
             self.cpu[*t] = Some(Arc::new(m));

@@ -11,7 +11,7 @@ mod record;
 mod threads;
 
 pub use extractor::Extractor;
-pub use record::{Placed, RunRecord};
+pub use record::{CpuTime, Placed, RunRecord};
 
 use std::sync::Arc;
 

@@ -22,6 +22,21 @@ pub struct RunRecord {
     pub waits: usize,
     /// Device blobs read back for a CPU layer (the output's own download not counted).
     pub downloads: usize,
+    /// Per CPU layer run: its index, the time its inputs took to reach its layout (element
+    /// type, packing) and the time of its forward. CPU forwards are synchronous, so these
+    /// are the layers' own times.
+    pub cpu_times: Vec<CpuTime>,
+}
+
+/// The host time one CPU layer took in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuTime {
+    /// The layer's index in the net.
+    pub layer: usize,
+    /// Converting its inputs to the layout its flags ask for.
+    pub convert: std::time::Duration,
+    /// Its forward.
+    pub forward: std::time::Duration,
 }
 
 impl RunRecord {

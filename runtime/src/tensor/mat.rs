@@ -31,6 +31,35 @@ pub struct Mat {
     pub data: MatData,
 }
 
+/// Copies the values of `src` (runs of `slen` values, `sstep` apart) in order into `dst`'s
+/// runs (`dlen` values, `dstep` apart; both counts of values equal), in parallel pieces.
+fn copy_runs(src: &[f32], [slen, sstep]: [usize; 2], dst: &mut [f32], [dlen, dstep]: [usize; 2]) {
+    use rayon::prelude::*;
+    // 128 KiB a task: a copy's worth waking a thread for
+    const GRAIN: usize = 1 << 15;
+    if dlen == 0 || slen == 0 {
+        return;
+    }
+    dst.par_chunks_mut(dstep)
+        .enumerate()
+        .flat_map_iter(|(q, run)| {
+            run[..dlen]
+                .chunks_mut(GRAIN)
+                .enumerate()
+                .map(move |(k, piece)| (q * dlen + k * GRAIN, piece))
+        })
+        .for_each(|(first, piece)| {
+            let (mut f, mut done) = (first, 0);
+            while done < piece.len() {
+                let (r, o) = (f / slen, f % slen);
+                let n = (slen - o).min(piece.len() - done);
+                piece[done..done + n].copy_from_slice(&src[r * sstep + o..][..n]);
+                done += n;
+                f += n;
+            }
+        });
+}
+
 /// Elements per channel once `elements` of `elemsize` bytes are aligned to 16 bytes (ncnn's
 /// `alignSize(w * h * d * elemsize, 16) / elemsize`).
 pub(crate) fn cstep_for(elements: usize, elemsize: usize) -> usize {
@@ -217,7 +246,13 @@ impl Mat {
 
     /// An unpacked fp32 mat of numpy shape `shape` (1 to 4 axes, outermost first).
     pub fn from_numpy(shape: &[usize], values: &[f32]) -> Result<Mat> {
-        let (dims, s) = match *shape {
+        let (dims, s) = Mat::numpy_dims(shape)?;
+        Mat::from_shape_values(dims, s, values)
+    }
+
+    /// The dims and `[w, h, d, c]` of numpy shape `shape` (1 to 4 axes, outermost first).
+    pub fn numpy_dims(shape: &[usize]) -> Result<(u8, [usize; 4])> {
+        Ok(match *shape {
             [w] => (1, [w, 1, 1, 1]),
             [h, w] => (2, [w, h, 1, 1]),
             [c, h, w] => (3, [w, h, 1, c]),
@@ -229,8 +264,7 @@ impl Mat {
                 }
                 .into());
             }
-        };
-        Mat::from_shape_values(dims, s, values)
+        })
     }
 
     /// A pack1 3-D fp32 mat filled from `values` laid out channel after channel (`w*h*c`).
@@ -425,22 +459,44 @@ impl Mat {
             }
             .into());
         }
-        let values = self.to_values();
+        let have = self.outer() * self.inner();
         let want: usize = match dims {
             1 => shape[0],
             2 => shape[0] * shape[1],
             3 => shape[0] * shape[1] * shape[3],
             _ => shape.iter().product(),
         };
-        if want != values.len() {
+        if want != have {
             return Err(TensorError::Reshape {
-                values: values.len(),
+                values: have,
                 dims,
                 shape: shape.to_vec(),
             }
             .into());
         }
-        Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()))
+        let MatData::F32(src) = &self.data else {
+            let values = self.to_values();
+            return Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()));
+        };
+        // fp32 (every CPU blob on x86): one parallel copy of the value runs into recycled
+        // memory; the copy through `to_values` and a zeroed mat was two serial passes over
+        // fresh pages (ConvNeXt's reshapes around each Gemm took 1–2 ms at 16 threads)
+        let mut out = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
+        let dst_runs = out.runs();
+        copy_runs(src, self.runs(), out.f32_mut()?, dst_runs);
+        Ok(out)
+    }
+
+    /// Where an unpacked mat's values lie: runs of `[length, step]` (a channel's plane and
+    /// the channel step for 3-D/4-D mats, one run of every value for 1-D/2-D ones).
+    pub(crate) fn runs(&self) -> [usize; 2] {
+        match self.dims {
+            1 | 2 => {
+                let all = self.outer() * self.inner();
+                [all, all]
+            }
+            _ => [self.inner(), self.cstep],
+        }
     }
 
     /// Whether `other` stores its values at the same places (dims, extents, packing and

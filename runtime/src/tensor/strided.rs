@@ -18,6 +18,9 @@ pub struct Strided {
     pub strides: Vec<isize>,
 }
 
+/// Values per parallel task of a gather: 128 KiB, a copy's worth waking a thread for.
+const GRAIN: usize = 1 << 15;
+
 /// Row-major strides of a contiguous array of `shape`.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![1; shape.len()];
@@ -197,31 +200,90 @@ impl Strided {
     /// the end of `values`.
     pub fn gather(&self, values: &[f32]) -> Result<Vec<f32>> {
         self.check(values.len())?;
-        let n = self.len();
-        let mut out = vec![0.0f32; n];
-        if n == 0 {
+        let mut out = vec![0.0f32; self.len()];
+        self.gather_rows(values, &mut out);
+        Ok(out)
+    }
+
+    /// The view over an unpacked mat's storage: numpy's axes, channel planes `cstep` apart.
+    /// With [`Strided::gather_into_mat`], a permutation or crop of a mat reads its values
+    /// where they lie, without a contiguous copy first.
+    pub fn of_mat(m: &Mat) -> Strided {
+        let shape = m.numpy_shape();
+        let mut strides = contiguous_strides(&shape);
+        if m.dims >= 3 {
+            strides[0] = m.cstep as isize;
+        }
+        Strided {
+            offset: 0,
+            shape,
+            strides,
+        }
+    }
+
+    /// The values it shows as an unpacked fp32 mat of its shape (1 to 4 axes), gathered in
+    /// parallel straight into the mat's channels (recycled memory, no contiguous copy between).
+    pub fn gather_into_mat(&self, values: &[f32]) -> Result<Mat> {
+        self.check(values.len())?;
+        let (dims, shape) = Mat::numpy_dims(&self.shape)?;
+        let mut out = Mat::for_writing(dims, shape, 1, crate::tensor::ElemType::F32)?;
+        if self.is_empty() {
             return Ok(out);
+        }
+        let cstep = out.cstep;
+        let data = out.f32_mut()?;
+        if dims <= 2 {
+            self.gather_rows(values, data);
+        } else {
+            // one view per output channel: the channel axis dropped, its offset moved
+            let plane = self.len() / self.shape[0];
+            data.par_chunks_mut(cstep)
+                .enumerate()
+                .for_each(|(q, channel)| {
+                    let at = self.offset as isize + q as isize * self.strides[0];
+                    let sub = Strided {
+                        offset: at as usize,
+                        shape: self.shape[1..].to_vec(),
+                        strides: self.strides[1..].to_vec(),
+                    };
+                    sub.gather_rows(values, &mut channel[..plane]);
+                });
+        }
+        Ok(out)
+    }
+
+    /// Writes the values it shows into `out` (its length), in parallel over rows of the last
+    /// axis. The caller has checked the view against `values`.
+    fn gather_rows(&self, values: &[f32], out: &mut [f32]) {
+        if out.is_empty() {
+            return;
         }
         let (shape, strides) = (&self.shape, &self.strides);
         let last = shape.len() - 1;
         let (row, row_stride) = (shape[last], strides[last]);
-        out.par_chunks_mut(row).enumerate().for_each(|(r, dst)| {
-            // the offset of row `r`: its index in every axis but the last
-            let (mut rest, mut at) = (r, self.offset as isize);
-            for a in (0..last).rev() {
-                at += (rest % shape[a]) as isize * strides[a];
-                rest /= shape[a];
-            }
-            if row_stride == 1 {
-                let at = at as usize;
-                dst.copy_from_slice(&values[at..at + row]);
-            } else {
-                for (i, d) in dst.iter_mut().enumerate() {
-                    *d = values[(at + i as isize * row_stride) as usize];
+        // rows of a few values each go in runs, so that a task is worth its scheduling
+        let rows_per_task = (GRAIN / row.max(1)).max(1);
+        out.par_chunks_mut(row * rows_per_task)
+            .enumerate()
+            .for_each(|(t, dst)| {
+                for (k, dst) in dst.chunks_mut(row).enumerate() {
+                    let r = t * rows_per_task + k;
+                    // the offset of row `r`: its index in every axis but the last
+                    let (mut rest, mut at) = (r, self.offset as isize);
+                    for a in (0..last).rev() {
+                        at += (rest % shape[a]) as isize * strides[a];
+                        rest /= shape[a];
+                    }
+                    if row_stride == 1 {
+                        let at = at as usize;
+                        dst.copy_from_slice(&values[at..at + row]);
+                    } else {
+                        for (i, d) in dst.iter_mut().enumerate() {
+                            *d = values[(at + i as isize * row_stride) as usize];
+                        }
+                    }
                 }
-            }
-        });
-        Ok(out)
+            });
     }
 
     /// Writes `src` (row-major over its shape) to the places it shows in `values`.

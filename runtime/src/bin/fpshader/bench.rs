@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fpshader::layer::RunOptions;
-use fpshader::net::{Net, Placed};
+use fpshader::net::{CpuTime, Net, Placed};
 use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
 use crate::run::{device, load_net, parse_opt, with_threads};
@@ -156,6 +156,19 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
     }
     if args.profile {
         print(&placement(net, &input_name, &input, &output)?);
+        if net.context().is_none() {
+            // a CPU net: each layer's own time, its forwards being synchronous
+            let runs = (0..args.loops.clamp(1, 20))
+                .map(|_| {
+                    let mut ex = net.create_extractor()?;
+                    ex.input(&input_name, input.clone())?;
+                    ex.extract(&output)?;
+                    Ok(ex.record().cpu_times.clone())
+                })
+                .collect::<Result<Vec<_>, CliError>>()?;
+            print(&cpu_profile(net, &runs));
+            return bench_timed(&once, &output, args.loops);
+        }
         // one whole run: host recording against the wait for the device
         if let Some(ctx) = net.context().cloned() {
             // the fastest of a few runs: a single one right after the placement pass often
@@ -261,6 +274,58 @@ fn placement(net: &Net, input_name: &str, input: &Mat, output: &str) -> Result<S
         out += &format!("{:>24} {:<28} on the CPU: {why}\n", l.kind, l.name);
     }
     Ok(out)
+}
+
+/// Each CPU layer's own time, the fastest of `runs` per layer, in order; then per layer type,
+/// largest first.
+fn cpu_profile(net: &Net, runs: &[Vec<CpuTime>]) -> String {
+    let Some(first) = runs.first() else {
+        return String::new();
+    };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    // per layer run (same order in every run): the fastest conversion and forward
+    let best: Vec<(usize, f64, f64)> = (0..first.len())
+        .map(|k| {
+            let of = |f: fn(&CpuTime) -> std::time::Duration| {
+                runs.iter()
+                    .filter_map(|r| r.get(k))
+                    .map(|t| ms(f(t)))
+                    .fold(f64::INFINITY, f64::min)
+            };
+            (first[k].layer, of(|t| t.convert), of(|t| t.forward))
+        })
+        .collect();
+    let total: f64 = best.iter().map(|(_, c, f)| c + f).sum();
+    let mut out = format!(
+        "CPU time per layer, fastest of {} run(s): {total:.3} ms in {} layers (conversion to \
+         the layer's layout, then its forward)\n",
+        runs.len(),
+        best.len()
+    );
+    let mut per_kind: Vec<(String, f64, usize)> = Vec::new();
+    for &(i, convert, forward) in &best {
+        let l = &net.layers()[i];
+        out += &format!(
+            "{:>24} {:<28} {convert:8.3} ms {forward:8.3} ms\n",
+            l.kind, l.name
+        );
+        match per_kind.iter_mut().find(|(k, ..)| *k == l.kind) {
+            Some((_, t, n)) => {
+                *t += convert + forward;
+                *n += 1;
+            }
+            None => per_kind.push((l.kind.clone(), convert + forward, 1)),
+        }
+    }
+    per_kind.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out += "per layer type:\n";
+    for (kind, t, n) in per_kind {
+        out += &format!(
+            "{kind:>24} {n:4} layer(s) {t:9.3} ms {:5.1}%\n",
+            100.0 * t / total.max(f64::MIN_POSITIVE)
+        );
+    }
+    out
 }
 
 /// The device time of one run per layer, in order, then per layer type, largest first.
