@@ -487,6 +487,40 @@ impl Mat {
         Ok(out)
     }
 
+    /// [`Mat::reshape`] of this mat itself: where both layouts are one run of values (no
+    /// gaps between channels, as after most layers) only its shape changes, as ncnn's reshape
+    /// shares its data; else the values are copied.
+    pub fn reshape_in_place(&mut self, dims: u8, shape: [usize; 4]) -> Result<()> {
+        let [w, h, d, c] = shape;
+        let (h, d, c) = match dims {
+            1 => (1, 1, 1),
+            2 => (h, 1, 1),
+            3 => (h, 1, c),
+            _ => (h, d, c),
+        };
+        let plane = w * h * d;
+        let cstep = if dims <= 2 {
+            plane
+        } else {
+            cstep_for(plane, ElemType::F32.size())
+        };
+        let [len, step] = self.runs();
+        let whole_runs = |len: usize, step: usize, runs: usize| len == step || runs <= 1;
+        let relabel = self.elempack == 1
+            && matches!(self.data, MatData::F32(_))
+            && (1..=4).contains(&dims)
+            && plane * c == self.outer() * self.inner()
+            && whole_runs(len, step, self.outer())
+            && whole_runs(plane, cstep, c)
+            && self.data.len() == c * cstep;
+        if relabel {
+            (self.dims, self.w, self.h, self.d, self.c, self.cstep) = (dims, w, h, d, c, cstep);
+        } else {
+            *self = self.reshape(dims, shape)?;
+        }
+        Ok(())
+    }
+
     /// Where an unpacked mat's values lie: runs of `[length, step]` (a channel's plane and
     /// the channel step for 3-D/4-D mats, one run of every value for 1-D/2-D ones).
     pub(crate) fn runs(&self) -> [usize; 2] {
