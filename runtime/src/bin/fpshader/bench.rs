@@ -43,9 +43,10 @@ pub struct BenchArgs {
     /// The input as W,H,C (default: the Input layer's 0=w 1=h 2=c).
     #[arg(long, value_name = "W,H,C")]
     shape: Option<String>,
-    /// Per layer, in order: where it runs and the minimum time of extracting its output (the
-    /// net up to it, plus one download), with the increase over the layer before: where a
-    /// model's time goes.
+    /// Where a model's time goes, per layer in order and per layer type: on the GPU each
+    /// layer's device time (timestamps), on the CPU each layer's own conversion and forward
+    /// time (the fastest of up to 20 runs); without timestamps, the minimum time of extracting
+    /// each layer's output and its increase over the layer before.
     #[arg(long)]
     profile: bool,
 }
