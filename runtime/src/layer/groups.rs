@@ -272,20 +272,20 @@ pub fn normalize_runs(
         .for_each(|(g, x)| {
             let (a, b) = norm.scale(x, eps);
             match &affine {
-                // gamma and beta per value (LayerNorm, RMSNorm): zipped, so it vectorizes
-                Some(af) if af.index == AffineIndex::PER_VALUE && af.gamma.len() >= n => {
-                    let beta = af.beta.filter(|b| b.len() >= n);
-                    match beta {
+                // gamma and beta per value (LayerNorm, RMSNorm): zipped, so it vectorizes;
+                // the layer's plan checked that they reach every value of a group
+                Some(af) if af.index == AffineIndex::PER_VALUE => {
+                    let gamma = &af.gamma[..n];
+                    match af.beta {
                         Some(beta) => x
                             .iter_mut()
-                            .zip(&af.gamma[..n])
+                            .zip(gamma)
                             .zip(&beta[..n])
                             .for_each(|((v, gm), bt)| *v = (*v * a + b) * gm + bt),
-                        None if af.beta.is_none() => x
+                        None => x
                             .iter_mut()
-                            .zip(&af.gamma[..n])
+                            .zip(gamma)
                             .for_each(|(v, gm)| *v = (*v * a + b) * gm),
-                        None => affine_each(x, g, (a, b), af),
                     }
                 }
                 Some(af) => affine_each(x, g, (a, b), af),

@@ -31,35 +31,6 @@ pub struct Mat {
     pub data: MatData,
 }
 
-/// Copies the values of `src` (runs of `slen` values, `sstep` apart) in order into `dst`'s
-/// runs (`dlen` values, `dstep` apart; both counts of values equal), in parallel pieces.
-fn copy_runs(src: &[f32], [slen, sstep]: [usize; 2], dst: &mut [f32], [dlen, dstep]: [usize; 2]) {
-    use rayon::prelude::*;
-    // 128 KiB a task: a copy's worth waking a thread for
-    const GRAIN: usize = 1 << 15;
-    if dlen == 0 || slen == 0 {
-        return;
-    }
-    dst.par_chunks_mut(dstep)
-        .enumerate()
-        .flat_map_iter(|(q, run)| {
-            run[..dlen]
-                .chunks_mut(GRAIN)
-                .enumerate()
-                .map(move |(k, piece)| (q * dlen + k * GRAIN, piece))
-        })
-        .for_each(|(first, piece)| {
-            let (mut f, mut done) = (first, 0);
-            while done < piece.len() {
-                let (r, o) = (f / slen, f % slen);
-                let n = (slen - o).min(piece.len() - done);
-                piece[done..done + n].copy_from_slice(&src[r * sstep + o..][..n]);
-                done += n;
-                f += n;
-            }
-        });
-}
-
 /// Elements per channel once `elements` of `elemsize` bytes are aligned to 16 bytes (ncnn's
 /// `alignSize(w * h * d * elemsize, 16) / elemsize`).
 pub(crate) fn cstep_for(elements: usize, elemsize: usize) -> usize {
@@ -114,21 +85,34 @@ impl Mat {
             return self.clone();
         };
         let mut v = super::pool::any(src.len());
-        // 128 KiB a task: a copy's worth waking a thread for
-        const GRAIN: usize = 1 << 15;
-        v.par_chunks_mut(GRAIN)
-            .zip(src.par_chunks(GRAIN))
+        v.par_chunks_mut(super::COPY_GRAIN)
+            .zip(src.par_chunks(super::COPY_GRAIN))
             .for_each(|(d, s)| d.copy_from_slice(s));
         self.with_data(MatData::F32(v))
     }
 
     fn allocate(
         dims: u8,
-        [w, h, d, c]: [usize; 4],
+        shape: [usize; 4],
         elempack: usize,
         elemtype: ElemType,
         data: impl FnOnce(ElemType, usize) -> MatData,
     ) -> Result<Mat> {
+        let (header, n) = Mat::layout(dims, shape, elempack, elemtype)?;
+        Ok(Mat {
+            data: data(elemtype, n),
+            ..header
+        })
+    }
+
+    /// The header of a mat of `dims` with extents `[w, h, d, c]` (those past its dims taken
+    /// as 1), its channels aligned as ncnn's, with no values, and how many values it holds.
+    pub(crate) fn layout(
+        dims: u8,
+        [w, h, d, c]: [usize; 4],
+        elempack: usize,
+        elemtype: ElemType,
+    ) -> Result<(Mat, usize)> {
         check_pack(elempack)?;
         let (h, d, c) = match dims {
             1 => (1, 1, 1),
@@ -160,7 +144,7 @@ impl Mat {
             .and_then(|n| n.checked_mul(elempack))
             .filter(|n| n.checked_mul(elemtype.size()).is_some_and(|b| b < 1 << 40))
             .ok_or_else(too_large)?;
-        Ok(Mat {
+        let header = Mat {
             dims,
             w,
             h,
@@ -168,8 +152,9 @@ impl Mat {
             c,
             elempack,
             cstep,
-            data: data(elemtype, n),
-        })
+            data: MatData::F32(Vec::new()),
+        };
+        Ok((header, n))
     }
 
     /// A zeroed fp32 1-D mat.
@@ -447,90 +432,6 @@ impl Mat {
             );
         }
         Ok(out)
-    }
-
-    /// The same values reinterpreted as another shape with the same total (pack1 only), like
-    /// ncnn's `Mat::reshape`: channels are re-aligned to `cstep`.
-    pub fn reshape(&self, dims: u8, shape: [usize; 4]) -> Result<Mat> {
-        if self.elempack != 1 {
-            return Err(TensorError::Packed {
-                operation: "reshape",
-                elempack: self.elempack,
-            }
-            .into());
-        }
-        let have = self.outer() * self.inner();
-        let want: usize = match dims {
-            1 => shape[0],
-            2 => shape[0] * shape[1],
-            3 => shape[0] * shape[1] * shape[3],
-            _ => shape.iter().product(),
-        };
-        if want != have {
-            return Err(TensorError::Reshape {
-                values: have,
-                dims,
-                shape: shape.to_vec(),
-            }
-            .into());
-        }
-        let MatData::F32(src) = &self.data else {
-            let values = self.to_values();
-            return Mat::from_shape_values(dims, shape, &values).map(|m| m.cast(self.elemtype()));
-        };
-        // fp32 (every CPU blob on x86): one parallel copy of the value runs into recycled
-        // memory; the copy through `to_values` and a zeroed mat was two serial passes over
-        // fresh pages (ConvNeXt's reshapes around each Gemm took 1–2 ms at 16 threads)
-        let mut out = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
-        let dst_runs = out.runs();
-        copy_runs(src, self.runs(), out.f32_mut()?, dst_runs);
-        Ok(out)
-    }
-
-    /// [`Mat::reshape`] of this mat itself: where both layouts are one run of values (no
-    /// gaps between channels, as after most layers) only its shape changes, as ncnn's reshape
-    /// shares its data; else the values are copied.
-    pub fn reshape_in_place(&mut self, dims: u8, shape: [usize; 4]) -> Result<()> {
-        let [w, h, d, c] = shape;
-        let (h, d, c) = match dims {
-            1 => (1, 1, 1),
-            2 => (h, 1, 1),
-            3 => (h, 1, c),
-            _ => (h, d, c),
-        };
-        let plane = w * h * d;
-        let cstep = if dims <= 2 {
-            plane
-        } else {
-            cstep_for(plane, ElemType::F32.size())
-        };
-        let [len, step] = self.runs();
-        let whole_runs = |len: usize, step: usize, runs: usize| len == step || runs <= 1;
-        let relabel = self.elempack == 1
-            && matches!(self.data, MatData::F32(_))
-            && (1..=4).contains(&dims)
-            && plane * c == self.outer() * self.inner()
-            && whole_runs(len, step, self.outer())
-            && whole_runs(plane, cstep, c)
-            && self.data.len() == c * cstep;
-        if relabel {
-            (self.dims, self.w, self.h, self.d, self.c, self.cstep) = (dims, w, h, d, c, cstep);
-        } else {
-            *self = self.reshape(dims, shape)?;
-        }
-        Ok(())
-    }
-
-    /// Where an unpacked mat's values lie: runs of `[length, step]` (a channel's plane and
-    /// the channel step for 3-D/4-D mats, one run of every value for 1-D/2-D ones).
-    pub(crate) fn runs(&self) -> [usize; 2] {
-        match self.dims {
-            1 | 2 => {
-                let all = self.outer() * self.inner();
-                [all, all]
-            }
-            _ => [self.inner(), self.cstep],
-        }
     }
 
     /// Whether `other` stores its values at the same places (dims, extents, packing and

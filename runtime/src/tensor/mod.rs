@@ -8,6 +8,7 @@ pub(crate) mod gpu_mat;
 pub(crate) mod mat;
 pub(crate) mod pool;
 pub(crate) mod repack;
+pub(crate) mod reshape;
 pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;
@@ -20,3 +21,6 @@ pub use pool::{pooled_bytes, release_pooled_buffers};
 pub use storage::StorageFormat;
 pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};
+
+/// Values per parallel task of a copy or gather: 128 KiB, a copy's worth waking a thread for.
+pub(crate) const COPY_GRAIN: usize = 1 << 15;

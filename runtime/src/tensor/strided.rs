@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Result, TensorError};
-use crate::tensor::Mat;
+use crate::tensor::{COPY_GRAIN, ElemType, Mat};
 
 /// A view of a flat value array: `shape` and `strides` per axis (outermost first), from `offset`.
 /// Strides may be zero (an axis repeated: Tile) or negative (an axis read backwards: Flip).
@@ -17,9 +17,6 @@ pub struct Strided {
     /// Value strides per axis.
     pub strides: Vec<isize>,
 }
-
-/// Values per parallel task of a gather: 128 KiB, a copy's worth waking a thread for.
-const GRAIN: usize = 1 << 15;
 
 /// Row-major strides of a contiguous array of `shape`.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
@@ -226,7 +223,7 @@ impl Strided {
     pub fn gather_into_mat(&self, values: &[f32]) -> Result<Mat> {
         self.check(values.len())?;
         let (dims, shape) = Mat::numpy_dims(&self.shape)?;
-        let mut out = Mat::for_writing(dims, shape, 1, crate::tensor::ElemType::F32)?;
+        let mut out = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
         if self.is_empty() {
             return Ok(out);
         }
@@ -262,7 +259,7 @@ impl Strided {
         let last = shape.len() - 1;
         let (row, row_stride) = (shape[last], strides[last]);
         // rows of a few values each go in runs, so that a task is worth its scheduling
-        let rows_per_task = (GRAIN / row.max(1)).max(1);
+        let rows_per_task = (COPY_GRAIN / row.max(1)).max(1);
         out.par_chunks_mut(row * rows_per_task)
             .enumerate()
             .for_each(|(t, dst)| {
