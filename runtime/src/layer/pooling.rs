@@ -271,8 +271,9 @@ impl Layer for Pooling {
         let [w, h, _, c] = bottom.shape();
         let (v, step) = channel_planes(bottom);
         let plane = w * h;
-        if self.global {
-            let out: Vec<f32> = (0..c)
+        // every channel's whole plane to one value
+        let whole_planes = || -> Vec<f32> {
+            (0..c)
                 .into_par_iter()
                 .with_min_len(min_items(plane))
                 .map(|q| {
@@ -283,8 +284,10 @@ impl Layer for Pooling {
                         kernels::sum(ch) / plane as f32
                     }
                 })
-                .collect();
-            return Mat::from_shape_values(1, [c, 1, 1, 1], &out);
+                .collect()
+        };
+        if self.global {
+            return Mat::from_shape_values(1, [c, 1, 1, 1], &whole_planes());
         }
         if self.adaptive {
             let [ow, oh] = self.adaptive_out(w, h);
@@ -313,6 +316,11 @@ impl Layer for Pooling {
             frame: [frame_l, frame_t, frame_r, frame_b],
             out: [ow, oh],
         } = self.window(w, h)?;
+        if [ow, oh, pl, pt] == [1, 1, 0, 0] && self.kernel == [w, h] {
+            // one unpadded window over the whole plane (caffe's global pooling, as in ncnn's
+            // resnet50): the global reduction, not 49 one-value row updates per channel
+            return Mat::from_shape_values(3, [1, 1, 1, c], &whole_planes());
+        }
         // each channel copied once into its padded plane (padding −∞ for max, 0 for average), so
         // that the window loops have no bounds checks and the row loops vectorize
         let (pw, ph) = ((ow - 1) * sw + kw, (oh - 1) * sh + kh);

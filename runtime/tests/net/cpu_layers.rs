@@ -167,6 +167,8 @@ fn pooling_matches_ncnn_in_every_pad_mode() {
             "1=3 11=2 2=1 12=2 3=1 13=0 14=0 15=1 5=1",
             "4=1",
             "7=1 8=3 18=2",
+            // one window over the whole plane (resnet50's pool5)
+            "1=7 11=6 2=1",
         ] {
             let x = Input::new(&mut rng, "data", 3, [7, 6, 1, 3]);
             let param = one_layer("Pooling", &["data"], &format!("0={ty} {params}"));

@@ -3,7 +3,6 @@
 use multiversion::multiversion;
 
 use super::LANES;
-use super::transform::sandwich_t;
 use crate::layer::kernels;
 
 /// `Bᵀ d B` as [`input_tiles`] computes it, [`LANES`] neighbouring tiles of a tile row at a
@@ -44,36 +43,7 @@ pub(super) fn input_tiles_wide<const M: usize, const N: usize>(
                     v.copy_from_slice(&phased[at..at + LANES]);
                 }
             }
-            // r = Bᵀ d, then Bᵀ d B = r B: element (i, j) at e[i][j]
-            let mut r = [[[0.0f32; LANES]; N]; N];
-            for (rr, br) in r.iter_mut().zip(bt) {
-                for (b, dr) in br.iter().zip(&d) {
-                    if *b != 0.0 {
-                        for (rv, dv) in rr.iter_mut().zip(dr) {
-                            for (x, y) in rv.iter_mut().zip(dv) {
-                                *x += b * y;
-                            }
-                        }
-                    }
-                }
-            }
-            let first = ty * tw + tx - t0;
-            for (i, rr) in r.iter().enumerate() {
-                for (j, br) in bt.iter().enumerate() {
-                    let mut e = [0.0f32; LANES];
-                    for (b, rv) in br.iter().zip(rr) {
-                        if *b != 0.0 {
-                            for (x, y) in e.iter_mut().zip(rv) {
-                                *x += b * y;
-                            }
-                        }
-                    }
-                    // whole vectors: lanes past the tile row belong to later tiles, written
-                    // after this, or to the row's padding
-                    let at = (i * N + j) * rs + first;
-                    dst[at..at + LANES].copy_from_slice(&e);
-                }
-            }
+            transform_lanes(bt, &d, dst, rs, ty * tw + tx - t0);
         }
         t = ty * tw + tx1;
     }
@@ -83,9 +53,13 @@ pub(super) fn input_tiles_wide<const M: usize, const N: usize>(
 pub(super) const WIDE_TILES: usize = 8;
 
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
-/// row), into `dst` as `[n²][rs]` (`rs ≥ tc`): each element of the tile a contiguous row of
-/// the GEMM's right-hand side.
-#[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
+/// row), into `dst` as `[n²][rs]` (`rs ≥ tc + LANES`): each element of the tile a contiguous
+/// row of the GEMM's right-hand side. [`LANES`] consecutive tiles at a time, one per vector
+/// lane, whatever rows they lie in: each tile's n² values are gathered into its lane, then the
+/// transform is vector arithmetic and each element one vector store (tile by tile, the 6-wide
+/// transform barely vectorized and its n² stores were scattered: a quarter of a 28² layer's
+/// time at 2 threads, as much as its GEMMs).
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn input_tiles<const M: usize, const N: usize>(
     bt: &[[f32; N]; N],
@@ -95,19 +69,59 @@ pub(super) fn input_tiles<const M: usize, const N: usize>(
     [t0, tc, rs]: [usize; 3],
     dst: &mut [f32],
 ) {
-    for t in 0..tc {
-        let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
-        let mut d = [[0.0f32; N]; N];
-        for (y, row) in d.iter_mut().enumerate() {
-            let at = (ty * M + y) * ew + tx * M;
-            row.copy_from_slice(&src[at..at + N]);
-        }
-        // (Bᵀ d B)ᵀ: element (i, j) at [j][i]
-        let x = sandwich_t(bt, &d, bt);
-        for (j, col) in x.iter().enumerate() {
-            for (i, val) in col.iter().enumerate() {
-                dst[(i * N + j) * rs + t] = *val;
+    for first in (0..tc).step_by(LANES) {
+        // lanes past the chunk stay zero and land in the rows' slack
+        let mut d = [[[0.0f32; LANES]; N]; N];
+        for l in 0..LANES.min(tc - first) {
+            let t = t0 + first + l;
+            let corner = (t / tw) * M * ew + (t % tw) * M;
+            for (y, row) in d.iter_mut().enumerate() {
+                let line = &src[corner + y * ew..][..N];
+                for (v, x) in row.iter_mut().zip(line) {
+                    v[l] = *x;
+                }
             }
+        }
+        transform_lanes(bt, &d, dst, rs, first);
+    }
+}
+
+/// `Bᵀ d B` of the [`LANES`] tiles in `d` (`d[y][x][lane]`), element `(i, j)` stored as one
+/// whole vector at `(i·N + j)·rs + first` of `dst` (lanes past the tiles belong to later tiles,
+/// written after this, or to the rows' slack).
+#[inline(always)]
+fn transform_lanes<const N: usize>(
+    bt: &[[f32; N]; N],
+    d: &[[[f32; LANES]; N]; N],
+    dst: &mut [f32],
+    rs: usize,
+    first: usize,
+) {
+    // r = Bᵀ d, then Bᵀ d B = r B: element (i, j) at e[i][j]
+    let mut r = [[[0.0f32; LANES]; N]; N];
+    for (rr, br) in r.iter_mut().zip(bt) {
+        for (b, dr) in br.iter().zip(d) {
+            if *b != 0.0 {
+                for (rv, dv) in rr.iter_mut().zip(dr) {
+                    for (x, y) in rv.iter_mut().zip(dv) {
+                        *x += b * y;
+                    }
+                }
+            }
+        }
+    }
+    for (i, rr) in r.iter().enumerate() {
+        for (j, br) in bt.iter().enumerate() {
+            let mut e = [0.0f32; LANES];
+            for (b, rv) in br.iter().zip(rr) {
+                if *b != 0.0 {
+                    for (x, y) in e.iter_mut().zip(rv) {
+                        *x += b * y;
+                    }
+                }
+            }
+            let at = (i * N + j) * rs + first;
+            dst[at..at + LANES].copy_from_slice(&e);
         }
     }
 }

@@ -12,6 +12,7 @@ pub(super) trait Sink {
 }
 
 impl Sink for &mut [f32] {
+    #[inline(always)]
     fn put(&mut self, at: usize, v: &[f32]) {
         self[at..at + v.len()].copy_from_slice(v);
     }
@@ -30,6 +31,7 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 impl Sink for Shared {
+    #[inline(always)]
     fn put(&mut self, at: usize, v: &[f32]) {
         assert!(at + v.len() <= self.len, "Winograd output index");
         // SAFETY: inside the output (checked above), which outlives the tasks; the tiles of
@@ -119,7 +121,13 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                 // stored, not added: each output is this tile's alone, and a store does not
                 // wait for the output's old value to be read
                 for (l, ql) in q.iter().enumerate().take(lanes) {
-                    out.put((l0 + l) * cstep + (ty * M + i) * ow + tx * M, &ql[..w]);
+                    let at = (l0 + l) * cstep + (ty * M + i) * ow + tx * M;
+                    // a whole row as a copy of a fixed length (inline moves, not `memmove`)
+                    if w == M {
+                        out.put(at, ql);
+                    } else {
+                        out.put(at, &ql[..w]);
+                    }
                 }
             }
         }

@@ -73,42 +73,6 @@ pub(super) const F43_BALANCED: Transform<4, 6> = transform(&[
     -std::f64::consts::FRAC_1_SQRT_2,
 ]);
 
-/// `r · x · cᵀ` for an `R×K` `r`, a `K×K` `x` and a `C×K` `c` (the transforms' sandwich),
-/// transposed: as row updates of whole `K`-wide rows, which vectorize, where the textbook
-/// order would take dot products across rows.
-#[inline(always)]
-pub(super) fn sandwich_t<const R: usize, const C: usize, const K: usize>(
-    r: &[[f32; K]; R],
-    x: &[[f32; K]; K],
-    c: &[[f32; K]; C],
-) -> [[f32; R]; C] {
-    // t = r · x, row by row
-    let mut t = [[0.0f32; K]; R];
-    for (ti, ri) in t.iter_mut().zip(r) {
-        for (w, xk) in ri.iter().zip(x) {
-            for (a, v) in ti.iter_mut().zip(xk) {
-                *a += w * v;
-            }
-        }
-    }
-    // yᵀ = c · tᵀ, again row by row over tᵀ's rows
-    let mut tt = [[0.0f32; R]; K];
-    for (i, ti) in t.iter().enumerate() {
-        for (k, v) in ti.iter().enumerate() {
-            tt[k][i] = *v;
-        }
-    }
-    let mut y = [[0.0f32; R]; C];
-    for (yj, cj) in y.iter_mut().zip(c) {
-        for (w, tk) in cj.iter().zip(&tt) {
-            for (a, v) in yj.iter_mut().zip(tk) {
-                *a += w * v;
-            }
-        }
-    }
-    y
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
