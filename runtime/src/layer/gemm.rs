@@ -227,29 +227,16 @@ impl Gemm {
         } else {
             (m, n)
         };
-        let each = |y: &mut [f32], f: &(dyn Fn(usize, usize, &mut f32) + Sync)| {
-            y.par_chunks_mut(len.max(1))
-                .take(lines)
-                .with_min_len(min_items(len))
-                .enumerate()
-                .for_each(|(line, vals)| {
-                    for (x, v) in vals.iter_mut().enumerate() {
-                        let (i, j) = if self.output_transpose {
-                            (x, line)
-                        } else {
-                            (line, x)
-                        };
-                        f(i, j, v);
-                    }
-                });
-        };
+        let transposed = self.output_transpose;
         // every value written: C first (fp32), or the product alone
         let mut y = Scratch::any(m * n);
         let beta = self.beta;
         // fp32: C first, the product added; int8: the product, descaled, then C
         let c_first = plan.c.filter(|_| descales.is_none());
         if let Some(t) = c_first {
-            each(&mut y, &|i, j, v| *v = beta * c_at(t, i, j));
+            for_each_entry(&mut y, [lines, len], transposed, &|i, j, v| {
+                *v = beta * c_at(t, i, j)
+            });
         }
         let out = MatMut {
             data: &mut y,
@@ -260,7 +247,7 @@ impl Gemm {
         };
         gemm(av, bv, out, c_first.is_some());
         if let Some((da, db)) = &descales {
-            each(&mut y, &|i, j, v| {
+            for_each_entry(&mut y, [lines, len], transposed, &|i, j, v| {
                 *v *= da[i] * db;
                 if let Some(t) = plan.c {
                     *v += beta * c_at(t, i, j);
@@ -589,4 +576,24 @@ impl Layer for Gemm {
         let refs: Vec<&Mat> = bottoms.iter().collect();
         Ok(vec![self.run(&refs)?])
     }
+}
+
+/// `f(i, j, value)` over every entry of `Y` stored as `lines × len` (`Y`'s rows, or its columns
+/// when `transposed`), one stored line per task.
+fn for_each_entry<F: Fn(usize, usize, &mut f32) + Sync>(
+    y: &mut [f32],
+    [lines, len]: [usize; 2],
+    transposed: bool,
+    f: &F,
+) {
+    y.par_chunks_mut(len.max(1))
+        .take(lines)
+        .with_min_len(min_items(len))
+        .enumerate()
+        .for_each(|(line, vals)| {
+            for (x, v) in vals.iter_mut().enumerate() {
+                let (i, j) = if transposed { (x, line) } else { (line, x) };
+                f(i, j, v);
+            }
+        });
 }
