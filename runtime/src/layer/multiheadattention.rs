@@ -26,11 +26,13 @@ use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::attention::{self, AttentionPipelines, Fused, GPU_MAX_DV, Head, Heads};
+use crate::layer::attention::{
+    self, AttentionPipelines, Fused, GPU_MAX_DV, Head, Heads, ProjRef, Projection,
+};
 use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::cpu_gemm::{MatMut, MatRef};
 use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
-use crate::layer::grain::{GRAIN, min_items};
+use crate::layer::grain::min_items;
 use crate::layer::int8;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -40,37 +42,6 @@ use crate::layer::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
 use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat, Strided};
-
-/// A projection: `dim_out × dim_in` weights and their bias.
-#[derive(Default)]
-struct Projection {
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-}
-
-impl Projection {
-    fn load(weights: &mut Weights<'_>, out: usize, inp: usize) -> Result<Projection> {
-        Ok(Projection {
-            weight: weights.load(out * inp, 0)?,
-            bias: weights.load(out, 1)?,
-        })
-    }
-
-    /// `x · Wᵀ + b` for `rows × in` x, into the first `rows × out` values of `y`: the bias
-    /// copied into every row in parallel, then the product added onto it (a serial pass adding
-    /// the bias afterwards was a tenth of a ViT-B layer at 16 threads).
-    fn apply(&self, x: &[f32], rows: usize, y: &mut [f32]) {
-        let out = self.bias.len();
-        let inp = self.weight.len() / out.max(1);
-        y[..rows * out]
-            .par_chunks_mut(out.max(1))
-            .with_min_len(min_items(out))
-            .for_each(|row| row.copy_from_slice(&self.bias));
-        let w = MatRef::rows(&self.weight, out, inp, inp).t();
-        let view = MatMut::rows(y, rows, out, out);
-        gemm(MatRef::rows(x, rows, inp, inp), w, view, true);
-    }
-}
 
 /// Multi-head attention with its projections.
 #[derive(Default)]
@@ -88,6 +59,9 @@ pub struct MultiHeadAttention {
     k: Projection,
     v: Projection,
     out: Projection,
+    /// A CPU net's q, k and v projections stacked (`3·embed × qdim`, theirs then emptied),
+    /// where their inputs are alike: self-attention projects once, three times as wide.
+    qkv: Option<Projection>,
     gpu: Option<GpuAttention>,
 }
 
@@ -227,14 +201,29 @@ impl MultiHeadAttention {
         Ok(past)
     }
 
+    /// Projection `which` (0 q, 1 k, 2 v): its part of the stacked ones where they are.
+    fn projection(&self, which: usize) -> ProjRef<'_> {
+        match &self.qkv {
+            Some(p) => {
+                let (e, inp) = (self.embed_dim, self.qdim);
+                ProjRef {
+                    weight: &p.weight[which * e * inp..(which + 1) * e * inp],
+                    bias: &p.bias[which * e..(which + 1) * e],
+                }
+            }
+            None => [&self.q, &self.k, &self.v][which].view(),
+        }
+    }
+
     /// The projected keys or values, head after head (`heads × dst × head_dim`, the cache's
-    /// layout): the cache as it is for cross-attention, else the cache's rows then this step's.
+    /// layout): the cache as it is for cross-attention, else the cache's rows then this step's,
+    /// projected by projection `which` or `given` already (rows of the given stride).
     fn keys(
         &self,
-        p: &Projection,
+        which: usize,
         x: &Mat,
-        cache: Option<&Mat>,
-        cross: bool,
+        (cache, cross): (Option<&Mat>, bool),
+        given: Option<(&[f32], usize)>,
     ) -> Result<(Vec<f32>, usize)> {
         let (embed, heads) = (self.embed_dim, self.num_heads);
         let dph = embed / heads;
@@ -244,9 +233,17 @@ impl MultiHeadAttention {
         }
         let cur = x.shape()[1];
         let dst = past + cur;
-        // every value written by the projection
-        let mut projected = Scratch::any(cur * embed);
-        p.apply(&self.input(x), cur, &mut projected);
+        let own;
+        let (projected, stride) = match given {
+            Some(g) => g,
+            None => {
+                // every value written by the projection
+                let mut p = Scratch::any(cur * embed);
+                self.projection(which).apply(&self.input(x), cur, &mut p);
+                own = p;
+                (&own[..], embed)
+            }
+        };
         let cached = cache.filter(|_| past > 0).map(dense_values);
         let mut kv = vec![0.0f32; heads * dst * dph];
         kv.par_chunks_exact_mut((dst * dph).max(1))
@@ -256,7 +253,7 @@ impl MultiHeadAttention {
                 if let Some(c) = &cached {
                     old.copy_from_slice(&c[h * past * dph..][..past * dph]);
                 }
-                for (row, from) in new.chunks_exact_mut(dph).zip(projected.chunks_exact(embed)) {
+                for (row, from) in new.chunks_exact_mut(dph).zip(projected.chunks(stride)) {
                     row.copy_from_slice(&from[h * dph..][..dph]);
                 }
             });
@@ -334,6 +331,16 @@ impl Layer for MultiHeadAttention {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        if gpu.is_none() && self.qdim == self.kdim && self.kdim == self.vdim && self.qkv.is_none() {
+            let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
+            self.qkv = Some(Projection {
+                weight: parts
+                    .iter()
+                    .flat_map(|p| p.weight.iter().copied())
+                    .collect(),
+                bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect(),
+            });
+        }
         self.gpu = match gpu.filter(|_| !self.int8) {
             Some(g) => {
                 let project = Form {
@@ -504,14 +511,23 @@ impl Layer for MultiHeadAttention {
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
 
+        // self-attention in a CPU net: the three projections as one product, q k v side by
+        // side in each row; else q alone
+        let stacked = self.qkv.as_ref().filter(|_| s.k == s.q && s.v == s.q);
+        let qs = if stacked.is_some() { 3 * e } else { e };
         // every value written by the projection
-        let mut qa = Scratch::any(src * e);
-        self.q.apply(&self.input(q), src, &mut qa);
+        let mut qa = Scratch::any(src * qs);
+        match stacked {
+            Some(p) => p.view().apply(&self.input(q), src, &mut qa),
+            None => self.projection(0).apply(&self.input(q), src, &mut qa),
+        }
         let scale = self.scale;
-        qa.par_chunks_mut(GRAIN)
-            .for_each(|c| c.iter_mut().for_each(|x| *x *= scale));
-        let (ka, dst_k) = self.keys(&self.k, k, cache.map(|c| c.0), s.k != s.q)?;
-        let (va, dst_v) = self.keys(&self.v, v, cache.map(|c| c.1), s.v != s.q)?;
+        qa.par_chunks_mut(qs.max(1))
+            .with_min_len(min_items(e))
+            .for_each(|row| row[..e].iter_mut().for_each(|x| *x *= scale));
+        let given = |which: usize| stacked.map(|_| (&qa[which * e..], qs));
+        let (ka, dst_k) = self.keys(1, k, (cache.map(|c| c.0), s.k != s.q), given(1))?;
+        let (va, dst_v) = self.keys(2, v, (cache.map(|c| c.1), s.v != s.q), given(2))?;
         if dst_k != dst || dst_v != dst {
             return Err(InputError::Mismatch {
                 a: vec![heads, dst_k, dph],
@@ -538,7 +554,7 @@ impl Layer for MultiHeadAttention {
                 let (i0, n) = (b * rows, out.len() / e.max(1));
                 for h in 0..heads {
                     let head = Head {
-                        q: MatRef::rows(&qa[i0 * e + h * dph..], n, dph, e),
+                        q: MatRef::rows(&qa[i0 * qs + h * dph..], n, dph, qs),
                         kt: MatRef::rows(&ka[h * dst * dph..], dst, dph, dph).t(),
                         v: MatRef::rows(&va[h * dst * dph..], dst, dph, dph),
                         mask: mask.as_ref().map(|(m, per_head)| {
@@ -555,7 +571,7 @@ impl Layer for MultiHeadAttention {
             int8::fake_per_row(&mut joined, src, e, e, 1);
         }
         let mut y = Scratch::any(src * self.qdim);
-        self.out.apply(&joined, src, &mut y);
+        self.out.view().apply(&joined, src, &mut y);
         let mut tops = vec![Mat::from_numpy(&[src, self.qdim], &y)?];
         if self.kv_cache {
             tops.push(Mat::from_numpy(&[heads, dst, dph], &ka)?);
