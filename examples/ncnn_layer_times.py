@@ -11,11 +11,8 @@ holds the copy ncnn makes of its input outside light mode.
 import sys
 import time
 
-import ncnn
-import numpy as np
-
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from ncnn_zoo_bench import input_and_output  # noqa: E402
+from ncnn_zoo_bench import load  # noqa: E402
 
 
 def layers(path):
@@ -36,13 +33,7 @@ def main():
     path = sys.argv[1]
     loops = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-    name, shape, _ = input_and_output(path)
-    net = ncnn.Net()
-    net.opt.use_vulkan_compute = False
-    net.opt.num_threads = threads
-    net.load_param(path)
-    net.load_model(ncnn.DataReaderFromEmpty())
-    x = ncnn.Mat(np.full(shape, 0.5, dtype=np.float32)).clone()
+    net, name, x, _ = load(path, threads, False)
 
     def once(bottoms, top):
         ex = net.create_extractor()

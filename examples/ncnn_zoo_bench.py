@@ -31,6 +31,19 @@ def input_and_output(path):
     return name, shape, last
 
 
+def load(path, threads, gpu):
+    """The net at `path` with zero weights on `threads` threads (the GPU with `gpu`), its input
+    blob's name, an input of the shape its Input layer declares, and its last blob's name."""
+    name, shape, out = input_and_output(path)
+    net = ncnn.Net()
+    net.opt.use_vulkan_compute = gpu
+    net.opt.num_threads = threads
+    net.load_param(path)
+    net.load_model(ncnn.DataReaderFromEmpty())
+    x = ncnn.Mat(np.full(shape, 0.5, dtype=np.float32)).clone()
+    return net, name, x, out
+
+
 def main():
     folder = sys.argv[1]
     loops = int(sys.argv[2]) if len(sys.argv) > 2 else 10
@@ -40,13 +53,7 @@ def main():
     print(f"ncnn {where}, loops {loops}, threads {threads}")
     for file in sorted(f for f in os.listdir(folder) if f.endswith(".param")):
         path = os.path.join(folder, file)
-        name, shape, out = input_and_output(path)
-        net = ncnn.Net()
-        net.opt.use_vulkan_compute = gpu
-        net.opt.num_threads = threads
-        net.load_param(path)
-        net.load_model(ncnn.DataReaderFromEmpty())
-        x = ncnn.Mat(np.full(shape, 0.5, dtype=np.float32)).clone()
+        net, name, x, out = load(path, threads, gpu)
 
         def once():
             t = time.perf_counter()
