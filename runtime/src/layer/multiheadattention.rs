@@ -331,15 +331,31 @@ impl Layer for MultiHeadAttention {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        if gpu.is_none() && self.qdim == self.kdim && self.kdim == self.vdim && self.qkv.is_none() {
-            let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
-            self.qkv = Some(Projection {
-                weight: parts
-                    .iter()
-                    .flat_map(|p| p.weight.iter().copied())
-                    .collect(),
-                bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect(),
-            });
+        // a CPU net stacks the projections of equal inputs; a GPU net keeps them apart
+        let stackable = self.qdim == self.kdim && self.kdim == self.vdim;
+        match (gpu.is_none() && stackable, self.qkv.take()) {
+            (true, None) => {
+                let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
+                let cat = |f: fn(&Projection) -> &Vec<f32>| {
+                    parts.iter().flat_map(|p| f(p).iter().copied()).collect()
+                };
+                self.qkv = Some(Projection {
+                    weight: cat(|p| &p.weight),
+                    bias: cat(|p| &p.bias),
+                });
+            }
+            (true, stacked) => self.qkv = stacked,
+            (false, Some(p)) => {
+                let (w, b) = (p.weight.len() / 3, p.bias.len() / 3);
+                for (i, part) in [&mut self.q, &mut self.k, &mut self.v]
+                    .into_iter()
+                    .enumerate()
+                {
+                    part.weight = p.weight[i * w..(i + 1) * w].to_vec();
+                    part.bias = p.bias[i * b..(i + 1) * b].to_vec();
+                }
+            }
+            (false, None) => {}
         }
         self.gpu = match gpu.filter(|_| !self.int8) {
             Some(g) => {
@@ -482,6 +498,8 @@ impl Layer for MultiHeadAttention {
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
         let e = self.embed_dim;
+        // fresh weights: any stacked copy of the old ones goes
+        self.qkv = None;
         self.q = Projection::load(weights, e, self.qdim)?;
         self.k = Projection::load(weights, e, self.kdim)?;
         self.v = Projection::load(weights, e, self.vdim)?;
