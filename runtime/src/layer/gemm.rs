@@ -227,14 +227,13 @@ impl Gemm {
         } else {
             (m, n)
         };
-        let transposed = self.output_transpose;
         // every value written: C first (fp32), or the product alone
         let mut y = Scratch::any(m * n);
         let beta = self.beta;
         // fp32: C first, the product added; int8: the product, descaled, then C
         let c_first = plan.c.filter(|_| descales.is_none());
         if let Some(t) = c_first {
-            for_each_entry(&mut y, [lines, len], transposed, &|i, j, v| {
+            for_each_entry(&mut y, [lines, len], self.output_transpose, &|i, j, v| {
                 *v = beta * c_at(t, i, j)
             });
         }
@@ -247,7 +246,7 @@ impl Gemm {
         };
         gemm(av, bv, out, c_first.is_some());
         if let Some((da, db)) = &descales {
-            for_each_entry(&mut y, [lines, len], transposed, &|i, j, v| {
+            for_each_entry(&mut y, [lines, len], self.output_transpose, &|i, j, v| {
                 *v *= da[i] * db;
                 if let Some(t) = plan.c {
                     *v += beta * c_at(t, i, j);

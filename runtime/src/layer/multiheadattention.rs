@@ -59,8 +59,8 @@ pub struct MultiHeadAttention {
     k: Projection,
     v: Projection,
     out: Projection,
-    /// A CPU net's q, k and v projections stacked (`3·embed × qdim`, theirs then emptied),
-    /// where their inputs are alike: self-attention projects once, three times as wide.
+    /// The q, k and v projections stacked (`3·embed × qdim`, theirs then emptied) where their
+    /// inputs are alike in width: self-attention on the CPU projects once, three times as wide.
     qkv: Option<Projection>,
     gpu: Option<GpuAttention>,
 }
@@ -331,32 +331,6 @@ impl Layer for MultiHeadAttention {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        // a CPU net stacks the projections of equal inputs; a GPU net keeps them apart
-        let stackable = self.qdim == self.kdim && self.kdim == self.vdim;
-        match (gpu.is_none() && stackable, self.qkv.take()) {
-            (true, None) => {
-                let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
-                let cat = |f: fn(&Projection) -> &Vec<f32>| {
-                    parts.iter().flat_map(|p| f(p).iter().copied()).collect()
-                };
-                self.qkv = Some(Projection {
-                    weight: cat(|p| &p.weight),
-                    bias: cat(|p| &p.bias),
-                });
-            }
-            (true, stacked) => self.qkv = stacked,
-            (false, Some(p)) => {
-                let (w, b) = (p.weight.len() / 3, p.bias.len() / 3);
-                for (i, part) in [&mut self.q, &mut self.k, &mut self.v]
-                    .into_iter()
-                    .enumerate()
-                {
-                    part.weight = p.weight[i * w..(i + 1) * w].to_vec();
-                    part.bias = p.bias[i * b..(i + 1) * b].to_vec();
-                }
-            }
-            (false, None) => {}
-        }
         self.gpu = match gpu.filter(|_| !self.int8) {
             Some(g) => {
                 let project = Form {
@@ -376,18 +350,23 @@ impl Layer for MultiHeadAttention {
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
-        let Some(state) = self.gpu.as_mut() else {
+        if self.gpu.is_none() {
             return Ok(());
-        };
-        state.weights = [&self.q, &self.k, &self.v, &self.out]
+        }
+        let parts = [0, 1, 2].map(|which| self.projection(which));
+        let weights = parts
             .into_iter()
+            .chain([self.out.view()])
             .map(|p| {
                 Ok((
-                    gpu.upload_values(&p.weight, 1)?,
-                    gpu.upload_values(&p.bias, 1)?,
+                    gpu.upload_values(p.weight, 1)?,
+                    gpu.upload_values(p.bias, 1)?,
                 ))
             })
             .collect::<Result<_>>()?;
+        if let Some(state) = self.gpu.as_mut() {
+            state.weights = weights;
+        }
         Ok(())
     }
 
@@ -498,8 +477,6 @@ impl Layer for MultiHeadAttention {
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
         let e = self.embed_dim;
-        // fresh weights: any stacked copy of the old ones goes
-        self.qkv = None;
         self.q = Projection::load(weights, e, self.qdim)?;
         self.k = Projection::load(weights, e, self.kdim)?;
         self.v = Projection::load(weights, e, self.vdim)?;
@@ -516,6 +493,18 @@ impl Layer for MultiHeadAttention {
             let s = weights.load(1, 1)?[0];
             self.out.weight.iter_mut().for_each(|w| *w /= s);
         }
+        // projections of inputs alike in width stacked: self-attention on the CPU projects
+        // once, three times as wide (the device uploads each part)
+        self.qkv = (self.qdim == self.kdim && self.kdim == self.vdim).then(|| {
+            let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
+            Projection {
+                weight: parts
+                    .iter()
+                    .flat_map(|p| p.weight.iter().copied())
+                    .collect(),
+                bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect(),
+            }
+        });
         Ok(())
     }
 

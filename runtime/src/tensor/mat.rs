@@ -80,14 +80,12 @@ impl Mat {
     /// another layer still reads it. One thread's `memcpy` of a large blob is as long as the
     /// layer that follows on all of them.
     pub(crate) fn parallel_clone(&self) -> Mat {
-        use rayon::prelude::*;
         let MatData::F32(src) = &self.data else {
             return self.clone();
         };
-        let mut v = super::pool::any(src.len());
-        v.par_chunks_mut(super::COPY_GRAIN)
-            .zip(src.par_chunks(super::COPY_GRAIN))
-            .for_each(|(d, s)| d.copy_from_slice(s));
+        let n = src.len();
+        let mut v = super::pool::any(n);
+        super::reshape::copy_runs(src, [n, n], &mut v, [n, n]);
         self.with_data(MatData::F32(v))
     }
 
@@ -211,20 +209,11 @@ impl Mat {
             }
             .into());
         }
-        use rayon::prelude::*;
-        let cstep = m.cstep;
-        let data = m.f32_mut()?;
-        // in pieces of COPY_GRAIN in parallel: a layer's output copied serially (a ViT-B MLP's
-        // 2.4 MB) cost as much as its product at 16 threads
-        data.par_chunks_mut(cstep.max(1))
-            .zip(values.par_chunks(plane.max(1)))
-            .with_min_len(super::COPY_GRAIN.div_ceil(plane.max(1)))
-            .for_each(|(dst, src)| {
-                dst[..src.len()]
-                    .par_chunks_mut(super::COPY_GRAIN)
-                    .zip(src.par_chunks(super::COPY_GRAIN))
-                    .for_each(|(d, s)| d.copy_from_slice(s));
-            });
+        // in parallel pieces: a layer's output copied serially (a ViT-B MLP's 2.4 MB) cost as
+        // much as its product at 16 threads
+        let runs = m.runs();
+        let all = values.len();
+        super::reshape::copy_runs(values, [all, all], m.f32_mut()?, runs);
         Ok(m)
     }
 

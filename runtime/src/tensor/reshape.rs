@@ -85,7 +85,12 @@ impl Mat {
 
 /// Copies the values of `src` (runs of `slen` values, `sstep` apart) in order into `dst`'s
 /// runs (`dlen` values, `dstep` apart; both counts of values equal), in parallel pieces.
-fn copy_runs(src: &[f32], [slen, sstep]: [usize; 2], dst: &mut [f32], [dlen, dstep]: [usize; 2]) {
+pub(super) fn copy_runs(
+    src: &[f32],
+    [slen, sstep]: [usize; 2],
+    dst: &mut [f32],
+    [dlen, dstep]: [usize; 2],
+) {
     if dlen == 0 || slen == 0 {
         return;
     }
