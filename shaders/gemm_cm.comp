@@ -3,10 +3,10 @@
 // storage blobs only (the runtime takes it only for those: A and B are read as raw fp16 bits,
 // 8 to a uvec4, and products are fp16 × fp16 summed in fp32).
 //
-// A workgroup of 8 subgroups (of 32: the runtime takes this shader only where subgroups are
-// 32 wide), 2 along the rows and 4 along the columns, computes a TM × TN block of out; each
-// subgroup FM × FN 16 × 16 fp32 accumulators (PER 4: 128 × 128 tiles, each subgroup 64 × 32;
-// PER 2: 64 × 64 tiles, 32 × 16, for products too small to fill the device otherwise); the
+// A workgroup of 4 subgroups (of 32: the runtime takes this shader only where subgroups are
+// 32 wide), 2 along the rows and 2 along the columns, computes a TM × TN block of out; each
+// subgroup FM × FN 16 × 16 fp32 accumulators (PER 4: 128 × 128 tiles, each subgroup 64 × 64;
+// PER 2: 64 × 64 tiles, 32 × 32, for products too small to fill the device otherwise); the
 // workgroups take the tiles in bands of 8 tile rows, so the ones running at once share their
 // operands' blocks in L2. Per 64 steps of depth every invocation loads its share of both
 // operands, groups of 8 values consecutive in memory (one 16-byte load where the operand's
@@ -17,7 +17,11 @@
 // a load (outside the operand a load reads element 0 and its value is replaced), so that all
 // of them are in flight at once. Each accumulator goes through a 1 KiB scratch of its subgroup
 // to be written with C and alpha.
-// Dispatch: global [ceil(N / TN) * 256, ceil(M / TM), batches].
+// Shape chosen with examples/gemm_tile.rs on an H100 (4096³, aligned loads): 4 subgroups of
+// 64 × 64 and 64 steps a stage 0.57 ms, against 0.90 for 8 subgroups of 64 × 32 (more
+// fragment loads per multiply-add), 0.60 for 32 steps, 0.60 for 128 × 256 tiles; two stages
+// of 32 in shared memory (one barrier a stage) were slower at 0.86-0.91 whatever the fences.
+// Dispatch: global [ceil(N / TN) * 128, ceil(M / TM), batches].
 #version 450
 
 #if NCNN_fp16_storage
@@ -47,26 +51,29 @@ layout (constant_id = 9) const int int8_product = 0;
 // 1: every group of 8 either operand loads is one aligned 16-byte load (the runtime checks the
 // strides, sizes and batch offsets). Only then is the 8-load fallback left out of the
 // shader: its mere presence, behind a branch not taken, tripled the 4096³ product's time.
+// 2: that, and K a multiple of DEPTH: no load needs zeroing (the runtime's CM_DEPTH).
 layout (constant_id = 10) const int aligned = 0;
 
 // accumulators per subgroup along the rows and the columns, the workgroup's tile
 const int FM = PER;
-const int FN = PER / 2;
+const int FN = PER;
 const int TM = 32 * FM;
-const int TN = 64 * FN;
+const int TN = 32 * FN;
 // tile rows per band of the workgroup order
 #define BAND 8
 // steps per stage
 // (64: 0.86 against 2.22 ms with 32 for 4096³ on an H100, more loads in flight per barrier)
 #define DEPTH 64
+// invocations of a workgroup
+#define THREADS 128
 // groups of 8 values each invocation loads per operand and stage (at most MAX_GROUPS)
-const int GROUPS = DEPTH * PER / 64;
-#define MAX_GROUPS (DEPTH / 16)
+const int GROUPS = DEPTH * 32 * PER / 8 / THREADS;
+#define MAX_GROUPS (DEPTH * 128 / 8 / THREADS)
 // groups of a line along the depth
 #define ROW_GROUPS (DEPTH / 8)
 // a staged row along the depth: its groups and 1 of padding
 #define LDK (ROW_GROUPS + 1)
-layout (local_size_x = 256) in;
+layout (local_size_x = THREADS) in;
 
 layout (binding = 0) readonly buffer a_blob { uvec4 a_data[]; };
 layout (binding = 1) readonly buffer b_blob { uvec4 b_data[]; };
@@ -108,15 +115,18 @@ shared uvec4 tile_a[128 * LDK];
 shared uvec4 tile_b[128 * LDK];
 // a scratch row: 16 fp32 and 4 of padding
 #define LDC 20
-shared float tile_c[8 * 16 * LDC];
+shared float tile_c[4 * 16 * LDC];
 
 #define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 #define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
 
-// One operand as this invocation loads it: its groups' lines and steps in the tile and their
-// slots in the staged tile, `across` when its stored rows run along the tile's lines (A
-// transposed, B not), `whole` when every group is one aligned 16-byte load.
+// One operand as this invocation loads it: its first group's line and step in the tile and
+// slot in the staged tile, and how far each next group lies from the one before (groups are
+// THREADS apart in the workgroup's order, a constant step in each: per-group arrays of them
+// cost 48 registers, which with 16 accumulators spilled the accumulators to local memory),
+// `across` when its stored rows run along the tile's lines (A transposed, B not), `whole` when
+// every group is one aligned 16-byte load.
 struct Side
 {
     int base;
@@ -124,10 +134,12 @@ struct Side
     int lines;
     bool across;
     bool whole;
-    // (GROUPS of them used: a struct cannot hold arrays sized by a specialization constant)
-    int line[MAX_GROUPS];
-    int step[MAX_GROUPS];
-    int slot[MAX_GROUPS];
+    int line;
+    int step;
+    int slot;
+    int d_line;
+    int d_step;
+    int d_slot;
 };
 
 // The staged row of `tl` lines along the lines: tl / 8 groups and 1 of padding.
@@ -144,24 +156,26 @@ Side side_of(int t, int base, int rs, int line0, int lines, bool across, int tl)
     s.lines = lines;
     s.across = across;
     s.whole = rs % 8 == 0 && s.base % 8 == 0 && (across ? lines % 8 == 0 : p.k % 8 == 0);
-    [[unroll]] for (int g = 0; g < MAX_GROUPS; g++)
+    if (across)
     {
-        if (g >= GROUPS)
-            break;
-        const int i = t + g * 256;
-        if (across)
-        {
-            const int per_step = tl / 8;
-            s.line[g] = line0 + (i % per_step) * 8;
-            s.step[g] = i / per_step;
-            s.slot[g] = s.step[g] * ld_lines(tl) + i % per_step;
-        }
-        else
-        {
-            s.line[g] = line0 + i / ROW_GROUPS;
-            s.step[g] = (i % ROW_GROUPS) * 8;
-            s.slot[g] = (i / ROW_GROUPS) * LDK + i % ROW_GROUPS;
-        }
+        // a step's tl / 8 groups (which divides THREADS), step after step
+        const int per_step = tl / 8;
+        s.line = line0 + (t % per_step) * 8;
+        s.step = t / per_step;
+        s.slot = s.step * ld_lines(tl) + t % per_step;
+        s.d_line = 0;
+        s.d_step = THREADS / per_step;
+        s.d_slot = s.d_step * ld_lines(tl);
+    }
+    else
+    {
+        // a line's ROW_GROUPS groups, line after line
+        s.line = line0 + t / ROW_GROUPS;
+        s.step = (t % ROW_GROUPS) * 8;
+        s.slot = (t / ROW_GROUPS) * LDK + t % ROW_GROUPS;
+        s.d_line = THREADS / ROW_GROUPS;
+        s.d_step = 0;
+        s.d_slot = (THREADS / ROW_GROUPS) * LDK;
     }
     return s;
 }
@@ -170,14 +184,18 @@ Side side_of(int t, int base, int rs, int line0, int lines, bool across, int tl)
 #define DEFINE_FETCH(name, data) \
 uvec4 name(Side s, int k0, int g) \
 { \
-    const int line = s.line[g]; \
-    const int k = k0 + s.step[g]; \
+    const int line = s.line + g * s.d_line; \
+    const int k = k0 + s.step + g * s.d_step; \
     const int at = s.base + (s.across ? k * s.rs + line : line * s.rs + k); \
-    if (aligned == 1 || s.whole) \
+    if (aligned >= 1 || s.whole) \
     { \
-        const bool inside = line < s.lines && k < p.k; \
-        const uvec4 v = data[inside ? at / 8 : 0]; \
-        return inside ? v : uvec4(0); \
+        /* no check of the lines: one past the operand's end only reaches outputs that are not \
+           written, and its load stays inside the buffer by robustBufferAccess (which Vulkan \
+           requires and wgpu enables); steps past K read zeros unless K is a multiple of DEPTH \
+           (aligned 2). Selects on every load's index as well as its value took 1.02 ms \
+           against 0.63 for 4096³ on an H100. */ \
+        const uvec4 v = data[at >> 3]; \
+        return aligned == 2 || k < p.k ? v : uvec4(0); \
     } \
     uint h[8]; \
     [[unroll]] for (int e = 0; e < 8; e++) \
@@ -251,8 +269,8 @@ void main()
 
     // arrays of the largest size (PER 4), with loops of literal bounds over them, so that every
     // index is a constant once the loops unroll (see the epilogue)
-    FRAG_C acc[8];
-    [[unroll]] for (int i = 0; i < 8; i++)
+    FRAG_C acc[16];
+    [[unroll]] for (int i = 0; i < 16; i++)
         acc[i] = FRAG_C(0.f);
 
     uvec4 next_a[MAX_GROUPS];
@@ -271,8 +289,8 @@ void main()
         {
             if (g >= GROUPS)
                 break;
-            tile_a[sa.slot[g]] = next_a[g];
-            tile_b[sb.slot[g]] = next_b[g];
+            tile_a[sa.slot + g * sa.d_slot] = next_a[g];
+            tile_b[sb.slot + g * sb.d_slot] = next_b[g];
         }
         barrier();
 
@@ -290,7 +308,7 @@ void main()
         [[unroll]] for (int kh = 0; kh < DEPTH / 16; kh++)
         {
             FRAG_A fa[4];
-            FRAG_B fb[2];
+            FRAG_B fb[4];
             // a fragment's offset and stride in groups of 8, by how the side was staged
             [[unroll]] for (int i = 0; i < 4; i++)
             {
@@ -301,7 +319,7 @@ void main()
                 else
                     coopMatLoad(fa[i], tile_a, (sm + 16 * i) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutRowMajor);
             }
-            [[unroll]] for (int j = 0; j < 2; j++)
+            [[unroll]] for (int j = 0; j < 4; j++)
             {
                 if (j >= FN)
                     break;
@@ -311,9 +329,9 @@ void main()
                     coopMatLoad(fb[j], tile_b, (sn + 16 * j) * LDK + kh * 2, LDK, gl_CooperativeMatrixLayoutColumnMajor);
             }
             [[unroll]] for (int i = 0; i < 4; i++)
-                [[unroll]] for (int j = 0; j < 2; j++)
+                [[unroll]] for (int j = 0; j < 4; j++)
                     if (i < FM && j < FN)
-                        acc[i * 2 + j] = coopMatMulAdd(fa[i], fb[j], acc[i * 2 + j]);
+                        acc[i * 4 + j] = coopMatMulAdd(fa[i], fb[j], acc[i * 4 + j]);
         }
         barrier();
     }
@@ -325,17 +343,25 @@ void main()
     const int at0 = batch_at(z, p.out_cstep, p.out_ostep);
     const int r0 = row0 + sm;
     const int c0 = col0 + sn;
+    // PER 2: the 2 × 2 accumulators 0, 1, 4, 5; PER 4 all 16
     write_block(acc[0], 0, 0, sg, lane, r0, c0, at0);
-    if (FN > 1)
-        write_block(acc[1], 0, 1, sg, lane, r0, c0, at0);
-    write_block(acc[2], 1, 0, sg, lane, r0, c0, at0);
-    if (FN > 1)
-        write_block(acc[3], 1, 1, sg, lane, r0, c0, at0);
-    if (FM > 2)
+    write_block(acc[1], 0, 1, sg, lane, r0, c0, at0);
+    write_block(acc[4], 1, 0, sg, lane, r0, c0, at0);
+    write_block(acc[5], 1, 1, sg, lane, r0, c0, at0);
+    if (PER > 2)
     {
-        write_block(acc[4], 2, 0, sg, lane, r0, c0, at0);
-        write_block(acc[5], 2, 1, sg, lane, r0, c0, at0);
-        write_block(acc[6], 3, 0, sg, lane, r0, c0, at0);
-        write_block(acc[7], 3, 1, sg, lane, r0, c0, at0);
+        write_block(acc[2], 0, 2, sg, lane, r0, c0, at0);
+        write_block(acc[3], 0, 3, sg, lane, r0, c0, at0);
+        write_block(acc[6], 1, 2, sg, lane, r0, c0, at0);
+        write_block(acc[7], 1, 3, sg, lane, r0, c0, at0);
+        write_block(acc[8], 2, 0, sg, lane, r0, c0, at0);
+        write_block(acc[9], 2, 1, sg, lane, r0, c0, at0);
+        write_block(acc[10], 2, 2, sg, lane, r0, c0, at0);
+        write_block(acc[11], 2, 3, sg, lane, r0, c0, at0);
+        write_block(acc[12], 3, 0, sg, lane, r0, c0, at0);
+        write_block(acc[13], 3, 1, sg, lane, r0, c0, at0);
+        write_block(acc[14], 3, 2, sg, lane, r0, c0, at0);
+        write_block(acc[15], 3, 3, sg, lane, r0, c0, at0);
     }
+
 }

@@ -40,8 +40,9 @@ pub struct BenchArgs {
     /// The shader path.
     #[arg(long, value_name = "naga|passthrough")]
     path: Option<ShaderPath>,
-    /// The input as W,H,C (default: the Input layer's 0=w 1=h 2=c).
-    #[arg(long, value_name = "W,H,C")]
+    /// The input as W,H,C, or W,H / W for a 2-D / 1-D one (default: the Input layer's 0=w
+    /// 1=h 2=c)
+    #[arg(long, value_name = "W[,H[,C]]")]
     shape: Option<String>,
     /// Where a model's time goes, per layer in order and per layer type: on the GPU each
     /// layer's device time (timestamps), on the CPU each layer's own conversion and forward
@@ -58,18 +59,24 @@ struct Timing {
     max: f64,
 }
 
-/// The input shape: `--shape`, else the model's `Input` layer's `0=w 1=h 2=c`.
-fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<[usize; 3], CliError> {
+/// The input shape as `[w, h, c]` with its dims (1–3): `--shape`, else the model's `Input`
+/// layer's `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
+fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<(u8, [usize; 3]), CliError> {
+    // 1–3 positive extents, w first
+    let dims_of = |v: &[usize]| -> Option<(u8, [usize; 3])> {
+        (!v.is_empty() && v.len() <= 3 && v.iter().all(|&e| e > 0)).then(|| {
+            let at = |i: usize| v.get(i).copied().unwrap_or(1);
+            (v.len() as u8, [at(0), at(1), at(2)])
+        })
+    };
     if let Some(text) = shape {
         let v: Vec<usize> = text
             .split(',')
             .map(|s| s.trim().parse())
             .collect::<Result<_, _>>()
-            .map_err(|_| CliError::Usage(format!("--shape {text}: expected W,H,C")))?;
-        return match v[..] {
-            [w, h, c] if w * h * c > 0 => Ok([w, h, c]),
-            _ => Err(CliError::Usage(format!("--shape {text}: expected W,H,C"))),
-        };
+            .map_err(|_| CliError::Usage(format!("--shape {text}: expected W[,H[,C]]")))?;
+        return dims_of(&v)
+            .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected W[,H[,C]]")));
     }
     let text = std::fs::read_to_string(param).map_err(|e| CliError::Npy {
         path: param.display().to_string(),
@@ -83,18 +90,22 @@ fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<[usize; 3
                     .iter()
                     .find_map(|f| f.strip_prefix(k))
                     .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|&e| e > 0)
             };
-            [get("0="), get("1="), get("2=")]
+            ["0=", "1=", "2="].map(get)
         })
     });
-    match declared {
-        Some([Some(w), Some(h), Some(c)]) if w * h * c > 0 => Ok([w, h, c]),
-        _ => Err(CliError::Usage(format!(
-            "{}: its Input layer declares no 0=w 1=h 2=c; give --shape W,H,C ({} layers)",
+    // the declared extents up to the first missing one
+    let extents: Vec<usize> = declared
+        .map(|d| d.into_iter().map_while(|e| e).collect())
+        .unwrap_or_default();
+    dims_of(&extents).ok_or_else(|| {
+        CliError::Usage(format!(
+            "{}: its Input layer declares no 0=w [1=h [2=c]]; give --shape W[,H[,C]] ({} layers)",
             param.display(),
             net.layers().len()
-        ))),
-    }
+        ))
+    })
 }
 
 /// Warm-up before timing: at least this many runs and this long (`ncnn_zoo_bench.py` does
@@ -121,7 +132,7 @@ fn bench_one(
 
 /// Warm-up runs, the profile if asked for, then the timed runs.
 fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliError> {
-    let [w, h, c] = input_shape(net, param, args.shape.as_deref())?;
+    let (dims, [w, h, c]) = input_shape(net, param, args.shape.as_deref())?;
     let input_name = net
         .layers()
         .iter()
@@ -138,7 +149,11 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         .ok_or_else(|| CliError::Usage(format!("{}: no output blob", param.display())))?;
     // shared, not copied, by every run (ncnn's Mat is reference counted: its benchmark's
     // input costs nothing per run either)
-    let input = std::sync::Arc::new(Mat::from_values(w, h, c, &vec![0.5; w * h * c])?);
+    let input = std::sync::Arc::new(Mat::from_shape_values(
+        dims,
+        [w, h, 1, c],
+        &vec![0.5; w * h * c],
+    )?);
     let once = |output: &str| -> Result<f64, CliError> {
         let t = Instant::now();
         let mut ex = net.create_extractor()?;

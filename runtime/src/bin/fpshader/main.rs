@@ -4,7 +4,7 @@
 //! [--cpu] [--opt fp32|fp16p,fp16s,…] [--path naga|passthrough] [--threads N] [--time]`
 //!
 //! `fpshader bench MODEL.param [--loops N] [--cpu] [--threads N] [--opt …] [--path …]
-//! [--shape W,H,C]`, or `--all DIR`: ncnn's benchncnn (zero weights, min/median/max ms).
+//! [--shape W[,H[,C]]]`, or `--all DIR`: ncnn's benchncnn (zero weights, min/median/max ms).
 
 mod bench;
 mod npy;
