@@ -3,8 +3,9 @@
 // running maximum and sum, rescaling its partial output as a larger maximum turns up.
 // Pack1 buffers: q (embed × src × heads), k (embed × dst × groups), v (dv × dst × groups),
 // mask (dst × src × 1 or heads), out (dv × src × heads); each side's rows `*_rs` apart and its
-// heads `*_cstep` apart, so that heads may lie side by side in the rows of one matrix
-// (MultiHeadAttention's projections) as well as in channels of their own (SDPA's blobs).
+// heads `*_cstep` apart after `*_offset`, so that heads may lie side by side in the rows of one
+// matrix (MultiHeadAttention's projections, q k v stacked in each row) as well as in channels
+// of their own (SDPA's blobs).
 //
 // One workgroup of 64 invocations takes ROWS query rows of one head, so that each key and
 // value row it reads serves all of them. Per block of 64 keys: invocation t scores key t
@@ -54,6 +55,10 @@ layout (push_constant) uniform parameter
     int k_rs;
     int v_rs;
     int out_rs;
+    // where head 0 of Q, K and V starts (their parts of one row of stacked projections)
+    int q_offset;
+    int k_offset;
+    int v_offset;
 } p;
 
 shared float sq[ROWS * EC];
@@ -67,9 +72,9 @@ void main()
     const int row0 = int(gl_WorkGroupID.y) * ROWS;
     const int h = int(gl_WorkGroupID.z);
     const int g = h / p.per_group;
-    const int qbase = h * p.q_cstep;
-    const int kbase = g * p.k_cstep;
-    const int vbase = g * p.v_cstep;
+    const int qbase = p.q_offset + h * p.q_cstep;
+    const int kbase = p.k_offset + g * p.k_cstep;
+    const int vbase = p.v_offset + g * p.v_cstep;
     const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0;
 
     // the running maximum and sum of row t (t < ROWS)

@@ -72,6 +72,10 @@ layout (push_constant) uniform parameter
     int k_rs;
     int v_rs;
     int out_rs;
+    // where head 0 of Q, K and V starts (their parts of one row of stacked projections)
+    int q_offset;
+    int k_offset;
+    int v_offset;
 } p;
 
 // 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8
@@ -196,9 +200,9 @@ void main()
     const int h = int(gl_WorkGroupID.z);
     const int g = h / p.per_group;
     const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0;
-    const Block bq = Block(h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2);
-    const Block bk = Block(g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
-    const Block bv = Block(g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
+    const Block bq = Block(p.q_offset + h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2);
+    const Block bk = Block(p.k_offset + g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
+    const Block bv = Block(p.v_offset + g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
 
     // this subgroup's Q fragments, staged BC rows at a time through the K tile
     FRAG_A q[8];

@@ -93,12 +93,13 @@ pub(crate) fn record_cache(
     Ok(out)
 }
 
-/// Heads in a GPU mat: row `i` of head `h` at `h · head + i · rs`.
+/// Heads in a GPU mat: row `i` of head `h` at `offset + h · head + i · rs`.
 #[derive(Clone, Copy)]
 pub(crate) struct Heads<'a> {
     pub mat: &'a GpuMat,
     pub head: usize,
     pub rs: usize,
+    pub offset: usize,
 }
 
 impl<'a> Heads<'a> {
@@ -108,6 +109,62 @@ impl<'a> Heads<'a> {
             mat,
             head: mat.cstep,
             rs,
+            offset: 0,
+        }
+    }
+}
+
+/// Heads a layer computed on the device, with their mat: side by side in its rows (`offset`
+/// values into each row, rows `rs` apart; MultiHeadAttention's projections, q k v stacked in
+/// each row of self-attention's) or in channels of their own (`channels`: a kv cache blob).
+pub(crate) struct HeadRows {
+    pub mat: GpuMat,
+    pub offset: usize,
+    pub rs: usize,
+    pub channels: bool,
+}
+
+impl HeadRows {
+    /// Heads side by side in rows `rs` apart, from the first value of each.
+    pub fn rows(mat: GpuMat, rs: usize) -> Self {
+        HeadRows {
+            mat,
+            offset: 0,
+            rs,
+            channels: false,
+        }
+    }
+
+    /// A blob of heads in channels of their own.
+    pub fn in_channels(mat: GpuMat) -> Self {
+        HeadRows {
+            mat,
+            offset: 0,
+            rs: 0,
+            channels: true,
+        }
+    }
+
+    /// The heads of the same rows `by` values further on (the next part of stacked rows).
+    pub fn part(&self, by: usize) -> Self {
+        HeadRows {
+            mat: self.mat.clone(),
+            offset: self.offset + by,
+            ..*self
+        }
+    }
+
+    /// Its heads, `width` values each (rows of that width in the channels' case).
+    pub fn heads(&self, width: usize) -> Heads<'_> {
+        if self.channels {
+            Heads::channels(&self.mat, width)
+        } else {
+            Heads {
+                mat: &self.mat,
+                head: width,
+                rs: self.rs,
+                offset: self.offset,
+            }
         }
     }
 }
@@ -135,7 +192,7 @@ impl Fused<'_> {
     /// Q, K and V starting on a group of 8 values (its 16-byte loads).
     fn fits_tensor_cores(&self) -> bool {
         let width = |n: usize| n.is_multiple_of(16) && (16..=CM_MAX_WIDTH).contains(&n);
-        let aligned = |h: &Heads<'_>| h.rs.is_multiple_of(8) && h.head.is_multiple_of(8);
+        let aligned = |h: &Heads<'_>| [h.rs, h.head, h.offset].iter().all(|v| v.is_multiple_of(8));
         width(self.embed) && width(self.dv) && [&self.q, &self.k, &self.v].into_iter().all(aligned)
     }
 
@@ -159,6 +216,9 @@ impl Fused<'_> {
             self.k.rs as u32,
             self.v.rs as u32,
             self.out.rs as u32,
+            self.q.offset as u32,
+            self.k.offset as u32,
+            self.v.offset as u32,
         ];
         let bindings = [self.q.mat, self.k.mat, self.v.mat, mask, self.out.mat];
         if pipelines.tensor_cores && self.fits_tensor_cores() {

@@ -16,18 +16,19 @@
 //! quantized as a whole (the output projection's per row), the heads as
 //! [`crate::layer::attention`] quantizes them; on the CPU only, as ncnn's Vulkan layer leaves it.
 //!
-//! On the GPU: the four projections on the shared GPU GEMM (bias as C), the heads read where
-//! they lie side by side in the projected rows by the fused attention of SDPA (`sdpa.comp`),
-//! which writes them side by side for the output projection: five dispatches, nothing copied.
-//! With the cache, each head's projected keys and values are copied after the cache's rows
-//! into the cache blobs given out (strided copies), which the attention reads.
+//! On the GPU: the projections on the shared GPU GEMM (bias as C; self-attention's q, k and v
+//! as one stacked product), the heads read where they lie side by side in the projected rows
+//! by SDPA's fused attention, which writes them side by side for the output projection: three
+//! dispatches for self-attention, nothing copied. With the cache, each head's projected keys
+//! and values are copied after the cache's rows into the cache blobs given out, which the
+//! attention reads.
 
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::attention::{
-    self, AttentionPipelines, Fused, GPU_MAX_DV, Head, Heads, ProjRef, Projection,
+    self, AttentionPipelines, Fused, GPU_MAX_DV, Head, HeadRows, ProjRef, Projection,
 };
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::cpu_gemm::{MatMut, MatRef};
@@ -60,13 +61,14 @@ pub struct MultiHeadAttention {
     v: Projection,
     out: Projection,
     /// The q, k and v projections stacked (`3·embed × qdim`, theirs then emptied) where their
-    /// inputs are alike in width: self-attention on the CPU projects once, three times as wide.
+    /// inputs are alike in width: self-attention projects once, three times as wide.
     qkv: Option<Projection>,
     gpu: Option<GpuAttention>,
 }
 
 /// The device side: the projection GEMM (`x · Wᵀ`, the bias as C per column), the fused
-/// attention, and the four projections' weights and biases uploaded once.
+/// attention, and the projections' weights and biases uploaded once: q, k, v and out, or the
+/// stacked q k v and out.
 struct GpuAttention {
     project: Pipelines,
     attend: AttentionPipelines,
@@ -134,8 +136,7 @@ impl MultiHeadAttention {
             }
         };
         let src = rows_of(shapes[slots.q], self.qdim)?;
-        let k = shapes[slots.k];
-        let v = shapes[slots.v];
+        let (k, v) = (shapes[slots.k], shapes[slots.v]);
         let (cur, cur_v) = (rows_of(k, self.kdim)?, rows_of(v, self.vdim)?);
         if cur != cur_v {
             return Err(InputError::Mismatch {
@@ -147,11 +148,8 @@ impl MultiHeadAttention {
         }
         // a cross-attention cache with rows is used as it is
         let past = slots.cache.map_or(0, |c| shapes[c].1[1]);
-        let dst = if past > 0 && slots.k != slots.q {
-            past
-        } else {
-            past + cur
-        };
+        let cross = past > 0 && slots.k != slots.q;
+        let dst = past + if cross { 0 } else { cur };
         let mut mask_per_head = false;
         if let Some(i) = slots.mask {
             let (dims, shape) = shapes[i];
@@ -262,7 +260,9 @@ impl MultiHeadAttention {
 }
 
 impl MultiHeadAttention {
-    /// `x · Wᵀ + b` on the device for the `rows × in` mat `x`: a new `rows × out` mat.
+    /// Projection `which` (0 q, 1 k, 2 v, 3 out) of the `rows × in` mat `x` on the device,
+    /// `x · Wᵀ + b` in new rows: the stacked one's where q, k and v are stacked (only
+    /// cross-attention of inputs alike in width computes parts it does not use).
     fn project_gpu(
         &self,
         rec: &mut Recorder<'_>,
@@ -270,8 +270,14 @@ impl MultiHeadAttention {
         which: usize,
         x: &GpuMat,
         rows: usize,
-    ) -> Result<GpuMat> {
-        let (weight, bias) = &state.weights[which];
+    ) -> Result<HeadRows> {
+        let stacked = state.weights.len() == 2;
+        let (slot, offset) = match (stacked, which) {
+            (true, 3) => (1, 0),
+            (true, _) => (0, which * self.embed_dim),
+            (false, _) => (which, 0),
+        };
+        let (weight, bias) = &state.weights[slot];
         let (out, inp) = (bias.c, weight.c / bias.c);
         let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options());
         let sizes = Sizes::batched(rows, out, inp, 1);
@@ -291,7 +297,10 @@ impl MultiHeadAttention {
             Operand::rows(&top),
             None,
         )?;
-        Ok(top)
+        Ok(HeadRows {
+            offset,
+            ..HeadRows::rows(top, out)
+        })
     }
 
     /// [`MultiHeadAttention::keys`] on the device (`which`: 1 keys, 2 values): a copy of the
@@ -305,23 +314,24 @@ impl MultiHeadAttention {
         x: &GpuMat,
         cache: &GpuMat,
         cross: bool,
-    ) -> Result<GpuMat> {
+    ) -> Result<HeadRows> {
         let copy = state.cache.ready()?;
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
         let past = self.cache_rows(cache.dims, cache.shape())?;
         if past > 0 && cross {
-            return cache.record_copy(rec);
+            return cache.record_copy(rec).map(HeadRows::in_channels);
         }
         let cur = x.shape()[1];
-        let projected = self.project_gpu(rec, state, which, x, cur)?;
-        // head h is columns h·dph.. of every projected row
+        let p = self.project_gpu(rec, state, which, x, cur)?;
+        // head h is columns h·dph.. of the part in every projected row
         let rows = Strided {
-            offset: 0,
+            offset: p.offset,
             shape: vec![heads, cur, dph],
-            strides: vec![dph as isize, e as isize, 1],
+            strides: vec![dph as isize, p.rs as isize, 1],
         };
-        attention::record_cache(copy, rec, (cache, past), (&projected, &rows))
+        attention::record_cache(copy, rec, (cache, past), (&p.mat, &rows))
+            .map(HeadRows::in_channels)
     }
 }
 
@@ -353,7 +363,10 @@ impl Layer for MultiHeadAttention {
         if self.gpu.is_none() {
             return Ok(());
         }
-        let parts = [0, 1, 2].map(|which| self.projection(which));
+        let parts = match &self.qkv {
+            Some(p) => vec![p.view()],
+            None => [0, 1, 2].map(|which| self.projection(which)).to_vec(),
+        };
         let weights = parts
             .into_iter()
             .chain([self.out.view()])
@@ -376,7 +389,7 @@ impl Layer for MultiHeadAttention {
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let state = self.gpu.ready()?;
-        if state.weights.len() != 4 {
+        if state.weights.len() != if self.qkv.is_some() { 2 } else { 4 } {
             return Err(Error::NotLoaded {
                 what: "the projections on the device",
             });
@@ -387,27 +400,21 @@ impl Layer for MultiHeadAttention {
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
         let q = self.project_gpu(rec, state, 0, &bottoms[s.q], src)?;
-        // keys and values: projected rows, heads side by side, or the cache's heads × rows
-        let side = |mat, rs| Heads { mat, head: dph, rs };
+        // keys and values: projected rows, heads side by side (self-attention's in the stacked
+        // rows beside the queries), or the cache's heads × rows
         let (k, v) = match s.cache {
             Some(c) => (
                 self.keys_gpu(rec, state, 1, &bottoms[s.k], &bottoms[c], s.k != s.q)?,
                 self.keys_gpu(rec, state, 2, &bottoms[s.v], &bottoms[c + 1], s.v != s.q)?,
             ),
+            None if q.rs == 3 * e && s.k == s.q && s.v == s.q => (q.part(e), q.part(2 * e)),
             None => (
                 self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?,
                 self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?,
             ),
         };
         let cached = s.cache.is_some();
-        let kv_side = |mat| {
-            if cached {
-                Heads::channels(mat, dph)
-            } else {
-                side(mat, e)
-            }
-        };
-        let [kv_rows, v_rows] = [&k, &v].map(|m| if cached { m.shape()[1] } else { plan.cur });
+        let [kv_rows, v_rows] = [&k, &v].map(|p| if cached { p.mat.shape()[1] } else { plan.cur });
         if kv_rows != plan.dst || v_rows != plan.dst {
             return Err(InputError::Mismatch {
                 a: vec![heads, kv_rows, dph],
@@ -418,16 +425,17 @@ impl Layer for MultiHeadAttention {
         }
         // head h is columns h·dph.. of every query row, and so of the joined output
         let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options());
+        let joined = HeadRows::rows(joined, e);
         let mask = s.mask.map(|i| {
             let m = &bottoms[i];
             let planes = if plan.mask_per_head { heads } else { 1 };
             (m, m.cstep, planes)
         });
         Fused {
-            q: side(&q, e),
-            k: kv_side(&k),
-            v: kv_side(&v),
-            out: side(&joined, e),
+            q: q.heads(dph),
+            k: k.heads(dph),
+            v: v.heads(dph),
+            out: joined.heads(dph),
             mask,
             embed: dph,
             src,
@@ -438,9 +446,9 @@ impl Layer for MultiHeadAttention {
             scale: self.scale,
         }
         .record(rec, &state.attend)?;
-        let mut tops = vec![self.project_gpu(rec, state, 3, &joined, src)?];
+        let mut tops = vec![self.project_gpu(rec, state, 3, &joined.mat, src)?.mat];
         if cached {
-            tops.extend([k, v]);
+            tops.extend([k.mat, v.mat]);
         }
         Ok(tops)
     }
