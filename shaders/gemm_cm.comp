@@ -8,14 +8,14 @@
 // subgroup FM × FN 16 × 16 fp32 accumulators (PER 4: 128 × 128 tiles, each subgroup 64 × 64;
 // PER 2: 64 × 64 tiles, 32 × 32, for products too small to fill the device otherwise); the
 // workgroups take the tiles in bands of 8 tile rows, so the ones running at once share their
-// operands' blocks in L2. Per 64 steps of depth every invocation loads its share of both
+// operands' blocks in L2. Per stage of DEPTH steps every invocation loads its share of both
 // operands, groups of 8 values consecutive in memory (one 16-byte load where the operand's
 // strides and sizes allow, else 8 scalar ones, a path compiled only where the runtime cannot
 // rule it out), into registers while the previous stage is multiplied, then stages them in
 // shared memory as they lie (a tile's line along the depth or along the lines, rows padded by
 // 16 bytes off the bank period), read back with the matching matrix layout. No branch guards
-// a load (outside the operand a load reads element 0 and its value is replaced), so that all
-// of them are in flight at once. Each accumulator goes through a 1 KiB scratch of its subgroup
+// a load, so that all of them are in flight at once (see DEFINE_FETCH for what a load past
+// the operand reads). Each accumulator goes through a 1 KiB scratch of its subgroup
 // to be written with C and alpha.
 // Shape chosen with examples/gemm_tile.rs on an H100 (4096³, aligned loads): 4 subgroups of
 // 64 × 64 and 64 steps a stage 0.57 ms, against 0.90 for 8 subgroups of 64 × 32 (more
@@ -51,7 +51,7 @@ layout (constant_id = 9) const int int8_product = 0;
 // 1: every group of 8 either operand loads is one aligned 16-byte load (the runtime checks the
 // strides, sizes and batch offsets). Only then is the 8-load fallback left out of the
 // shader: its mere presence, behind a branch not taken, tripled the 4096³ product's time.
-// 2: that, and K a multiple of DEPTH: no load needs zeroing (the runtime's CM_DEPTH).
+// 2: that, and K a multiple of DEPTH: no load needs zeroing (the runtime's Engine::depth).
 layout (constant_id = 10) const int aligned = 0;
 
 // accumulators per subgroup along the rows and the columns, the workgroup's tile
@@ -61,18 +61,22 @@ const int TM = 32 * FM;
 const int TN = 32 * FN;
 // tile rows per band of the workgroup order
 #define BAND 8
-// steps per stage
-// (64: 0.86 against 2.22 ms with 32 for 4096³ on an H100, more loads in flight per barrier)
-#define DEPTH 64
+// steps per stage: 64 for the large tiles (0.86 against 2.22 ms with 32 for 4096³ on an H100,
+// more loads in flight per barrier), 128 for the small ones, which small products take: half
+// as many stages, each waiting on its loads, in the same shared memory and registers
+const int DEPTH = 256 / PER;
 // invocations of a workgroup
 #define THREADS 128
-// groups of 8 values each invocation loads per operand and stage (at most MAX_GROUPS)
+// groups of 8 values each invocation loads per operand and stage (8 at either size)
 const int GROUPS = DEPTH * 32 * PER / 8 / THREADS;
-#define MAX_GROUPS (DEPTH * 128 / 8 / THREADS)
+#define MAX_GROUPS 8
 // groups of a line along the depth
-#define ROW_GROUPS (DEPTH / 8)
+const int ROW_GROUPS = DEPTH / 8;
 // a staged row along the depth: its groups and 1 of padding
-#define LDK (ROW_GROUPS + 1)
+const int LDK = ROW_GROUPS + 1;
+// a staged tile in groups at either size: 128 lines × (8 + 1), 64 × (16 + 1), or along the
+// lines 64 steps × (16 + 1), 128 × (8 + 1)
+#define STAGED 1152
 layout (local_size_x = THREADS) in;
 
 layout (binding = 0) readonly buffer a_blob { uvec4 a_data[]; };
@@ -110,9 +114,8 @@ int batch_at(int z, int step, int ostep)
     return (z / p.inner) * ostep + (z % p.inner) * step;
 }
 
-// 128 lines × LDK, or DEPTH steps × (128 / 8 + 1)
-shared uvec4 tile_a[128 * LDK];
-shared uvec4 tile_b[128 * LDK];
+shared uvec4 tile_a[STAGED];
+shared uvec4 tile_b[STAGED];
 // a scratch row: 16 fp32 and 4 of padding
 #define LDC 20
 shared float tile_c[4 * 16 * LDC];
@@ -305,8 +308,10 @@ void main()
             }
         }
 
-        [[unroll]] for (int kh = 0; kh < DEPTH / 16; kh++)
+        [[unroll]] for (int kh = 0; kh < 8; kh++)
         {
+            if (kh >= DEPTH / 16)
+                break;
             FRAG_A fa[4];
             FRAG_B fb[4];
             // a fragment's offset and stride in groups of 8, by how the side was staged

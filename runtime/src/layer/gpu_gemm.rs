@@ -73,6 +73,7 @@ impl Form {
                 pipeline,
                 tile: engine.tile(per),
                 threads: engine.threads(),
+                depth: engine.depth(per),
             })
         };
         let aligned = match engine {
@@ -124,6 +125,14 @@ impl Engine {
         }
     }
 
+    /// Steps of K per stage of the pipeline specialized with `per` (`gemm_cm`'s `DEPTH`).
+    fn depth(self, per: usize) -> usize {
+        match self {
+            Engine::Fma => 16,
+            Engine::CooperativeMatrix => 256 / per,
+        }
+    }
+
     /// Invocations per workgroup.
     fn threads(self) -> usize {
         match self {
@@ -146,6 +155,7 @@ struct Tiled {
     pipeline: Arc<Pipeline>,
     tile: usize,
     threads: usize,
+    depth: usize,
 }
 
 /// One form's pipelines, each pair wide then narrow: large tiles (FMA 64 × 64, 4 × 4 outputs
@@ -155,7 +165,7 @@ pub(crate) struct Pipelines {
     /// For any operands.
     any: [Tiled; 2],
     /// `gemm_cm`'s pairs for operands whose every group of 8 is one aligned 16-byte load
-    /// ([`Operand::aligned`]), then for those with K a multiple of [`CM_DEPTH`] as well:
+    /// ([`Operand::aligned`]), then for those with K a multiple of the tile's depth as well:
     /// without its 8-load fallback that shader ran the 4096³ product in 0.86 ms instead of 2.0
     /// on an H100, and without zeroing the loads past K in 0.62 instead of 0.92.
     aligned: Option<[[Tiled; 2]; 2]>,
@@ -168,9 +178,6 @@ pub(crate) struct Pipelines {
 /// 197 × 768 projections (48 tiles) and ConvNeXt-tiny's late stages in 32 × 32 ones; small
 /// devices (lavapipe) lose little either way.
 const WIDE_TILES_MIN: usize = 128;
-
-/// The steps of K per stage of `gemm_cm` (its `DEPTH`).
-const CM_DEPTH: usize = 64;
 
 impl Pipelines {
     /// The variant options its blobs are in.
@@ -293,18 +300,21 @@ pub(crate) fn record(
     push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
     let big = pipelines.any[0].tile;
     let wide = m.div_ceil(big) * n.div_ceil(big) * batches >= WIDE_TILES_MIN;
-    let pair = pipelines
-        .aligned
-        .as_ref()
-        .filter(|_| a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b))
-        .map_or(&pipelines.any, |pairs| {
-            &pairs[usize::from(k % CM_DEPTH == 0)]
-        });
+    let size = usize::from(!wide);
+    let aligned = a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b);
+    let tiled = match &pipelines.aligned {
+        Some(pairs) if aligned => {
+            let exact = k.is_multiple_of(pairs[1][size].depth);
+            &pairs[usize::from(exact)][size]
+        }
+        _ => &pipelines.any[size],
+    };
     let Tiled {
         pipeline,
         tile,
         threads,
-    } = &pair[usize::from(!wide)];
+        ..
+    } = tiled;
     let grid = [
         (n.div_ceil(*tile) * threads) as u32,
         m.div_ceil(*tile) as u32,
