@@ -50,9 +50,7 @@ impl Form {
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
         let engine = Engine::choose(gpu, opt);
         let flag = |b: bool| SpecValue::I32(i32::from(b));
-        // aligned: 0 any operands, 1 aligned groups, 2 aligned groups and K a multiple of the
-        // shader's stage depth
-        let tiled = |per: usize, aligned: i32| -> Result<Tiled> {
+        let tiled = |per: usize, loads: Loads| -> Result<Tiled> {
             let mut spec = vec![
                 (0, flag(self.trans_a)),
                 (1, flag(self.trans_b)),
@@ -66,7 +64,7 @@ impl Form {
                 (9, flag(self.int8)),
             ];
             if engine == Engine::CooperativeMatrix {
-                spec.push((10, SpecValue::I32(aligned)));
+                spec.push((10, SpecValue::I32(loads as i32)));
             }
             let pipeline = gpu.pipeline(engine.shader().module(), &spec)?;
             Ok(Tiled {
@@ -78,17 +76,30 @@ impl Form {
         };
         let aligned = match engine {
             Engine::CooperativeMatrix => {
-                Some([[tiled(4, 1)?, tiled(2, 1)?], [tiled(4, 2)?, tiled(2, 2)?]])
+                let pair = |loads| Ok::<_, crate::Error>([tiled(4, loads)?, tiled(2, loads)?]);
+                Some([pair(Loads::Aligned)?, pair(Loads::WholeStages)?])
             }
             Engine::Fma => None,
         };
         Ok(Pipelines {
-            any: [tiled(4, 0)?, tiled(2, 0)?],
+            any: [tiled(4, Loads::Any)?, tiled(2, Loads::Any)?],
             aligned,
             trans_a: self.trans_a,
             trans_b: self.trans_b,
         })
     }
+}
+
+/// What `gemm_cm`'s loads may assume (its constant 10): a specialization per case, since the
+/// mere presence of a load path the operands do not need slows every product.
+#[derive(Clone, Copy)]
+enum Loads {
+    /// Any strides and sizes: groups of 8 loaded value by value where they must be.
+    Any = 0,
+    /// Every group of 8 one aligned 16-byte load ([`Operand::aligned`]).
+    Aligned = 1,
+    /// That, and K a multiple of the tile's stage depth: no load zeroed past K.
+    WholeStages = 2,
 }
 
 /// The GEMM's two shaders.
