@@ -99,8 +99,11 @@ pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
 
 impl<A: Activation> Layer for ActivationLayer<A> {
     fn support(&self) -> Support {
+        // any packing on the GPU as well: a shader per pack and the flat one, so that an
+        // activation between pack1 layers (GELU between Gemms) is not packed and unpacked
         Support::any_layout_inplace()
             .gpu(true)
+            .gpu_any_packing()
             .images()
             .gpu_4d()
             .gpu_writes_new()

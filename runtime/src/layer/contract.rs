@@ -149,6 +149,15 @@ impl Support {
         }
     }
 
+    /// These flags with GPU inputs in whatever elempack they come (`vulkan_any_packing`): a
+    /// layer with a shader for every pack, which gains nothing from a conversion.
+    pub const fn gpu_any_packing(self) -> Support {
+        Support {
+            vulkan_any_packing: true,
+            ..self
+        }
+    }
+
     /// These flags with image mats taken on the GPU.
     pub const fn images(self) -> Support {
         Support {
