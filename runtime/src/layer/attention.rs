@@ -322,6 +322,19 @@ impl Projection {
         })
     }
 
+    /// `parts` as one projection to all their outputs, theirs one after the other (the parts
+    /// emptied).
+    pub fn stack(parts: [&mut Projection; 3]) -> Projection {
+        let parts = parts.map(std::mem::take);
+        Projection {
+            weight: parts
+                .iter()
+                .flat_map(|p| p.weight.iter().copied())
+                .collect(),
+            bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect(),
+        }
+    }
+
     /// Its weights and bias where they lie.
     pub fn view(&self) -> ProjRef<'_> {
         ProjRef {

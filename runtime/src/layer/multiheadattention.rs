@@ -303,15 +303,15 @@ impl MultiHeadAttention {
         })
     }
 
-    /// [`MultiHeadAttention::keys`] on the device (`which`: 1 keys, 2 values): a copy of the
-    /// cache for cross-attention, else a new cache blob of the cache's rows then this step's
-    /// projected ones, each head's columns of the projected rows copied to its channel.
+    /// [`MultiHeadAttention::keys`] on the device: a copy of the cache for cross-attention,
+    /// else a new cache blob of the cache's rows then this step's projected ones (projection
+    /// `which` of `x`, 1 keys, 2 values, or `given` already: self-attention's part of the
+    /// stacked rows), each head's columns of the projected rows copied to its channel.
     fn keys_gpu(
         &self,
         rec: &mut Recorder<'_>,
         state: &GpuAttention,
-        which: usize,
-        x: &GpuMat,
+        (which, x, given): (usize, &GpuMat, Option<HeadRows>),
         cache: &GpuMat,
         cross: bool,
     ) -> Result<HeadRows> {
@@ -323,7 +323,10 @@ impl MultiHeadAttention {
             return cache.record_copy(rec).map(HeadRows::in_channels);
         }
         let cur = x.shape()[1];
-        let p = self.project_gpu(rec, state, which, x, cur)?;
+        let p = match given {
+            Some(p) => p,
+            None => self.project_gpu(rec, state, which, x, cur)?,
+        };
         // head h is columns h·dph.. of the part in every projected row
         let rows = Strided {
             offset: p.offset,
@@ -400,14 +403,20 @@ impl Layer for MultiHeadAttention {
         let (e, heads) = (self.embed_dim, self.num_heads);
         let dph = e / heads;
         let q = self.project_gpu(rec, state, 0, &bottoms[s.q], src)?;
-        // keys and values: projected rows, heads side by side (self-attention's in the stacked
-        // rows beside the queries), or the cache's heads × rows
+        // keys and values: projected rows, heads side by side (self-attention's the stacked
+        // rows' other parts), or the cache's heads × rows
+        let stacked = q.rs == 3 * e && s.k == s.q && s.v == s.q;
         let (k, v) = match s.cache {
-            Some(c) => (
-                self.keys_gpu(rec, state, 1, &bottoms[s.k], &bottoms[c], s.k != s.q)?,
-                self.keys_gpu(rec, state, 2, &bottoms[s.v], &bottoms[c + 1], s.v != s.q)?,
-            ),
-            None if q.rs == 3 * e && s.k == s.q && s.v == s.q => (q.part(e), q.part(2 * e)),
+            Some(c) => {
+                let given = |by| stacked.then(|| q.part(by));
+                let kb = (1, &bottoms[s.k], given(e));
+                let vb = (2, &bottoms[s.v], given(2 * e));
+                (
+                    self.keys_gpu(rec, state, kb, &bottoms[c], s.k != s.q)?,
+                    self.keys_gpu(rec, state, vb, &bottoms[c + 1], s.v != s.q)?,
+                )
+            }
+            None if stacked => (q.part(e), q.part(2 * e)),
             None => (
                 self.project_gpu(rec, state, 1, &bottoms[s.k], plan.cur)?,
                 self.project_gpu(rec, state, 2, &bottoms[s.v], plan.cur)?,
@@ -501,18 +510,10 @@ impl Layer for MultiHeadAttention {
             let s = weights.load(1, 1)?[0];
             self.out.weight.iter_mut().for_each(|w| *w /= s);
         }
-        // projections of inputs alike in width stacked: self-attention on the CPU projects
-        // once, three times as wide (the device uploads each part)
-        self.qkv = (self.qdim == self.kdim && self.kdim == self.vdim).then(|| {
-            let parts = [&mut self.q, &mut self.k, &mut self.v].map(std::mem::take);
-            Projection {
-                weight: parts
-                    .iter()
-                    .flat_map(|p| p.weight.iter().copied())
-                    .collect(),
-                bias: parts.iter().flat_map(|p| p.bias.iter().copied()).collect(),
-            }
-        });
+        // projections of inputs alike in width stacked: self-attention projects once, three
+        // times as wide, on the CPU and the device
+        self.qkv = (self.qdim == self.kdim && self.kdim == self.vdim)
+            .then(|| Projection::stack([&mut self.q, &mut self.k, &mut self.v]));
         Ok(())
     }
 
