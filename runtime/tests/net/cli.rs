@@ -128,3 +128,62 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `fpshader bench` takes the input the `Input` layer declares in 1 to 3 dims (a Gemm on a
+/// 2-D blob) or as `--shape W[,H[,C]]`; other shapes are messages, not panics.
+#[test]
+fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
+    let exe = env!("CARGO_BIN_EXE_fpshader");
+    let dir = scratch();
+    let gemm = |input: &str| {
+        format!(
+            "7767517\n2 2\nInput in0 0 1 in0 {input}\nGemm g 1 1 in0 out0 10=4 2=0 3=1 4=0 5=1 \
+             6=1 7=8 8=12 9=16\n"
+        )
+    };
+    std::fs::write(dir.join("g.param"), gemm("0=16 1=8")).unwrap();
+    std::fs::write(dir.join("none.param"), gemm("")).unwrap();
+    std::fs::write(
+        dir.join("row.param"),
+        "7767517\n2 2\nInput in0 0 1 in0 0=16\nReLU r 1 1 in0 out0\n",
+    )
+    .unwrap();
+    let bench = |args: &[&str]| {
+        std::process::Command::new(exe)
+            .current_dir(&dir)
+            .arg("bench")
+            .args(args)
+            .args(["--cpu", "--loops", "1", "--threads", "1"])
+            .output()
+            .unwrap()
+    };
+    for args in [
+        vec!["g.param"],
+        vec!["none.param", "--shape", "16,8"],
+        vec!["row.param"],
+        vec!["row.param", "--shape", "4,2,3"],
+    ] {
+        let run = bench(&args);
+        let (out, err) = (
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr),
+        );
+        assert!(run.status.success(), "{args:?}: {err}");
+        assert!(out.contains("min ="), "{args:?}: {out}");
+    }
+    for (args, needle) in [
+        (vec!["none.param"], "--shape"),
+        (vec!["g.param", "--shape", "16,8,1,1"], "16,8,1,1"),
+        (vec!["g.param", "--shape", "0,8"], "0,8"),
+        (vec!["g.param", "--shape", "a,b"], "a,b"),
+    ] {
+        let run = bench(&args);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
