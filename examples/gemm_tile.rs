@@ -18,7 +18,7 @@ macro_rules! tile {
                 $sgm, "x", $sgn, "_", $fm, "x", $fn_, "_d", $depth, "_s", $stages, "_bt", $bt, "_b",
                 $band $(, "_", $k, $v)*
             ),
-            [$sgm, $sgn, $fm, $fn_],
+            [$sgm, $sgn, $fm, $fn_, $depth, $stages],
             $bt,
             shader!(
                 "examples/probes/gemm_tile.comp",
@@ -41,7 +41,7 @@ macro_rules! tile {
 
 type Variant = (
     &'static str,
-    [&'static str; 4],
+    [&'static str; 6],
     &'static str,
     &'static ShaderModule,
 );
@@ -137,29 +137,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wanted: Vec<f32> = samples.iter().map(|&(r, c)| expected(r, c)).collect();
     let flops = 2.0 * (n as f64).powi(3);
     for (name, shape, bt, module) in variants {
-        let [sgm, sgn, fm, fn_] = shape.map(|v| v.parse::<u32>().unwrap_or(1));
-        let define = |i: usize| -> u32 {
-            name.split('_').nth(i).map_or(0, |v| {
-                v.trim_start_matches(|c: char| c.is_alphabetic())
-                    .parse()
-                    .unwrap_or(0)
-            })
-        };
-        let spec = Specialization {
-            values: vec![],
-            local_size: None,
-        };
-        let pipeline = match ctx.pipeline(module, OptionSet::FP32, &spec) {
-            Ok(p) => p,
-            Err(e) => {
-                println!("gemm_tile {name} error {e}");
-                continue;
-            }
-        };
+        let [sgm, sgn, fm, fn_, depth, stages] = shape.map(|v| v.parse::<u32>().unwrap_or(1));
         let (tm, tn) = (sgm * 16 * fm, sgn * 16 * fn_);
-        // the shader's shared arrays: more than the device allows does not fail creation
-        // on every driver (NVIDIA's hung), so it is checked here
-        let [depth, stages] = [define(2), define(3)];
+        // the shader's shared arrays, checked before the pipeline is made: more than the
+        // device allows does not fail creation on every driver (NVIDIA's hung)
         let row = depth / 8 + 1;
         let b_stage = if bt == "1" {
             tn * row
@@ -171,6 +152,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("gemm_tile {name} skipped: {shared} bytes of shared memory");
             continue;
         }
+        let spec = Specialization {
+            values: vec![],
+            local_size: None,
+        };
+        let pipeline = match ctx.pipeline(module, OptionSet::FP32, &spec) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("gemm_tile {name} error {e}");
+                continue;
+            }
+        };
         let threads = 32 * sgm * sgn;
         let global = [size / tn * threads, size / tm, 1];
         let b = if bt == "1" { &b_nk } else { &b_kn };

@@ -335,6 +335,15 @@ impl Projection {
         }
     }
 
+    /// Part `i` of `parts` stacked ones ([`Projection::stack`]) where it lies.
+    pub fn part(&self, i: usize, parts: usize) -> ProjRef<'_> {
+        let (w, b) = (self.weight.len() / parts, self.bias.len() / parts);
+        ProjRef {
+            weight: &self.weight[i * w..(i + 1) * w],
+            bias: &self.bias[i * b..(i + 1) * b],
+        }
+    }
+
     /// Its weights and bias where they lie.
     pub fn view(&self) -> ProjRef<'_> {
         ProjRef {

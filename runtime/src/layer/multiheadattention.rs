@@ -202,13 +202,7 @@ impl MultiHeadAttention {
     /// Projection `which` (0 q, 1 k, 2 v): its part of the stacked ones where they are.
     fn projection(&self, which: usize) -> ProjRef<'_> {
         match &self.qkv {
-            Some(p) => {
-                let (e, inp) = (self.embed_dim, self.qdim);
-                ProjRef {
-                    weight: &p.weight[which * e * inp..(which + 1) * e * inp],
-                    bias: &p.bias[which * e..(which + 1) * e],
-                }
-            }
+            Some(p) => p.part(which, 3),
             None => [&self.q, &self.k, &self.v][which].view(),
         }
     }
@@ -271,8 +265,7 @@ impl MultiHeadAttention {
         x: &GpuMat,
         rows: usize,
     ) -> Result<HeadRows> {
-        let stacked = state.weights.len() == 2;
-        let (slot, offset) = match (stacked, which) {
+        let (slot, offset) = match (self.qkv.is_some(), which) {
             (true, 3) => (1, 0),
             (true, _) => (0, which * self.embed_dim),
             (false, _) => (which, 0),
@@ -405,7 +398,7 @@ impl Layer for MultiHeadAttention {
         let q = self.project_gpu(rec, state, 0, &bottoms[s.q], src)?;
         // keys and values: projected rows, heads side by side (self-attention's the stacked
         // rows' other parts), or the cache's heads × rows
-        let stacked = q.rs == 3 * e && s.k == s.q && s.v == s.q;
+        let stacked = self.qkv.is_some() && s.k == s.q && s.v == s.q;
         let (k, v) = match s.cache {
             Some(c) => {
                 let given = |by| stacked.then(|| q.part(by));

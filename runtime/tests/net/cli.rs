@@ -18,6 +18,16 @@ fn write_npy(path: &std::path::Path, shape: &[usize], values: &[f32]) {
     std::fs::write(path, bytes).unwrap();
 }
 
+/// The CLI run of `args` failed with exit status 1 and a message naming `needle`, no panic.
+fn assert_refused(run: &std::process::Output, args: &[&str], needle: &str) {
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
+    assert!(
+        err.contains(needle) && !err.contains("panicked"),
+        "{args:?}: {err}"
+    );
+}
+
 fn read_npy(path: &std::path::Path) -> (Vec<u64>, Vec<f32>) {
     let bytes = std::fs::read(path).unwrap();
     let file = npyz::NpyFile::new(&bytes[..]).unwrap();
@@ -119,12 +129,7 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
             .args(&args)
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&run.stderr);
-        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains(needle) && !err.contains("panicked"),
-            "{args:?}: {err}"
-        );
+        assert_refused(&run, &args, needle);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -177,13 +182,7 @@ fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
         (vec!["g.param", "--shape", "0,8"], "0,8"),
         (vec!["g.param", "--shape", "a,b"], "a,b"),
     ] {
-        let run = bench(&args);
-        let err = String::from_utf8_lossy(&run.stderr);
-        assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains(needle) && !err.contains("panicked"),
-            "{args:?}: {err}"
-        );
+        assert_refused(&bench(&args), &args, needle);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
