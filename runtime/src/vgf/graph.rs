@@ -84,7 +84,7 @@ pub(super) fn steps(
                 p
             }
         };
-        let mut bindings = Vec::with_capacity(operands.len() + 1);
+        let mut bindings = Vec::with_capacity(operands.len() + op.results.len());
         for &i in &operands {
             let v = op.operands[i];
             let slot = match slot_of.get(&v) {
@@ -99,29 +99,30 @@ pub(super) fn steps(
             };
             bindings.push(slot);
         }
-        let result = op.results[0];
-        let out = match slot_of.get(&result) {
-            Some(s) => *s,
-            None => {
-                let ty = &g.values[result].ty;
-                let bytes = ty.elements().saturating_mul(ty.elem.size()).max(4) as u64;
-                let limit = ctx.limits().max_storage_buffer_binding_size;
-                if bytes > limit {
-                    return Err(problem(
-                        &what,
-                        format!(
-                            "`{}` needs {bytes} bytes; the device binds at most {limit}",
-                            g.values[result].name
-                        ),
-                    ));
+        for &result in &op.results {
+            let out = match slot_of.get(&result) {
+                Some(s) => *s,
+                None => {
+                    let ty = &g.values[result].ty;
+                    let bytes = ty.elements().saturating_mul(ty.elem.size()).max(4) as u64;
+                    let limit = ctx.limits().max_storage_buffer_binding_size;
+                    if bytes > limit {
+                        return Err(problem(
+                            &what,
+                            format!(
+                                "`{}` needs {bytes} bytes; the device binds at most {limit}",
+                                g.values[result].name
+                            ),
+                        ));
+                    }
+                    locals.push(ctx.storage_buffer(bytes));
+                    let s = Slot::Local(locals.len() - 1);
+                    slot_of.insert(result, s);
+                    s
                 }
-                locals.push(ctx.storage_buffer(bytes));
-                let s = Slot::Local(locals.len() - 1);
-                slot_of.insert(result, s);
-                s
-            }
-        };
-        bindings.push(out);
+            };
+            bindings.push(out);
+        }
         steps.push(Step {
             label: format!("{}: {}", segment.name, op.name),
             pipeline,

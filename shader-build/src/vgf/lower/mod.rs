@@ -4,6 +4,7 @@
 //! the data-graph segments of VGFs that Arm's converter wrote (compiled with naga), so the
 //! text stays within what both GLSL front ends accept.
 
+mod fourier;
 mod index;
 mod int8;
 mod movement;
@@ -45,8 +46,8 @@ pub struct LowerError {
     pub problem: String,
 }
 
-/// A lowered ML operation: GLSL reading `operands` (bindings 0…) and writing the result
-/// (the last binding), dispatched over `invocations` in x.
+/// A lowered ML operation: GLSL reading `operands` (bindings 0…) and writing the op's results
+/// (the bindings after them, in result order), dispatched over `invocations` in x.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lowered {
     /// The generated GLSL.
@@ -74,6 +75,9 @@ t * 1.061405429)))) * exp(-a * a); return x < 0.0 ? -y : y; }\n";
 
 /// Lowers one ML op of `graph` (not a constant) to a compute shader.
 pub fn lower(graph: &Graph, op: &Op) -> Result<Lowered, LowerError> {
+    if matches!(op.kind(), "fft2d" | "rfft2d") {
+        return fourier::fourier(graph, op);
+    }
     let [result] = op.results[..] else {
         return Err(unsupported(op, "it does not have exactly one result"));
     };

@@ -78,7 +78,8 @@ table!(TransposeAttribute { 0 "perms": ForwardsUOffset<Vector<'_, i32>> });
 // concat, reverse, argmax and the reductions: the axis first
 table!(AxisAttribute { 0 "axis": i32 });
 table!(ResizeAttribute { 0 "mode": u32 });
-table!(ArithmeticRightShiftAttribute { 0 "round": u8 });
+// arithmetic_right_shift's `round`, fft2d's `inverse`: one boolean first
+table!(FlagAttribute { 0 "flag": u8 });
 // booleans as the bytes they are stored as
 table!(RescaleAttribute {
     0 "scale32": u8,
@@ -104,7 +105,8 @@ enum AttrKind {
     Axis,
     Resize,
     Rescale,
-    Round,
+    /// A table whose first field is the named boolean.
+    Flag(&'static str),
     Custom,
     Unread,
 }
@@ -125,7 +127,8 @@ fn attr_kind(op: u32) -> AttrKind {
         (_, "concat" | "reverse" | "argmax") => AttrKind::Axis,
         (_, "resize") => AttrKind::Resize,
         (_, "rescale") => AttrKind::Rescale,
-        (_, "arithmetic_right_shift") => AttrKind::Round,
+        (_, "arithmetic_right_shift") => AttrKind::Flag("round"),
+        (_, "fft2d") => AttrKind::Flag("inverse"),
         (_, name) if name.starts_with("reduce_") => AttrKind::Axis,
         _ => AttrKind::Unread,
     }
@@ -173,11 +176,9 @@ impl Verifiable for TosaOperator<'_> {
                     AttrKind::Rescale => {
                         v.verify_union_variant::<ForwardsUOffset<RescaleAttribute>>("rescale", pos)
                     }
-                    AttrKind::Round => v
-                        .verify_union_variant::<ForwardsUOffset<ArithmeticRightShiftAttribute>>(
-                            "arithmetic_right_shift",
-                            pos,
-                        ),
+                    AttrKind::Flag(name) => {
+                        v.verify_union_variant::<ForwardsUOffset<FlagAttribute>>(name, pos)
+                    }
                     AttrKind::Custom => {
                         v.verify_union_variant::<ForwardsUOffset<CustomAttribute>>("custom", pos)
                     }
@@ -466,9 +467,9 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
                     attrs.insert("mode".into(), Attr::Number(f64::from(a.u32_at(0, 0))));
                 }
             }
-            AttrKind::Round => {
-                if let Some(a) = op.attribute::<ArithmeticRightShiftAttribute>(AttrKind::Round) {
-                    attrs.insert("round".into(), Attr::Bool(a.u8_at(0) != 0));
+            AttrKind::Flag(name) => {
+                if let Some(a) = op.attribute::<FlagAttribute>(AttrKind::Flag(name)) {
+                    attrs.insert(name.into(), Attr::Bool(a.u8_at(0) != 0));
                 }
             }
             AttrKind::Rescale => {

@@ -79,6 +79,7 @@ enum TypeKey {
     Array(u32, u32),
     Tensor(u32, Vec<i64>),
     Pointer(u32),
+    Struct(Vec<u32>),
 }
 
 #[derive(Default)]
@@ -108,6 +109,7 @@ impl Module {
             TypeKey::Float(w) => (opcode::TYPE_FLOAT, vec![*w]),
             TypeKey::Array(elem, len) => (opcode::TYPE_ARRAY, vec![*elem, *len]),
             TypeKey::Pointer(pointee) => (opcode::TYPE_POINTER, vec![0, *pointee]),
+            TypeKey::Struct(members) => (opcode::TYPE_STRUCT, members.clone()),
             TypeKey::Tensor(elem, shape) => {
                 let (elem, shape) = (*elem, shape.clone());
                 let u32_ty = self.ty(TypeKey::Int(32));
@@ -351,9 +353,9 @@ pub fn write(
         let Some(code) = OPERATORS.iter().position(|&k| k == kind) else {
             return Err(error(op, "not a TOSA 1.0 operator"));
         };
-        let [result] = op.results[..] else {
-            return Err(error(op, "it does not have exactly one result"));
-        };
+        if op.results.is_empty() {
+            return Err(error(op, "it has no result"));
+        }
         let input_elem = op
             .operands
             .first()
@@ -423,12 +425,28 @@ pub fn write(
             id_of.insert(v, id);
             args.push(id);
         }
-        let ty = m.tensor_type(&graph.values[result].ty);
+        let types: Vec<u32> = (op.results.iter())
+            .map(|&r| m.tensor_type(&graph.values[r].ty))
+            .collect();
+        // several results (fft2d, rfft2d): a struct of them, each taken out by its index
+        let ty = match types[..] {
+            [one] => one,
+            _ => m.ty(TypeKey::Struct(types.clone())),
+        };
         let id = m.id();
         let mut operands = vec![ty, id, set, code as u32];
         operands.extend(args);
         spv::push(&mut m.body, opcode::EXT_INST, &operands);
-        id_of.insert(result, id);
+        if let [result] = op.results[..] {
+            id_of.insert(result, id);
+        } else {
+            for (k, (&result, &part_ty)) in op.results.iter().zip(&types).enumerate() {
+                let part = m.id();
+                let extract = [part_ty, part, id, k as u32];
+                spv::push(&mut m.body, opcode::COMPOSITE_EXTRACT, &extract);
+                id_of.insert(result, part);
+            }
+        }
     }
     for (j, &v) in outputs.iter().enumerate() {
         // a partition may only pass a constant on (to a shader that reads it)

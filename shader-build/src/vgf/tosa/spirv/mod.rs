@@ -66,6 +66,7 @@ pub(super) mod opcode {
     pub(crate) const TYPE_INT: u16 = 21;
     pub(crate) const TYPE_FLOAT: u16 = 22;
     pub(crate) const TYPE_ARRAY: u16 = 28;
+    pub(crate) const TYPE_STRUCT: u16 = 30;
     pub(crate) const TYPE_POINTER: u16 = 32;
     pub(crate) const CONSTANT_TRUE: u16 = 41;
     pub(crate) const CONSTANT_FALSE: u16 = 42;
@@ -73,6 +74,7 @@ pub(super) mod opcode {
     pub(crate) const CONSTANT_COMPOSITE: u16 = 44;
     pub(crate) const CONSTANT_NULL: u16 = 46;
     pub(crate) const VARIABLE: u16 = 59;
+    pub(crate) const COMPOSITE_EXTRACT: u16 = 81;
     pub(crate) const DECORATE: u16 = 71;
     pub(crate) const TYPE_TENSOR_ARM: u16 = 4163;
     pub(crate) const GRAPH_CONSTANT_ARM: u16 = 4181;
@@ -138,6 +140,8 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
     let mut input_bindings = BTreeMap::new();
     let mut output_values: BTreeMap<i64, ValueId> = BTreeMap::new();
     let mut value_of: HashMap<u32, ValueId> = HashMap::new();
+    // the results of an instruction with several, by the struct it returns
+    let mut parts_of: HashMap<u32, Vec<ValueId>> = HashMap::new();
     let mut in_graph: Option<u32> = None;
     let mut done = false;
     for inst in module.instructions() {
@@ -180,6 +184,10 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
             opcode::TYPE_ARRAY => {
                 need(3)?;
                 m.types.insert(a[0], Ty::Array { len: a[2] });
+            }
+            opcode::TYPE_STRUCT => {
+                need(1)?;
+                m.types.insert(a[0], Ty::Struct(a[1..].to_vec()));
             }
             opcode::TYPE_TENSOR_ARM => {
                 need(2)?;
@@ -278,9 +286,20 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                 let Some(&kind) = OPERATORS.get(a[3] as usize) else {
                     return r.error(format!("unknown TOSA instruction {}", a[3]));
                 };
-                let Some(ty) = m.tensor_type(a[0]) else {
-                    return r.error(format!("the result of `{kind}` %{} is not a tensor", a[1]));
+                // several results (fft2d, rfft2d) come as a struct of tensors, taken apart by
+                // OpCompositeExtract
+                let member_types = match m.types.get(&a[0]) {
+                    Some(Ty::Struct(members)) => members.clone(),
+                    _ => vec![a[0]],
                 };
+                let mut result_types = Vec::with_capacity(member_types.len());
+                for t in member_types {
+                    let Some(ty) = m.tensor_type(t) else {
+                        return r
+                            .error(format!("the result of `{kind}` %{} is not a tensor", a[1]));
+                    };
+                    result_types.push(ty);
+                }
                 let attr_names = attribute_operands(kind);
                 let args = &a[4..];
                 if args.len() < attr_names.len() {
@@ -332,15 +351,34 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                     };
                     operands.push(v);
                 }
-                let v = push_value(&mut g, &m, a[1], ty);
-                value_of.insert(a[1], v);
+                let results: Vec<ValueId> = (result_types.into_iter())
+                    .map(|ty| push_value(&mut g, &m, a[1], ty))
+                    .collect();
+                if let [v] = results[..] {
+                    value_of.insert(a[1], v);
+                } else {
+                    parts_of.insert(a[1], results.clone());
+                }
                 g.ops.push(Op {
                     name: format!("tosa.{kind}"),
                     operands,
-                    results: vec![v],
+                    results,
                     attrs,
                     loc: Loc::Word(r.word),
                 });
+            }
+            opcode::COMPOSITE_EXTRACT if in_graph.is_some() => {
+                need(4)?;
+                let Some(&v) = parts_of.get(&a[2]).and_then(|p| p.get(a[3] as usize)) else {
+                    return r.error(format!(
+                        "%{} takes part {} of %{}, which is no operation's results",
+                        a[1], a[3], a[2]
+                    ));
+                };
+                if let Some(name) = m.names.get(&a[1]) {
+                    g.values[v].name = format!("%{name}");
+                }
+                value_of.insert(a[1], v);
             }
             opcode::GRAPH_SET_OUTPUT_ARM if in_graph.is_some() => {
                 need(2)?;
@@ -365,6 +403,7 @@ pub fn read(words: &[u32], entry_point: &str) -> Result<GraphModule, SpirvGraphE
                 g = Graph::default();
                 value_of.retain(|id, _| m.constants.contains_key(id));
                 input_bindings.clear();
+                parts_of.clear();
                 output_values.clear();
             }
             _ if in_graph.is_some() => {

@@ -11,8 +11,15 @@ pub(super) enum Ty {
     Bool,
     Int(u32),
     Float(u32),
-    Array { len: u32 },
-    Tensor { elem: u32, shape: Option<u32> },
+    Array {
+        len: u32,
+    },
+    Tensor {
+        elem: u32,
+        shape: Option<u32>,
+    },
+    /// Member types (an instruction's several results).
+    Struct(Vec<u32>),
     Other,
 }
 
