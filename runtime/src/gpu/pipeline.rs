@@ -43,8 +43,12 @@ pub(crate) enum Slot {
     Declared(Kind),
     /// A binding number the shader skips: a dummy buffer keeps the layout dense.
     Gap,
-    /// The sampler half of a split combined image-sampler: the context's sampler.
-    Sampler,
+    /// A sampler: the half of the split combined image-sampler whose texture binding it holds
+    /// takes the sampler given with that texture ([`Resource::Sampled`]); else, and for a
+    /// sampler the shader declares alone, the context's.
+    ///
+    /// [`Resource::Sampled`]: crate::gpu::recorder::Resource::Sampled
+    Sampler(Option<u32>),
 }
 
 /// The resource a declared binding takes.
@@ -73,4 +77,5 @@ pub(crate) struct PipelineKey {
 pub(crate) enum Held {
     Buffer(wgpu::Buffer),
     Texture(wgpu::TextureView),
+    Sampled(wgpu::TextureView, wgpu::Sampler),
 }

@@ -89,6 +89,9 @@ pub enum Resource<'a> {
     Buffer(&'a wgpu::Buffer),
     /// A sampled texture or storage image (a full view of the texture).
     Texture(&'a wgpu::TextureView),
+    /// A texture read through a `sampler*D` with this sampler instead of the context's
+    /// (nearest: the split sampler binding is non-filtering).
+    Sampled(&'a wgpu::TextureView, &'a wgpu::Sampler),
 }
 
 impl<'a> From<&'a wgpu::Buffer> for Resource<'a> {
@@ -114,6 +117,7 @@ impl Resource<'_> {
         match self {
             Resource::Buffer(b) => Held::Buffer(b.clone()),
             Resource::Texture(v) => Held::Texture(v.clone()),
+            Resource::Sampled(v, s) => Held::Sampled(v.clone(), s.clone()),
         }
     }
 }
@@ -148,7 +152,10 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits
                 ));
             }
         }
-        (Kind::Texture(dim) | Kind::StorageTexture(dim, _), Resource::Texture(view)) => {
+        (
+            Kind::Texture(dim) | Kind::StorageTexture(dim, _),
+            Resource::Texture(view) | Resource::Sampled(view, _),
+        ) => {
             let t = view.texture();
             let (usage, format) = match kind {
                 Kind::StorageTexture(_, f) => (wgpu::TextureUsages::STORAGE_BINDING, Some(f)),
@@ -173,7 +180,7 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits
                 return problem(format!("{:?} cannot be sampled", t.format()));
             }
         }
-        (Kind::Storage | Kind::Uniform, Resource::Texture(_)) => {
+        (Kind::Storage | Kind::Uniform, Resource::Texture(_) | Resource::Sampled(..)) => {
             return problem("a buffer binding was given a texture".into());
         }
         (_, Resource::Buffer(_)) => {
@@ -354,18 +361,30 @@ impl<'c> Recorder<'c> {
         if let Some(group) = hit {
             return group;
         }
-        let mut given = resources.iter().peekable();
+        // the resource given for each declared binding, by binding number
+        let mut given = resources.iter();
+        let at: Vec<Option<&Resource<'_>>> = (pipeline.slots.iter())
+            .map(|slot| match slot {
+                Slot::Declared(_) => given.next(),
+                _ => None,
+            })
+            .collect();
         let entries: Vec<wgpu::BindGroupEntry> = pipeline
             .slots
             .iter()
             .enumerate()
             .map(|(n, slot)| {
-                let resource = match (slot, given.next_if(|_| matches!(slot, Slot::Declared(_)))) {
+                let resource = match (slot, at[n]) {
                     (Slot::Declared(_), Some(Resource::Buffer(b))) => b.as_entire_binding(),
-                    (Slot::Declared(_), Some(Resource::Texture(v))) => {
+                    (Slot::Declared(_), Some(Resource::Texture(v) | Resource::Sampled(v, _))) => {
                         wgpu::BindingResource::TextureView(v)
                     }
-                    (Slot::Sampler, _) => wgpu::BindingResource::Sampler(&self.ctx.sampler),
+                    (Slot::Sampler(texture), _) => {
+                        match texture.and_then(|t| at.get(t as usize).copied().flatten()) {
+                            Some(Resource::Sampled(_, s)) => wgpu::BindingResource::Sampler(s),
+                            _ => wgpu::BindingResource::Sampler(&self.ctx.sampler),
+                        }
+                    }
                     _ => self.ctx.dummy.as_entire_binding(),
                 };
                 // slots are dense: gaps are filled and samplers follow the highest binding
@@ -427,6 +446,42 @@ impl<'c> Recorder<'c> {
         drop(self.pass.take());
         self.encoder
             .copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
+        self.recorded();
+    }
+
+    /// Records a copy between `buffer` (texels packed row after row, from offset 0) and all of
+    /// the 2-D `texture`, into the texture with `to_texture`, else out of it. One copy per row:
+    /// a single row needs no `bytes_per_row` (which wgpu wants 256-byte aligned), so any width
+    /// copies without a padded staging buffer.
+    pub fn copy_rows(&mut self, buffer: &wgpu::Buffer, texture: &wgpu::Texture, to_texture: bool) {
+        drop(self.pass.take());
+        let size = texture.size();
+        let texel = u64::from(texture.format().block_copy_size(None).unwrap_or(4));
+        let row = u64::from(size.width) * texel;
+        for y in 0..size.height {
+            let rows = wgpu::TexelCopyBufferInfo {
+                buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: u64::from(y) * row,
+                    bytes_per_row: None,
+                    rows_per_image: None,
+                },
+            };
+            let image = wgpu::TexelCopyTextureInfo {
+                origin: wgpu::Origin3d { x: 0, y, z: 0 },
+                ..texture.as_image_copy()
+            };
+            let extent = wgpu::Extent3d {
+                height: 1,
+                depth_or_array_layers: 1,
+                ..size
+            };
+            if to_texture {
+                self.encoder.copy_buffer_to_texture(rows, image, extent);
+            } else {
+                self.encoder.copy_texture_to_buffer(image, rows, extent);
+            }
+        }
         self.recorded();
     }
 

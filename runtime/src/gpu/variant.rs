@@ -213,8 +213,8 @@ impl Context {
                 count: None,
             });
         }
-        for (_, sampler) in &split.samplers {
-            slots.push(Slot::Sampler);
+        for &(texture, ref sampler) in &split.samplers {
+            slots.push(Slot::Sampler(Some(texture)));
             entries.push(wgpu::BindGroupLayoutEntry {
                 binding: *sampler,
                 visibility: wgpu::ShaderStages::COMPUTE,
@@ -325,7 +325,7 @@ fn layout_entry(b: &Binding) -> std::result::Result<(Slot, wgpu::BindingType), S
             )
         }
         DescriptorKind::Sampler => (
-            Slot::Sampler,
+            Slot::Sampler(None),
             wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
         ),
         DescriptorKind::StorageImage => {

@@ -128,6 +128,8 @@ pub(super) fn steps(
             pipeline,
             bindings,
             global: [invocations, 1, 1],
+            images_in: Vec::new(),
+            images_out: Vec::new(),
         });
     }
     Ok(steps)

@@ -7,6 +7,7 @@
 
 mod glsl;
 mod graph;
+mod image;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,7 +15,8 @@ use std::sync::Arc;
 use fpshader_build::vgf::{self, BindingSlot, ModuleCode, ModuleType, Resource, Vgf};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Context, DeviceBuffer, Pipeline};
+use crate::gpu::{Context, DeviceBuffer, Pipeline, Resource as Bound};
+use image::ImageBinding;
 
 /// A loaded VGF model, ready to run on one context.
 pub struct VgfModel {
@@ -24,6 +26,8 @@ pub struct VgfModel {
     locals: Vec<DeviceBuffer>,
     /// The resource whose buffer each resource uses: the first of its alias group, else itself.
     owners: Vec<u32>,
+    /// The image resources custom shaders bind.
+    images: Vec<ImageBinding>,
 }
 
 /// Where a dispatch's binding lives.
@@ -33,6 +37,8 @@ enum Slot {
     Resource(u32),
     /// One of the model's own buffers.
     Local(usize),
+    /// An image resource (by index in [`VgfModel::images`]), a texture per run.
+    Image(usize),
 }
 
 /// One dispatch of a run.
@@ -43,6 +49,10 @@ struct Step {
     bindings: Vec<Slot>,
     /// Invocations in x, y, z.
     global: [u32; 3],
+    /// Images the segment reads: their buffers copied in before the dispatch.
+    images_in: Vec<usize>,
+    /// Images the segment writes: copied out to their buffers after it.
+    images_out: Vec<usize>,
 }
 
 fn problem(what: impl Into<String>, problem: impl Into<String>) -> Error {
@@ -66,6 +76,7 @@ impl VgfModel {
         let mut cache = graph::PipelineCache::new();
         // constants a compute segment binds: uploaded once, by resource
         let mut constant_locals: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut images: Vec<ImageBinding> = Vec::new();
         for s in &vgf.sequence.segments {
             let what = format!("segment `{}`", s.name);
             let module = vgf
@@ -174,16 +185,37 @@ impl VgfModel {
             };
             let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
             let mut slots = Vec::with_capacity(bindings.len());
+            let (mut images_in, mut images_out) = (Vec::new(), Vec::new());
             for (_, b) in bindings {
                 let constant = vgf.constants.iter().find(|c| c.mrt_index == b.mrt_index);
-                slots.push(match constant {
-                    Some(c) => {
+                let resource = vgf.resources.get(b.mrt_index as usize);
+                slots.push(match (constant, resource) {
+                    (Some(c), _) => {
                         Slot::Local(*constant_locals.entry(b.mrt_index).or_insert_with(|| {
                             locals.push(ctx.upload(&c.data));
                             locals.len() - 1
                         }))
                     }
-                    None => Slot::Resource(b.mrt_index),
+                    (None, Some(r)) if r.is_image() => {
+                        let i = match images.iter().position(|im| im.mrt == b.mrt_index) {
+                            Some(i) => i,
+                            None => {
+                                images.push(ImageBinding::new(ctx, b.mrt_index, r)?);
+                                images.len() - 1
+                            }
+                        };
+                        let slot = |slots: &[BindingSlot]| {
+                            slots.iter().any(|io| io.mrt_index == b.mrt_index)
+                        };
+                        if slot(&s.inputs) {
+                            images_in.push(i);
+                        }
+                        if slot(&s.outputs) {
+                            images_out.push(i);
+                        }
+                        Slot::Image(i)
+                    }
+                    (None, _) => Slot::Resource(b.mrt_index),
                 });
             }
             let l = pipeline.local_size;
@@ -192,6 +224,8 @@ impl VgfModel {
                 global: [0, 1, 2].map(|i| s.dispatch_shape[i].saturating_mul(l[i])),
                 bindings: slots,
                 pipeline,
+                images_in,
+                images_out,
             });
         }
         let limit = ctx.limits().max_storage_buffer_binding_size;
@@ -225,6 +259,7 @@ impl VgfModel {
             steps,
             locals,
             owners,
+            images,
         })
     }
 
@@ -270,6 +305,10 @@ impl VgfModel {
         }
         let mut rec = ctx.recorder();
         for step in &self.steps {
+            let images = step.bindings.iter().filter_map(|slot| match *slot {
+                Slot::Image(i) => Some(self.images[i].mrt),
+                _ => None,
+            });
             for slot in &step.bindings {
                 if let Slot::Resource(mrt) = *slot {
                     buffers
@@ -277,18 +316,49 @@ impl VgfModel {
                         .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
                 }
             }
+            for mrt in images {
+                buffers
+                    .entry(owner(mrt))
+                    .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
+            }
         }
+        // a texture per image resource for this run
+        let textures = (self.images.iter())
+            .map(|im| {
+                let t = im.texture(ctx)?;
+                let view = t.create_view(&Default::default());
+                Ok((t, view))
+            })
+            .collect::<Result<Vec<_>>>()?;
         for step in &self.steps {
-            let views: Vec<&wgpu::Buffer> = step
+            for &i in &step.images_in {
+                rec.copy_rows(
+                    buffers[&owner(self.images[i].mrt)].raw(),
+                    &textures[i].0,
+                    true,
+                );
+            }
+            let views: Vec<Bound<'_>> = step
                 .bindings
                 .iter()
                 .map(|slot| match *slot {
-                    Slot::Resource(mrt) => buffers[&owner(mrt)].raw(),
-                    Slot::Local(i) => self.locals[i].raw(),
+                    Slot::Resource(mrt) => Bound::Buffer(buffers[&owner(mrt)].raw()),
+                    Slot::Local(i) => Bound::Buffer(self.locals[i].raw()),
+                    Slot::Image(i) => match &self.images[i].sampler {
+                        Some(s) => Bound::Sampled(&textures[i].1, s),
+                        None => Bound::Texture(&textures[i].1),
+                    },
                 })
                 .collect();
             rec.set_label(&step.label);
             rec.dispatch(&step.pipeline, &views, &[], step.global)?;
+            for &i in &step.images_out {
+                rec.copy_rows(
+                    buffers[&owner(self.images[i].mrt)].raw(),
+                    &textures[i].0,
+                    false,
+                );
+            }
         }
         let mut staging = Vec::new();
         for slot in &seq.outputs {

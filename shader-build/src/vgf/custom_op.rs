@@ -314,19 +314,22 @@ fn resources(
         .collect()
 }
 
-const FILTERS: &[(&str, u32)] = &[
+/// `VkFilter` names and values (sampler attributes, `vgf_dump`'s `sampler_config`).
+pub(super) const FILTERS: &[(&str, u32)] = &[
     ("VK_FILTER_NEAREST", 0),
     ("VK_FILTER_LINEAR", 1),
     ("VK_FILTER_CUBIC_IMG", 1_000_015_000),
 ];
-const ADDRESS_MODES: &[(&str, u32)] = &[
+/// `VkSamplerAddressMode` names and values (sampler attributes, `vgf_dump`'s `sampler_config`).
+pub(super) const ADDRESS_MODES: &[(&str, u32)] = &[
     ("VK_SAMPLER_ADDRESS_MODE_REPEAT", 0),
     ("VK_SAMPLER_ADDRESS_MODE_MIRRORED_REPEAT", 1),
     ("VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE", 2),
     ("VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER", 3),
     ("VK_SAMPLER_ADDRESS_MODE_MIRROR_CLAMP_TO_EDGE", 4),
 ];
-const BORDER_COLORS: &[(&str, u32)] = &[
+/// `VkBorderColor` names and values (sampler attributes, `vgf_dump`'s `sampler_config`).
+pub(super) const BORDER_COLORS: &[(&str, u32)] = &[
     ("VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK", 0),
     ("VK_BORDER_COLOR_INT_TRANSPARENT_BLACK", 1),
     ("VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK", 2),

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::custom_op::{ADDRESS_MODES, BORDER_COLORS, FILTERS};
 use super::format::{BindingSlot, Vgf, descriptor_type_name, format_name};
 
 fn slots(slots: &[BindingSlot]) -> Value {
@@ -106,6 +107,19 @@ pub fn dump(vgf: &Vgf) -> Value {
             });
             if let Some(a) = r.alias_group {
                 v["alias_group_id"] = json!(a);
+            }
+            if let Some(c) = r.sampler {
+                let name = |table: &[(&str, u32)], value: u32| {
+                    let found = table.iter().find(|e| e.1 == value).map(|e| e.0);
+                    enum_name(found, value)
+                };
+                v["sampler_config"] = json!({
+                    "address_mode_u": name(ADDRESS_MODES, c.address_mode_u),
+                    "address_mode_v": name(ADDRESS_MODES, c.address_mode_v),
+                    "border_color": name(BORDER_COLORS, c.border_color),
+                    "mag_filter": name(FILTERS, c.mag_filter),
+                    "min_filter": name(FILTERS, c.min_filter),
+                });
             }
             v
         })

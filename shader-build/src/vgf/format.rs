@@ -206,7 +206,7 @@ impl ResourceCategory {
 }
 
 /// Sampler state for a sampled image input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SamplerConfig {
     /// `VkFilter`.
     pub min_filter: u32,
@@ -247,10 +247,21 @@ impl Resource {
             .try_fold(1u64, |n, &d| n.checked_mul(u64::try_from(d).ok()?))
     }
 
-    /// Bytes of the packed tensor, if the format is one fpshader knows.
+    /// Bytes of the packed tensor, if the format is one fpshader knows. An image's format is
+    /// a texel of the shape's last dimension (`[1, H, W, C]` with a C-channel format, as Arm's
+    /// converter writes it), a tensor's one element.
     pub fn byte_size(&self) -> Option<u64> {
-        self.element_count()?
-            .checked_mul(u64::from(format_size(self.vk_format)?))
+        let per = u64::from(format_size(self.vk_format)?);
+        if self.is_image() {
+            let channels = u64::from(format_channels(self.vk_format)?);
+            return (self.element_count()? / channels).checked_mul(per);
+        }
+        self.element_count()?.checked_mul(per)
+    }
+
+    /// Whether shaders bind this resource as an image (storage, sampled or with a sampler).
+    pub fn is_image(&self) -> bool {
+        self.vk_descriptor_type.is_some_and(is_image_descriptor)
     }
 }
 
@@ -269,6 +280,22 @@ pub struct Constant {
 pub const DESCRIPTOR_TYPE_TENSOR_ARM: u32 = 1_000_460_000;
 /// `VK_DESCRIPTOR_TYPE_STORAGE_BUFFER`.
 pub const DESCRIPTOR_TYPE_STORAGE_BUFFER: u32 = 7;
+/// `VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER`.
+pub const DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: u32 = 1;
+/// `VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE`.
+pub const DESCRIPTOR_TYPE_SAMPLED_IMAGE: u32 = 2;
+/// `VK_DESCRIPTOR_TYPE_STORAGE_IMAGE`.
+pub const DESCRIPTOR_TYPE_STORAGE_IMAGE: u32 = 3;
+
+/// Whether a `VkDescriptorType` binds an image.
+pub fn is_image_descriptor(ty: u32) -> bool {
+    matches!(
+        ty,
+        DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+            | DESCRIPTOR_TYPE_SAMPLED_IMAGE
+            | DESCRIPTOR_TYPE_STORAGE_IMAGE
+    )
+}
 
 /// `VkDescriptorType` names and values that custom shaders and VGF files use.
 pub const DESCRIPTOR_TYPES: &[(&str, u32)] = &[
@@ -345,6 +372,14 @@ pub fn format_value(name: &str) -> Option<u32> {
 /// The name of a `VkFormat` value.
 pub fn format_name(value: u32) -> Option<&'static str> {
     FORMATS.iter().find(|(_, v, _)| *v == value).map(|e| e.0)
+}
+
+/// Channels of a `VkFormat` (its component letters: `R32G32B32A32` has 4), if fpshader knows it.
+pub fn format_channels(value: u32) -> Option<u32> {
+    let (name, ..) = FORMATS.iter().find(|(_, v, _)| *v == value)?;
+    let components = name.strip_prefix("VK_FORMAT_")?.split('_').next()?;
+    let n = components.chars().filter(|c| "RGBA".contains(*c)).count() as u32;
+    (n > 0).then_some(n)
 }
 
 /// Bytes per element of a `VkFormat` value (`None` if unknown or undefined).

@@ -268,9 +268,27 @@ fn run_with(args: &RunArgs, opt: RunOptions) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The format of one channel of `format` (`R32G32B32A32_SFLOAT` → `R32_SFLOAT`): an image's
+/// `[…, C]` values are one element per channel, texel after texel.
+fn channel_format(format: u32) -> u32 {
+    use fpshader_build::vgf::{format_name, format_value};
+    let one = format_name(format)
+        .and_then(|name| name.strip_prefix("VK_FORMAT_"))
+        .and_then(|rest| rest.split_once('_'))
+        .and_then(|(components, kind)| {
+            let bits: String = (components.chars().skip(1))
+                .take_while(char::is_ascii_digit)
+                .collect();
+            format_value(&format!("VK_FORMAT_R{bits}_{kind}"))
+        });
+    one.unwrap_or(format)
+}
+
 /// The bytes of `values` as elements of `VkFormat` `format`, or why not: TOSA's element
-/// types (as the converter writes them), and unsigned integers.
+/// types (as the converter writes them), unsigned integers, normalized bytes, and images'
+/// formats channel by channel.
 fn encode(values: &[f32], format: u32) -> Result<Vec<u8>, String> {
+    let format = channel_format(format);
     if let Some(elem) = Elem::from_vk_format(format) {
         let ty = TensorType {
             shape: vec![values.len() as i64],
@@ -281,6 +299,12 @@ fn encode(values: &[f32], format: u32) -> Result<Vec<u8>, String> {
     }
     Ok(match fpshader_build::vgf::format_name(format) {
         Some("VK_FORMAT_R8_UINT") => values.iter().map(|&v| v as u8).collect(),
+        Some("VK_FORMAT_R8_UNORM") => (values.iter())
+            .map(|&v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+            .collect(),
+        Some("VK_FORMAT_R8_SNORM") => (values.iter())
+            .map(|&v| (v.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8)
+            .collect(),
         Some("VK_FORMAT_R32_UINT") => values
             .iter()
             .flat_map(|&v| (v as u32).to_le_bytes())
@@ -296,11 +320,16 @@ fn encode(values: &[f32], format: u32) -> Result<Vec<u8>, String> {
 
 /// The elements of `VkFormat` `format` in `bytes`, as f32 (what the `.npy` files hold).
 fn decode(bytes: &[u8], format: u32) -> Result<Vec<f32>, String> {
+    let format = channel_format(format);
     if let Some(elem) = Elem::from_vk_format(format) {
         return Ok(elem.decode(bytes).into_iter().map(|v| v as f32).collect());
     }
     Ok(match fpshader_build::vgf::format_name(format) {
         Some("VK_FORMAT_R8_UINT") => bytes.iter().map(|&b| f32::from(b)).collect(),
+        Some("VK_FORMAT_R8_UNORM") => bytes.iter().map(|&b| f32::from(b) / 255.0).collect(),
+        Some("VK_FORMAT_R8_SNORM") => (bytes.iter())
+            .map(|&b| (f32::from(b as i8) / 127.0).max(-1.0))
+            .collect(),
         Some("VK_FORMAT_R32_UINT") => bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f32)

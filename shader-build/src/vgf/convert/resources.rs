@@ -7,17 +7,23 @@ use crate::Compiler;
 
 use super::super::format::{
     BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DESCRIPTOR_TYPE_TENSOR_ARM, Module,
-    Resource, ResourceCategory, Segment, Vgf,
+    Resource, ResourceCategory, SamplerConfig, Segment, Vgf,
 };
 use super::super::tosa::{Graph, ValueId};
 use super::ConvertError;
 use super::segments::constant_bytes;
 
-/// How a segment sees a value: a storage buffer (compute) or a tensor (graph).
+/// How a segment sees a value: a storage buffer (compute), a tensor (graph), or an image a
+/// custom shader binds (its descriptor type, texel format and sampler, as its attributes say).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum View {
     Buffer,
     Tensor,
+    Image {
+        descriptor_type: u32,
+        format: u32,
+        sampler: Option<SamplerConfig>,
+    },
 }
 
 /// One conversion in progress: the graph, the file being written and which resource each
@@ -109,30 +115,33 @@ impl Builder<'_> {
             let data = constant_bytes(name, op.attrs.get("values"), ty)?;
             self.constant_segment(name, &data, index)?;
         }
-        let other = match view {
-            View::Buffer => View::Tensor,
-            View::Tensor => View::Buffer,
-        };
-        let alias_group = match self.resource_of.get(&(v, other)) {
-            Some(&r) => {
-                let next = self.next_alias_group();
-                let group = *self.vgf.resources[r as usize]
-                    .alias_group
-                    .get_or_insert(next);
-                Some(group)
-            }
-            None => None,
+        // a value seen in several views: one alias group (one memory, as Arm's converter
+        // writes it)
+        let other = (self.resource_of.iter())
+            .find(|((value, seen), _)| *value == v && *seen != view)
+            .map(|(_, &r)| r);
+        let alias_group = other.map(|r| {
+            let next = self.next_alias_group();
+            *self.vgf.resources[r as usize]
+                .alias_group
+                .get_or_insert(next)
+        });
+        let (descriptor_type, format, sampler) = match view {
+            View::Buffer => (DESCRIPTOR_TYPE_STORAGE_BUFFER, ty.elem.vk_format(), None),
+            View::Tensor => (DESCRIPTOR_TYPE_TENSOR_ARM, ty.elem.vk_format(), None),
+            View::Image {
+                descriptor_type,
+                format,
+                sampler,
+            } => (descriptor_type, format, sampler),
         };
         self.vgf.resources.push(Resource {
-            vk_descriptor_type: Some(match view {
-                View::Buffer => DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                View::Tensor => DESCRIPTOR_TYPE_TENSOR_ARM,
-            }),
-            vk_format: ty.elem.vk_format(),
+            vk_descriptor_type: Some(descriptor_type),
+            vk_format: format,
             category,
             shape: ty.shape.clone(),
             strides: Vec::new(),
-            sampler: None,
+            sampler,
             alias_group,
         });
         self.resource_of.insert((v, view), index);

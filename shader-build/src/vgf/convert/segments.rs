@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 
 use super::super::custom_op;
-use super::super::format::DESCRIPTOR_TYPE_TENSOR_ARM;
 use super::super::format::{
     BindingSlot, DescriptorSetInfo, Module, ModuleCode, ModuleType, Segment,
 };
+use super::super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, is_image_descriptor};
 use super::super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::super::materialize::MaterializeError;
 use super::super::partition;
@@ -174,14 +174,17 @@ pub(super) fn shader_dispatch(
 
 /// How a custom shader op sees its operands and results: a tensor where the attributes bind a
 /// `VK_DESCRIPTOR_TYPE_TENSOR_ARM` (one resource with the graph's view, as Arm's converter
-/// writes it), else a buffer.
+/// writes it), an image where they bind one (its own resource, of the attributes' format and
+/// sampler), else a buffer.
 pub(super) fn shader_views(attrs: &custom_op::ShaderAttrs) -> (Vec<View>, Vec<View>) {
-    let view = |r: &custom_op::ResourceAttr| {
-        if r.descriptor_type == DESCRIPTOR_TYPE_TENSOR_ARM {
-            View::Tensor
-        } else {
-            View::Buffer
-        }
+    let view = |r: &custom_op::ResourceAttr| match r.descriptor_type {
+        DESCRIPTOR_TYPE_TENSOR_ARM => View::Tensor,
+        ty if is_image_descriptor(ty) => View::Image {
+            descriptor_type: ty,
+            format: r.format,
+            sampler: r.sampler,
+        },
+        _ => View::Buffer,
     };
     (
         attrs.inputs.iter().map(view).collect(),
