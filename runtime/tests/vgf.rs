@@ -1024,6 +1024,12 @@ def reference(i):
         a = np.abs(i[0][0])
         t = np.stack([np.stack([a[(y + 2) % 4, min(x + 1, 3)] for x in range(4)]) for y in range(4)])
         return [np.exp(t * 3)[None]]
+    if model == 'image_linear':
+        a = np.abs(i[0][0]).astype(np.float16).astype(np.float64)
+        t = np.stack([np.stack([(a[y, x] + a[y, min(x + 1, 3)]) / 2 for x in range(4)]) for y in range(4)])
+        # the shader's fp16 image rounds 3·t once more (to nearest or toward zero, as Vulkan
+        # lets a device convert), within the fp16 tolerance
+        return [np.exp(t * 3).astype(np.float16)[None]]
     if model == 'fft_chain':
         return [32 * (i[0] + i[1])]
     if model == 'table':
@@ -1037,7 +1043,7 @@ if mode == 'prepare':
             x = rng.integers(-128, 128, shape).astype(np.int8)
         elif model == 'int_ops':
             x = rng.integers(-100000, 100000, shape).astype(np.int32)
-        elif model == 'fp16_ops':
+        elif model in ('fp16_ops', 'image_linear'):
             x = rng.uniform(-1, 1, shape).astype(np.float16)
         else:
             x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -2172,13 +2178,28 @@ void main() {
 }
 ";
 
-/// Custom shaders that bind images (a storage image read, a combined image-sampler with its
-/// sampler state, a storage image written), fed by a model input and by ML ops: the resource
+/// A shader sampling an fp16 image linearly half a texel right of each output texel (the
+/// mean of it and its right neighbour, clamped), writing 3× that into an fp16 storage image.
+const GLSL_IMAGE_LINEAR: &str = "#version 450
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) uniform sampler2D tex;
+layout(set = 0, binding = 1, rgba16f) uniform writeonly image2D outimg;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i >= 16u) return;
+  ivec2 p = ivec2(int(i % 4u), int(i / 4u));
+  imageStore(outimg, p, texture(tex, (vec2(p) + vec2(1.0, 0.5)) / 4.0) * 3.0);
+}
+";
+
+/// Custom shaders that bind images (a storage image read, combined image-samplers with their
+/// sampler state, nearest over fp32 and linear over fp16, storage images written), fed by a
+/// model input and by ML ops: the resource
 /// tables equal Arm's converter's (`vgf_dump`: image descriptor types, RGBA formats, sampler
 /// state, alias groups with the graph's tensors), and both files run in fpshader on every GPU
 /// context as numpy computes. Arm's runner is not run: its scenario template refuses image
-/// resources ("Not implemented descriptor type support"). A filtering sampler and a shape
-/// that is not texels are typed errors at load.
+/// resources ("Not implemented descriptor type support"). A cubic filter and a shape that is
+/// not texels are typed errors at load.
 #[test]
 fn image_shaders_match_arms_converter_and_run() {
     use base64::Engine as _;
@@ -2188,7 +2209,10 @@ fn image_shaders_match_arms_converter_and_run() {
     else {
         return;
     };
-    let attrs = |glsl: &str, input: (&str, Option<serde_json::Value>), output: &str| {
+    let attrs = |glsl: &str,
+                 input: (&str, Option<serde_json::Value>),
+                 output: &str,
+                 image: &str| {
         let words = compiler()
             .compile_str("image", glsl, Default::default())
             .unwrap();
@@ -2202,7 +2226,7 @@ fn image_shaders_match_arms_converter_and_run() {
             m[format!("{key}_vkformat")] = if ty.ends_with("BUFFER") {
                 "VK_FORMAT_R32_SFLOAT".into()
             } else {
-                "VK_FORMAT_R32G32B32A32_SFLOAT".into()
+                image.into()
             };
         }
         if let Some(sampler) = input.1 {
@@ -2216,8 +2240,7 @@ fn image_shaders_match_arms_converter_and_run() {
             "address_mode_v": "VK_SAMPLER_ADDRESS_MODE_REPEAT",
             "border_color": "VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK"})
     };
-    let t = "tensor<1x4x4x4xf32>";
-    let model = |attrs: &serde_json::Value, chained: bool| {
+    let model = |attrs: &serde_json::Value, chained: bool, t: &str| {
         let json = attrs.to_string().replace('\\', "\\\\").replace('"', "\\\"");
         let custom = |x: &str| {
             format!(
@@ -2234,23 +2257,47 @@ fn image_shaders_match_arms_converter_and_run() {
         };
         format!("func.func @main(%arg0: {t}) -> {t} {{\n{body}}}\n")
     };
+    let (f32s, f16s) = ("tensor<1x4x4x4xf32>", "tensor<1x4x4x4xf16>");
+    let (rgba32, rgba16) = (
+        "VK_FORMAT_R32G32B32A32_SFLOAT",
+        "VK_FORMAT_R16G16B16A16_SFLOAT",
+    );
     let storage = attrs(
         GLSL_IMAGE_LOAD,
         ("VK_DESCRIPTOR_TYPE_STORAGE_IMAGE", None),
         "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER",
+        rgba32,
     );
-    let sampled = attrs(
-        GLSL_IMAGE_SAMPLE,
-        (
-            "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
-            Some(sampler("VK_FILTER_NEAREST")),
-        ),
-        "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
-    );
+    let sampled = |glsl: &str, filter: &str, format: &str| {
+        attrs(
+            glsl,
+            (
+                "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
+                Some(sampler(filter)),
+            ),
+            "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
+            format,
+        )
+    };
     let contexts = common::gpu_contexts();
     for (name, mlir) in [
-        ("image_storage", model(&storage, false)),
-        ("image_sampled", model(&sampled, true)),
+        ("image_storage", model(&storage, false, f32s)),
+        (
+            "image_sampled",
+            model(
+                &sampled(GLSL_IMAGE_SAMPLE, "VK_FILTER_NEAREST", rgba32),
+                true,
+                f32s,
+            ),
+        ),
+        (
+            "image_linear",
+            model(
+                &sampled(GLSL_IMAGE_LINEAR, "VK_FILTER_LINEAR", rgba16),
+                true,
+                f16s,
+            ),
+        ),
     ] {
         let dir = common::scratch();
         std::fs::write(dir.join("m.mlir"), &mlir).unwrap();
@@ -2279,18 +2326,11 @@ fn image_shaders_match_arms_converter_and_run() {
         let runs = run_in_fpshader(&contexts, &dir, name, &["ours", "arm"], &inputs);
         println!("{name}:\n{}", numpy(&python, &dir, name, "check", &runs));
     }
-    // typed errors at load: a filtering sampler, a shape that is not rows of RGBA texels
-    let linear = attrs(
-        GLSL_IMAGE_SAMPLE,
-        (
-            "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
-            Some(sampler("VK_FILTER_LINEAR")),
-        ),
-        "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
-    );
-    let graph = tosa::mlir::parse("linear", &model(&linear, true)).unwrap();
+    // typed errors at load: a cubic filter, a shape that is not rows of RGBA texels
+    let cubic = sampled(GLSL_IMAGE_SAMPLE, "VK_FILTER_CUBIC_IMG", rgba32);
+    let graph = tosa::mlir::parse("cubic", &model(&cubic, true, f32s)).unwrap();
     let file = vgf::write(&with_graphs(&graph));
-    let three = model(&storage, false).replace("1x4x4x4", "1x4x4x3");
+    let three = model(&storage, false, f32s).replace("1x4x4x4", "1x4x4x3");
     let graph = tosa::mlir::parse("three", &three).unwrap();
     let wrong_shape = vgf::write(&compute_only(&graph));
     for ctx in &contexts {
@@ -2299,7 +2339,7 @@ fn image_shaders_match_arms_converter_and_run() {
             .unwrap()
             .to_string();
         assert!(
-            err.contains("image resource") && err.contains("nearest only"),
+            err.contains("image resource 2: filter 1000015000 (cubic)"),
             "{err}"
         );
         let err = VgfModel::load(ctx, &wrong_shape, &Default::default())

@@ -114,6 +114,9 @@ fn wanted_features() -> wgpu::Features {
         | wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES
         // VK_KHR_cooperative_matrix for the tensor-core GEMM (passthrough SPIR-V only)
         | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX
+        // VGF custom shaders' samplers: linear filtering of fp32 images, clamp to border
+        | wgpu::Features::FLOAT32_FILTERABLE
+        | wgpu::Features::ADDRESS_MODE_CLAMP_TO_BORDER
 }
 
 impl Context {

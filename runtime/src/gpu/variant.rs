@@ -112,7 +112,7 @@ impl Context {
                 remember(&p);
                 return Ok(p);
             }
-            match self.create_pipeline(&module.name, v, spec) {
+            match self.create_pipeline(&module.name, v, spec, &[]) {
                 Ok(p) => {
                     let p = Arc::new(p);
                     if let Ok(mut cache) = self.pipelines.lock() {
@@ -131,6 +131,18 @@ impl Context {
     /// A pipeline for SPIR-V that arrives at run time (a VGF module, a user's binary): reflected,
     /// run with the local size it declares. Not cached: keep the `Arc`.
     pub fn pipeline_from_spirv(&self, name: &str, words: &[u32]) -> Result<Arc<Pipeline>> {
+        self.pipeline_from_spirv_filtering(name, words, &[])
+    }
+
+    /// [`Context::pipeline_from_spirv`] whose sampled images at the bindings `filtered` are
+    /// read through filtering samplers (linear filtering; their textures must be of a
+    /// filterable format). Other sampled images, as everywhere else, are non-filtering.
+    pub fn pipeline_from_spirv_filtering(
+        &self,
+        name: &str,
+        words: &[u32],
+        filtered: &[u32],
+    ) -> Result<Arc<Pipeline>> {
         let reflection =
             fpshader_build::reflect::reflect(words).map_err(fpshader_build::Error::from)?;
         let local_size = reflection.local_size.default_size();
@@ -143,7 +155,8 @@ impl Context {
             values: Vec::new(),
             local_size,
         };
-        self.create_pipeline(name, &variant, &spec).map(Arc::new)
+        self.create_pipeline(name, &variant, &spec, filtered)
+            .map(Arc::new)
     }
 
     fn cached(&self, key: &PipelineKey) -> Option<Arc<Pipeline>> {
@@ -155,6 +168,7 @@ impl Context {
         shader: &str,
         v: &ShaderVariant,
         spec: &Specialization,
+        filtered: &[u32],
     ) -> Result<Pipeline> {
         let r = &v.reflection;
         // shaders that declare no size (glslang writes 1,1,1) get ncnn's default of 64 invocations
@@ -203,7 +217,8 @@ impl Context {
             }
             let (slot, ty) = match b {
                 None => (Slot::Gap, storage(true)),
-                Some(b) => layout_entry(b).map_err(|m| fail(format!("binding {n}: {m}")))?,
+                Some(b) => layout_entry(b, filtered.contains(&n))
+                    .map_err(|m| fail(format!("binding {n}: {m}")))?,
             };
             slots.push(slot);
             entries.push(wgpu::BindGroupLayoutEntry {
@@ -215,10 +230,15 @@ impl Context {
         }
         for &(texture, ref sampler) in &split.samplers {
             slots.push(Slot::Sampler(Some(texture)));
+            let filtering = if filtered.contains(&texture) {
+                wgpu::SamplerBindingType::Filtering
+            } else {
+                wgpu::SamplerBindingType::NonFiltering
+            };
             entries.push(wgpu::BindGroupLayoutEntry {
                 binding: *sampler,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::NonFiltering),
+                ty: wgpu::BindingType::Sampler(filtering),
                 count: None,
             });
         }
@@ -289,7 +309,10 @@ impl Context {
 }
 
 /// The layout of one declared binding.
-fn layout_entry(b: &Binding) -> std::result::Result<(Slot, wgpu::BindingType), String> {
+fn layout_entry(
+    b: &Binding,
+    filterable: bool,
+) -> std::result::Result<(Slot, wgpu::BindingType), String> {
     let dim = || match b.image_dim {
         Some(ImageDim::D1) => Ok(wgpu::TextureViewDimension::D1),
         Some(ImageDim::D2) => Ok(wgpu::TextureViewDimension::D2),
@@ -312,13 +335,13 @@ fn layout_entry(b: &Binding) -> std::result::Result<(Slot, wgpu::BindingType), S
                 min_binding_size: None,
             },
         ),
-        // image loads are texel fetches: any float format, no filtering
+        // image loads are texel fetches: any float format, no filtering (unless asked for)
         DescriptorKind::CombinedImageSampler | DescriptorKind::SampledImage => {
             let dim = dim()?;
             (
                 Slot::Declared(Kind::Texture(dim)),
                 wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    sample_type: wgpu::TextureSampleType::Float { filterable },
                     view_dimension: dim,
                     multisampled: false,
                 },

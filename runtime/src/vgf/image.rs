@@ -24,6 +24,8 @@ pub(super) struct ImageBinding {
     storage: bool,
     /// The sampler of a sampled image, from the resource's sampler state.
     pub(super) sampler: Option<wgpu::Sampler>,
+    /// Whether that sampler filters linearly (its binding must be a filtering one).
+    pub(super) filters: bool,
 }
 
 /// The texel formats an image resource may have: floats and normalized bytes, which the
@@ -74,9 +76,20 @@ impl ImageBinding {
                 format!("{w} × {h} texels: each side must be 1 to {max}"),
             ));
         };
-        let sampler = match (r.vk_descriptor_type, r.sampler) {
-            (Some(DESCRIPTOR_TYPE_STORAGE_IMAGE), _) => None,
-            (_, config) => Some(sampler(ctx, &what, config)?),
+        let (sampler, filters) = match (r.vk_descriptor_type, r.sampler) {
+            (Some(DESCRIPTOR_TYPE_STORAGE_IMAGE), _) => (None, false),
+            (_, config) => {
+                let (s, filters) = sampler(ctx, &what, config)?;
+                let filterable = (format.guaranteed_format_features(ctx.features()).flags)
+                    .contains(wgpu::TextureFormatFeatureFlags::FILTERABLE);
+                if filters && !filterable {
+                    return Err(problem(
+                        what,
+                        format!("linear filtering of {name}, which this device cannot filter"),
+                    ));
+                }
+                (Some(s), filters)
+            }
         };
         Ok(ImageBinding {
             mrt,
@@ -88,6 +101,7 @@ impl ImageBinding {
             },
             storage: r.vk_descriptor_type == Some(DESCRIPTOR_TYPE_STORAGE_IMAGE),
             sampler,
+            filters,
         })
     }
 
@@ -119,9 +133,13 @@ impl ImageBinding {
     }
 }
 
-/// The sampler of a sampled image: nearest filtering (the runtime binds non-filtering
-/// samplers), the address modes and border colour of `config` (clamp to edge without one).
-fn sampler(ctx: &Context, what: &str, config: Option<SamplerConfig>) -> Result<wgpu::Sampler> {
+/// The sampler of a sampled image (and whether it filters linearly): the filters, address
+/// modes and border colour of `config` (nearest and clamp to edge without one).
+fn sampler(
+    ctx: &Context,
+    what: &str,
+    config: Option<SamplerConfig>,
+) -> Result<(wgpu::Sampler, bool)> {
     let c = config.unwrap_or(SamplerConfig {
         min_filter: 0,
         mag_filter: 0,
@@ -129,13 +147,15 @@ fn sampler(ctx: &Context, what: &str, config: Option<SamplerConfig>) -> Result<w
         address_mode_v: 2,
         border_color: 0,
     });
-    if c.min_filter != 0 || c.mag_filter != 0 {
-        return Err(problem(
+    let filter = |f: u32| match f {
+        0 => Ok(wgpu::FilterMode::Nearest),
+        1 => Ok(wgpu::FilterMode::Linear),
+        _ => Err(problem(
             what,
-            "linear or cubic filtering: fpshader samples images nearest only (its sampler \
-             bindings are non-filtering, which every float format allows)",
-        ));
-    }
+            format!("filter {f} (cubic) is not one wgpu has"),
+        )),
+    };
+    let (min, mag) = (filter(c.min_filter)?, filter(c.mag_filter)?);
     let mode = |m: u32| match m {
         0 => Ok(wgpu::AddressMode::Repeat),
         1 => Ok(wgpu::AddressMode::MirrorRepeat),
@@ -168,11 +188,15 @@ fn sampler(ctx: &Context, what: &str, config: Option<SamplerConfig>) -> Result<w
     };
     let (u, v) = (mode(c.address_mode_u)?, mode(c.address_mode_v)?);
     let clamped = [u, v].contains(&wgpu::AddressMode::ClampToBorder);
-    Ok(ctx.device.create_sampler(&wgpu::SamplerDescriptor {
+    let sampler = ctx.device.create_sampler(&wgpu::SamplerDescriptor {
         label: Some("fpshader VGF sampler"),
         address_mode_u: u,
         address_mode_v: v,
+        min_filter: min,
+        mag_filter: mag,
         border_color: clamped.then_some(border),
         ..Default::default()
-    }))
+    });
+    let filters = [min, mag].contains(&wgpu::FilterMode::Linear);
+    Ok((sampler, filters))
 }

@@ -183,27 +183,41 @@ impl VgfModel {
             } else {
                 words
             };
-            let pipeline = ctx.pipeline_from_spirv(&module.name, &words)?;
+            // the images the shader binds, each resource's made once per model
+            let mut image_at = Vec::with_capacity(bindings.len());
+            for (_, b) in &bindings {
+                let r = vgf.resources.get(b.mrt_index as usize);
+                image_at.push(match r.filter(|r| r.is_image()) {
+                    None => None,
+                    Some(_) if vgf.constants.iter().any(|c| c.mrt_index == b.mrt_index) => None,
+                    Some(r) => Some(match images.iter().position(|im| im.mrt == b.mrt_index) {
+                        Some(i) => i,
+                        None => {
+                            images.push(ImageBinding::new(ctx, b.mrt_index, r)?);
+                            images.len() - 1
+                        }
+                    }),
+                });
+            }
+            // sampled images whose samplers filter take filtering bindings (the pipeline's
+            // binding numbers: set 0's, or the folded order)
+            let filtered: Vec<u32> = (bindings.iter().zip(&image_at).enumerate())
+                .filter(|(_, (_, im))| im.is_some_and(|i| images[i].filters))
+                .map(|(k, ((_, b), _))| if several_sets { k as u32 } else { b.binding })
+                .collect();
+            let pipeline = ctx.pipeline_from_spirv_filtering(&module.name, &words, &filtered)?;
             let mut slots = Vec::with_capacity(bindings.len());
             let (mut images_in, mut images_out) = (Vec::new(), Vec::new());
-            for (_, b) in bindings {
+            for ((_, b), image) in bindings.into_iter().zip(image_at) {
                 let constant = vgf.constants.iter().find(|c| c.mrt_index == b.mrt_index);
-                let resource = vgf.resources.get(b.mrt_index as usize);
-                slots.push(match (constant, resource) {
+                slots.push(match (constant, image) {
                     (Some(c), _) => {
                         Slot::Local(*constant_locals.entry(b.mrt_index).or_insert_with(|| {
                             locals.push(ctx.upload(&c.data));
                             locals.len() - 1
                         }))
                     }
-                    (None, Some(r)) if r.is_image() => {
-                        let i = match images.iter().position(|im| im.mrt == b.mrt_index) {
-                            Some(i) => i,
-                            None => {
-                                images.push(ImageBinding::new(ctx, b.mrt_index, r)?);
-                                images.len() - 1
-                            }
-                        };
+                    (None, Some(i)) => {
                         let slot = |slots: &[BindingSlot]| {
                             slots.iter().any(|io| io.mrt_index == b.mrt_index)
                         };
@@ -215,7 +229,7 @@ impl VgfModel {
                         }
                         Slot::Image(i)
                     }
-                    (None, _) => Slot::Resource(b.mrt_index),
+                    (None, None) => Slot::Resource(b.mrt_index),
                 });
             }
             let l = pipeline.local_size;
