@@ -969,3 +969,38 @@ fn every_image_function_in_every_class() {
         }
     }
 }
+
+/// A shader declaring more workgroup memory than the device allows is refused when its
+/// pipeline is made, with both sizes, on every path (a driver may hang on such a pipeline
+/// instead of failing); one within the bound is made.
+#[test]
+fn shared_memory_over_the_device_limit_is_a_typed_error() {
+    let compiler = fpshader_build::Compiler::new(fpshader_build::Settings::default()).unwrap();
+    let shader = |floats: u32| {
+        let glsl = format!(
+            "#version 450\nlayout(local_size_x = 64) in;\n\
+             layout(binding = 0) buffer B {{ float b[]; }};\n\
+             shared float big[{floats}];\nshared vec4 small[4];\n\
+             void main() {{ uint i = gl_LocalInvocationID.x; big[i] = b[i]; small[i % 4u] = vec4(1.0);\n\
+             barrier(); b[i] = big[63u - i] + small[0].x; }}\n"
+        );
+        compiler
+            .compile_str("shared", &glsl, Default::default())
+            .unwrap()
+    };
+    for ctx in contexts() {
+        let limit = ctx.limits().max_compute_workgroup_storage_size;
+        let floats = limit / 4 + 1;
+        let err = ctx
+            .pipeline_from_spirv("too_big", &shader(floats))
+            .err()
+            .unwrap()
+            .to_string();
+        let want = format!(
+            "it declares {} bytes of workgroup memory; the device allows {limit}",
+            u64::from(floats) * 4 + 64
+        );
+        assert!(err.contains(&want), "{}: {err}", ctx.describe());
+        ctx.pipeline_from_spirv("fits", &shader(64)).unwrap();
+    }
+}

@@ -308,3 +308,26 @@ fn corrupted_modules_never_panic() {
     }
     assert!(checked > 9000);
 }
+
+/// Workgroup memory is the sum of the `shared` variables' sizes, a spec-constant-sized array at
+/// its length's default.
+#[test]
+fn workgroup_memory_sums_the_shared_variables() {
+    let words = compile(
+        TargetEnv::Vulkan1_1,
+        "#version 450\nlayout(local_size_x = 16) in;\nlayout(binding = 0) buffer B { float b[]; };\n\
+         shared vec4 tile[64];\nshared float sums[10];\nshared uint flag;\n\
+         void main() { uint i = gl_LocalInvocationID.x; tile[i] = vec4(b[i]); sums[i % 10u] = 1.0; flag = 1u;\n\
+         barrier(); b[i] = tile[15u - i].x + sums[0] + float(flag); }\n",
+    );
+    assert_eq!(
+        fpshader_build::reflect::workgroup_memory(&words).unwrap(),
+        Some(64 * 16 + 10 * 4 + 4)
+    );
+    // `shared float tile[count]`, `count` 4 by default
+    let spec = compile(TargetEnv::Vulkan1_1, HAND_WRITTEN);
+    assert_eq!(
+        fpshader_build::reflect::workgroup_memory(&spec).unwrap(),
+        Some(16)
+    );
+}

@@ -196,6 +196,17 @@ impl Context {
             variant: v.options.name(),
             message,
         };
+        // shared memory over the device's bound can hang a driver at pipeline creation (seen on
+        // NVIDIA) instead of failing: refuse it here, from the specialized module's sizes
+        let shared =
+            fpshader_build::reflect::workgroup_memory(&words).map_err(|e| fail(e.to_string()))?;
+        let limit = self.limits().max_compute_workgroup_storage_size;
+        if let Some(bytes) = shared.filter(|&b| b > u64::from(limit)) {
+            return Err(fail(format!(
+                "it declares {bytes} bytes of workgroup memory; the device allows {limit}"
+            ))
+            .into());
+        }
         let first_free = r.bindings.iter().map(|b| b.binding + 1).max().unwrap_or(0);
         let split = samplers::split(&words, first_free).map_err(|e| fail(e.to_string()))?;
         let words = match self.path() {

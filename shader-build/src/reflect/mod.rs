@@ -63,6 +63,30 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
     Module::parse(words)?.reflection()
 }
 
+/// Bytes of workgroup (shared) memory the module declares: the sizes of its `Workgroup`
+/// variables, arrays at their lengths as the module gives them (a specialized module's, the
+/// specialized ones), `None` where a length is computed by `OpSpecConstantOp` and cannot be
+/// known without evaluating it. A device bounds it by `maxComputeSharedMemorySize`; a pipeline
+/// over the bound may hang a driver instead of failing, so the runtime checks it first.
+pub fn workgroup_memory(words: &[u32]) -> Result<Option<u64>, ReflectError> {
+    const WORKGROUP: u32 = spirv::StorageClass::Workgroup as u32;
+    let m = Module::parse(words)?;
+    let mut total = 0u64;
+    for &(_, ptr_ty, class) in &m.variables {
+        if class != WORKGROUP {
+            continue;
+        }
+        let Some(Type::Pointer { pointee }) = m.types.get(&ptr_ty) else {
+            continue;
+        };
+        match m.size_of(*pointee, None) {
+            Some(size) if size > 0 => total += u64::from(size),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(total))
+}
+
 /// The element scalar of each storage buffer, as `(set, binding, scalar)`: the component type
 /// of the block's last member (its data array, through arrays and vectors). This is what a
 /// TOSA custom op's `_vkformat` describes.
