@@ -1,4 +1,4 @@
-// Copies with an index map, pack1 buffer blobs in and out, over the four axes of GPU mats
+// Copies with an index map, pack1 buffer blobs out (in too, but for mode 0's), over the four axes of GPU mats
 // (x = w, y = h, z = d, w = c: a 4-D mat's rows are d slabs of h; other mats have d = 1):
 // each invocation writes one output value, read from the input position the specialization
 // constant `mode` maps it to:
@@ -6,7 +6,9 @@
 //   output coordinate perm_k plus off_k; out of range, `border` says what is written:
 //   0 the constant `value`, 1 the nearest edge value, 2 the value mirrored at the edge,
 //   3 the output channel's own constant (Padding's per-channel values, binding 2; `value`
-//   for channels past the first `nconst`).
+//   for channels past the first `nconst`). The source may be packed (`pack` values of a
+//   channel pack side by side, read through its scalar view; Permute's input as it comes):
+//   its channel coordinate counts single channels.
 // - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
 //   apart on each side.
 // - 2 (channel shuffle): output channel k reads input channel (k % group) * (c / group)
@@ -105,7 +107,7 @@ void main()
         sx = fold(o[p.perm_x] + p.off_x, p.w);
         const int y = fold(o[p.perm_y] + p.off_y, p.h);
         const int z = fold(o[p.perm_z] + p.off_z, p.d);
-        sz = fold(o[p.perm_w] + p.off_w, p.c);
+        sz = fold(o[p.perm_w] + p.off_w, p.c * p.pack);
         sy = (y < 0 || z < 0) ? -1 : z * p.h + y;
     }
 
@@ -123,6 +125,9 @@ void main()
     }
     else
     {
-        buffer_cp1(top_blob_data, gi, bottom_blob_data, sz * p.cstep + sy * p.w + sx);
+        // a packed source (mode 0): channel sz is lane sz % pack of its pack's values
+        const int pk = mode == 0 ? p.pack : 1;
+        const int si = ((sz / pk) * p.cstep + sy * p.w + sx) * pk + sz % pk;
+        buffer_cp1(top_blob_data, gi, bottom_blob_data, si);
     }
 }

@@ -373,6 +373,10 @@ impl Layer for BinaryOp {
             vulkan_inplace_new: true,
             vulkan: true,
             vulkan_packing: true,
+            // a shader per pack: the operands keep the largest one's pack (the net repacks a
+            // broadcast operand to it, not the map to the operand's)
+            vulkan_any_packing: true,
+            vulkan_same_packing: true,
             vulkan_images: true,
             vulkan_4d: true,
             // equal layouts run over the stored values; broadcasts unpack

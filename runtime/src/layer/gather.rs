@@ -128,7 +128,14 @@ impl Gather {
         })
     }
 
-    /// Records gathering pack1 `bottom` into a new pack1 `dims`-D mat of extents `[w, h, d, c]`
+    /// Whether a shift map reads packed inputs (through their scalar views: fp32, or fp16
+    /// storage, where packed and pack1 mats hold the same scalars).
+    pub fn takes_packed(&self) -> bool {
+        StorageFormat::scalar_views(self.pipeline.options)
+    }
+
+    /// Records gathering pack1 `bottom` (packed too, for a shift map where
+    /// [`Gather::takes_packed`]) into a new pack1 `dims`-D mat of extents `[w, h, d, c]`
     /// along the four GPU mat axes.
     pub fn record(
         &self,
@@ -138,7 +145,8 @@ impl Gather {
         space: [usize; 4],
         map: GatherMap,
     ) -> Result<GpuMat> {
-        if bottom.elempack != 1 || map.mode() != self.mode {
+        let packed_ok = matches!(map, GatherMap::Shift { .. }) && self.takes_packed();
+        if (bottom.elempack != 1 && !packed_ok) || map.mode() != self.mode {
             return Err(TensorError::VariantStorage {
                 shader: "gather".into(),
                 variant: format!("mode {}", self.mode),
@@ -147,7 +155,7 @@ impl Gather {
             }
             .into());
         }
-        if StorageFormat::of(self.pipeline.options, 1) != bottom.format {
+        if StorageFormat::of(self.pipeline.options, bottom.elempack) != bottom.format {
             return Err(TensorError::VariantStorage {
                 shader: "gather".into(),
                 variant: self.pipeline.options.name(),
@@ -174,7 +182,7 @@ impl Gather {
                 perm,
                 offset,
                 value,
-            } => (perm, offset, value, 1, 1),
+            } => (perm, offset, value, 1, bottom.elempack),
             GatherMap::Reshape => ([0, 1, 2, 3], [0; 4], 0.0, 1, 1),
             GatherMap::Shuffle { group, pack } => {
                 ([0, 1, 2, 3], [0; 4], 0.0, group.max(1), pack.max(1))

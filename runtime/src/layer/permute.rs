@@ -65,7 +65,11 @@ pub struct Permute {
 
 impl Layer for Permute {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
+        // a packed input is read where it lies (its scalar view), so no repacking before
+        match &self.gpu {
+            Some(g) if g.takes_packed() => Support::ONE_BLOB.gpu(true).gpu_any_packing().gpu_4d(),
+            gpu => Support::ONE_BLOB.gpu_pack1(gpu.is_some()).gpu_4d(),
+        }
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {

@@ -49,7 +49,9 @@ impl Extractor<'_> {
 
     /// The layout each GPU input of `l` is converted to: its elempack (within the layer's
     /// packs, one for all where `vulkan_same_packing`), and whether pack1 channels are padded
-    /// to pack4 (`vulkan_pad_to_pack4`).
+    /// to pack4 (`vulkan_pad_to_pack4`). A layer taking any packing keeps a device blob's pack;
+    /// a blob still on the host is packed as a packed layer would take it (the upload converts
+    /// anyway), and with several inputs all take the largest one's pack where it fits them.
     fn gpu_layouts(
         &self,
         l: &NetLayer,
@@ -58,24 +60,43 @@ impl Extractor<'_> {
     ) -> Vec<(usize, bool)> {
         let s = l.support;
         let packs = l.layer.gpu_packs(shapes).unwrap_or(s.vulkan_packs);
-        let mut layouts: Vec<(usize, bool)> = l
-            .bottoms
-            .iter()
-            .zip(shapes)
-            .map(|(&b, &(dims, shape))| {
-                let current = self.current_pack(b);
-                let channels = crate::layer::view::channels(dims, shape);
-                let pack = convert::gpu_elempack(current, channels, s, packs, opt);
-                let pad = pack == 1 && s.vulkan_pad_to_pack4 && !channels.is_multiple_of(4);
-                (pack, pad)
+        let packed = crate::layer::Support {
+            vulkan_any_packing: false,
+            ..s
+        };
+        let channels: Vec<usize> = (shapes.iter())
+            .map(|&(dims, shape)| crate::layer::view::channels(dims, shape))
+            .collect();
+        let mut chosen: Vec<usize> = (l.bottoms.iter().zip(&channels))
+            .map(|(&b, &c)| match self.gpu[b] {
+                Some(_) => convert::gpu_elempack(self.current_pack(b), c, s, packs, opt),
+                None => convert::gpu_elempack(1, c, packed, packs, opt),
             })
             .collect();
-        if s.vulkan_same_packing
-            && let Some(least) = layouts.iter().map(|(p, _)| *p).min()
-        {
-            layouts.iter_mut().for_each(|(p, _)| *p = least);
+        if s.vulkan_any_packing && s.vulkan_same_packing && shapes.len() > 1 {
+            match largest_pack(shapes, &chosen, &channels, packs) {
+                Some(pack) => chosen.iter_mut().for_each(|p| *p = pack),
+                // each as a packed layer's input, then the least of those (below)
+                None => {
+                    for (p, &c) in chosen.iter_mut().zip(&channels) {
+                        *p = convert::gpu_elempack(*p, c, packed, packs, opt);
+                    }
+                }
+            }
         }
-        layouts
+        if s.vulkan_same_packing
+            && let Some(least) = chosen.iter().copied().min()
+        {
+            chosen.iter_mut().for_each(|p| *p = least);
+        }
+        (chosen.into_iter().zip(&channels))
+            .map(|(pack, &c)| {
+                (
+                    pack,
+                    pack == 1 && s.vulkan_pad_to_pack4 && !c.is_multiple_of(4),
+                )
+            })
+            .collect()
     }
 
     /// The GPU mat of blob `b` in layout `(pack, pad)` for a reader: uploaded if it is only on
@@ -182,4 +203,24 @@ impl Extractor<'_> {
         }
         Ok(())
     }
+}
+
+/// For a layer taking any packing, one pack for all its inputs: the pack of the largest input
+/// (in `chosen`, the widest among equals), where every input's channels and the layer's packs
+/// allow it. A small operand (a broadcast vector, a constant) then follows the feature map
+/// instead of the map being repacked for it.
+fn largest_pack(
+    shapes: &[(u8, [usize; 4])],
+    chosen: &[usize],
+    channels: &[usize],
+    packs: crate::layer::Packs,
+) -> Option<usize> {
+    let elements = |(_, s): &(u8, [usize; 4])| s.iter().product::<usize>();
+    let most = shapes.iter().map(elements).max()?;
+    let pack = (shapes.iter().zip(chosen))
+        .filter(|(s, _)| elements(s) == most)
+        .map(|(_, &p)| p)
+        .max()?;
+    let fits = channels.iter().all(|c| c.is_multiple_of(pack));
+    (fits && packs.contains(pack)).then_some(pack)
 }
