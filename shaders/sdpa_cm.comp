@@ -5,19 +5,19 @@
 // fp16 × fp16 summed in fp32; the scores stay fp32 in shared memory.
 //
 // A workgroup of 4 subgroups (of 32) takes 64 query rows of one head, 16 per subgroup, their
-// Q fragments held in registers for the whole run. A KHR accumulator's elements cannot be told
-// apart by row, so the output cannot be rescaled row by row as a running maximum grows (the
-// online softmax of sdpa.comp): two passes over the keys instead. The first finds each row's
-// maximum and sum of exponentials (its scores product and a fold per block), the second turns
-// each block's scores into final probabilities (fp16, through shared memory) and multiplies
-// them by the block's values into the output accumulators, which never leave registers until
-// the end. The scores product runs twice: on tensor cores the cheaper trade.
-// Per block of BC keys (64, or 32 where a head is wider than 64), K (and V) are staged in
+// Q fragments held in registers for the whole run. One pass over the keys with the online
+// softmax of sdpa.comp: per block, the scores product into a scratch of the subgroup's own,
+// where two lanes per row read it, raise the row's running maximum (their halves combined by a
+// shuffle) and turn the scores into unnormalized probabilities (fp16, through shared memory);
+// the probabilities times the block's values land in fresh accumulators that go through the
+// same scratch into the output, which each lane holds in registers as its row's half of every
+// 16-column block (a KHR accumulator's elements cannot be told apart by row, so the running
+// output cannot be rescaled row by row inside one: it lives outside them), rescaled by the
+// change of the maximum and then added to. The sums of exponentials divide it at the end.
+// Per block of BC keys (64, or 32 where a head is wider than 64), K and V are staged in
 // shared memory by the whole workgroup, rows padded by 16 bytes off the bank period, the next
-// block's loads issued into registers before this one is multiplied (179 → 90 µs for 16
-// heads × 1024 × 64 on an H200, with the scores read back as vec4); each
-// subgroup writes its 16 × BC scores to a scratch of its own, where two lanes per row read
-// them. Keys past `dst` and query rows past `src` read zeros and are never written.
+// block's loads issued into registers before this one is multiplied. Keys past `dst` and
+// query rows past `src` read zeros and are never written.
 // Dispatch: global [128, ceil(src / 64), heads].
 #version 450
 
@@ -173,24 +173,6 @@ DEFINE_FETCH(fetch_v, v_data)
     } \
 }
 
-// Output accumulator jd of the subgroup's rows through its score scratch.
-void write_out(FRAG_C o, int jd, int sg, int lane, int row0, int obase)
-{
-    coopMatStore(o, scores, sg * 16 * LDS, LDS, gl_CooperativeMatrixLayoutRowMajor);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    for (int e = lane; e < 256; e += 32)
-    {
-        const int r = e / 16;
-        const int c = e % 16;
-        const int row = row0 + sg * 16 + r;
-        if (row < p.src)
-            buffer_st1(out_data, obase + row * p.out_rs + jd * 16 + c, afp(scores[(sg * 16 + r) * LDS + c / 4][c % 4]));
-    }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-}
-
 void main()
 {
     const int t = int(gl_LocalInvocationID.x);
@@ -224,52 +206,24 @@ void main()
         barrier();
     }
 
-    // lane's row of the subgroup's 16 and its half of each block's columns
+    // lane's row of the subgroup's 16, its half of each block's scores and of each 16 output
+    // columns
     const int r = lane / 2;
-    const int c_first = (lane % 2) * (BC / 2);
+    const int side = lane % 2;
+    const int c_first = side * (BC / 2);
     const int row = row0 + sg * 16 + r;
 
-    // first pass: the row's maximum and sum of exponentials, per lane, then per row; each
-    // block's keys fetched while the previous one is scored
-    float m = -3.402823466e+38;
+    const float lowest = -3.402823466e+38;
+    float m = lowest;
     float l = 0.f;
-    uvec4 next_k[4];
-    [[unroll]] for (int u = 0; u < 4; u++)
-        next_k[u] = fetch_k(t, bk, 0, u);
-    for (int j0 = 0; j0 < p.dst; j0 += BC)
+    // the row's output: 8 columns (two 4-vectors) of each 16-column block jd
+    vec4 o[8][2];
+    [[unroll]] for (int jd = 0; jd < 8; jd++)
     {
-        [[unroll]] for (int u = 0; u < 4; u++)
-            STAGE_GROUP(tile_k, bk, u, next_k[u]);
-        barrier();
-        [[unroll]] for (int u = 0; u < 4; u++)
-            next_k[u] = fetch_k(t, bk, j0 + BC, u);
-        SCORE_BLOCK();
-        vec4 v[8];
-        int valid;
-        READ_SCORES(v, valid);
-        float bm = m;
-        [[unroll]] for (int u = 0; u < 8; u++)
-            if (u < BC / 8)
-                bm = max(bm, max(max(v[u].x, v[u].y), max(v[u].z, v[u].w)));
-        vec4 sum = vec4(0.f);
-        [[unroll]] for (int u = 0; u < 8; u++)
-            if (u < BC / 8)
-                sum += exp(v[u] - bm);
-        // keys past dst add exp(lowest - bm), 0 unless the lane has seen no key yet (bm is the
-        // lowest too): count only the valid ones then
-        const float block_sum = bm == -3.402823466e+38 ? 0.f : (sum.x + sum.y) + (sum.z + sum.w);
-        l = l * exp(m - bm) + block_sum;
-        m = bm;
-        barrier();
+        o[jd][0] = vec4(0.f);
+        o[jd][1] = vec4(0.f);
     }
-    const float row_max = max(m, subgroupShuffleXor(m, 1));
-    const float part = l * exp(m - row_max);
-    const float inv_sum = 1.f / (part + subgroupShuffleXor(part, 1));
-
-    // second pass: probabilities times values, the next block fetched while one is multiplied
-    FRAG_C o[8];
-    [[unroll]] for (int i = 0; i < 8; i++)
-        o[i] = FRAG_C(0.f);
+    uvec4 next_k[4];
     uvec4 next_v[4];
     [[unroll]] for (int u = 0; u < 4; u++)
     {
@@ -293,46 +247,87 @@ void main()
         vec4 v[8];
         int valid;
         READ_SCORES(v, valid);
+        // the row's new maximum, from both lanes' halves
+        float bm = lowest;
         [[unroll]] for (int u = 0; u < 8; u++)
             if (u < BC / 8)
-                probs[(sg * 16 + r) * LDP + c_first / 4 + u] = f16vec4(exp(v[u] - row_max) * inv_sum);
+                bm = max(bm, max(max(v[u].x, v[u].y), max(v[u].z, v[u].w)));
+        const float mn = max(m, max(bm, subgroupShuffleXor(bm, 1)));
+        const float alpha = exp(m - mn);
+        // a row that has seen no key yet (every score the lowest) takes nothing from the block
+        vec4 sum = vec4(0.f);
+        [[unroll]] for (int u = 0; u < 8; u++)
+        {
+            if (u < BC / 8)
+            {
+                const vec4 pr = mn == lowest ? vec4(0.f) : exp(v[u] - mn);
+                sum += pr;
+                probs[(sg * 16 + r) * LDP + c_first / 4 + u] = f16vec4(pr);
+            }
+        }
+        l = l * alpha + ((sum.x + sum.y) + (sum.z + sum.w));
+        m = mn;
         subgroupMemoryBarrierShared();
         subgroupBarrier();
-        [[unroll]] for (int kb = 0; kb < 4; kb++)
+        // probabilities times values, four 16-column blocks at a time through the scratch
+        [[unroll]] for (int jg = 0; jg < 2; jg++)
         {
-            if (kb < BC / 16)
+            if (jg * 4 < DV16)
             {
-                FRAG_A pa;
-                coopMatLoad(pa, probs, sg * 16 * LDP + kb * 4, LDP, gl_CooperativeMatrixLayoutRowMajor);
-                [[unroll]] for (int jd = 0; jd < 8; jd++)
+                FRAG_C acc[4];
+                [[unroll]] for (int jj = 0; jj < 4; jj++)
+                    acc[jj] = FRAG_C(0.f);
+                [[unroll]] for (int kb = 0; kb < 4; kb++)
                 {
-                    if (jd < DV16)
+                    if (kb < BC / 16)
                     {
-                        FRAG_B vb;
-                        coopMatLoad(vb, tile_v, kb * 16 * VW + jd * 2, VW, gl_CooperativeMatrixLayoutRowMajor);
-                        o[jd] = coopMatMulAdd(pa, vb, o[jd]);
+                        FRAG_A pa;
+                        coopMatLoad(pa, probs, sg * 16 * LDP + kb * 4, LDP, gl_CooperativeMatrixLayoutRowMajor);
+                        [[unroll]] for (int jj = 0; jj < 4; jj++)
+                        {
+                            if (jg * 4 + jj < DV16)
+                            {
+                                FRAG_B vb;
+                                coopMatLoad(vb, tile_v, kb * 16 * VW + (jg * 4 + jj) * 2, VW, gl_CooperativeMatrixLayoutRowMajor);
+                                acc[jj] = coopMatMulAdd(pa, vb, acc[jj]);
+                            }
+                        }
                     }
                 }
+                [[unroll]] for (int jj = 0; jj < 4; jj++)
+                    if (jg * 4 + jj < DV16)
+                        coopMatStore(acc[jj], scores, sg * 16 * LDS + jj * 4, LDS, gl_CooperativeMatrixLayoutRowMajor);
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
+                [[unroll]] for (int jj = 0; jj < 4; jj++)
+                {
+                    const int jd = jg * 4 + jj;
+                    if (jd < DV16)
+                    {
+                        const int at = (sg * 16 + r) * LDS + jj * 4 + side * 2;
+                        o[jd][0] = o[jd][0] * alpha + scores[at];
+                        o[jd][1] = o[jd][1] * alpha + scores[at + 1];
+                    }
+                }
+                subgroupMemoryBarrierShared();
+                subgroupBarrier();
             }
         }
         barrier();
     }
 
-    // named by constant indices: one indexed at run time would put them in local memory
-    const int obase = h * p.out_cstep;
-    write_out(o[0], 0, sg, lane, row0, obase);
-    if (DV16 > 1)
-        write_out(o[1], 1, sg, lane, row0, obase);
-    if (DV16 > 2)
-        write_out(o[2], 2, sg, lane, row0, obase);
-    if (DV16 > 3)
-        write_out(o[3], 3, sg, lane, row0, obase);
-    if (DV16 > 4)
-        write_out(o[4], 4, sg, lane, row0, obase);
-    if (DV16 > 5)
-        write_out(o[5], 5, sg, lane, row0, obase);
-    if (DV16 > 6)
-        write_out(o[6], 6, sg, lane, row0, obase);
-    if (DV16 > 7)
-        write_out(o[7], 7, sg, lane, row0, obase);
+    // the row's output over its sum of exponentials (both lanes' parts)
+    const float inv_sum = 1.f / (l + subgroupShuffleXor(l, 1));
+    if (row < p.src)
+    {
+        const int at = h * p.out_cstep + row * p.out_rs + side * 8;
+        [[unroll]] for (int jd = 0; jd < 8; jd++)
+        {
+            if (jd < DV16)
+            {
+                [[unroll]] for (int e = 0; e < 8; e++)
+                    buffer_st1(out_data, at + jd * 16 + e, afp(o[jd][e / 4][e % 4] * inv_sum));
+            }
+        }
+    }
 }
