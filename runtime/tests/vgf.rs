@@ -2164,19 +2164,24 @@ void main() {
 }
 ";
 
-/// A shader sampling a combined image-sampler one texel right (u, clamped) and two down
-/// (v, repeated) of each output texel, writing 3× that into a storage image.
-const GLSL_IMAGE_SAMPLE: &str = "#version 450
+/// A shader sampling a combined image-sampler at `at` texels (x, y) past each output texel's
+/// corner, writing `scale`× the sample into a storage image of GLSL format `format`.
+fn glsl_image_sample(format: &str, at: [f32; 2], scale: f32) -> String {
+    format!(
+        "#version 450
 layout(local_size_x = 16) in;
 layout(set = 0, binding = 0) uniform sampler2D tex;
-layout(set = 0, binding = 1, rgba32f) uniform writeonly image2D outimg;
-void main() {
+layout(set = 0, binding = 1, {format}) uniform writeonly image2D outimg;
+void main() {{
   uint i = gl_GlobalInvocationID.x;
   if (i >= 16u) return;
   ivec2 p = ivec2(int(i % 4u), int(i / 4u));
-  imageStore(outimg, p, texture(tex, (vec2(p) + vec2(1.5, 2.5)) / 4.0) * 3.0);
+  imageStore(outimg, p, texture(tex, (vec2(p) + vec2({:?}, {:?})) / 4.0) * {scale:?});
+}}
+",
+        at[0], at[1]
+    )
 }
-";
 
 /// Arm's `dds_utils` (next to its scenario runner in the oracle venv).
 fn dds_utils(python: &std::path::Path) -> PathBuf {
@@ -2233,21 +2238,6 @@ scenario = {'commands': [{'dispatch_graph': {'bindings': bindings, 'graph_ref': 
             'resources': resources}
 json.dump(scenario, open(file + '-images.json', 'w'))
 "#;
-
-/// A shader sampling an fp16 image linearly half a texel right of each output texel (the
-/// mean of it and its right neighbour, clamped), writing half that into an fp16 storage image
-/// (small values: the model's exp after it magnifies the image's fp16 rounding less).
-const GLSL_IMAGE_LINEAR: &str = "#version 450
-layout(local_size_x = 16) in;
-layout(set = 0, binding = 0) uniform sampler2D tex;
-layout(set = 0, binding = 1, rgba16f) uniform writeonly image2D outimg;
-void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= 16u) return;
-  ivec2 p = ivec2(int(i % 4u), int(i / 4u));
-  imageStore(outimg, p, texture(tex, (vec2(p) + vec2(1.0, 0.5)) / 4.0) * 0.5);
-}
-";
 
 /// Custom shaders that bind images (a storage image read, combined image-samplers with their
 /// sampler state, nearest over fp32 and linear over fp16, storage images written), fed by a
@@ -2339,24 +2329,21 @@ fn image_shaders_match_arms_converter_and_run() {
             format,
         )
     };
+    let nearest = glsl_image_sample("rgba32f", [1.5, 2.5], 3.0);
+    let linear = glsl_image_sample("rgba16f", [1.0, 0.5], 0.5);
     let contexts = common::gpu_contexts();
     for (name, mlir) in [
         ("image_storage", model(&storage, false, f32s)),
         (
             "image_sampled",
-            model(
-                &sampled(GLSL_IMAGE_SAMPLE, "VK_FILTER_NEAREST", rgba32),
-                true,
-                f32s,
-            ),
+            // one texel right (u clamped), two down (v repeated), 3× the sample
+            model(&sampled(&nearest, "VK_FILTER_NEAREST", rgba32), true, f32s),
         ),
         (
             "image_linear",
-            model(
-                &sampled(GLSL_IMAGE_LINEAR, "VK_FILTER_LINEAR", rgba16),
-                true,
-                f16s,
-            ),
+            // half a texel right: the mean of a texel and its right neighbour (clamped),
+            // halved (small values: the model's exp magnifies the fp16 image's rounding less)
+            model(&sampled(&linear, "VK_FILTER_LINEAR", rgba16), true, f16s),
         ),
     ] {
         let dir = common::scratch();
@@ -2421,7 +2408,7 @@ fn image_shaders_match_arms_converter_and_run() {
         println!("{name}:\n{}", numpy(&python, &dir, name, "check", &runs));
     }
     // typed errors at load: a cubic filter, a shape that is not rows of RGBA texels
-    let cubic = sampled(GLSL_IMAGE_SAMPLE, "VK_FILTER_CUBIC_IMG", rgba32);
+    let cubic = sampled(&nearest, "VK_FILTER_CUBIC_IMG", rgba32);
     let graph = tosa::mlir::parse("cubic", &model(&cubic, true, f32s)).unwrap();
     let file = vgf::write(&with_graphs(&graph));
     let three = model(&storage, false, f32s).replace("1x4x4x4", "1x4x4x3");
