@@ -28,8 +28,8 @@ pub(super) struct ImageBinding {
     pub(super) filters: bool,
 }
 
-/// The texel formats an image resource may have: floats and normalized bytes, which the
-/// runtime's non-filtering float texture bindings read.
+/// The texel formats an image resource may have: floats and normalized bytes, which shaders
+/// read as floats (the runtime's texture bindings are float ones).
 const FORMATS: [(u32, wgpu::TextureFormat); 9] = [
     (9, wgpu::TextureFormat::R8Unorm),
     (37, wgpu::TextureFormat::Rgba8Unorm),
