@@ -89,8 +89,9 @@ pub enum Resource<'a> {
     Buffer(&'a wgpu::Buffer),
     /// A sampled texture or storage image (a full view of the texture).
     Texture(&'a wgpu::TextureView),
-    /// A texture read through a `sampler*D` with this sampler instead of the context's
-    /// (nearest: the split sampler binding is non-filtering).
+    /// A texture read through a `sampler*D` with this sampler instead of the context's (a
+    /// filtering one only where the pipeline made that binding filtering:
+    /// [`Context::pipeline_from_spirv_filtering`]).
     Sampled(&'a wgpu::TextureView, &'a wgpu::Sampler),
 }
 

@@ -76,10 +76,11 @@ impl Extractor<'_> {
         if s.vulkan_any_packing && s.vulkan_same_packing && shapes.len() > 1 {
             match largest_pack(shapes, &chosen, &channels, packs) {
                 Some(pack) => chosen.iter_mut().for_each(|p| *p = pack),
-                // each as a packed layer's input, then the least of those (below)
+                // each as a packed layer's input (its current pack aside), then the least of
+                // those (below)
                 None => {
                     for (p, &c) in chosen.iter_mut().zip(&channels) {
-                        *p = convert::gpu_elempack(*p, c, packed, packs, opt);
+                        *p = convert::gpu_elempack(1, c, packed, packs, opt);
                     }
                 }
             }

@@ -318,23 +318,17 @@ impl VgfModel {
             buffers.insert(owner(slot.mrt_index), ctx.upload(bytes));
         }
         let mut rec = ctx.recorder();
-        for step in &self.steps {
-            let images = step.bindings.iter().filter_map(|slot| match *slot {
+        // a buffer per resource a step binds (an image's is its value's memory)
+        let bound =
+            (self.steps.iter().flat_map(|step| &step.bindings)).filter_map(|slot| match *slot {
+                Slot::Resource(mrt) => Some(mrt),
                 Slot::Image(i) => Some(self.images[i].mrt),
-                _ => None,
+                Slot::Local(_) => None,
             });
-            for slot in &step.bindings {
-                if let Slot::Resource(mrt) = *slot {
-                    buffers
-                        .entry(owner(mrt))
-                        .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
-                }
-            }
-            for mrt in images {
-                buffers
-                    .entry(owner(mrt))
-                    .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
-            }
+        for mrt in bound {
+            buffers
+                .entry(owner(mrt))
+                .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
         }
         // a texture per image resource for this run
         let textures = (self.images.iter())
