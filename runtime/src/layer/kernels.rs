@@ -272,10 +272,8 @@ pub fn split_phases(
     }
     for p in 0..s {
         let at = at(p);
-        for (d, v) in dst[at..at + width]
-            .iter_mut()
-            .zip(row.iter().skip(p).step_by(s))
-        {
+        let end = (at + width).min(dst.len());
+        for (d, v) in dst[at..end].iter_mut().zip(row.iter().skip(p).step_by(s)) {
             *d = *v;
         }
     }

@@ -29,6 +29,7 @@ pub(crate) mod int8;
 pub(crate) mod kernels;
 pub mod norm_rule;
 pub(crate) mod normalize_vec4;
+pub(crate) mod phase_planes;
 pub mod pipelines;
 pub mod reshape_rule;
 pub mod strided_copy;

@@ -14,6 +14,7 @@ use crate::layer::convolution::no_partials;
 use crate::layer::grain::min_items;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
+use crate::layer::phase_planes::{Combine, Phases, accumulate};
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{channel_planes, kernel_fits, planar};
@@ -321,71 +322,54 @@ impl Layer for Pooling {
             // resnet50): the global reduction, not 49 one-value row updates per channel
             return Mat::from_shape_values(3, [1, 1, 1, c], &whole_planes());
         }
-        // each channel copied once into its padded plane (padding −∞ for max, 0 for average), so
-        // that the window loops have no bounds checks and the row loops vectorize
-        let (pw, ph) = ((ow - 1) * sw + kw, (oh - 1) * sh + kh);
-        let fill = if self.max { f32::NEG_INFINITY } else { 0.0 };
-        // average divisors: the window's positions inside the counting frame, per output
-        let counts: Vec<f32> = (0..oh)
-            .flat_map(|i| (0..ow).map(move |j| (i, j)))
-            .map(|(i, j)| {
-                if self.include_pad {
-                    return (kw * kh) as f32;
-                }
-                let span = |start: usize, k: usize, lo: usize, hi: usize| {
-                    (start + k).min(hi).saturating_sub(start.max(lo))
-                };
-                let n = span(j * sw, kw, frame_l, frame_r) * span(i * sh, kh, frame_t, frame_b);
-                n.max(1) as f32
-            })
-            .collect();
+        // each channel laid out once as the phase planes of its padded plane (padding −∞
+        // for max, 0 for average): every tap one contiguous run over the whole output
+        let phases = Phases::new([(ow - 1) * sw + kw, (oh - 1) * sh + kh], [sw, sh]);
+        let at = phases.taps([kw, kh], [1, 1]);
+        let n = phases.flat_len([ow, oh]);
+        let (fill, combine) = if self.max {
+            (f32::NEG_INFINITY, Combine::Max)
+        } else {
+            (0.0, Combine::Add)
+        };
+        // average multipliers: one over the window's positions inside the counting frame
+        let scales: Vec<f32> = if self.max {
+            Vec::new()
+        } else {
+            (0..oh)
+                .flat_map(|i| (0..ow).map(move |j| (i, j)))
+                .map(|(i, j)| {
+                    if self.include_pad {
+                        return 1.0 / (kw * kh) as f32;
+                    }
+                    let span = |start: usize, k: usize, lo: usize, hi: usize| {
+                        (start + k).min(hi).saturating_sub(start.max(lo))
+                    };
+                    let n = span(j * sw, kw, frame_l, frame_r) * span(i * sh, kh, frame_t, frame_b);
+                    1.0 / n.max(1) as f32
+                })
+                .collect()
+        };
         // every window writes its output
         let mut top = Mat::for_writing(3, [ow, oh, 1, c], 1, ElemType::F32)?;
         let cstep = top.cstep;
         top.f32_mut()?
             .par_chunks_mut(cstep.max(1))
-            .with_min_len(min_items(pw * ph + ow * oh * kw * kh))
+            .with_min_len(min_items(phases.len() + n * at.len()))
             .enumerate()
             .for_each_init(
-                || (vec![fill; pw * ph], Vec::new()),
-                |(padded, phased), (q, o)| {
+                || (Vec::new(), Vec::new()),
+                |(padded, flat): &mut (Vec<f32>, Vec<f32>), (q, o)| {
                     let o = &mut o[..ow * oh];
                     let ch = &v[q * step..q * step + plane];
-                    // rows of the data inside the padded plane (the rest keeps `fill`; a window
-                    // may reach past the data's far edge only into padding)
-                    for y in 0..h.min(ph.saturating_sub(pt)) {
-                        let cols = w.min(pw.saturating_sub(pl));
-                        padded[(y + pt) * pw + pl..(y + pt) * pw + pl + cols]
-                            .copy_from_slice(&ch[y * w..y * w + cols]);
-                    }
-                    // every padded row split into its `sw` phases (phase p holds columns
-                    // p, p + sw, …), so that a window column reads a contiguous run
-                    let cols = pw.div_ceil(sw);
-                    phased.resize(ph * sw * cols, fill);
-                    for (y, line) in padded.chunks(pw).enumerate() {
-                        kernels::split_phases(line, sw, |p| (y * sw + p) * cols, cols, phased);
-                    }
-                    for i in 0..oh {
-                        let row = &mut o[i * ow..(i + 1) * ow];
-                        row.fill(fill);
-                        for ky in 0..kh {
-                            let y = i * sh + ky;
-                            let line = &phased[y * sw * cols..(y + 1) * sw * cols];
-                            for kx in 0..kw {
-                                let start = (kx % sw) * cols + kx / sw;
-                                let run = &line[start..start + ow];
-                                if self.max {
-                                    kernels::zip_with(row, run, f32::max);
-                                } else {
-                                    kernels::zip_with(row, run, |a, b| a + b);
-                                }
-                            }
-                        }
-                        if !self.max {
-                            for (acc, n) in row.iter_mut().zip(&counts[i * ow..(i + 1) * ow]) {
-                                *acc /= n;
-                            }
-                        }
+                    padded.resize(phases.len(), fill);
+                    phases.fill(ch, [w, h], [pl, pt], fill, padded);
+                    flat.clear();
+                    flat.resize(n, fill);
+                    accumulate(flat, padded, &at, &[], combine);
+                    phases.copy_out(flat, [ow, oh], o);
+                    if !self.max {
+                        kernels::zip_with(o, &scales, |a, s| a * s);
                     }
                 },
             );
