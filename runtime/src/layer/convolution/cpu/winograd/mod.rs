@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
+use crate::layer::kernels;
 use output::Epilogue;
 use transform::{F23, F43, F43_BALANCED};
 
@@ -38,6 +39,16 @@ pub(crate) struct WinogradWeights {
 /// 0.54; 27²·32 → 128 0.29 / 0.22 and 0.35 / 0.33; 13²·48 → 192 and 13²·64 → 256 even).
 const MIN_F43_CHANNELS: usize = 32;
 
+/// The most `cin · cout` for which F(2,3) pays on a map of 8 or less where the GEMM's
+/// kernels are 8 lanes wide (AVX2, NEON): above, its 16 transformed kernels per channel pair
+/// (16 MiB at 512 → 512) are read by products of only 16 tiles, and the im2col GEMM, which
+/// reads the 9 original ones once for all 49 outputs, is faster (this project's 2-core AVX2
+/// machine, 2 threads, two such layers, ms F(2,3) / im2col, best of two or three rounds: 7²·512
+/// 5.3 / 4.0, 4²·512 3.4 / 1.3; 7²·256 1.1 / 1.0, 4²·256 0.26 / 0.67). With AVX-512 the
+/// crate's products on 16 tiles run at twice the rate and F(2,3) stays (1.7× faster than
+/// im2col at 7²·512 on the 16-core hosts).
+const MAX_NARROW_SMALL_MAP: usize = 256 * 256;
+
 /// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
 /// output of `ow × oh`: F(4,3) from [`MIN_F43_CHANNELS`] input channels, or F(2,3) on maps up
 /// to 8 and on maps up to 14 once both sides have 128 channels (ncnn's x86 tables in outline:
@@ -51,6 +62,7 @@ pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option
     }
     match ow.min(oh) {
         ..2 => None,
+        2..=8 if cin * cout > MAX_NARROW_SMALL_MAP && !kernels::has_avx512() => None,
         2..=8 => Some(2),
         _ if cin < MIN_F43_CHANNELS => None,
         ..=14 if cin >= 128 && cout >= 128 => Some(2),
