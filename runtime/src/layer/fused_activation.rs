@@ -26,8 +26,8 @@ pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
     }
 }
 
-/// [`activate`] over every value of `v`: ReLU and clip (the common ones) as vectorized loops,
-/// the others value by value.
+/// [`activate`] over every value of `v`: ReLU, leaky ReLU and clip (the common ones) as
+/// vectorized loops, the others value by value.
 pub fn activate_all(kind: i32, params: &[f32], v: &mut [f32]) {
     match kind {
         0 => {}
@@ -36,6 +36,10 @@ pub fn activate_all(kind: i32, params: &[f32], v: &mut [f32]) {
             let lo = params.first().copied().unwrap_or(-f32::MAX);
             let hi = params.get(1).copied().unwrap_or(f32::MAX);
             kernels::map(v, |x| x.max(lo).min(hi))
+        }
+        2 => {
+            let slope = params.first().copied().unwrap_or(0.0);
+            kernels::map(v, |x| if x < 0.0 { x * slope } else { x })
         }
         _ => v.iter_mut().for_each(|x| *x = activate(kind, params, *x)),
     }
