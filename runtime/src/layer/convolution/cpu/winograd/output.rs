@@ -69,12 +69,15 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
     mut out: S,
     cstep: usize,
 ) {
+    // a tile's products and the transform's scratch, overwritten for every tile (zeroed
+    // arrays inside the loop were a `memset` call per tile)
+    let mut m = [[[0.0f32; LANES]; N]; N];
+    let mut tm = [[[0.0f32; LANES]; N]; M];
     for l0 in (0..planes).step_by(LANES) {
         let lanes = LANES.min(planes - l0);
         for t in 0..tc {
             let (ty, tx) = ((t0 + t) / tw, (t0 + t) % tw);
             let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
-            let mut m = [[[0.0f32; LANES]; N]; N];
             for (i, r) in m.iter_mut().enumerate() {
                 for (j, v) in r.iter_mut().enumerate() {
                     // a whole vector: past the group, other values or the slack
@@ -83,14 +86,15 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                 }
             }
             // t = Aᵀ m, then y = t A: output (i, j) at y[i][j]
-            let mut tm = [[[0.0f32; LANES]; N]; M];
             for (tr, ar) in tm.iter_mut().zip(at) {
-                for (a, mr) in ar.iter().zip(&m) {
-                    for (tv, mv) in tr.iter_mut().zip(mr) {
-                        for (x, y) in tv.iter_mut().zip(mv) {
+                for (j, tv) in tr.iter_mut().enumerate() {
+                    let mut acc = [0.0f32; LANES];
+                    for (a, mr) in ar.iter().zip(&m) {
+                        for (x, y) in acc.iter_mut().zip(&mr[j]) {
                             *x += a * y;
                         }
                     }
+                    *tv = acc;
                 }
             }
             // from the bias
