@@ -94,51 +94,19 @@ pub fn tanh(x: f32) -> f32 {
     1.0 - 2.0 / (exp(2.0 * x) + 1.0)
 }
 
-/// Values per step of [`map`] and [`zip_with`]: one AVX-512 register, two AVX2 ones.
-const STEP: usize = 16;
-
-/// Applies `f` to every value of `v`.
-///
-/// A step of values at a time, mapped and stored whole: where `f` returns some values
-/// unchanged (a leaky ReLU's `if x < 0.0 { x * slope } else { x }`), LLVM otherwise writes
-/// back only the lanes that changed with `vmaskmovps`, which AMD's cores run as microcode
-/// (ReLU over 100K values in L2 took 48 µs, 12 µs stored whole). The `black_box` on the
-/// loaded step hides that the result's lanes may equal what is in memory, which is what
-/// lets LLVM mask the store (a copy through a temporary alone did not).
+/// Applies `f` to every value of `v` (see [`leaky`](crate::layer::fused_activation::leaky) for
+/// closures that leave some values unchanged).
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 pub fn map<F: Fn(f32) -> f32>(v: &mut [f32], f: F) {
-    let mut steps = v.chunks_exact_mut(STEP);
-    for step in &mut steps {
-        let values: [f32; STEP] = std::hint::black_box(step_of(step));
-        step.copy_from_slice(&values.map(&f));
-    }
-    for x in steps.into_remainder() {
+    for x in v.iter_mut() {
         *x = f(*x);
     }
 }
 
-/// The values of a step as an array (`step` holds [`STEP`] values).
-#[inline(always)]
-fn step_of(step: &[f32]) -> [f32; STEP] {
-    std::array::from_fn(|i| step[i])
-}
-
-/// `acc[i] = f(acc[i], b[i])` over the common length, a step at a time stored whole as
-/// [`map`] stores it.
+/// `acc[i] = f(acc[i], b[i])` over the common length.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 pub fn zip_with<F: Fn(f32, f32) -> f32>(acc: &mut [f32], b: &[f32], f: F) {
-    let n = acc.len().min(b.len());
-    let (acc, b) = (&mut acc[..n], &b[..n]);
-    let mut steps = acc.chunks_exact_mut(STEP);
-    let mut others = b.chunks_exact(STEP);
-    for (step, other) in (&mut steps).zip(&mut others) {
-        let values: [f32; STEP] = std::hint::black_box(step_of(step));
-        let other = step_of(other);
-        step.copy_from_slice(&std::array::from_fn::<f32, STEP, _>(|i| {
-            f(values[i], other[i])
-        }));
-    }
-    for (x, y) in steps.into_remainder().iter_mut().zip(others.remainder()) {
+    for (x, y) in acc.iter_mut().zip(b) {
         *x = f(*x, *y);
     }
 }
@@ -425,31 +393,6 @@ mod tests {
         let b = vec![2.0f32; 600];
         let want: f32 = (0..600).map(|i| i as f32).sum();
         assert_eq!(dot_f16(&a, &b), want);
-    }
-
-    #[test]
-    fn map_and_zip_with_write_every_value_whole_steps_and_tails() {
-        for n in [0, 1, 15, 16, 17, 33, 100] {
-            let v: Vec<f32> = (0..n).map(|i| i as f32 * 0.75 - 20.0).collect();
-            let leaky = |x: f32| if x < 0.0 { x * 0.1 } else { x };
-            let mut mapped = v.clone();
-            map(&mut mapped, leaky);
-            assert_eq!(
-                mapped,
-                v.iter().map(|&x| leaky(x)).collect::<Vec<_>>(),
-                "map of {n}"
-            );
-            // the other operand one longer: only the common length is read
-            let other: Vec<f32> = (0..=n).map(|i| 3.0 - i as f32).collect();
-            let mut zipped = v.clone();
-            zip_with(&mut zipped, &other, |a, b| if a > b { a } else { b - a });
-            let want: Vec<f32> = v
-                .iter()
-                .zip(&other)
-                .map(|(&a, &b)| if a > b { a } else { b - a })
-                .collect();
-            assert_eq!(zipped, want, "zip_with of {n}");
-        }
     }
 
     #[test]

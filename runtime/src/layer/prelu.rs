@@ -7,6 +7,7 @@ use crate::layer::activation::{map_inplace, unaryop_pipelines};
 use crate::layer::channel_affine::{AffineGpu, affine_support, map_channels};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::flat::unary;
+use crate::layer::fused_activation::leaky;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
@@ -29,7 +30,7 @@ pub struct PReLU {
 }
 
 fn prelu(x: f32, slope: f32) -> f32 {
-    if x < 0.0 { x * slope } else { x }
+    leaky(x, slope)
 }
 
 impl Layer for PReLU {

@@ -5,6 +5,7 @@ use crate::layer::activation::Activation;
 use crate::layer::params::ParamDict;
 
 use crate::layer::activation::map_inplace;
+use crate::layer::fused_activation::leaky;
 use crate::tensor::Mat;
 
 /// ReLU with its negative slope.
@@ -22,7 +23,7 @@ impl Activation for ReLU {
     }
 
     fn apply(self, x: f32) -> f32 {
-        if x < 0.0 { x * self.slope } else { x }
+        leaky(x, self.slope)
     }
 
     fn shader_op(self) -> (i32, [f32; 3]) {
@@ -31,6 +32,6 @@ impl Activation for ReLU {
 
     fn forward_cpu(self, blob: &mut Mat) {
         let slope = self.slope;
-        map_inplace(blob, move |x| if x < 0.0 { x * slope } else { x });
+        map_inplace(blob, move |x| leaky(x, slope));
     }
 }
