@@ -118,14 +118,19 @@ pub(crate) fn accumulate(
 ) {
     match combine {
         Combine::MulAdd => by_taps(out, src, at, weights, |acc, x, w| w.mul_add(x, acc)),
-        Combine::Max => by_taps(out, src, at, &ones(at.len()), |acc, x, _| acc.max(x)),
-        Combine::Add => by_taps(out, src, at, &ones(at.len()), |acc, x, _| acc + x),
+        Combine::Max => by_taps(out, src, at, &unread(at.len()), |acc, x, _| acc.max(x)),
+        Combine::Add => by_taps(out, src, at, &unread(at.len()), |acc, x, _| acc + x),
     }
 }
 
-/// Unread weights for the combines that ignore them.
-fn ones(n: usize) -> Vec<f32> {
-    vec![1.0; n]
+/// Weights for the combines that do not read them, one per tap: borrowed for windows up to
+/// 5×5, so that a pooling's per-channel calls allocate nothing.
+fn unread(taps: usize) -> std::borrow::Cow<'static, [f32]> {
+    static ONES: [f32; 25] = [1.0; 25];
+    match ONES.get(..taps) {
+        Some(ones) => std::borrow::Cow::Borrowed(ones),
+        None => std::borrow::Cow::Owned(vec![1.0; taps]),
+    }
 }
 
 /// [`accumulate`] for one combine, by tap count.
