@@ -358,7 +358,8 @@ fn cpu_algo(case: &Case) -> CpuAlgo {
         .expect("geometry")
 }
 
-/// Every CPU algorithm (im2col GEMM, pointwise GEMM, depthwise, Winograd F(2,3) and F(4,3)) is
+/// Every CPU algorithm (im2col GEMM, pointwise GEMM, depthwise on phase planes and in channel
+/// lanes, Winograd F(2,3) and F(4,3)) is
 /// chosen on some of test_convolution's, test_convolution_2's and test_convolutiondepthwise's
 /// cases, and those cases match ncnn's wheel.
 #[test]
@@ -381,11 +382,12 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
         CpuAlgo::Im2col,
         CpuAlgo::Pointwise,
         CpuAlgo::Depthwise,
+        CpuAlgo::DepthwiseLanes,
         CpuAlgo::Winograd(4),
         CpuAlgo::Winograd(2),
     ];
     // every third case of each algorithm, up to four: spread over shapes and channels
-    let mut seen = [0usize; 5];
+    let mut seen = [0usize; 6];
     let mut picked = Vec::new();
     for case in cases {
         let algo = cpu_algo(&case);
@@ -402,6 +404,23 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
         assert!(n > 0, "no case of ncnn's tests takes {algo:?}");
     }
     check_suite_cpu_only(picked);
+}
+
+/// Depthwise layers on small maps with many channels (the channel-lane kernel's blocks of 16,
+/// the last one partial): ncnn's kernel, dilation, stride and pad table on 7×7 and 8×6 inputs
+/// of 40 channels, every case taking the lanes and matching ncnn's wheel.
+#[test]
+fn the_depthwise_channel_lanes_match_ncnn_on_many_channels() {
+    let mut rng = Rng(611);
+    let calls: &[Call] = &[
+        [7, 7, 40, 40, 0, 0, 0, 0, 1, 40, 0, 0, 0, 0, 1],
+        [8, 6, 40, 40, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 1],
+    ];
+    let cases = family(&mut rng, "ConvolutionDepthWise", FORWARD_KDSP, calls);
+    for case in &cases {
+        assert_eq!(cpu_algo(case), CpuAlgo::DepthwiseLanes, "{}", case.params);
+    }
+    check_suite_cpu_only(cases);
 }
 
 /// Winograd on maps of at least 8 tiles per row (the input transform then runs 16 tiles of a

@@ -4,6 +4,7 @@
 //! rectangle, depthwise and Winograd per output).
 
 mod depthwise;
+mod depthwise_lanes;
 mod im2col;
 mod planes;
 mod winograd;
@@ -19,8 +20,11 @@ pub(super) use winograd::f43_weights;
 /// How the CPU computes one convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CpuAlgo {
-    /// One channel in, one out: the kernel's taps as row updates, in parallel over channels.
+    /// One channel in, one out: the kernel's taps as runs over each channel's phase planes,
+    /// in parallel over channels.
     Depthwise,
+    /// One channel in, one out, on maps of at most 64 outputs: sixteen channels per vector.
+    DepthwiseLanes,
     /// A 1×1, stride-1 kernel: the (padded) input planes are the GEMM's right-hand side.
     Pointwise,
     /// The windows of a tile of output positions as columns (im2col), then the GEMM.
@@ -43,7 +47,11 @@ impl Convolution {
             .then(|| self.winograd_tile(geo))
             .flatten();
         if self.is_depthwise() {
-            CpuAlgo::Depthwise
+            if geo.out[0] * geo.out[1] <= depthwise_lanes::MAX_LANE_OUTPUTS {
+                CpuAlgo::DepthwiseLanes
+            } else {
+                CpuAlgo::Depthwise
+            }
         } else if let Some(m) = winograd {
             CpuAlgo::Winograd(m)
         } else if win.kernel == [1, 1] && win.stride == [1, 1] {
@@ -66,6 +74,7 @@ impl Convolution {
         match self.algo_on(&geo, opt) {
             // bias and activation inside its per-channel tasks
             CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
+            CpuAlgo::DepthwiseLanes => self.depthwise_lanes_cpu(bottom, &geo, out, cstep),
             CpuAlgo::Winograd(m) => {
                 // the padded input extended to whole tiles
                 let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
