@@ -56,6 +56,8 @@ pub struct Convolution {
     bias: Vec<f32>,
     /// The weights in Winograd's domain, for the CPU (made on first use).
     winograd: cpu::WinogradWeights,
+    /// The depthwise weights as channel lanes, for the CPU's small maps (made on first use).
+    lane_weights: cpu::LaneWeights,
     gpu: Option<GpuConvolution>,
 }
 

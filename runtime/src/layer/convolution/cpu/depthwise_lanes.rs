@@ -5,6 +5,8 @@
 //! three vectors and a scalar tail per tap and channel, and lays out and copies out every
 //! channel on its own; here each tap of each pixel is one full vector for sixteen channels.
 
+use std::sync::OnceLock;
+
 use multiversion::multiversion;
 use rayon::prelude::*;
 
@@ -26,8 +28,13 @@ pub(super) const MAX_LANE_OUTPUTS: usize = 64;
 /// One value per channel of a block.
 type Lanes = [f32; LANES];
 
-/// A thread's scratch: the block's padded input, its weights per tap, its outputs.
-type Scratch = (Vec<Lanes>, Vec<Lanes>, Vec<Lanes>);
+/// A thread's scratch: the block's padded input and its outputs.
+type Scratch = (Vec<Lanes>, Vec<Lanes>);
+
+/// The weights as lanes, `[block][tap]` (zeros past the channels), made on first use: the
+/// same for every forward, so not laid out again per block and run.
+#[derive(Default)]
+pub(crate) struct LaneWeights(OnceLock<Vec<Lanes>>);
 
 /// Where a block's windows lie: the output `[ow, oh]`, the stride `[sw, sh]`, the padded
 /// input's row length.
@@ -71,6 +78,21 @@ fn block_taps(
 }
 
 impl Convolution {
+    /// [`LaneWeights`] of this layer (`kk` taps per channel).
+    fn lane_weights(&self, kk: usize) -> &[Lanes] {
+        self.lane_weights.0.get_or_init(|| {
+            let channels = self.window.num_output;
+            let mut lanes = vec![[0.0; LANES]; channels.div_ceil(LANES) * kk];
+            for (c, kernel) in self.weights.chunks_exact(kk).take(channels).enumerate() {
+                let block = &mut lanes[c / LANES * kk..][..kk];
+                for (wt, k) in block.iter_mut().zip(kernel) {
+                    wt[c % LANES] = *k;
+                }
+            }
+            lanes
+        })
+    }
+
     /// The depthwise forward into `out` (channels `cstep` apart) by blocks of [`LANES`]
     /// channels: bias, taps and activation.
     pub(super) fn depthwise_lanes_cpu(
@@ -93,13 +115,14 @@ impl Convolution {
             .collect();
         let (kind, params) = (self.window.activation, &self.window.activation_params);
         let cstep = cstep.max(1);
+        let lane_weights = self.lane_weights(kk);
         out.par_chunks_mut(cstep * LANES)
             .take(channels.div_ceil(LANES))
             .with_min_len(min_items(ow * oh * kk * LANES))
             .enumerate()
             .for_each_init(
-                || (Vec::new(), Vec::new(), Vec::new()),
-                |(input, weights, flat): &mut Scratch, (b, planes)| {
+                || (Vec::new(), Vec::new()),
+                |(input, flat): &mut Scratch, (b, planes)| {
                     let c0 = b * LANES;
                     let lanes = LANES.min(channels - c0);
                     // the block's padded input, channels as lanes (lanes past the channels
@@ -115,15 +138,6 @@ impl Convolution {
                             }
                         }
                     }
-                    // per tap, the block's weights as lanes (zeros past the channels)
-                    weights.clear();
-                    weights.resize(kk, [0.0; LANES]);
-                    for l in 0..lanes {
-                        let kernel = &self.weights[(c0 + l) * kk..][..kk];
-                        for (wt, k) in weights.iter_mut().zip(kernel) {
-                            wt[l] = *k;
-                        }
-                    }
                     let bias: Lanes =
                         std::array::from_fn(|l| self.bias.get(c0 + l).copied().unwrap_or(0.0));
                     flat.resize(ow * oh, [0.0; LANES]);
@@ -132,6 +146,7 @@ impl Convolution {
                         stride,
                         pw,
                     };
+                    let weights = &lane_weights[b * kk..][..kk];
                     block_taps(input, &taps, weights, &bias, walk, flat);
                     for (l, plane) in planes.chunks_mut(cstep).take(lanes).enumerate() {
                         let plane = &mut plane[..ow * oh];

@@ -13,6 +13,7 @@ use super::{Convolution, Geometry};
 use crate::error::Result;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
+pub(crate) use depthwise_lanes::LaneWeights;
 use planes::Planes;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
