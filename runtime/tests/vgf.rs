@@ -341,14 +341,7 @@ fn partitions_match_arms_converter() {
             dir.join(format!("{name}.vgf")),
         );
         std::fs::write(&input, &mlir).unwrap();
-        run_ok(
-            Command::new(&converter)
-                .arg("-i")
-                .arg(&input)
-                .arg("-o")
-                .arg(&output),
-            &format!("{name}: model-converter"),
-        );
+        arm_vgf(&converter, &input, &output, name);
         let dump = vgf_dump(&output).unwrap();
         let arms: String = dump["model_sequence"]["segments"]
             .as_array()
@@ -371,6 +364,18 @@ fn partitions_match_arms_converter() {
         let twin_kinds = partition_kinds(&graph);
         assert_eq!(twin_kinds, ours, "{name}.tosa");
     }
+}
+
+/// Arm's converter's VGF file `vgf` of the MLIR file `mlir` (`name` in the failure message).
+fn arm_vgf(converter: &std::path::Path, mlir: &std::path::Path, vgf: &std::path::Path, name: &str) {
+    run_ok(
+        Command::new(converter)
+            .arg("-i")
+            .arg(mlir)
+            .arg("-o")
+            .arg(vgf),
+        &format!("{name}: model-converter"),
+    );
 }
 
 /// The TOSA flatbuffer Arm's converter writes for the MLIR file `mlir`.
@@ -1613,13 +1618,11 @@ fn arm_file_and_scenario(
     dump: &std::path::Path,
     dir: &std::path::Path,
 ) {
-    run_ok(
-        Command::new(converter)
-            .arg("-i")
-            .arg(dir.join("m.mlir"))
-            .arg("-o")
-            .arg(dir.join("arm.vgf")),
-        "model-converter",
+    arm_vgf(
+        converter,
+        &dir.join("m.mlir"),
+        &dir.join("arm.vgf"),
+        "m.mlir",
     );
     run_ok(
         Command::new(dump).current_dir(dir).args([
@@ -2348,12 +2351,7 @@ fn image_shaders_match_arms_converter_and_run() {
     ] {
         let dir = common::scratch();
         std::fs::write(dir.join("m.mlir"), &mlir).unwrap();
-        run_ok(
-            Command::new(&converter)
-                .current_dir(&dir)
-                .args(["--input", "m.mlir", "--output", "arm.vgf"]),
-            &format!("{name}: Arm's converter"),
-        );
+        arm_vgf(&converter, &dir.join("m.mlir"), &dir.join("arm.vgf"), name);
         let graph = tosa::mlir::parse(name, &mlir).unwrap();
         let ours = with_graphs(&graph);
         std::fs::write(dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
