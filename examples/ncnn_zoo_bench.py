@@ -40,7 +40,10 @@ def load(path, threads, gpu):
     net.opt.num_threads = threads
     net.load_param(path)
     net.load_model(ncnn.DataReaderFromEmpty())
-    x = ncnn.Mat(np.full(shape, 0.5, dtype=np.float32)).clone()
+    # ncnn.Mat(array) wraps the array's memory: a temporary array can be freed before the
+    # clone reads it (a segfault on 128×112×112 inputs)
+    values = np.full(shape, 0.5, dtype=np.float32)
+    x = ncnn.Mat(values).clone()
     return net, name, x, out
 
 
