@@ -44,6 +44,11 @@ impl Phases {
         }
     }
 
+    /// The width of each phase plane: one output row to the next, in a flat output.
+    pub fn width(&self) -> usize {
+        self.w
+    }
+
     /// Values in all phase planes.
     pub fn len(&self) -> usize {
         self.stride[0] * self.stride[1] * self.w * self.h

@@ -11,6 +11,7 @@ use crate::layer::cpu_gemm::{MatMut, MatRef, RowEpilogue, gemm, gemm_then};
 use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
 use crate::layer::kernels;
+use crate::layer::phase_planes::Phases;
 use crate::tensor::pool::Scratch;
 
 /// The most values one im2col tile holds (16 MiB of fp32).
@@ -21,7 +22,7 @@ impl Convolution {
     /// `pointwise`: a 1×1, stride-1 kernel, whose columns are the planes themselves.
     pub(super) fn im2col_gemm(
         &self,
-        input: &Planes<'_>,
+        (input, phases): (&Planes<'_>, Option<&Phases>),
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
         pointwise: bool,
@@ -44,7 +45,7 @@ impl Convolution {
             let plain = bias.is_empty() && kind == 0;
             let epilogue: Option<RowEpilogue<'_>> = (!plain).then_some(&epilogue);
             let how = (pointwise, epilogue);
-            self.group_gemm(weights, planes, input, geo, (out, cstep), how);
+            self.group_gemm(weights, planes, (input, phases), geo, (out, cstep), how);
         };
         if group == 1 {
             one_group(0, out);
@@ -57,12 +58,13 @@ impl Convolution {
         }
     }
 
-    /// One group: `weights` (cout_g × k) times its windows, onto `out`'s first cout_g rows.
+    /// One group: `weights` (cout_g × k) times its windows, onto `out`'s first cout_g rows;
+    /// `input` as `phases` where it was laid out so.
     fn group_gemm(
         &self,
         weights: MatRef<'_>,
         planes: &[f32],
-        input: &Planes<'_>,
+        (input, phases): (&Planes<'_>, Option<&Phases>),
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
         (pointwise, epilogue): (bool, Option<RowEpilogue<'_>>),
@@ -80,14 +82,20 @@ impl Convolution {
             product(weights, cols, MatMut::rows(out, weights.rows, n, cstep));
             return;
         }
+        // where each tap of a channel starts, and the steps to the next output row and column:
+        // in phase planes every tap is a contiguous run of each output row
+        let (taps, [row_step, sw]) = match phases {
+            Some(p) => (p.taps([kw, kh], [dw, dh]), [p.width(), 1]),
+            None => {
+                let at = |ky: usize, kx: usize| ky * dh * input.w + kx * dw;
+                let taps = (0..kh).flat_map(|ky| (0..kw).map(move |kx| at(ky, kx)));
+                (taps.collect(), [sh * input.w, sw])
+            }
+        };
         // each im2col row's offset into the group's planes
         let cin_g = k / (kw * kh);
         let offsets: Vec<usize> = (0..cin_g)
-            .flat_map(|ci| {
-                (0..kh).flat_map(move |ky| {
-                    (0..kw).map(move |kx| ci * input.step + ky * dh * input.w + kx * dw)
-                })
-            })
+            .flat_map(|ci| taps.iter().map(move |t| ci * input.step + t))
             .collect();
         let tile = (TILE_VALUES / k.max(1)).clamp(64, n.max(64));
         // every value written below before the GEMM reads it
@@ -105,13 +113,24 @@ impl Convolution {
                         let p = first + j;
                         let (oy, ox) = (p / ow, p % ow);
                         let run = (ow - ox).min(len - j);
-                        let src = off + oy * sh * input.w + ox * sw;
+                        let src = off + oy * row_step + ox * sw;
                         let dst = &mut row[j..j + run];
-                        if sw == 1 {
-                            dst.copy_from_slice(&planes[src..src + run]);
-                        } else {
-                            for (x, v) in dst.iter_mut().enumerate() {
-                                *v = planes[src + x * sw];
+                        match sw {
+                            1 => dst.copy_from_slice(&planes[src..src + run]),
+                            // pairs of a fixed size: shuffles, no bounds check per value;
+                            // the last value alone (its pair may end past the planes)
+                            2 => {
+                                let (head, last) = dst.split_at_mut(run - 1);
+                                let pairs = planes[src..].chunks_exact(2);
+                                for (v, pair) in head.iter_mut().zip(pairs) {
+                                    *v = pair[0];
+                                }
+                                last[0] = planes[src + 2 * (run - 1)];
+                            }
+                            _ => {
+                                for (x, v) in dst.iter_mut().enumerate() {
+                                    *v = planes[src + x * sw];
+                                }
                             }
                         }
                         j += run;

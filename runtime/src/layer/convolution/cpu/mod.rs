@@ -11,6 +11,7 @@ mod winograd;
 
 use super::{Convolution, Geometry};
 use crate::error::Result;
+use crate::layer::phase_planes::Phases;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
 pub(crate) use depthwise_lanes::LaneWeights;
@@ -84,12 +85,27 @@ impl Convolution {
             }
             algo => {
                 // bias and activation as each GEMM rectangle is done
-                let input = Planes::padded(bottom, &geo, self.pad_value);
                 let pointwise = algo == CpuAlgo::Pointwise;
-                self.im2col_gemm(&input, &geo, (out, cstep), pointwise);
+                let phases = (!pointwise).then(|| self.strided_phases(&geo)).flatten();
+                let input = match &phases {
+                    Some(p) => Planes::phased(bottom, &geo, self.pad_value, p),
+                    None => Planes::padded(bottom, &geo, self.pad_value),
+                };
+                self.im2col_gemm((&input, phases.as_ref()), &geo, (out, cstep), pointwise);
             }
         }
         Ok(top)
+    }
+
+    /// The phase planes im2col reads a strided layer's input from, where its windows read
+    /// every phase (at least as many taps as phases): each tap of an output row is then a
+    /// contiguous copy instead of a gather of every `s`-th value (a 7×7 stride-2 layer's
+    /// gathers took as long as its GEMM). A 1×1 stride-2 layer, which reads one phase of
+    /// four, keeps the gathers: laying out all four cost more than they save.
+    fn strided_phases(&self, geo: &Geometry) -> Option<Phases> {
+        let ([kw, kh], _, [sw, sh]) = self.window.taps();
+        let every_phase = sw * sh > 1 && kw * kh >= sw * sh;
+        every_phase.then(|| Phases::new(geo.padded, [sw, sh]))
     }
 
     /// The Winograd tile size for this layer on `geo`, if it takes Winograd.

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::super::Geometry;
 use crate::layer::grain::min_items;
+use crate::layer::phase_planes::Phases;
 use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
 use crate::tensor::pool;
@@ -81,6 +82,28 @@ impl<'a> Planes<'a> {
         Planes {
             data: Cow::Owned(padded),
             w: ew,
+            step: plane,
+        }
+    }
+
+    /// The input with `geo`'s padding (`value`) as each channel's `phases`: rows
+    /// [`Phases::width`] long, channels [`Phases::len`] apart.
+    pub fn phased(m: &'a Mat, geo: &Geometry, value: f32, phases: &Phases) -> Self {
+        let (w, h) = (m.w, m.h);
+        let (src, step) = channel_planes(m);
+        let plane = phases.len();
+        // every value written by `fill`
+        let mut data = pool::any(m.c * plane);
+        let pad = [geo.pad_left, geo.pad_top];
+        data.par_chunks_mut(plane.max(1))
+            .with_min_len(min_items(plane))
+            .enumerate()
+            .for_each(|(q, dst)| {
+                phases.fill(&src[q * step..q * step + w * h], [w, h], pad, value, dst);
+            });
+        Planes {
+            data: Cow::Owned(data),
+            w: phases.width(),
             step: plane,
         }
     }
