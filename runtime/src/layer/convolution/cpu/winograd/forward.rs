@@ -174,6 +174,9 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let chunk = (CHUNK_VALUES / (nn * (cin + cout)).max(1))
             .max(MIN_CHUNK)
             .clamp(1, tiles.max(1));
+        // chunks of equal size: a short last one re-reads all the weights for a few tiles
+        // (196 tiles in chunks of 64 left 4 for the last)
+        let chunk = tiles.div_ceil(tiles.div_ceil(chunk.max(1)).max(1)).max(1);
         // neither is read before it is written; both with a vector's slack per row or at the end
         let mut v = Scratch::any(cin * nn * (chunk + LANES));
         let mut prod = Scratch::any(nn * cout * chunk + LANES);
