@@ -271,10 +271,11 @@ pub fn sum(v: &[f32]) -> f32 {
 /// Splits `row` into its `s` phases (every `s`-th value from offsets 0..s), phase `p` written
 /// at `at(p)` in `dst`, `width` (`⌈len / s⌉`) values each; a short phase leaves its last value
 /// as it was. Strided windows (pooling, depthwise convolution) then read contiguous runs.
-pub fn split_phases(
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+pub fn split_phases<F: Fn(usize) -> usize>(
     row: &[f32],
     s: usize,
-    at: impl Fn(usize) -> usize,
+    at: F,
     width: usize,
     dst: &mut [f32],
 ) {
@@ -295,6 +296,7 @@ pub fn split_phases(
 
 /// [`split_phases`] for a stride known at compile time: phase by phase over whole groups of
 /// `S` (a contiguous write from a fixed-stride read, which vectorizes), then the tail.
+#[inline(always)]
 fn split_fixed<const S: usize>(row: &[f32], at: impl Fn(usize) -> usize, dst: &mut [f32]) {
     let (n, tail) = (row.len() / S, &row[row.len() / S * S..]);
     for p in 0..S {

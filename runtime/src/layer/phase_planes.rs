@@ -76,7 +76,9 @@ impl Phases {
 
     /// Lays channel `src` (`w × h`) out into `dst`, its top-left value at padded `[left,
     /// top]`, the rest `value`. Rows and columns past the padded plane are left out (windows
-    /// that stop short of the data's far edge never read them).
+    /// that stop short of the data's far edge never read them). Every value of `dst` is
+    /// written once: the data split into its phases, the padding of each phase row around it
+    /// (a fill of the whole layout first wrote every data value twice).
     pub fn fill(
         &self,
         src: &[f32],
@@ -85,19 +87,40 @@ impl Phases {
         value: f32,
         dst: &mut [f32],
     ) {
-        dst.fill(value);
         let [sw, sh] = self.stride;
         let (pw, ph) = (self.w * sw, self.h * sh);
         let cols = w.min(pw.saturating_sub(left));
         let rows = h.min(ph.saturating_sub(top));
-        for (y, row) in src.chunks_exact(w.max(1)).take(rows).enumerate() {
-            let (yp, row) = (y + top, &row[..cols]);
-            if sw == 1 {
-                let at = self.at(yp, left);
-                dst[at..at + cols].copy_from_slice(row);
-            } else {
-                let phase = |p: usize| self.at(yp, p + left);
-                kernels::split_phases(row, sw, phase, cols.div_ceil(sw), dst);
+        // each phase's run of data columns: x with left <= x·sw + p < left + cols
+        let first = |c: usize, p: usize| c.saturating_sub(p).div_ceil(sw).min(self.w);
+        let spans: Vec<[usize; 2]> = (0..sw)
+            .map(|p| [first(left, p), first(left + cols, p)])
+            .collect();
+        // the phase planes row by row, their starts by multiplication (`at`'s divisions per
+        // row and phase were most of a pooling's layout time)
+        let plane = self.w * self.h;
+        for py in 0..sh {
+            for y in 0..self.h {
+                let start = |px: usize| (py * sw + px) * plane + y * self.w;
+                let data = (y * sh + py).checked_sub(top).filter(|r| *r < rows);
+                if let Some(r) = data {
+                    let row = &src[r * w..r * w + cols];
+                    if sw == 1 {
+                        dst[start(0) + left..][..cols].copy_from_slice(row);
+                    } else {
+                        let phase = |q: usize| start((q + left) % sw) + (q + left) / sw;
+                        kernels::split_phases(row, sw, phase, cols.div_ceil(sw), dst);
+                    }
+                }
+                for (px, &[x0, x1]) in spans.iter().enumerate() {
+                    let line = &mut dst[start(px)..][..self.w];
+                    if data.is_some() {
+                        line[..x0].fill(value);
+                        line[x1..].fill(value);
+                    } else {
+                        line.fill(value);
+                    }
+                }
             }
         }
     }
