@@ -97,7 +97,7 @@ impl Phases {
             .map(|p| [first(left, p), first(left + cols, p)])
             .collect();
         // the phase planes row by row, their starts by multiplication (`at`'s divisions per
-        // row and phase were most of a pooling's layout time)
+        // row and phase were the layout's hottest instructions in a pooling's profile)
         let plane = self.w * self.h;
         for py in 0..sh {
             for y in 0..self.h {

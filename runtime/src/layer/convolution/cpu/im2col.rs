@@ -84,7 +84,7 @@ impl Convolution {
         }
         // where each tap of a channel starts, and the steps to the next output row and column:
         // in phase planes every tap is a contiguous run of each output row
-        let (taps, [row_step, sw]) = match phases {
+        let (taps, [row_step, col_step]) = match phases {
             Some(p) => (p.taps([kw, kh], [dw, dh]), [p.width(), 1]),
             None => {
                 let at = |ky: usize, kx: usize| ky * dh * input.w + kx * dw;
@@ -113,9 +113,9 @@ impl Convolution {
                         let p = first + j;
                         let (oy, ox) = (p / ow, p % ow);
                         let run = (ow - ox).min(len - j);
-                        let src = off + oy * row_step + ox * sw;
+                        let src = off + oy * row_step + ox * col_step;
                         let dst = &mut row[j..j + run];
-                        match sw {
+                        match col_step {
                             1 => dst.copy_from_slice(&planes[src..src + run]),
                             // pairs of a fixed size: shuffles, no bounds check per value;
                             // the last value alone (its pair may end past the planes)
@@ -129,7 +129,7 @@ impl Convolution {
                             }
                             _ => {
                                 for (x, v) in dst.iter_mut().enumerate() {
-                                    *v = planes[src + x * sw];
+                                    *v = planes[src + x * col_step];
                                 }
                             }
                         }
