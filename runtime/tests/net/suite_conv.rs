@@ -406,6 +406,34 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
     check_suite_cpu_only(picked);
 }
 
+/// Strided dense and grouped windows through im2col: from stride-phase planes where the taps
+/// read every phase (strides 2 to 4, kernels up to alexnet's 11, explicit and "same" pads,
+/// dilation, groups), the pair gather for 1×1 stride 2 (odd and even widths, the last pair of
+/// a row at the input's end) and the plain gather where the taps miss phases (2×2 stride 4);
+/// ncnn's own tests stop at stride 2. Every case takes im2col and matches ncnn's wheel.
+#[test]
+fn the_strided_im2col_matches_ncnn() {
+    let mut rng = Rng(613);
+    let dense: &[Call] = &[
+        [35, 33, 3, 16, 11, 1, 4, 0, 1, 1, 0, 0, 0, 0, 0],
+        [29, 27, 3, 8, 7, 1, 2, 3, 1, 1, 0, 0, 0, 0, 0],
+        [23, 19, 5, 7, 3, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0],
+        [22, 21, 4, 6, 5, 2, 2, -233, 1, 1, 0, 0, 0, 0, 0],
+        [21, 20, 4, 6, 3, 1, 2, -234, 1, 1, 0, 0, 0, 0, 0],
+        [17, 15, 6, 10, 1, 1, 2, 0, 1, 1, 0, 0, 0, 0, 0],
+        [16, 15, 6, 10, 1, 1, 2, 0, 0, 1, 0, 0, 0, 0, 0],
+        [19, 17, 4, 6, 2, 1, 4, 1, 1, 1, 0, 0, 0, 0, 0],
+    ];
+    let grouped: &[Call] = &[[17, 13, 8, 8, 3, 1, 2, 1, 1, 4, 0, 0, 0, 0, 0]];
+    let mut cases = family(&mut rng, "Convolution", &[], dense);
+    cases.extend(family(&mut rng, "ConvolutionDepthWise", &[], grouped));
+    assert_eq!(cases.len(), dense.len() + grouped.len());
+    for case in &cases {
+        assert_eq!(cpu_algo(case), CpuAlgo::Im2col, "{}", case.params);
+    }
+    check_suite_cpu_only(cases);
+}
+
 /// Depthwise layers on small maps with many channels (the channel-lane kernel's blocks of 16,
 /// the last one partial): ncnn's kernel, dilation, stride and pad table on 7×7 and 8×6 inputs
 /// of 40 channels, every case taking the lanes and matching ncnn's wheel.
