@@ -69,6 +69,18 @@ impl Phases {
             .collect()
     }
 
+    /// How far a window read at `stride` (a multiple of the layout's own) moves in the layout
+    /// from one output column and one output row to the next, `[x, y]`: `[1, w]` where the
+    /// layout's phases are the stride's, `[sw, sh·w]` in a plain plane (stride-1 layout).
+    pub fn output_steps(&self, [sw, sh]: [usize; 2]) -> [usize; 2] {
+        let [lw, lh] = self.stride;
+        debug_assert!(
+            sw % lw == 0 && sh % lh == 0,
+            "a window stride the layout divides"
+        );
+        [sw / lw, sh / lh * self.w]
+    }
+
     /// Values of the flat output of `[ow, oh]`: rows in the phase width, the last one short.
     pub fn flat_len(&self, [ow, oh]: [usize; 2]) -> usize {
         (oh.max(1) - 1) * self.w + ow

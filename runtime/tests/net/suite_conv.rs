@@ -358,6 +358,14 @@ fn cpu_algo(case: &Case) -> CpuAlgo {
         .expect("geometry")
 }
 
+/// Asserts that every case takes `algo` on the CPU, then checks them all against ncnn.
+fn check_taking(cases: Vec<Case>, algo: CpuAlgo) {
+    for case in &cases {
+        assert_eq!(cpu_algo(case), algo, "{}", case.params);
+    }
+    check_suite_cpu_only(cases);
+}
+
 /// Every CPU algorithm (im2col GEMM, pointwise GEMM, depthwise on phase planes and in channel
 /// lanes, Winograd F(2,3) and F(4,3)) is
 /// chosen on some of test_convolution's, test_convolution_2's and test_convolutiondepthwise's
@@ -428,10 +436,7 @@ fn the_strided_im2col_matches_ncnn() {
     let mut cases = family(&mut rng, "Convolution", &[], dense);
     cases.extend(family(&mut rng, "ConvolutionDepthWise", &[], grouped));
     assert_eq!(cases.len(), dense.len() + grouped.len());
-    for case in &cases {
-        assert_eq!(cpu_algo(case), CpuAlgo::Im2col, "{}", case.params);
-    }
-    check_suite_cpu_only(cases);
+    check_taking(cases, CpuAlgo::Im2col);
 }
 
 /// Depthwise layers on small maps with many channels (the channel-lane kernel's blocks of 16,
@@ -445,10 +450,7 @@ fn the_depthwise_channel_lanes_match_ncnn_on_many_channels() {
         [8, 6, 40, 40, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 1],
     ];
     let cases = family(&mut rng, "ConvolutionDepthWise", FORWARD_KDSP, calls);
-    for case in &cases {
-        assert_eq!(cpu_algo(case), CpuAlgo::DepthwiseLanes, "{}", case.params);
-    }
-    check_suite_cpu_only(cases);
+    check_taking(cases, CpuAlgo::DepthwiseLanes);
 }
 
 /// Winograd on maps of at least 8 tiles per row (the input transform then runs 16 tiles of a
@@ -462,10 +464,7 @@ fn the_cpu_winograd_on_wide_maps_matches_ncnn() {
         [67, 33, 256, 256, 3, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0],
     ];
     let cases = family(&mut rng, "Convolution", &[], calls);
-    for case in &cases {
-        assert_eq!(cpu_algo(case), CpuAlgo::Winograd(4), "{}", case.params);
-    }
-    check_suite_cpu_only(cases);
+    check_taking(cases, CpuAlgo::Winograd(4));
 }
 
 /// The number after `key=` in a case's params.

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use super::super::{Convolution, Geometry};
 use crate::layer::fused_activation::activate_all;
 use crate::layer::grain::min_items;
+use crate::layer::phase_planes::Phases;
 use crate::layer::view::channel_planes;
 use crate::tensor::Mat;
 
@@ -110,9 +111,7 @@ impl Convolution {
         let channels = self.window.num_output;
         let kk = kw * kh;
         // tap t of the output at padded pixel p reads pixel p + taps[t]
-        let taps: Vec<usize> = (0..kh)
-            .flat_map(|ky| (0..kw).map(move |kx| ky * dh * pw + kx * dw))
-            .collect();
+        let taps = Phases::new(geo.padded, [1, 1]).taps([kw, kh], [dw, dh]);
         let (kind, params) = (self.window.activation, &self.window.activation_params);
         let cstep = cstep.max(1);
         let lane_weights = self.lane_weights(kk);

@@ -22,7 +22,7 @@ impl Convolution {
     /// `pointwise`: a 1×1, stride-1 kernel, whose columns are the planes themselves.
     pub(super) fn im2col_gemm(
         &self,
-        (input, phases): (&Planes<'_>, Option<&Phases>),
+        (input, layout): (&Planes<'_>, &Phases),
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
         pointwise: bool,
@@ -45,7 +45,7 @@ impl Convolution {
             let plain = bias.is_empty() && kind == 0;
             let epilogue: Option<RowEpilogue<'_>> = (!plain).then_some(&epilogue);
             let how = (pointwise, epilogue);
-            self.group_gemm(weights, planes, (input, phases), geo, (out, cstep), how);
+            self.group_gemm(weights, planes, (input, layout), geo, (out, cstep), how);
         };
         if group == 1 {
             one_group(0, out);
@@ -59,12 +59,12 @@ impl Convolution {
     }
 
     /// One group: `weights` (cout_g × k) times its windows, onto `out`'s first cout_g rows;
-    /// `input` as `phases` where it was laid out so.
+    /// each channel of `input` laid out as `layout` says (phase planes, or a plain plane).
     fn group_gemm(
         &self,
         weights: MatRef<'_>,
         planes: &[f32],
-        (input, phases): (&Planes<'_>, Option<&Phases>),
+        (input, layout): (&Planes<'_>, &Phases),
         geo: &Geometry,
         (out, cstep): (&mut [f32], usize),
         (pointwise, epilogue): (bool, Option<RowEpilogue<'_>>),
@@ -82,16 +82,10 @@ impl Convolution {
             product(weights, cols, MatMut::rows(out, weights.rows, n, cstep));
             return;
         }
-        // where each tap of a channel starts, and the steps to the next output row and column:
+        // where each tap of a channel starts, and the steps to the next output column and row:
         // in phase planes every tap is a contiguous run of each output row
-        let (taps, [row_step, col_step]) = match phases {
-            Some(p) => (p.taps([kw, kh], [dw, dh]), [p.width(), 1]),
-            None => {
-                let at = |ky: usize, kx: usize| ky * dh * input.w + kx * dw;
-                let taps = (0..kh).flat_map(|ky| (0..kw).map(move |kx| at(ky, kx)));
-                (taps.collect(), [sh * input.w, sw])
-            }
-        };
+        let taps = layout.taps([kw, kh], [dw, dh]);
+        let [col_step, row_step] = layout.output_steps([sw, sh]);
         // each im2col row's offset into the group's planes
         let cin_g = k / (kw * kh);
         let offsets: Vec<usize> = (0..cin_g)

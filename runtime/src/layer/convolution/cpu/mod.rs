@@ -91,7 +91,9 @@ impl Convolution {
                     Some(p) => Planes::phased(bottom, &geo, self.pad_value, p),
                     None => Planes::padded(bottom, &geo, self.pad_value),
                 };
-                self.im2col_gemm((&input, phases.as_ref()), &geo, (out, cstep), pointwise);
+                // the plain padded planes are the stride-1 layout
+                let layout = phases.unwrap_or_else(|| Phases::new(geo.padded, [1, 1]));
+                self.im2col_gemm((&input, &layout), &geo, (out, cstep), pointwise);
             }
         }
         Ok(top)
