@@ -3,11 +3,12 @@
 
 use rayon::prelude::*;
 
-use super::input::{WIDE_TILES, input_tiles, input_tiles_wide};
-use super::output::{Epilogue, Shared, output_tiles};
+use super::input::{Rows, WIDE_TILES, input_tiles, input_tiles_wide};
+use super::output::{Epilogue, output_tiles};
+use super::products::ProductWeights;
+use super::sink::Shared;
 use super::transform::Transform;
 use super::{LANES, Planes};
-use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
 use crate::layer::grain::min_items;
 use crate::tensor::pool::Scratch;
 
@@ -30,8 +31,8 @@ const THREAD_CHUNK_VALUES: usize = 1 << 18;
 /// and the smaller chunks' GEMMs, whose rows are a quarter as long, lose).
 const MIN_CHUNK_THREADS: usize = 8;
 
-/// The fewest tiles a GEMM of the products takes when they are cut for the threads: the
-/// crate's kernels take 6 or 8 columns at a time and pack the weights again for each run.
+/// The fewest tiles a run of the products takes when they are cut for the threads: the kernels
+/// take 6 to 12 tiles at a time, and each run reads all of its element's weights again.
 const MIN_RUN: usize = 16;
 
 impl<const M: usize, const N: usize> Transform<M, N> {
@@ -64,7 +65,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     /// values feed only outputs past the map, which are dropped) onto `out`.
     pub(super) fn forward(
         &self,
-        u: &[f32],
+        u: &ProductWeights,
         input: &Planes<'_>,
         dims: [usize; 4],
         epilogue: &Epilogue<'_>,
@@ -89,7 +90,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     #[allow(clippy::too_many_arguments)]
     fn forward_chunks(
         &self,
-        u: &[f32],
+        u: &ProductWeights,
         input: &Planes<'_>,
         [cin, cout, ow, oh]: [usize; 4],
         chunk: usize,
@@ -119,25 +120,22 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 let t0 = c * chunk;
                 let tc = chunk.min(tiles - t0);
                 let rs = tc + LANES;
-                for (ci, dst) in v[..cin * nn * rs].chunks_mut(nn * rs).enumerate() {
+                let v = &mut v[..cin * nn * rs];
+                for ci in 0..cin {
                     let src = &planes[ci * plane..(ci + 1) * plane];
+                    let rows = Rows {
+                        base: ci * rs,
+                        step: cin * rs,
+                    };
+                    let (span, dst) = ([t0, tc], &mut *v);
                     if tw >= WIDE_TILES {
-                        input_tiles_wide::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst, phased);
+                        input_tiles_wide::<M, N, _>(&bt, src, ew, tw, span, dst, rows, phased);
                     } else {
-                        input_tiles::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst);
+                        input_tiles::<M, N, _>(&bt, src, ew, tw, span, dst, rows);
                     }
                 }
                 for (xi, dst) in prod[..nn * cout * tc].chunks_mut(cout * tc).enumerate() {
-                    let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
-                    let b = MatRef::rows(&v[xi * rs..], cin, tc, nn * rs);
-                    let c = MatMut {
-                        data: dst,
-                        rows: cout,
-                        cols: tc,
-                        rs: 1,
-                        cs: cout,
-                    };
-                    gemm_serial(a, b, c, false);
+                    u.product(xi, &v[xi * cin * rs..(xi + 1) * cin * rs], rs, tc, dst);
                 }
                 let prod = &prod[..nn * cout * tc + LANES];
                 let dims = [cout, 0, cout];
@@ -160,7 +158,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     /// [`Self::forward`] a chunk at a time, each of its three steps in parallel.
     fn forward_phases(
         &self,
-        u: &[f32],
+        u: &ProductWeights,
         input: &Planes<'_>,
         [cin, cout, ow, oh]: [usize; 4],
         epilogue: &Epilogue<'_>,
@@ -188,17 +186,25 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
             let rs = tc + LANES;
-            // Bᵀ d B of each tile, as [cin][n²][rs]
-            v[..cin * nn * rs]
-                .par_chunks_mut(nn * rs)
+            // Bᵀ d B of each tile, as [n²][cin][rs]
+            let shared = Shared {
+                ptr: v.as_mut_ptr(),
+                len: cin * nn * rs,
+            };
+            (0..cin)
+                .into_par_iter()
                 .with_min_len(min_items(nn * tc * N))
-                .enumerate()
-                .for_each_init(Vec::new, |phased, (ci, dst)| {
+                .for_each_init(Vec::new, |phased, ci| {
                     let src = &planes[ci * plane..(ci + 1) * plane];
+                    let rows = Rows {
+                        base: ci * rs,
+                        step: cin * rs,
+                    };
+                    let span = [t0, tc];
                     if tw >= WIDE_TILES {
-                        input_tiles_wide::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst, phased);
+                        input_tiles_wide::<M, N, _>(&bt, src, ew, tw, span, shared, rows, phased);
                     } else {
-                        input_tiles::<M, N>(&bt, src, ew, tw, [t0, tc, rs], dst);
+                        input_tiles::<M, N, _>(&bt, src, ew, tw, span, shared, rows);
                     }
                 });
             // per element of the tile: [cout][cin] × [cin][tc], into [n²][tc][cout]: output
@@ -217,16 +223,8 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                         .enumerate()
                         .for_each(|(r, dst)| {
                             let cols = dst.len() / cout;
-                            let a = MatRef::rows(&u[xi * cin * cout..], cin, cout, cout).t();
-                            let b = MatRef::rows(&v[xi * rs + r * run..], cin, cols, nn * rs);
-                            let c = MatMut {
-                                data: dst,
-                                rows: cout,
-                                cols,
-                                rs: 1,
-                                cs: cout,
-                            };
-                            gemm_serial(a, b, c, false);
+                            let v = &v[xi * cin * rs + r * run..(xi + 1) * cin * rs];
+                            u.product(xi, v, rs, cols, dst);
                         });
                 });
             // Aᵀ m A of each tile, with the bias and activation, stored in the output
@@ -260,9 +258,11 @@ mod tests {
     use crate::layer::cpu_gemm::test_values;
 
     /// The chunk-per-task strategy gives what the phase-parallel one gives, on partial tiles,
-    /// output channels that fill no whole vector, chunks that do not divide the tiles.
+    /// output channels that fill no whole vector or panel, chunks that do not divide the tiles;
+    /// and so does every products kernel this CPU runs, against the crate's.
     #[test]
-    fn chunks_per_task_match_the_phases() {
+    fn chunks_per_task_and_every_kernel_match_the_phases() {
+        use super::super::products::Kernel;
         use std::borrow::Cow;
         let (cin, cout, ow, oh) = (5usize, 19usize, 23usize, 21usize);
         let (ew, eh) = (ow.div_ceil(4) * 4 + 2, oh.div_ceil(4) * 4 + 2);
@@ -285,17 +285,26 @@ mod tests {
             .build()
             .unwrap();
         let mut want = vec![0.0f32; cout * cstep];
-        let mut got = vec![0.0f32; cout * cstep];
+        let crate_weights = ProductWeights::new(u.clone(), 36, [cin, cout], Kernel::Crate);
         pool.install(|| {
-            F43.forward_phases(&u, &input, dims, &epilogue, &mut want, cstep);
-            F43.forward_chunks(&u, &input, dims, 5, &epilogue, &mut got, cstep);
+            F43.forward_phases(&crate_weights, &input, dims, &epilogue, &mut want, cstep)
         });
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(
-                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                "value {i}: {g} vs {w}"
-            );
-        }
         assert!(want.iter().any(|v| *v > 0.0));
+        for kernel in Kernel::available() {
+            let weights = ProductWeights::new(u.clone(), 36, [cin, cout], kernel);
+            let mut phases = vec![0.0f32; cout * cstep];
+            let mut chunks = vec![0.0f32; cout * cstep];
+            pool.install(|| {
+                F43.forward_phases(&weights, &input, dims, &epilogue, &mut phases, cstep);
+                F43.forward_chunks(&weights, &input, dims, 5, &epilogue, &mut chunks, cstep);
+            });
+            for (i, ((p, c), w)) in phases.iter().zip(&chunks).zip(&want).enumerate() {
+                assert!(
+                    (p - w).abs() <= 1e-5 * (1.0 + w.abs())
+                        && (c - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                    "{kernel:?} value {i}: phases {p}, chunks {c}, crate {w}"
+                );
+            }
+        }
     }
 }

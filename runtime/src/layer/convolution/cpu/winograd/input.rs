@@ -3,25 +3,40 @@
 use multiversion::multiversion;
 
 use super::LANES;
+use super::sink::Sink;
 use crate::layer::kernels;
+
+/// Where a channel's transformed tiles go: element `(i, j)` of tile `t` (counted from the
+/// chunk's first) at `base + (i·N + j)·step + t` of the sink. The elements of one channel lie
+/// `step` apart so that each element's rows of all channels are one contiguous matrix, the
+/// products' right-hand side (a channel's elements side by side put each of its rows a page or
+/// more from the next: a TLB miss per broadcast).
+#[derive(Clone, Copy)]
+pub(super) struct Rows {
+    /// Where the channel's element (0, 0) row starts.
+    pub(super) base: usize,
+    /// From one element's row to the next.
+    pub(super) step: usize,
+}
 
 /// `Bᵀ d B` as [`input_tiles`] computes it, [`LANES`] neighbouring tiles of a tile row at a
 /// time, one per vector lane: the tile row's `N` input rows are first split into their `M`
 /// phases (phase `p` holds columns `p, p + M, …`), so that value `(y, x)` of tiles
 /// `tx..tx + LANES` is one contiguous run (phase `x mod M` from `tx + x / M`), and each
-/// transformed element of those tiles one contiguous run of `dst` (rows `rs` apart, at least
-/// [`LANES`] past the chunk's `tc` tiles, so that every store is a whole vector; copies of a
-/// run-time length are calls to `memmove`, as costly as the arithmetic). For maps of at least
-/// [`WIDE_TILES`] tiles per row: fewer fill too few lanes.
+/// transformed element of those tiles one contiguous run of `dst` (laid out as `rows` says,
+/// each row at least [`LANES`] past the chunk's `tc` tiles, so that every store is a whole
+/// vector; copies of a run-time length are calls to `memmove`, as costly as the arithmetic).
+/// For maps of at least [`WIDE_TILES`] tiles per row: fewer fill too few lanes.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn input_tiles_wide<const M: usize, const N: usize>(
+pub(super) fn input_tiles_wide<const M: usize, const N: usize, S: Sink>(
     bt: &[[f32; N]; N],
     src: &[f32],
     ew: usize,
     tw: usize,
-    [t0, tc, rs]: [usize; 3],
-    dst: &mut [f32],
+    [t0, tc]: [usize; 2],
+    mut dst: S,
+    rows: Rows,
     phased: &mut Vec<f32>,
 ) {
     let cols = ew.div_ceil(M);
@@ -46,7 +61,7 @@ pub(super) fn input_tiles_wide<const M: usize, const N: usize>(
                     v.copy_from_slice(&phased[at..at + LANES]);
                 }
             }
-            transform_lanes(bt, &d, &mut r, dst, rs, ty * tw + tx - t0);
+            transform_lanes(bt, &d, &mut r, &mut dst, rows, ty * tw + tx - t0);
         }
         t = ty * tw + tx1;
     }
@@ -56,21 +71,22 @@ pub(super) fn input_tiles_wide<const M: usize, const N: usize>(
 pub(super) const WIDE_TILES: usize = 8;
 
 /// `Bᵀ d B` of tiles `t0..t0 + tc` of one channel's plane (rows `ew` apart, `tw` tiles per
-/// row), into `dst` as `[n²][rs]` (`rs ≥ tc + LANES`): each element of the tile a contiguous
-/// row of the GEMM's right-hand side. [`LANES`] consecutive tiles at a time, one per vector
+/// row), into `dst` as `rows` says (each row at least [`LANES`] past the chunk): each element
+/// of the tile a contiguous row of the products' right-hand side. [`LANES`] consecutive tiles at a time, one per vector
 /// lane, whatever rows they lie in: each tile's n² values are gathered into its lane, then the
 /// transform is vector arithmetic and each element one vector store (tile by tile, the 6-wide
 /// transform barely vectorized and its n² stores were scattered: a quarter of a 28² layer's
 /// time at 2 threads, as much as its GEMMs).
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn input_tiles<const M: usize, const N: usize>(
+pub(super) fn input_tiles<const M: usize, const N: usize, S: Sink>(
     bt: &[[f32; N]; N],
     src: &[f32],
     ew: usize,
     tw: usize,
-    [t0, tc, rs]: [usize; 3],
-    dst: &mut [f32],
+    [t0, tc]: [usize; 2],
+    mut dst: S,
+    rows: Rows,
 ) {
     let mut r = [[[0.0f32; LANES]; N]; N];
     for first in (0..tc).step_by(LANES) {
@@ -86,20 +102,20 @@ pub(super) fn input_tiles<const M: usize, const N: usize>(
                 }
             }
         }
-        transform_lanes(bt, &d, &mut r, dst, rs, first);
+        transform_lanes(bt, &d, &mut r, &mut dst, rows, first);
     }
 }
 
 /// `Bᵀ d B` of the [`LANES`] tiles in `d` (`d[y][x][lane]`), element `(i, j)` stored as one
-/// whole vector at `(i·N + j)·rs + first` of `dst` (lanes past the tiles belong to later tiles,
-/// written after this, or to the rows' slack).
+/// whole vector at tile `first` of its row in `dst` (lanes past the tiles belong to later
+/// tiles, written after this, or to the rows' slack).
 #[inline(always)]
-fn transform_lanes<const N: usize>(
+fn transform_lanes<const N: usize, S: Sink>(
     bt: &[[f32; N]; N],
     d: &[[[f32; LANES]; N]; N],
     r: &mut [[[f32; LANES]; N]; N],
-    dst: &mut [f32],
-    rs: usize,
+    dst: &mut S,
+    rows: Rows,
     first: usize,
 ) {
     // r = Bᵀ d (into the caller's scratch, every vector overwritten), then Bᵀ d B = r B:
@@ -127,8 +143,7 @@ fn transform_lanes<const N: usize>(
                     }
                 }
             }
-            let at = (i * N + j) * rs + first;
-            dst[at..at + LANES].copy_from_slice(&e);
+            dst.put(rows.base + (i * N + j) * rows.step + first, &e);
         }
     }
 }

@@ -11,6 +11,8 @@
 mod forward;
 mod input;
 mod output;
+mod products;
+mod sink;
 mod transform;
 
 use std::sync::OnceLock;
@@ -19,18 +21,19 @@ use super::super::{Convolution, Geometry};
 use super::Planes;
 use crate::layer::kernels;
 use output::Epilogue;
+use products::{Kernel, ProductWeights};
 use transform::{F23, F43, F43_BALANCED};
 
 /// Channels (output transform) or tiles (input transform) computed together, one per vector
 /// lane.
 const LANES: usize = 16;
 
-/// The weights in a tile size's domain, made once per layer on first use:
-/// `[n²][num_output][channels]`.
+/// The weights in a tile size's domain, made once per layer on first use and laid out for the
+/// products' kernel.
 #[derive(Default)]
 pub(crate) struct WinogradWeights {
-    f23: OnceLock<Vec<f32>>,
-    f43: OnceLock<Vec<f32>>,
+    f23: OnceLock<ProductWeights>,
+    f43: OnceLock<ProductWeights>,
 }
 
 /// The fewest input channels for which F(4,3) pays: below, the transforms outweigh the
@@ -99,13 +102,20 @@ impl Convolution {
             params: &self.window.activation_params,
         };
         let tw = &self.winograd;
+        let kernel = Kernel::detect();
         match m {
             4 => {
-                let u = tw.f43.get_or_init(|| F43.weights(&self.weights, cout, cin));
+                let u = tw.f43.get_or_init(|| {
+                    let u = F43.weights(&self.weights, cout, cin);
+                    ProductWeights::new(u, 36, [cin, cout], kernel)
+                });
                 F43.forward(u, input, dims, &epilogue, out, cstep);
             }
             _ => {
-                let u = tw.f23.get_or_init(|| F23.weights(&self.weights, cout, cin));
+                let u = tw.f23.get_or_init(|| {
+                    let u = F23.weights(&self.weights, cout, cin);
+                    ProductWeights::new(u, 16, [cin, cout], kernel)
+                });
                 F23.forward(u, input, dims, &epilogue, out, cstep);
             }
         }

@@ -3,42 +3,8 @@
 use multiversion::multiversion;
 
 use super::LANES;
+use super::sink::Sink;
 use crate::layer::fused_activation::activate_all;
-
-/// Where the output transform stores a tile's rows.
-pub(super) trait Sink {
-    /// Writes `v` at `at` of the output.
-    fn put(&mut self, at: usize, v: &[f32]);
-}
-
-impl Sink for &mut [f32] {
-    #[inline(always)]
-    fn put(&mut self, at: usize, v: &[f32]) {
-        self[at..at + v.len()].copy_from_slice(v);
-    }
-}
-
-/// The whole output shared by tasks that each store their own tiles (disjoint pixels of every
-/// channel, so no safe split of the slice gives each its part).
-#[derive(Clone, Copy)]
-pub(super) struct Shared {
-    pub(super) ptr: *mut f32,
-    pub(super) len: usize,
-}
-
-// SAFETY: every task that holds a copy writes only the outputs of its own tiles
-unsafe impl Send for Shared {}
-unsafe impl Sync for Shared {}
-
-impl Sink for Shared {
-    #[inline(always)]
-    fn put(&mut self, at: usize, v: &[f32]) {
-        assert!(at + v.len() <= self.len, "Winograd output index");
-        // SAFETY: inside the output (checked above), which outlives the tasks; the tiles of
-        // the tasks are disjoint, so no two write the same values and nothing reads them
-        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), self.ptr.add(at), v.len()) }
-    }
-}
 
 /// What the output transform applies before it stores: the bias (empty without one) and the
 /// layer's fused activation.

@@ -1,0 +1,38 @@
+//! Where the transforms store their rows: a slice one task owns, or a buffer many share.
+
+/// Where a transform stores its rows of values.
+pub(super) trait Sink {
+    /// Writes `v` at `at`.
+    fn put(&mut self, at: usize, v: &[f32]);
+}
+
+impl Sink for &mut [f32] {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: &[f32]) {
+        self[at..at + v.len()].copy_from_slice(v);
+    }
+}
+
+/// A whole buffer shared by tasks that each store their own values, interleaved with the
+/// others' (the output transform's tiles: disjoint pixels of every channel; the input
+/// transform's channels: one row of each element), so no safe split of the slice gives each
+/// its part.
+#[derive(Clone, Copy)]
+pub(super) struct Shared {
+    pub(super) ptr: *mut f32,
+    pub(super) len: usize,
+}
+
+// SAFETY: every task that holds a copy writes only its own values
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Sink for Shared {
+    #[inline(always)]
+    fn put(&mut self, at: usize, v: &[f32]) {
+        assert!(at + v.len() <= self.len, "Winograd buffer index");
+        // SAFETY: inside the buffer (checked above), which outlives the tasks; the tasks'
+        // values are disjoint, so no two write the same ones and nothing reads them meanwhile
+        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), self.ptr.add(at), v.len()) }
+    }
+}
