@@ -15,10 +15,11 @@ use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::run_options::RunOptions;
 use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
-use crate::layer::view::dense_values;
+use crate::layer::view::{channel_planes, dense_values};
 use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat, MatData, Strided, contiguous_strides};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// ncnn's BinaryOp `op_type` on two values.
 pub fn binary(op: i32, x: f32, y: f32) -> f32 {
@@ -284,6 +285,22 @@ fn zip_op(op: i32, out: &mut [f32], x: &[f32], y: &[f32]) {
         .for_each(|(o, (x, y))| binary_row(op, o, Side::Row(x), Side::Row(y)));
 }
 
+/// An operand's values and its steps along `[c, d, h, w]` for its broadcast extents `s` (0
+/// where it broadcasts): a mat of 3 or more dims read in place, its channels `cstep` apart
+/// (read densely, a map whose planes are not a multiple of 4 values was first copied whole).
+fn operand(m: &Mat, s: [usize; 4]) -> (Cow<'_, [f32]>, [usize; 4]) {
+    let (values, channel_step) = if m.dims >= 3 {
+        channel_planes(m)
+    } else {
+        (dense_values(m), s[1] * s[2] * s[3])
+    };
+    let st = [channel_step, s[2] * s[3], s[3], 1];
+    (
+        values,
+        [0, 1, 2, 3].map(|i| if s[i] == 1 { 0 } else { st[i] }),
+    )
+}
+
 impl BinaryOp {
     /// The broadcast of `a` and `b` when the stretching path takes it (a buffer net, a
     /// broadcast ncnn allows).
@@ -515,13 +532,7 @@ impl Layer for BinaryOp {
             return Ok(vec![out]);
         }
         let (sa, sb, out, dims) = broadcast(a, b)?;
-        let (va, vb) = (dense_values(a), dense_values(b));
-        // each operand's step along [c, d, h, w]: 0 where it broadcasts
-        let steps = |s: [usize; 4]| {
-            let st = [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
-            [0, 1, 2, 3].map(|i| if s[i] == 1 { 0 } else { st[i] })
-        };
-        let (ta, tb) = (steps(sa), steps(sb));
+        let ((va, ta), (vb, tb)) = (operand(a, sa), operand(b, sb));
         let shape = match dims {
             1 => [out[3], 1, 1, 1],
             2 => [out[3], out[2], 1, 1],
@@ -529,32 +540,65 @@ impl Layer for BinaryOp {
             _ => [out[3], out[2], out[1], out[0]],
         };
         let mut top = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
-        let [w, plane] = [out[3], out[1] * out[2] * out[3]];
-        let cstep = if dims >= 3 { top.cstep } else { plane };
-        // rows of the output in tasks of at least 16K values (a task never spans channels)
-        let rows_per_task = (GRAIN / w.max(1)).max(1);
+        let [w, plane] = [out[3].max(1), (out[1] * out[2] * out[3]).max(1)];
+        let cstep = if dims >= 3 { top.cstep } else { plane }.max(1);
         let op = self.op;
-        top.f32_mut()?
-            .par_chunks_mut(cstep.max(1))
-            .take(out[0])
-            .enumerate()
-            .flat_map(|(q, channel)| {
-                channel[..plane]
-                    .par_chunks_mut((rows_per_task * w).max(1))
-                    .enumerate()
-                    .map(move |(k, rows)| (q, k * rows_per_task, rows))
-            })
-            .for_each(|(q, row0, rows)| {
-                for (i, row) in rows.chunks_exact_mut(w.max(1)).enumerate() {
-                    let (z, y) = ((row0 + i) / out[2], (row0 + i) % out[2]);
-                    let at = |t: [usize; 4]| q * t[0] + z * t[1] + y * t[2];
-                    let (a, b) = (
-                        Side::of(&va, at(ta), ta[3], w),
-                        Side::of(&vb, at(tb), tb[3], w),
-                    );
-                    binary_row(op, row, a, b);
-                }
-            });
+        // rows `row0..` of channel `q`, each `run` values: `w`, or a whole plane where both
+        // operands read it as one run or one value
+        let fill = |q: usize, row0: usize, rows: &mut [f32], run: usize| {
+            for (i, row) in rows.chunks_exact_mut(run).enumerate() {
+                let (z, y) = if run == w {
+                    ((row0 + i) / out[2], (row0 + i) % out[2])
+                } else {
+                    (0, 0)
+                };
+                let at = |t: [usize; 4]| q * t[0] + z * t[1] + y * t[2];
+                let (a, b) = (
+                    Side::of(&va, at(ta), ta[3], run),
+                    Side::of(&vb, at(tb), tb[3], run),
+                );
+                binary_row(op, row, a, b);
+            }
+        };
+        let data = top.f32_mut()?;
+        if plane >= GRAIN {
+            // rows of a channel in tasks of at least GRAIN values
+            let rows_per_task = (GRAIN / w).max(1);
+            data.par_chunks_mut(cstep)
+                .take(out[0])
+                .enumerate()
+                .flat_map(|(q, channel)| {
+                    channel[..plane]
+                        .par_chunks_mut(rows_per_task * w)
+                        .enumerate()
+                        .map(move |(k, rows)| (q, k * rows_per_task, rows))
+                })
+                .for_each(|(q, row0, rows)| fill(q, row0, rows, w));
+        } else {
+            // whole channels per task, as many as make GRAIN values (a task per channel made
+            // efficientnet's 7²·1152 squeeze-excitation scale 1152 tasks of 49 values)
+            let per = GRAIN / plane;
+            // a plane as one run where each operand's is one run or one value (short rows
+            // went one call each: 7 values at a time for a 7×7 map)
+            let whole = |t: [usize; 4]| {
+                let dense = t[3] == 1
+                    && (out[2] == 1 || t[2] == w)
+                    && (out[1] == 1 || t[1] == plane / out[1]);
+                dense || t[1..] == [0, 0, 0]
+            };
+            let run = if whole(ta) && whole(tb) { plane } else { w };
+            data.par_chunks_mut(cstep * per)
+                .take(out[0].div_ceil(per))
+                .enumerate()
+                .for_each(|(g, channels)| {
+                    for (i, channel) in channels.chunks_mut(cstep).enumerate() {
+                        let q = g * per + i;
+                        if q < out[0] {
+                            fill(q, 0, &mut channel[..plane], run);
+                        }
+                    }
+                });
+        }
         Ok(vec![top])
     }
 }
