@@ -83,13 +83,21 @@ pub(crate) fn unaryop_pipelines(
 pub(crate) fn map_inplace(m: &mut Mat, f: impl Fn(f32) -> f32 + Sync) {
     match &mut m.data {
         MatData::F32(v) => v.par_chunks_mut(GRAIN).for_each(|c| kernels::map(c, &f)),
+        // 16-bit values widened a chunk at a time, so that `f` runs in the vector loop (the
+        // kernels' functions are written for it)
         MatData::F16(v) => v.par_chunks_mut(GRAIN).for_each(|c| {
+            let mut wide: Vec<f32> = c.iter().map(|x| x.to_f32()).collect();
+            kernels::map(&mut wide, &f);
             c.iter_mut()
-                .for_each(|x| *x = half::f16::from_f32(f(x.to_f32())))
+                .zip(&wide)
+                .for_each(|(x, w)| *x = half::f16::from_f32(*w));
         }),
         MatData::Bf16(v) => v.par_chunks_mut(GRAIN).for_each(|c| {
+            let mut wide: Vec<f32> = c.iter().map(|x| x.to_f32()).collect();
+            kernels::map(&mut wide, &f);
             c.iter_mut()
-                .for_each(|x| *x = half::bf16::from_f32(f(x.to_f32())))
+                .zip(&wide)
+                .for_each(|(x, w)| *x = half::bf16::from_f32(*w));
         }),
         MatData::I8(v) => v.iter_mut().for_each(|x| {
             *x = f(f32::from(*x)).round().clamp(-127.0, 127.0) as i8;

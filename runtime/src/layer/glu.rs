@@ -4,6 +4,7 @@
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::grain::GRAIN;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
@@ -71,9 +72,9 @@ impl Layer for GLU {
             ..view
         };
         let b = gate.gather(&values)?;
-        a.par_iter_mut()
-            .zip(&b)
-            .for_each(|(x, g)| *x /= 1.0 + kernels::exp(-g));
+        a.par_chunks_mut(GRAIN)
+            .zip(b.par_chunks(GRAIN))
+            .for_each(|(x, g)| kernels::zip_with(x, g, |x, g| x / (1.0 + kernels::exp(-g))));
         Mat::from_numpy(&out, &a)
     }
 

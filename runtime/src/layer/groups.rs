@@ -103,7 +103,7 @@ pub fn reduce_values(x: &[f32], op: i32, coeff: f32) -> f32 {
         4 => x.iter().fold(f32::MIN, |a, v| a.max(*v)),
         5 => x.iter().fold(f32::MAX, |a, v| a.min(*v)),
         6 => x.iter().product(),
-        10 => x.iter().fold(0.0, |a, v| a + kernels::exp(*v)),
+        10 => kernels::sum_of(x, kernels::exp),
         11 => {
             let mean = x.iter().sum::<f32>() / n;
             (x.iter().fold(0.0, |a, v| a + (v - mean) * (v - mean)) / n).sqrt()
