@@ -126,7 +126,7 @@ fn transform_lanes<const N: usize, S: Sink>(
             for (b, dr) in br.iter().zip(d) {
                 if *b != 0.0 {
                     for (a, y) in acc.iter_mut().zip(&dr[x]) {
-                        *a += b * y;
+                        *a = b.mul_add(*y, *a);
                     }
                 }
             }
@@ -139,7 +139,7 @@ fn transform_lanes<const N: usize, S: Sink>(
             for (b, rv) in br.iter().zip(rr) {
                 if *b != 0.0 {
                     for (x, y) in e.iter_mut().zip(rv) {
-                        *x += b * y;
+                        *x = b.mul_add(*y, *x);
                     }
                 }
             }

@@ -57,7 +57,7 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                     let mut acc = [0.0f32; LANES];
                     for (a, mr) in ar.iter().zip(&m) {
                         for (x, y) in acc.iter_mut().zip(&mr[j]) {
-                            *x += a * y;
+                            *x = a.mul_add(*y, *x);
                         }
                     }
                     *tv = acc;
@@ -73,7 +73,7 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                 for (yv, ar) in yr.iter_mut().zip(at) {
                     for (a, tv) in ar.iter().zip(tr) {
                         for (x, v) in yv.iter_mut().zip(tv) {
-                            *x += a * v;
+                            *x = a.mul_add(*v, *x);
                         }
                     }
                 }
