@@ -121,22 +121,24 @@ pub(crate) fn map_channels(
     // fp32 pack1 (what the net gives a CPU layer): in place, channels in parallel, as many per
     // task as make a grain (one thread walked a copy of every value and copied it back)
     let step = if blob.dims >= 3 { blob.cstep } else { inner };
-    if blob.elempack == 1 && inner > 0 && step >= inner {
-        if let Ok(v) = blob.f32_mut() {
-            let per = (GRAIN / inner).max(1);
-            v.par_chunks_mut(step * per)
-                .enumerate()
-                .for_each(|(g, planes)| {
-                    for (i, plane) in planes.chunks_mut(step).enumerate() {
-                        let ch = g * per + i;
-                        if ch < channels && plane.len() >= inner {
-                            let (a, b) = (scale[ch], bias.get(ch).copied().unwrap_or(0.0));
-                            kernels::map(&mut plane[..inner], |x| f(x, a, b));
-                        }
+    if blob.elempack == 1
+        && inner > 0
+        && step >= inner
+        && let Ok(v) = blob.f32_mut()
+    {
+        let per = (GRAIN / inner).max(1);
+        v.par_chunks_mut(step * per)
+            .enumerate()
+            .for_each(|(g, planes)| {
+                for (i, plane) in planes.chunks_mut(step).enumerate() {
+                    let ch = g * per + i;
+                    if ch < channels && plane.len() >= inner {
+                        let (a, b) = (scale[ch], bias.get(ch).copied().unwrap_or(0.0));
+                        kernels::map(&mut plane[..inner], |x| f(x, a, b));
                     }
-                });
-            return Ok(());
-        }
+                }
+            });
+        return Ok(());
     }
     let mut v = blob.to_values();
     for (ch, chunk) in v.chunks_mut(inner.max(1)).enumerate() {
