@@ -82,11 +82,12 @@ pub fn sigmoid(x: f32) -> f32 {
 #[inline(always)]
 pub fn erf(x: f32) -> f32 {
     let a = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * a);
-    let poly = t
-        * (0.254_829_6
-            + t * (-0.284_496_72 + t * (1.421_413_8 + t * (-1.453_152 + t * 1.061_405_4))));
-    (1.0 - poly * exp(-a * a)).copysign(x)
+    let t = 1.0 / a.mul_add(0.327_591_1, 1.0);
+    let poly = [-1.453_152, 1.421_413_8, -0.284_496_72, 0.254_829_6]
+        .iter()
+        .fold(1.061_405_4, |acc: f32, c| acc.mul_add(t, *c))
+        * t;
+    (-poly).mul_add(exp(-a * a), 1.0).copysign(x)
 }
 
 /// tanh(x) without branches (through [`exp`]): `1 − 2/(e^(2x) + 1)`, which saturates to ±1
