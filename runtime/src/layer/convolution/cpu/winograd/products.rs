@@ -134,7 +134,8 @@ impl ProductWeights {
             out[..tc * cout].fill(0.0);
             return;
         }
-        // blocks of nearly equal size: 16 tiles go as 8 and 8, not 12 and a wasted 4
+        // blocks of nearly equal size: 16 tiles go as 8 and 8, not 12 and 4 (a short block
+        // reads the panel again for a third of the work)
         let blocks = tc.div_ceil(most);
         let block_len = |b: usize| tc / blocks + usize::from(b < tc % blocks);
         assert!(v.len() >= (cin - 1) * vrs + tc, "Winograd product input");
