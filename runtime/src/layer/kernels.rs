@@ -40,8 +40,8 @@ const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// ln x for positive normal `x`, branch-free so that loops over it vectorize: x = m·2^e with
 /// m in [√½, √2), ln(1 + f) for f = m − 1 by Cephes' minimax polynomial (relative error
-/// below 3e-7), e·ln 2 in two parts. Zero, negative, subnormal, infinite and NaN inputs give
-/// meaningless values: callers check their range first.
+/// below 3e-7), e·ln 2 in two parts, in fused multiply-adds as [`exp`]. Zero, negative,
+/// subnormal, infinite and NaN inputs give meaningless values: callers check their range first.
 #[inline(always)]
 pub fn ln(x: f32) -> f32 {
     let bits = x.to_bits();
@@ -52,22 +52,22 @@ pub fn ln(x: f32) -> f32 {
     let e = (e - i32::from(low)) as f32;
     let f = if low { m + m - 1.0 } else { m - 1.0 };
     let z = f * f;
-    let p = ((((((((7.037_683_6e-2 * f - 1.151_461e-1) * f + 1.167_699_9e-1) * f
-        - 1.242_014_1e-1)
-        * f
-        + 1.424_932_3e-1)
-        * f
-        - 1.666_805_8e-1)
-        * f
-        + 2.000_071_4e-1)
-        * f
-        - 2.499_999_4e-1)
-        * f
-        + 3.333_333e-1)
+    let p = [
+        -1.151_461e-1,
+        1.167_699_9e-1,
+        -1.242_014_1e-1,
+        1.424_932_3e-1,
+        -1.666_805_8e-1,
+        2.000_071_4e-1,
+        -2.499_999_4e-1,
+        3.333_333e-1,
+    ]
+    .iter()
+    .fold(7.037_683_6e-2, |acc: f32, c| acc.mul_add(f, *c))
         * f
         * z;
-    let y = p + e * LN2_LO - 0.5 * z;
-    f + y + e * LN2_HI
+    let y = e.mul_add(LN2_LO, p) - 0.5 * z;
+    e.mul_add(LN2_HI, f + y)
 }
 
 /// `1 / (1 + e^-x)`.
