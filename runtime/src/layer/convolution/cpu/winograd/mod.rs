@@ -102,19 +102,18 @@ impl Convolution {
             params: &self.window.activation_params,
         };
         let tw = &self.winograd;
-        let kernel = Kernel::detect();
         match m {
             4 => {
                 let u = tw.f43.get_or_init(|| {
                     let u = F43.weights(&self.weights, cout, cin);
-                    ProductWeights::new(u, 36, [cin, cout], kernel)
+                    ProductWeights::new(u, 36, [cin, cout], Kernel::detect())
                 });
                 F43.forward(u, input, dims, &epilogue, out, cstep);
             }
             _ => {
                 let u = tw.f23.get_or_init(|| {
                     let u = F23.weights(&self.weights, cout, cin);
-                    ProductWeights::new(u, 16, [cin, cout], kernel)
+                    ProductWeights::new(u, 16, [cin, cout], Kernel::detect())
                 });
                 F23.forward(u, input, dims, &epilogue, out, cstep);
             }
