@@ -44,6 +44,7 @@ pub mod batchnorm;
 pub mod bias;
 pub mod binaryop;
 pub mod bnll;
+pub(crate) mod broadcast_rule;
 pub mod cast;
 pub mod clip;
 pub mod concat;
