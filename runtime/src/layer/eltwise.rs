@@ -27,8 +27,13 @@ pub struct Eltwise {
 
 impl Layer for Eltwise {
     fn support(&self) -> Support {
-        // the net packs every input alike (same shapes): one layout for the flat shader
-        Support::MANY.gpu(self.gpu.is_some()).gpu_4d()
+        // the net packs every input alike (same shapes): one layout for the flat shader; on
+        // the CPU inputs of one layout combine as stored (any packing), others unpacked
+        Support {
+            packing: true,
+            any_packing: true,
+            ..Support::MANY.gpu(self.gpu.is_some()).gpu_4d()
+        }
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {

@@ -129,6 +129,19 @@ pub fn zip_into<F: Fn(f32, f32) -> f32>(out: &mut [f32], a: &[f32], b: &[f32], f
     }
 }
 
+/// Whether the CPU has 256-bit SIMD (AVX): where the net gives pack8 fp32 blobs to CPU layers
+/// that take packing (`net::convert::cpu_elempack`), pack4 elsewhere.
+pub fn has_256bit_simd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether the CPU has AVX-512 (the `gemm` crate's 16-lane kernels run there): where the
 /// convolutions' algorithm choice differs from 8-lane CPUs.
 pub fn has_avx512() -> bool {

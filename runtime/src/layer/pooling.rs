@@ -132,9 +132,14 @@ fn global_slabs(plane: usize) -> usize {
 
 impl Layer for Pooling {
     fn support(&self) -> Support {
-        Support::ONE_BLOB
-            .gpu(self.gpu.is_some())
-            .packs(Packs::UP_TO_4)
+        Support {
+            // packed CPU blobs as they come: pooled an element (all its lanes) at a time
+            packing: true,
+            any_packing: true,
+            ..Support::ONE_BLOB
+                .gpu(self.gpu.is_some())
+                .packs(Packs::UP_TO_4)
+        }
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -269,6 +274,9 @@ impl Layer for Pooling {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         planar(bottom.dims)?;
+        if bottom.elempack > 1 {
+            return self.forward_packed(bottom);
+        }
         let [w, h, _, c] = bottom.shape();
         let (v, step) = channel_planes(bottom);
         let plane = w * h;
@@ -314,8 +322,8 @@ impl Layer for Pooling {
         let [sw, sh] = self.stride;
         let Window {
             pad: [pl, pt],
-            frame: [frame_l, frame_t, frame_r, frame_b],
             out: [ow, oh],
+            ..
         } = self.window(w, h)?;
         if [ow, oh, pl, pt] == [1, 1, 0, 0] && self.kernel == [w, h] {
             // one unpadded window over the whole plane (caffe's global pooling, as in ncnn's
@@ -332,23 +340,10 @@ impl Layer for Pooling {
         } else {
             (0.0, Combine::Add)
         };
-        // average multipliers: one over the window's positions inside the counting frame
-        let scales: Vec<f32> = if self.max {
+        let scales = if self.max {
             Vec::new()
         } else {
-            (0..oh)
-                .flat_map(|i| (0..ow).map(move |j| (i, j)))
-                .map(|(i, j)| {
-                    if self.include_pad {
-                        return 1.0 / (kw * kh) as f32;
-                    }
-                    let span = |start: usize, k: usize, lo: usize, hi: usize| {
-                        (start + k).min(hi).saturating_sub(start.max(lo))
-                    };
-                    let n = span(j * sw, kw, frame_l, frame_r) * span(i * sh, kh, frame_t, frame_b);
-                    1.0 / n.max(1) as f32
-                })
-                .collect()
+            self.average_scales(&self.window(w, h)?)
         };
         // every window writes its output
         let mut top = Mat::for_writing(3, [ow, oh, 1, c], 1, ElemType::F32)?;
@@ -373,6 +368,121 @@ impl Layer for Pooling {
                     }
                 },
             );
+        Ok(top)
+    }
+}
+
+impl Pooling {
+    /// Per output position of a window pooling, one over the positions its average counts
+    /// (inside the counting frame, or the whole kernel with `include_pad`).
+    fn average_scales(&self, win: &Window) -> Vec<f32> {
+        let ([kw, kh], [sw, sh]) = (self.kernel, self.stride);
+        let [frame_l, frame_t, frame_r, frame_b] = win.frame;
+        let [ow, oh] = win.out;
+        (0..oh)
+            .flat_map(|i| (0..ow).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                if self.include_pad {
+                    return 1.0 / (kw * kh) as f32;
+                }
+                let span = |start: usize, k: usize, lo: usize, hi: usize| {
+                    (start + k).min(hi).saturating_sub(start.max(lo))
+                };
+                let n = span(j * sw, kw, frame_l, frame_r) * span(i * sh, kh, frame_t, frame_b);
+                1.0 / n.max(1) as f32
+            })
+            .collect()
+    }
+
+    /// The forward of a packed blob, taken as it comes (`support_any_packing`): each element's
+    /// lanes (channels) pooled together, one vector per input position, window by window; a
+    /// window pooling keeps the packing, a global one gives its 1-D values.
+    fn forward_packed(&self, bottom: &Mat) -> Result<Mat> {
+        let p = bottom.elempack;
+        let [w, h, _, c] = bottom.shape();
+        let (src, gs) = (bottom.f32()?, bottom.cstep * p);
+        let fill = if self.max { f32::NEG_INFINITY } else { 0.0 };
+        // each output's input rows and columns (ends exclusive) and its average scale
+        let (out, rects, scales): ([usize; 2], Vec<[usize; 4]>, Vec<f32>) = if self.global {
+            let scale = (!self.max).then_some(1.0 / (w * h).max(1) as f32);
+            ([1, 1], vec![[0, w, 0, h]], scale.into_iter().collect())
+        } else if self.adaptive {
+            let [ow, oh] = self.adaptive_out(w, h);
+            let rects: Vec<[usize; 4]> = (0..oh)
+                .flat_map(|i| (0..ow).map(move |j| (i, j)))
+                .map(|(i, j)| {
+                    let (y0, y1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
+                    let (x0, x1) = (j * w / ow, ((j + 1) * w).div_ceil(ow));
+                    [x0, x1, y0, y1]
+                })
+                .collect();
+            let scales = rects
+                .iter()
+                .filter(|_| !self.max)
+                .map(|[x0, x1, y0, y1]| 1.0 / ((x1 - x0) * (y1 - y0)).max(1) as f32)
+                .collect();
+            ([ow, oh], rects, scales)
+        } else {
+            let win = self.window(w, h)?;
+            let ([kw, kh], [sw, sh], [pl, pt]) = (self.kernel, self.stride, win.pad);
+            let [ow, oh] = win.out;
+            // the window's padded span less the padding: input positions only
+            let clip = |start: usize, k: usize, pad: usize, n: usize| {
+                [
+                    start.saturating_sub(pad).min(n),
+                    (start + k).saturating_sub(pad).min(n),
+                ]
+            };
+            let rects = (0..oh)
+                .flat_map(|i| (0..ow).map(move |j| (i, j)))
+                .map(|(i, j)| {
+                    let [x0, x1] = clip(j * sw, kw, pl, w);
+                    let [y0, y1] = clip(i * sh, kh, pt, h);
+                    [x0, x1, y0, y1]
+                })
+                .collect();
+            let scales = if self.max {
+                Vec::new()
+            } else {
+                self.average_scales(&win)
+            };
+            (win.out, rects, scales)
+        };
+        let pool = |ch: &[f32], o: &mut [f32]| {
+            for (k, (r, px)) in rects.iter().zip(o.chunks_exact_mut(p)).enumerate() {
+                let [x0, x1, y0, y1] = *r;
+                px.fill(fill);
+                for y in y0..y1 {
+                    for v in ch[(y * w + x0) * p..(y * w + x1) * p].chunks_exact(p) {
+                        for (a, x) in px.iter_mut().zip(v) {
+                            *a = if self.max { a.max(*x) } else { *a + x };
+                        }
+                    }
+                }
+                if let Some(s) = scales.get(k) {
+                    px.iter_mut().for_each(|a| *a *= s);
+                }
+            }
+        };
+        let work = (w * h).max(out[0] * out[1]) * p;
+        if self.global {
+            let mut values = vec![0.0f32; c];
+            values
+                .par_chunks_mut(p)
+                .with_min_len(min_items(work))
+                .enumerate()
+                .for_each(|(q, o)| pool(&src[q * gs..][..w * h * p], o));
+            return Mat::from_shape_values(1, [c, 1, 1, 1], &values);
+        }
+        let [ow, oh] = out;
+        // every window writes its output
+        let mut top = Mat::for_writing(3, [ow, oh, 1, c / p], p, ElemType::F32)?;
+        let ogs = top.cstep * p;
+        top.f32_mut()?
+            .par_chunks_mut(ogs.max(1))
+            .with_min_len(min_items(work))
+            .enumerate()
+            .for_each(|(q, o)| pool(&src[q * gs..][..w * h * p], &mut o[..ow * oh * p]));
         Ok(top)
     }
 }

@@ -8,14 +8,7 @@ use crate::tensor::{ElemType, Mat};
 
 /// Whether the CPU has 256-bit SIMD (fp32 pack8 pays off there).
 pub fn cpu_has_256bit_simd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::layer::kernels::has_256bit_simd()
 }
 
 /// Whether the CPU computes in fp16 natively (ARMv8.2's FP16 arithmetic): where ncnn's

@@ -177,6 +177,47 @@ fn pooling_matches_ncnn_in_every_pad_mode() {
     }
 }
 
+/// Packed blobs (a Packing layer in front: pack8, and pack4, which no layer of ours makes on
+/// x86) through the layers that take any packing on the CPU: Pooling in every pad mode, global
+/// and adaptive, and Eltwise on operands of one packing and of two; against ncnn's wheel.
+#[test]
+fn packed_blobs_pool_and_combine_as_ncnn() {
+    let mut rng = Rng(19);
+    for pack in [8, 4] {
+        for ty in [0, 1] {
+            for params in [
+                "1=2 2=2",
+                "1=3 2=2 3=1",
+                "1=3 2=2 5=2",
+                "1=3 2=2 5=3",
+                "1=3 2=2 3=1 6=1",
+                "1=3 11=2 2=1 12=2 3=1 13=0 14=0 15=1 5=1",
+                "4=1",
+                "7=1 8=3 18=2",
+                "1=7 11=6 2=1",
+            ] {
+                let x = Input::new(&mut rng, "data", 3, [7, 6, 1, 16]);
+                let param = format!(
+                    "7767517\n3 3\nInput in 0 1 data\nPacking pk 1 1 data p 0={pack}\n\
+                     Pooling layer 1 1 p out 0={ty} {params}\n"
+                );
+                let what = format!("Pooling 0={ty} {params} on pack{pack}");
+                check_layer(&what, &param, &[], &[x]);
+            }
+        }
+        for (op, second) in [(1, pack), (0, pack), (2, pack), (1, 1)] {
+            let a = Input::new(&mut rng, "a", 3, [5, 4, 1, 24]);
+            let b = Input::new(&mut rng, "b", 3, [5, 4, 1, 24]);
+            let param = format!(
+                "7767517\n5 5\nInput ia 0 1 a\nInput ib 0 1 b\nPacking pa 1 1 a pa 0={pack}\n\
+                 Packing pb 1 1 b pb 0={second}\nEltwise layer 2 1 pa pb out 0={op}\n"
+            );
+            let what = format!("Eltwise 0={op} on pack{pack} and pack{second}");
+            check_layer(&what, &param, &[], &[a, b]);
+        }
+    }
+}
+
 #[test]
 fn shape_layers_match_ncnn() {
     let mut rng = Rng(17);

@@ -125,6 +125,19 @@ fn check_output(what: &str, param: &str, weights: &[u8], inputs: &[Input], outpu
         return;
     };
     assert_close(&got.to_values(), &want, 1e-3, what);
+    // packed layouts where the layers take them, fp32: ncnn's tolerance
+    let fp32_packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let packed = run_net(param, weights, inputs, output, fp32_packed, None)
+        .unwrap_or_else(|e| panic!("{what} (fp32 packed): {e}"));
+    assert_close(
+        &packed.to_values(),
+        &want,
+        1e-3,
+        &format!("{what}, fp32 packed"),
+    );
     // packing and 16-bit storage as the layer's flags allow: ncnn's looser tolerance
     let packed = run_net(param, weights, inputs, output, RunOptions::default(), None)
         .unwrap_or_else(|e| panic!("{what} (default options): {e}"));

@@ -384,6 +384,12 @@ fn check_suite_cpu_outputs_at(cases: &[Case], epsilon: f32, level_flips: bool) -
         &b.outputs,
     );
     let (_, fp32, _) = run_batch(&b, RunOptions::fp32(), None);
+    // fp32 with packed layouts where layers take them (pack8 on AVX CPUs): ncnn's tolerance
+    let fp32_packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let (_, fp32_packed, _) = run_batch(&b, fp32_packed, None);
     let (_, packed, _) = run_batch(&b, RunOptions::default(), None);
     let mut cpu = Vec::new();
     for (j, &i) in b.owners.iter().enumerate() {
@@ -393,10 +399,17 @@ fn check_suite_cpu_outputs_at(cases: &[Case], epsilon: f32, level_flips: bool) -
             .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
         if let Some((values, shapes)) = &want {
             assert_eq!(shape, &shapes[j], "{what}: output shape");
+            let (packed_shape, packed_got) = fp32_packed[j]
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{what}, fp32 packed: {}", e.report()));
+            assert_eq!(packed_shape, shape, "{what}, fp32 packed: output shape");
+            let packed_what = format!("{what}, fp32 packed");
             if level_flips {
                 assert_close_but_flips(got, &values[j], epsilon, &what);
+                assert_close_but_flips(packed_got, &values[j], epsilon, &packed_what);
             } else {
                 assert_close(got, &values[j], epsilon, &what);
+                assert_close(packed_got, &values[j], epsilon, &packed_what);
             }
         }
         let (default_shape, default) = packed[j]

@@ -414,6 +414,73 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
     check_suite_cpu_only(picked);
 }
 
+/// Whether `case` takes pack8 blobs on this CPU (its layer's `support().packing`), and if so
+/// whether it is depthwise.
+fn takes_pack8(case: &Case) -> Option<bool> {
+    let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
+    let file = fpshader::net::param::parse("case.param", &text).expect("case params");
+    let mut conv = match case.kind {
+        "Convolution" => Convolution::default(),
+        _ => Convolution::depthwise(),
+    };
+    conv.load_param(&file.layers[0].params).expect("load_param");
+    let depthwise =
+        cpu_algo(case) == CpuAlgo::Depthwise || cpu_algo(case) == CpuAlgo::DepthwiseLanes;
+    conv.support().packing.then_some(depthwise)
+}
+
+/// The pack8 kernels (pointwise through the products' kernel, depthwise eight channels to a
+/// vector) take the cases of test_convolution, test_convolution_2 and test_convolutiondepthwise
+/// whose channels come in whole groups of eight, on CPUs that run them (AVX2 with FMA for the
+/// pointwise kernel, AVX for depthwise), and none elsewhere; those cases match ncnn's wheel
+/// with packing on (the suite's fp32 packed run) as without.
+#[test]
+fn the_pack8_kernels_match_ncnn() {
+    let mut rng = Rng(614);
+    let mut cases = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    );
+    cases.extend(family(&mut rng, "Convolution", &[], CONVOLUTION_2_CALLS));
+    cases.extend(family(
+        &mut rng,
+        "ConvolutionDepthWise",
+        FORWARD_KDSP,
+        CONVOLUTIONDEPTHWISE_CALLS,
+    ));
+    let (mut pointwise, mut depthwise) = (Vec::new(), Vec::new());
+    for case in cases {
+        match takes_pack8(&case) {
+            Some(true) => depthwise.push(case),
+            Some(false) => pointwise.push(case),
+            None => {}
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    let (kernel, lanes) = (
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+        is_x86_feature_detected!("avx"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (kernel, lanes) = (false, false);
+    assert_eq!(
+        !pointwise.is_empty(),
+        kernel,
+        "pointwise cases taking pack8"
+    );
+    assert_eq!(!depthwise.is_empty(), lanes, "depthwise cases taking pack8");
+    // every other case, up to eight of each: spread over shapes, strides and pads
+    let picked: Vec<Case> = [pointwise, depthwise]
+        .into_iter()
+        .flat_map(|cases| cases.into_iter().step_by(2).take(8))
+        .collect();
+    if !picked.is_empty() {
+        check_suite_cpu_only(picked);
+    }
+}
+
 /// Strided dense and grouped windows through im2col: from stride-phase planes where the taps
 /// read every phase (strides 2 to 4, kernels up to alexnet's 11, explicit and "same" pads,
 /// dilation, groups), the pair gather for 1×1 stride 2 (odd and even widths, the last pair of

@@ -58,6 +58,10 @@ pub struct Convolution {
     winograd: cpu::WinogradWeights,
     /// The depthwise weights as channel lanes, for the CPU's small maps (made on first use).
     lane_weights: cpu::LaneWeights,
+    /// The pointwise weights as panels for pack8 blobs on the CPU (made on first use).
+    packed_pointwise: cpu::PackedPointwise,
+    /// The depthwise weights as pack8 lanes, for the CPU (made on first use).
+    packed_depthwise: cpu::PackedDepthwise,
     gpu: Option<GpuConvolution>,
 }
 
@@ -264,6 +268,8 @@ impl Layer for Convolution {
             // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
             // blocks of 4, its channels padded with zeros
             vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
+            // pack8 CPU blobs where a kernel reads them in place
+            packing: self.pointwise_pack8() || self.depthwise_pack8(),
             ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
                 Packs::UP_TO_4
             } else {
@@ -453,7 +459,12 @@ impl Layer for Convolution {
             // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
             // result the outputs as a 1-D blob, an InnerProduct
             let n = bottom.shape()[0];
-            let x = bottom.reshape(3, [1, 1, 1, n])?;
+            // a packed 1-D blob holds its values in order, as a pack1 one
+            let x = if bottom.elempack == 1 {
+                bottom.reshape(3, [1, 1, 1, n])?
+            } else {
+                Mat::from_shape_values(3, [1, 1, 1, n], &bottom.to_values())?
+            };
             let y = self.forward_cpu(&x, opt)?;
             return y.reshape(1, [self.window.num_output, 1, 1, 1]);
         }

@@ -40,23 +40,23 @@ pub(crate) struct LaneWeights(OnceLock<Vec<Lanes>>);
 /// Where a block's windows lie: the output `[ow, oh]`, the stride `[sw, sh]`, the padded
 /// input's row length.
 #[derive(Clone, Copy)]
-struct Walk {
-    out: [usize; 2],
-    stride: [usize; 2],
-    pw: usize,
+pub(super) struct Walk {
+    pub(super) out: [usize; 2],
+    pub(super) stride: [usize; 2],
+    pub(super) pw: usize,
 }
 
-/// Each output pixel of one block: `bias` plus, over the taps, `weights[t] · input[pixel·s +
-/// taps[t]]`, lane by lane. `input` holds the padded pixels `walk.pw` to a row, `LANES` values
-/// each; `out` the `[oh·ow][LANES]` results.
+/// Each output pixel of one block of `L` channels: `bias` plus, over the taps, `weights[t] ·
+/// input[pixel·s + taps[t]]`, lane by lane. `input` holds the padded pixels `walk.pw` to a
+/// row, `L` values each; `out` the `[oh·ow][L]` results.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-fn block_taps(
-    input: &[Lanes],
+pub(super) fn block_taps<const L: usize>(
+    input: &[[f32; L]],
     taps: &[usize],
-    weights: &[Lanes],
-    bias: &Lanes,
+    weights: &[[f32; L]],
+    bias: &[f32; L],
     walk: Walk,
-    out: &mut [Lanes],
+    out: &mut [[f32; L]],
 ) {
     let Walk {
         out: [ow, oh],
@@ -69,7 +69,7 @@ fn block_taps(
             let mut acc = *bias;
             for (&t, w) in taps.iter().zip(weights) {
                 let v = &input[corner + t];
-                for l in 0..LANES {
+                for l in 0..L {
                     acc[l] = w[l].mul_add(v[l], acc[l]);
                 }
             }

@@ -5,17 +5,24 @@
 
 mod depthwise;
 mod depthwise_lanes;
+mod depthwise_packed;
 mod im2col;
 mod planes;
+mod pointwise_packed;
+mod products;
+mod sink;
 mod winograd;
 
 use super::{Convolution, Geometry};
 use crate::error::Result;
+use crate::error::TensorError;
 use crate::layer::phase_planes::Phases;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
 pub(crate) use depthwise_lanes::LaneWeights;
+pub(crate) use depthwise_packed::PackedDepthwise;
 use planes::Planes;
+pub(crate) use pointwise_packed::PackedPointwise;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
 
@@ -68,6 +75,19 @@ impl Convolution {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
+        // pack8 blobs where `support` asked for them
+        match bottom.elempack {
+            1 => {}
+            8 if self.depthwise_pack8() => return self.depthwise_packed(bottom, &geo),
+            8 if self.pointwise_pack8() => return self.pointwise_packed(bottom),
+            elempack => {
+                return Err(TensorError::Packed {
+                    operation: "this convolution's CPU forward",
+                    elempack,
+                }
+                .into());
+            }
+        }
         let [ow, oh] = geo.out;
         // every algorithm writes every output value
         let mut top = Mat::for_writing(3, [ow, oh, 1, self.window.num_output], 1, ElemType::F32)?;

@@ -3,10 +3,10 @@
 
 use rayon::prelude::*;
 
+use super::super::products::ProductWeights;
+use super::super::sink::Shared;
 use super::input::{Rows, WIDE_TILES, input_tiles, input_tiles_wide};
 use super::output::{Epilogue, output_tiles};
-use super::products::ProductWeights;
-use super::sink::Shared;
 use super::transform::Transform;
 use super::{LANES, Planes};
 use crate::layer::grain::min_items;
@@ -262,7 +262,7 @@ mod tests {
     /// and so does every products kernel this CPU runs, against the crate's.
     #[test]
     fn chunks_per_task_and_every_kernel_match_the_phases() {
-        use super::super::products::Kernel;
+        use super::super::super::products::Kernel;
         use std::borrow::Cow;
         let (cin, cout, ow, oh) = (5usize, 19usize, 23usize, 21usize);
         let (ew, eh) = (ow.div_ceil(4) * 4 + 2, oh.div_ceil(4) * 4 + 2);

@@ -2,8 +2,8 @@
 
 use multiversion::multiversion;
 
+use super::super::sink::Sink;
 use super::LANES;
-use super::sink::Sink;
 use crate::layer::kernels;
 
 /// Where a channel's transformed tiles go: element `(i, j)` of tile `t` (counted from the

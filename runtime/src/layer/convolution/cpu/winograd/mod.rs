@@ -11,17 +11,15 @@
 mod forward;
 mod input;
 mod output;
-mod products;
-mod sink;
 mod transform;
 
 use std::sync::OnceLock;
 
 use super::super::{Convolution, Geometry};
 use super::Planes;
+use super::products::{Kernel, ProductWeights};
 use crate::layer::kernels;
 use output::Epilogue;
-use products::{Kernel, ProductWeights};
 use transform::{F23, F43, F43_BALANCED};
 
 /// Channels (output transform) or tiles (input transform) computed together, one per vector

@@ -2,8 +2,8 @@
 
 use multiversion::multiversion;
 
+use super::super::sink::Sink;
 use super::LANES;
-use super::sink::Sink;
 use crate::layer::fused_activation::activate_all;
 
 /// What the output transform applies before it stores: the bias (empty without one) and the

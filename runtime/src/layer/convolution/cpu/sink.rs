@@ -1,4 +1,5 @@
-//! Where the transforms store their rows: a slice one task owns, or a buffer many share.
+//! Where the transforms and kernels store their values: a slice one task owns, or a buffer
+//! many share.
 
 /// Where a transform stores its rows of values.
 pub(super) trait Sink {
@@ -34,5 +35,19 @@ impl Sink for Shared {
         // SAFETY: inside the buffer (checked above), which outlives the tasks; the tasks'
         // values are disjoint, so no two write the same ones and nothing reads them meanwhile
         unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), self.ptr.add(at), v.len()) }
+    }
+}
+
+impl Shared {
+    /// Values `at..at + len` of the buffer, for the one task that owns them.
+    ///
+    /// # Safety
+    /// No other task reads or writes those values while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    pub(super) unsafe fn part(&self, at: usize, len: usize) -> &mut [f32] {
+        assert!(at + len <= self.len, "shared buffer index");
+        // SAFETY: inside the buffer (checked above), which outlives the tasks; the caller's
+        // values alone
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(at), len) }
     }
 }

@@ -1,0 +1,99 @@
+//! A dense pointwise layer (1×1, stride 1, unpadded) on pack8 blobs, ncnn's `support_packing`
+//! for the depthwise-separable networks: the products' kernel reads the input blob in place
+//! (eight input channels interleaved per position) and writes each panel's output channels as
+//! whole pack8 groups, from the bias, with the activation applied while they are in cache. No
+//! copy of the input, no packing of either operand per call, and no repack between this layer
+//! and a packed neighbour (the crate's GEMM takes one stride per dimension and reads neither).
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+use super::super::Convolution;
+use super::products::{Kernel, ProductWeights};
+use super::sink::Shared;
+use crate::error::Result;
+use crate::layer::fused_activation::activate_all;
+use crate::layer::grain::min_items;
+use crate::tensor::{ElemType, Mat};
+
+/// The input values one task's positions span across all input channels, at most: its
+/// positions then stay in L2 while the task's panels (the next tasks of the same thread) read
+/// them again.
+const TASK_INPUT: usize = 24 * 1024;
+
+/// The most positions one task takes.
+const MOST_POSITIONS: usize = 128;
+
+/// The weights as the products' kernel reads them, made on first use.
+#[derive(Default)]
+pub(crate) struct PackedPointwise(OnceLock<ProductWeights>);
+
+impl Convolution {
+    /// Whether the CPU forward takes pack8 blobs: a dense pointwise layer (1×1, stride 1, no
+    /// padding, static weights) of whole groups of eight channels on each side, on a CPU that
+    /// runs the products' kernel.
+    pub(in crate::layer::convolution) fn pointwise_pack8(&self) -> bool {
+        let win = &self.window;
+        let (cin, cout) = (win.channels(), win.num_output);
+        !win.dynamic
+            && win.group == 1
+            && win.kernel == [1, 1]
+            && win.stride == [1, 1]
+            && win.pad.iter().all(|&p| p <= 0)
+            && cin > 0
+            && cout > 0
+            && cin.is_multiple_of(8)
+            && cout.is_multiple_of(8)
+            && Kernel::detect() != Kernel::Crate
+    }
+
+    /// The forward of a pack8 `bottom` (3-D, the layer's channels): a pack8 output.
+    pub(super) fn pointwise_packed(&self, bottom: &Mat) -> Result<Mat> {
+        let (cin, cout) = (self.window.channels(), self.window.num_output);
+        let weights = self.packed_pointwise.0.get_or_init(|| {
+            let mut u = vec![0.0f32; cin * cout];
+            for (oc, row) in self.weights.chunks_exact(cin).enumerate() {
+                for (ci, w) in row.iter().enumerate() {
+                    u[ci * cout + oc] = *w;
+                }
+            }
+            ProductWeights::new(u, 1, [cin, cout], Kernel::detect())
+        });
+        let Some([width, most]) = weights.blocking() else {
+            unreachable!("pointwise_pack8 asks for our kernel")
+        };
+        let (w, h) = (bottom.w, bottom.h);
+        let positions = w * h;
+        // every value of every channel written below
+        let mut top = Mat::for_writing(3, [w, h, 1, cout / 8], 8, ElemType::F32)?;
+        let (vrs, ogs) = (bottom.cstep * 8, top.cstep * 8);
+        let src = bottom.f32()?;
+        let out = top.f32_mut()?;
+        let shared = Shared {
+            ptr: out.as_mut_ptr(),
+            len: out.len(),
+        };
+        let chunk = (TASK_INPUT / cin).clamp(2 * most, MOST_POSITIONS);
+        let panels = cout.div_ceil(width);
+        let (kind, params) = (self.window.activation, &self.window.activation_params);
+        (0..positions.div_ceil(chunk) * panels)
+            .into_par_iter()
+            .with_min_len(min_items(chunk * cin * width))
+            .for_each(|task| {
+                let (c, p) = (task / panels, task % panels);
+                let [t0, t1] = [c * chunk, (c * chunk + chunk).min(positions)];
+                weights.packed_panel(p, (src, vrs), [t0, t1], &self.bias, (shared, ogs));
+                if kind == 0 {
+                    return;
+                }
+                let groups = width.min(cout - p * width) / 8;
+                for g in p * width / 8..p * width / 8 + groups {
+                    // SAFETY: this task's panel and positions: no other task touches them
+                    let run = unsafe { shared.part(g * ogs + t0 * 8, (t1 - t0) * 8) };
+                    activate_all(kind, params, run);
+                }
+            });
+        Ok(top)
+    }
+}
