@@ -281,6 +281,57 @@ impl BinaryOp {
         Ok(top)
     }
 
+    /// `a op b` where one is a packed fp32 3-D map and the other one value per channel (a 1-D
+    /// blob of the map's channels, ncnn's per-channel broadcast, or a `1×1×c` one): the
+    /// output keeps the map's packing (a squeeze-excitation's scale between two pack8
+    /// convolutions), each group's lanes repeated along a run of positions so that the rows
+    /// are whole vectors.
+    fn per_channel_packed(&self, a: &Mat, b: &Mat) -> Result<Option<Mat>> {
+        /// Positions per run.
+        const RUN: usize = 128;
+        let (map, other, map_first) = match (a.elempack, b.elempack) {
+            (p, _) if p > 1 && a.dims == 3 => (a, b, true),
+            (_, p) if p > 1 && b.dims == 3 => (b, a, false),
+            _ => return Ok(None),
+        };
+        let [w, h, _, c] = map.shape();
+        let per_channel = match other.dims {
+            1 => other.shape()[0] == c,
+            3 => other.shape() == [1, 1, 1, c],
+            _ => false,
+        };
+        let Ok(src) = map.f32() else {
+            return Ok(None);
+        };
+        if !per_channel || other.elemtype() != ElemType::F32 {
+            return Ok(None);
+        }
+        let values = other.to_values();
+        let p = map.elempack;
+        let (gs, n) = (map.cstep * p, w * h * p);
+        // every position of every group written below
+        let mut top = Mat::for_writing(3, [w, h, 1, c / p], p, ElemType::F32)?;
+        let ogs = top.cstep * p;
+        let op = self.op;
+        top.f32_mut()?
+            .par_chunks_mut(ogs.max(1))
+            .with_min_len(GRAIN.div_ceil(n.max(1)))
+            .enumerate()
+            .for_each(|(q, o)| {
+                let lanes = &values[q * p..q * p + p];
+                let repeated: Vec<f32> = lanes.iter().copied().cycle().take(RUN * p).collect();
+                let runs = o[..n]
+                    .chunks_mut(RUN * p)
+                    .zip(src[q * gs..][..n].chunks(RUN * p));
+                for (o, x) in runs {
+                    let (x, y) = (Side::Row(x), Side::Row(&repeated[..o.len()]));
+                    let (l, r) = if map_first { (x, y) } else { (y, x) };
+                    binary_row(op, o, l, r);
+                }
+            });
+        Ok(Some(top))
+    }
+
     /// `a op b` straight over the stored values when both are fp32 with the same shape and
     /// layout (any packing): no broadcast, no unpacking.
     fn same_layout(&self, a: &Mat, b: &Mat) -> Option<Mat> {
@@ -443,6 +494,9 @@ impl Layer for BinaryOp {
             .into());
         };
         if let Some(out) = self.same_layout(a, b) {
+            return Ok(vec![out]);
+        }
+        if let Some(out) = self.per_channel_packed(a, b)? {
             return Ok(vec![out]);
         }
         let (sa, sb, out, dims) = broadcast(a, b)?;

@@ -179,7 +179,8 @@ fn pooling_matches_ncnn_in_every_pad_mode() {
 
 /// Packed blobs (a Packing layer in front: pack8, and pack4, which no layer of ours makes on
 /// x86) through the layers that take any packing on the CPU: Pooling in every pad mode, global
-/// and adaptive, and Eltwise on operands of one packing and of two; against ncnn's wheel.
+/// and adaptive, Eltwise on operands of one packing and of two, BinaryOp's per-channel
+/// broadcasts; against ncnn's wheel.
 #[test]
 fn packed_blobs_pool_and_combine_as_ncnn() {
     let mut rng = Rng(19);
@@ -213,6 +214,25 @@ fn packed_blobs_pool_and_combine_as_ncnn() {
                  Packing pb 1 1 b pb 0={second}\nEltwise layer 2 1 pa pb out 0={op}\n"
             );
             let what = format!("Eltwise 0={op} on pack{pack} and pack{second}");
+            check_layer(&what, &param, &[], &[a, b]);
+        }
+        // a packed map and one value per channel (1-D, ncnn's per-channel broadcast, and
+        // 1×1×c), either side of the operator
+        for (op, shape, map_first) in [
+            (2, [24, 1, 1, 1], true),
+            (0, [24, 1, 1, 1], false),
+            (1, [1, 1, 1, 24], true),
+            (3, [1, 1, 1, 24], false),
+        ] {
+            let a = Input::new(&mut rng, "a", 3, [5, 4, 1, 24]);
+            let dims = if shape[0] == 24 { 1 } else { 3 };
+            let b = Input::new(&mut rng, "b", dims, shape);
+            let (l, r) = if map_first { ("pa", "b") } else { ("b", "pa") };
+            let param = format!(
+                "7767517\n4 4\nInput ia 0 1 a\nInput ib 0 1 b\nPacking pa 1 1 a pa 0={pack}\n\
+                 BinaryOp layer 2 1 {l} {r} out 0={op}\n"
+            );
+            let what = format!("BinaryOp 0={op} on pack{pack} and {shape:?} ({l} first)");
             check_layer(&what, &param, &[], &[a, b]);
         }
     }
