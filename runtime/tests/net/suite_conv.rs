@@ -458,6 +458,15 @@ fn the_pack8_kernels_match_ncnn() {
             None => {}
         }
     }
+    // the pointwise kernel reads strided positions row by row: stride 2 is among the cases
+    let strided = pointwise
+        .iter()
+        .filter(|c| c.params.contains(" 3=2 "))
+        .count();
+    assert!(
+        pointwise.is_empty() || strided > 0,
+        "no strided pointwise case takes pack8"
+    );
     #[cfg(target_arch = "x86_64")]
     let (kernel, lanes) = (
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
@@ -471,10 +480,15 @@ fn the_pack8_kernels_match_ncnn() {
         "pointwise cases taking pack8"
     );
     assert_eq!(!depthwise.is_empty(), lanes, "depthwise cases taking pack8");
-    // every other case, up to eight of each: spread over shapes, strides and pads
+    // every other case, up to eight of each, and every strided pointwise one: spread over
+    // shapes, strides and pads
+    let (strided, pointwise): (Vec<Case>, Vec<Case>) = pointwise
+        .into_iter()
+        .partition(|c| c.params.contains(" 3=2 "));
     let picked: Vec<Case> = [pointwise, depthwise]
         .into_iter()
         .flat_map(|cases| cases.into_iter().step_by(2).take(8))
+        .chain(strided)
         .collect();
     if !picked.is_empty() {
         check_suite_cpu_only(picked);

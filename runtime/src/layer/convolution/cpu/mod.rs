@@ -79,7 +79,7 @@ impl Convolution {
         match bottom.elempack {
             1 => {}
             8 if self.depthwise_pack8() => return self.depthwise_packed(bottom, &geo),
-            8 if self.pointwise_pack8() => return self.pointwise_packed(bottom),
+            8 if self.pointwise_pack8() => return self.pointwise_packed(bottom, &geo),
             elempack => {
                 return Err(TensorError::Packed {
                     operation: "this convolution's CPU forward",

@@ -1,4 +1,4 @@
-//! A dense pointwise layer (1×1, stride 1, unpadded) on pack8 blobs, ncnn's `support_packing`
+//! A dense pointwise layer (1×1, unpadded, any stride) on pack8 blobs, ncnn's `support_packing`
 //! for the depthwise-separable networks: the products' kernel reads the input blob in place
 //! (eight input channels interleaved per position) and writes each panel's output channels as
 //! whole pack8 groups, from the bias, with the activation applied while they are in cache. No
@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use super::super::Convolution;
-use super::products::{Kernel, ProductWeights};
+use super::super::{Convolution, Geometry};
+use super::products::{Kernel, ProductWeights, Walk};
 use super::sink::Shared;
 use crate::error::Result;
 use crate::layer::fused_activation::activate_all;
@@ -30,7 +30,7 @@ const MOST_POSITIONS: usize = 128;
 pub(crate) struct PackedPointwise(OnceLock<ProductWeights>);
 
 impl Convolution {
-    /// Whether the CPU forward takes pack8 blobs: a dense pointwise layer (1×1, stride 1, no
+    /// Whether the CPU forward takes pack8 blobs: a dense pointwise layer (1×1, any stride, no
     /// padding, static weights) of whole groups of eight channels on each side, on a CPU that
     /// runs the products' kernel.
     pub(in crate::layer::convolution) fn pointwise_pack8(&self) -> bool {
@@ -39,7 +39,6 @@ impl Convolution {
         !win.dynamic
             && win.group == 1
             && win.kernel == [1, 1]
-            && win.stride == [1, 1]
             && win.pad.iter().all(|&p| p <= 0)
             && cin > 0
             && cout > 0
@@ -48,8 +47,9 @@ impl Convolution {
             && Kernel::detect() != Kernel::Crate
     }
 
-    /// The forward of a pack8 `bottom` (3-D, the layer's channels): a pack8 output.
-    pub(super) fn pointwise_packed(&self, bottom: &Mat) -> Result<Mat> {
+    /// The forward of a pack8 `bottom` (3-D, the layer's channels) whose outputs lie as `geo`
+    /// says: a pack8 output.
+    pub(super) fn pointwise_packed(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let weights = self.packed_pointwise.0.get_or_init(|| {
             let mut u = vec![0.0f32; cin * cout];
@@ -63,10 +63,15 @@ impl Convolution {
         let Some([width, most]) = weights.blocking() else {
             unreachable!("pointwise_pack8 asks for our kernel")
         };
-        let (w, h) = (bottom.w, bottom.h);
-        let positions = w * h;
+        let [ow, oh] = geo.out;
+        let positions = ow * oh;
+        let walk = Walk {
+            ow,
+            w: bottom.w,
+            stride: self.window.stride,
+        };
         // every value of every channel written below
-        let mut top = Mat::for_writing(3, [w, h, 1, cout / 8], 8, ElemType::F32)?;
+        let mut top = Mat::for_writing(3, [ow, oh, 1, cout / 8], 8, ElemType::F32)?;
         let (vrs, ogs) = (bottom.cstep * 8, top.cstep * 8);
         let src = bottom.f32()?;
         let out = top.f32_mut()?;
@@ -83,7 +88,7 @@ impl Convolution {
             .for_each(|task| {
                 let (c, p) = (task / panels, task % panels);
                 let [t0, t1] = [c * chunk, (c * chunk + chunk).min(positions)];
-                weights.packed_panel(p, (src, vrs), [t0, t1], &self.bias, (shared, ogs));
+                weights.packed_panel(p, (src, vrs), [t0, t1], &self.bias, (shared, ogs), walk);
                 if kind == 0 {
                     return;
                 }

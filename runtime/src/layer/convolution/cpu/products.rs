@@ -141,6 +141,7 @@ impl ProductWeights {
         let ops = Operands {
             group: 1,
             vrs,
+            its: 1,
             ots: cout,
             ogs: 8,
         };
@@ -203,9 +204,9 @@ impl ProductWeights {
     }
 
     /// A pointwise layer on pack8 blobs: panel `p`'s output channels (whole groups of 8) for
-    /// positions `t0..t1`, from the bias (`cout` values, or empty), into pack8 `out` (groups
-    /// `ogs` values apart) from pack8 `v` (groups `vrs` apart). `cin` and `cout` are multiples
-    /// of 8, and this is our kernel.
+    /// output positions `t0..t1`, from the bias (`cout` values, or empty), into pack8 `out`
+    /// (groups `ogs` values apart) from pack8 `v` (groups `vrs` apart) read as `walk` says.
+    /// `cin` and `cout` are multiples of 8, and this is our kernel.
     pub(super) fn packed_panel(
         &self,
         p: usize,
@@ -213,6 +214,7 @@ impl ProductWeights {
         [t0, t1]: [usize; 2],
         bias: &[f32],
         (out, ogs): (Shared, usize),
+        walk: Walk,
     ) {
         let Some([width, most]) = self.kernel.blocking() else {
             unreachable!("pack8 pointwise runs on our kernel only")
@@ -222,48 +224,77 @@ impl ProductWeights {
             "pack8 pointwise panel"
         );
         let valid = width.min(self.cout - p * width);
-        assert!(
-            v.len() >= (self.cin / 8 - 1) * vrs + t1 * 8,
-            "pack8 pointwise input"
-        );
         let last = (p * width + valid) / 8 - 1;
         assert!(out.len >= last * ogs + t1 * 8, "pack8 pointwise output");
         let mut b = [0.0f32; 32];
         for (x, y) in b.iter_mut().zip(bias.iter().skip(p * width).take(valid)) {
             *x = *y;
         }
-        let ops = Operands {
-            group: 8,
-            vrs,
-            ots: 8,
-            ogs,
-        };
-        for [t, n] in blocks(t1 - t0, most) {
-            let t = t0 + t;
-            // SAFETY: the input's groups 0..cin/8 at positions t..t + n ≤ t1 and the output's
-            // groups of this panel at those positions lie inside (asserted above); tasks
-            // write disjoint panels or positions
-            unsafe {
-                self.block(
-                    0,
-                    p,
-                    n,
-                    [v.as_ptr().add(t * 8), b.as_ptr()],
-                    out.ptr.add(p * width / 8 * ogs + t * 8),
-                    ops,
-                );
+        let Walk {
+            ow,
+            w,
+            stride: [sw, sh],
+        } = walk;
+        let mut t = t0;
+        while t < t1 {
+            // stride 1 reads the positions in order, rows and all; a stride reads each output
+            // row's positions `sw` apart
+            let (row, col) = (t / ow.max(1), t % ow.max(1));
+            let end = if [sw, sh] == [1, 1] {
+                t1
+            } else {
+                t1.min((row + 1) * ow)
+            };
+            let first = row * sh * w + col * sw;
+            let ops = Operands {
+                group: 8,
+                vrs,
+                its: 8 * sw,
+                ots: 8,
+                ogs,
+            };
+            assert!(
+                v.len() >= (self.cin / 8 - 1) * vrs + (first + (end - t - 1) * sw + 1) * 8,
+                "pack8 pointwise input"
+            );
+            for [i, n] in blocks(end - t, most) {
+                // SAFETY: the input's groups 0..cin/8 at the block's positions and the
+                // output's groups of this panel at t + i..t + i + n ≤ t1 lie inside (asserted
+                // above); tasks write disjoint panels or positions
+                unsafe {
+                    self.block(
+                        0,
+                        p,
+                        n,
+                        [v.as_ptr().add((first + i * sw) * 8), b.as_ptr()],
+                        out.ptr.add(p * width / 8 * ogs + (t + i) * 8),
+                        ops,
+                    );
+                }
             }
+            t = end;
         }
     }
 }
 
+/// How a pointwise layer's output positions read its input: `ow` outputs and `w` inputs to a
+/// row, output `(y, x)` from input `(y·sh, x·sw)`.
+#[derive(Clone, Copy)]
+pub(super) struct Walk {
+    pub(super) ow: usize,
+    pub(super) w: usize,
+    pub(super) stride: [usize; 2],
+}
+
 /// How one block's operands lie: the right-hand side's value `(ci, t)` at `(ci / group) · vrs
-/// + t · group + ci % group` (`group` 1: one row per input channel; 8: a pack8 blob), the
-/// output `(t, oc)` at `t · ots + (oc / 8) · ogs + oc % 8`.
+/// + t · its + ci % group` (`group` 1: one row per input channel; 8: a pack8 blob, whose
+/// positions are `its` = 8 · stride apart), the output `(t, oc)` at `t · ots + (oc / 8) · ogs
+/// + oc % 8`.
 #[derive(Clone, Copy)]
 pub(super) struct Operands {
     group: usize,
     vrs: usize,
+    its: usize,
     ots: usize,
     ogs: usize,
 }
@@ -288,7 +319,7 @@ mod x86 {
     use super::{Kernel, Operands};
 
     /// One block of `n` tiles by one panel: `out[t · ots + (j / 8) · ogs + j % 8] =
-    /// bias[j] + Σ_ci w[ci · width + j] · v[(ci / G) · vrs + t · G + ci % G]` for `t < n`,
+    /// bias[j] + Σ_ci w[ci · width + j] · v[(ci / G) · vrs + t · its + ci % G]` for `t < n`,
     /// `j < valid` (`G` = `ops.group`; a null `bias` is zero).
     ///
     /// # Safety
@@ -367,7 +398,7 @@ mod x86 {
                     let a0 = _mm512_loadu_ps(w.add(ci * 32));
                     let a1 = _mm512_loadu_ps(w.add(ci * 32 + 16));
                     for (t, acc) in acc.iter_mut().enumerate() {
-                        let x = _mm512_set1_ps(*group.add(t * G + k));
+                        let x = _mm512_set1_ps(*group.add(t * ops.its + k));
                         acc[0] = _mm512_fmadd_ps(a0, x, acc[0]);
                         acc[1] = _mm512_fmadd_ps(a1, x, acc[1]);
                     }
@@ -430,7 +461,7 @@ mod x86 {
                     let a0 = _mm256_loadu_ps(w.add(ci * 16));
                     let a1 = _mm256_loadu_ps(w.add(ci * 16 + 8));
                     for (t, acc) in acc.iter_mut().enumerate() {
-                        let x = _mm256_set1_ps(*group.add(t * G + k));
+                        let x = _mm256_set1_ps(*group.add(t * ops.its + k));
                         acc[0] = _mm256_fmadd_ps(a0, x, acc[0]);
                         acc[1] = _mm256_fmadd_ps(a1, x, acc[1]);
                     }
