@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use crate::error::{InputError, Result};
-use crate::tensor::Mat;
+use crate::tensor::{Mat, MatData};
 
 /// The axis of a GPU mat's 3-D view (0 = w, 1 = h, 2 = c) that numpy axis `axis` of a
 /// `dims`-D blob lies along: 1-D blobs lie along c, 2-D ones as c rows of w.
@@ -121,6 +121,17 @@ pub(crate) fn dense_values(m: &Mat) -> Cow<'_, [f32]> {
 pub(crate) fn channel_planes(m: &Mat) -> (Cow<'_, [f32]>, usize) {
     match m.f32() {
         Ok(data) if m.elempack == 1 => (Cow::Borrowed(data), m.cstep),
+        // a packed fp32 map unpacked in parallel, its channels as that layout has them
+        Ok(_) if m.dims >= 3 => match m.to_packing(1) {
+            Ok(mut u) => {
+                let values = match &mut u.data {
+                    MatData::F32(v) => std::mem::take(v),
+                    _ => u.to_values(),
+                };
+                (Cow::Owned(values), u.cstep)
+            }
+            _ => (Cow::Owned(m.to_values()), m.w * m.h * m.d),
+        },
         _ => (Cow::Owned(m.to_values()), m.w * m.h * m.d),
     }
 }

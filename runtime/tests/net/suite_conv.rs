@@ -414,9 +414,8 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
     check_suite_cpu_only(picked);
 }
 
-/// Whether `case` takes pack8 blobs on this CPU (its layer's `support().packing`), and if so
-/// whether it is depthwise.
-fn takes_pack8(case: &Case) -> Option<bool> {
+/// Whether `case`'s layer takes pack8 blobs on this CPU (its `support().packing`).
+fn takes_pack8(case: &Case) -> bool {
     let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
     let file = fpshader::net::param::parse("case.param", &text).expect("case params");
     let mut conv = match case.kind {
@@ -424,16 +423,16 @@ fn takes_pack8(case: &Case) -> Option<bool> {
         _ => Convolution::depthwise(),
     };
     conv.load_param(&file.layers[0].params).expect("load_param");
-    let depthwise =
-        cpu_algo(case) == CpuAlgo::Depthwise || cpu_algo(case) == CpuAlgo::DepthwiseLanes;
-    conv.support().packing.then_some(depthwise)
+    conv.support().packing
 }
 
-/// The pack8 kernels (pointwise through the products' kernel, depthwise eight channels to a
-/// vector) take the cases of test_convolution, test_convolution_2 and test_convolutiondepthwise
-/// whose channels come in whole groups of eight, on CPUs that run them (AVX2 with FMA for the
-/// pointwise kernel, AVX for depthwise), and none elsewhere; those cases match ncnn's wheel
-/// with packing on (the suite's fp32 packed run) as without.
+/// Packed CPU blobs through every convolution algorithm: the pack8 kernels (pointwise,
+/// strided too, through the products' kernel; depthwise eight channels to a vector), Winograd
+/// storing pack8 outputs and im2col reading pack8 planes take the cases of test_convolution,
+/// test_convolution_2 and test_convolutiondepthwise whose input channels come in whole groups
+/// of eight, on CPUs that run them (AVX2 with FMA for the dense layers, AVX for depthwise), and
+/// none elsewhere; those cases match ncnn's wheel with packing on (the suite's fp32 packed
+/// run) as without.
 #[test]
 fn the_pack8_kernels_match_ncnn() {
     let mut rng = Rng(614);
@@ -450,45 +449,46 @@ fn the_pack8_kernels_match_ncnn() {
         FORWARD_KDSP,
         CONVOLUTIONDEPTHWISE_CALLS,
     ));
-    let (mut pointwise, mut depthwise) = (Vec::new(), Vec::new());
-    for case in cases {
-        match takes_pack8(&case) {
-            Some(true) => depthwise.push(case),
-            Some(false) => pointwise.push(case),
-            None => {}
-        }
-    }
-    // the pointwise kernel reads strided positions row by row: stride 2 is among the cases
-    let strided = pointwise
-        .iter()
-        .filter(|c| c.params.contains(" 3=2 "))
-        .count();
-    assert!(
-        pointwise.is_empty() || strided > 0,
-        "no strided pointwise case takes pack8"
-    );
     #[cfg(target_arch = "x86_64")]
-    let (kernel, lanes) = (
+    let (dense, lanes) = (
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
         is_x86_feature_detected!("avx"),
     );
     #[cfg(not(target_arch = "x86_64"))]
-    let (kernel, lanes) = (false, false);
-    assert_eq!(
-        !pointwise.is_empty(),
-        kernel,
-        "pointwise cases taking pack8"
-    );
-    assert_eq!(!depthwise.is_empty(), lanes, "depthwise cases taking pack8");
-    // every other case, up to eight of each, and every strided pointwise one: spread over
-    // shapes, strides and pads
-    let (strided, pointwise): (Vec<Case>, Vec<Case>) = pointwise
-        .into_iter()
-        .partition(|c| c.params.contains(" 3=2 "));
-    let picked: Vec<Case> = [pointwise, depthwise]
-        .into_iter()
-        .flat_map(|cases| cases.into_iter().step_by(2).take(8))
-        .chain(strided)
+    let (dense, lanes) = (false, false);
+    // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
+    let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
+    for case in cases.into_iter().filter(takes_pack8) {
+        let algo = cpu_algo(&case);
+        let class = match algo {
+            CpuAlgo::Im2col if case.params.contains(" 1=1 ") && case.params.contains(" 3=2 ") => {
+                "strided pointwise".to_string()
+            }
+            CpuAlgo::DepthwiseLanes => format!("{:?}", CpuAlgo::Depthwise),
+            algo => format!("{algo:?}"),
+        };
+        by_class.entry(class).or_default().push(case);
+    }
+    let want: &[(&str, bool)] = &[
+        ("Pointwise", dense),
+        ("strided pointwise", dense),
+        ("Winograd(4)", dense),
+        ("Winograd(2)", dense),
+        ("Im2col", dense),
+        ("Depthwise", lanes),
+    ];
+    for (class, expected) in want {
+        assert_eq!(
+            by_class.contains_key(*class),
+            *expected,
+            "{class}: cases taking pack8 ({:?})",
+            by_class.keys().collect::<Vec<_>>()
+        );
+    }
+    // up to six of each, every other: spread over shapes, strides and pads
+    let picked: Vec<Case> = by_class
+        .into_values()
+        .flat_map(|cases| cases.into_iter().step_by(2).take(6))
         .collect();
     if !picked.is_empty() {
         check_suite_cpu_only(picked);

@@ -269,7 +269,7 @@ impl Layer for Convolution {
             // blocks of 4, its channels padded with zeros
             vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
             // pack8 CPU blobs where a kernel reads them in place
-            packing: self.pointwise_pack8() || self.depthwise_pack8(),
+            packing: self.dense_pack8() || self.depthwise_pack8(),
             ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
                 Packs::UP_TO_4
             } else {

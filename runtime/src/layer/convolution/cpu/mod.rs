@@ -75,11 +75,13 @@ impl Convolution {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        // pack8 blobs where `support` asked for them
+        // pack8 blobs where `support` asked for them: in place where a kernel reads them,
+        // else through the planes below (unpacked as they are laid out)
         match bottom.elempack {
             1 => {}
             8 if self.depthwise_pack8() => return self.depthwise_packed(bottom, &geo),
             8 if self.pointwise_pack8() => return self.pointwise_packed(bottom, &geo),
+            8 if self.dense_pack8() => {}
             elempack => {
                 return Err(TensorError::Packed {
                     operation: "this convolution's CPU forward",
@@ -89,11 +91,18 @@ impl Convolution {
             }
         }
         let [ow, oh] = geo.out;
+        let cout = self.window.num_output;
+        let algo = self.algo_on(&geo, opt);
+        // Winograd's output transform stores pack8 blocks as readily as planes
+        let pack = match algo {
+            CpuAlgo::Winograd(_) if bottom.elempack == 8 && cout.is_multiple_of(8) => 8,
+            _ => 1,
+        };
         // every algorithm writes every output value
-        let mut top = Mat::for_writing(3, [ow, oh, 1, self.window.num_output], 1, ElemType::F32)?;
+        let mut top = Mat::for_writing(3, [ow, oh, 1, cout / pack], pack, ElemType::F32)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
-        match self.algo_on(&geo, opt) {
+        match algo {
             // bias and activation inside its per-channel tasks
             CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
             CpuAlgo::DepthwiseLanes => self.depthwise_lanes_cpu(bottom, &geo, out, cstep),
@@ -101,7 +110,7 @@ impl Convolution {
                 // the padded input extended to whole tiles
                 let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
                 let input = Planes::padded_to(bottom, &geo, self.pad_value, extent);
-                self.winograd(m, &input, &geo, out, cstep);
+                self.winograd(m, &input, &geo, out, (cstep * pack, pack));
             }
             algo => {
                 // bias and activation as each GEMM rectangle is done

@@ -55,7 +55,7 @@ impl<'a> Planes<'a> {
         let plane = ew * eh;
         // every value written by its channel's task (a zeroed buffer first was one thread's
         // `memset` over the whole padded input)
-        let mut padded = pool::any(m.c * plane);
+        let mut padded = pool::any(m.c * m.elempack * plane);
         let (top, left) = (geo.pad_top, geo.pad_left);
         padded
             .par_chunks_mut(plane.max(1))
@@ -93,7 +93,7 @@ impl<'a> Planes<'a> {
         let (src, step) = channel_planes(m);
         let plane = phases.len();
         // every value written by `fill`
-        let mut data = pool::any(m.c * plane);
+        let mut data = pool::any(m.c * m.elempack * plane);
         let pad = [geo.pad_left, geo.pad_top];
         data.par_chunks_mut(plane.max(1))
             .with_min_len(min_items(plane))

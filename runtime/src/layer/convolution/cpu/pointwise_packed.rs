@@ -47,6 +47,19 @@ impl Convolution {
             && Kernel::detect() != Kernel::Crate
     }
 
+    /// Whether a dense layer takes pack8 blobs through its other algorithms (Winograd, which
+    /// then stores pack8 outputs, and im2col, which reads the blob's planes unpacked): one
+    /// group of whole groups of eight input channels, static weights, where the pointwise
+    /// kernel runs too (a net of such layers then stays packed).
+    pub(in crate::layer::convolution) fn dense_pack8(&self) -> bool {
+        let win = &self.window;
+        !win.dynamic
+            && win.group == 1
+            && win.channels() > 0
+            && win.channels().is_multiple_of(8)
+            && Kernel::detect() != Kernel::Crate
+    }
+
     /// The forward of a pack8 `bottom` (3-D, the layer's channels) whose outputs lie as `geo`
     /// says: a pack8 output.
     pub(super) fn pointwise_packed(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {

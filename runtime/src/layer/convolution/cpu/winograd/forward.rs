@@ -70,16 +70,16 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         dims: [usize; 4],
         epilogue: &Epilogue<'_>,
         out: &mut [f32],
-        cstep: usize,
+        store: (usize, usize),
     ) {
         let [cin, cout, ow, oh] = dims;
         let tiles = ow.div_ceil(M) * oh.div_ceil(M);
         let chunk = (THREAD_CHUNK_VALUES / (N * N * (cin + cout)).max(1)).max(MIN_RUN);
         let threads = rayon::current_num_threads();
         if threads >= MIN_CHUNK_THREADS && tiles >= 2 * threads * chunk {
-            self.forward_chunks(u, input, dims, chunk, epilogue, out, cstep);
+            self.forward_chunks(u, input, dims, chunk, epilogue, out, store);
         } else {
-            self.forward_phases(u, input, dims, epilogue, out, cstep);
+            self.forward_phases(u, input, dims, epilogue, out, store);
         }
     }
 
@@ -96,7 +96,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         chunk: usize,
         epilogue: &Epilogue<'_>,
         out: &mut [f32],
-        cstep: usize,
+        (cstep, pack): (usize, usize),
     ) {
         let (nn, plane, ew) = (N * N, input.step, input.w);
         let planes = &input.data;
@@ -105,7 +105,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let (bt, at) = (self.bt, self.at);
         let shared = Shared {
             ptr: out.as_mut_ptr(),
-            len: out.len().min(cout * cstep),
+            len: out.len().min(cout / pack * cstep),
         };
         let scratch = || {
             (
@@ -149,7 +149,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                     tc,
                     epilogue,
                     shared,
-                    cstep,
+                    (cstep, pack),
                 );
             },
         );
@@ -163,7 +163,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         [cin, cout, ow, oh]: [usize; 4],
         epilogue: &Epilogue<'_>,
         out: &mut [f32],
-        cstep: usize,
+        (cstep, pack): (usize, usize),
     ) {
         let (nn, plane, ew) = (N * N, input.step, input.w);
         let planes = &input.data;
@@ -182,7 +182,10 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let at = self.at;
         let threads = rayon::current_num_threads();
         // output channels per task of the output transform: enough tasks for every thread
-        let group = (cout / (2 * threads)).clamp(1, LANES);
+        // (whole pack8 blocks)
+        let group = (cout / (2 * threads))
+            .clamp(1, LANES)
+            .next_multiple_of(pack);
         for t0 in (0..tiles).step_by(chunk) {
             let tc = chunk.min(tiles - t0);
             let rs = tc + LANES;
@@ -229,11 +232,11 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 });
             // Aᵀ m A of each tile, with the bias and activation, stored in the output
             let prod = &prod[..nn * cout * tc + LANES];
-            out[..cout * cstep]
-                .par_chunks_mut(group * cstep)
+            out[..cout / pack * cstep]
+                .par_chunks_mut(group / pack * cstep)
                 .enumerate()
                 .for_each(|(g, planes)| {
-                    let count = planes.len().div_ceil(cstep.max(1));
+                    let count = planes.len().div_ceil(cstep.max(1)) * pack;
                     output_tiles::<M, N, _>(
                         &at,
                         prod,
@@ -244,7 +247,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                         tc,
                         epilogue,
                         planes,
-                        cstep,
+                        (cstep, pack),
                     );
                 });
         }
@@ -287,7 +290,14 @@ mod tests {
         let mut want = vec![0.0f32; cout * cstep];
         let crate_weights = ProductWeights::new(u.clone(), 36, [cin, cout], Kernel::Crate);
         pool.install(|| {
-            F43.forward_phases(&crate_weights, &input, dims, &epilogue, &mut want, cstep)
+            F43.forward_phases(
+                &crate_weights,
+                &input,
+                dims,
+                &epilogue,
+                &mut want,
+                (cstep, 1),
+            )
         });
         assert!(want.iter().any(|v| *v > 0.0));
         for kernel in Kernel::available() {
@@ -295,8 +305,16 @@ mod tests {
             let mut phases = vec![0.0f32; cout * cstep];
             let mut chunks = vec![0.0f32; cout * cstep];
             pool.install(|| {
-                F43.forward_phases(&weights, &input, dims, &epilogue, &mut phases, cstep);
-                F43.forward_chunks(&weights, &input, dims, 5, &epilogue, &mut chunks, cstep);
+                F43.forward_phases(&weights, &input, dims, &epilogue, &mut phases, (cstep, 1));
+                F43.forward_chunks(
+                    &weights,
+                    &input,
+                    dims,
+                    5,
+                    &epilogue,
+                    &mut chunks,
+                    (cstep, 1),
+                );
             });
             for (i, ((p, c), w)) in phases.iter().zip(&chunks).zip(&want).enumerate() {
                 assert!(

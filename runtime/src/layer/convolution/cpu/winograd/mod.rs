@@ -83,14 +83,15 @@ pub(in crate::layer::convolution) fn f43_weights(
 
 impl Convolution {
     /// The Winograd convolution with `m×m` output tiles, bias and activation included, into
-    /// `out` (every output written).
+    /// `out` (every output written): channels `cstep` apart, or with `pack` 8 pack8 blocks
+    /// `cstep` values apart.
     pub(super) fn winograd(
         &self,
         m: usize,
         input: &Planes<'_>,
         geo: &Geometry,
         out: &mut [f32],
-        cstep: usize,
+        store: (usize, usize),
     ) {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let dims = [cin, cout, geo.out[0], geo.out[1]];
@@ -106,14 +107,14 @@ impl Convolution {
                     let u = F43.weights(&self.weights, cout, cin);
                     ProductWeights::new(u, 36, [cin, cout], Kernel::detect())
                 });
-                F43.forward(u, input, dims, &epilogue, out, cstep);
+                F43.forward(u, input, dims, &epilogue, out, store);
             }
             _ => {
                 let u = tw.f23.get_or_init(|| {
                     let u = F23.weights(&self.weights, cout, cin);
                     ProductWeights::new(u, 16, [cin, cout], Kernel::detect())
                 });
-                F23.forward(u, input, dims, &epilogue, out, cstep);
+                F23.forward(u, input, dims, &epilogue, out, store);
             }
         }
     }

@@ -16,7 +16,8 @@ pub(super) struct Epilogue<'a> {
 
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
-/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0). [`LANES`] neighbouring
+/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0), or with `pack` 8 in
+/// their pack8 blocks (`cstep` values apart; `oc0` and `planes` whole blocks). [`LANES`] neighbouring
 /// channels at a time, one per vector lane: their products lie side by side in `prod`, so each
 /// of a tile's n² elements is one vector load, and the transform's arithmetic is vector
 /// arithmetic (one channel at a time it was scalar, and gathered each value from its own row of
@@ -33,7 +34,7 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
     tc: usize,
     epilogue: &Epilogue<'_>,
     mut out: S,
-    cstep: usize,
+    (cstep, pack): (usize, usize),
 ) {
     // a tile's products and the transform's scratch, overwritten for every tile (zeroed
     // arrays inside the loop were a `memset` call per tile)
@@ -77,6 +78,24 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                         }
                     }
                 }
+            }
+            if pack == 8 {
+                // pack8 blocks of `cstep` values: each output's eight channels are half a
+                // vector, stored as they are
+                activate_all(
+                    epilogue.kind,
+                    epilogue.params,
+                    y.as_flattened_mut().as_flattened_mut(),
+                );
+                for (i, yr) in y.iter().enumerate().take(h) {
+                    for (j, yv) in yr.iter().enumerate().take(w) {
+                        let px = (ty * M + i) * ow + tx * M + j;
+                        for (half, v) in yv.chunks_exact(8).enumerate().take(lanes / 8) {
+                            out.put((l0 / 8 + half) * cstep + px * 8, v);
+                        }
+                    }
+                }
+                continue;
             }
             for (i, yr) in y.iter().enumerate().take(h) {
                 // row i of each channel's tile, the lanes transposed so that each channel's
