@@ -3,6 +3,7 @@
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Packs, Support};
+use crate::layer::grain::min_items;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::run_options::RunOptions;
@@ -10,7 +11,8 @@ use crate::layer::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy}
 use crate::layer::view::{first_input, move_channels, numpy_shape, to_space};
 use crate::layer::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
-use crate::tensor::{GpuMat, Mat, Strided};
+use crate::tensor::{ElemType, GpuMat, Mat, Strided};
+use rayon::prelude::*;
 
 /// Concat: `0=axis`.
 #[derive(Default)]
@@ -27,6 +29,10 @@ impl Layer for Concat {
     fn support(&self) -> Support {
         Support {
             vulkan_same_packing: true,
+            // packed CPU blobs as they come: inputs of one packing joined along the channels
+            // block by block, others through their unpacked channels
+            packing: true,
+            any_packing: true,
             ..Support::MANY
                 .gpu(self.gpu.is_some())
                 .packs(Packs::UP_TO_4)
@@ -138,6 +144,9 @@ impl Layer for Concat {
         let shapes: Vec<Vec<usize>> = bottoms.iter().map(Mat::numpy_shape).collect();
         let e = joined(&shapes, axis)?;
         let total = e[axis];
+        if let Some(top) = packed_channels(bottoms, axis)? {
+            return Ok(vec![top]);
+        }
         let shapes_4: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
         if let Some(moves) = self.channel_moves(&shapes_4) {
             return move_channels(bottoms, &moves);
@@ -223,4 +232,33 @@ fn concat_axis(dims: u8, [_, _, d, _]: [usize; 4], axis: usize) -> Option<usize>
         (4, _) => None,
         _ => view_axis(dims, axis),
     }
+}
+
+/// 3-D fp32 `bottoms` of one packing `p > 1` joined along the channels (numpy `axis` 0): each
+/// input's blocks of `p` channels copied whole, in order, the output keeping the packing (a
+/// fire module's two expansions, both pack8, stay pack8); `None` for any other join.
+fn packed_channels(bottoms: &[Mat], axis: usize) -> Result<Option<Mat>> {
+    let first = first_input(bottoms)?;
+    let (p, w, h) = (first.elempack, first.w, first.h);
+    let alike = |b: &Mat| b.dims == 3 && b.elempack == p && [b.w, b.h] == [w, h];
+    if p == 1 || axis != 0 || !bottoms.iter().all(alike) {
+        return Ok(None);
+    }
+    let n = w * h * p;
+    let mut blocks: Vec<&[f32]> = Vec::new();
+    for b in bottoms {
+        let Ok(values) = b.f32() else {
+            return Ok(None);
+        };
+        blocks.extend((0..b.c).map(|q| &values[q * b.cstep * p..][..n]));
+    }
+    // every block written below
+    let mut top = Mat::for_writing(3, [w, h, 1, blocks.len()], p, ElemType::F32)?;
+    let step = (top.cstep * p).max(1);
+    top.f32_mut()?
+        .par_chunks_mut(step)
+        .with_min_len(min_items(n))
+        .zip(blocks.par_iter())
+        .for_each(|(o, b)| o[..n].copy_from_slice(b));
+    Ok(Some(top))
 }

@@ -179,7 +179,7 @@ fn pooling_matches_ncnn_in_every_pad_mode() {
 
 /// Packed blobs (a Packing layer in front: pack8, and pack4, which no layer of ours makes on
 /// x86) through the layers that take any packing on the CPU: Pooling in every pad mode, global
-/// and adaptive, Eltwise on operands of one packing and of two, BinaryOp's per-channel
+/// and adaptive, Eltwise on operands of one packing and of two, Concat, BinaryOp's per-channel
 /// broadcasts; against ncnn's wheel.
 #[test]
 fn packed_blobs_pool_and_combine_as_ncnn() {
@@ -214,6 +214,22 @@ fn packed_blobs_pool_and_combine_as_ncnn() {
                  Packing pb 1 1 b pb 0={second}\nEltwise layer 2 1 pa pb out 0={op}\n"
             );
             let what = format!("Eltwise 0={op} on pack{pack} and pack{second}");
+            check_layer(&what, &param, &[], &[a, b]);
+        }
+        // Concat along the channels (blocks of one packing, or of two), and along h
+        for (axis, second) in [(0, pack), (0, 1), (1, pack)] {
+            let a = Input::new(&mut rng, "a", 3, [5, 4, 1, 16]);
+            let b = Input::new(&mut rng, "b", 3, [5, 4, 1, 24]);
+            let b = if axis == 1 {
+                Input::new(&mut rng, "b", 3, [5, 3, 1, 16])
+            } else {
+                b
+            };
+            let param = format!(
+                "7767517\n5 5\nInput ia 0 1 a\nInput ib 0 1 b\nPacking pa 1 1 a pa 0={pack}\n\
+                 Packing pb 1 1 b pb 0={second}\nConcat layer 2 1 pa pb out 0={axis}\n"
+            );
+            let what = format!("Concat 0={axis} on pack{pack} and pack{second}");
             check_layer(&what, &param, &[], &[a, b]);
         }
         // a packed map and one value per channel (1-D, ncnn's per-channel broadcast, and

@@ -123,6 +123,11 @@ impl Convolution {
                 // the plain padded planes are the stride-1 layout
                 let layout = phases.unwrap_or_else(|| Phases::new(geo.padded, [1, 1]));
                 self.im2col_gemm((&input, &layout), &geo, (out, cstep), pointwise);
+                // pack8 in, pack8 out where the channels allow, as the other algorithms: the
+                // GEMM writes rows, so its planes are interleaved here, once, in parallel
+                if bottom.elempack == 8 && cout.is_multiple_of(8) {
+                    return top.to_packing(8);
+                }
             }
         }
         Ok(top)

@@ -51,7 +51,17 @@ impl<'a> Planes<'a> {
             return Planes::of(m);
         }
         let [pw, ph] = geo.padded;
-        let (src, step) = channel_planes(m);
+        // a pack8 blob's rows gathered in place (channel q's value x at 8x + q mod 8 of its
+        // block's row), not unpacked whole first
+        let pack = match m.f32() {
+            Ok(_) if m.elempack == 8 => 8,
+            _ => 1,
+        };
+        let (src, step) = if pack == 8 {
+            (Cow::Borrowed(m.f32().unwrap_or_default()), m.cstep * 8)
+        } else {
+            channel_planes(m)
+        };
         let plane = ew * eh;
         // every value written by its channel's task (a zeroed buffer first was one thread's
         // `memset` over the whole padded input)
@@ -62,7 +72,7 @@ impl<'a> Planes<'a> {
             .with_min_len(min_items(plane))
             .enumerate()
             .for_each(|(q, dst)| {
-                let ch = &src[q * step..q * step + w * h];
+                let ch = &src[(q / pack * step + q % pack).min(src.len())..];
                 for (y, row) in dst.chunks_mut(ew.max(1)).enumerate() {
                     // the padding frame holds `value`, past it (whole tiles) zeros
                     let (frame, rest) = row.split_at_mut(pw.min(ew));
@@ -72,7 +82,14 @@ impl<'a> Planes<'a> {
                     } else if (top..top + h).contains(&y) {
                         let (l, r) = frame.split_at_mut(left);
                         l.fill(value);
-                        r[..w].copy_from_slice(&ch[(y - top) * w..][..w]);
+                        let line = &ch[(y - top) * w * pack..];
+                        if pack == 1 {
+                            r[..w].copy_from_slice(&line[..w]);
+                        } else {
+                            for (d, v) in r[..w].iter_mut().zip(line.iter().step_by(pack)) {
+                                *d = *v;
+                            }
+                        }
                         r[w..].fill(value);
                     } else {
                         frame.fill(value);
