@@ -319,7 +319,12 @@ impl BinaryOp {
             .enumerate()
             .for_each(|(q, o)| {
                 let lanes = &values[q * p..q * p + p];
-                let repeated: Vec<f32> = lanes.iter().copied().cycle().take(RUN * p).collect();
+                // as long as the first run (a 7² map's 49 positions, not 128)
+                let mut repeated = [0.0f32; RUN * 16];
+                let repeated = &mut repeated[..(RUN * p).min(n)];
+                repeated
+                    .chunks_exact_mut(p)
+                    .for_each(|r| r.copy_from_slice(lanes));
                 let runs = o[..n]
                     .chunks_mut(RUN * p)
                     .zip(src[q * gs..][..n].chunks(RUN * p));

@@ -3,6 +3,7 @@
 //! 4=global_pooling 5=pad_mode 6=avgpool_count_include_pad 7=adaptive_pooling 8=out_w
 //! 18=out_h`).
 
+use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::OptionSet;
@@ -401,7 +402,6 @@ impl Pooling {
         let p = bottom.elempack;
         let [w, h, _, c] = bottom.shape();
         let (src, gs) = (bottom.f32()?, bottom.cstep * p);
-        let fill = if self.max { f32::NEG_INFINITY } else { 0.0 };
         // each output's input rows and columns (ends exclusive) and its average scale
         let (out, rects, scales): ([usize; 2], Vec<[usize; 4]>, Vec<f32>) = if self.global {
             let scale = (!self.max).then_some(1.0 / (w * h).max(1) as f32);
@@ -448,21 +448,11 @@ impl Pooling {
             };
             (win.out, rects, scales)
         };
-        let pool = |ch: &[f32], o: &mut [f32]| {
-            for (k, (r, px)) in rects.iter().zip(o.chunks_exact_mut(p)).enumerate() {
-                let [x0, x1, y0, y1] = *r;
-                px.fill(fill);
-                for y in y0..y1 {
-                    for v in ch[(y * w + x0) * p..(y * w + x1) * p].chunks_exact(p) {
-                        for (a, x) in px.iter_mut().zip(v) {
-                            *a = if self.max { a.max(*x) } else { *a + x };
-                        }
-                    }
-                }
-                if let Some(s) = scales.get(k) {
-                    px.iter_mut().for_each(|a| *a *= s);
-                }
-            }
+        let max = self.max;
+        let pool = |ch: &[f32], o: &mut [f32]| match p {
+            4 => pool_lanes::<4>(ch, w, &rects, &scales, max, o),
+            8 => pool_lanes::<8>(ch, w, &rects, &scales, max, o),
+            _ => pool_lanes::<16>(ch, w, &rects, &scales, max, o),
         };
         let work = (w * h).max(out[0] * out[1]) * p;
         if self.global {
@@ -484,5 +474,40 @@ impl Pooling {
             .enumerate()
             .for_each(|(q, o)| pool(&src[q * gs..][..w * h * p], &mut o[..ow * oh * p]));
         Ok(top)
+    }
+}
+
+/// One block of `P` channels pooled: output `k` the max (or the sum times `scales[k]`) of the
+/// positions `rects[k]` (`[x0, x1, y0, y1]`, ends exclusive) of `ch` (rows `w` positions, `P`
+/// values each), lane by lane, into `out`'s `P` values at `k·P`.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn pool_lanes<const P: usize>(
+    ch: &[f32],
+    w: usize,
+    rects: &[[usize; 4]],
+    scales: &[f32],
+    max: bool,
+    out: &mut [f32],
+) {
+    for (k, (r, px)) in rects.iter().zip(out.chunks_exact_mut(P)).enumerate() {
+        let [x0, x1, y0, y1] = *r;
+        let mut acc = [if max { f32::NEG_INFINITY } else { 0.0 }; P];
+        for y in y0..y1 {
+            for v in ch[(y * w + x0) * P..(y * w + x1) * P].chunks_exact(P) {
+                if max {
+                    for (a, x) in acc.iter_mut().zip(v) {
+                        *a = a.max(*x);
+                    }
+                } else {
+                    for (a, x) in acc.iter_mut().zip(v) {
+                        *a += x;
+                    }
+                }
+            }
+        }
+        if let Some(s) = scales.get(k) {
+            acc.iter_mut().for_each(|a| *a *= s);
+        }
+        px.copy_from_slice(&acc);
     }
 }

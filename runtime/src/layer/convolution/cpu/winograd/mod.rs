@@ -38,7 +38,7 @@ pub(crate) struct WinogradWeights {
 /// products they save, and the im2col GEMM is faster (an H200 host, squeezenet's fire layers
 /// alone, ms at 16 / 2 threads, Winograd against im2col: 55²·16 → 64 0.55 / 0.33 and 0.61 /
 /// 0.54; 27²·32 → 128 0.29 / 0.22 and 0.35 / 0.33; 13²·48 → 192 and 13²·64 → 256 even).
-const MIN_F43_CHANNELS: usize = 32;
+pub(super) const MIN_F43_CHANNELS: usize = 32;
 
 /// The most `cin · cout` for which F(2,3) pays on a map of 8 or less where the GEMM's
 /// kernels are 8 lanes wide (AVX2, NEON): above, its 16 transformed kernels per channel pair
