@@ -369,6 +369,7 @@ impl Layer for BinaryOp {
             // equal layouts run over the stored values; broadcasts unpack
             packing: true,
             any_packing: true,
+            same_packing: true,
             ..Support::default()
         }
     }

@@ -33,6 +33,7 @@ impl Layer for Concat {
             // block by block, others through their unpacked channels
             packing: true,
             any_packing: true,
+            same_packing: true,
             ..Support::MANY
                 .gpu(self.gpu.is_some())
                 .packs(Packs::UP_TO_4)

@@ -46,6 +46,10 @@ pub struct Support {
     pub packing: bool,
     /// CPU inputs may have any elempack; none is forced.
     pub any_packing: bool,
+    /// With `any_packing`, CPU inputs in one elempack: the largest any of them has, for every
+    /// input whose channels it divides (a broadcast operand keeps its own), so that inputs of
+    /// one shape meet in one layout.
+    pub same_packing: bool,
     /// GPU inputs may be pack4 (pack8 with `use_shader_pack8`) when the channels allow.
     pub vulkan_packing: bool,
     /// GPU inputs may have any elempack.
@@ -98,6 +102,7 @@ impl Support {
         vulkan: false,
         packing: false,
         any_packing: false,
+        same_packing: false,
         vulkan_packing: false,
         vulkan_any_packing: false,
         vulkan_packs: Packs::ALL,

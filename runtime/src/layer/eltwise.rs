@@ -32,6 +32,7 @@ impl Layer for Eltwise {
         Support {
             packing: true,
             any_packing: true,
+            same_packing: true,
             ..Support::MANY.gpu(self.gpu.is_some()).gpu_4d()
         }
     }

@@ -112,3 +112,48 @@ pub fn to_cpu_layout(m: Arc<Mat>, support: Support, opt: &RunOptions) -> Result<
         Ok(m)
     }
 }
+
+/// `bottoms` in one elempack for a layer with `same_packing` (each already in the layout
+/// [`to_cpu_layout`] gives): the largest any of them has, for those of its dims whose channels
+/// it divides (a broadcast operand of fewer dims keeps its own).
+pub fn to_same_cpu_packing(bottoms: &mut [Arc<Mat>]) -> Result<()> {
+    let Some((dims, pack)) = bottoms
+        .iter()
+        .map(|m| (m.dims, m.elempack))
+        .max_by_key(|d| d.1)
+    else {
+        return Ok(());
+    };
+    for m in bottoms.iter_mut() {
+        let divides = (m.outer() * m.elempack).is_multiple_of(pack);
+        if m.elempack != pack && m.dims == dims && divides {
+            *m = Arc::new(m.to_packing(pack)?);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inputs of one dims meet in the largest packing where their channels allow it; a
+    /// broadcast operand of other dims and channels it does not divide keep their own, and the
+    /// values stay where they were.
+    #[test]
+    fn same_packing_meets_in_the_largest_pack_the_channels_allow() {
+        let values: Vec<f32> = (0..3 * 2 * 16).map(|v| v as f32).collect();
+        let plain = Mat::from_values(3, 2, 16, &values).unwrap();
+        let packed = plain.to_packing(8).unwrap();
+        let mut bottoms = vec![
+            Arc::new(plain.clone()),
+            Arc::new(packed),
+            Arc::new(Mat::new_1d(16, 1).unwrap()),
+            Arc::new(Mat::new_3d(3, 2, 12, 1).unwrap()),
+        ];
+        to_same_cpu_packing(&mut bottoms).unwrap();
+        let packs: Vec<usize> = bottoms.iter().map(|m| m.elempack).collect();
+        assert_eq!(packs, [8, 8, 1, 1]);
+        assert_eq!(bottoms[0].to_values(), values);
+    }
+}

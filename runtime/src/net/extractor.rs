@@ -285,6 +285,11 @@ impl Extractor<'_> {
             bottoms.push(convert::to_cpu_layout(m, s, &opt)?);
             convert += start.elapsed();
         }
+        if s.any_packing && s.same_packing && opt.use_packing_layout {
+            let start = Instant::now();
+            convert::to_same_cpu_packing(&mut bottoms)?;
+            convert += start.elapsed();
+        }
         let layer = &l.layer;
         let start = Instant::now();
         let tops = threads::run_on(opt.num_threads, || -> Result<Vec<Mat>> {
