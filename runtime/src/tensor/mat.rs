@@ -423,9 +423,39 @@ impl Mat {
             // took as long as the 1×1 layer beside it)
             let mut out = Mat::for_writing(self.dims, shape, elempack, ElemType::F32)?;
             let (sg, dg) = (self.cstep * from, out.cstep * to);
+            let min_len = |n: usize| (1usize << 15).div_ceil(n.max(1));
+            if from == 1 || to == 1 {
+                // units of `p` channels: `p` planes on the unpacked side, one block on the
+                // packed one, each side's unit contiguous; every value read and written once
+                let p = from.max(to);
+                let (sp, dp, dstep) = (self.cstep * p, out.cstep * p, out.cstep.max(1));
+                out.f32_mut()?
+                    .par_chunks_mut(dp.max(1))
+                    .with_min_len(min_len(inner * p))
+                    .enumerate()
+                    .for_each(|(u, o)| {
+                        let s = &src[u * sp..];
+                        if to == p {
+                            let planes: Vec<&[f32]> =
+                                (0..p).map(|k| &s[k * self.cstep..][..inner]).collect();
+                            for (i, px) in o[..inner * p].chunks_exact_mut(p).enumerate() {
+                                for (v, plane) in px.iter_mut().zip(&planes) {
+                                    *v = plane[i];
+                                }
+                            }
+                        } else {
+                            for (k, plane) in o.chunks_mut(dstep).enumerate() {
+                                for (v, px) in plane[..inner].iter_mut().zip(s.chunks_exact(p)) {
+                                    *v = px[k];
+                                }
+                            }
+                        }
+                    });
+                return Ok(out);
+            }
             out.f32_mut()?
                 .par_chunks_mut(dg.max(1))
-                .with_min_len((1usize << 15).div_ceil((inner * to).max(1)))
+                .with_min_len(min_len(inner * to))
                 .enumerate()
                 .for_each(|(dq, o)| {
                     let starts: Vec<usize> = (dq * to..dq * to + to)

@@ -51,8 +51,7 @@ impl<'a> Planes<'a> {
             return Planes::of(m);
         }
         let [pw, ph] = geo.padded;
-        // a pack8 blob's rows gathered in place (channel q's value x at 8x + q mod 8 of its
-        // block's row), not unpacked whole first
+        // a pack8 blob read in place, not unpacked whole first
         let pack = match m.f32() {
             Ok(_) if m.elempack == 8 => 8,
             _ => 1,
@@ -63,36 +62,44 @@ impl<'a> Planes<'a> {
             channel_planes(m)
         };
         let plane = ew * eh;
-        // every value written by its channel's task (a zeroed buffer first was one thread's
-        // `memset` over the whole padded input)
+        // every value written by its block's task (a zeroed buffer first was one thread's
+        // `memset` over the whole padded input): a block is a channel, or a pack8 blob's eight
+        // channels, whose rows are read once and scattered to their eight planes
         let mut padded = pool::any(m.c * m.elempack * plane);
         let (top, left) = (geo.pad_top, geo.pad_left);
         padded
-            .par_chunks_mut(plane.max(1))
-            .with_min_len(min_items(plane))
+            .par_chunks_mut((pack * plane).max(1))
+            .with_min_len(min_items(pack * plane))
             .enumerate()
-            .for_each(|(q, dst)| {
-                let ch = &src[(q / pack * step + q % pack).min(src.len())..];
-                for (y, row) in dst.chunks_mut(ew.max(1)).enumerate() {
-                    // the padding frame holds `value`, past it (whole tiles) zeros
-                    let (frame, rest) = row.split_at_mut(pw.min(ew));
-                    rest.fill(0.0);
-                    if y >= ph {
-                        frame.fill(0.0);
-                    } else if (top..top + h).contains(&y) {
-                        let (l, r) = frame.split_at_mut(left);
-                        l.fill(value);
-                        let line = &ch[(y - top) * w * pack..];
-                        if pack == 1 {
-                            r[..w].copy_from_slice(&line[..w]);
+            .for_each(|(b, block)| {
+                for dst in block.chunks_mut(plane.max(1)) {
+                    for (y, row) in dst.chunks_mut(ew.max(1)).enumerate() {
+                        // the padding frame holds `value`, past it (whole tiles) zeros; the
+                        // data below
+                        let (frame, rest) = row.split_at_mut(pw.min(ew));
+                        rest.fill(0.0);
+                        if y >= ph {
+                            frame.fill(0.0);
+                        } else if (top..top + h).contains(&y) {
+                            let (l, r) = frame.split_at_mut(left);
+                            l.fill(value);
+                            r[w..].fill(value);
                         } else {
-                            for (d, v) in r[..w].iter_mut().zip(line.iter().step_by(pack)) {
-                                *d = *v;
-                            }
+                            frame.fill(value);
                         }
-                        r[w..].fill(value);
-                    } else {
-                        frame.fill(value);
+                    }
+                }
+                let ch = &src[(b * step).min(src.len())..];
+                for (y, line) in ch.chunks(w * pack).take(h).enumerate() {
+                    let at = (top + y) * ew + left;
+                    if pack == 1 {
+                        block[at..at + w].copy_from_slice(line);
+                        continue;
+                    }
+                    for (x, px) in line.chunks_exact(pack).enumerate() {
+                        for (k, v) in px.iter().enumerate() {
+                            block[k * plane + at + x] = *v;
+                        }
                     }
                 }
             });
