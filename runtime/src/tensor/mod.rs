@@ -6,6 +6,7 @@ pub(crate) mod channels;
 pub(crate) mod elem;
 pub(crate) mod gpu_mat;
 pub(crate) mod mat;
+pub(crate) mod packing;
 pub(crate) mod pool;
 pub(crate) mod repack;
 pub(crate) mod reshape;

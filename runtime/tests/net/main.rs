@@ -23,6 +23,7 @@ mod suite_layers;
 mod suite_matrix;
 mod suite_norm;
 mod suite_ops;
+mod suite_packed;
 mod suite_shape;
 
 use std::sync::{Arc, Mutex};

@@ -14,7 +14,7 @@ type Call = [i32; 15];
 
 /// test_convolution.cpp's and test_convolutiondepthwise.cpp's kernel, dilation, stride, pad
 /// table (test_convolution.cpp takes its first 12 rows).
-const FORWARD_KDSP: &[[i32; 4]] = &[
+pub(super) const FORWARD_KDSP: &[[i32; 4]] = &[
     [1, 1, 1, 0],
     [1, 1, 2, 0],
     [2, 1, 1, 1],
@@ -55,7 +55,7 @@ const TRANSPOSED_KDSP: &[[i32; 4]] = &[
 ];
 
 /// test_convolution.cpp: its calls.
-const CONVOLUTION_CALLS: &[Call] = &[
+pub(super) const CONVOLUTION_CALLS: &[Call] = &[
     [9, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1],
     [9, 7, 4, 13, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
     [9, 7, 13, 4, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1],
@@ -90,7 +90,7 @@ const CONVOLUTION_CALLS: &[Call] = &[
 
 /// test_convolution_2.cpp's `test_convolution_0`: 3×3 and other kernels on 24 to 64 channels,
 /// where the CPU's Winograd F(4,3) applies (untemplated, group 1).
-const CONVOLUTION_2_CALLS: &[Call] = &[
+pub(super) const CONVOLUTION_2_CALLS: &[Call] = &[
     [7, 5, 1, 4, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0],
     [14, 5, 1, 4, 3, 1, 2, 1, 1, 1, 0, 0, 0, 0, 0],
     [11, 5, 2, 12, 2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0],
@@ -144,7 +144,7 @@ const CONVOLUTION_2_CALLS: &[Call] = &[
 ];
 
 /// test_convolutiondepthwise.cpp: its calls.
-const CONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
+pub(super) const CONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
     [15, 7, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1],
     [15, 7, 2, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1],
     [15, 7, 2, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1],
@@ -255,7 +255,12 @@ const DECONVOLUTIONDEPTHWISE_CALLS: &[Call] = &[
 ];
 
 /// The cases of one family: each call, templated ones once per table row.
-fn family(rng: &mut Rng, kind: &'static str, kdsp: &[[i32; 4]], calls: &[Call]) -> Vec<Case> {
+pub(super) fn family(
+    rng: &mut Rng,
+    kind: &'static str,
+    kdsp: &[[i32; 4]],
+    calls: &[Call],
+) -> Vec<Case> {
     let mut cases = Vec::new();
     let mut each = |call: Call, rng: &mut Rng| {
         let [w, h, c, outch, k, d, s, p, bias, group, opr, opb, ow, oh, _] = call;
@@ -345,7 +350,7 @@ fn ncnn_deconvolutiondepthwise_tests() {
 }
 
 /// The CPU algorithm `case` takes (its params read as a `.param` line gives them).
-fn cpu_algo(case: &Case) -> CpuAlgo {
+pub(super) fn cpu_algo(case: &Case) -> CpuAlgo {
     let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
     let file = fpshader::net::param::parse("case.param", &text).expect("case params");
     let mut conv = match case.kind {
@@ -412,87 +417,6 @@ fn every_cpu_convolution_algorithm_matches_ncnn() {
         assert!(n > 0, "no case of ncnn's tests takes {algo:?}");
     }
     check_suite_cpu_only(picked);
-}
-
-/// Whether `case`'s layer takes pack8 blobs on this CPU (its `support().packing`).
-fn takes_pack8(case: &Case) -> bool {
-    let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
-    let file = fpshader::net::param::parse("case.param", &text).expect("case params");
-    let mut conv = match case.kind {
-        "Convolution" => Convolution::default(),
-        _ => Convolution::depthwise(),
-    };
-    conv.load_param(&file.layers[0].params).expect("load_param");
-    conv.support().packing
-}
-
-/// Packed CPU blobs through the convolution algorithms that take them: the pack8 kernels
-/// (pointwise, strided too, through the products' kernel; depthwise eight channels to a
-/// vector) and Winograd gathering pack8 rows and storing pack8 outputs take the cases of
-/// test_convolution, test_convolution_2 and test_convolutiondepthwise whose channels come in
-/// whole groups of eight (Winograd's from 32 inputs), on CPUs that run them (AVX2 with FMA for
-/// the dense layers, AVX for depthwise), and none elsewhere; those cases (and any that fall
-/// to im2col on their map) match ncnn's wheel with packing on (the suite's fp32 packed run)
-/// as without.
-#[test]
-fn the_pack8_kernels_match_ncnn() {
-    let mut rng = Rng(614);
-    let mut cases = family(
-        &mut rng,
-        "Convolution",
-        &FORWARD_KDSP[..12],
-        CONVOLUTION_CALLS,
-    );
-    cases.extend(family(&mut rng, "Convolution", &[], CONVOLUTION_2_CALLS));
-    cases.extend(family(
-        &mut rng,
-        "ConvolutionDepthWise",
-        FORWARD_KDSP,
-        CONVOLUTIONDEPTHWISE_CALLS,
-    ));
-    #[cfg(target_arch = "x86_64")]
-    let (dense, lanes) = (
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
-        is_x86_feature_detected!("avx"),
-    );
-    #[cfg(not(target_arch = "x86_64"))]
-    let (dense, lanes) = (false, false);
-    // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
-    let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
-    for case in cases.into_iter().filter(takes_pack8) {
-        let algo = cpu_algo(&case);
-        let class = match algo {
-            CpuAlgo::Im2col if case.params.contains(" 1=1 ") && case.params.contains(" 3=2 ") => {
-                "strided pointwise".to_string()
-            }
-            CpuAlgo::DepthwiseLanes => format!("{:?}", CpuAlgo::Depthwise),
-            algo => format!("{algo:?}"),
-        };
-        by_class.entry(class).or_default().push(case);
-    }
-    let want: &[(&str, bool)] = &[
-        ("Pointwise", dense),
-        ("strided pointwise", dense),
-        ("Winograd(4)", dense),
-        ("Winograd(2)", dense),
-        ("Depthwise", lanes),
-    ];
-    for (class, expected) in want {
-        assert_eq!(
-            by_class.contains_key(*class),
-            *expected,
-            "{class}: cases taking pack8 ({:?})",
-            by_class.keys().collect::<Vec<_>>()
-        );
-    }
-    // up to six of each, every other: spread over shapes, strides and pads
-    let picked: Vec<Case> = by_class
-        .into_values()
-        .flat_map(|cases| cases.into_iter().step_by(2).take(6))
-        .collect();
-    if !picked.is_empty() {
-        check_suite_cpu_only(picked);
-    }
 }
 
 /// Strided dense and grouped windows through im2col: from stride-phase planes where the taps

@@ -220,7 +220,10 @@ impl ProductWeights {
             unreachable!("pack8 pointwise runs on our kernel only")
         };
         assert!(
-            self.cin % 8 == 0 && self.cout % 8 == 0 && p * width < self.cout && t1 >= t0,
+            self.cin.is_multiple_of(8)
+                && self.cout.is_multiple_of(8)
+                && p * width < self.cout
+                && t1 >= t0,
             "pack8 pointwise panel"
         );
         let valid = width.min(self.cout - p * width);

@@ -1,0 +1,90 @@
+//! Packed CPU blobs through the convolution family, against ncnn's wheel.
+
+use super::suite::*;
+use super::suite_conv::{
+    CONVOLUTION_2_CALLS, CONVOLUTION_CALLS, CONVOLUTIONDEPTHWISE_CALLS, FORWARD_KDSP, cpu_algo,
+    family,
+};
+use super::*;
+use fpshader::layer::convolution::{Convolution, CpuAlgo};
+
+/// Whether `case`'s layer takes pack8 blobs on this CPU (its `support().packing`).
+fn takes_pack8(case: &Case) -> bool {
+    let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
+    let file = fpshader::net::param::parse("case.param", &text).expect("case params");
+    let mut conv = match case.kind {
+        "Convolution" => Convolution::default(),
+        _ => Convolution::depthwise(),
+    };
+    conv.load_param(&file.layers[0].params).expect("load_param");
+    conv.support().packing
+}
+
+/// Packed CPU blobs through the convolution algorithms that take them: the pack8 kernels
+/// (pointwise, strided too, through the products' kernel; depthwise eight channels to a
+/// vector) and Winograd gathering pack8 rows and storing pack8 outputs take the cases of
+/// test_convolution, test_convolution_2 and test_convolutiondepthwise whose channels come in
+/// whole groups of eight (Winograd's from 32 inputs), on CPUs that run them (AVX2 with FMA for
+/// the dense layers, AVX for depthwise), and none elsewhere; those cases (and any that fall
+/// to im2col on their map) match ncnn's wheel with packing on (the suite's fp32 packed run)
+/// as without.
+#[test]
+fn the_pack8_kernels_match_ncnn() {
+    let mut rng = Rng(614);
+    let mut cases = family(
+        &mut rng,
+        "Convolution",
+        &FORWARD_KDSP[..12],
+        CONVOLUTION_CALLS,
+    );
+    cases.extend(family(&mut rng, "Convolution", &[], CONVOLUTION_2_CALLS));
+    cases.extend(family(
+        &mut rng,
+        "ConvolutionDepthWise",
+        FORWARD_KDSP,
+        CONVOLUTIONDEPTHWISE_CALLS,
+    ));
+    #[cfg(target_arch = "x86_64")]
+    let (dense, lanes) = (
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+        is_x86_feature_detected!("avx"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (dense, lanes) = (false, false);
+    // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
+    let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
+    for case in cases.into_iter().filter(takes_pack8) {
+        let algo = cpu_algo(&case);
+        let class = match algo {
+            CpuAlgo::Im2col if case.params.contains(" 1=1 ") && case.params.contains(" 3=2 ") => {
+                "strided pointwise".to_string()
+            }
+            CpuAlgo::DepthwiseLanes => format!("{:?}", CpuAlgo::Depthwise),
+            algo => format!("{algo:?}"),
+        };
+        by_class.entry(class).or_default().push(case);
+    }
+    let want: &[(&str, bool)] = &[
+        ("Pointwise", dense),
+        ("strided pointwise", dense),
+        ("Winograd(4)", dense),
+        ("Winograd(2)", dense),
+        ("Depthwise", lanes),
+    ];
+    for (class, expected) in want {
+        assert_eq!(
+            by_class.contains_key(*class),
+            *expected,
+            "{class}: cases taking pack8 ({:?})",
+            by_class.keys().collect::<Vec<_>>()
+        );
+    }
+    // up to six of each, every other: spread over shapes, strides and pads
+    let picked: Vec<Case> = by_class
+        .into_values()
+        .flat_map(|cases| cases.into_iter().step_by(2).take(6))
+        .collect();
+    if !picked.is_empty() {
+        check_suite_cpu_only(picked);
+    }
+}
