@@ -153,23 +153,26 @@ fn weighted_layers_match_ncnn() {
     }
 }
 
+/// Pooling windows in every pad mode, global and adaptive.
+const POOLING_MODES: &[&str] = &[
+    "1=2 2=2",
+    "1=3 2=2 3=1",
+    "1=3 2=2 5=1",
+    "1=3 2=2 5=2",
+    "1=3 2=2 5=3",
+    "1=3 2=2 3=1 6=1",
+    "1=3 11=2 2=1 12=2 3=1 13=0 14=0 15=1 5=1",
+    "4=1",
+    "7=1 8=3 18=2",
+    // one window over the whole plane (resnet50's pool5)
+    "1=7 11=6 2=1",
+];
+
 #[test]
 fn pooling_matches_ncnn_in_every_pad_mode() {
     let mut rng = Rng(13);
     for ty in [0, 1] {
-        for params in [
-            "1=2 2=2",
-            "1=3 2=2 3=1",
-            "1=3 2=2 5=1",
-            "1=3 2=2 5=2",
-            "1=3 2=2 5=3",
-            "1=3 2=2 3=1 6=1",
-            "1=3 11=2 2=1 12=2 3=1 13=0 14=0 15=1 5=1",
-            "4=1",
-            "7=1 8=3 18=2",
-            // one window over the whole plane (resnet50's pool5)
-            "1=7 11=6 2=1",
-        ] {
+        for params in POOLING_MODES {
             let x = Input::new(&mut rng, "data", 3, [7, 6, 1, 3]);
             let param = one_layer("Pooling", &["data"], &format!("0={ty} {params}"));
             check_layer(&format!("Pooling 0={ty} {params}"), &param, &[], &[x]);
@@ -186,17 +189,7 @@ fn packed_blobs_pool_and_combine_as_ncnn() {
     let mut rng = Rng(19);
     for pack in [8, 4] {
         for ty in [0, 1] {
-            for params in [
-                "1=2 2=2",
-                "1=3 2=2 3=1",
-                "1=3 2=2 5=2",
-                "1=3 2=2 5=3",
-                "1=3 2=2 3=1 6=1",
-                "1=3 11=2 2=1 12=2 3=1 13=0 14=0 15=1 5=1",
-                "4=1",
-                "7=1 8=3 18=2",
-                "1=7 11=6 2=1",
-            ] {
+            for params in POOLING_MODES {
                 let x = Input::new(&mut rng, "data", 3, [7, 6, 1, 16]);
                 let param = format!(
                     "7767517\n3 3\nInput in 0 1 data\nPacking pk 1 1 data p 0={pack}\n\

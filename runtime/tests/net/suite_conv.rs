@@ -349,8 +349,8 @@ fn ncnn_deconvolutiondepthwise_tests() {
     check_suite(sample(cases, 16), false);
 }
 
-/// The CPU algorithm `case` takes (its params read as a `.param` line gives them).
-pub(super) fn cpu_algo(case: &Case) -> CpuAlgo {
+/// `case`'s layer with its params loaded (read as a `.param` line gives them).
+pub(super) fn loaded_layer(case: &Case) -> Convolution {
     let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
     let file = fpshader::net::param::parse("case.param", &text).expect("case params");
     let mut conv = match case.kind {
@@ -358,9 +358,29 @@ pub(super) fn cpu_algo(case: &Case) -> CpuAlgo {
         _ => Convolution::depthwise(),
     };
     conv.load_param(&file.layers[0].params).expect("load_param");
+    conv
+}
+
+/// The CPU algorithm `case` takes.
+pub(super) fn cpu_algo(case: &Case) -> CpuAlgo {
     let [w, h, ..] = case.inputs[0].shape;
-    conv.cpu_algo(w, h, &RunOptions::default())
+    loaded_layer(case)
+        .cpu_algo(w, h, &RunOptions::default())
         .expect("geometry")
+}
+
+/// The forward cases of test_convolution (its first twelve windows), test_convolution_2 and
+/// test_convolutiondepthwise.
+pub(super) fn forward_cases(rng: &mut Rng) -> Vec<Case> {
+    let mut cases = family(rng, "Convolution", &FORWARD_KDSP[..12], CONVOLUTION_CALLS);
+    cases.extend(family(rng, "Convolution", &[], CONVOLUTION_2_CALLS));
+    cases.extend(family(
+        rng,
+        "ConvolutionDepthWise",
+        FORWARD_KDSP,
+        CONVOLUTIONDEPTHWISE_CALLS,
+    ));
+    cases
 }
 
 /// Asserts that every case takes `algo` on the CPU, then checks them all against ncnn.
@@ -377,20 +397,7 @@ fn check_taking(cases: Vec<Case>, algo: CpuAlgo) {
 /// cases, and those cases match ncnn's wheel.
 #[test]
 fn every_cpu_convolution_algorithm_matches_ncnn() {
-    let mut rng = Rng(605);
-    let mut cases = family(
-        &mut rng,
-        "Convolution",
-        &FORWARD_KDSP[..12],
-        CONVOLUTION_CALLS,
-    );
-    cases.extend(family(&mut rng, "Convolution", &[], CONVOLUTION_2_CALLS));
-    cases.extend(family(
-        &mut rng,
-        "ConvolutionDepthWise",
-        FORWARD_KDSP,
-        CONVOLUTIONDEPTHWISE_CALLS,
-    ));
+    let cases = forward_cases(&mut Rng(605));
     let algos = [
         CpuAlgo::Im2col,
         CpuAlgo::Pointwise,

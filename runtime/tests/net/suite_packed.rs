@@ -1,24 +1,9 @@
 //! Packed CPU blobs through the convolution family, against ncnn's wheel.
 
 use super::suite::*;
-use super::suite_conv::{
-    CONVOLUTION_2_CALLS, CONVOLUTION_CALLS, CONVOLUTIONDEPTHWISE_CALLS, FORWARD_KDSP, cpu_algo,
-    family,
-};
+use super::suite_conv::{cpu_algo, forward_cases, loaded_layer};
 use super::*;
-use fpshader::layer::convolution::{Convolution, CpuAlgo};
-
-/// Whether `case`'s layer takes pack8 blobs on this CPU (its `support().packing`).
-fn takes_pack8(case: &Case) -> bool {
-    let text = format!("7767517\n1 1\n{} c 1 1 x y {}\n", case.kind, case.params);
-    let file = fpshader::net::param::parse("case.param", &text).expect("case params");
-    let mut conv = match case.kind {
-        "Convolution" => Convolution::default(),
-        _ => Convolution::depthwise(),
-    };
-    conv.load_param(&file.layers[0].params).expect("load_param");
-    conv.support().packing
-}
+use fpshader::layer::convolution::CpuAlgo;
 
 /// Packed CPU blobs through the convolution algorithms that take them: the pack8 kernels
 /// (pointwise, strided too, through the products' kernel; depthwise eight channels to a
@@ -30,20 +15,7 @@ fn takes_pack8(case: &Case) -> bool {
 /// as without.
 #[test]
 fn the_pack8_kernels_match_ncnn() {
-    let mut rng = Rng(614);
-    let mut cases = family(
-        &mut rng,
-        "Convolution",
-        &FORWARD_KDSP[..12],
-        CONVOLUTION_CALLS,
-    );
-    cases.extend(family(&mut rng, "Convolution", &[], CONVOLUTION_2_CALLS));
-    cases.extend(family(
-        &mut rng,
-        "ConvolutionDepthWise",
-        FORWARD_KDSP,
-        CONVOLUTIONDEPTHWISE_CALLS,
-    ));
+    let cases = forward_cases(&mut Rng(614));
     #[cfg(target_arch = "x86_64")]
     let (dense, lanes) = (
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
@@ -53,7 +25,10 @@ fn the_pack8_kernels_match_ncnn() {
     let (dense, lanes) = (false, false);
     // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
     let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
-    for case in cases.into_iter().filter(takes_pack8) {
+    for case in cases
+        .into_iter()
+        .filter(|c| loaded_layer(c).support().packing)
+    {
         let algo = cpu_algo(&case);
         let class = match algo {
             CpuAlgo::Im2col if case.params.contains(" 1=1 ") && case.params.contains(" 3=2 ") => {
