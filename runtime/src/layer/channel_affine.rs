@@ -140,6 +140,28 @@ pub(crate) fn map_channels(
             });
         return Ok(());
     }
+    // a packed fp32 map as it comes (any_packing): each block's lanes their own channels'
+    // coefficients, blocks in parallel, in place
+    let p = blob.elempack;
+    if p > 1 && blob.dims >= 3 && inner > 0 && blob.cstep >= inner {
+        let block = blob.cstep * p;
+        if let Ok(v) = blob.f32_mut() {
+            v.par_chunks_mut(block)
+                .with_min_len((GRAIN / (inner * p)).max(1))
+                .enumerate()
+                .for_each(|(q, values)| {
+                    let a = &scale[q * p..(q + 1) * p];
+                    let zeros = [0.0f32; 16];
+                    let b = bias.get(q * p..(q + 1) * p).unwrap_or(&zeros[..p]);
+                    for px in values[..inner * p].chunks_exact_mut(p) {
+                        for ((x, a), b) in px.iter_mut().zip(a).zip(b) {
+                            *x = f(*x, *a, *b);
+                        }
+                    }
+                });
+            return Ok(());
+        }
+    }
     let mut v = blob.to_values();
     for (ch, chunk) in v.chunks_mut(inner.max(1)).enumerate() {
         let b = bias.get(ch).copied().unwrap_or(0.0);
@@ -149,7 +171,12 @@ pub(crate) fn map_channels(
     Ok(())
 }
 
-/// Support of BatchNorm and Scale: in place, any GPU packing when there is a device side.
+/// Support of BatchNorm and Scale: in place, any GPU packing when there is a device side, and
+/// CPU blobs in the packing they come in.
 pub(crate) fn affine_support(gpu: bool) -> Support {
-    Support::ONE_BLOB_INPLACE.gpu(gpu).gpu_4d()
+    Support {
+        packing: true,
+        any_packing: true,
+        ..Support::ONE_BLOB_INPLACE.gpu(gpu).gpu_4d()
+    }
 }

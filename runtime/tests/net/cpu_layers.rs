@@ -126,6 +126,34 @@ fn weighted_layers_match_ncnn() {
     let param = one_layer("BatchNorm", &["data"], &format!("0={c} 1=0.001"));
     check_layer("BatchNorm", &param, &weights, std::slice::from_ref(&x));
 
+    // packed blobs (pack8 and pack4 from a Packing layer) through the per-channel layers
+    for pack in [8, 4] {
+        let c = 16;
+        let (a, b, m) = (rng.vec(c), rng.vec(c), rng.vec(c));
+        let v: Vec<f32> = rng.vec(c).iter().map(|v| v.abs() + 0.1).collect();
+        for (kind, params, weights) in [
+            (
+                "BatchNorm",
+                format!("0={c} 1=0.001"),
+                bin(&[(&a, false), (&m, false), (&v, false), (&b, false)]),
+            ),
+            (
+                "Scale",
+                format!("0={c} 1=1"),
+                bin(&[(&a, false), (&b, false)]),
+            ),
+            ("Bias", format!("0={c}"), bin(&[(&b, false)])),
+            ("PReLU", format!("0={c}"), bin(&[(&a, false)])),
+        ] {
+            let param = format!(
+                "7767517\n3 3\nInput in 0 1 data\nPacking pk 1 1 data p 0={pack}\n\
+                 {kind} layer 1 1 p out {params}\n"
+            );
+            let x = Input::new(&mut rng, "data", 3, [5, 4, 1, c]);
+            check_layer(&format!("{kind} on pack{pack}"), &param, &weights, &[x]);
+        }
+    }
+
     let (scale, sbias) = (rng.vec(c), rng.vec(c));
     let param = one_layer("Scale", &["data"], &format!("0={c} 1=1"));
     check_layer(
