@@ -7,7 +7,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::map_inplace;
-use crate::layer::broadcast_rule::{Broadcast, Operand, broadcast, broadcast_of};
+use crate::layer::broadcast_rule::{Broadcast, Operand, broadcast, broadcast_of, paired};
 use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::flat::dispatch_flat;
@@ -86,12 +86,7 @@ fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> 
     }
     let mut out = [0; 3];
     for i in 0..2 {
-        out[i] = match (va[i], vb[i]) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => return None,
-        };
+        out[i] = paired(va[i], vb[i])?;
     }
     out[2] = va[2];
     (out == va || out == vb).then_some(out)

@@ -77,19 +77,21 @@ pub(crate) fn broadcast_of(a: &Operand, b: &Operand) -> Result<Broadcast> {
     }
     let mut out = [1; 4];
     for i in 0..4 {
-        out[i] = match (sa[i], sb[i]) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => {
-                return Err(InputError::Mismatch {
-                    a: sa.to_vec(),
-                    b: sb.to_vec(),
-                    why: "do not broadcast (NCHW, numpy's rules)",
-                }
-                .into());
-            }
-        };
+        out[i] = paired(sa[i], sb[i]).ok_or_else(|| InputError::Mismatch {
+            a: sa.to_vec(),
+            b: sb.to_vec(),
+            why: "do not broadcast (NCHW, numpy's rules)",
+        })?;
     }
     Ok((sa, sb, out, a.dims.max(b.dims)))
+}
+
+/// The output extent of two operand extents under numpy's rule (equal, or one of them 1).
+pub(crate) fn paired(x: usize, y: usize) -> Option<usize> {
+    match (x, y) {
+        (x, y) if x == y => Some(x),
+        (1, y) => Some(y),
+        (x, 1) => Some(x),
+        _ => None,
+    }
 }

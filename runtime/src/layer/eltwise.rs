@@ -28,7 +28,7 @@ pub struct Eltwise {
 impl Layer for Eltwise {
     fn support(&self) -> Support {
         // the net packs every input alike (same shapes): one layout for the flat shader; on
-        // the CPU inputs of one layout combine as stored (any packing), others unpacked
+        // the CPU in one packing (`same_packing`), combined as stored
         Support {
             packing: true,
             any_packing: true,

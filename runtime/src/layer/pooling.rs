@@ -276,7 +276,7 @@ impl Layer for Pooling {
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         planar(bottom.dims)?;
         if bottom.elempack > 1 {
-            return self.forward_packed(bottom);
+            return self.forward_lanes(bottom);
         }
         let [w, h, _, c] = bottom.shape();
         let (v, step) = channel_planes(bottom);
@@ -300,24 +300,8 @@ impl Layer for Pooling {
             return Mat::from_shape_values(1, [c, 1, 1, 1], &whole_planes());
         }
         if self.adaptive {
-            let [ow, oh] = self.adaptive_out(w, h);
-            let mut out = vec![0.0; ow * oh * c];
-            out.par_chunks_mut(ow * oh).enumerate().for_each(|(q, o)| {
-                let ch = &v[q * step..q * step + plane];
-                for i in 0..oh {
-                    let (y0, y1) = (i * h / oh, ((i + 1) * h).div_ceil(oh));
-                    for j in 0..ow {
-                        let (x0, x1) = (j * w / ow, ((j + 1) * w).div_ceil(ow));
-                        let vals = (y0..y1).flat_map(|y| (x0..x1).map(move |x| ch[y * w + x]));
-                        o[i * ow + j] = if self.max {
-                            vals.fold(f32::NEG_INFINITY, f32::max)
-                        } else {
-                            vals.sum::<f32>() / ((y1 - y0) * (x1 - x0)) as f32
-                        };
-                    }
-                }
-            });
-            return Mat::from_shape_values(3, [ow, oh, 1, c], &out);
+            // its uneven windows as rectangles, one lane per channel
+            return self.forward_lanes(bottom);
         }
         let [kw, kh] = self.kernel;
         let [sw, sh] = self.stride;
@@ -395,10 +379,11 @@ impl Pooling {
             .collect()
     }
 
-    /// The forward of a packed blob, taken as it comes (`support_any_packing`): each element's
-    /// lanes (channels) pooled together, one vector per input position, window by window; a
-    /// window pooling keeps the packing, a global one gives its 1-D values.
-    fn forward_packed(&self, bottom: &Mat) -> Result<Mat> {
+    /// The forward as rectangles of input positions per output, each element's lanes (the
+    /// channels of a packed blob, taken as it comes: `support_any_packing`; one channel of a
+    /// pack1 blob) pooled together, window by window; a window pooling keeps the packing, a
+    /// global one gives its 1-D values. Packed blobs and adaptive pooling come here.
+    fn forward_lanes(&self, bottom: &Mat) -> Result<Mat> {
         let p = bottom.elempack;
         let [w, h, _, c] = bottom.shape();
         let (src, gs) = (bottom.f32()?, bottom.cstep * p);
@@ -450,6 +435,7 @@ impl Pooling {
         };
         let max = self.max;
         let pool = |ch: &[f32], o: &mut [f32]| match p {
+            1 => pool_lanes::<1>(ch, w, &rects, &scales, max, o),
             4 => pool_lanes::<4>(ch, w, &rects, &scales, max, o),
             8 => pool_lanes::<8>(ch, w, &rects, &scales, max, o),
             _ => pool_lanes::<16>(ch, w, &rects, &scales, max, o),

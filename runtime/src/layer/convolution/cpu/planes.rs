@@ -52,14 +52,12 @@ impl<'a> Planes<'a> {
         }
         let [pw, ph] = geo.padded;
         // a pack8 blob read in place, not unpacked whole first
-        let pack = match m.f32() {
-            Ok(_) if m.elempack == 8 => 8,
-            _ => 1,
-        };
-        let (src, step) = if pack == 8 {
-            (Cow::Borrowed(m.f32().unwrap_or_default()), m.cstep * 8)
-        } else {
-            channel_planes(m)
+        let (src, step, pack) = match m.f32() {
+            Ok(v) if m.elempack == 8 => (Cow::Borrowed(v), m.cstep * 8, 8),
+            _ => {
+                let (src, step) = channel_planes(m);
+                (src, step, 1)
+            }
         };
         let plane = ew * eh;
         // every value written by its block's task (a zeroed buffer first was one thread's

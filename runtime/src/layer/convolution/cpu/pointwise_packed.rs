@@ -39,16 +39,10 @@ impl Convolution {
     /// runs the products' kernel.
     pub(in crate::layer::convolution) fn pointwise_pack8(&self) -> bool {
         let win = &self.window;
-        let (cin, cout) = (win.channels(), win.num_output);
-        !win.dynamic
-            && win.group == 1
+        self.dense_pack8()
             && win.kernel == [1, 1]
-            && win.pad.iter().all(|&p| p <= 0)
-            && cin > 0
-            && cout > 0
-            && cin.is_multiple_of(8)
-            && cout.is_multiple_of(8)
-            && Kernel::detect() != Kernel::Crate
+            && win.num_output > 0
+            && win.num_output.is_multiple_of(8)
     }
 
     /// Whether a dense layer takes pack8 blobs: the pointwise ones ([`Self::pointwise_pack8`];
