@@ -276,8 +276,8 @@ impl BinaryOp {
         Ok(top)
     }
 
-    /// `a op b` where one is a packed fp32 3-D map and the other one value per channel (a 1-D
-    /// blob of the map's channels, ncnn's per-channel broadcast, or a `1×1×c` one): the
+    /// `a op b` where one is a packed fp32 3-D map and the other, by the broadcast rule, one
+    /// value per channel (a 1-D blob of the map's channels, or a `1×1×c` one): the
     /// output keeps the map's packing (a squeeze-excitation's scale between two pack8
     /// convolutions), each group's lanes repeated along a run of positions so that the rows
     /// are whole vectors.
@@ -290,11 +290,10 @@ impl BinaryOp {
             _ => return Ok(None),
         };
         let [w, h, _, c] = map.shape();
-        let per_channel = match other.dims {
-            1 => other.shape()[0] == c,
-            3 => other.shape() == [1, 1, 1, c],
-            _ => false,
-        };
+        // the broadcast rule's own reading: the map whole, the other along the channels alone
+        let (sa, sb, out, _) = broadcast(a, b)?;
+        let (s_map, s_other) = if map_first { (sa, sb) } else { (sb, sa) };
+        let per_channel = s_map == out && s_other == [c, 1, 1, 1];
         let Ok(src) = map.f32() else {
             return Ok(None);
         };
