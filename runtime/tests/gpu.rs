@@ -1,6 +1,7 @@
 //! Built-in shaders run on a real device (lavapipe in CI) through both wgpu paths, compared with a
 //! CPU reference using ncnn's tolerances. Without a device these tests fail, unless
 //! `FPSHADER_SKIP_GPU=1` says to skip them.
+#![cfg(not(fpshader_emulated))]
 
 use fpshader::GpuMat;
 use fpshader::meta::ShaderModule;

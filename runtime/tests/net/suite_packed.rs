@@ -5,23 +5,25 @@ use super::suite_conv::{cpu_algo, forward_cases, loaded_layer};
 use super::*;
 use fpshader::layer::convolution::CpuAlgo;
 
-/// Packed CPU blobs through the convolution algorithms that take them: the pack8 kernels
-/// (pointwise, strided too, through the products' kernel; depthwise eight channels to a
-/// vector) and Winograd gathering pack8 rows and storing pack8 outputs take the cases of
+/// Packed CPU blobs through the convolution algorithms that take them: the packed kernels
+/// (pointwise, strided too, through the products' kernel; depthwise a pack of channels to a
+/// vector) and Winograd gathering packed rows and storing packed outputs take the cases of
 /// test_convolution, test_convolution_2 and test_convolutiondepthwise whose channels come in
-/// whole groups of eight (Winograd's from 32 inputs), on CPUs that run them (AVX2 with FMA for
-/// the dense layers, AVX for depthwise), and none elsewhere; those cases (and any that fall
-/// to im2col on their map) match ncnn's wheel with packing on (the suite's fp32 packed run)
-/// as without.
+/// whole packs (Winograd's from 32 inputs), on CPUs that run them (pack8 with AVX2 and FMA for
+/// the dense layers, AVX for depthwise; pack4 on aarch64, run under qemu by `cargo xtask
+/// test`), and none elsewhere; those cases (and any that fall to im2col on their map) match
+/// ncnn's wheel with packing on (the suite's fp32 packed run) as without.
 #[test]
-fn the_pack8_kernels_match_ncnn() {
+fn the_packed_kernels_match_ncnn() {
     let cases = forward_cases(&mut Rng(614));
     #[cfg(target_arch = "x86_64")]
     let (dense, lanes) = (
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
         is_x86_feature_detected!("avx"),
     );
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    let (dense, lanes) = (true, true);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let (dense, lanes) = (false, false);
     // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
     let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
@@ -50,7 +52,7 @@ fn the_pack8_kernels_match_ncnn() {
         assert_eq!(
             by_class.contains_key(*class),
             *expected,
-            "{class}: cases taking pack8 ({:?})",
+            "{class}: cases taking packed blobs ({:?})",
             by_class.keys().collect::<Vec<_>>()
         );
     }

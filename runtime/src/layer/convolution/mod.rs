@@ -58,9 +58,9 @@ pub struct Convolution {
     winograd: cpu::WinogradWeights,
     /// The depthwise weights as channel lanes, for the CPU's small maps (made on first use).
     lane_weights: cpu::LaneWeights,
-    /// The pointwise weights as panels for pack8 blobs on the CPU (made on first use).
+    /// The pointwise weights as panels for packed blobs on the CPU (made on first use).
     packed_pointwise: cpu::PackedPointwise,
-    /// The depthwise weights as pack8 lanes, for the CPU (made on first use).
+    /// The depthwise weights as packed lanes, for the CPU (made on first use).
     packed_depthwise: cpu::PackedDepthwise,
     gpu: Option<GpuConvolution>,
 }
@@ -268,8 +268,8 @@ impl Layer for Convolution {
             // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
             // blocks of 4, its channels padded with zeros
             vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
-            // pack8 CPU blobs where a kernel reads them in place
-            packing: self.dense_pack8() || self.depthwise_pack8(),
+            // packed CPU blobs where a kernel reads them in place
+            packing: self.dense_pack().or(self.depthwise_pack()).is_some(),
             ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
                 Packs::UP_TO_4
             } else {

@@ -75,13 +75,14 @@ impl Convolution {
         let [w, h, _, c] = bottom.shape();
         self.window.check_input(bottom.dims, c)?;
         let geo = self.geometry(w, h)?;
-        // pack8 blobs where `support` asked for them: in place where a kernel reads them,
+        // packed blobs where `support` asked for them: in place where a kernel reads them,
         // else through the planes below (unpacked as they are laid out)
+        let pack = Some(bottom.elempack);
         match bottom.elempack {
             1 => {}
-            8 if self.depthwise_pack8() => return self.depthwise_packed(bottom, &geo),
-            8 if self.pointwise_pack8() => return self.pointwise_packed(bottom, &geo),
-            8 if self.dense_pack8() => {}
+            _ if pack == self.depthwise_pack() => return self.depthwise_packed(bottom, &geo),
+            _ if pack == self.pointwise_pack() => return self.pointwise_packed(bottom, &geo),
+            _ if pack == self.dense_pack() => {}
             elempack => {
                 return Err(TensorError::Packed {
                     operation: "this convolution's CPU forward",
@@ -93,9 +94,10 @@ impl Convolution {
         let [ow, oh] = geo.out;
         let cout = self.window.num_output;
         let algo = self.algo_on(&geo, opt);
-        // Winograd's output transform stores pack8 blocks as readily as planes
+        // Winograd's output transform stores packed blocks as readily as planes
+        let packed_out = bottom.elempack > 1 && cout.is_multiple_of(bottom.elempack);
         let pack = match algo {
-            CpuAlgo::Winograd(_) if bottom.elempack == 8 && cout.is_multiple_of(8) => 8,
+            CpuAlgo::Winograd(_) if packed_out => bottom.elempack,
             _ => 1,
         };
         // every algorithm writes every output value
@@ -123,10 +125,10 @@ impl Convolution {
                 // the plain padded planes are the stride-1 layout
                 let layout = phases.unwrap_or_else(|| Phases::new(geo.padded, [1, 1]));
                 self.im2col_gemm((&input, &layout), &geo, (out, cstep), pointwise);
-                // pack8 in, pack8 out where the channels allow, as the other algorithms: the
-                // GEMM writes rows, so its planes are interleaved here, once, in parallel
-                if bottom.elempack == 8 && cout.is_multiple_of(8) {
-                    return top.to_packing(8);
+                // packed in, packed out where the channels allow, as the other algorithms:
+                // the GEMM writes rows, so its planes are interleaved here, once, in parallel
+                if packed_out {
+                    return top.to_packing(bottom.elempack);
                 }
             }
         }

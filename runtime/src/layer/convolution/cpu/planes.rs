@@ -51,9 +51,9 @@ impl<'a> Planes<'a> {
             return Planes::of(m);
         }
         let [pw, ph] = geo.padded;
-        // a pack8 blob read in place, not unpacked whole first
+        // a packed blob read in place, not unpacked whole first
         let (src, step, pack) = match m.f32() {
-            Ok(v) if m.elempack == 8 => (Cow::Borrowed(v), m.cstep * 8, 8),
+            Ok(v) if m.elempack > 1 => (Cow::Borrowed(v), m.cstep * m.elempack, m.elempack),
             _ => {
                 let (src, step) = channel_planes(m);
                 (src, step, 1)
@@ -61,8 +61,8 @@ impl<'a> Planes<'a> {
         };
         let plane = ew * eh;
         // every value written by its block's task (a zeroed buffer first was one thread's
-        // `memset` over the whole padded input): a block is a channel, or a pack8 blob's eight
-        // channels, whose rows are read once and scattered to their eight planes
+        // `memset` over the whole padded input): a block is a channel, or a packed blob's pack of
+        // channels, whose rows are read once and scattered to their planes
         let mut padded = pool::any(m.c * m.elempack * plane);
         let (top, left) = (geo.pad_top, geo.pad_left);
         padded

@@ -1,7 +1,8 @@
-//! A dense pointwise layer (1×1, unpadded, any stride) on pack8 blobs, ncnn's `support_packing`
-//! for the depthwise-separable networks: the products' kernel reads the input blob in place
-//! (eight input channels interleaved per position) and writes each panel's output channels as
-//! whole pack8 groups, from the bias, with the activation applied while they are in cache. No
+//! A dense pointwise layer (1×1, unpadded, any stride) on packed blobs (pack8 on x86, pack4 on
+//! aarch64), ncnn's `support_packing` for the depthwise-separable networks: the products'
+//! kernel reads the input blob in place (a pack's input channels interleaved per position) and
+//! writes each panel's output channels as whole packs, from the bias, with the activation
+//! applied while they are in cache. No
 //! copy of the input, no packing of either operand per call, and no repack between this layer
 //! and a packed neighbour (the crate's GEMM takes one stride per dimension and reads neither).
 
@@ -34,26 +35,25 @@ const TASKS_PER_THREAD: usize = 4;
 pub(crate) struct PackedPointwise(OnceLock<ProductWeights>);
 
 impl Convolution {
-    /// Whether the CPU forward takes pack8 blobs: a dense pointwise layer (1×1, any stride, no
-    /// padding, static weights) of whole groups of eight channels on each side, on a CPU that
-    /// runs the products' kernel.
-    pub(in crate::layer::convolution) fn pointwise_pack8(&self) -> bool {
+    /// The packing the CPU forward takes, if any: a dense pointwise layer (1×1, any stride, no
+    /// padding, static weights) of whole packs of channels on each side, on a CPU that runs
+    /// the products' kernel on packed blobs.
+    pub(in crate::layer::convolution) fn pointwise_pack(&self) -> Option<usize> {
         let win = &self.window;
-        self.dense_pack8()
-            && win.kernel == [1, 1]
-            && win.num_output > 0
-            && win.num_output.is_multiple_of(8)
+        self.dense_pack().filter(|&pack| {
+            win.kernel == [1, 1] && win.num_output > 0 && win.num_output.is_multiple_of(pack)
+        })
     }
 
-    /// Whether a dense layer takes pack8 blobs: the pointwise ones ([`Self::pointwise_pack8`];
-    /// others of whole groups of eight input channels read their planes unpacked) and those
-    /// shaped for Winograd F(4,3) (3×3, stride 1, undilated, at least
-    /// [`MIN_F43_CHANNELS`] inputs), whose input transform gathers a pack8 blob's rows in place
-    /// and whose output transform stores pack8 blocks; static weights, whole groups of eight
-    /// input channels, where the products' kernel runs. Other windows keep pack1: im2col would
+    /// The packing a dense layer takes, if any: the kernel's ([`Kernel::pack`]: 8 on x86, 4
+    /// on aarch64) for the pointwise layers ([`Self::pointwise_pack`]; others of whole packs
+    /// of input channels read their planes unpacked) and those shaped for Winograd F(4,3)
+    /// (3×3, stride 1, undilated, at least [`MIN_F43_CHANNELS`] inputs), whose input transform
+    /// gathers a packed blob's rows in place and whose output transform stores packed blocks;
+    /// static weights, whole packs of input channels. Other windows keep pack1: im2col would
     /// read the planes unpacked and interleave its output again, two copies more than the net's
     /// one conversion (resnet18's 3×3 stride-2 layers 0.97 → 1.35 ms at 2 threads).
-    pub(in crate::layer::convolution) fn dense_pack8(&self) -> bool {
+    pub(in crate::layer::convolution) fn dense_pack(&self) -> Option<usize> {
         let win = &self.window;
         let cin = win.channels();
         let winograd = win.kernel == [3, 3]
@@ -61,16 +61,17 @@ impl Convolution {
             && win.dilation == [1, 1]
             && cin >= MIN_F43_CHANNELS;
         let pointwise = win.kernel == [1, 1] && win.pad.iter().all(|&p| p <= 0);
-        !win.dynamic
+        let pack = Kernel::packed()?.pack();
+        (!win.dynamic
             && win.group == 1
             && cin > 0
-            && cin.is_multiple_of(8)
-            && (winograd || pointwise)
-            && Kernel::detect() != Kernel::Crate
+            && cin.is_multiple_of(pack)
+            && (winograd || pointwise))
+            .then_some(pack)
     }
 
-    /// The forward of a pack8 `bottom` (3-D, the layer's channels) whose outputs lie as `geo`
-    /// says: a pack8 output.
+    /// The forward of a packed `bottom` (3-D, the layer's channels, [`Self::pointwise_pack`])
+    /// whose outputs lie as `geo` says: an output of the same packing.
     pub(super) fn pointwise_packed(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let weights = self.packed_pointwise.0.get_or_init(|| {
@@ -80,11 +81,13 @@ impl Convolution {
                     u[ci * cout + oc] = *w;
                 }
             }
-            ProductWeights::new(u, 1, [cin, cout], Kernel::detect())
+            let kernel = Kernel::packed().expect("pointwise_pack asks for our kernel");
+            ProductWeights::new(u, 1, [cin, cout], kernel)
         });
         let Some([width, most]) = weights.blocking() else {
-            unreachable!("pointwise_pack8 asks for our kernel")
+            unreachable!("pointwise_pack asks for our kernel")
         };
+        let pack = bottom.elempack;
         let [ow, oh] = geo.out;
         let positions = ow * oh;
         let walk = Walk {
@@ -93,8 +96,8 @@ impl Convolution {
             stride: self.window.stride,
         };
         // every value of every channel written below
-        let mut top = Mat::for_writing(3, [ow, oh, 1, cout / 8], 8, ElemType::F32)?;
-        let (vrs, ogs) = (bottom.cstep * 8, top.cstep * 8);
+        let mut top = Mat::for_writing(3, [ow, oh, 1, cout / pack], pack, ElemType::F32)?;
+        let (vrs, ogs) = (bottom.cstep * pack, top.cstep * pack);
         let src = bottom.f32()?;
         let out = top.f32_mut()?;
         let shared = Shared {
@@ -122,10 +125,10 @@ impl Convolution {
                 if kind == 0 {
                     return;
                 }
-                let groups = width.min(cout - p * width) / 8;
-                for g in p * width / 8..p * width / 8 + groups {
+                let groups = width.min(cout - p * width) / pack;
+                for g in p * width / pack..p * width / pack + groups {
                     // SAFETY: this task's panel and positions: no other task touches them
-                    let run = unsafe { shared.part(g * ogs + t0 * 8, (t1 - t0) * 8) };
+                    let run = unsafe { shared.part(g * ogs + t0 * pack, (t1 - t0) * pack) };
                     activate_all(kind, params, run);
                 }
             });

@@ -182,7 +182,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let at = self.at;
         let threads = rayon::current_num_threads();
         // output channels per task of the output transform: enough tasks for every thread
-        // (whole pack8 blocks)
+        // (whole packed blocks)
         let group = (cout / (2 * threads))
             .clamp(1, LANES)
             .next_multiple_of(pack);

@@ -83,8 +83,8 @@ pub(in crate::layer::convolution) fn f43_weights(
 
 impl Convolution {
     /// The Winograd convolution with `m×m` output tiles, bias and activation included, into
-    /// `out` (every output written): channels `cstep` apart, or with `pack` 8 pack8 blocks
-    /// `cstep` values apart.
+    /// `out` (every output written): channels `cstep` apart, or with `pack` 4 or 8 packed
+    /// blocks `cstep` values apart.
     pub(super) fn winograd(
         &self,
         m: usize,

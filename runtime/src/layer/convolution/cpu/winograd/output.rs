@@ -16,8 +16,8 @@ pub(super) struct Epilogue<'a> {
 
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
-/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0), or with `pack` 8 in
-/// their pack8 blocks (`cstep` values apart; `oc0` and `planes` whole blocks). [`LANES`] neighbouring
+/// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0), or with `pack` 4 or 8
+/// in their packed blocks (`cstep` values apart; `oc0` and `planes` whole blocks). [`LANES`] neighbouring
 /// channels at a time, one per vector lane: their products lie side by side in `prod`, so each
 /// of a tile's n² elements is one vector load, and the transform's arithmetic is vector
 /// arithmetic (one channel at a time it was scalar, and gathered each value from its own row of
@@ -79,9 +79,9 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                     }
                 }
             }
-            if pack == 8 {
-                // pack8 blocks of `cstep` values: each output's eight channels are half a
-                // vector, stored as they are
+            if pack > 1 {
+                // packed blocks of `cstep` values: each output's pack of channels is part of
+                // a vector, stored as it is
                 activate_all(
                     epilogue.kind,
                     epilogue.params,
@@ -90,8 +90,8 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                 for (i, yr) in y.iter().enumerate().take(h) {
                     for (j, yv) in yr.iter().enumerate().take(w) {
                         let px = (ty * M + i) * ow + tx * M + j;
-                        for (half, v) in yv.chunks_exact(8).enumerate().take(lanes / 8) {
-                            out.put((l0 / 8 + half) * cstep + px * 8, v);
+                        for (part, v) in yv.chunks_exact(pack).enumerate().take(lanes / pack) {
+                            out.put((l0 / pack + part) * cstep + px * pack, v);
                         }
                     }
                 }

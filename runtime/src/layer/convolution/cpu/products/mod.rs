@@ -1,8 +1,9 @@
 //! The n² products of a chunk of tiles, `[cout][cin] × [cin][tiles]` into `[tiles][cout]`: on
 //! x86 a kernel of our own over weights laid out once in panels of output channels (AVX-512 or
-//! AVX2 with FMA), elsewhere the `gemm` crate. The same kernel multiplies a pointwise layer's
-//! weights by a pack8 blob in place (its positions are the tiles, eight input channels
-//! interleaved), which the crate, taking one stride per dimension, cannot read.
+//! AVX2 with FMA), elsewhere the `gemm` crate. The same kernel (and on aarch64 its NEON form)
+//! multiplies a pointwise layer's weights by a packed blob in place (its positions are the
+//! tiles, a pack's input channels interleaved), which the crate, taking one stride per
+//! dimension, cannot read.
 //!
 //! Why a kernel of our own: the crate reads the weights in place (a column-major left-hand
 //! side, each element's 1 MiB at 512 → 512 channels read at a 2 KiB stride) and packs the tiles
@@ -12,6 +13,11 @@
 
 use super::sink::Shared;
 use crate::layer::cpu_gemm::{MatMut, MatRef, gemm_serial};
+
+#[cfg(target_arch = "aarch64")]
+mod neon;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// Which kernel computes the products: fixed per process by the CPU's features.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +30,9 @@ pub(crate) enum Kernel {
     /// AVX-512: panels of 32 output channels (two vectors), up to 12 tiles a block.
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// NEON: panels of 16 output channels (four vectors), up to 6 tiles a block; pack4.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 impl Kernel {
@@ -43,10 +52,39 @@ impl Kernel {
         Kernel::Crate
     }
 
+    /// The kernel that reads packed blobs on this CPU, if any: the x86 kernels (pack8) where
+    /// [`Kernel::detect`] gives one, NEON (pack4) on aarch64. Winograd's unpacked products
+    /// stay with [`Kernel::detect`]'s choice there (the crate's NEON kernels, not measured
+    /// against ours on an ARM core).
+    pub(crate) fn packed() -> Option<Kernel> {
+        #[cfg(target_arch = "aarch64")]
+        {
+            Some(Kernel::Neon)
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        {
+            Some(Kernel::detect()).filter(|k| *k != Kernel::Crate)
+        }
+    }
+
+    /// The elempack of the blobs the kernel reads and writes: a vector's lanes.
+    pub(crate) fn pack(self) -> usize {
+        match self {
+            Kernel::Crate => 1,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 | Kernel::Avx512 => 8,
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => 4,
+        }
+    }
+
     /// Every kernel this CPU runs (the tests compare them).
     #[cfg(test)]
     pub(crate) fn available() -> Vec<Kernel> {
+        #[allow(unused_mut)]
         let mut all = vec![Kernel::Crate];
+        #[cfg(target_arch = "aarch64")]
+        all.push(Kernel::Neon);
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2")
@@ -69,6 +107,8 @@ impl Kernel {
             Kernel::Avx2 => Some([16, 6]),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => Some([32, 12]),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => Some([16, 6]),
         }
     }
 }
@@ -138,12 +178,13 @@ impl ProductWeights {
             return;
         }
         assert!(v.len() >= (cin - 1) * vrs + tc, "Winograd product input");
+        // the output's groups of `pack` channels side by side: rows of `cout`
         let ops = Operands {
             group: 1,
             vrs,
             its: 1,
             ots: cout,
-            ogs: 8,
+            ogs: self.kernel.pack(),
         };
         for p in 0..cout.div_ceil(width) {
             for [t0, n] in blocks(tc, most) {
@@ -170,11 +211,11 @@ impl ProductWeights {
         self.kernel.blocking()
     }
 
-    /// Panel `p` of element `xi` by `n` tiles: [`x86::block`] over this panel's weights.
+    /// Panel `p` of element `xi` by `n` tiles: the kernel's block over this panel's weights.
     ///
     /// # Safety
-    /// As [`x86::block`] for `v`, `bias` (null or the panel's `width` values) and `out`; `n`
-    /// at most the kernel's block, `p` a panel of `xi`.
+    /// As the kernel's `block` (`x86::block`, `neon::block`) for `v`, `bias` (null or the
+    /// panel's `width` values) and `out`; `n` at most the kernel's block, `p` a panel of `xi`.
     unsafe fn block(
         &self,
         xi: usize,
@@ -190,23 +231,21 @@ impl ProductWeights {
         let panels = self.cout.div_ceil(width);
         let w = &self.data[(xi * panels + p) * self.cin * width..][..self.cin * width];
         let valid = width.min(self.cout - p * width);
+        let operands = [w.as_ptr(), v, bias, out.cast_const()];
         // SAFETY: the panel holds cin · width values (sliced above); the rest the caller's
-        unsafe {
-            x86::block(
-                self.kernel,
-                n,
-                [w.as_ptr(), v, bias, out],
-                self.cin,
-                ops,
-                valid,
-            )
+        match self.kernel {
+            Kernel::Crate => unreachable!("the crate has no blocks"),
+            #[cfg(target_arch = "x86_64")]
+            kernel => unsafe { x86::block(kernel, n, operands, self.cin, ops, valid) },
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => unsafe { neon::block(n, operands, self.cin, ops, valid) },
         }
     }
 
-    /// A pointwise layer on pack8 blobs: panel `p`'s output channels (whole groups of 8) for
-    /// output positions `t0..t1`, from the bias (`cout` values, or empty), into pack8 `out`
-    /// (groups `ogs` values apart) from pack8 `v` (groups `vrs` apart) read as `walk` says.
-    /// `cin` and `cout` are multiples of 8, and this is our kernel.
+    /// A pointwise layer on packed blobs (the kernel's [`Kernel::pack`]): panel `p`'s output
+    /// channels (whole packs) for output positions `t0..t1`, from the bias (`cout` values, or
+    /// empty), into packed `out` (groups `ogs` values apart) from packed `v` (groups `vrs`
+    /// apart) read as `walk` says. `cin` and `cout` are whole packs, and this is our kernel.
     pub(super) fn packed_panel(
         &self,
         p: usize,
@@ -217,18 +256,19 @@ impl ProductWeights {
         walk: Walk,
     ) {
         let Some([width, most]) = self.kernel.blocking() else {
-            unreachable!("pack8 pointwise runs on our kernel only")
+            unreachable!("packed pointwise runs on our kernel only")
         };
+        let pack = self.kernel.pack();
         assert!(
-            self.cin.is_multiple_of(8)
-                && self.cout.is_multiple_of(8)
+            self.cin.is_multiple_of(pack)
+                && self.cout.is_multiple_of(pack)
                 && p * width < self.cout
                 && t1 >= t0,
-            "pack8 pointwise panel"
+            "packed pointwise panel"
         );
         let valid = width.min(self.cout - p * width);
-        let last = (p * width + valid) / 8 - 1;
-        assert!(out.len >= last * ogs + t1 * 8, "pack8 pointwise output");
+        let last = (p * width + valid) / pack - 1;
+        assert!(out.len >= last * ogs + t1 * pack, "packed pointwise output");
         let mut b = [0.0f32; 32];
         for (x, y) in b.iter_mut().zip(bias.iter().skip(p * width).take(valid)) {
             *x = *y;
@@ -250,18 +290,18 @@ impl ProductWeights {
             };
             let first = row * sh * w + col * sw;
             let ops = Operands {
-                group: 8,
+                group: pack,
                 vrs,
-                its: 8 * sw,
-                ots: 8,
+                its: pack * sw,
+                ots: pack,
                 ogs,
             };
             assert!(
-                v.len() >= (self.cin / 8 - 1) * vrs + (first + (end - t - 1) * sw + 1) * 8,
-                "pack8 pointwise input"
+                v.len() >= (self.cin / pack - 1) * vrs + (first + (end - t - 1) * sw + 1) * pack,
+                "packed pointwise input"
             );
             for [i, n] in blocks(end - t, most) {
-                // SAFETY: the input's groups 0..cin/8 at the block's positions and the
+                // SAFETY: the input's groups 0..cin/pack at the block's positions and the
                 // output's groups of this panel at t + i..t + i + n ≤ t1 lie inside (asserted
                 // above); tasks write disjoint panels or positions
                 unsafe {
@@ -269,8 +309,8 @@ impl ProductWeights {
                         0,
                         p,
                         n,
-                        [v.as_ptr().add((first + i * sw) * 8), b.as_ptr()],
-                        out.ptr.add(p * width / 8 * ogs + (t + i) * 8),
+                        [v.as_ptr().add((first + i * sw) * pack), b.as_ptr()],
+                        out.ptr.add(p * width / pack * ogs + (t + i) * pack),
                         ops,
                     );
                 }
@@ -289,10 +329,11 @@ pub(super) struct Walk {
     pub(super) stride: [usize; 2],
 }
 
-/// How one block's operands lie: the right-hand side's value `(ci, t)` at `(ci / group) · vrs
-/// + t · its + ci % group` (`group` 1: one row per input channel; 8: a pack8 blob, whose
-/// positions are `its` = 8 · stride apart), the output `(t, oc)` at `t · ots + (oc / 8) · ogs
-/// + oc % 8`.
+/// How one block's operands lie: the right-hand side's value `(ci, t)` at
+/// `(ci / group) · vrs + t · its + ci % group` (`group` 1: one row per input channel; the
+/// kernel's pack: a packed blob, whose positions are `its` = pack · stride apart), the output
+/// `(t, oc)` at `t · ots + (oc / pack) · ogs + oc % pack` (`pack` the kernel's: 8 on x86, 4 on
+/// NEON).
 #[derive(Clone, Copy)]
 pub(super) struct Operands {
     group: usize,
@@ -313,189 +354,6 @@ fn blocks(tc: usize, most: usize) -> impl Iterator<Item = [usize; 2]> {
         *first += len;
         Some(block)
     })
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use super::{Kernel, Operands};
-
-    /// One block of `n` tiles by one panel: `out[t · ots + (j / 8) · ogs + j % 8] =
-    /// bias[j] + Σ_ci w[ci · width + j] · v[(ci / G) · vrs + t · its + ci % G]` for `t < n`,
-    /// `j < valid` (`G` = `ops.group`; a null `bias` is zero).
-    ///
-    /// # Safety
-    /// `w` holds `cin · width` values, `bias` (unless null) `width`, `v` every value the sum
-    /// reads, `out` every value written; `kernel` runs on this CPU, `n` is at most its block,
-    /// `ops.group` is 1 or 8 and divides `cin`.
-    pub(super) unsafe fn block(
-        kernel: Kernel,
-        n: usize,
-        [w, v, bias, out]: [*const f32; 4],
-        cin: usize,
-        ops: Operands,
-        valid: usize,
-    ) {
-        let out = out.cast_mut();
-        macro_rules! by_count {
-            ($f:ident, $g:literal, $($n:literal)*) => {
-                match n {
-                    $($n => unsafe { $f::<$n, $g>(w, v, bias, out, cin, ops, valid) },)*
-                    _ => unreachable!("a block of {n} tiles"),
-                }
-            };
-        }
-        match (kernel, ops.group) {
-            (Kernel::Avx512, 1) => by_count!(avx512, 1, 1 2 3 4 5 6 7 8 9 10 11 12),
-            (Kernel::Avx512, _) => by_count!(avx512, 8, 1 2 3 4 5 6 7 8 9 10 11 12),
-            (Kernel::Avx2, 1) => by_count!(avx2, 1, 1 2 3 4 5 6),
-            (Kernel::Avx2, _) => by_count!(avx2, 8, 1 2 3 4 5 6),
-            (Kernel::Crate, _) => unreachable!("the crate has no blocks"),
-        }
-    }
-
-    /// Output channels `8g..8g + 8` of one tile at `o`, the first `valid - 8g` of them.
-    ///
-    /// # Safety
-    /// `o` holds those channels' values; AVX runs on this CPU.
-    #[target_feature(enable = "avx")]
-    unsafe fn store8(o: *mut f32, x: __m256, lanes: usize) {
-        if lanes >= 8 {
-            // SAFETY: the caller's eight values
-            unsafe { _mm256_storeu_ps(o, x) };
-        } else if lanes > 0 {
-            let mut tmp = [0.0f32; 8];
-            // SAFETY: a local array of 8, then the caller's `lanes` values
-            unsafe {
-                _mm256_storeu_ps(tmp.as_mut_ptr(), x);
-                std::ptr::copy_nonoverlapping(tmp.as_ptr(), o, lanes);
-            }
-        }
-    }
-
-    /// [`block`] on AVX-512: 32 output channels as two vectors, `T` tiles broadcast.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn avx512<const T: usize, const G: usize>(
-        w: *const f32,
-        v: *const f32,
-        bias: *const f32,
-        out: *mut f32,
-        cin: usize,
-        ops: Operands,
-        valid: usize,
-    ) {
-        let init = if bias.is_null() {
-            [_mm512_setzero_ps(); 2]
-        } else {
-            // SAFETY: the panel's bias, `width` values
-            unsafe { [_mm512_loadu_ps(bias), _mm512_loadu_ps(bias.add(16))] }
-        };
-        let mut acc = [init; T];
-        for cg in 0..cin / G {
-            // SAFETY: inside the panel and the tiles, as the caller promises
-            unsafe {
-                let group = v.add(cg * ops.vrs);
-                for k in 0..G {
-                    let ci = cg * G + k;
-                    let a0 = _mm512_loadu_ps(w.add(ci * 32));
-                    let a1 = _mm512_loadu_ps(w.add(ci * 32 + 16));
-                    for (t, acc) in acc.iter_mut().enumerate() {
-                        let x = _mm512_set1_ps(*group.add(t * ops.its + k));
-                        acc[0] = _mm512_fmadd_ps(a0, x, acc[0]);
-                        acc[1] = _mm512_fmadd_ps(a1, x, acc[1]);
-                    }
-                }
-            }
-        }
-        let mask = |from: usize| -> __mmask16 {
-            let lanes = valid.saturating_sub(from).min(16);
-            ((1u32 << lanes) - 1) as __mmask16
-        };
-        for (t, acc) in acc.iter().enumerate() {
-            let o = out.wrapping_add(t * ops.ots);
-            if ops.ogs == 8 {
-                // SAFETY: masked stores touch only the `valid` channels of tile t
-                unsafe {
-                    _mm512_mask_storeu_ps(o, mask(0), acc[0]);
-                    _mm512_mask_storeu_ps(o.wrapping_add(16), mask(16), acc[1]);
-                }
-                continue;
-            }
-            for (h, x) in acc.iter().enumerate() {
-                // SAFETY: the halves of a 512-bit vector; each group's values of tile t
-                unsafe {
-                    let lo = _mm512_castps512_ps256(*x);
-                    let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(*x), 1));
-                    for (k, half) in [lo, hi].into_iter().enumerate() {
-                        let g = 2 * h + k;
-                        let o = o.wrapping_add(g * ops.ogs);
-                        store8(o, half, valid.saturating_sub(8 * g));
-                    }
-                }
-            }
-        }
-    }
-
-    /// [`block`] on AVX2: 16 output channels as two vectors, `T` tiles broadcast.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn avx2<const T: usize, const G: usize>(
-        w: *const f32,
-        v: *const f32,
-        bias: *const f32,
-        out: *mut f32,
-        cin: usize,
-        ops: Operands,
-        valid: usize,
-    ) {
-        let init = if bias.is_null() {
-            [_mm256_setzero_ps(); 2]
-        } else {
-            // SAFETY: the panel's bias, `width` values
-            unsafe { [_mm256_loadu_ps(bias), _mm256_loadu_ps(bias.add(8))] }
-        };
-        let mut acc = [init; T];
-        for cg in 0..cin / G {
-            // SAFETY: inside the panel and the tiles, as the caller promises
-            unsafe {
-                let group = v.add(cg * ops.vrs);
-                for k in 0..G {
-                    let ci = cg * G + k;
-                    let a0 = _mm256_loadu_ps(w.add(ci * 16));
-                    let a1 = _mm256_loadu_ps(w.add(ci * 16 + 8));
-                    for (t, acc) in acc.iter_mut().enumerate() {
-                        let x = _mm256_set1_ps(*group.add(t * ops.its + k));
-                        acc[0] = _mm256_fmadd_ps(a0, x, acc[0]);
-                        acc[1] = _mm256_fmadd_ps(a1, x, acc[1]);
-                    }
-                }
-            }
-        }
-        for (t, acc) in acc.iter().enumerate() {
-            let o = out.wrapping_add(t * ops.ots);
-            for (g, x) in acc.iter().enumerate() {
-                // SAFETY: each group's values of tile t, as the caller promises
-                unsafe { store8(o.wrapping_add(g * ops.ogs), *x, valid.saturating_sub(8 * g)) };
-            }
-        }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod x86 {
-    use super::{Kernel, Operands};
-
-    /// No kernel of our own off x86: [`Kernel::detect`] gives the crate there.
-    pub(super) unsafe fn block(
-        _: Kernel,
-        _: usize,
-        _: [*const f32; 4],
-        _: usize,
-        _: Operands,
-        _: usize,
-    ) {
-        unreachable!("the crate has no blocks")
-    }
 }
 
 #[cfg(test)]
