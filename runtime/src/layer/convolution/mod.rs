@@ -60,8 +60,8 @@ pub struct Convolution {
     lane_weights: cpu::LaneWeights,
     /// The pointwise weights as panels for packed blobs on the CPU (made on first use).
     packed_pointwise: cpu::PackedPointwise,
-    /// The depthwise weights as packed lanes, for the CPU (made on first use).
-    packed_depthwise: cpu::PackedDepthwise,
+    /// The depthwise and grouped weights as packed lanes, for the CPU (made on first use).
+    packed_taps: cpu::PackedTaps,
     gpu: Option<GpuConvolution>,
 }
 
@@ -269,7 +269,7 @@ impl Layer for Convolution {
             // blocks of 4, its channels padded with zeros
             vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
             // packed CPU blobs where a kernel reads them in place
-            packing: self.dense_pack().or(self.depthwise_pack()).is_some(),
+            packing: self.dense_pack().or(self.taps_pack()).is_some(),
             ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
                 Packs::UP_TO_4
             } else {

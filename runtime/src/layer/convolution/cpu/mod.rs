@@ -5,12 +5,12 @@
 
 mod depthwise;
 mod depthwise_lanes;
-mod depthwise_packed;
 mod im2col;
 mod planes;
 mod pointwise_packed;
 mod products;
 mod sink;
+mod taps_packed;
 mod winograd;
 
 use super::{Convolution, Geometry};
@@ -20,9 +20,9 @@ use crate::layer::phase_planes::Phases;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
 pub(crate) use depthwise_lanes::LaneWeights;
-pub(crate) use depthwise_packed::PackedDepthwise;
 use planes::Planes;
 pub(crate) use pointwise_packed::PackedPointwise;
+pub(crate) use taps_packed::PackedTaps;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
 
@@ -80,7 +80,7 @@ impl Convolution {
         let pack = Some(bottom.elempack);
         match bottom.elempack {
             1 => {}
-            _ if pack == self.depthwise_pack() => return self.depthwise_packed(bottom, &geo),
+            _ if pack == self.taps_pack() => return self.taps_packed(bottom, &geo),
             _ if pack == self.pointwise_pack() => return self.pointwise_packed(bottom, &geo),
             _ if pack == self.dense_pack() => {}
             elempack => {
