@@ -4,8 +4,8 @@ use super::*;
 
 /// Records what a layer received, to check the engine keeps each flag's promise.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Seen {
-    elempack: usize,
+pub(super) struct Seen {
+    pub(super) elempack: usize,
     elemtype: Option<ElemType>,
 }
 
@@ -40,7 +40,7 @@ impl Layer for Probe {
     }
 }
 
-fn probe_net(
+pub(super) fn probe_net(
     support: Support,
     implements: Implements,
     param: &str,
@@ -61,7 +61,7 @@ fn probe_net(
 
 const PROBE: &str = "7767517\n2 2\nInput data 0 1 data\nProbe p 1 1 data out\n";
 
-fn one_blob(inplace: bool) -> (Support, Implements) {
+pub(super) fn one_blob(inplace: bool) -> (Support, Implements) {
     (
         Support {
             one_blob_only: true,

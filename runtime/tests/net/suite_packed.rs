@@ -16,14 +16,66 @@ const GROUPED_CALLS: &[[i32; 15]] = &[
     [9, 7, 128, 128, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 1],
 ];
 
+/// The CPU's packing of fp32 blobs: eight lanes on x86 (AVX), four on aarch64.
+const PACK: usize = if cfg!(target_arch = "aarch64") { 4 } else { 8 };
+
+/// Whether a case is a stem's convolution that writes `pack` outputs (`pack` > 1): dense,
+/// through im2col, its input channels filling no pack (pack1 as the net gives them), its
+/// outputs whole packs.
+fn stem(case: &Case, pack: usize) -> bool {
+    let channels = case.inputs[0].shape[2];
+    pack > 1
+        && !loaded_layer(case).support().packing
+        && param(case, "7=").unwrap_or(1) == 1
+        && cpu_algo(case) == CpuAlgo::Im2col
+        && !channels.is_multiple_of(pack)
+        && param(case, "0=").is_some_and(|outch| outch.is_multiple_of(pack))
+}
+
+/// A case's integer param `key` (`"7="`), if it has one.
+fn param(case: &Case, key: &str) -> Option<usize> {
+    case.params
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.parse::<usize>().ok())
+}
+
+/// A stem convolution (three input channels, sixteen outputs, 3×3 stride 2) hands the layer
+/// after it, which takes any packing, a packed output on CPUs with the products' kernel
+/// (pack8 with AVX2 and FMA, pack4 on aarch64), as ncnn's pack1-to-pack8 convolutions do; a
+/// pack1 output elsewhere and without packing.
+#[test]
+fn a_stem_convolution_writes_packed_outputs() {
+    #[cfg(target_arch = "x86_64")]
+    let dense = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+    #[cfg(target_arch = "aarch64")]
+    let dense = true;
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let dense = false;
+    let param = "7767517\n3 3\nInput data 0 1 data\n\
+                 Convolution stem 1 1 data x 0=16 1=3 3=2 4=1 5=1 6=432 9=1\n\
+                 Probe p 1 1 x out\n";
+    let (mut support, implements) = super::contract::one_blob(false);
+    support.packing = true;
+    support.any_packing = true;
+    for packing in [false, true] {
+        let (mut net, seen) = super::contract::probe_net(support, implements, param);
+        net.opt = RunOptions::fp32();
+        net.opt.use_packing_layout = packing;
+        net.load_model_zeros().unwrap();
+        let mut ex = net.create_extractor().unwrap();
+        ex.input("data", Mat::new_3d(9, 7, 3, 1).unwrap()).unwrap();
+        ex.extract("out").unwrap();
+        let want = if packing && dense { PACK } else { 1 };
+        assert_eq!(seen.lock().unwrap()[0].elempack, want, "packing {packing}");
+    }
+}
+
 /// Whether a case's layer is grouped and not depthwise (`7=` groups of more than one channel).
 fn grouped(case: &Case) -> bool {
-    let value = |key: &str| {
-        case.params
-            .split_whitespace()
-            .find_map(|kv| kv.strip_prefix(key)?.parse::<usize>().ok())
-    };
-    let (group, outch) = (value("7=").unwrap_or(1), value("0=").unwrap_or(0));
+    let (group, outch) = (
+        param(case, "7=").unwrap_or(1),
+        param(case, "0=").unwrap_or(0),
+    );
     group > 1 && group != outch
 }
 
@@ -65,12 +117,14 @@ fn the_packed_kernels_match_ncnn() {
     let (dense, lanes) = (false, false);
     // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
     let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
+    let pack = if dense { PACK } else { 1 };
     for case in cases
         .into_iter()
-        .filter(|c| loaded_layer(c).support().packing)
+        .filter(|c| loaded_layer(c).support().packing || stem(c, pack))
     {
         let algo = cpu_algo(&case);
         let class = match algo {
+            _ if !loaded_layer(&case).support().packing => "Stem".to_string(),
             CpuAlgo::Im2col if case.params.contains(" 1=1 ") && case.params.contains(" 3=2 ") => {
                 "strided pointwise".to_string()
             }
@@ -87,6 +141,7 @@ fn the_packed_kernels_match_ncnn() {
         ("Winograd(2)", dense),
         ("Depthwise", lanes),
         ("Grouped", lanes),
+        ("Stem", dense),
     ];
     for (class, expected) in want {
         assert_eq!(

@@ -58,8 +58,9 @@ pub struct Convolution {
     winograd: cpu::WinogradWeights,
     /// The depthwise weights as channel lanes, for the CPU's small maps (made on first use).
     lane_weights: cpu::LaneWeights,
-    /// The pointwise weights as panels for packed blobs on the CPU (made on first use).
-    packed_pointwise: cpu::PackedPointwise,
+    /// The pointwise and stem weights as panels for packed blobs on the CPU (made on first
+    /// use).
+    packed_panels: cpu::PackedPanels,
     /// The depthwise and grouped weights as packed lanes, for the CPU (made on first use).
     packed_taps: cpu::PackedTaps,
     gpu: Option<GpuConvolution>,

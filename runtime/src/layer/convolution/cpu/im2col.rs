@@ -73,7 +73,6 @@ impl Convolution {
             Some(f) => gemm_then(a, b, c, false, f),
             None => gemm(a, b, c, false),
         };
-        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [ow, oh] = geo.out;
         let (n, k) = (ow * oh, weights.cols);
         if pointwise {
@@ -82,6 +81,27 @@ impl Convolution {
             product(weights, cols, MatMut::rows(out, weights.rows, n, cstep));
             return;
         }
+        self.column_tiles(k, planes, (input, layout), geo, |first, len, col| {
+            let cols = MatRef::rows(col, k, len, len);
+            let dst = MatMut::rows(&mut out[first..], weights.rows, len, cstep);
+            product(weights, cols, dst);
+        });
+    }
+
+    /// The windows of the output positions as columns (im2col, `k` rows of input channels ·
+    /// taps), a tile of positions at a time: `f(first, len, columns)` for each tile, its
+    /// columns `[k][len]`. `planes` are the group's channels, laid out as `layout` says.
+    pub(super) fn column_tiles(
+        &self,
+        k: usize,
+        planes: &[f32],
+        (input, layout): (&Planes<'_>, &Phases),
+        geo: &Geometry,
+        mut f: impl FnMut(usize, usize, &[f32]),
+    ) {
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
+        let [ow, oh] = geo.out;
+        let n = ow * oh;
         // where each tap of a channel starts, and the steps to the next output column and row:
         // in phase planes every tap is a contiguous run of each output row
         let taps = layout.taps([kw, kh], [dw, dh]);
@@ -130,9 +150,7 @@ impl Convolution {
                         j += run;
                     }
                 });
-            let cols = MatRef::rows(col, k, len, len);
-            let dst = MatMut::rows(&mut out[first..], weights.rows, len, cstep);
-            product(weights, cols, dst);
+            f(first, len, col);
         }
     }
 }

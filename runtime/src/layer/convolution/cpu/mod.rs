@@ -10,6 +10,7 @@ mod planes;
 mod pointwise_packed;
 mod products;
 mod sink;
+mod stem_packed;
 mod taps_packed;
 mod winograd;
 
@@ -21,7 +22,7 @@ use crate::layer::run_options::RunOptions;
 use crate::tensor::{ElemType, Mat};
 pub(crate) use depthwise_lanes::LaneWeights;
 use planes::Planes;
-pub(crate) use pointwise_packed::PackedPointwise;
+pub(crate) use pointwise_packed::PackedPanels;
 pub(crate) use taps_packed::PackedTaps;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
@@ -94,6 +95,10 @@ impl Convolution {
         let [ow, oh] = geo.out;
         let cout = self.window.num_output;
         let algo = self.algo_on(&geo, opt);
+        if let Some(pack) = self.stem_pack(algo).filter(|_| bottom.elempack == 1) {
+            let (input, layout) = self.im2col_input(bottom, &geo, false);
+            return self.stem_packed((&input, &layout), &geo, pack);
+        }
         // Winograd's output transform stores packed blocks as readily as planes
         let packed_out = bottom.elempack > 1 && cout.is_multiple_of(bottom.elempack);
         let pack = match algo {
@@ -117,13 +122,7 @@ impl Convolution {
             algo => {
                 // bias and activation as each GEMM rectangle is done
                 let pointwise = algo == CpuAlgo::Pointwise;
-                let phases = (!pointwise).then(|| self.strided_phases(&geo)).flatten();
-                let input = match &phases {
-                    Some(p) => Planes::phased(bottom, &geo, self.pad_value, p),
-                    None => Planes::padded(bottom, &geo, self.pad_value),
-                };
-                // the plain padded planes are the stride-1 layout
-                let layout = phases.unwrap_or_else(|| Phases::new(geo.padded, [1, 1]));
+                let (input, layout) = self.im2col_input(bottom, &geo, pointwise);
                 self.im2col_gemm((&input, &layout), &geo, (out, cstep), pointwise);
                 // packed in, packed out where the channels allow, as the other algorithms:
                 // the GEMM writes rows, so its planes are interleaved here, once, in parallel
@@ -133,6 +132,24 @@ impl Convolution {
             }
         }
         Ok(top)
+    }
+
+    /// The planes im2col (or a pointwise GEMM) reads `bottom` from, padded, and their layout:
+    /// phase planes where [`Self::strided_phases`] gives them, else the plain padded planes
+    /// (the stride-1 layout).
+    fn im2col_input<'a>(
+        &self,
+        bottom: &'a Mat,
+        geo: &Geometry,
+        pointwise: bool,
+    ) -> (Planes<'a>, Phases) {
+        let phases = (!pointwise).then(|| self.strided_phases(geo)).flatten();
+        let input = match &phases {
+            Some(p) => Planes::phased(bottom, geo, self.pad_value, p),
+            None => Planes::padded(bottom, geo, self.pad_value),
+        };
+        let layout = phases.unwrap_or_else(|| Phases::new(geo.padded, [1, 1]));
+        (input, layout)
     }
 
     /// The phase planes im2col reads a strided layer's input from, where its windows read

@@ -30,9 +30,10 @@ const CHUNK_INPUT: usize = 128 * 1024;
 /// Tasks per thread the chunks and panels should give at least.
 const TASKS_PER_THREAD: usize = 4;
 
-/// The weights as the products' kernel reads them, made on first use.
+/// The weights (`[cout][k]`, k the input channels times the taps) as the products' kernel
+/// reads them, made on first use: a pointwise layer's, or a stem's im2col columns'.
 #[derive(Default)]
-pub(crate) struct PackedPointwise(OnceLock<ProductWeights>);
+pub(crate) struct PackedPanels(OnceLock<ProductWeights>);
 
 impl Convolution {
     /// The packing the CPU forward takes, if any: a dense pointwise layer (1×1, any stride, no
@@ -70,26 +71,29 @@ impl Convolution {
             .then_some(pack)
     }
 
-    /// The forward of a packed `bottom` (3-D, the layer's channels, [`Self::pointwise_pack`])
-    /// whose outputs lie as `geo` says: an output of the same packing.
-    pub(super) fn pointwise_packed(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {
-        let (cin, cout) = (self.window.channels(), self.window.num_output);
-        let weights = self.packed_pointwise.0.get_or_init(|| {
-            let mut u = vec![0.0f32; cin * cout];
-            for (oc, row) in self.weights.chunks_exact(cin).enumerate() {
+    /// [`PackedPanels`]: the weights laid out for the products' kernel (which
+    /// [`Self::dense_pack`] or [`Self::stem_pack`] found on this CPU).
+    pub(super) fn packed_panels(&self) -> &ProductWeights {
+        self.packed_panels.0.get_or_init(|| {
+            let cout = self.window.num_output;
+            let k = self.weights.len() / cout.max(1);
+            let mut u = vec![0.0f32; k * cout];
+            for (oc, row) in self.weights.chunks_exact(k.max(1)).enumerate() {
                 for (ci, w) in row.iter().enumerate() {
                     u[ci * cout + oc] = *w;
                 }
             }
-            let kernel = Kernel::packed().expect("pointwise_pack asks for our kernel");
-            ProductWeights::new(u, 1, [cin, cout], kernel)
-        });
-        let Some([width, most]) = weights.blocking() else {
-            unreachable!("pointwise_pack asks for our kernel")
-        };
+            let kernel = Kernel::packed().expect("a packed path asks for our kernel");
+            ProductWeights::new(u, 1, [k, cout], kernel)
+        })
+    }
+
+    /// The forward of a packed `bottom` (3-D, the layer's channels, [`Self::pointwise_pack`])
+    /// whose outputs lie as `geo` says: an output of the same packing.
+    pub(super) fn pointwise_packed(&self, bottom: &Mat, geo: &Geometry) -> Result<Mat> {
+        let (cin, cout) = (self.window.channels(), self.window.num_output);
         let pack = bottom.elempack;
         let [ow, oh] = geo.out;
-        let positions = ow * oh;
         let walk = Walk {
             ow,
             w: bottom.w,
@@ -104,10 +108,31 @@ impl Convolution {
             ptr: out.as_mut_ptr(),
             len: out.len(),
         };
+        debug_assert_eq!(self.packed_panels().cin(), cin);
+        self.packed_products((src, vrs, pack), ow * oh, (shared, ogs), walk);
+        Ok(top)
+    }
+
+    /// The products' kernel over `positions` output positions into packed `out` (its packs
+    /// `ogs` values apart, position 0 at its start), from `input` as
+    /// [`ProductWeights::packed_panel`] reads it, with the bias and the activation: chunks of
+    /// positions by panels of output channels, in parallel.
+    pub(super) fn packed_products(
+        &self,
+        input: (&[f32], usize, usize),
+        positions: usize,
+        (out, ogs): (Shared, usize),
+        walk: Walk,
+    ) {
+        let weights = self.packed_panels();
+        let Some([width, most]) = weights.blocking() else {
+            unreachable!("the packed paths ask for our kernel")
+        };
+        let (k, cout, pack) = (weights.cin(), self.window.num_output, weights.pack());
         let panels = cout.div_ceil(width);
         // as few chunks as the cache allows, as many as the threads need (of at least two
         // blocks each), all of nearly equal length
-        let most_chunk = (CHUNK_INPUT / cin).max(2 * most);
+        let most_chunk = (CHUNK_INPUT / k.max(1)).max(2 * most);
         let for_threads = (TASKS_PER_THREAD * rayon::current_num_threads()).div_ceil(panels);
         let chunks = positions
             .div_ceil(most_chunk)
@@ -117,21 +142,20 @@ impl Convolution {
         let (kind, params) = (self.window.activation, &self.window.activation_params);
         (0..positions.div_ceil(chunk) * panels)
             .into_par_iter()
-            .with_min_len(min_items(chunk * cin * width))
+            .with_min_len(min_items(chunk * k * width))
             .for_each(|task| {
                 let (c, p) = (task / panels, task % panels);
                 let [t0, t1] = [c * chunk, (c * chunk + chunk).min(positions)];
-                weights.packed_panel(p, (src, vrs), [t0, t1], &self.bias, (shared, ogs), walk);
+                weights.packed_panel(p, input, [t0, t1], &self.bias, (out, ogs), walk);
                 if kind == 0 {
                     return;
                 }
                 let groups = width.min(cout - p * width) / pack;
                 for g in p * width / pack..p * width / pack + groups {
                     // SAFETY: this task's panel and positions: no other task touches them
-                    let run = unsafe { shared.part(g * ogs + t0 * pack, (t1 - t0) * pack) };
+                    let run = unsafe { out.part(g * ogs + t0 * pack, (t1 - t0) * pack) };
                     activate_all(kind, params, run);
                 }
             });
-        Ok(top)
     }
 }

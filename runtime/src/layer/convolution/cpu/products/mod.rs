@@ -205,6 +205,16 @@ impl ProductWeights {
         }
     }
 
+    /// The input channels (rows) the weights take.
+    pub(super) fn cin(&self) -> usize {
+        self.cin
+    }
+
+    /// The elempack of the blobs our kernel reads and writes (1 for the crate).
+    pub(super) fn pack(&self) -> usize {
+        self.kernel.pack()
+    }
+
     /// `[output channels per panel, most tiles per block]` of our kernel; `None` for the
     /// crate.
     pub(super) fn blocking(&self) -> Option<[usize; 2]> {
@@ -242,14 +252,15 @@ impl ProductWeights {
         }
     }
 
-    /// A pointwise layer on packed blobs (the kernel's [`Kernel::pack`]): panel `p`'s output
-    /// channels (whole packs) for output positions `t0..t1`, from the bias (`cout` values, or
-    /// empty), into packed `out` (groups `ogs` values apart) from packed `v` (groups `vrs`
-    /// apart) read as `walk` says. `cin` and `cout` are whole packs, and this is our kernel.
+    /// Panel `p`'s output channels (whole packs of the kernel's [`Kernel::pack`]) for output
+    /// positions `t0..t1`, from the bias (`cout` values, or empty), into packed `out` (groups
+    /// `ogs` values apart) from `v` read as `walk` says: a packed blob (`group` the pack, its
+    /// groups `vrs` apart; a pointwise layer) or rows of one input each (`group` 1, `vrs`
+    /// apart; im2col's columns). `cout` and a packed `cin` are whole packs; this is our kernel.
     pub(super) fn packed_panel(
         &self,
         p: usize,
-        (v, vrs): (&[f32], usize),
+        (v, vrs, group): (&[f32], usize, usize),
         [t0, t1]: [usize; 2],
         bias: &[f32],
         (out, ogs): (Shared, usize),
@@ -260,7 +271,8 @@ impl ProductWeights {
         };
         let pack = self.kernel.pack();
         assert!(
-            self.cin.is_multiple_of(pack)
+            (group == 1 || group == pack)
+                && self.cin.is_multiple_of(group)
                 && self.cout.is_multiple_of(pack)
                 && p * width < self.cout
                 && t1 >= t0,
@@ -290,18 +302,18 @@ impl ProductWeights {
             };
             let first = row * sh * w + col * sw;
             let ops = Operands {
-                group: pack,
+                group,
                 vrs,
-                its: pack * sw,
+                its: group * sw,
                 ots: pack,
                 ogs,
             };
             assert!(
-                v.len() >= (self.cin / pack - 1) * vrs + (first + (end - t - 1) * sw + 1) * pack,
+                v.len() >= (self.cin / group - 1) * vrs + (first + (end - t - 1) * sw + 1) * group,
                 "packed pointwise input"
             );
             for [i, n] in blocks(end - t, most) {
-                // SAFETY: the input's groups 0..cin/pack at the block's positions and the
+                // SAFETY: the input's groups 0..cin/group at the block's positions and the
                 // output's groups of this panel at t + i..t + i + n ≤ t1 lie inside (asserted
                 // above); tasks write disjoint panels or positions
                 unsafe {
@@ -309,7 +321,7 @@ impl ProductWeights {
                         0,
                         p,
                         n,
-                        [v.as_ptr().add((first + i * sw) * pack), b.as_ptr()],
+                        [v.as_ptr().add((first + i * sw) * group), b.as_ptr()],
                         out.ptr.add(p * width / pack * ogs + (t + i) * pack),
                         ops,
                     );
