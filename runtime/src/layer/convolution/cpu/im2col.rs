@@ -91,7 +91,7 @@ impl Convolution {
     /// The windows of the output positions as columns (im2col, `k` rows of input channels ·
     /// taps), a tile of positions at a time: `f(first, len, columns)` for each tile, its
     /// columns `[k][len]`. `planes` are the group's channels, laid out as `layout` says.
-    pub(super) fn column_tiles(
+    fn column_tiles(
         &self,
         k: usize,
         planes: &[f32],
@@ -99,18 +99,8 @@ impl Convolution {
         geo: &Geometry,
         mut f: impl FnMut(usize, usize, &[f32]),
     ) {
-        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
-        let [ow, oh] = geo.out;
-        let n = ow * oh;
-        // where each tap of a channel starts, and the steps to the next output column and row:
-        // in phase planes every tap is a contiguous run of each output row
-        let taps = layout.taps([kw, kh], [dw, dh]);
-        let [col_step, row_step] = layout.output_steps([sw, sh]);
-        // each im2col row's offset into the group's planes
-        let cin_g = k / (kw * kh);
-        let offsets: Vec<usize> = (0..cin_g)
-            .flat_map(|ci| taps.iter().map(move |t| ci * input.step + t))
-            .collect();
+        let columns = self.columns(k, (input, layout), geo);
+        let n = geo.out[0] * geo.out[1];
         let tile = (TILE_VALUES / k.max(1)).clamp(64, n.max(64));
         // every value written below before the GEMM reads it
         let mut col = Scratch::any(k * tile.min(n));
@@ -119,38 +109,74 @@ impl Convolution {
             let col = &mut col[..k * len];
             col.par_chunks_mut(len)
                 .with_min_len(min_items(len))
-                .zip(&offsets)
-                .for_each(|(row, &off)| {
-                    let mut j = 0;
-                    // one output row's run of the tile at a time: a copy at stride 1
-                    while j < len {
-                        let p = first + j;
-                        let (oy, ox) = (p / ow, p % ow);
-                        let run = (ow - ox).min(len - j);
-                        let src = off + oy * row_step + ox * col_step;
-                        let dst = &mut row[j..j + run];
-                        match col_step {
-                            1 => dst.copy_from_slice(&planes[src..src + run]),
-                            // pairs of a fixed size: shuffles, no bounds check per value;
-                            // the last value alone (its pair may end past the planes)
-                            2 => {
-                                let (head, last) = dst.split_at_mut(run - 1);
-                                let pairs = planes[src..].chunks_exact(2);
-                                for (v, pair) in head.iter_mut().zip(pairs) {
-                                    *v = pair[0];
-                                }
-                                last[0] = planes[src + 2 * (run - 1)];
-                            }
-                            _ => {
-                                for (x, v) in dst.iter_mut().enumerate() {
-                                    *v = planes[src + x * col_step];
-                                }
-                            }
-                        }
-                        j += run;
-                    }
-                });
+                .zip(&columns.offsets)
+                .for_each(|(row, &off)| columns.fill_row(planes, off, first, row));
             f(first, len, col);
+        }
+    }
+
+    /// Where im2col's `k` rows read the group's planes laid out as `layout` says.
+    pub(super) fn columns(
+        &self,
+        k: usize,
+        (input, layout): (&Planes<'_>, &Phases),
+        geo: &Geometry,
+    ) -> Columns {
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
+        // where each tap of a channel starts, and the steps to the next output column and row:
+        // in phase planes every tap is a contiguous run of each output row
+        let taps = layout.taps([kw, kh], [dw, dh]);
+        let cin_g = k / (kw * kh);
+        Columns {
+            offsets: (0..cin_g)
+                .flat_map(|ci| taps.iter().map(move |t| ci * input.step + t))
+                .collect(),
+            ow: geo.out[0],
+            steps: layout.output_steps([sw, sh]),
+        }
+    }
+}
+
+/// Where im2col's rows read their values: each row's offset into the planes, and the steps to
+/// the next output column and row (`ow` outputs to a row).
+pub(super) struct Columns {
+    pub(super) offsets: Vec<usize>,
+    ow: usize,
+    steps: [usize; 2],
+}
+
+impl Columns {
+    /// The row at `off` for the output positions `first..first + row.len()`.
+    pub(super) fn fill_row(&self, planes: &[f32], off: usize, first: usize, row: &mut [f32]) {
+        let (ow, [col_step, row_step]) = (self.ow, self.steps);
+        let len = row.len();
+        let mut j = 0;
+        // one output row's run of the tile at a time: a copy at stride 1
+        while j < len {
+            let p = first + j;
+            let (oy, ox) = (p / ow, p % ow);
+            let run = (ow - ox).min(len - j);
+            let src = off + oy * row_step + ox * col_step;
+            let dst = &mut row[j..j + run];
+            match col_step {
+                1 => dst.copy_from_slice(&planes[src..src + run]),
+                // pairs of a fixed size: shuffles, no bounds check per value; the last value
+                // alone (its pair may end past the planes)
+                2 => {
+                    let (head, last) = dst.split_at_mut(run - 1);
+                    let pairs = planes[src..].chunks_exact(2);
+                    for (v, pair) in head.iter_mut().zip(pairs) {
+                        *v = pair[0];
+                    }
+                    last[0] = planes[src + 2 * (run - 1)];
+                }
+                _ => {
+                    for (x, v) in dst.iter_mut().enumerate() {
+                        *v = planes[src + x * col_step];
+                    }
+                }
+            }
+            j += run;
         }
     }
 }

@@ -130,15 +130,7 @@ impl Convolution {
         };
         let (k, cout, pack) = (weights.cin(), self.window.num_output, weights.pack());
         let panels = cout.div_ceil(width);
-        // as few chunks as the cache allows, as many as the threads need (of at least two
-        // blocks each), all of nearly equal length
-        let most_chunk = (CHUNK_INPUT / k.max(1)).max(2 * most);
-        let for_threads = (TASKS_PER_THREAD * rayon::current_num_threads()).div_ceil(panels);
-        let chunks = positions
-            .div_ceil(most_chunk)
-            .max(for_threads.min(positions / (2 * most)))
-            .max(1);
-        let chunk = positions.div_ceil(chunks).max(1);
+        let chunk = position_chunk(positions, k, panels, most);
         let (kind, params) = (self.window.activation, &self.window.activation_params);
         (0..positions.div_ceil(chunk) * panels)
             .into_par_iter()
@@ -158,4 +150,18 @@ impl Convolution {
                 }
             });
     }
+}
+
+/// The positions of one task's chunk, out of `positions` whose inputs are `k` values each,
+/// for tasks that each take one of `panels` panels and blocks of `most` positions: as few
+/// chunks as the cache allows, as many as the threads need (of at least two blocks each), all
+/// of nearly equal length.
+pub(super) fn position_chunk(positions: usize, k: usize, panels: usize, most: usize) -> usize {
+    let most_chunk = (CHUNK_INPUT / k.max(1)).max(2 * most);
+    let for_threads = (TASKS_PER_THREAD * rayon::current_num_threads()).div_ceil(panels);
+    let chunks = positions
+        .div_ceil(most_chunk)
+        .max(for_threads.min(positions / (2 * most)))
+        .max(1);
+    positions.div_ceil(chunks).max(1)
 }
