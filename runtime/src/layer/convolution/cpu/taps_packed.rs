@@ -164,7 +164,15 @@ impl Convolution {
                 if depthwise {
                     block_taps(input, &taps, weights, &bias, walk, out);
                 } else {
-                    group_taps(input, plane, &taps, weights, &bias, walk, out);
+                    let group = GroupTaps {
+                        input,
+                        plane,
+                        taps: &taps,
+                        weights,
+                        bias: &bias,
+                        walk,
+                    };
+                    group_taps(&group, out);
                 }
                 activate_all(kind, params, band);
             });
@@ -177,86 +185,63 @@ impl Convolution {
 /// `cin_g · kk` multiply-adds waited for the last, and 28² layers ran at a tenth of peak).
 const PIXELS: usize = 8;
 
-/// Each output pixel of one pack of a grouped layer's `L` output channels: `bias` plus, over
-/// the group's input channels `ci` and the taps `t`, `weights[ci · kk + t] · input value ci %
-/// L of pack ci / L at pixel·s + taps[t]`. `input` holds the group's input packs, `plane`
-/// padded pixels apart (`walk.pw` to a row); `out` the `[oh·ow][L]` results.
-#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
-fn group_taps<const L: usize>(
-    input: &[[f32; L]],
+/// One pack of a grouped layer's `L` output channels over a band: `input` holds the group's
+/// input packs, `plane` padded pixels apart (`walk.pw` to a row), `weights[ci · kk + t]` the
+/// lanes of input channel `ci` and tap `t`.
+struct GroupTaps<'a, const L: usize> {
+    input: &'a [[f32; L]],
     plane: usize,
-    taps: &[usize],
-    weights: &[[f32; L]],
-    bias: &[f32; L],
+    taps: &'a [usize],
+    weights: &'a [[f32; L]],
+    bias: &'a [f32; L],
     walk: Walk,
-    out: &mut [[f32; L]],
-) {
-    let [ow, oh] = walk.out;
+}
+
+/// Each output pixel of `g`: its bias plus, over the group's input channels `ci` and the taps
+/// `t`, `weights[ci · kk + t] · input value ci % L of pack ci / L at pixel·s + taps[t]`, into
+/// `out`'s `[oh·ow][L]` results.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn group_taps<const L: usize>(g: &GroupTaps<'_, L>, out: &mut [[f32; L]]) {
+    let [ow, oh] = g.walk.out;
     for oy in 0..oh {
         let row = &mut out[oy * ow..(oy + 1) * ow];
         let (whole, rest) = row.as_chunks_mut::<PIXELS>();
         for (i, pixels) in whole.iter_mut().enumerate() {
-            group_pixels(
-                input,
-                plane,
-                taps,
-                weights,
-                bias,
-                walk,
-                [i * PIXELS, oy],
-                pixels,
-            );
+            g.pixels([i * PIXELS, oy], pixels);
         }
         for (i, pixel) in rest.iter_mut().enumerate() {
             let at = [whole.len() * PIXELS + i, oy];
-            group_pixels::<L, 1>(
-                input,
-                plane,
-                taps,
-                weights,
-                bias,
-                walk,
-                at,
-                std::array::from_mut(pixel),
-            );
+            g.pixels::<1>(at, std::array::from_mut(pixel));
         }
     }
 }
 
-/// [`group_taps`] for the `N` output pixels from `[ox, oy]` along the row.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn group_pixels<const L: usize, const N: usize>(
-    input: &[[f32; L]],
-    plane: usize,
-    taps: &[usize],
-    weights: &[[f32; L]],
-    bias: &[f32; L],
-    walk: Walk,
-    [ox, oy]: [usize; 2],
-    out: &mut [[f32; L]; N],
-) {
-    let Walk {
-        stride: [sw, sh],
-        pw,
-        ..
-    } = walk;
-    let kk = taps.len();
-    let corner = oy * sh * pw + ox * sw;
-    let mut acc = [*bias; N];
-    for (p, ws) in weights.chunks_exact(L * kk).enumerate() {
-        let pack = &input[p * plane + corner..];
-        for (t, &tap) in taps.iter().enumerate() {
-            for ci in 0..L {
-                let w = &ws[ci * kk + t];
-                for (n, acc) in acc.iter_mut().enumerate() {
-                    let x = pack[tap + n * sw][ci];
-                    for l in 0..L {
-                        acc[l] = w[l].mul_add(x, acc[l]);
+impl<const L: usize> GroupTaps<'_, L> {
+    /// [`group_taps`] for the `N` output pixels from `[ox, oy]` along the row.
+    #[inline(always)]
+    fn pixels<const N: usize>(&self, [ox, oy]: [usize; 2], out: &mut [[f32; L]; N]) {
+        let Walk {
+            stride: [sw, sh],
+            pw,
+            ..
+        } = self.walk;
+        let kk = self.taps.len();
+        let corner = oy * sh * pw + ox * sw;
+        let mut acc = [*self.bias; N];
+        for (p, ws) in self.weights.chunks_exact(L * kk).enumerate() {
+            let pack = &self.input[p * self.plane + corner..];
+            for (t, &tap) in self.taps.iter().enumerate() {
+                for ci in 0..L {
+                    let w = &ws[ci * kk + t];
+                    for (n, acc) in acc.iter_mut().enumerate() {
+                        let x = pack[tap + n * sw][ci];
+                        for l in 0..L {
+                            acc[l] = w[l].mul_add(x, acc[l]);
+                        }
                     }
                 }
             }
         }
+        *out = acc;
     }
-    *out = acc;
 }
