@@ -95,7 +95,9 @@ impl Convolution {
         let [ow, oh] = geo.out;
         let cout = self.window.num_output;
         let algo = self.algo_on(&geo, opt);
-        if let Some(pack) = self.stem_pack(algo).filter(|_| bottom.elempack == 1) {
+        // a stem's packed output only where the net keeps packed blobs (ncnn's out_elempack)
+        let stem = (bottom.elempack == 1 && opt.use_packing_layout).then(|| self.stem_pack(algo));
+        if let Some(pack) = stem.flatten() {
             let (input, layout) = self.im2col_input(bottom, &geo, false);
             return self.stem_packed((&input, &layout), &geo, pack);
         }
