@@ -19,6 +19,20 @@ const GROUPED_CALLS: &[[i32; 15]] = &[
 /// The CPU's packing of fp32 blobs: eight lanes on x86 (AVX), four on aarch64.
 const PACK: usize = if cfg!(target_arch = "aarch64") { 4 } else { 8 };
 
+/// `(dense, lanes)`: whether this CPU runs the products' kernel on packed blobs (AVX2 with FMA,
+/// aarch64) and the packed depthwise and grouped taps (AVX, aarch64).
+fn packed_kernels() -> (bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    return (
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+        is_x86_feature_detected!("avx"),
+    );
+    #[cfg(target_arch = "aarch64")]
+    return (true, true);
+    #[allow(unreachable_code)]
+    (false, false)
+}
+
 /// Whether a case is a stem's convolution that writes `pack` outputs (`pack` > 1): dense,
 /// through im2col, its input channels filling no pack (pack1 as the net gives them), its
 /// outputs whole packs.
@@ -45,12 +59,7 @@ fn param(case: &Case, key: &str) -> Option<usize> {
 /// pack1 output elsewhere and without packing.
 #[test]
 fn a_stem_convolution_writes_packed_outputs() {
-    #[cfg(target_arch = "x86_64")]
-    let dense = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
-    #[cfg(target_arch = "aarch64")]
-    let dense = true;
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let dense = false;
+    let (dense, _) = packed_kernels();
     let param = "7767517\n3 3\nInput data 0 1 data\n\
                  Convolution stem 1 1 data x 0=16 1=3 3=2 4=1 5=1 6=432 9=1\n\
                  Probe p 1 1 x out\n";
@@ -106,15 +115,7 @@ fn the_packed_kernels_match_ncnn() {
         "groups of 64 channels take packed blobs"
     );
     cases.extend(wide);
-    #[cfg(target_arch = "x86_64")]
-    let (dense, lanes) = (
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
-        is_x86_feature_detected!("avx"),
-    );
-    #[cfg(target_arch = "aarch64")]
-    let (dense, lanes) = (true, true);
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let (dense, lanes) = (false, false);
+    let (dense, lanes) = packed_kernels();
     // by the algorithm each takes (strided 1×1 layers apart: the pointwise kernel's walk)
     let mut by_class: std::collections::BTreeMap<String, Vec<Case>> = Default::default();
     let pack = if dense { PACK } else { 1 };

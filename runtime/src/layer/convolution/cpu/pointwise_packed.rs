@@ -103,11 +103,7 @@ impl Convolution {
         let mut top = Mat::for_writing(3, [ow, oh, 1, cout / pack], pack, ElemType::F32)?;
         let (vrs, ogs) = (bottom.cstep * pack, top.cstep * pack);
         let src = bottom.f32()?;
-        let out = top.f32_mut()?;
-        let shared = Shared {
-            ptr: out.as_mut_ptr(),
-            len: out.len(),
-        };
+        let shared = Shared::of(top.f32_mut()?);
         debug_assert_eq!(self.packed_panels().cin(), cin);
         self.packed_products((src, vrs, pack), ow * oh, (shared, ogs), walk);
         Ok(top)
@@ -131,7 +127,6 @@ impl Convolution {
         let (k, cout, pack) = (weights.cin(), self.window.num_output, weights.pack());
         let panels = cout.div_ceil(width);
         let chunk = position_chunk(positions, k, panels, most);
-        let (kind, params) = (self.window.activation, &self.window.activation_params);
         (0..positions.div_ceil(chunk) * panels)
             .into_par_iter()
             .with_min_len(min_items(chunk * k * width))
@@ -139,16 +134,34 @@ impl Convolution {
                 let (c, p) = (task / panels, task % panels);
                 let [t0, t1] = [c * chunk, (c * chunk + chunk).min(positions)];
                 weights.packed_panel(p, input, [t0, t1], &self.bias, (out, ogs), walk);
-                if kind == 0 {
-                    return;
-                }
-                let groups = width.min(cout - p * width) / pack;
-                for g in p * width / pack..p * width / pack + groups {
-                    // SAFETY: this task's panel and positions: no other task touches them
-                    let run = unsafe { out.part(g * ogs + t0 * pack, (t1 - t0) * pack) };
-                    activate_all(kind, params, run);
-                }
+                let first = p * width / pack;
+                let packs = first..first + width.min(cout - p * width) / pack;
+                // SAFETY: this task's panel and positions: no other task touches them
+                unsafe { self.activate_packs((out, ogs), packs, [t0, t1], pack) };
             });
+    }
+
+    /// The fused activation over positions `t0..t1` of packs `packs` of packed `out` (packs
+    /// `ogs` values apart).
+    ///
+    /// # Safety
+    /// No other task reads or writes those values meanwhile.
+    pub(super) unsafe fn activate_packs(
+        &self,
+        (out, ogs): (Shared, usize),
+        packs: std::ops::Range<usize>,
+        [t0, t1]: [usize; 2],
+        pack: usize,
+    ) {
+        let (kind, params) = (self.window.activation, &self.window.activation_params);
+        if kind == 0 {
+            return;
+        }
+        for g in packs {
+            // SAFETY: the caller's values alone
+            let run = unsafe { out.part(g * ogs + t0 * pack, (t1 - t0) * pack) };
+            activate_all(kind, params, run);
+        }
     }
 }
 

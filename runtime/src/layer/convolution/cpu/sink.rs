@@ -39,6 +39,23 @@ impl Sink for Shared {
 }
 
 impl Shared {
+    /// The whole of `values`, for tasks that each write their own part.
+    pub(super) fn of(values: &mut [f32]) -> Shared {
+        Shared {
+            ptr: values.as_mut_ptr(),
+            len: values.len(),
+        }
+    }
+
+    /// The buffer from value `at` on (at most its length).
+    pub(super) fn after(self, at: usize) -> Shared {
+        let at = at.min(self.len);
+        Shared {
+            ptr: self.ptr.wrapping_add(at),
+            len: self.len - at,
+        }
+    }
+
     /// Values `at..at + len` of the buffer, for the one task that owns them.
     ///
     /// # Safety

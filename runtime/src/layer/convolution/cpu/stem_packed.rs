@@ -15,7 +15,6 @@ use super::products::{Kernel, Walk};
 use super::sink::Shared;
 use super::{CpuAlgo, Planes};
 use crate::error::Result;
-use crate::layer::fused_activation::activate_all;
 use crate::layer::phase_planes::Phases;
 use crate::tensor::{ElemType, Mat};
 
@@ -57,11 +56,7 @@ impl Convolution {
         // every value written by the kernel, chunk by chunk
         let mut top = Mat::for_writing(3, [ow, oh, 1, cout / pack], pack, ElemType::F32)?;
         let ogs = top.cstep * pack;
-        let out = top.f32_mut()?;
-        let shared = Shared {
-            ptr: out.as_mut_ptr(),
-            len: out.len(),
-        };
+        let shared = Shared::of(top.f32_mut()?);
         let weights = self.packed_panels();
         let Some([width, most]) = weights.blocking() else {
             unreachable!("stem_pack asks for our kernel")
@@ -69,7 +64,6 @@ impl Convolution {
         let k = weights.cin();
         let columns = self.columns(k, (input, layout), geo);
         let chunk = position_chunk(positions, k, 1, most);
-        let (kind, params) = (self.window.activation, &self.window.activation_params);
         (0..positions.div_ceil(chunk))
             .into_par_iter()
             .for_each_init(Vec::new, |col: &mut Vec<f32>, c| {
@@ -80,12 +74,8 @@ impl Convolution {
                 for (row, &off) in col.chunks_exact_mut(n).zip(&columns.offsets) {
                     columns.fill_row(&input.data, off, t0, row);
                 }
-                // from position t0 on (the whole buffer moved in, not its pointer alone)
-                let whole = shared;
-                let tile = Shared {
-                    ptr: whole.ptr.wrapping_add(t0 * pack),
-                    len: whole.len - t0 * pack,
-                };
+                // from position t0 on
+                let tile = shared.after(t0 * pack);
                 let walk = Walk {
                     ow: n,
                     w: n,
@@ -94,13 +84,8 @@ impl Convolution {
                 for p in 0..cout.div_ceil(width) {
                     weights.packed_panel(p, (col, n, 1), [0, n], &self.bias, (tile, ogs), walk);
                 }
-                if kind != 0 {
-                    for g in 0..cout / pack {
-                        // SAFETY: positions t0..t1 of every pack: this task's alone
-                        let run = unsafe { tile.part(g * ogs, n * pack) };
-                        activate_all(kind, params, run);
-                    }
-                }
+                // SAFETY: positions t0..t1 of every pack: this task's alone
+                unsafe { self.activate_packs((shared, ogs), 0..cout / pack, [t0, t1], pack) };
             });
         Ok(top)
     }

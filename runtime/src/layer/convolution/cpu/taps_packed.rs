@@ -116,8 +116,9 @@ impl Convolution {
         // tap t of the output at padded pixel p reads pixel p + taps[t]
         let taps = Phases::new(geo.padded, [1, 1]).taps([kw, kh], [dw, dh]);
         let ext_h = dh * (kh - 1) + 1;
-        // a row's multiply-adds per output lane: its taps, by the group's inputs
-        let rows = min_items(ow * kk * L * if depthwise { 1 } else { cin_g }).clamp(1, oh.max(1));
+        // a row's multiply-adds per output lane: its taps, by the group's inputs (one for
+        // depthwise)
+        let rows = min_items(ow * kk * L * cin_g).clamp(1, oh.max(1));
         let (kind, params) = (self.window.activation, &self.window.activation_params);
         // every output value written below
         let mut top = Mat::for_writing(3, [ow, oh, 1, packs], L, ElemType::F32)?;

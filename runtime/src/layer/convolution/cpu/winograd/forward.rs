@@ -103,10 +103,8 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let tw = ow.div_ceil(M);
         let tiles = tw * oh.div_ceil(M);
         let (bt, at) = (self.bt, self.at);
-        let shared = Shared {
-            ptr: out.as_mut_ptr(),
-            len: out.len().min(cout / pack * cstep),
-        };
+        let len = (cout / pack * cstep).min(out.len());
+        let shared = Shared::of(&mut out[..len]);
         let scratch = || {
             (
                 Scratch::any(cin * nn * (chunk + LANES)),
@@ -190,10 +188,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
             let tc = chunk.min(tiles - t0);
             let rs = tc + LANES;
             // Bᵀ d B of each tile, as [n²][cin][rs]
-            let shared = Shared {
-                ptr: v.as_mut_ptr(),
-                len: cin * nn * rs,
-            };
+            let shared = Shared::of(&mut v[..cin * nn * rs]);
             (0..cin)
                 .into_par_iter()
                 .with_min_len(min_items(nn * tc * N))
