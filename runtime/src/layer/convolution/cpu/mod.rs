@@ -23,9 +23,11 @@ use crate::tensor::{ElemType, Mat};
 pub(crate) use depthwise_lanes::LaneWeights;
 use planes::Planes;
 pub(crate) use pointwise_packed::PackedPanels;
+use sink::Shared;
 pub(crate) use taps_packed::PackedTaps;
 pub(crate) use winograd::WinogradWeights;
 pub(super) use winograd::f43_weights;
+use winograd::{PackedInput, PackedOutput, WinogradIo};
 
 /// How the CPU computes one convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,11 +117,35 @@ impl Convolution {
             // bias and activation inside its per-channel tasks
             CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
             CpuAlgo::DepthwiseLanes => self.depthwise_lanes_cpu(bottom, &geo, out, cstep),
+            CpuAlgo::Winograd(m) if pack > 1 && self.winograd_reads_packed(pack) => {
+                let input = PackedInput {
+                    data: bottom.f32()?,
+                    size: [w, h],
+                    gstep: bottom.cstep * pack,
+                    corner: [geo.pad_left, geo.pad_top],
+                    padded: geo.padded,
+                    value: self.pad_value,
+                };
+                let out = PackedOutput {
+                    data: Shared::of(out),
+                    gstep: cstep * pack,
+                };
+                self.winograd(m, WinogradIo::Packed(input, out), &geo);
+            }
             CpuAlgo::Winograd(m) => {
                 // the padded input extended to whole tiles
                 let extent = [ow.div_ceil(m) * m + 2, oh.div_ceil(m) * m + 2];
                 let input = Planes::padded_to(bottom, &geo, self.pad_value, extent);
-                self.winograd(m, &input, &geo, out, (cstep * pack, pack));
+                let store = (cstep * pack, pack);
+                self.winograd(
+                    m,
+                    WinogradIo::Planes {
+                        input: &input,
+                        out,
+                        store,
+                    },
+                    &geo,
+                );
             }
             algo => {
                 // bias and activation as each GEMM rectangle is done

@@ -133,7 +133,7 @@ impl Convolution {
             .for_each(|task| {
                 let (c, p) = (task / panels, task % panels);
                 let [t0, t1] = [c * chunk, (c * chunk + chunk).min(positions)];
-                weights.packed_panel(p, input, [t0, t1], &self.bias, (out, ogs), walk);
+                weights.packed_panel([0, p], input, [t0, t1], &self.bias, (out, ogs), walk);
                 let first = p * width / pack;
                 let packs = first..first + width.min(cout - p * width) / pack;
                 // SAFETY: this task's panel and positions: no other task touches them

@@ -82,7 +82,14 @@ impl Convolution {
                     stride: [1, 1],
                 };
                 for p in 0..cout.div_ceil(width) {
-                    weights.packed_panel(p, (col, n, 1), [0, n], &self.bias, (tile, ogs), walk);
+                    weights.packed_panel(
+                        [0, p],
+                        (col, n, 1),
+                        [0, n],
+                        &self.bias,
+                        (tile, ogs),
+                        walk,
+                    );
                 }
                 // SAFETY: positions t0..t1 of every pack: this task's alone
                 unsafe { self.activate_packs((shared, ogs), 0..cout / pack, [t0, t1], pack) };

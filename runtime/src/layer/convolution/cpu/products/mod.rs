@@ -252,14 +252,14 @@ impl ProductWeights {
         }
     }
 
-    /// Panel `p`'s output channels (whole packs of the kernel's [`Kernel::pack`]) for output
-    /// positions `t0..t1`, from the bias (`cout` values, or empty), into packed `out` (groups
+    /// Panel `p` of element `xi`'s output channels (whole packs of the kernel's
+    /// [`Kernel::pack`]; a pointwise layer's one element is 0) for output positions `t0..t1`, from the bias (`cout` values, or empty), into packed `out` (groups
     /// `ogs` values apart) from `v` read as `walk` says: a packed blob (`group` the pack, its
     /// groups `vrs` apart; a pointwise layer) or rows of one input each (`group` 1, `vrs`
     /// apart; im2col's columns). `cout` and a packed `cin` are whole packs; this is our kernel.
     pub(super) fn packed_panel(
         &self,
-        p: usize,
+        [xi, p]: [usize; 2],
         (v, vrs, group): (&[f32], usize, usize),
         [t0, t1]: [usize; 2],
         bias: &[f32],
@@ -318,7 +318,7 @@ impl ProductWeights {
                 // above); tasks write disjoint panels or positions
                 unsafe {
                     self.block(
-                        0,
+                        xi,
                         p,
                         n,
                         [v.as_ptr().add((first + i * sw) * group), b.as_ptr()],

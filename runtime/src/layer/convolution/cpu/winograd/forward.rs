@@ -33,7 +33,30 @@ const MIN_CHUNK_THREADS: usize = 8;
 
 /// The fewest tiles a run of the products takes when they are cut for the threads: the kernels
 /// take 6 to 12 tiles at a time, and each run reads all of its element's weights again.
-const MIN_RUN: usize = 16;
+pub(super) const MIN_RUN: usize = 16;
+
+/// The tiles of a chunk per task where a layer of `dims` (`[cin, cout, ow, oh]`) takes that
+/// strategy with `nn` elements a tile: on [`MIN_CHUNK_THREADS`] or more, where the map has
+/// two chunks per thread.
+pub(super) fn task_chunk<const M: usize>(
+    nn: usize,
+    [cin, cout, ow, oh]: [usize; 4],
+) -> Option<usize> {
+    let tiles = ow.div_ceil(M) * oh.div_ceil(M);
+    let chunk = (THREAD_CHUNK_VALUES / (nn * (cin + cout)).max(1)).max(MIN_RUN);
+    let threads = rayon::current_num_threads();
+    (threads >= MIN_CHUNK_THREADS && tiles >= 2 * threads * chunk).then_some(chunk)
+}
+
+/// The tiles of a chunk where each step of a chunk runs in parallel, `nn` elements a tile of
+/// `cin + cout` channels, out of `tiles`: chunks of equal size (a short last one re-reads all
+/// the weights for a few tiles: 196 tiles in chunks of 64 left 4 for the last).
+pub(super) fn phase_chunk(nn: usize, [cin, cout]: [usize; 2], tiles: usize) -> usize {
+    let chunk = (CHUNK_VALUES / (nn * (cin + cout)).max(1))
+        .max(MIN_CHUNK)
+        .clamp(1, tiles.max(1));
+    tiles.div_ceil(tiles.div_ceil(chunk.max(1)).max(1)).max(1)
+}
 
 impl<const M: usize, const N: usize> Transform<M, N> {
     /// `G g Gᵀ` of every (output, input) kernel, as `[n²][cin][cout]` (each element's GEMM
@@ -72,14 +95,9 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         out: &mut [f32],
         store: (usize, usize),
     ) {
-        let [cin, cout, ow, oh] = dims;
-        let tiles = ow.div_ceil(M) * oh.div_ceil(M);
-        let chunk = (THREAD_CHUNK_VALUES / (N * N * (cin + cout)).max(1)).max(MIN_RUN);
-        let threads = rayon::current_num_threads();
-        if threads >= MIN_CHUNK_THREADS && tiles >= 2 * threads * chunk {
-            self.forward_chunks(u, input, dims, chunk, epilogue, out, store);
-        } else {
-            self.forward_phases(u, input, dims, epilogue, out, store);
+        match task_chunk::<M>(N * N, dims) {
+            Some(chunk) => self.forward_chunks(u, input, dims, chunk, epilogue, out, store),
+            None => self.forward_phases(u, input, dims, epilogue, out, store),
         }
     }
 
@@ -167,12 +185,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let planes = &input.data;
         let (tw, th) = (ow.div_ceil(M), oh.div_ceil(M));
         let tiles = tw * th;
-        let chunk = (CHUNK_VALUES / (nn * (cin + cout)).max(1))
-            .max(MIN_CHUNK)
-            .clamp(1, tiles.max(1));
-        // chunks of equal size: a short last one re-reads all the weights for a few tiles
-        // (196 tiles in chunks of 64 left 4 for the last)
-        let chunk = tiles.div_ceil(tiles.div_ceil(chunk.max(1)).max(1)).max(1);
+        let chunk = phase_chunk(nn, [cin, cout], tiles);
         // neither is read before it is written; both with a vector's slack per row or at the end
         let mut v = Scratch::any(cin * nn * (chunk + LANES));
         let mut prod = Scratch::any(nn * cout * chunk + LANES);

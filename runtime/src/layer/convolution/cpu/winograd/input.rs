@@ -106,14 +106,15 @@ pub(super) fn input_tiles<const M: usize, const N: usize, S: Sink>(
     }
 }
 
-/// `Bᵀ d B` of the [`LANES`] tiles in `d` (`d[y][x][lane]`), element `(i, j)` stored as one
-/// whole vector at tile `first` of its row in `dst` (lanes past the tiles belong to later
-/// tiles, written after this, or to the rows' slack).
+/// `Bᵀ d B` of the `L` lanes in `d` (`d[y][x][lane]`: [`LANES`] tiles, or a packed blob's
+/// channels of one tile), element `(i, j)` stored as one whole vector at `first` of its row in
+/// `dst` (lanes past the tiles belong to later tiles, written after this, or to the rows'
+/// slack).
 #[inline(always)]
-fn transform_lanes<const N: usize, S: Sink>(
+pub(super) fn transform_lanes<const N: usize, const L: usize, S: Sink>(
     bt: &[[f32; N]; N],
-    d: &[[[f32; LANES]; N]; N],
-    r: &mut [[[f32; LANES]; N]; N],
+    d: &[[[f32; L]; N]; N],
+    r: &mut [[[f32; L]; N]; N],
     dst: &mut S,
     rows: Rows,
     first: usize,
@@ -122,7 +123,7 @@ fn transform_lanes<const N: usize, S: Sink>(
     // element (i, j) at e[i][j]
     for (rr, br) in r.iter_mut().zip(bt) {
         for (x, rv) in rr.iter_mut().enumerate() {
-            let mut acc = [0.0f32; LANES];
+            let mut acc = [0.0f32; L];
             for (b, dr) in br.iter().zip(d) {
                 if *b != 0.0 {
                     for (a, y) in acc.iter_mut().zip(&dr[x]) {
@@ -135,7 +136,7 @@ fn transform_lanes<const N: usize, S: Sink>(
     }
     for (i, rr) in r.iter().enumerate() {
         for (j, br) in bt.iter().enumerate() {
-            let mut e = [0.0f32; LANES];
+            let mut e = [0.0f32; L];
             for (b, rv) in br.iter().zip(rr) {
                 if *b != 0.0 {
                     for (x, y) in e.iter_mut().zip(rv) {

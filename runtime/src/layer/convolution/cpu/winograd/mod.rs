@@ -11,6 +11,7 @@
 mod forward;
 mod input;
 mod output;
+mod packed;
 mod transform;
 
 use std::sync::OnceLock;
@@ -20,6 +21,7 @@ use super::Planes;
 use super::products::{Kernel, ProductWeights};
 use crate::layer::kernels;
 use output::Epilogue;
+pub(in crate::layer::convolution) use packed::{PackedInput, PackedOutput};
 use transform::{F23, F43, F43_BALANCED};
 
 /// Channels (output transform) or tiles (input transform) computed together, one per vector
@@ -81,18 +83,23 @@ pub(in crate::layer::convolution) fn f43_weights(
     F43_BALANCED.weights(weights, cout, cin)
 }
 
-impl Convolution {
-    /// The Winograd convolution with `m×m` output tiles, bias and activation included, into
-    /// `out` (every output written): channels `cstep` apart, or with `pack` 4 or 8 packed
-    /// blocks `cstep` values apart.
-    pub(super) fn winograd(
-        &self,
-        m: usize,
-        input: &Planes<'_>,
-        geo: &Geometry,
-        out: &mut [f32],
+/// What the Winograd convolution reads and where it writes.
+pub(in crate::layer::convolution) enum WinogradIo<'a, 'b> {
+    /// The padded input's planes (extended to whole tiles), into `out` as channels `cstep`
+    /// apart, or with `pack` 4 or 8 packed blocks `cstep` values apart.
+    Planes {
+        input: &'b Planes<'a>,
+        out: &'b mut [f32],
         store: (usize, usize),
-    ) {
+    },
+    /// A packed blob in place, into a packed output of the same pack (the products' kernel's).
+    Packed(PackedInput<'a>, PackedOutput),
+}
+
+impl Convolution {
+    /// The Winograd convolution with `m×m` output tiles, bias and activation included, every
+    /// output written.
+    pub(super) fn winograd(&self, m: usize, io: WinogradIo<'_, '_>, geo: &Geometry) {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
         let dims = [cin, cout, geo.out[0], geo.out[1]];
         let epilogue = Epilogue {
@@ -107,15 +114,40 @@ impl Convolution {
                     let u = F43.weights(&self.weights, cout, cin);
                     ProductWeights::new(u, 36, [cin, cout], Kernel::detect())
                 });
-                F43.forward(u, input, dims, &epilogue, out, store);
+                F43.run(u, io, dims, &epilogue);
             }
             _ => {
                 let u = tw.f23.get_or_init(|| {
                     let u = F23.weights(&self.weights, cout, cin);
                     ProductWeights::new(u, 16, [cin, cout], Kernel::detect())
                 });
-                F23.forward(u, input, dims, &epilogue, out, store);
+                F23.run(u, io, dims, &epilogue);
             }
+        }
+    }
+
+    /// Whether the Winograd convolution reads a blob of `elempack` in place
+    /// ([`WinogradIo::Packed`]): the pack of the kernel its products run on, whole packs of
+    /// output channels.
+    pub(super) fn winograd_reads_packed(&self, elempack: usize) -> bool {
+        let kernel = Kernel::detect();
+        elempack > 1
+            && kernel.pack() == elempack
+            && kernel != Kernel::Crate
+            && self.window.num_output.is_multiple_of(elempack)
+    }
+}
+
+impl<const M: usize, const N: usize> transform::Transform<M, N> {
+    /// [`Self::forward`] or [`Self::forward_packed`], as `io` says.
+    fn run(&self, u: &ProductWeights, io: WinogradIo<'_, '_>, dims: [usize; 4], e: &Epilogue) {
+        match io {
+            WinogradIo::Planes { input, out, store } => self.forward(u, input, dims, e, out, store),
+            WinogradIo::Packed(input, out) => match u.pack() {
+                8 => self.forward_packed::<8>(u, &input, dims, e, out),
+                4 => self.forward_packed::<4>(u, &input, dims, e, out),
+                pack => unreachable!("no packed Winograd for pack {pack}"),
+            },
         }
     }
 }

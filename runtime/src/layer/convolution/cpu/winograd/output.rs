@@ -14,6 +14,52 @@ pub(super) struct Epilogue<'a> {
     pub params: &'a [f32],
 }
 
+impl Epilogue<'_> {
+    /// The bias of `L` channels from `first` (zeros past the bias or without one).
+    #[inline(always)]
+    pub(super) fn lanes<const L: usize>(&self, first: usize) -> [f32; L] {
+        let mut b = [0.0f32; L];
+        for (x, v) in b.iter_mut().zip(self.bias.iter().skip(first)) {
+            *x = *v;
+        }
+        b
+    }
+}
+
+/// `Aᵀ m A + b` of one tile's products `m` (`m[i][j][lane]`, `L` channels one per lane),
+/// `tm` the caller's scratch: output `(i, j)` at `[i][j]`.
+#[inline(always)]
+pub(super) fn transform_tile<const M: usize, const N: usize, const L: usize>(
+    at: &[[f32; N]; M],
+    m: &[[[f32; L]; N]; N],
+    tm: &mut [[[f32; L]; N]; M],
+    b: [f32; L],
+) -> [[[f32; L]; M]; M] {
+    // t = Aᵀ m, then y = t A
+    for (tr, ar) in tm.iter_mut().zip(at) {
+        for (j, tv) in tr.iter_mut().enumerate() {
+            let mut acc = [0.0f32; L];
+            for (a, mr) in ar.iter().zip(m) {
+                for (x, y) in acc.iter_mut().zip(&mr[j]) {
+                    *x = a.mul_add(*y, *x);
+                }
+            }
+            *tv = acc;
+        }
+    }
+    let mut y = [[b; M]; M];
+    for (yr, tr) in y.iter_mut().zip(tm.iter()) {
+        for (yv, ar) in yr.iter_mut().zip(at) {
+            for (a, tv) in ar.iter().zip(tr) {
+                for (x, v) in yv.iter_mut().zip(tv) {
+                    *x = a.mul_add(*v, *x);
+                }
+            }
+        }
+    }
+    y
+}
+
 /// `Aᵀ m A` of tiles `t0..t0 + tc` for the output channels `oc0..oc0 + planes`, `m` read from
 /// `prod` (`[n²][tc][cout]`), plus the bias and through the activation, stored in those
 /// channels' planes in `out` (`ow × oh`, `cstep` apart, the first at 0), or with `pack` 4 or 8
@@ -52,33 +98,7 @@ pub(super) fn output_tiles<const M: usize, const N: usize, S: Sink>(
                     v.copy_from_slice(&prod[at..at + LANES]);
                 }
             }
-            // t = Aᵀ m, then y = t A: output (i, j) at y[i][j]
-            for (tr, ar) in tm.iter_mut().zip(at) {
-                for (j, tv) in tr.iter_mut().enumerate() {
-                    let mut acc = [0.0f32; LANES];
-                    for (a, mr) in ar.iter().zip(&m) {
-                        for (x, y) in acc.iter_mut().zip(&mr[j]) {
-                            *x = a.mul_add(*y, *x);
-                        }
-                    }
-                    *tv = acc;
-                }
-            }
-            // from the bias
-            let mut b = [0.0f32; LANES];
-            for (x, v) in b.iter_mut().zip(epilogue.bias.iter().skip(oc0 + l0)) {
-                *x = *v;
-            }
-            let mut y = [[b; M]; M];
-            for (yr, tr) in y.iter_mut().zip(&tm) {
-                for (yv, ar) in yr.iter_mut().zip(at) {
-                    for (a, tv) in ar.iter().zip(tr) {
-                        for (x, v) in yv.iter_mut().zip(tv) {
-                            *x = a.mul_add(*v, *x);
-                        }
-                    }
-                }
-            }
+            let mut y = transform_tile(at, &m, &mut tm, epilogue.lanes(oc0 + l0));
             if pack > 1 {
                 // packed blocks of `cstep` values: each output's pack of channels is part of
                 // a vector, stored as it is
