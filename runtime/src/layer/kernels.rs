@@ -142,19 +142,6 @@ pub fn has_256bit_simd() -> bool {
     }
 }
 
-/// Whether the CPU has AVX-512 (the `gemm` crate's 16-lane kernels run there): where the
-/// convolutions' algorithm choice differs from 8-lane CPUs.
-pub fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Whether the CPU converts fp16 to fp32 in hardware (x86's F16C, every aarch64): where
 /// ncnn's `use_fp16_storage` keeps weights as fp16 on the CPU, halving what a memory-bound
 /// layer reads.

@@ -19,7 +19,6 @@ use std::sync::OnceLock;
 use super::super::{Convolution, Geometry};
 use super::Planes;
 use super::products::{Kernel, ProductWeights};
-use crate::layer::kernels;
 use output::Epilogue;
 pub(in crate::layer::convolution) use packed::{PackedInput, PackedOutput};
 use transform::{F23, F43, F43_BALANCED};
@@ -42,21 +41,14 @@ pub(crate) struct WinogradWeights {
 /// 0.54; 27²·32 → 128 0.29 / 0.22 and 0.35 / 0.33; 13²·48 → 192 and 13²·64 → 256 even).
 pub(super) const MIN_F43_CHANNELS: usize = 32;
 
-/// The most `cin · cout` for which F(2,3) pays on a map of 8 or less where the GEMM's
-/// kernels are 8 lanes wide (AVX2, NEON): above, its 16 transformed kernels per channel pair
-/// (16 MiB at 512 → 512) are read by products of only 16 tiles, and the im2col GEMM, which
-/// reads the 9 original ones once for all 49 outputs, is faster (this project's 2-core AVX2
-/// machine, 2 threads, two such layers, ms F(2,3) / im2col, best of two or three rounds: 7²·512
-/// 5.3 / 4.0, 4²·512 3.4 / 1.3; 7²·256 1.1 / 1.0, 4²·256 0.26 / 0.67). With AVX-512 the
-/// crate's products on 16 tiles run at twice the rate and F(2,3) stays (an H100 host,
-/// 7²·512: 2.14 / 2.54 ms at 2 threads, 0.83 / 1.09 at 16).
-const MAX_NARROW_SMALL_MAP: usize = 256 * 256;
-
 /// Which tile size, if any, a 3×3 stride-1 dense layer of `cin → cout` channels takes on an
 /// output of `ow × oh`: F(4,3) from [`MIN_F43_CHANNELS`] input channels, or F(2,3) on maps up
 /// to 8 and on maps up to 14 once both sides have 128 channels (ncnn's x86 tables in outline:
 /// the transformed weights are n²/9 times the kernel's and outweigh such a map, and 4×4 tiles
-/// waste much of a small one). Measured on one core (BENCHMARKS.md), F(6,3) lost to F(4,3) on
+/// waste much of a small one). On maps up to 8 F(2,3) whatever the channels: with the products
+/// on this project's kernel, 7²·512 → 512 took 1.6–1.9 ms against im2col's 2.0–2.7 on the
+/// 2-core AVX2 machine at 2 threads, packed or not (4²·512 even), where on the `gemm` crate's
+/// products it had lost (5.3 against 4.0 ms). Measured on one core (BENCHMARKS.md), F(6,3) lost to F(4,3) on
 /// every shape from 16 to 512 channels and 7 to 224 pixels, by up to 1.6× (its 64 products per
 /// tile leave the cache between the GEMMs and the output transform), so it is not offered.
 pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option<usize> {
@@ -65,7 +57,6 @@ pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option
     }
     match ow.min(oh) {
         ..2 => None,
-        2..=8 if cin * cout > MAX_NARROW_SMALL_MAP && !kernels::has_avx512() => None,
         2..=8 => Some(2),
         _ if cin < MIN_F43_CHANNELS => None,
         ..=14 if cin >= 128 && cout >= 128 => Some(2),
