@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use super::super::products::{ProductWeights, Walk};
 use super::super::sink::{Shared, Sink};
+use super::LANES;
 use super::forward::{MIN_RUN, phase_chunk, task_chunk};
 use super::input::{Rows, transform_lanes};
 use super::output::{Epilogue, transform_tile};
@@ -253,9 +254,14 @@ impl<const M: usize, const N: usize> Transform<M, N> {
     }
 }
 
+/// Tiles' values side by side in one step of the transforms: [`LANES`] values, `LANES / P`
+/// neighbouring tiles of a pack of `P` channels (with AVX-512 a pack8 blob's transforms are
+/// 16 lanes wide, as the planes' are, not 8); the tiles left over go one at a time.
+const STEP: usize = LANES;
+
 /// The input transform of pack `g` for tiles `t0..t1` (tiles of `tw` to a row), each tile's
 /// n² values one vector of its pack's channels, into `v` as `rows` says at the tile's place in
-/// `chunk`.
+/// `chunk`: [`STEP`] lanes (neighbouring tiles, side by side there too) at a time.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn input_tiles_packed<const M: usize, const N: usize, const P: usize>(
@@ -268,36 +274,67 @@ fn input_tiles_packed<const M: usize, const N: usize, const P: usize>(
     mut v: Shared,
     rows: Rows,
 ) {
+    let src = &input.data[g * input.gstep..];
+    let mut d = [[[0.0f32; STEP]; N]; N];
+    let mut r = [[[0.0f32; STEP]; N]; N];
+    let mut d1 = [[[0.0f32; P]; N]; N];
+    let mut r1 = [[[0.0f32; P]; N]; N];
+    let k = STEP / P;
+    let mut t = t0;
+    while t < t1 {
+        let first = (t - chunk.first) * P;
+        if t + k <= t1 {
+            for q in 0..k {
+                gather_tile::<M, N, P, STEP>(input, src, tw, t + q, q * P, &mut d);
+            }
+            transform_lanes(bt, &d, &mut r, &mut v, rows, first);
+            t += k;
+        } else {
+            gather_tile::<M, N, P, P>(input, src, tw, t, 0, &mut d1);
+            transform_lanes(bt, &d1, &mut r1, &mut v, rows, first);
+            t += 1;
+        }
+    }
+}
+
+/// Tile `t`'s n×n input values (a pack's `P` channels each, from `src`, its pack of the blob)
+/// into lanes `lane..lane + P` of `d`: the padding value off the map inside the padded frame,
+/// zeros past it (whole tiles).
+#[inline(always)]
+fn gather_tile<const M: usize, const N: usize, const P: usize, const L: usize>(
+    input: &PackedInput<'_>,
+    src: &[f32],
+    tw: usize,
+    t: usize,
+    lane: usize,
+    d: &mut [[[f32; L]; N]; N],
+) {
     let [w, h] = input.size;
     let [left, top] = input.corner;
     let [pw, ph] = input.padded;
-    let src = &input.data[g * input.gstep..];
-    let mut d = [[[0.0f32; P]; N]; N];
-    let mut r = [[[0.0f32; P]; N]; N];
-    for t in t0..t1 {
-        // the tile's corner in the padded frame
-        let (py, px) = ((t / tw) * M, (t % tw) * M);
-        let inside = py >= top && px >= left && py + N <= top + h && px + N <= left + w;
-        for (y, row) in d.iter_mut().enumerate() {
-            let yy = py + y;
-            for (x, value) in row.iter_mut().enumerate() {
-                let xx = px + x;
-                if inside || ((top..top + h).contains(&yy) && (left..left + w).contains(&xx)) {
-                    let at = ((yy - top) * w + xx - left) * P;
-                    value.copy_from_slice(&src[at..at + P]);
-                } else if yy < ph && xx < pw {
-                    *value = [input.value; P];
-                } else {
-                    *value = [0.0; P];
-                }
+    // the tile's corner in the padded frame
+    let (py, px) = ((t / tw) * M, (t % tw) * M);
+    let inside = py >= top && px >= left && py + N <= top + h && px + N <= left + w;
+    for (y, row) in d.iter_mut().enumerate() {
+        let yy = py + y;
+        for (x, vector) in row.iter_mut().enumerate() {
+            let xx = px + x;
+            let value = &mut vector[lane..lane + P];
+            if inside || ((top..top + h).contains(&yy) && (left..left + w).contains(&xx)) {
+                let at = ((yy - top) * w + xx - left) * P;
+                value.copy_from_slice(&src[at..at + P]);
+            } else if yy < ph && xx < pw {
+                value.fill(input.value);
+            } else {
+                value.fill(0.0);
             }
         }
-        transform_lanes(bt, &d, &mut r, &mut v, rows, (t - chunk.first) * P);
     }
 }
 
 /// The output transform of output pack `g` for tiles `t0..t1`, from the products (laid out as
-/// `rows` says), plus the bias and through the activation, stored in `out` (an `ow × oh` map).
+/// `rows` says), plus the bias and through the activation, stored in `out` (an `ow × oh` map):
+/// [`STEP`] lanes (neighbouring tiles, side by side in the products) at a time.
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 #[allow(clippy::too_many_arguments)]
 fn output_tiles_packed<const M: usize, const N: usize, const P: usize>(
@@ -311,30 +348,90 @@ fn output_tiles_packed<const M: usize, const N: usize, const P: usize>(
     epilogue: &Epilogue<'_>,
     out: PackedOutput,
 ) {
-    let tw = ow.div_ceil(M);
     let bias = epilogue.lanes::<P>(g * P);
-    let mut m = [[[0.0f32; P]; N]; N];
-    let mut tm = [[[0.0f32; P]; N]; M];
-    let mut dst = out.data;
-    for t in t0..t1 {
+    let mut biases = [0.0f32; STEP];
+    for part in biases.chunks_exact_mut(P) {
+        part.copy_from_slice(&bias);
+    }
+    let mut m = [[[0.0f32; STEP]; N]; N];
+    let mut tm = [[[0.0f32; STEP]; N]; M];
+    let mut m1 = [[[0.0f32; P]; N]; N];
+    let mut tm1 = [[[0.0f32; P]; N]; M];
+    let k = STEP / P;
+    let place = OutputPlace {
+        size: [ow, oh],
+        g,
+        out,
+    };
+    let mut t = t0;
+    while t < t1 {
         let at_tile = rows.base + (t - chunk.first) * P;
-        for (i, row) in m.iter_mut().enumerate() {
-            for (j, value) in row.iter_mut().enumerate() {
-                let from = at_tile + (i * N + j) * rows.step;
-                value.copy_from_slice(&prod[from..from + P]);
-            }
+        if t + k <= t1 {
+            load_products(prod, rows, at_tile, &mut m);
+            let y = transform_tile(at, &m, &mut tm, biases);
+            place.store::<M, P, STEP>(y, t, k, epilogue);
+            t += k;
+        } else {
+            load_products(prod, rows, at_tile, &mut m1);
+            let y = transform_tile(at, &m1, &mut tm1, bias);
+            place.store::<M, P, P>(y, t, 1, epilogue);
+            t += 1;
         }
-        let mut y = transform_tile(at, &m, &mut tm, bias);
+    }
+}
+
+/// The n² products of the `L` lanes from `at` (neighbouring tiles' packs side by side).
+#[inline(always)]
+fn load_products<const N: usize, const L: usize>(
+    prod: &[f32],
+    rows: Rows,
+    at: usize,
+    m: &mut [[[f32; L]; N]; N],
+) {
+    for (i, row) in m.iter_mut().enumerate() {
+        for (j, value) in row.iter_mut().enumerate() {
+            let from = at + (i * N + j) * rows.step;
+            value.copy_from_slice(&prod[from..from + L]);
+        }
+    }
+}
+
+/// Where the output transform stores output pack `g`'s tiles of an `ow × oh` map.
+struct OutputPlace {
+    size: [usize; 2],
+    g: usize,
+    out: PackedOutput,
+}
+
+impl OutputPlace {
+    /// Tiles `t..t + k`'s outputs (tile `t + q` in lanes `q·P..(q + 1)·P` of `y`), through the
+    /// activation, each tile's rows cut at the map's edges.
+    #[inline(always)]
+    fn store<const M: usize, const P: usize, const L: usize>(
+        &self,
+        mut y: [[[f32; L]; M]; M],
+        t: usize,
+        k: usize,
+        epilogue: &Epilogue<'_>,
+    ) {
+        let [ow, oh] = self.size;
+        let tw = ow.div_ceil(M);
         activate_all(
             epilogue.kind,
             epilogue.params,
             y.as_flattened_mut().as_flattened_mut(),
         );
-        let (ty, tx) = (t / tw, t % tw);
-        let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
-        for (i, yr) in y.iter().enumerate().take(h) {
-            let px = (ty * M + i) * ow + tx * M;
-            dst.put(g * out.gstep + px * P, &yr.as_flattened()[..w * P]);
+        let mut dst = self.out.data;
+        for q in 0..k {
+            let (ty, tx) = ((t + q) / tw, (t + q) % tw);
+            let (w, h) = (M.min(ow - tx * M), M.min(oh - ty * M));
+            for (i, yr) in y.iter().enumerate().take(h) {
+                let px = (ty * M + i) * ow + tx * M;
+                for (j, yv) in yr.iter().enumerate().take(w) {
+                    let at = self.g * self.out.gstep + (px + j) * P;
+                    dst.put(at, &yv[q * P..(q + 1) * P]);
+                }
+            }
         }
     }
 }
