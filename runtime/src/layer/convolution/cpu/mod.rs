@@ -117,7 +117,7 @@ impl Convolution {
             // bias and activation inside its per-channel tasks
             CpuAlgo::Depthwise => self.depthwise_cpu(bottom, &geo, out, cstep),
             CpuAlgo::DepthwiseLanes => self.depthwise_lanes_cpu(bottom, &geo, out, cstep),
-            CpuAlgo::Winograd(m) if pack > 1 && self.winograd_reads_packed(pack) => {
+            CpuAlgo::Winograd(m) if Self::winograd_reads_packed(pack) => {
                 let input = PackedInput {
                     data: bottom.f32()?,
                     size: [w, h],

@@ -125,7 +125,7 @@ impl Convolution {
             unreachable!("the packed paths ask for our kernel")
         };
         let (k, cout, pack) = (weights.cin(), self.window.num_output, weights.pack());
-        let panels = cout.div_ceil(width);
+        let panels = weights.panels();
         let chunk = position_chunk(positions, k, panels, most);
         (0..positions.div_ceil(chunk) * panels)
             .into_par_iter()

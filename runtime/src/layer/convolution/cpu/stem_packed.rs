@@ -58,7 +58,7 @@ impl Convolution {
         let ogs = top.cstep * pack;
         let shared = Shared::of(top.f32_mut()?);
         let weights = self.packed_panels();
-        let Some([width, most]) = weights.blocking() else {
+        let Some([_, most]) = weights.blocking() else {
             unreachable!("stem_pack asks for our kernel")
         };
         let k = weights.cin();
@@ -76,12 +76,8 @@ impl Convolution {
                 }
                 // from position t0 on
                 let tile = shared.after(t0 * pack);
-                let walk = Walk {
-                    ow: n,
-                    w: n,
-                    stride: [1, 1],
-                };
-                for p in 0..cout.div_ceil(width) {
+                let walk = Walk::along(n);
+                for p in 0..weights.panels() {
                     weights.packed_panel(
                         [0, p],
                         (col, n, 1),

@@ -205,6 +205,13 @@ impl ProductWeights {
         }
     }
 
+    /// The panels of output channels our kernel reads (none for the crate).
+    pub(super) fn panels(&self) -> usize {
+        self.kernel
+            .blocking()
+            .map_or(0, |[width, _]| self.cout.div_ceil(width))
+    }
+
     /// The input channels (rows) the weights take.
     pub(super) fn cin(&self) -> usize {
         self.cin
@@ -238,8 +245,7 @@ impl ProductWeights {
         let Some([width, _]) = self.kernel.blocking() else {
             unreachable!("the crate has no panels")
         };
-        let panels = self.cout.div_ceil(width);
-        let w = &self.data[(xi * panels + p) * self.cin * width..][..self.cin * width];
+        let w = &self.data[(xi * self.panels() + p) * self.cin * width..][..self.cin * width];
         let valid = width.min(self.cout - p * width);
         let operands = [w.as_ptr(), v, bias, out.cast_const()];
         // SAFETY: the panel holds cin · width values (sliced above); the rest the caller's
@@ -339,6 +345,17 @@ pub(super) struct Walk {
     pub(super) ow: usize,
     pub(super) w: usize,
     pub(super) stride: [usize; 2],
+}
+
+impl Walk {
+    /// `n` positions read in order, each its own input (one row of `n`).
+    pub(super) fn along(n: usize) -> Walk {
+        Walk {
+            ow: n,
+            w: n,
+            stride: [1, 1],
+        }
+    }
 }
 
 /// How one block's operands lie: the right-hand side's value `(ci, t)` at

@@ -117,15 +117,10 @@ impl Convolution {
         }
     }
 
-    /// Whether the Winograd convolution reads a blob of `elempack` in place
-    /// ([`WinogradIo::Packed`]): the pack of the kernel its products run on, whole packs of
-    /// output channels.
-    pub(super) fn winograd_reads_packed(&self, elempack: usize) -> bool {
-        let kernel = Kernel::detect();
-        elempack > 1
-            && kernel.pack() == elempack
-            && kernel != Kernel::Crate
-            && self.window.num_output.is_multiple_of(elempack)
+    /// Whether the Winograd convolution reads a packed blob of `elempack` (whose output keeps
+    /// it) in place ([`WinogradIo::Packed`]): the pack of the kernel its products run on.
+    pub(super) fn winograd_reads_packed(elempack: usize) -> bool {
+        elempack > 1 && Kernel::detect().pack() == elempack
     }
 }
 

@@ -102,7 +102,6 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let [cin, cout, ow, oh] = dims;
         let nn = N * N;
         let tiles = ow.div_ceil(M) * oh.div_ceil(M);
-        let panels = cout.div_ceil(u.blocking().map_or(P, |[w, _]| w));
         let scratch = || {
             (
                 Scratch::any(nn * cin * per_task),
@@ -126,7 +125,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                     self.input_packed::<P>(input, g, all, chunk, Shared::of(v), dims);
                 }
                 let products = Shared::of(prod);
-                for task in 0..nn * panels {
+                for task in 0..nn * u.panels() {
                     Self::products_packed::<P>(u, v, products, chunk, task, dims);
                 }
                 for g in 0..cout / P {
@@ -149,7 +148,6 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         let nn = N * N;
         let tiles = ow.div_ceil(M) * oh.div_ceil(M);
         let threads = rayon::current_num_threads();
-        let panels = cout.div_ceil(u.blocking().map_or(P, |[w, _]| w));
         let mut v = Scratch::any(nn * cin * chunk);
         let mut prod = Scratch::any(nn * cout * chunk);
         for first in (0..tiles).step_by(chunk) {
@@ -176,7 +174,7 @@ impl<const M: usize, const N: usize> Transform<M, N> {
                 let g = task / runs_in;
                 self.input_packed::<P>(input, g, span, layout, transformed, dims);
             });
-            (0..nn * panels).into_par_iter().for_each(|task| {
+            (0..nn * u.panels()).into_par_iter().for_each(|task| {
                 Self::products_packed::<P>(u, v, products, layout, task, dims);
             });
             let runs_out = runs(cout / P);
@@ -212,17 +210,10 @@ impl<const M: usize, const N: usize> Transform<M, N> {
         task: usize,
         [cin, cout, _, _]: [usize; 4],
     ) {
-        let Some([width, _]) = u.blocking() else {
-            unreachable!("packed Winograd runs on our kernel only")
-        };
-        let panels = cout.div_ceil(width);
+        let panels = u.panels();
         let (xi, p, tc) = (task / panels, task % panels, chunk.tiles);
         let rhs = &v[xi * cin * tc..][..cin * tc];
-        let walk = Walk {
-            ow: tc,
-            w: tc,
-            stride: [1, 1],
-        };
+        let walk = Walk::along(tc);
         let out = prod.after(xi * cout * tc);
         u.packed_panel([xi, p], (rhs, tc * P, P), [0, tc], &[], (out, tc * P), walk);
     }
