@@ -181,7 +181,9 @@ void main()
 
     if (mode == 2)
     {
-        // each invocation sums its own run of the line, then adds the runs before it
+        // each invocation sums its own run of the line; the runs' running sums then take
+        // log2(LANES) steps of the workgroup (each adds the sum `d` runs back), where adding
+        // up every run before one's own took each invocation up to LANES steps
         const int chunk = (p.n + LANES - 1) / LANES;
         const int start = min(lx * chunk, p.n);
         const int end = min(start + chunk, p.n);
@@ -190,9 +192,14 @@ void main()
             s += load(base, j);
         partial[lx] = s;
         barrier();
-        float before = 0.f;
-        for (int t = 0; t < lx; t++)
-            before += partial[t];
+        for (int d = 1; d < LANES; d *= 2)
+        {
+            const float back = lx >= d ? partial[lx - d] : 0.f;
+            barrier();
+            partial[lx] += back;
+            barrier();
+        }
+        float before = lx > 0 ? partial[lx - 1] : 0.f;
         for (int j = start; j < end; j++)
         {
             before += load(base, j);

@@ -14,83 +14,13 @@ mod common;
 use common::*;
 use fpshader::layer::RunOptions;
 
-/// A model of the zoo: its file, the input's side, and the first fully connected layer's new
-/// input size where the side changes it.
-struct Model {
-    name: &'static str,
-    side: usize,
-    fc6_inputs: Option<usize>,
+/// A seed of its own for each model, so that its weights and input do not depend on which other
+/// models run (each model is a test of its own, spread over the cores by the harness).
+fn rng_for(name: &str) -> Rng {
+    Rng(name.bytes().fold(2026, |h: u64, b| {
+        h.wrapping_mul(31).wrapping_add(u64::from(b))
+    }))
 }
-
-const MODELS: [Model; 13] = [
-    Model {
-        name: "squeezenet",
-        side: 67,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "mobilenet",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "mobilenet_v2",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "mobilenet_v3",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "shufflenet_v2",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "mnasnet",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "resnet18",
-        side: 195,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "resnet50",
-        side: 195,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "googlenet",
-        side: 224,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "efficientnet_b0",
-        side: 64,
-        fc6_inputs: None,
-    },
-    Model {
-        name: "regnety_400m",
-        side: 64,
-        fc6_inputs: None,
-    },
-    // 32 → pool5 of 1×1×512
-    Model {
-        name: "vgg16",
-        side: 32,
-        fc6_inputs: Some(512),
-    },
-    // 67 → pool5 of 1×1×256
-    Model {
-        name: "alexnet",
-        side: 67,
-        fc6_inputs: Some(256),
-    },
-];
 
 fn zoo_param(name: &str) -> String {
     let path = format!("{}/../tests/zoo/{name}.param", env!("CARGO_MANIFEST_DIR"));
@@ -105,16 +35,10 @@ fn param_value(fields: &[&str], key: &str) -> Option<usize> {
         .and_then(|v| v.parse().ok())
 }
 
-/// The model's param (fc6 resized) and random weights in ncnn's load order: per weighted
-/// layer the kernel (tagged fp32, uniform with variance 1.5 / fan-in: activations neither
-/// vanish over vgg16's plain stack nor pass fp16's range over resnet50's residual sums) and
-/// the bias.
-fn model(rng: &mut Rng, m: &Model) -> (String, Vec<u8>, String) {
-    with_random_weights(rng, &zoo_param(m.name), m.fc6_inputs)
-}
-
-/// A param (`fc6` resized to `fc6_inputs` inputs where given) and random weights for it; the
-/// last blob.
+/// A param (`fc6` resized to `fc6_inputs` inputs where given) and random weights for it in
+/// ncnn's load order: per weighted layer the kernel (tagged fp32, uniform with variance 1.5 /
+/// fan-in: activations neither vanish over vgg16's plain stack nor pass fp16's range over
+/// resnet50's residual sums) and the bias; the last blob.
 fn with_random_weights(
     rng: &mut Rng,
     param: &str,
@@ -173,105 +97,142 @@ fn near_tie(v: &[f32]) -> bool {
     s.len() > 1 && (s[0] - s[1]) <= 0.02 * s[0].abs()
 }
 
-#[test]
-fn every_zoo_model_matches_ncnn_on_the_cpu_and_the_gpu() {
-    let mut rng = Rng(2026);
-    let contexts = gpu_contexts();
-    for m in &MODELS {
-        let (param, weights, out) = model(&mut rng, m);
-        let x = Input::new(&mut rng, "data", 3, [m.side, m.side, 1, 3]);
-        let inputs = std::slice::from_ref(&x);
-        let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
-            .unwrap_or_else(|e| panic!("{} on the CPU: {e}", m.name))
-            .to_values();
-        let reference = ncnn(&param, &weights, inputs, &out).unwrap_or_else(|| cpu.clone());
-        let what = |how: &str| format!("{} ({}×{}), {how}", m.name, m.side, m.side);
-        assert_close(&cpu, &reference, 1e-3, &what("CPU fp32"));
-        assert_eq!(top1(&cpu), top1(&reference), "{}", what("CPU fp32 top-1"));
-        for ctx in &contexts {
-            for (class, opt, eps) in [
-                (
-                    "fp32",
-                    RunOptions {
-                        use_packing_layout: true,
-                        ..RunOptions::fp32()
-                    },
-                    1e-3,
-                ),
-                ("fp16", RunOptions::default(), 0.1),
-            ] {
-                let how = format!("GPU {class}, {}", ctx.describe());
-                // this model's device memory alone
-                ctx.trim_pool();
-                ctx.reset_peak_memory();
-                let (got, record) =
-                    run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                        .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
-                let got = got.to_values();
-                // every zoo layer has a GPU forward: one submission, nothing read back early
-                assert!(
-                    record.cpu_layers().is_empty() && record.stayed_on_gpu(),
-                    "{}: left the GPU: {record:?}",
-                    what(&how)
-                );
-                // the blob pool reuses freed buffers: what it allocated stays within 1.5 times
-                // the most in use at once (weights and live blobs)
-                let memory = ctx.memory_stats();
-                eprintln!(
-                    "{}: {} bytes allocated, peak in use {}",
-                    what(&how),
-                    memory.allocated,
-                    memory.peak_live
-                );
-                assert!(
-                    memory.allocated as f64 <= 1.5 * memory.peak_live as f64,
-                    "{}: {memory:?}",
-                    what(&how)
-                );
-                assert_close(&got, &reference, eps, &what(&how));
-                if class == "fp32" || !near_tie(&reference) {
-                    assert_eq!(
-                        top1(&got),
-                        top1(&reference),
-                        "{}",
-                        what(&format!("{how} top-1"))
-                    );
+/// A `#[test]` per model in module `$group`, each calling `$check(name, args…)`: the harness
+/// spreads the models over the machine's cores, where one test of them all ran on one.
+macro_rules! model_tests {
+    ($group:ident, $check:ident { $($name:ident $(: $($arg:expr),+)?;)* }) => {
+        mod $group {
+            $(
+                #[test]
+                fn $name() {
+                    super::$check(stringify!($name) $($(, $arg)+)?);
                 }
+            )*
+        }
+    };
+}
+
+// ncnn's benchmark models: the input's side, and the first fully connected layer's new input
+// size where the side changes it
+model_tests!(zoo_matches_ncnn_on_the_cpu_and_the_gpu, zoo_model {
+    squeezenet: 67, None;
+    mobilenet: 64, None;
+    mobilenet_v2: 64, None;
+    mobilenet_v3: 64, None;
+    shufflenet_v2: 64, None;
+    mnasnet: 64, None;
+    resnet18: 195, None;
+    resnet50: 195, None;
+    googlenet: 224, None;
+    efficientnet_b0: 64, None;
+    regnety_400m: 64, None;
+    // 32 → pool5 of 1×1×512
+    vgg16: 32, Some(512);
+    // 67 → pool5 of 1×1×256
+    alexnet: 67, Some(256);
+});
+
+/// A zoo model on the CPU (fp32) and every GPU context (fp32 packed, fp16) against ncnn's wheel.
+fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
+    let mut rng = rng_for(name);
+    let contexts = gpu_contexts();
+    let (param, weights, out) = with_random_weights(&mut rng, &zoo_param(name), fc6_inputs);
+    let x = Input::new(&mut rng, "data", 3, [side, side, 1, 3]);
+    let inputs = std::slice::from_ref(&x);
+    let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
+        .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"))
+        .to_values();
+    let reference = ncnn(&param, &weights, inputs, &out).unwrap_or_else(|| cpu.clone());
+    let what = |how: &str| format!("{name} ({side}×{side}), {how}");
+    assert_close(&cpu, &reference, 1e-3, &what("CPU fp32"));
+    assert_eq!(top1(&cpu), top1(&reference), "{}", what("CPU fp32 top-1"));
+    for ctx in &contexts {
+        for (class, opt, eps) in [
+            (
+                "fp32",
+                RunOptions {
+                    use_packing_layout: true,
+                    ..RunOptions::fp32()
+                },
+                1e-3,
+            ),
+            ("fp16", RunOptions::default(), 0.1),
+        ] {
+            let how = format!("GPU {class}, {}", ctx.describe());
+            // this model's device memory alone
+            ctx.trim_pool();
+            ctx.reset_peak_memory();
+            let (got, record) =
+                run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
+            let got = got.to_values();
+            // every zoo layer has a GPU forward: one submission, nothing read back early
+            assert!(
+                record.cpu_layers().is_empty() && record.stayed_on_gpu(),
+                "{}: left the GPU: {record:?}",
+                what(&how)
+            );
+            // the blob pool reuses freed buffers: what it allocated stays within 1.5 times
+            // the most in use at once (weights and live blobs)
+            let memory = ctx.memory_stats();
+            eprintln!(
+                "{}: {} bytes allocated, peak in use {}",
+                what(&how),
+                memory.allocated,
+                memory.peak_live
+            );
+            assert!(
+                memory.allocated as f64 <= 1.5 * memory.peak_live as f64,
+                "{}: {memory:?}",
+                what(&how)
+            );
+            assert_close(&got, &reference, eps, &what(&how));
+            if class == "fp32" || !near_tie(&reference) {
+                assert_eq!(
+                    top1(&got),
+                    top1(&reference),
+                    "{}",
+                    what(&format!("{how} top-1"))
+                );
             }
         }
     }
 }
 
-/// The super-resolution models of `tests/sr/`: fpshader's CPU against ncnn's wheel, and every
-/// GPU context in fp32 and fp16 against it too, without ever leaving the GPU (Scale and
-/// BinaryOp with a second blob, Crop against a reference blob, Deconvolution).
-#[test]
-fn every_super_resolution_model_matches_ncnn_and_stays_on_the_gpu() {
-    let mut rng = Rng(2027);
-    for (name, input) in [
-        ("waifu2x_cunet_noise0_scale2x", "Input1"),
-        ("waifu2x_upconv_7_photo_scale2x", "Input1"),
-        ("realcugan_se_up2x_no_denoise", "in0"),
-    ] {
-        let path = format!("{}/../tests/sr/{name}.param", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let (param, weights, out) = with_random_weights(&mut rng, &text, None);
-        let x = Input::new(&mut rng, input, 3, [44, 44, 1, 3]);
-        let inputs = std::slice::from_ref(&x);
-        check_model(name, (&param, &weights), inputs, &out, None, 0);
-    }
+model_tests!(super_resolution_matches_ncnn_and_stays_on_the_gpu, sr_model {
+    waifu2x_cunet_noise0_scale2x: "Input1";
+    waifu2x_upconv_7_photo_scale2x: "Input1";
+    realcugan_se_up2x_no_denoise: "in0";
+});
+
+/// A super-resolution model of `tests/sr/` (its input blob named `input`): fpshader's CPU
+/// against ncnn's wheel, and every GPU context in fp32 and fp16 against it too, without ever
+/// leaving the GPU (Scale and BinaryOp with a second blob, Crop against a reference blob,
+/// Deconvolution).
+fn sr_model(name: &str, input: &'static str) {
+    let mut rng = rng_for(name);
+    let path = format!("{}/../tests/sr/{name}.param", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let (param, weights, out) = with_random_weights(&mut rng, &text, None);
+    let x = Input::new(&mut rng, input, 3, [44, 44, 1, 3]);
+    check_model(
+        name,
+        (&param, &weights),
+        std::slice::from_ref(&x),
+        &out,
+        None,
+    );
 }
 
 /// A whole model on the CPU (fp32) against ncnn's wheel (and `torch`'s output where given),
-/// then on every GPU context in fp32 and fp16 against the wheel's output: one submission with
-/// `cpu_layers` layers on the CPU (none: nothing read back before the output).
+/// then on every GPU context in fp32 and fp16 against the wheel's output: one submission, no
+/// layer on the CPU, nothing read back before the output.
 fn check_model(
     name: &str,
     (param, weights): (&str, &[u8]),
     inputs: &[Input],
     out: &str,
     torch: Option<&[f32]>,
-    cpu_layers: usize,
 ) {
     let cpu = run_net(param, weights, inputs, out, RunOptions::fp32(), None)
         .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"));
@@ -297,8 +258,7 @@ fn check_model(
                 run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
                     .unwrap_or_else(|e| panic!("{how}: {e}"));
             assert!(
-                record.cpu_layers().len() == cpu_layers
-                    && (cpu_layers > 0 || record.stayed_on_gpu()),
+                record.cpu_layers().is_empty() && record.stayed_on_gpu(),
                 "{how}: left the GPU: {record:?}"
             );
             assert_eq!(got.numpy_shape(), cpu.numpy_shape(), "{how}: output shape");
@@ -318,39 +278,37 @@ fn npy(path: &str) -> (Vec<usize>, Vec<f32>) {
     (shape, values)
 }
 
-/// The networks of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
+model_tests!(pnnx_matches_pytorch_and_ncnn_and_stays_on_the_gpu, pnnx_network {
+    convnext;
+    vit;
+    efficientvit;
+    efficientvit_msra;
+});
+
+/// A network of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
 /// down, random weights, converted by pnnx: `make_models.py`): fpshader's CPU against PyTorch's
 /// output and ncnn's wheel, and every GPU context in fp32 and fp16 against them, on the GPU
-/// from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1` permuted)
-/// but for the layers counted here.
-#[test]
-fn every_pnnx_network_matches_pytorch_and_ncnn_and_stays_on_the_gpu() {
+/// from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1` permuted).
+fn pnnx_network(name: &str) {
     let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));
-    for (name, cpu_layers) in [
-        ("convnext", 0),
-        ("vit", 0),
-        ("efficientvit", 0),
-        ("efficientvit_msra", 0),
-    ] {
-        let read = |ext: &str| {
-            let path = format!("{dir}/{name}.ncnn.{ext}");
-            std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-        };
-        let (param, weights) = (String::from_utf8(read("param")).unwrap(), read("bin"));
-        let (shape, values) = npy(&format!("{dir}/{name}.input.npy"));
-        let [c, h, w] = shape[..] else {
-            panic!("{name}: input of numpy shape {shape:?}");
-        };
-        let x = Input {
-            name: "in0",
-            dims: 3,
-            shape: [w, h, 1, c],
-            values,
-            int: false,
-        };
-        let inputs = std::slice::from_ref(&x);
-        let (_, torch) = npy(&format!("{dir}/{name}.torch.npy"));
-        let what = (&param[..], &weights[..]);
-        check_model(name, what, inputs, "out0", Some(&torch), cpu_layers);
-    }
+    let read = |ext: &str| {
+        let path = format!("{dir}/{name}.ncnn.{ext}");
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let (param, weights) = (String::from_utf8(read("param")).unwrap(), read("bin"));
+    let (shape, values) = npy(&format!("{dir}/{name}.input.npy"));
+    let [c, h, w] = shape[..] else {
+        panic!("{name}: input of numpy shape {shape:?}");
+    };
+    let x = Input {
+        name: "in0",
+        dims: 3,
+        shape: [w, h, 1, c],
+        values,
+        int: false,
+    };
+    let inputs = std::slice::from_ref(&x);
+    let (_, torch) = npy(&format!("{dir}/{name}.torch.npy"));
+    let what = (&param[..], &weights[..]);
+    check_model(name, what, inputs, "out0", Some(&torch));
 }

@@ -47,7 +47,8 @@ pub fn test() -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let args = [
         "test",
-        "--release",
+        "--profile",
+        "emulated",
         "--target",
         TARGET,
         "-p",

@@ -115,6 +115,9 @@ debug = false
 opt-level = 0
 debug = true
 
+[profile.dev.package."*"]
+debug = false
+
 [workspace]
 "#,
             runtime = root.join("runtime").display(),
