@@ -28,6 +28,7 @@ mod shaderc;
 mod shaders;
 mod upscale_demo;
 
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 fn main() -> ExitCode {
@@ -140,14 +141,24 @@ fn test(extra: &[&str]) -> Result<(), String> {
     // all features: the runtime-compile path is tested too
     let mut args = vec!["test", "--workspace", "--all-features"];
     args.extend_from_slice(extra);
-    cargo(&args)?;
-    if extra.is_empty() {
-        // a user's own layer inside a net, GPU and CPU compared (exits non-zero on a mismatch)
-        cargo(&["run", "--quiet", "--example", "custom_layer"])?;
-        external::check()?;
-        // the NEON paths, which this (x86) machine's run did not take
-        emulated::test()?;
+    if !extra.is_empty() {
+        return cargo(&args);
     }
+    // `cargo test` builds the examples too; the one run below comes from that build (a `cargo
+    // run` would compile the runtime again for the examples package's own feature set)
+    let built = cargo_executables(&[&args[..], &["--no-run"]].concat())?;
+    cargo(&args)?;
+    // a user's own layer inside a net, GPU and CPU compared (exits non-zero on a mismatch)
+    let example = built
+        .iter()
+        .find(|(kind, name, _)| kind == "example" && name == "custom_layer")
+        .map(|(_, _, path)| path)
+        .ok_or("`cargo test --no-run` built no custom_layer example")?;
+    eprintln!("xtask: {}", example.display());
+    run(Command::new(example).current_dir(workspace_root()))?;
+    external::check()?;
+    // the NEON paths, which this (x86) machine's run did not take
+    emulated::test()?;
     Ok(())
 }
 
@@ -165,6 +176,39 @@ pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
     } else {
         Err(format!("`cargo {}` failed ({status})", args.join(" ")))
     }
+}
+
+/// Runs cargo with `args` (a build) and returns the (target kind, target name, path) of each
+/// executable it built, from its JSON messages; its diagnostics still reach the terminal.
+fn cargo_executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let out = Command::new(&cargo)
+        .args(args)
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(workspace_root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
+    }
+    let executables = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter_map(|m| {
+            let path = PathBuf::from(m["executable"].as_str()?);
+            let target = &m["target"];
+            let kind = target["kind"].get(0)?.as_str()?.to_string();
+            Some((kind, target["name"].as_str()?.to_string(), path))
+        })
+        .collect();
+    Ok(executables)
 }
 
 /// Runs `cmd`, failing on a non-zero exit.

@@ -73,6 +73,13 @@ fn build(source: &Path, root: &Path, lib: bool) -> Result<(), String> {
                 "-DSHADERC_SKIP_TESTS=ON",
                 "-DSHADERC_SKIP_EXAMPLES=ON",
                 "-DSPIRV_WERROR=OFF",
+            ])
+            // -O1 instead of Release's -O3: on a 2-core machine the build takes 486 s instead
+            // of 613 (884 against 1130 CPU-seconds), and compiling `shaders/` in all variants
+            // 13.4 s instead of 11.7; the build runs once per machine, the shaders a few times
+            .args([
+                "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG",
+                "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG",
             ]),
     )?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
