@@ -1,10 +1,10 @@
 //! ncnn's benchmark models (`tests/zoo/`, from ncnn's `benchmark/models`, BSD-3) with random
-//! weights written in ncnn's `.bin` format: fpshader on the CPU and on the GPU (both shader
-//! paths, fp32 and fp16) against ncnn's wheel on the same weights and input. Inputs are
-//! smaller than 224×224 to keep CI short where the params allow: the nets that end in a 7×7
-//! pooling get the smallest side that leaves 7×7 there (195 for the resnets; googlenet's ceil
-//! poolings need 223, so it runs at 224), the others 64 or 67; vgg16's and alexnet's first fully
-//! connected layer is resized to the smaller input's features.
+//! weights written in ncnn's `.bin` format: fpshader on the CPU and on the GPU (fp32 and fp16
+//! on the passthrough path, fp16 on naga's) against ncnn's wheel on the same weights and
+//! input. Inputs are smaller than 224×224 to keep CI short where the params allow: the nets
+//! that end in a 7×7 pooling get the smallest side that leaves 7×7 there (195 for the resnets;
+//! googlenet's ceil poolings need 223, so it runs at 224), the others 64 or 67; vgg16's and
+//! alexnet's first fully connected layer is resized to the smaller input's features.
 //!
 //! The super-resolution models (`tests/sr/`, from their PyPI packages) run the same way at a
 //! 44×44 input (the smallest their two downsamplings and crops take is 40).
@@ -13,6 +13,7 @@ mod common;
 
 use common::*;
 use fpshader::layer::RunOptions;
+use fpshader::{Context, ShaderPath};
 
 /// A seed of its own for each model, so that its weights and input do not depend on which other
 /// models run (each model is a test of its own, spread over the cores by the harness).
@@ -132,7 +133,16 @@ model_tests!(zoo_matches_ncnn_on_the_cpu_and_the_gpu, zoo_model {
     alexnet: 67, Some(256);
 });
 
-/// A zoo model on the CPU (fp32) and every GPU context (fp32 packed, fp16) against ncnn's wheel.
+/// Whether a model's GPU check runs in `class` ("fp32" or "fp16") on `ctx`: both on the
+/// passthrough path; on the naga path fp16 only, the options its users get by default. The
+/// net suite runs every layer on the naga path in fp32 too, and each distinct pipeline costs
+/// lavapipe a compile on a fresh machine (a model's are most of its test's time there).
+fn runs_in(ctx: &Context, class: &str) -> bool {
+    class == "fp16" || ctx.path() == ShaderPath::Passthrough
+}
+
+/// A zoo model on the CPU (fp32) and every GPU context (fp32 packed, fp16; [`runs_in`])
+/// against ncnn's wheel.
 fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
     let mut rng = rng_for(name);
     let contexts = gpu_contexts();
@@ -157,7 +167,10 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
                 1e-3,
             ),
             ("fp16", RunOptions::default(), 0.1),
-        ] {
+        ]
+        .into_iter()
+        .filter(|(class, _, _)| runs_in(ctx, class))
+        {
             let how = format!("GPU {class}, {}", ctx.describe());
             // this model's device memory alone
             ctx.trim_pool();
@@ -206,9 +219,9 @@ model_tests!(super_resolution_matches_ncnn_and_stays_on_the_gpu, sr_model {
 });
 
 /// A super-resolution model of `tests/sr/` (its input blob named `input`): fpshader's CPU
-/// against ncnn's wheel, and every GPU context in fp32 and fp16 against it too, without ever
-/// leaving the GPU (Scale and BinaryOp with a second blob, Crop against a reference blob,
-/// Deconvolution).
+/// against ncnn's wheel, and every GPU context in fp32 and fp16 ([`runs_in`]) against it too,
+/// without ever leaving the GPU (Scale and BinaryOp with a second blob, Crop against a
+/// reference blob, Deconvolution).
 fn sr_model(name: &str, input: &'static str) {
     let mut rng = rng_for(name);
     let path = format!("{}/../tests/sr/{name}.param", env!("CARGO_MANIFEST_DIR"));
@@ -225,8 +238,8 @@ fn sr_model(name: &str, input: &'static str) {
 }
 
 /// A whole model on the CPU (fp32) against ncnn's wheel (and `torch`'s output where given),
-/// then on every GPU context in fp32 and fp16 against the wheel's output: one submission, no
-/// layer on the CPU, nothing read back before the output.
+/// then on every GPU context in fp32 and fp16 ([`runs_in`]) against the wheel's output: one
+/// submission, no layer on the CPU, nothing read back before the output.
 fn check_model(
     name: &str,
     (param, weights): (&str, &[u8]),
@@ -252,7 +265,10 @@ fn check_model(
         for (class, opt, eps) in [
             ("fp32", RunOptions::fp32(), 1e-3),
             ("fp16", RunOptions::default(), 5e-2),
-        ] {
+        ]
+        .into_iter()
+        .filter(|(class, _, _)| runs_in(ctx, class))
+        {
             let how = format!("{name}: GPU {class}, {}", ctx.describe());
             let (got, record) =
                 run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
@@ -287,8 +303,9 @@ model_tests!(pnnx_matches_pytorch_and_ncnn_and_stays_on_the_gpu, pnnx_network {
 
 /// A network of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
 /// down, random weights, converted by pnnx: `make_models.py`): fpshader's CPU against PyTorch's
-/// output and ncnn's wheel, and every GPU context in fp32 and fp16 against them, on the GPU
-/// from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1` permuted).
+/// output and ncnn's wheel, and every GPU context in fp32 and fp16 ([`runs_in`]) against them,
+/// on the GPU from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1`
+/// permuted).
 fn pnnx_network(name: &str) {
     let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));
     let read = |ext: &str| {

@@ -135,7 +135,6 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
             .unwrap();
         assert_refused(&run, &args, needle);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `fpshader bench` takes the input the `Input` layer declares in 1 to 3 dims (a Gemm on a
@@ -192,5 +191,4 @@ fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
     ] {
         assert_refused(&bench(&args), &args, needle);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -466,7 +466,7 @@ fn check_suite_gpu(
     }
     let b = batch(&gpu_cases);
     for ctx in gpu_contexts() {
-        for (name, opt, eps) in gpu_option_tuples().into_iter().filter(|t| tuple(t.0)) {
+        for (name, opt, eps) in gpu_option_tuples(&ctx).into_iter().filter(|t| tuple(t.0)) {
             let label = format!("{name}, {}", ctx.describe());
             let (net, got, record) = run_batch(&b, opt, Some(ctx.clone()));
             let placed = images || !opt.use_image_storage;
