@@ -402,7 +402,8 @@ fn arms_vgf_dump_reads_our_files_as_we_do() {
             ("compute-only", compute_only(&graph)),
             ("graphs", with_graphs(&graph)),
         ] {
-            let file = common::scratch().join(format!("{name}.vgf"));
+            let dir = common::scratch();
+            let file = dir.join(format!("{name}.vgf"));
             std::fs::write(&file, vgf::write(&model)).unwrap();
             let Some(arms) = vgf_dump(&file) else {
                 return;
@@ -660,7 +661,8 @@ fn reader_refuses_every_truncation_and_mutation_without_panicking() {
     let Some(converter) = arm_tool("model-converter") else {
         return;
     };
-    let mlir = common::scratch().join("m.mlir");
+    let dir = common::scratch();
+    let mlir = dir.join("m.mlir");
     std::fs::write(&mlir, &ml_models()[0].1).unwrap();
     let bytes = to_tosa(&converter, &mlir);
     let whole = tosa::flatbuffer::parse("m.tosa", &bytes).unwrap();

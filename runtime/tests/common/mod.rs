@@ -2,7 +2,7 @@
 //! wheel as the oracle, the GPU contexts and ncnn's comparison rule.
 #![allow(dead_code)] // each test binary uses its own part
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use fpshader::layer::RunOptions;
@@ -81,13 +81,36 @@ pub fn bin(parts: &[(&[f32], bool)]) -> Vec<u8> {
     out
 }
 
-pub fn scratch() -> PathBuf {
+/// A folder of its own under the temp dir, removed with what it holds when dropped (a failed
+/// test's too, as the panic unwinds).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn scratch() -> Scratch {
     static N: Mutex<u32> = Mutex::new(0);
     let mut n = N.lock().unwrap();
     *n += 1;
     let dir = std::env::temp_dir().join(format!("fpshader-net-{}-{}", std::process::id(), *n));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 /// ncnn's output for `output`, or `None` when the oracle is explicitly skipped.
@@ -189,7 +212,6 @@ pub fn ncnn_outputs_shaped(
                 .collect()
         })
         .collect();
-    let _ = std::fs::remove_dir_all(&dir);
     // the script prints the outputs' shapes as its last line
     let stdout = String::from_utf8_lossy(&run.stdout);
     let shapes = stdout
