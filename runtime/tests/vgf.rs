@@ -14,6 +14,7 @@ use std::process::Command;
 use fpshader::vgf::VgfModel;
 use fpshader_build::vgf::{self, ModuleType, convert, custom_op, partition, tosa};
 use fpshader_build::{Compiler, Settings};
+use rayon::prelude::*;
 
 const GLSL_AXPY: &str = "#version 450\n\
 layout(local_size_x = 16, local_size_y = 1, local_size_z = 1) in;\n\
@@ -1749,7 +1750,8 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
     let contexts = common::gpu_contexts();
     let mut models = ml_models();
     models.extend(shader_models());
-    for (name, mlir) in models {
+    // the models side by side: each is mostly Arm's tools and numpy in processes of their own
+    models.into_par_iter().for_each(|(name, mlir)| {
         let dir = common::scratch();
         std::fs::write(dir.join("m.mlir"), &mlir).unwrap();
         let graph = tosa::mlir::parse(name, &mlir).unwrap();
@@ -1827,7 +1829,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         }
         let report = numpy(&python, &dir, name, "check", &runs);
         println!("{name}:\n{report}");
-    }
+    });
 }
 
 /// A shader that binds its operand and result as tensors (`GL_ARM_tensors`, SPV_ARM_tensors):
