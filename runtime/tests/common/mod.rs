@@ -104,6 +104,7 @@ impl Drop for Scratch {
     }
 }
 
+/// A new, empty [`Scratch`] folder.
 pub fn scratch() -> Scratch {
     static N: Mutex<u32> = Mutex::new(0);
     let mut n = N.lock().unwrap();
