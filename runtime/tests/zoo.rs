@@ -133,15 +133,24 @@ model_tests!(zoo_matches_ncnn_on_the_cpu_and_the_gpu, zoo_model {
     alexnet: 67, Some(256);
 });
 
-/// Whether a model's GPU check runs in `class` ("fp32" or "fp16") on `ctx`: both on the
-/// passthrough path; on the naga path fp16 only, the options its users get by default. The
-/// net suite runs every layer on the naga path in fp32 too, and each distinct pipeline costs
-/// lavapipe a compile on a fresh machine (a model's are most of its test's time there).
-fn runs_in(ctx: &Context, class: &str) -> bool {
-    class == "fp16" || ctx.path() == ShaderPath::Passthrough
+/// A model's GPU checks on `ctx`: (class, options, tolerance) for fp32 (options `fp32`, within 1e-3)
+/// and fp16 (the default options, within `fp16_eps`) on the passthrough path; fp16 only on
+/// naga's, the options its users get by default. The net suite runs every layer on the naga
+/// path in fp32 too, and each distinct pipeline costs lavapipe a compile on a fresh machine
+/// (a model's are most of its test's time there).
+fn gpu_classes(
+    ctx: &Context,
+    fp32: RunOptions,
+    fp16_eps: f32,
+) -> Vec<(&'static str, RunOptions, f32)> {
+    let fp16 = ("fp16", RunOptions::default(), fp16_eps);
+    match ctx.path() {
+        ShaderPath::Passthrough => vec![("fp32", fp32, 1e-3), fp16],
+        ShaderPath::Naga => vec![fp16],
+    }
 }
 
-/// A zoo model on the CPU (fp32) and every GPU context (fp32 packed, fp16; [`runs_in`])
+/// A zoo model on the CPU (fp32) and every GPU context (fp32 packed, fp16; [`gpu_classes`])
 /// against ncnn's wheel.
 fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
     let mut rng = rng_for(name);
@@ -156,21 +165,12 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
     let what = |how: &str| format!("{name} ({side}×{side}), {how}");
     assert_close(&cpu, &reference, 1e-3, &what("CPU fp32"));
     assert_eq!(top1(&cpu), top1(&reference), "{}", what("CPU fp32 top-1"));
+    let fp32 = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
     for ctx in &contexts {
-        for (class, opt, eps) in [
-            (
-                "fp32",
-                RunOptions {
-                    use_packing_layout: true,
-                    ..RunOptions::fp32()
-                },
-                1e-3,
-            ),
-            ("fp16", RunOptions::default(), 0.1),
-        ]
-        .into_iter()
-        .filter(|(class, _, _)| runs_in(ctx, class))
-        {
+        for (class, opt, eps) in gpu_classes(ctx, fp32, 0.1) {
             let how = format!("GPU {class}, {}", ctx.describe());
             // this model's device memory alone
             ctx.trim_pool();
@@ -219,8 +219,8 @@ model_tests!(super_resolution_matches_ncnn_and_stays_on_the_gpu, sr_model {
 });
 
 /// A super-resolution model of `tests/sr/` (its input blob named `input`): fpshader's CPU
-/// against ncnn's wheel, and every GPU context in fp32 and fp16 ([`runs_in`]) against it too,
-/// without ever leaving the GPU (Scale and BinaryOp with a second blob, Crop against a
+/// against ncnn's wheel, and every GPU context in fp32 and fp16 ([`gpu_classes`]) against it
+/// too, without ever leaving the GPU (Scale and BinaryOp with a second blob, Crop against a
 /// reference blob, Deconvolution).
 fn sr_model(name: &str, input: &'static str) {
     let mut rng = rng_for(name);
@@ -238,8 +238,8 @@ fn sr_model(name: &str, input: &'static str) {
 }
 
 /// A whole model on the CPU (fp32) against ncnn's wheel (and `torch`'s output where given),
-/// then on every GPU context in fp32 and fp16 ([`runs_in`]) against the wheel's output: one
-/// submission, no layer on the CPU, nothing read back before the output.
+/// then on every GPU context in fp32 and fp16 ([`gpu_classes`]) against the wheel's output:
+/// one submission, no layer on the CPU, nothing read back before the output.
 fn check_model(
     name: &str,
     (param, weights): (&str, &[u8]),
@@ -262,13 +262,7 @@ fn check_model(
     }
     let reference = reference.map_or_else(|| cpu.to_values(), |(mut v, _)| v.remove(0));
     for ctx in &gpu_contexts() {
-        for (class, opt, eps) in [
-            ("fp32", RunOptions::fp32(), 1e-3),
-            ("fp16", RunOptions::default(), 5e-2),
-        ]
-        .into_iter()
-        .filter(|(class, _, _)| runs_in(ctx, class))
-        {
+        for (class, opt, eps) in gpu_classes(ctx, RunOptions::fp32(), 5e-2) {
             let how = format!("{name}: GPU {class}, {}", ctx.describe());
             let (got, record) =
                 run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
@@ -303,8 +297,8 @@ model_tests!(pnnx_matches_pytorch_and_ncnn_and_stays_on_the_gpu, pnnx_network {
 
 /// A network of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
 /// down, random weights, converted by pnnx: `make_models.py`): fpshader's CPU against PyTorch's
-/// output and ncnn's wheel, and every GPU context in fp32 and fp16 ([`runs_in`]) against them,
-/// on the GPU from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1`
+/// output and ncnn's wheel, and every GPU context in fp32 and fp16 ([`gpu_classes`]) against
+/// them, on the GPU from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1`
 /// permuted).
 fn pnnx_network(name: &str) {
     let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));

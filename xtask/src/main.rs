@@ -164,39 +164,21 @@ fn test(extra: &[&str]) -> Result<(), String> {
 
 /// Runs cargo with `args` from the workspace root, failing on a non-zero exit.
 pub(crate) fn cargo(args: &[&str]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let status = Command::new(&cargo)
-        .args(args)
-        .current_dir(workspace_root())
+    let status = cargo_command(args)
         .status()
-        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
-    }
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    cargo_status(args, status)
 }
 
 /// Runs cargo with `args` (a build) and returns the (target kind, target name, path) of each
 /// executable it built, from its JSON messages; its diagnostics still reach the terminal.
 fn cargo_executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let out = Command::new(&cargo)
-        .args(args)
+    let out = cargo_command(args)
         .arg("--message-format=json-render-diagnostics")
-        .current_dir(workspace_root())
         .stderr(std::process::Stdio::inherit())
         .output()
-        .map_err(|e| format!("cannot run {cargo}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`cargo {}` failed ({})",
-            args.join(" "),
-            out.status
-        ));
-    }
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    cargo_status(args, out.status)?;
     let executables = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
@@ -209,6 +191,22 @@ fn cargo_executables(args: &[&str]) -> Result<Vec<(String, String, PathBuf)>, St
         })
         .collect();
     Ok(executables)
+}
+
+/// `cargo args` (the cargo running xtask) in the workspace root, announced on stderr.
+fn cargo_command(args: &[&str]) -> Command {
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()));
+    cmd.args(args).current_dir(workspace_root());
+    cmd
+}
+
+fn cargo_status(args: &[&str], status: std::process::ExitStatus) -> Result<(), String> {
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
 }
 
 /// Runs `cmd`, failing on a non-zero exit.
