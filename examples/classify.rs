@@ -195,6 +195,8 @@ fn run() -> Result<(), String> {
     for backends in backends {
         match Context::new(ContextOptions {
             backends,
+            // comparing every backend includes the emulated ones (lavapipe, llvmpipe)
+            allow_cpu_adapter: args.all_backends,
             ..Default::default()
         }) {
             Ok(ctx) => devices.push((ctx.describe(), Some(Arc::new(ctx)))),

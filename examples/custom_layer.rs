@@ -159,7 +159,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .fold(0.0, f32::max)
     };
     println!("CPU: max error {}", max_err(&cpu));
-    match Context::new(ContextOptions::default()) {
+    // lavapipe too where there is no GPU: the point is the comparison, not the speed
+    match Context::new(ContextOptions {
+        allow_cpu_adapter: true,
+        ..Default::default()
+    }) {
         Ok(ctx) => {
             let name = ctx.describe();
             let (gpu, on_gpu) = run(Some(Arc::new(ctx)), &input)?;

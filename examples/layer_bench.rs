@@ -253,7 +253,11 @@ fn gpu(loops: usize, only: &[&str]) -> Res<()> {
         let named = only.iter().filter(|o| classes.contains(o) == kind);
         named.clone().count() == 0 || named.clone().any(|o| *o == v)
     };
-    let ctx = Arc::new(Context::new(ContextOptions::default())?);
+    // a software adapter too: its figures say little, but they show the layers run
+    let ctx = Arc::new(Context::new(ContextOptions {
+        allow_cpu_adapter: true,
+        ..Default::default()
+    })?);
     println!("device {}", ctx.describe().replace(' ', "_"));
     // layers per chain (`FPSHADER_BENCH_LAYERS`, default 20): chains of several lengths tell
     // a run's fixed cost from each layer's

@@ -16,7 +16,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(n) => n.parse()?,
         None => 1 << 22,
     };
-    let ctx = Context::new(ContextOptions::default())?;
+    // a software adapter (lavapipe) too where there is no GPU: this shows a shader run
+    let ctx = Context::new(ContextOptions {
+        allow_cpu_adapter: true,
+        ..Default::default()
+    })?;
     println!("device: {}", ctx.describe());
     let module = Shader::ReluPack4.module();
     let w = elements / 4;

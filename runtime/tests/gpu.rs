@@ -9,8 +9,9 @@ use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
 use fpshader::{
     Context, ContextOptions, DispatchError, Error, OptionSet, PipelineError, ShaderPath,
-    StorageFormat, TensorError, shader, wgpu,
+    StorageFormat, TensorError, wgpu,
 };
+use fpshader_macro::shader;
 
 #[path = "common/example_shaders.rs"]
 mod example_shaders;
@@ -36,6 +37,8 @@ fn contexts() -> Vec<Context> {
             Context::new(ContextOptions {
                 backends: Some(backends),
                 path: Some(path),
+                // lavapipe and llvmpipe in CI
+                allow_cpu_adapter: true,
                 // ncnn's defaults plus images, so image variants can be asked for
                 options: Some(fpshader::Options {
                     use_image_storage: true,

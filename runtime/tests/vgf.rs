@@ -2065,7 +2065,7 @@ fn tensor_descriptor_shaders_match_arms_converter() {
     }
 }
 
-static SCALE_SUB: &fpshader::meta::ShaderModule = fpshader::shader!(
+static SCALE_SUB: &fpshader::meta::ShaderModule = fpshader_macro::shader!(
     src: "#version 450
 layout (local_size_x = 32) in;
 layout (binding = 0) readonly buffer a_blob { sfp a_data[]; };

@@ -48,6 +48,7 @@ pub struct Builder {
     cache_dir: Option<PathBuf>,
     krate: String,
     cargo_directives: bool,
+    blobs: Option<(PathBuf, String)>,
 }
 
 impl Default for Builder {
@@ -91,6 +92,7 @@ impl Builder {
             krate: "::fpshader".to_string(),
             cargo_directives: std::env::var_os("OUT_DIR").is_some()
                 && std::env::var_os("CARGO_MANIFEST_DIR").is_some(),
+            blobs: None,
         }
     }
 
@@ -165,6 +167,17 @@ impl Builder {
     #[must_use]
     pub fn out_file(mut self, name: &str) -> Self {
         self.out_file = name.to_string();
+        self
+    }
+
+    /// Writes the SPIR-V blobs to `dir` (default: `fpshader/` in the output folder) and has the
+    /// generated code find them at `dir_expr`, a Rust expression `concat!` takes, e.g.
+    /// `::core::env!("CARGO_MANIFEST_DIR"), "/builtin/spirv"`. With [`out_dir`](Self::out_dir)
+    /// this makes code and blobs to check in and ship, so that a crate embeds compiled shaders
+    /// without compiling them (the runtime's built-in shaders do).
+    #[must_use]
+    pub fn blobs_at(mut self, dir: impl Into<PathBuf>, dir_expr: &str) -> Self {
+        self.blobs = Some((dir.into(), dir_expr.to_string()));
         self
     }
 
@@ -294,7 +307,13 @@ impl Builder {
             println!("cargo:rerun-if-env-changed={LOG_ENV}");
         }
 
-        let blob_dir = out_dir.join("fpshader");
+        let (blob_dir, blob_expr) = match self.blobs.take() {
+            Some((dir, expr)) => (resolve(&dir), expr),
+            None => (
+                out_dir.join("fpshader"),
+                "::core::env!(\"OUT_DIR\"), \"/fpshader\"".to_string(),
+            ),
+        };
         std::fs::create_dir_all(&blob_dir).map_err(|source| Error::Io {
             path: blob_dir.clone(),
             source,
@@ -336,7 +355,7 @@ impl Builder {
                 name,
                 &self.krate,
                 Embed::IncludeBytes {
-                    dir_expr: "::core::env!(\"OUT_DIR\"), \"/fpshader\"",
+                    dir_expr: &blob_expr,
                 },
             )?;
             let ident = codegen::static_name(name);

@@ -17,10 +17,38 @@
 //! }
 //! # Ok::<(), fpshader_build::Error>(())
 //! ```
-
 //!
-//! Without the default `compiler` feature only the metadata shared with the runtime is built
-//! ([`meta`], [`OptionSet`], [`reflect`]): no shaderc, no C++.
+//! # In a build script
+//!
+//! [`Builder`] compiles a folder of shaders in every variant and writes Rust code that embeds
+//! them (one `static` [`meta::ShaderModule`] per shader, a `SHADERS` table and a `Shader` enum),
+//! with a content-addressed cache shared by builds and the `shader!` macro:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), fpshader_build::Error> {
+//!     fpshader_build::Builder::new()
+//!         .dir("shaders")
+//!         .include_dir("shaders/include")
+//!         .options(&["fp16p", "fp16s", "fp16a", "image"])
+//!         .compile()?;
+//!     Ok(())
+//! }
+//! // src/lib.rs: mod shaders { include!(concat!(env!("OUT_DIR"), "/fpshader_shaders.rs")); }
+//! ```
+//!
+//! The `fpshaderc` command does the same from a shell (`fpshaderc embed`), plus expansion,
+//! single compiles, reflection and VGF conversion; [`vgf`] reads and writes Arm's VGF files.
+//!
+//! # Feature flags
+//!
+//! - `compiler` (default): compiling, variants, the cache, code generation and `fpshaderc`.
+//!   It brings in shaderc, whose glslang and SPIRV-Tools C++ is built with cmake and a C++
+//!   compiler (about 8 minutes on 2 cores, once per target dir; `SHADERC_LIB_DIR` links a
+//!   build you already have).
+//!
+//! Without `compiler` only what the runtime shares is built ([`meta`], [`OptionSet`],
+//! [`reflect`], [`vgf`]'s format): no shaderc, no C++.
 
 #[cfg(feature = "compiler")]
 mod builder;

@@ -16,6 +16,16 @@
 //! );
 //! ```
 //!
+//! Through the runtime it is `fpshader::shader!`, with `fpshader`'s `shader-macro` feature:
+//!
+//! ```toml
+//! [dependencies]
+//! fpshader = { version = "0.1", features = ["shader-macro"] }
+//! ```
+//!
+//! The macro compiles with shaderc, so the build needs cmake and a C++ compiler (glslang's C++
+//! is built once per target dir); the built-in layer shaders of `fpshader` need neither.
+//!
 //! Paths are relative to the invoking crate's `CARGO_MANIFEST_DIR` (or, failing that, to the
 //! folder of the file invoking the macro). The crate is rebuilt when the
 //! shader or any file it includes changes. Errors become `compile_error!`s: GLSL diagnostics (with

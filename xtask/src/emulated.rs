@@ -10,39 +10,42 @@ use crate::deps;
 /// The emulated target.
 const TARGET: &str = "aarch64-unknown-linux-gnu";
 
-/// The cross linker and the emulator (Debian package → a command it provides); the linker's
-/// package brings the aarch64 C library qemu loads the tests against.
-const PACKAGES: &[(&str, Option<&str>)] = &[
-    ("gcc-aarch64-linux-gnu", Some("aarch64-linux-gnu-gcc")),
-    ("qemu-user", Some("qemu-aarch64")),
-];
-
 /// Where that C library lies (qemu's `-L`).
 const SYSROOT: &str = "/usr/aarch64-linux-gnu";
 
 /// Set to skip the emulated run (a host without apt or rustup); CI never sets it.
 const SKIP: &str = "FPSHADER_SKIP_AARCH64";
 
-/// Builds the runtime's unit tests and net tests for aarch64 (`--cfg fpshader_emulated`: no
-/// shaderc linked, the tests that spawn the CLI ignored) and runs them under qemu, GPU tests
-/// skipped (the native run has them).
-pub fn test() -> Result<(), String> {
+/// Whether this host runs the emulated tests (x86_64 Linux, not skipped by [`SKIP`]).
+pub fn wanted() -> bool {
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         eprintln!("xtask: the aarch64 tests under qemu run on x86_64 Linux hosts only; skipped");
-        return Ok(());
+        return false;
     }
     if std::env::var_os(SKIP).is_some() {
         eprintln!("xtask: {SKIP} is set; the aarch64 tests under qemu are skipped");
-        return Ok(());
+        return false;
     }
-    deps::ensure_packages(PACKAGES)?;
+    true
+}
+
+/// What the emulated tests need, checked before the first build: the cross linker, the aarch64 C
+/// runtime, qemu ([`deps::AARCH64`]) and the target's standard library.
+pub fn prepare() -> Result<(), String> {
+    deps::ensure(deps::AARCH64)?;
     if !deps::which("rustup") {
         return Err(format!(
             "the aarch64 tests need the target's standard library: install rustup and run \
              `rustup target add {TARGET}`, or set {SKIP}=1"
         ));
     }
-    crate::run(Command::new("rustup").args(["target", "add", TARGET]))?;
+    crate::run(Command::new("rustup").args(["target", "add", TARGET]))
+}
+
+/// Builds the runtime's unit tests and net tests for aarch64 (`--cfg fpshader_emulated`: no
+/// shaderc linked, the tests that spawn the CLI ignored) and runs them under qemu, GPU tests
+/// skipped (the native run has them). [`prepare`] must have run.
+pub fn test() -> Result<(), String> {
     let key = TARGET.to_uppercase().replace('-', "_");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let args = [

@@ -101,7 +101,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-fpshader = {{ path = "{runtime}" }}
+fpshader = {{ path = "{runtime}", features = ["shader-macro"] }}
 
 [build-dependencies]
 fpshader-build = {{ path = "{build}" }}

@@ -15,15 +15,21 @@
 //! - `cargo xtask bench zoo [LOOPS [THREADS]]`: `fpshader bench` on ncnn's benchmark models
 //!   against ncnn's wheel, GPU then CPU.
 //!
+//! - `cargo xtask shaders [--check]`: the built-in shaders compiled into `runtime/builtin/` (`builtin.rs`).
+//! - `cargo xtask fresh`: CI in a Debian 12 root with only a new machine's packages (`fresh.rs`).
+//!
 //! It deliberately depends on nothing that builds C++, so it can install the tools such builds need.
 
 mod bench;
 mod bench_buildtime;
 mod bench_zoo;
+mod builtin;
 mod deps;
 mod emulated;
 mod external;
+mod fresh;
 mod oracle;
+mod package;
 mod shaderc;
 mod shaders;
 mod upscale_demo;
@@ -35,7 +41,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
-        ["test", rest @ ..] => prepare().and_then(|()| test(rest)),
+        ["test", rest @ ..] => {
+            let aarch64 = rest.is_empty() && emulated::wanted();
+            prepare_with(aarch64).and_then(|()| test(rest, aarch64))
+        }
+        ["fresh", rest @ ..] => fresh::run(rest),
         ["demo"] => prepare()
             .and_then(|()| shaders::demo())
             .and_then(|()| upscale_demo::demo(&oracle::ensure()?)),
@@ -47,8 +57,12 @@ fn main() -> ExitCode {
         ["bench"] => prepare()
             .and_then(|()| bench::build())
             .and_then(|()| bench_buildtime::run()),
+        ["shaders"] => prepare().and_then(|()| builtin::regenerate()),
+        ["shaders", "--check"] => prepare().and_then(|()| builtin::check()),
         ["deps"] => prepare(),
         ["external"] => prepare().and_then(|()| external::check()),
+        ["package"] => prepare().and_then(|()| package::check(false)),
+        ["package", "--cold"] => prepare().and_then(|()| package::check(true)),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -76,13 +90,32 @@ const USAGE: &str = "usage: cargo xtask <command>
                  on the default adapter, when it has one
   bench zoo [LOOPS [THREADS]]  ncnn's benchmark models: `fpshader bench` vs ncnn's wheel,
                  GPU then CPU, min latency ratio per model
+  fresh [--keep] [--cmd CMD]  `bash .ci/run` in a Debian 12 root holding only what a new machine has
+                 (debootstrap; this machine's Rust and Python read-only; fresh HOME, CARGO_HOME)
+  shaders [--check]  compile shaders/ in every variant into runtime/builtin/, the SPIR-V the
+                 fpshader crate ships (--check: fail if the checked-in copy is out of date)
   deps           only install the system packages and build shaderc's C++ (once per machine)
+  package [--cold]  cargo package the three crates with verification, then build and run a
+                 crate that depends on the packaged fpshader (no C++); --cold: in an empty
+                 target dir, timed
   external       build a crate outside the workspace that uses shader! and the build helper";
 
-/// System packages, then shaderc's C++ built once per machine; every cargo that xtask runs from
-/// here on (the external crate and trybuild's too) links that build instead of compiling its own.
+/// [`prepare_with`] for the commands that run nothing for aarch64.
 fn prepare() -> Result<(), String> {
-    deps::ensure()?;
+    prepare_with(false)
+}
+
+/// System packages (and, with `aarch64`, what the emulated tests need), all checked before the
+/// first build; then shaderc's C++ built once per machine: every cargo that xtask runs from here
+/// on (the external crate and trybuild's too) links that build instead of compiling its own.
+fn prepare_with(aarch64: bool) -> Result<(), String> {
+    deps::ensure(deps::BASE)?;
+    if aarch64 {
+        emulated::prepare()?;
+    }
+    // ncnn's wheel for the tests that compare against ncnn itself: installed before the long
+    // shaderc build, so a registry problem shows in the first minute
+    let python = oracle::ensure()?;
     let built = shaderc::ensure()?;
     // SAFETY: xtask is single-threaded, and nothing reads the environment concurrently
     unsafe { std::env::set_var("SHADERC_LIB_DIR", built.lib_dir) };
@@ -99,8 +132,6 @@ fn prepare() -> Result<(), String> {
         // SAFETY: as above
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
-    // ncnn's wheel for the tests that compare against ncnn itself
-    let python = oracle::ensure()?;
     // SAFETY: as above
     unsafe { std::env::set_var("FPSHADER_NCNN_PYTHON", python) };
     Ok(())
@@ -127,8 +158,10 @@ fn bench_layers(args: &[&str]) -> Result<(), String> {
     cargo(&[&run[..], &["gpu", loops]].concat())
 }
 
-fn test(extra: &[&str]) -> Result<(), String> {
+fn test(extra: &[&str], aarch64: bool) -> Result<(), String> {
     cargo(&["fmt", "--all", "--", "--check"])?;
+    // the SPIR-V the runtime ships is what shaders/ compiles to
+    builtin::check()?;
     cargo(&[
         "clippy",
         "--workspace",
@@ -157,8 +190,12 @@ fn test(extra: &[&str]) -> Result<(), String> {
     eprintln!("xtask: {}", example.display());
     run(Command::new(example).current_dir(workspace_root()))?;
     external::check()?;
+    // the crates as a user gets them, and a crate of a user's that runs a model with them
+    package::check(false)?;
     // the NEON paths, which this (x86) machine's run did not take
-    emulated::test()?;
+    if aarch64 {
+        emulated::test()?;
+    }
     Ok(())
 }
 

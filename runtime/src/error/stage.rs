@@ -17,6 +17,18 @@ pub enum DeviceError {
         /// Adapters that exist but did not match.
         available: String,
     },
+    /// Every matching adapter is a CPU emulation of a GPU (lavapipe, llvmpipe, SwiftShader),
+    /// which is never picked unless asked for: fpshader's own CPU path runs models many times
+    /// faster (`Net` without a context).
+    #[error(
+        "no GPU: the only adapters are CPU emulations ({available}); run on the CPU without a \
+         context, or ask for one by name (FPSHADER_ADAPTER, ContextOptions::adapter_name) or with \
+         ContextOptions::allow_cpu_adapter"
+    )]
+    OnlyCpuAdapters {
+        /// The emulations found.
+        available: String,
+    },
     /// `request_device` failed.
     #[error("cannot open device: {0}")]
     RequestDevice(String),

@@ -50,6 +50,12 @@ pub struct ContextOptions {
     pub path: Option<ShaderPath>,
     /// Narrow the options below what the device allows (ncnn's `Option`).
     pub options: Option<Options>,
+    /// Whether an adapter that emulates a GPU on the CPU (wgpu's `DeviceType::Cpu`: lavapipe,
+    /// llvmpipe, SwiftShader) may be picked when no real GPU matches. Default: only when the
+    /// adapter is asked for by name ([`adapter_name`](Self::adapter_name) or
+    /// `FPSHADER_ADAPTER`): for models fpshader's own CPU path is many times faster than an
+    /// emulated GPU, and tests that want the emulation say so.
+    pub allow_cpu_adapter: bool,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -174,6 +180,13 @@ impl Context {
                     names.join(", ")
                 },
             })?;
+        let emulated = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
+        if emulated && !opts.allow_cpu_adapter && filter.is_none() {
+            return Err(DeviceError::OnlyCpuAdapters {
+                available: names.join(", "),
+            }
+            .into());
+        }
         let features = adapter.features() & wanted_features();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fpshader"),

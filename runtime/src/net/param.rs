@@ -101,11 +101,11 @@ pub fn parse(file: &str, text: &str) -> Result<ParamFile> {
     }
     let mut layers = Vec::with_capacity(layer_count);
     for (n, line) in lines {
+        // ncnn reads the declared layers and nothing after them: ncnn's own
+        // benchmark/nanodet_m.param declares 179 layers and has a 180th (a Noop) that ncnn
+        // never reads
         if layers.len() == layer_count {
-            return Err(fail(
-                n,
-                format!("more than the {layer_count} layers declared"),
-            ));
+            break;
         }
         let mut tokens = line.split_whitespace();
         let mut next = |what: &str| {
@@ -465,6 +465,18 @@ mod tests {
         ));
         let e = parse("t", "7767517\n1 1\nReLU r 1 1 a\n").unwrap_err();
         assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn lines_after_the_declared_layers_are_not_read_as_ncnn_does() {
+        // nanodet_m.param of ncnn's benchmark folder: a Noop after the declared count
+        let text = NET.replace("3 3\n", "2 2\n");
+        let p = parse("t", &text).unwrap();
+        assert_eq!(p.layers.len(), 2);
+        assert_eq!(p.layers[1].kind, "ReLU");
+        // fewer layers than declared stays an error, as in ncnn
+        let e = parse("t", &NET.replace("3 3\n", "4 4\n")).unwrap_err();
+        assert!(e.to_string().contains("declares 4 layers"), "{e}");
     }
 
     /// Input (type 16) then ReLU (type 26) with slope 0.1 and an int array.

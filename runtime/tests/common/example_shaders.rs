@@ -6,7 +6,7 @@ use fpshader::meta::ShaderModule;
 
 macro_rules! example_shader {
     ($file:literal) => {
-        fpshader::shader!($file, fp16p, fp16s, fp16a, fp16u, image, lmem)
+        fpshader_macro::shader!($file, fp16p, fp16s, fp16a, fp16u, image, lmem)
     };
 }
 

@@ -300,6 +300,8 @@ pub fn gpu_contexts() -> Vec<Arc<Context>> {
                 Context::new(ContextOptions {
                     backends: Some(wgpu::Backends::VULKAN),
                     path: Some(path),
+                    // lavapipe in CI
+                    allow_cpu_adapter: true,
                     // allow image mats too; each net's options choose
                     options: Some(fpshader::Options {
                         use_image_storage: true,

@@ -19,7 +19,7 @@ fn write_npy(path: &std::path::Path, shape: &[usize], values: &[f32]) {
 }
 
 /// The CLI run of `args` failed with exit status 1 and a message naming `needle`, no panic.
-fn assert_refused(run: &std::process::Output, args: &[&str], needle: &str) {
+pub(crate) fn assert_refused(run: &std::process::Output, args: &[&str], needle: &str) {
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{args:?}: {err}");
     assert!(
@@ -68,6 +68,8 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
             .args(["--output", "out", "-o", "out.npy", "--threads", "2"])
             .args(&extra)
             .env("WGPU_BACKEND", "vulkan")
+            // lavapipe, named: an emulated GPU is never the default for a model
+            .env("FPSHADER_ADAPTER", "llvmpipe")
             .output()
             .unwrap();
         assert!(

@@ -76,6 +76,37 @@ enum Command {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// Compile every `.comp` of a folder in all its variants into Rust code that embeds them, as
+    /// the build.rs helper does (`fpshader_build::Builder`): a `.rs` file plus `.spv` blobs, for
+    /// a crate that ships compiled shaders instead of compiling them when it builds.
+    Embed {
+        /// The folder of `.comp` files.
+        dir: PathBuf,
+        /// Options every shader supports (`fp16p,fp16s,fp16a,fp16u,image,lmem`); fp32 always.
+        #[arg(long, default_value = "")]
+        opts: String,
+        /// Output folder of the `.rs` file.
+        #[arg(short = 'o', long)]
+        output: PathBuf,
+        /// The `.rs` file's name.
+        #[arg(long, default_value = fpshader_build::DEFAULT_OUT_FILE)]
+        file: String,
+        /// Folder of the `.spv` blobs (default: `fpshader/` in the output folder).
+        #[arg(long, requires = "blob_expr")]
+        blobs: Option<PathBuf>,
+        /// How the generated code finds `--blobs`: a Rust expression `concat!` takes, e.g.
+        /// `::core::env!("CARGO_MANIFEST_DIR"), "/builtin/spirv"`.
+        #[arg(long, requires = "blobs")]
+        blob_expr: Option<String>,
+        /// The path of the runtime crate in the generated code.
+        #[arg(long, default_value = "::fpshader")]
+        crate_path: String,
+        /// Compiled-blob cache folder (default: `$FPSHADER_CACHE_DIR`, else none kept).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
     /// Convert a TOSA model (MLIR text) with Vulkan custom shader ops into a VGF file.
     Vgf {
         /// The model: TOSA MLIR text (`.mlir`) or a TOSA 1.0 flatbuffer (`.tosa`).
@@ -238,6 +269,63 @@ fn run(cli: Cli) -> Result<String, Error> {
                 manifest.variants.len(),
                 set.blobs.len(),
                 output.display()
+            );
+            Ok(String::new())
+        }
+        Command::Embed {
+            dir,
+            opts,
+            output,
+            file,
+            blobs,
+            blob_expr,
+            crate_path,
+            cache,
+            common,
+        } => {
+            let settings = common.settings()?;
+            let mut builder = fpshader_build::Builder::new()
+                .dir(&dir)
+                .options(
+                    &opts
+                        .split(',')
+                        .filter(|o| !o.is_empty())
+                        .collect::<Vec<_>>(),
+                )
+                .target_env(settings.target_env)
+                .optimization(settings.optimization)
+                .out_dir(&output)
+                .out_file(&file)
+                .crate_path(&crate_path)
+                .cargo_directives(false);
+            for inc in &common.include {
+                builder = builder.include_dir(inc);
+            }
+            for d in &settings.defines {
+                builder = builder.define(&d.name, d.value.as_deref());
+            }
+            if let (Some(blobs), Some(expr)) = (blobs, blob_expr) {
+                builder = builder.blobs_at(blobs, &expr);
+            }
+            // without a cache folder, a scratch one that goes when the command ends
+            let scratch =
+                std::env::temp_dir().join(format!("fpshaderc-cache-{}", std::process::id()));
+            let kept = cache.or_else(|| std::env::var_os("FPSHADER_CACHE_DIR").map(PathBuf::from));
+            let report = builder
+                .cache_dir(kept.as_ref().unwrap_or(&scratch))
+                .compile();
+            if kept.is_none() {
+                let _ = std::fs::remove_dir_all(&scratch);
+            }
+            let report = report?;
+            eprintln!(
+                "{}: {} shaders, {} variants, {} unique blobs ({} compiled) -> {}",
+                dir.display(),
+                report.shaders,
+                report.variants,
+                report.blobs,
+                report.cache_misses,
+                report.out_file.display()
             );
             Ok(String::new())
         }

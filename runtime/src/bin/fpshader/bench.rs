@@ -40,10 +40,10 @@ pub struct BenchArgs {
     /// The shader path.
     #[arg(long, value_name = "naga|passthrough")]
     path: Option<ShaderPath>,
-    /// The input as W,H,C, or W,H / W for a 2-D / 1-D one (default: the Input layer's 0=w
-    /// 1=h 2=c)
-    #[arg(long, value_name = "W[,H[,C]]")]
-    shape: Option<String>,
+    /// The input as W,H,C, or W,H / W for a 2-D / 1-D one; `NAME=W,H,C` for one of several
+    /// inputs (repeatable). Default: each Input layer's 0=w 1=h 2=c.
+    #[arg(long, value_name = "[NAME=]W[,H[,C]]")]
+    shape: Vec<String>,
     /// Where a model's time goes, per layer in order and per layer type: on the GPU each
     /// layer's device time (timestamps), on the CPU each layer's own conversion and forward
     /// time (the fastest of up to 20 runs); without timestamps, the minimum time of extracting
@@ -59,9 +59,14 @@ struct Timing {
     max: f64,
 }
 
-/// The input shape as `[w, h, c]` with its dims (1–3): `--shape`, else the model's `Input`
-/// layer's `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
-fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<(u8, [usize; 3]), CliError> {
+/// Each `Input` layer's blob and shape as `[w, h, c]` with its dims (1–3): `--shape NAME=…`
+/// for that blob, a bare `--shape W[,H[,C]]` for a model's only input, else the layer's own
+/// `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
+fn input_shapes(
+    net: &Net,
+    param: &Path,
+    shapes: &[String],
+) -> Result<Vec<(String, u8, [usize; 3])>, CliError> {
     // 1–3 positive extents, w first
     let dims_of = |v: &[usize]| -> Option<(u8, [usize; 3])> {
         (!v.is_empty() && v.len() <= 3 && v.iter().all(|&e| e > 0)).then(|| {
@@ -69,43 +74,101 @@ fn input_shape(net: &Net, param: &Path, shape: Option<&str>) -> Result<(u8, [usi
             (v.len() as u8, [at(0), at(1), at(2)])
         })
     };
-    if let Some(text) = shape {
-        let v: Vec<usize> = text
-            .split(',')
-            .map(|s| s.trim().parse())
-            .collect::<Result<_, _>>()
-            .map_err(|_| CliError::Usage(format!("--shape {text}: expected W[,H[,C]]")))?;
-        return dims_of(&v)
-            .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected W[,H[,C]]")));
-    }
-    let text = std::fs::read_to_string(param).map_err(|e| CliError::Npy {
-        path: param.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let declared = text.lines().find_map(|line| {
+    let parse = |text: &str| {
+        text.split(',')
+            .map(|s| s.trim().parse::<usize>())
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
+            .and_then(|v| dims_of(&v))
+            .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected [NAME=]W[,H[,C]]")))
+    };
+    // the Input lines of the text, by their blob: `Input name 0 1 blob 0=w 1=h 2=c`
+    let text = std::fs::read(param)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| CliError::Npy {
+            path: param.display().to_string(),
+            message: e.to_string(),
+        })?;
+    let declared = |blob: &str| -> Vec<usize> {
+        let line = text.lines().find(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            f.first() == Some(&"Input") && f.get(4) == Some(&blob)
+        });
+        let Some(line) = line else {
+            return Vec::new();
+        };
         let fields: Vec<&str> = line.split_whitespace().collect();
-        (fields.first() == Some(&"Input")).then(|| {
-            let get = |k: &str| {
-                fields
-                    .iter()
-                    .find_map(|f| f.strip_prefix(k))
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .filter(|&e| e > 0)
+        let get = |k: &str| {
+            fields
+                .iter()
+                .find_map(|f| f.strip_prefix(k))
+                .and_then(|v| v.parse::<usize>().ok())
+                .filter(|&e| e > 0)
+        };
+        // the declared extents up to the first missing one
+        ["0=", "1=", "2="]
+            .map(get)
+            .into_iter()
+            .map_while(|e| e)
+            .collect()
+    };
+    let inputs: Vec<String> = net
+        .layers()
+        .iter()
+        .filter(|l| l.kind == "Input")
+        .filter_map(|l| l.tops.first().map(|&t| net.blobs()[t].name.clone()))
+        .collect();
+    if inputs.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{}: no Input layer",
+            param.display()
+        )));
+    }
+    let mut named: Vec<(&str, &str)> = Vec::new();
+    let mut bare: Option<&str> = None;
+    for s in shapes {
+        match s.split_once('=') {
+            Some((name, dims)) => {
+                if !inputs.iter().any(|i| i == name) {
+                    return Err(CliError::Usage(format!(
+                        "--shape {s}: the model has no input `{name}` (inputs: {})",
+                        inputs.join(", ")
+                    )));
+                }
+                named.push((name, dims));
+            }
+            None if inputs.len() > 1 => {
+                return Err(CliError::Usage(format!(
+                    "--shape {s}: the model has {} inputs ({}); give --shape NAME=W[,H[,C]] for each",
+                    inputs.len(),
+                    inputs.join(", ")
+                )));
+            }
+            None => bare = Some(s),
+        }
+    }
+    inputs
+        .into_iter()
+        .map(|name| {
+            let given = named
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, d)| *d)
+                .or(bare);
+            let (dims, shape) = match given {
+                Some(text) => parse(text)?,
+                None => dims_of(&declared(&name)).ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "{}: its Input `{name}` declares no 0=w [1=h [2=c]]; give --shape \
+                         {name}=W[,H[,C]] ({} layers)",
+                        param.display(),
+                        net.layers().len()
+                    ))
+                })?,
             };
-            ["0=", "1=", "2="].map(get)
+            Ok((name, dims, shape))
         })
-    });
-    // the declared extents up to the first missing one
-    let extents: Vec<usize> = declared
-        .map(|d| d.into_iter().map_while(|e| e).collect())
-        .unwrap_or_default();
-    dims_of(&extents).ok_or_else(|| {
-        CliError::Usage(format!(
-            "{}: its Input layer declares no 0=w [1=h [2=c]]; give --shape W[,H[,C]] ({} layers)",
-            param.display(),
-            net.layers().len()
-        ))
-    })
+        .collect()
 }
 
 /// Warm-up before timing: at least this many runs and this long (`ncnn_zoo_bench.py` does
@@ -132,14 +195,7 @@ fn bench_one(
 
 /// Warm-up runs, the profile if asked for, then the timed runs.
 fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliError> {
-    let (dims, [w, h, c]) = input_shape(net, param, args.shape.as_deref())?;
-    let input_name = net
-        .layers()
-        .iter()
-        .find(|l| l.kind == "Input")
-        .and_then(|l| l.tops.first())
-        .map(|&t| net.blobs()[t].name.clone())
-        .ok_or_else(|| CliError::Usage(format!("{}: no Input layer", param.display())))?;
+    let shapes = input_shapes(net, param, &args.shape)?;
     let output = net
         .blobs()
         .iter()
@@ -149,15 +205,24 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         .ok_or_else(|| CliError::Usage(format!("{}: no output blob", param.display())))?;
     // shared, not copied, by every run (ncnn's Mat is reference counted: its benchmark's
     // input costs nothing per run either)
-    let input = std::sync::Arc::new(Mat::from_shape_values(
-        dims,
-        [w, h, 1, c],
-        &vec![0.5; w * h * c],
-    )?);
+    let inputs = shapes
+        .iter()
+        .map(|(name, dims, [w, h, c])| {
+            let values = vec![0.5; w * h * c];
+            let mat = Mat::from_shape_values(*dims, [*w, *h, 1, *c], &values)?;
+            Ok((name.clone(), std::sync::Arc::new(mat)))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let feed = |ex: &mut fpshader::net::Extractor<'_>| -> Result<(), CliError> {
+        for (name, mat) in &inputs {
+            ex.input(name, mat.clone())?;
+        }
+        Ok(())
+    };
     let once = |output: &str| -> Result<f64, CliError> {
         let t = Instant::now();
         let mut ex = net.create_extractor()?;
-        ex.input(&input_name, input.clone())?;
+        feed(&mut ex)?;
         ex.extract(output)?;
         Ok(t.elapsed().as_secs_f64() * 1e3)
     };
@@ -171,13 +236,13 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
         runs += 1;
     }
     if args.profile {
-        print(&placement(net, &input_name, &input, &output)?);
+        print(&placement(net, &feed, &output)?);
         if net.context().is_none() {
             // a CPU net: each layer's own time, its forwards being synchronous
             let runs = (0..args.loops.clamp(1, 20))
                 .map(|_| {
                     let mut ex = net.create_extractor()?;
-                    ex.input(&input_name, input.clone())?;
+                    feed(&mut ex)?;
                     ex.extract(&output)?;
                     Ok(ex.record().cpu_times.clone())
                 })
@@ -262,9 +327,13 @@ fn bench_timed(
 }
 
 /// Where one run's layers went: the CPU ones by name, and the host's waits for the device.
-fn placement(net: &Net, input_name: &str, input: &Mat, output: &str) -> Result<String, CliError> {
+fn placement(
+    net: &Net,
+    feed: &dyn Fn(&mut fpshader::net::Extractor<'_>) -> Result<(), CliError>,
+    output: &str,
+) -> Result<String, CliError> {
     let mut ex = net.create_extractor()?;
-    ex.input(input_name, input.clone())?;
+    feed(&mut ex)?;
     ex.extract(output)?;
     let record = ex.record();
     let cpu = record.cpu_layers();
@@ -429,11 +498,28 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
             "{where_}, loops {}, threads {}\n",
             args.loops, opt.num_threads
         ));
+        let mut failed = Vec::new();
         for model in &models {
             let name = model
                 .file_stem()
                 .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-            let (t, memory) = bench_one(model, &args, ctx.clone(), opt)?;
+            // a model that cannot run is reported on its row; the others still run
+            let (t, memory) = match bench_one(model, &args, ctx.clone(), opt) {
+                Ok(done) => done,
+                Err(e) if args.all.is_some() => {
+                    let why = match &e {
+                        CliError::Fpshader(e) => fpshader::report(e),
+                        other => other.to_string(),
+                    };
+                    print(&format!(
+                        "{name:>20}  cannot run: {}\n",
+                        why.replace('\n', "; ")
+                    ));
+                    failed.push(name);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
             let memory = memory.map_or(String::new(), |m| {
                 format!(
@@ -447,6 +533,15 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
                 t.min, t.max, t.median
             ));
         }
-        Ok(())
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(CliError::Usage(format!(
+                "{} of {} models could not run: {}",
+                failed.len(),
+                models.len(),
+                failed.join(", ")
+            )))
+        }
     })
 }

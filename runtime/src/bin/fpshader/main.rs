@@ -4,11 +4,16 @@
 //! [--cpu] [--opt fp32|fp16p,fp16s,…] [--path naga|passthrough] [--threads N] [--time]`
 //!
 //! `fpshader bench MODEL.param [--loops N] [--cpu] [--threads N] [--opt …] [--path …]
-//! [--shape W[,H[,C]]]`, or `--all DIR`: ncnn's benchncnn (zero weights, min/median/max ms).
+//! [--shape W[,H[,C]] | --shape NAME=W[,H[,C]] …]`, or `--all DIR`: ncnn's benchncnn (zero
+//! weights, min/median/max ms).
+//!
+//! `fpshader upscale MODEL.param MODEL.bin IN.png OUT.png [--tile N] [--prepadding P]
+//! [--align A] [--scale S] [--cpu]`: super-resolution in tiles, any picture size.
 
 mod bench;
 mod npy;
 mod run;
+mod upscale;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -51,6 +56,9 @@ enum Command {
     Run(run::RunArgs),
     /// Time models like ncnn's benchncnn (zero weights unless --bin).
     Bench(bench::BenchArgs),
+    /// Upscale a picture with an ncnn super-resolution model (waifu2x, Real-CUGAN, Real-ESRGAN),
+    /// in tiles, whatever its size.
+    Upscale(upscale::UpscaleArgs),
 }
 
 /// Writes `text` to stdout; a reader that went away (`| head`) is not an error.
@@ -64,6 +72,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Upscale(args) => upscale::upscale(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -91,12 +91,23 @@ pub(crate) fn device(
     if cpu {
         return Ok(None);
     }
-    let ctx = Context::new(ContextOptions {
+    match Context::new(ContextOptions {
         path,
         ..Default::default()
-    })
-    .map_err(|e| CliError::Usage(format!("{e} (use --cpu to run without a GPU)")))?;
-    Ok(Some(Arc::new(ctx)))
+    }) {
+        Ok(ctx) => Ok(Some(Arc::new(ctx))),
+        // a CPU emulation of a GPU is never the default for a model: the CPU path is faster
+        Err(fpshader::Error::Device(fpshader::DeviceError::OnlyCpuAdapters { available })) => {
+            eprintln!(
+                "fpshader: no GPU (only {available}, emulated on the CPU): running on the CPU; \
+                 FPSHADER_ADAPTER=NAME picks an adapter anyway"
+            );
+            Ok(None)
+        }
+        Err(e) => Err(CliError::Usage(format!(
+            "{e} (use --cpu to run without a GPU)"
+        ))),
+    }
 }
 
 /// Loads `param` (text or `.param.bin`) and `bin` (zero weights without one) for `ctx`.
@@ -351,6 +362,8 @@ fn run_vgf(args: &RunArgs) -> Result<(), CliError> {
     }
     let ctx = Context::new(ContextOptions {
         path: args.path,
+        // a VGF model runs on a GPU only, so an emulated one is better than none
+        allow_cpu_adapter: true,
         ..Default::default()
     })?;
     let bytes = std::fs::read(&args.param)
