@@ -11,6 +11,9 @@ use std::time::Instant;
 
 use crate::workspace_root;
 
+/// The dev profile without debug information, for the verification builds and the consumer.
+const NO_DEBUG: (&str, &str) = ("CARGO_PROFILE_DEV_DEBUG", "false");
+
 /// The published crates, in dependency order.
 const CRATES: &[&str] = &["fpshader-build", "fpshader-macro", "fpshader"];
 
@@ -68,7 +71,7 @@ fn run(param: &str, bin: &[u8], ctx: Option<Arc<Context>>) -> Result<Vec<f32>, f
     let values: Vec<f32> = (0..w * h * 3).map(|i| ((i * 7919) % 255) as f32 / 255.0).collect();
     let mut ex = net.create_extractor()?;
     ex.input("data", Mat::from_values(w, h, 3, &values)?)?;
-    Ok(ex.extract("prob")?.to_values())
+    Ok(ex.extract("output")?.to_values())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -108,7 +111,14 @@ pub fn check(cold: bool) -> Result<(), String> {
         args.extend(["-p", c]);
     }
     let started = Instant::now();
-    crate::cargo(&args)?;
+    // without debug information, as the workspace builds its dependencies: the verification
+    // builds then share those the test build made with the same features
+    // SAFETY: xtask is single-threaded, and nothing reads the environment concurrently
+    unsafe { std::env::set_var(NO_DEBUG.0, NO_DEBUG.1) };
+    let packaged_ok = crate::cargo(&args);
+    // SAFETY: as above
+    unsafe { std::env::remove_var(NO_DEBUG.0) };
+    packaged_ok?;
     eprintln!(
         "xtask: {} packaged and verified in {:.0} s",
         CRATES.join(", "),
@@ -174,10 +184,11 @@ fpshader-macro = {{ path = "{macro_}" }}
     write("squeezenet.param", &param)?;
     // the workspace's lock pins the same versions, so the build needs no registry access
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    // the verification builds' target dir: the consumer then builds only fpshader itself
     let target_dir = if cold {
         dir.join("target")
     } else {
-        target.join("consumer")
+        target.to_path_buf()
     };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let run = |args: &[&str]| -> Result<std::process::Output, String> {
@@ -191,6 +202,7 @@ fpshader-macro = {{ path = "{macro_}" }}
             .env("CMAKE", "/bin/false")
             .env_remove("SHADERC_LIB_DIR")
             .env_remove("RUSTFLAGS")
+            .env(NO_DEBUG.0, NO_DEBUG.1)
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))
     };
