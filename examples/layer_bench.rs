@@ -19,7 +19,7 @@ use fpshader::layer::flat::dispatch_flat;
 use fpshader::net::Net;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};
-use fpshader::{Context, ContextOptions, GpuMat, Mat};
+use fpshader::{Context, GpuMat, Mat};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -253,12 +253,7 @@ fn gpu(loops: usize, only: &[&str]) -> Res<()> {
         let named = only.iter().filter(|o| classes.contains(o) == kind);
         named.clone().count() == 0 || named.clone().any(|o| *o == v)
     };
-    // a software adapter too: its figures say little, but they show the layers run
-    let ctx = Arc::new(Context::new(ContextOptions {
-        allow_cpu_adapter: true,
-        ..Default::default()
-    })?);
-    println!("device {}", ctx.describe().replace(' ', "_"));
+    let ctx = Arc::new(fpshader_tests::bench_context()?);
     // layers per chain (`FPSHADER_BENCH_LAYERS`, default 20): chains of several lengths tell
     // a run's fixed cost from each layer's
     let layers = std::env::var("FPSHADER_BENCH_LAYERS")

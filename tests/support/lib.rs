@@ -45,11 +45,17 @@ pub fn bench_setup() -> Result<(u64, usize, fpshader::Context), Box<dyn std::err
         .transpose()?
         .unwrap_or(1 << 28);
     let repeats: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
-    // a software adapter too: its figures say little, but they show the program runs
+    Ok((values, repeats, bench_context()?))
+}
+
+/// The benchmarks' device, announced on stdout as `device NAME`: the default adapter, a
+/// software one (lavapipe) too where there is no GPU, whose figures say little but show that
+/// the program runs.
+pub fn bench_context() -> fpshader::Result<fpshader::Context> {
     let ctx = fpshader::Context::new(fpshader::ContextOptions {
         allow_cpu_adapter: true,
         ..Default::default()
     })?;
     println!("device {}", ctx.describe().replace(' ', "_"));
-    Ok((values, repeats, ctx))
+    Ok(ctx)
 }
