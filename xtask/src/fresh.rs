@@ -185,11 +185,24 @@ impl Mounts {
             let _ = Command::new("umount").arg("-R").arg(&old_root).status();
         }
         let _ = std::fs::remove_dir_all(run_dir);
-        let dirs = ["upper", "work", "root", "rustup-upper", "rustup-work"];
+        let dirs = [
+            "upper",
+            "work",
+            "root",
+            "rustup-upper",
+            "rustup-work",
+            "home",
+            "tmp",
+        ];
         for d in dirs {
             let p = run_dir.join(d);
             std::fs::create_dir_all(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         }
+        // a /tmp everyone may write, as Debian makes it
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = run_dir.join("tmp");
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))
+            .map_err(|e| format!("{}: {e}", tmp.display()))?;
         let root = run_dir.join("root");
         let overlay = |lower: &Path, upper: &str, work: &str| {
             format!(
@@ -209,6 +222,13 @@ impl Mounts {
         ])?;
         let mut m = Mounts::system(&root)?;
         m.mounted.insert(0, root.clone());
+        // the empty home (target dir, caches, Mesa's shader cache) and /tmp on this machine's
+        // own file system, as on a real machine: through the overlay every write of a build
+        // costs more
+        for (dir, at) in [("home", "root"), ("tmp", "tmp")] {
+            let from = run_dir.join(dir).display().to_string();
+            m.mount(&["--bind", &from], at)?;
+        }
         copy_resolv(&root)?;
         machine_config(&root)?;
         let toolchain = Toolchain::here()?;

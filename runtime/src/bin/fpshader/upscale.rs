@@ -267,11 +267,16 @@ fn run_tiles(
     let mut scale = tiling.scale;
     let mut out: Vec<u8> = Vec::new();
     let mut tiles = 0;
-    for y0 in (0..pic.h).step_by(tile) {
-        for x0 in (0..pic.w).step_by(tile) {
-            let (tw, th) = (tile.min(pic.w - x0), tile.min(pic.h - y0));
-            let align = |n: usize| n.div_ceil(tiling.align) * tiling.align - n;
-            let extra = (align(tw + 2 * p), align(th + 2 * p));
+    // every tile goes in at one padded size (the picture's last row and column of tiles get
+    // more repeated edge pixels): the GPU's pipelines, specialized per shape, are made once
+    // for the whole picture instead of once per edge shape (on an H100, ~2 s per shape for
+    // cunet against ~40 ms per tile)
+    let (tile_w, tile_h) = (tile.min(pic.w), tile.min(pic.h));
+    let padded = |t: usize| (t + 2 * p).div_ceil(tiling.align) * tiling.align;
+    for y0 in (0..pic.h).step_by(tile_h) {
+        for x0 in (0..pic.w).step_by(tile_w) {
+            let (tw, th) = (tile_w.min(pic.w - x0), tile_h.min(pic.h - y0));
+            let extra = (padded(tile_w) - tw - 2 * p, padded(tile_h) - th - 2 * p);
             let x = pic.padded_tile((x0, y0), (tw, th), p, extra)?;
             let (iw, ih) = (x.w, x.h);
             let mut ex = net.create_extractor()?;
