@@ -181,7 +181,9 @@ impl Mounts {
     fn lay(base: &Path, run_dir: &Path) -> Result<Mounts, String> {
         // a run left mounted (--keep, or killed) goes first
         let old_root = run_dir.join("root");
-        if old_root.exists() {
+        let mounted = std::fs::read_to_string("/proc/mounts")
+            .is_ok_and(|m| m.contains(&format!(" {} ", old_root.display())));
+        if mounted {
             let _ = Command::new("umount").arg("-R").arg(&old_root).status();
         }
         let _ = std::fs::remove_dir_all(run_dir);
