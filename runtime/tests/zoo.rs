@@ -10,6 +10,8 @@
 //! 44×44 input (the smallest their two downsamplings and crops take is 40).
 
 mod common;
+#[path = "zoo/threads.rs"]
+mod threads;
 
 use common::*;
 use fpshader::layer::RunOptions;

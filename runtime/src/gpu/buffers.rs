@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use crate::error::{Error, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pool::{DeviceBuffer, MemoryStats};
+use crate::gpu::tickets::{self, Taker};
 
 /// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
 /// any mat's buffer whole.
@@ -15,9 +16,9 @@ fn padded_size(bytes: u64) -> u64 {
 
 impl Context {
     /// A storage buffer holding `bytes` (also usable as copy source and destination); it
-    /// joins the pool when dropped. The queue writes it before the work recorded so far runs,
-    /// so a pooled buffer is reused only while no recorder holds unsubmitted work (what was
-    /// submitted runs before the write); else it is a new one.
+    /// joins the pool when dropped. The queue writes it before the next submission, so a
+    /// pooled buffer is reused only once every chunk that may still read it is submitted;
+    /// else it is a new one.
     pub fn upload(&self, bytes: &[u8]) -> DeviceBuffer {
         self.upload_padded(bytes, bytes.len() as u64)
     }
@@ -42,11 +43,8 @@ impl Context {
     ) -> DeviceBuffer {
         let started = std::time::Instant::now();
         let size = padded_size(size);
-        let pooled = match self.recording.load(Ordering::SeqCst) {
-            0 => self.pool.take(size),
-            _ => None,
-        };
-        let buffer = pooled.unwrap_or_else(|| self.new_storage_buffer(size));
+        let buffer =
+            (self.pool.take(size, Taker::Queue)).unwrap_or_else(|| self.new_storage_buffer(size));
         let staged =
             wgpu::BufferSize::new(size).and_then(|s| self.queue.write_buffer_with(&buffer, 0, s));
         if let Some(mut view) = staged {
@@ -58,14 +56,15 @@ impl Context {
 
     /// An uninitialized storage buffer of `size` bytes (rounded up to 16) for recorded work to
     /// write: a pooled one of that size when one is free, else a new one; it goes back to the
-    /// pool when its last handle drops. Data written through the queue needs
-    /// [`Context::upload`] instead.
+    /// pool when its last handle drops. The work is that of this thread's newest recorder:
+    /// a pooled buffer that another recorder's unsubmitted chunk may still read is not handed
+    /// out. Data written through the queue needs [`Context::upload`] instead.
     pub fn storage_buffer(&self, size: u64) -> DeviceBuffer {
         let size = padded_size(size);
         self.pool.count_request();
         let buffer = self
             .pool
-            .take(size)
+            .take(size, tickets::current_taker())
             .unwrap_or_else(|| self.new_storage_buffer(size));
         DeviceBuffer::pooled(buffer, &self.pool)
     }

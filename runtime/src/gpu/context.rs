@@ -82,10 +82,6 @@ pub struct Context {
     /// a new one per download cost about 1 ms per 1.5 MB on the NVIDIA driver (its fresh
     /// mapping faults its pages in as the host reads them).
     pub(crate) readbacks: Mutex<Vec<wgpu::Buffer>>,
-    /// Recorders holding recorded work not yet submitted: while there are any, it may still
-    /// read a pooled buffer that no mat holds, so the queue must not write one
-    /// ([`Context::upload`]).
-    pub(crate) recording: Arc<std::sync::atomic::AtomicUsize>,
     /// The thread that submits recorders' chunks, in order.
     pub(crate) submitter: Submitter,
     pub(crate) dummy: wgpu::Buffer,
@@ -270,7 +266,6 @@ impl Context {
             requested: Mutex::new(HashMap::new()),
             pool: Arc::default(),
             readbacks: Mutex::default(),
-            recording: Default::default(),
             submitter: Submitter::default(),
             timings: Default::default(),
             stats: StatCounters::default(),

@@ -14,6 +14,7 @@ pub(crate) mod smod;
 pub mod specialize;
 pub(crate) mod stats;
 pub(crate) mod submitter;
+pub(crate) mod tickets;
 pub(crate) mod timing;
 pub(crate) mod variant;
 

@@ -2,20 +2,23 @@
 //! blob allocator): a net's second run allocates nothing, and neither does a user who drops
 //! the mats a run handed out.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+
+use crate::gpu::tickets::{Taker, Tickets};
 
 /// Free storage buffers by size, each size's in a fixed order. A request takes the first of
 /// the smallest size that holds it, up to twice its size: blobs of other sizes reuse what
 /// earlier layers freed (exact sizes only kept up to 2.5 times the largest live set in use on
 /// the zoo), and a net's runs, which free and request in the same sequence, get the same
 /// buffers for the same blobs every time and find their bind groups cached. (A stack would
-/// hand them out permuted from run to run.)
+/// hand them out permuted from run to run.) A free buffer carries the stamp of its release,
+/// which says which recorded work may still read it ([`Tickets`]).
 #[derive(Debug, Default)]
 pub(crate) struct BufferPool {
-    free: Mutex<BTreeMap<u64, BTreeSet<wgpu::Buffer>>>,
+    free: Mutex<Free>,
     requests: AtomicU64,
     /// Bytes of the pool's buffers in use (held by a mat or weights) and free, and the most
     /// ever in use since the last reset: the pool's overhead is allocated over peak.
@@ -35,7 +38,20 @@ pub struct MemoryStats {
     pub peak_live: u64,
 }
 
+/// The free buffers by size, each with its release stamp, and the chunk tickets under the
+/// same lock: a release's stamp and a take's check see one state.
+#[derive(Debug, Default)]
+struct Free {
+    buffers: BTreeMap<u64, BTreeMap<wgpu::Buffer, u64>>,
+    tickets: Tickets,
+}
+
 impl BufferPool {
+    /// Runs `f` on the chunk tickets.
+    pub(crate) fn tickets<T>(&self, f: impl FnOnce(&mut Tickets) -> T) -> Option<T> {
+        self.free.lock().ok().map(|mut free| f(&mut free.tickets))
+    }
+
     /// Counts one request for a storage buffer.
     pub(crate) fn count_request(&self) {
         self.requests.fetch_add(1, Ordering::Relaxed);
@@ -71,24 +87,34 @@ impl BufferPool {
         self.peak.fetch_max(now, Ordering::Relaxed);
     }
 
-    /// A free buffer of at least `size` bytes and at most twice that, if one is pooled: the
-    /// first of the smallest such size.
-    pub(crate) fn take(&self, size: u64) -> Option<wgpu::Buffer> {
-        let mut free = self.free.lock().ok()?;
-        let (&found, set) = free
-            .range_mut(size..=size.saturating_mul(2))
-            .find(|(_, set)| !set.is_empty())?;
-        let buffer = set.pop_first();
+    /// A free buffer of at least `size` bytes and at most twice that that `taker` may use now,
+    /// if one is pooled: the first of the smallest such size.
+    pub(crate) fn take(&self, size: u64, taker: Taker) -> Option<wgpu::Buffer> {
+        let mut guard = self.free.lock().ok()?;
+        let Free { buffers, tickets } = &mut *guard;
+        let (found, buffer) =
+            (buffers.range(size..=size.saturating_mul(2))).find_map(|(&s, set)| {
+                let (b, _) = set
+                    .iter()
+                    .find(|(_, tag)| tickets.clear_for(taker, **tag))?;
+                Some((s, b.clone()))
+            })?;
+        let set = buffers.get_mut(&found)?;
+        set.remove(&buffer);
         if set.is_empty() {
-            free.remove(&found);
+            buffers.remove(&found);
         }
-        buffer
+        Some(buffer)
     }
 
     fn give(&self, buffer: wgpu::Buffer) {
         self.live.fetch_sub(buffer.size(), Ordering::Relaxed);
         if let Ok(mut free) = self.free.lock() {
-            free.entry(buffer.size()).or_default().insert(buffer);
+            let tag = free.tickets.stamp();
+            free.buffers
+                .entry(buffer.size())
+                .or_default()
+                .insert(buffer, tag);
         }
     }
 
@@ -96,25 +122,27 @@ impl BufferPool {
     pub(crate) fn clear(&self) {
         if let Ok(mut free) = self.free.lock() {
             self.allocated
-                .fetch_sub(free_bytes(&free), Ordering::Relaxed);
-            free.clear();
+                .fetch_sub(free_bytes(&free.buffers), Ordering::Relaxed);
+            free.buffers.clear();
         }
     }
 
     /// Bytes held by free buffers.
     pub(crate) fn bytes(&self) -> u64 {
-        self.free.lock().map(|free| free_bytes(&free)).unwrap_or(0)
+        (self.free.lock())
+            .map(|free| free_bytes(&free.buffers))
+            .unwrap_or(0)
     }
 }
 
-fn free_bytes(free: &BTreeMap<u64, BTreeSet<wgpu::Buffer>>) -> u64 {
+fn free_bytes(free: &BTreeMap<u64, BTreeMap<wgpu::Buffer, u64>>) -> u64 {
     free.iter().map(|(size, v)| size * v.len() as u64).sum()
 }
 
 /// A storage buffer shared by the mats that hold it; the last one dropped returns it to the
 /// pool of the context that made it. Safe because the queue runs recorded work in submission
-/// order, and writes a pooled buffer directly only while no recorded work is unsubmitted
-/// ([`crate::Context::upload`]).
+/// order, and a pooled buffer is handed out only once the work that may still read it is
+/// handed over (to a recorder) or submitted (to a queue write): [`Tickets`].
 #[derive(Clone, Debug)]
 pub struct DeviceBuffer(Arc<Pooled>);
 

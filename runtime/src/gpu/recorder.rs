@@ -10,6 +10,7 @@ use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
 use crate::gpu::pool::DeviceBuffer;
 use crate::gpu::stats::SubmissionStats;
 use crate::gpu::submitter::Submitted;
+use crate::gpu::tickets;
 use crate::gpu::timing::{ChunkQueries, PendingTimes};
 
 /// Records dispatches; [`Recorder::submit_and_wait`] runs them all and waits.
@@ -20,6 +21,10 @@ use crate::gpu::timing::{ChunkQueries, PendingTimes};
 /// as the device takes to run it, and one submission at the end put the two back to back.
 pub struct Recorder<'c> {
     ctx: &'c Context,
+    /// Which recorder this is, for the pool ([`crate::gpu::tickets`]), and the ticket of the
+    /// chunk being recorded, once it holds a command.
+    id: u64,
+    ticket: Option<u64>,
     encoder: wgpu::CommandEncoder,
     /// One compute pass for a chunk's dispatches (one per dispatch only while timing): wgpu
     /// orders dispatches inside a pass by their resource usage, and a pass per dispatch cost
@@ -54,6 +59,8 @@ impl Context {
     pub fn recorder(&self) -> Recorder<'_> {
         Recorder {
             ctx: self,
+            id: tickets::enter_recorder(),
+            ticket: None,
             encoder: self.encoder(),
             pass: None,
             dispatches: 0,
@@ -298,20 +305,13 @@ impl<'c> Recorder<'c> {
         Ok(())
     }
 
-    /// Counts one recorded command; the first since the last chunk counts this recorder as
-    /// holding unsubmitted work, context-wide.
+    /// Counts one recorded command; the first since the last chunk opens the chunk's ticket,
+    /// so buffers freed from now on wait for it ([`crate::gpu::tickets`]).
     fn recorded(&mut self) {
-        if self.unsubmitted == 0 {
-            self.ctx.recording.fetch_add(1, Ordering::SeqCst);
+        if self.ticket.is_none() {
+            self.ticket = self.ctx.pool.tickets(|t| t.open(self.id));
         }
         self.unsubmitted += 1;
-    }
-
-    /// The end of [`Recorder::recorded`]'s count: the work is submitted or dropped.
-    fn unrecorded(&mut self) {
-        if std::mem::take(&mut self.unsubmitted) > 0 {
-            self.ctx.recording.fetch_sub(1, Ordering::SeqCst);
-        }
     }
 
     /// Labels what is recorded from now on, for [`Context::take_timings`] (the net labels each
@@ -333,16 +333,22 @@ impl<'c> Recorder<'c> {
                 .push(queries.resolve(&self.ctx.device, &mut self.encoder));
         }
         let encoder = std::mem::replace(&mut self.encoder, self.ctx.encoder());
-        // the count of recorders holding unsubmitted work drops once the thread submitted
-        let counted = std::mem::take(&mut self.unsubmitted) > 0;
+        self.unsubmitted = 0;
+        // the ticket leaves the open set once the chunk is in the thread's channel (another
+        // recorder's chunk using its freed buffers must come after it there), and the
+        // unsubmitted set once the thread submitted it
+        let ticket = self.ticket.take();
         self.ctx.submitter.submit(
             &self.ctx.device,
             &self.ctx.queue,
             self.pass.take(),
             encoder,
             &self.outcomes.0,
-            counted.then(|| self.ctx.recording.clone()),
+            ticket.map(|t| (t, self.ctx.pool.clone())),
         );
+        if let Some(t) = ticket {
+            self.ctx.pool.tickets(|tickets| tickets.hand_over(t));
+        }
         self.submitted += 1;
         Ok(())
     }
@@ -563,6 +569,9 @@ impl<'c> Recorder<'c> {
 impl Drop for Recorder<'_> {
     fn drop(&mut self) {
         // what was recorded and not submitted is dropped with the encoder
-        self.unrecorded();
+        if let Some(t) = self.ticket.take() {
+            self.ctx.pool.tickets(|tickets| tickets.close(t));
+        }
+        tickets::leave_recorder(self.id);
     }
 }

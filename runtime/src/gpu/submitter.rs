@@ -7,11 +7,12 @@
 //! layers' own recording. One thread per context keeps submissions in the order they were
 //! handed over, which is the queue's order the recorders rely on.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use crate::gpu::pool::BufferPool;
 
 /// What came of one handed-over chunk: its submission or the validation error that finishing
 /// it raised, and the host time it took.
@@ -25,9 +26,8 @@ struct Job {
     pass: Option<wgpu::ComputePass<'static>>,
     encoder: wgpu::CommandEncoder,
     reply: Sender<Submitted>,
-    /// The context's count of recorders holding unsubmitted work, decremented once this chunk
-    /// is in the queue (when the recorder counted it).
-    recording: Option<Arc<AtomicUsize>>,
+    /// The chunk's ticket, closed once it is in the queue (when the chunk holds recorded work).
+    ticket: Option<(u64, Arc<BufferPool>)>,
 }
 
 /// The thread and the channel to it, started on the first chunk.
@@ -52,13 +52,13 @@ impl Submitter {
         pass: Option<wgpu::ComputePass<'static>>,
         encoder: wgpu::CommandEncoder,
         reply: &Sender<Submitted>,
-        recording: Option<Arc<AtomicUsize>>,
+        ticket: Option<(u64, Arc<BufferPool>)>,
     ) {
         let job = Job {
             pass,
             encoder,
             reply: reply.clone(),
-            recording,
+            ticket,
         };
         let worker = self.worker.get_or_init(|| Worker::start(device, queue));
         let sent = match &worker.jobs {
@@ -104,8 +104,8 @@ fn run(device: &wgpu::Device, queue: &wgpu::Queue, job: Job) {
         Some(e) => Err(e.to_string()),
         None => Ok(index),
     };
-    if let Some(recording) = job.recording {
-        recording.fetch_sub(1, Ordering::SeqCst);
+    if let Some((ticket, pool)) = job.ticket {
+        pool.tickets(|t| t.close(ticket));
     }
     // a recorder dropped before collecting its outcomes no longer listens
     let _ = job.reply.send(Submitted {
