@@ -89,6 +89,7 @@ impl BufferPool {
 
     /// A free buffer of at least `size` bytes and at most twice that that `taker` may use now,
     /// if one is pooled: the first of the smallest such size.
+    #[allow(clippy::mutable_key_type)] // a buffer orders by its id, which its state leaves alone
     pub(crate) fn take(&self, size: u64, taker: Taker) -> Option<wgpu::Buffer> {
         let mut guard = self.free.lock().ok()?;
         let Free { buffers, tickets } = &mut *guard;
