@@ -58,9 +58,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let pipeline = ctx.pipeline(shader, options, &spec)?;
             let format = StorageFormat::of(pipeline.options, pack as usize);
             let bytes = elements * format.size() as u64;
-            let a = ctx.storage_buffer(bytes);
-            let b = ctx.storage_buffer(bytes);
-            let out = ctx.storage_buffer(bytes);
+            let a = ctx.storage_buffer(bytes)?;
+            let b = ctx.storage_buffer(bytes)?;
+            let out = ctx.storage_buffer(bytes)?;
             let (buffers, push): (Vec<&fpshader::wgpu::Buffer>, Vec<u32>) = if inputs == 1 {
                 (vec![&a, &out], vec![w, h, 1, w * h])
             } else {
@@ -92,8 +92,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         local_size: Some([64, 1, 1]),
     };
     let pipeline = ctx.pipeline(Relu::ReluPack4.module(), OptionSet::FP32, &spec)?;
-    let a = ctx.storage_buffer(4096);
-    let b = ctx.storage_buffer(4096);
+    let a = ctx.storage_buffer(4096)?;
+    let b = ctx.storage_buffer(4096)?;
     let push = [64u32, 1, 1, 64];
     let n = 2000;
     let ours = || -> Result<f64, Box<dyn std::error::Error>> {

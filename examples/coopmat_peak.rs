@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("f16_unroll", 16, peak!("float16_t", "4", "4", unroll)),
     ];
     let iters = 2048u32;
-    let a = ctx.storage_buffer(16 * 1024);
+    let a = ctx.storage_buffer(16 * 1024)?;
     for (acc, frags, (module, steps)) in probes {
         for local in [128u32, 256] {
             let spec = Specialization {
@@ -96,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             };
             let subgroups = u64::from(groups) * u64::from(local / 32);
-            let c = ctx.storage_buffer(subgroups * u64::from(frags) * 1024);
+            let c = ctx.storage_buffer(subgroups * u64::from(frags) * 1024)?;
             // best of runs over at least a second: the SM clock rises only under load
             let start = std::time::Instant::now();
             let mut secs = f64::MAX;

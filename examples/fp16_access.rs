@@ -110,8 +110,8 @@ void main() {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (values, repeats, ctx) = fpshader_tests::bench_setup()?;
     let bytes = values * 2;
-    let a = ctx.storage_buffer(bytes);
-    let b = ctx.storage_buffer(bytes);
+    let a = ctx.storage_buffer(bytes)?;
+    let b = ctx.storage_buffer(bytes)?;
     let w = 65536u32;
 
     let fp16s = OptionSet::parse("fp16s")?;

@@ -119,12 +119,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let b_idx: Vec<usize> = (0..n * n).map(|i| value(i + 12345)).collect();
     let bytes =
         |idx: &[usize]| -> Vec<u8> { idx.iter().flat_map(|&v| HALVES[v].to_le_bytes()).collect() };
-    let a = ctx.upload(&bytes(&a_idx));
-    let b_nk = ctx.upload(&bytes(&b_idx));
+    let a = ctx.upload(&bytes(&a_idx))?;
+    let b_nk = ctx.upload(&bytes(&b_idx))?;
     // the same B stored K × N: element (k, j) of the product is b_idx[j * n + k]
     let b_kn_idx: Vec<usize> = (0..n * n).map(|i| b_idx[(i % n) * n + i / n]).collect();
-    let b_kn = ctx.upload(&bytes(&b_kn_idx));
-    let out = ctx.storage_buffer((n * n * 2) as u64);
+    let b_kn = ctx.upload(&bytes(&b_kn_idx))?;
+    let out = ctx.storage_buffer((n * n * 2) as u64)?;
     let val = |v: usize| half_to_f32(HALVES[v]);
     let expected = |r: usize, c: usize| -> f32 {
         (0..n)

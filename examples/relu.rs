@@ -49,8 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let format = StorageFormat::of(pipeline.options, 4);
         let stored = format.decode(&format.encode(&input), input.len());
-        let a = ctx.upload(&format.encode(&stored));
-        let b = ctx.storage_buffer(u64::from(elements) * format.size() as u64);
+        let a = ctx.upload(&format.encode(&stored))?;
+        let b = ctx.storage_buffer(u64::from(elements) * format.size() as u64)?;
         let push = [w, 1, 1, w];
         let run = |times: usize| -> Result<f64, fpshader::Error> {
             let mut rec = ctx.recorder();

@@ -42,7 +42,11 @@ shared float partial[LANES];
 void main()
 {
     const int lx = int(gl_LocalInvocationID.x);
-    const int o = int(gl_WorkGroupID.y);
+    // past 65535 outputs (the workgroups a grid dimension may have) the grid goes on along z
+    const int o = int(gl_WorkGroupID.y + gl_WorkGroupID.z * gl_NumWorkGroups.y);
+    // a folded grid's last rows lie past the outputs: the whole workgroup leaves
+    if (o >= psc(outw))
+        return;
     const int row = o * psc(w);
 
     // four loads in flight per invocation before any sum needs them

@@ -76,14 +76,15 @@ pub use fpshader_macro::shader;
 
 mod error;
 pub mod gpu;
+pub mod host;
 pub mod layer;
 pub mod net;
 pub mod tensor;
 pub mod vgf;
 
 pub use error::{
-    DeviceError, DispatchError, Error, InputError, ModelError, PipelineError, Result, TensorError,
-    report,
+    DeviceError, DispatchError, Error, InputError, Memory, ModelError, PipelineError, Result,
+    TensorError, report,
 };
 pub use gpu::{
     Context, ContextOptions, DispatchTime, MemoryStats, Options, Pipeline, Recorder, Resource,

@@ -145,8 +145,8 @@ fn run_unary(
     let format = StorageFormat::of(pipeline.options, pack);
     let n = (cstep * c) as usize * pack;
     let input = storable(&random(n, u64::from(w * 31 + h * 7 + c)), format);
-    let a = ctx.upload(&format.encode(&input));
-    let b = ctx.storage_buffer((n * format.size()) as u64);
+    let a = ctx.upload(&format.encode(&input)).unwrap();
+    let b = ctx.storage_buffer((n * format.size()) as u64).unwrap();
     let push = if use_spec_for_shape {
         vec![0; 4]
     } else {
@@ -245,7 +245,7 @@ fn builtin_image_variants_run_on_image_mats() {
                 rec.submit_and_wait().unwrap();
                 let got = b.download(&ctx).unwrap();
                 // a buffer for an image binding, or an image of the wrong format: errors
-                let buffer = ctx.storage_buffer(64);
+                let buffer = ctx.storage_buffer(64).unwrap();
                 let bad = ctx
                     .recorder()
                     .dispatch(&pipeline, &[&buffer, &buffer], &shape, [1; 3]);
@@ -339,10 +339,10 @@ fn binaryop_broadcasts_per_channel() {
                 let a = storable(&random(n, 1), format);
                 let b = storable(&random(c as usize * pack, 2), format);
                 let (ba, bb) = (
-                    ctx.upload(&format.encode(&a)),
-                    ctx.upload(&format.encode(&b)),
+                    ctx.upload(&format.encode(&a)).unwrap(),
+                    ctx.upload(&format.encode(&b)).unwrap(),
                 );
-                let out = ctx.storage_buffer((n * format.size()) as u64);
+                let out = ctx.storage_buffer((n * format.size()) as u64).unwrap();
                 let push = [w, h, c, w * h, 1, 1, c, 1, w, h, c, w * h];
                 let mut rec = ctx.recorder();
                 rec.dispatch(&pipeline, &[&ba, &bb, &out], &push, [w, h, c])
@@ -389,8 +389,8 @@ fn binding_gaps_bind_the_right_buffers() {
             .unwrap();
         let n = 100u32;
         let input = random(n as usize, 5);
-        let a = ctx.upload(&StorageFormat::Fp32.encode(&input));
-        let b = ctx.storage_buffer(u64::from(n) * 4);
+        let a = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
+        let b = ctx.storage_buffer(u64::from(n) * 4).unwrap();
         let mut rec = ctx.recorder();
         rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
         rec.submit_and_wait().unwrap();
@@ -443,8 +443,8 @@ fn signed_remainder_is_exact_on_both_paths() {
         let pipeline = ctx
             .pipeline(REMAINDER, OptionSet::FP32, &Specialization::default())
             .unwrap();
-        let a = ctx.upload(bytemuck::cast_slice(&words));
-        let b = ctx.storage_buffer(u64::from(n) * 8);
+        let a = ctx.upload(bytemuck::cast_slice(&words)).unwrap();
+        let b = ctx.storage_buffer(u64::from(n) * 8).unwrap();
         let mut rec = ctx.recorder();
         rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
         rec.submit_and_wait().unwrap();
@@ -472,9 +472,9 @@ fn several_dispatches_in_one_submission() {
         let pipeline = leaky_relu(&ctx);
         let n = 1000u32;
         let input = random(n as usize, 9);
-        let a = ctx.upload(&StorageFormat::Fp32.encode(&input));
-        let b = ctx.storage_buffer(u64::from(n) * 4);
-        let c = ctx.storage_buffer(u64::from(n) * 4);
+        let a = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
+        let b = ctx.storage_buffer(u64::from(n) * 4).unwrap();
+        let c = ctx.storage_buffer(u64::from(n) * 4).unwrap();
         let push = [n, 1, 1, n];
         let mut rec = ctx.recorder();
         rec.dispatch(&pipeline, &[&a, &b], &push, [n, 1, 1])
@@ -506,18 +506,18 @@ fn long_recordings_run_in_chunks_in_order() {
         let push = [n, 1, 1, n];
         let before = ctx.submission_stats();
         let mut rec = ctx.recorder();
-        let mut prev = ctx.upload(&StorageFormat::Fp32.encode(&input));
+        let mut prev = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
         let mut side = None;
         const STEPS: usize = 40;
         for step in 0..STEPS {
-            let next = ctx.storage_buffer(bytes);
+            let next = ctx.storage_buffer(bytes).unwrap();
             rec.dispatch(&pipeline, &[&prev, &next], &push, [n, 1, 1])
                 .unwrap();
             // `prev` goes back to the pool while the dispatch that reads it is unsubmitted
             prev = next;
             if step == 20 {
-                let up = ctx.upload(&StorageFormat::Fp32.encode(&marked));
-                let out = ctx.storage_buffer(bytes);
+                let up = ctx.upload(&StorageFormat::Fp32.encode(&marked)).unwrap();
+                let out = ctx.storage_buffer(bytes).unwrap();
                 rec.dispatch(&pipeline, &[&up, &out], &push, [n, 1, 1])
                     .unwrap();
                 side = Some(out);
@@ -551,7 +551,7 @@ fn bad_use_is_an_error_not_a_panic() {
     for ctx in contexts() {
         let spec = Specialization::default();
         let pipeline = ctx.pipeline(RELU, OptionSet::FP32, &spec).unwrap();
-        let a = ctx.storage_buffer(64);
+        let a = ctx.storage_buffer(64).unwrap();
         let mut rec = ctx.recorder();
         assert!(matches!(
             rec.dispatch(&pipeline, &[&a], &[1, 1, 1, 1], [1, 1, 1]),
@@ -699,8 +699,10 @@ void main()
             let format = StorageFormat::of(pipeline.options, 4);
             let n = 64u32;
             let input = storable(&random(n as usize * 4, 3), format);
-            let a = ctx.upload(&format.encode(&input));
-            let b = ctx.storage_buffer(u64::from(n) * 4 * format.size() as u64);
+            let a = ctx.upload(&format.encode(&input)).unwrap();
+            let b = ctx
+                .storage_buffer(u64::from(n) * 4 * format.size() as u64)
+                .unwrap();
             let mut rec = ctx.recorder();
             rec.dispatch(&pipeline, &[&a, &b], &[n], [n, 1, 1]).unwrap();
             rec.submit_and_wait().unwrap();
@@ -762,11 +764,11 @@ fn every_buffer_function_in_every_class() {
                 half(16 * N, 5),
             );
             let bufs_in = [
-                ctx.upload(&f1.encode(&s1)),
-                ctx.upload(&fv.encode(&s2)),
-                ctx.upload(&fv.encode(&s4)),
-                ctx.upload(&fv.encode(&s8)),
-                ctx.upload(&fv.encode(&sm)),
+                ctx.upload(&f1.encode(&s1)).unwrap(),
+                ctx.upload(&fv.encode(&s2)).unwrap(),
+                ctx.upload(&fv.encode(&s4)).unwrap(),
+                ctx.upload(&fv.encode(&s8)).unwrap(),
+                ctx.upload(&fv.encode(&sm)).unwrap(),
             ];
             let sizes = [
                 (15 * N, f1),
@@ -777,7 +779,7 @@ fn every_buffer_function_in_every_class() {
             ];
             let bufs_out: Vec<_> = sizes
                 .iter()
-                .map(|(n, f)| ctx.storage_buffer((n * f.size()) as u64))
+                .map(|(n, f)| ctx.storage_buffer((n * f.size()) as u64).unwrap())
                 .collect();
             let all: Vec<&wgpu::Buffer> = bufs_in
                 .iter()

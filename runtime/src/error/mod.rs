@@ -104,9 +104,51 @@ pub enum Error {
         /// What the system said.
         problem: String,
     },
+    /// Memory that cannot be had: the host's available memory, or the device's budget or
+    /// what its driver refused.
+    #[error("out of {memory} memory: {needed} bytes needed, {available} available")]
+    OutOfMemory {
+        /// Which memory.
+        memory: Memory,
+        /// Bytes asked for.
+        needed: u64,
+        /// Bytes left (the host's available memory; the device budget less what this
+        /// context holds, or 0 where the driver refused without a budget known).
+        available: u64,
+    },
+    /// A buffer or binding larger than a device limit allows.
+    #[error("{what} of {bytes} bytes exceeds the device's {limit_name} of {limit}")]
+    BeyondLimit {
+        /// What was asked for.
+        what: &'static str,
+        /// Its size.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+        /// wgpu's name of the limit.
+        limit_name: &'static str,
+    },
     /// Something wgpu reported while running or reading back.
     #[error("GPU: {0}")]
     Gpu(String),
+}
+
+/// Which memory ran out ([`Error::OutOfMemory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// The host's.
+    Host,
+    /// The device's.
+    Device,
+}
+
+impl std::fmt::Display for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Memory::Host => "host",
+            Memory::Device => "device",
+        })
+    }
 }
 
 impl Error {

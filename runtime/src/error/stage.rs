@@ -35,6 +35,25 @@ pub enum DeviceError {
     /// A malformed `FPSHADER_PATH` or similar setting.
     #[error("{0}")]
     Config(String),
+    /// The device was lost (driver reset, removal, [`wgpu::Device::destroy`]): the context
+    /// runs nothing more.
+    #[error("the device was lost ({reason})")]
+    Lost {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// The device did not finish within the context's wait timeout.
+    #[error("the device did not finish {what} within {waited:?}")]
+    Timeout {
+        /// What was waited for.
+        what: &'static str,
+        /// How long.
+        waited: std::time::Duration,
+    },
+    /// An error wgpu raised outside any error scope (on any thread), reported at the next
+    /// wait instead of wgpu's default handler, which panics.
+    #[error("wgpu reported: {0}")]
+    Uncaptured(String),
 }
 
 /// Creating a pipeline from a shader's variants.

@@ -19,13 +19,13 @@ impl Context {
     /// joins the pool when dropped. The queue writes it before the next submission, so a
     /// pooled buffer is reused only once every chunk that may still read it is submitted;
     /// else it is a new one.
-    pub fn upload(&self, bytes: &[u8]) -> DeviceBuffer {
+    pub fn upload(&self, bytes: &[u8]) -> Result<DeviceBuffer> {
         self.upload_padded(bytes, bytes.len() as u64)
     }
 
     /// [`Context::upload`] into a buffer of at least `size` bytes, zeros after `bytes`: the
     /// bytes are copied once, straight into the queue's staging memory.
-    pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> DeviceBuffer {
+    pub(crate) fn upload_padded(&self, bytes: &[u8], size: u64) -> Result<DeviceBuffer> {
         let n = bytes.len();
         self.upload_with(size.max(n as u64), |mut view| {
             view.slice(..n).copy_from_slice(bytes);
@@ -40,18 +40,20 @@ impl Context {
         &self,
         size: u64,
         write: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
-    ) -> DeviceBuffer {
+    ) -> Result<DeviceBuffer> {
         let started = std::time::Instant::now();
         let size = padded_size(size);
-        let buffer =
-            (self.pool.take(size, Taker::Queue)).unwrap_or_else(|| self.new_storage_buffer(size));
+        let buffer = match self.pool.take(size, Taker::Queue) {
+            Some(b) => b,
+            None => self.new_storage_buffer(size)?,
+        };
         let staged =
             wgpu::BufferSize::new(size).and_then(|s| self.queue.write_buffer_with(&buffer, 0, s));
         if let Some(mut view) = staged {
             write(view.slice(..));
         }
         self.stats.add(&self.stats.upload_ns, started.elapsed());
-        DeviceBuffer::pooled(buffer, &self.pool)
+        Ok(DeviceBuffer::pooled(buffer, &self.pool))
     }
 
     /// An uninitialized storage buffer of `size` bytes (rounded up to 16) for recorded work to
@@ -59,27 +61,31 @@ impl Context {
     /// pool when its last handle drops. The work is that of this thread's newest recorder:
     /// a pooled buffer that another recorder's unsubmitted chunk may still read is not handed
     /// out. Data written through the queue needs [`Context::upload`] instead.
-    pub fn storage_buffer(&self, size: u64) -> DeviceBuffer {
+    ///
+    /// A size past the device's `max_buffer_size` or the context's memory budget, or one the
+    /// driver cannot hold, is an error ([`Error::BeyondLimit`], [`Error::OutOfMemory`]).
+    pub fn storage_buffer(&self, size: u64) -> Result<DeviceBuffer> {
         let size = padded_size(size);
         self.pool.count_request();
-        let buffer = self
-            .pool
-            .take(size, tickets::current_taker())
-            .unwrap_or_else(|| self.new_storage_buffer(size));
-        DeviceBuffer::pooled(buffer, &self.pool)
+        let buffer = match self.pool.take(size, tickets::current_taker()) {
+            Some(b) => b,
+            None => self.new_storage_buffer(size)?,
+        };
+        Ok(DeviceBuffer::pooled(buffer, &self.pool))
     }
 
-    fn new_storage_buffer(&self, size: u64) -> wgpu::Buffer {
-        self.stats.new_buffers.fetch_add(1, Ordering::Relaxed);
-        self.pool.count_new(padded_size(size));
-        self.device.create_buffer(&wgpu::BufferDescriptor {
+    fn new_storage_buffer(&self, size: u64) -> Result<wgpu::Buffer> {
+        let buffer = self.create_buffer_checked(&wgpu::BufferDescriptor {
             label: Some("fpshader storage"),
             size: padded_size(size),
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        })
+        })?;
+        self.stats.new_buffers.fetch_add(1, Ordering::Relaxed);
+        self.pool.count_new(buffer.size());
+        Ok(buffer)
     }
 
     /// Frees every pooled buffer (those no mat holds).
@@ -158,9 +164,7 @@ impl Context {
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(e.to_string()))?;
+        self.wait_for(None, "a read-back")?;
         rx.recv()
             .map_err(|e| Error::Gpu(e.to_string()))?
             .map_err(|e| Error::Gpu(e.to_string()))?;

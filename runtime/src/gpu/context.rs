@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::OptionSet;
 use crate::error::{DeviceError, Error, Result};
+use crate::gpu::health::{self, Health};
 use crate::gpu::options::Options;
 use crate::gpu::pipeline::{Pipeline, PipelineKey};
 use crate::gpu::pool::BufferPool;
@@ -56,6 +57,19 @@ pub struct ContextOptions {
     /// `FPSHADER_ADAPTER`): for models fpshader's own CPU path is many times faster than an
     /// emulated GPU, and tests that want the emulation say so.
     pub allow_cpu_adapter: bool,
+    /// How long a wait for the device may take before it is a [`DeviceError::Timeout`];
+    /// default: `FPSHADER_WAIT_TIMEOUT` (seconds), else
+    /// [`DEFAULT_WAIT_TIMEOUT`](crate::gpu::DEFAULT_WAIT_TIMEOUT).
+    pub wait_timeout: Option<std::time::Duration>,
+    /// Bytes of device memory the context's buffers may hold; an allocation past it is
+    /// [`Error::OutOfMemory`]. Default: `FPSHADER_MEMORY_BUDGET` (bytes), else the host's
+    /// available memory on an emulated GPU and no budget on a real one (its driver's refusal
+    /// is reported the same way).
+    pub memory_budget: Option<u64>,
+    /// The limits to open the device with, each at most the adapter's; default: the
+    /// adapter's. Lower ones run a model as a smaller device would (fewer workgroups per
+    /// dimension, smaller bindings).
+    pub limits: Option<wgpu::Limits>,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -91,6 +105,10 @@ pub struct Context {
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
     pub(crate) sampler: wgpu::Sampler,
+    /// What the device's callbacks reported ([`crate::gpu::health`]).
+    pub(crate) health: Arc<Health>,
+    pub(crate) wait_timeout: std::time::Duration,
+    pub(crate) memory_budget: Option<u64>,
 }
 
 /// The adapters of `backends`, from an instance that initializes only those backends.
@@ -187,7 +205,7 @@ impl Context {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fpshader"),
             required_features: features,
-            required_limits: adapter.limits(),
+            required_limits: opts.limits.clone().unwrap_or_else(|| adapter.limits()),
             // SAFETY: the one experimental feature requested is cooperative matrices, which
             // only reach the device as passthrough SPIR-V that glslang wrote and the
             // Vulkan driver validates; wgpu's own (naga) code for them is never used
@@ -238,6 +256,18 @@ impl Context {
         if adapter_info.backend == wgpu::Backend::Gl {
             device_allows.use_image_storage = false;
         }
+        let health = Health::watch(&device);
+        let wait_timeout = match opts.wait_timeout {
+            Some(t) => t,
+            None => health::wait_timeout_from_env()?,
+        };
+        let memory_budget = match (opts.memory_budget, std::env::var("FPSHADER_MEMORY_BUDGET")) {
+            (Some(b), _) => Some(b),
+            (None, Ok(s)) if !s.is_empty() => Some(s.parse::<u64>().map_err(|_| {
+                DeviceError::Config(format!("FPSHADER_MEMORY_BUDGET={s}: expected bytes"))
+            })?),
+            _ => health::default_budget(&adapter_info),
+        };
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
@@ -271,6 +301,9 @@ impl Context {
             stats: StatCounters::default(),
             dummy,
             cooperative_matrix,
+            health,
+            wait_timeout,
+            memory_budget,
         })
     }
 

@@ -5,6 +5,7 @@ mod buffers;
 #[cfg(feature = "runtime-compile")]
 mod compile;
 pub(crate) mod context;
+pub(crate) mod health;
 pub(crate) mod options;
 pub(crate) mod pipeline;
 pub(crate) mod pool;
@@ -19,6 +20,7 @@ pub(crate) mod timing;
 pub(crate) mod variant;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
+pub use health::DEFAULT_WAIT_TIMEOUT;
 pub use options::Options;
 pub use pipeline::Pipeline;
 pub use pool::{DeviceBuffer, MemoryStats};

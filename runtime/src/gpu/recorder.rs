@@ -212,6 +212,9 @@ impl<'c> Recorder<'c> {
         push: &[u32],
         global: [u32; 3],
     ) -> Result<()> {
+        if self.ctx.is_lost() {
+            return self.ctx.check_device();
+        }
         let resources: Vec<Resource<'a>> = resources.iter().map(|r| (*r).into()).collect();
         // the declared bindings, by number, in order: what `resources` must match
         let kinds = || {
@@ -545,13 +548,7 @@ impl<'c> Recorder<'c> {
         }
         let index = last.ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
         let recorded = Instant::now();
-        self.ctx
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .map_err(|e| Error::Gpu(e.to_string()))?;
+        self.ctx.wait_for(Some(index), "the recorded work")?;
         let stats = &self.ctx.stats;
         stats
             .submissions

@@ -74,7 +74,7 @@ pub(crate) fn record_cache(
 ) -> Result<GpuMat> {
     let [groups, cur, width] = [view.shape[0], view.shape[1], view.shape[2]];
     let rows = past + cur;
-    let out = GpuMat::alloc(rec.context(), 3, [width, rows, groups], 1, current.options);
+    let out = GpuMat::alloc(rec.context(), 3, [width, rows, groups], 1, current.options)?;
     let whole = Strided::contiguous(&[groups, rows, width]);
     let cached = Strided::contiguous(&[groups, past, width]);
     let none = CopyExtras::default();

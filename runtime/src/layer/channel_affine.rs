@@ -52,7 +52,7 @@ impl AffineGpu {
     }
 
     /// Uploads `a` and `b` (zeros where `b` is empty).
-    pub(crate) fn upload(&mut self, gpu: GpuSetup<'_>, a: &[f32], b: &[f32]) {
+    pub(crate) fn upload(&mut self, gpu: GpuSetup<'_>, a: &[f32], b: &[f32]) -> Result<()> {
         let zeros;
         let b = if b.is_empty() {
             zeros = vec![0.0f32; a.len()];
@@ -61,7 +61,8 @@ impl AffineGpu {
             b
         };
         let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        self.coefs = Some((gpu.ctx.upload(&bytes(a)), gpu.ctx.upload(&bytes(b))));
+        self.coefs = Some((gpu.ctx.upload(&bytes(a))?, gpu.ctx.upload(&bytes(b))?));
+        Ok(())
     }
 
     /// Records `blob = blob * a[ch] + b[ch]` in place.
@@ -90,7 +91,7 @@ pub(crate) fn upload_affine(
     b: &[f32],
 ) -> Result<()> {
     if let Some(g) = slot {
-        g.upload(gpu, a, b);
+        g.upload(gpu, a, b)?;
     }
     Ok(())
 }

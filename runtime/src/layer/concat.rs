@@ -91,7 +91,7 @@ impl Layer for Concat {
             [w, h, d, c / pack],
             pack,
             first.options,
-        );
+        )?;
         let view = |m: &GpuMat| [m.w, m.h, m.c];
         let mut offset = 0;
         // two inputs per dispatch; an odd one out is given twice, the second of extent 0

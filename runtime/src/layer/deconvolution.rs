@@ -350,7 +350,7 @@ impl Layer for Deconvolution {
             ));
         }
         if let Some(taps) = state.taps.as_mut() {
-            taps.no_partials = Some(no_partials(gpu.ctx));
+            taps.no_partials = Some(no_partials(gpu.ctx)?);
         }
         Ok(())
     }
@@ -383,7 +383,7 @@ impl Layer for Deconvolution {
         let ctx = rec.context();
         let [ow, oh] = geo.out;
         let out = [ow, oh, self.window.num_output / pack];
-        let top = GpuMat::alloc(ctx, 3, out, pack, bottom.options);
+        let top = GpuMat::alloc(ctx, 3, out, pack, bottom.options)?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);
@@ -401,7 +401,7 @@ impl Layer for Deconvolution {
                 [gemm.out_blocks * gemm.positions, 1, 1],
                 4,
                 bottom.options,
-            );
+            )?;
             gemm.record(
                 rec,
                 taps.gemm,

@@ -263,7 +263,7 @@ impl Layer for Einsum {
             .chain(plan.sum_at.iter().flatten())
             .map(|&v| index_word(pipeline, v as isize, "an offset"))
             .collect::<Result<_>>()?;
-        let table = rec.context().upload(bytemuck::cast_slice(&table));
+        let table = rec.context().upload(bytemuck::cast_slice(&table))?;
         let mut resources: Vec<Resource<'_>> = (0..GPU_OPERANDS)
             .map(|b| bottoms.get(b).unwrap_or(&bottoms[0]).resource())
             .collect();
@@ -273,7 +273,7 @@ impl Layer for Einsum {
             .map(|v| index_word(pipeline, v as isize, "a count"))
             .into_iter()
             .collect::<Result<Vec<u32>>>()?;
-        let grid = workgroup_rows(n_out.div_ceil(LOCAL), LOCAL);
+        let grid = workgroup_rows(rec.context(), n_out.div_ceil(LOCAL), LOCAL);
         rec.dispatch(pipeline, &resources, &words, grid)?;
         Ok(vec![top])
     }

@@ -135,7 +135,7 @@ impl Layer for Embed {
             [self.num_output, 1, words],
             1,
             bottom.options,
-        );
+        )?;
         let push = [self.num_output as u32, words as u32, self.input_dim as u32];
         let grid = [self.num_output as u32, words as u32, 1];
         rec.dispatch(pipeline, &[bottom, &top, table, bias], &push, grid)?;

@@ -18,7 +18,9 @@ pub fn dispatch_flat(
 ) -> Result<()> {
     let bytes = bindings.last().map_or(0, |m| m.byte_size());
     let n = bytes / FLAT_BYTES;
-    let row = n.clamp(1, 1 << 20);
+    // rows of 4096 workgroups of 256 (fewer where the device allows fewer per dimension)
+    let limit = rec.context().limits().max_compute_workgroups_per_dimension;
+    let row = n.clamp(1, u64::from(limit.clamp(1, 4096)) * 256);
     let mut words = vec![n as u32, row as u32];
     words.extend_from_slice(extra);
     rec.dispatch(

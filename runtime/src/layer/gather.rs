@@ -164,7 +164,7 @@ impl Gather {
             }
             .into());
         }
-        let top = GpuMat::alloc_space(rec.context(), dims, space, 1, bottom.options);
+        let top = GpuMat::alloc_space(rec.context(), dims, space, 1, bottom.options)?;
         self.record_into(rec, bottom, &top, map)?;
         Ok(top)
     }
@@ -363,7 +363,7 @@ pub(crate) fn record_box(
         .into());
     };
     let pipeline = boxes.for_mat(bottom)?.clone();
-    let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options);
+    let top = GpuMat::alloc_space(rec.context(), dims, [tw, th, td, tc / p], p, bottom.options)?;
     let mut words = space_words(bottom).to_vec();
     words.extend(space_words(&top));
     words.extend([x0, y0, z0, c0 / p].map(|n| n as u32));

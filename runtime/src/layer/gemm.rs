@@ -294,12 +294,12 @@ impl Gemm {
             })
         };
         let da = if a.is_some() {
-            fresh(m)
+            fresh(m)?
         } else {
             held(&state.descales[0])?
         };
         let db = if b.is_some() {
-            fresh(1)
+            fresh(1)?
         } else {
             held(&state.descales[1])?
         };
@@ -378,7 +378,7 @@ impl Gemm {
             [rows, cols] => (2, [cols, 1, rows]),
             _ => unreachable!("output_shape is 2-D or 3-D"),
         };
-        let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options());
+        let top = GpuMat::alloc(rec.context(), dims, view, 1, state.pipeline.options())?;
         let sizes = Sizes::batched(m, n, k, 1);
         let out = Operand::rows(&top);
         gpu_gemm::record(rec, &state.pipeline, sizes, a, b, c, out, descales)?;

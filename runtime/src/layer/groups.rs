@@ -527,7 +527,7 @@ impl GroupPipeline {
         words.push(extras.eps.to_bits());
         words.push(extras.coeff.to_bits());
         // one workgroup of 256 per group
-        let grid = workgroup_rows(count, 256);
+        let grid = workgroup_rows(rec.context(), count, 256);
         rec.dispatch(&self.pipeline, &[src, dst, affine, side], &words, grid)
     }
 }

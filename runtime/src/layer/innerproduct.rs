@@ -21,7 +21,7 @@ use crate::layer::fused_activation::{activate, activate_all};
 use crate::layer::gpu_gemm::{self, Addend, Form, Operand, Sizes};
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
-use crate::layer::pipelines::DeviceSide;
+use crate::layer::pipelines::{DeviceSide, fold_into_z};
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
@@ -111,7 +111,7 @@ impl InnerProduct {
             }
             .into());
         }
-        let top = GpuMat::alloc(rec.context(), 2, [n, 1, m], 1, rows.options());
+        let top = GpuMat::alloc(rec.context(), 2, [n, 1, m], 1, rows.options())?;
         let bias = self.bias_term.then_some(Addend {
             mat: bias,
             broadcast: 4,
@@ -273,7 +273,7 @@ impl Layer for InnerProduct {
         }
         let options = state.pipeline.options;
         let n = self.num_output;
-        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, options);
+        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, options)?;
         if state.ragged {
             // a 1×1 convolution over the values as channels, one apart in a 1-D blob
             let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
@@ -291,12 +291,14 @@ impl Layer for InnerProduct {
         // comes as pack4 already, gpu_packs)
         let bottom = bottom.record_packing(rec, 4)?;
         let words = [(self.num_input() / 4) as u32, n as u32];
+        // one workgroup of the shader's 64 invocations per output, along y (and on along z
+        // past the device's limit)
+        let grid = fold_into_z(ctx, &state.pipeline, [64, n as u32, 1], 1);
         rec.dispatch(
             &state.pipeline,
             &[&bottom, &top, weights, bias],
             &words,
-            // one workgroup of the shader's 64 invocations per output, along y
-            [64, n as u32, 1],
+            grid,
         )?;
         Ok(as_row(top, one_row))
     }

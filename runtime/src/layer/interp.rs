@@ -327,7 +327,7 @@ impl Interp {
         }
         self.check_size(w, h, out)?;
         let view = [out[0], out[1], bottom.c];
-        let top = GpuMat::alloc(ctx, bottom.dims, view, 1, bottom.options);
+        let top = GpuMat::alloc(ctx, bottom.dims, view, 1, bottom.options)?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.push((self.step(0, w, out[0], by_size) as f32).to_bits());

@@ -272,7 +272,7 @@ impl MultiHeadAttention {
         };
         let (weight, bias) = &state.weights[slot];
         let (out, inp) = (bias.c, weight.c / bias.c);
-        let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options());
+        let top = GpuMat::alloc(rec.context(), 2, [out, 1, rows], 1, state.project.options())?;
         let sizes = Sizes::batched(rows, out, inp, 1);
         let c = Addend {
             mat: bias,
@@ -426,7 +426,7 @@ impl Layer for MultiHeadAttention {
             .into());
         }
         // head h is columns h·dph.. of every query row, and so of the joined output
-        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options());
+        let joined = GpuMat::alloc(rec.context(), 2, [e, 1, src], 1, state.project.options())?;
         let joined = HeadRows::rows(joined, e);
         let mask = s.mask.map(|i| {
             let m = &bottoms[i];

@@ -132,22 +132,27 @@ impl Vec4Norm {
         words.push(extras.eps.to_bits());
         // mean and squared deviations per tile, then (a, b) per group: fp32 pairs
         let pairs = if segs > 1 { count * segs + count } else { 1 };
-        let partials = GpuMat::alloc(ctx, 2, [pairs * 2, 1, 1], 1, OptionSet::FP32);
+        let partials = GpuMat::alloc(ctx, 2, [pairs * 2, 1, 1], 1, OptionSet::FP32)?;
         let bindings = [src, dst, affine, &partials];
         if segs == 1 {
-            return rec.dispatch(&first, &bindings, &words, workgroup_rows(count, lanes));
+            return rec.dispatch(
+                &first,
+                &bindings,
+                &words,
+                workgroup_rows(rec.context(), count, lanes),
+            );
         }
         let (combine, apply) = (
             self.pipeline(ctx, 2, MAX_LANES, wide)?,
             self.pipeline(ctx, 3, MAX_LANES, wide)?,
         );
-        let tiles = workgroup_rows(count * segs, MAX_LANES);
+        let tiles = workgroup_rows(rec.context(), count * segs, MAX_LANES);
         rec.dispatch(&first, &bindings, &words, tiles)?;
         rec.dispatch(
             &combine,
             &bindings,
             &words,
-            workgroup_rows(count, MAX_LANES),
+            workgroup_rows(rec.context(), count, MAX_LANES),
         )?;
         rec.dispatch(&apply, &bindings, &words, tiles)
     }

@@ -157,11 +157,37 @@ impl<T> DeviceSide<T> for Option<T> {
     }
 }
 
-/// A dispatch grid of `items` workgroups of `lanes` invocations, in rows of at most 65535
-/// (the workgroups a dimension may have): shaders index `y * rows + x`. `items` must not be 0.
-pub(crate) fn workgroup_rows(items: usize, lanes: usize) -> [u32; 3] {
-    let row = items.min(65535);
+/// A dispatch grid of `items` workgroups of `lanes` invocations, in rows of at most the
+/// workgroups a dimension may have on `ctx`'s device: shaders index `y * rows + x`. `items`
+/// must not be 0.
+pub(crate) fn workgroup_rows(ctx: &crate::gpu::Context, items: usize, lanes: usize) -> [u32; 3] {
+    let limit = ctx.limits().max_compute_workgroups_per_dimension.max(1) as usize;
+    let row = items.min(limit);
     [(row * lanes) as u32, items.div_ceil(row) as u32, 1]
+}
+
+/// `global` (invocations of `pipeline`'s workgroups) with the workgroups along `axis` that
+/// pass the device's per-dimension limit continued along z, for shaders that read their
+/// index there as `id[axis] + id.z * gl_NumWorkGroups[axis]` where their z is otherwise 1
+/// (the GEMM convolutions' position tiles, InnerProduct's outputs). A grid within the limit,
+/// or one whose z is in use, is returned as it is.
+pub(crate) fn fold_into_z(
+    ctx: &crate::gpu::Context,
+    pipeline: &Pipeline,
+    global: [u32; 3],
+    axis: usize,
+) -> [u32; 3] {
+    let limit = ctx.limits().max_compute_workgroups_per_dimension.max(1);
+    let local = pipeline.local_size;
+    let groups = global[axis].div_ceil(local[axis].max(1));
+    if global[2] > local[2] || groups <= limit {
+        return global;
+    }
+    let folds = groups.div_ceil(limit);
+    let mut folded = global;
+    folded[axis] = groups.div_ceil(folds) * local[axis];
+    folded[2] = folds * local[2];
+    folded
 }
 
 /// The grid of the convolutions' direct shaders from a pack4 input: one invocation per output

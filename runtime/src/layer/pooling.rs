@@ -145,7 +145,7 @@ impl Layer for Pooling {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // buffer shaders only: image nets pool on the CPU
-        self.no_partials = gpu.as_ref().map(|g| no_partials(g.ctx));
+        self.no_partials = gpu.as_ref().map(|g| no_partials(g.ctx)).transpose()?;
         self.gpu = match gpu {
             Some(gpu) => {
                 let i = |v: usize| SpecValue::I32(v as i32);
@@ -199,7 +199,7 @@ impl Layer for Pooling {
             [ow, oh, bottom.c],
             bottom.elempack,
             bottom.options,
-        );
+        )?;
         let pipeline = pipelines.for_mat(bottom)?.clone();
         let mut words = [0u32; 16];
         words[..4].copy_from_slice(&bottom.shape_words());
@@ -212,7 +212,7 @@ impl Layer for Pooling {
         // fp32 partial sums of the two-pass global pooling (the binding is there either way)
         let partials = if slabs > 1 {
             let n = top.c * slabs * top.elempack;
-            GpuMat::alloc(ctx, 2, [n, 1, 1], 1, OptionSet::FP32)
+            GpuMat::alloc(ctx, 2, [n, 1, 1], 1, OptionSet::FP32)?
         } else {
             self.no_partials.clone().ok_or(Error::NotLoaded {
                 what: "the pooling's partial-sum binding on the device",

@@ -62,7 +62,7 @@ impl Layer for PReLU {
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
         if let Some(PreluGpu::PerChannel(g)) = &mut self.gpu {
-            g.upload(gpu, &self.slope, &[]);
+            g.upload(gpu, &self.slope, &[])?;
         }
         Ok(())
     }

@@ -266,7 +266,7 @@ impl Layer for SDPA {
             [p.out_embed, p.src, p.heads],
             1,
             q.options,
-        );
+        )?;
         Fused {
             q: Heads::channels(q, p.embed),
             k: Heads::channels(k, p.embed),

@@ -158,7 +158,7 @@ impl Layer for Slice {
             let part = |len: usize| {
                 GpuMat::alloc_space(ctx, bottom.dims, [w, h, d, len / p], p, bottom.options)
             };
-            let (a, b) = (part(a_len), part(b_len));
+            let (a, b) = (part(a_len)?, part(b_len)?);
             let what = "a part of a slice";
             let (av, bv) = (
                 scalar_view(&a, "slice_pair", what)?,

@@ -145,7 +145,7 @@ impl StridedCopy {
         }
         words.push(word(extras.second, "a GLU offset")?);
         words.push(extras.value.to_bits());
-        let grid = workgroup_rows(total.div_ceil(LOCAL), LOCAL);
+        let grid = workgroup_rows(rec.context(), total.div_ceil(LOCAL), LOCAL);
         rec.dispatch(&self.pipeline, &[src, dst], &words, grid)
     }
 
@@ -169,11 +169,5 @@ impl StridedCopy {
 pub(crate) fn alloc_numpy(rec: &Recorder<'_>, np: &[usize], like: &GpuMat) -> Result<GpuMat> {
     let (dims, _) = from_numpy_shape(np)?;
     let space = crate::layer::view::to_space(dims, np, 1);
-    Ok(GpuMat::alloc_space(
-        rec.context(),
-        dims,
-        space,
-        1,
-        like.options,
-    ))
+    GpuMat::alloc_space(rec.context(), dims, space, 1, like.options)
 }

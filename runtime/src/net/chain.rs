@@ -28,20 +28,20 @@ impl Tables {
     /// Past this many tables (nets run at ever new shapes) the cache starts over.
     const KEEP: usize = 256;
 
-    fn get(&self, ctx: &crate::gpu::Context, table: Vec<u32>) -> DeviceBuffer {
+    fn get(&self, ctx: &crate::gpu::Context, table: Vec<u32>) -> Result<DeviceBuffer> {
         let mut cache = match self.0.lock() {
             Ok(cache) => cache,
             Err(poisoned) => poisoned.into_inner(),
         };
         if let Some(buffer) = cache.get(&table) {
-            return buffer.clone();
+            return Ok(buffer.clone());
         }
         if cache.len() >= Self::KEEP {
             cache.clear();
         }
-        let buffer = ctx.upload(bytemuck::cast_slice(&table));
+        let buffer = ctx.upload(bytemuck::cast_slice(&table))?;
         cache.insert(table, buffer.clone());
-        buffer
+        Ok(buffer)
     }
 }
 
@@ -127,7 +127,7 @@ impl Extractor<'_> {
             inputs.push(g);
         }
         let ctx = rec.context();
-        let table = net.tables.get(ctx, channel_gather_table(&chain.moves));
+        let table = net.tables.get(ctx, channel_gather_table(&chain.moves))?;
         // the widest pack the options and each output's channels allow
         let packed = Support::MANY.gpu(true);
         let packs: Vec<usize> = chain

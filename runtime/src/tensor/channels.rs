@@ -98,7 +98,7 @@ impl GpuMat {
                 )));
             }
             let space = [w, h, d, top.len() / pack];
-            tops.push(GpuMat::alloc_space(ctx, first.dims, space, pack, options));
+            tops.push(GpuMat::alloc_space(ctx, first.dims, space, pack, options)?);
         }
         let pipeline = ctx.pipeline(
             Shader::ChannelGather.module(),

@@ -140,8 +140,9 @@ impl Mat {
         let n = c
             .checked_mul(cstep)
             .and_then(|n| n.checked_mul(elempack))
-            .filter(|n| n.checked_mul(elemtype.size()).is_some_and(|b| b < 1 << 40))
+            .filter(|n| n.checked_mul(elemtype.size()).is_some())
             .ok_or_else(too_large)?;
+        crate::host::check((n * elemtype.size()) as u64)?;
         let header = Mat {
             dims,
             w,

@@ -92,7 +92,7 @@ impl GpuMat {
             )?;
             GpuData::Image { texture, view }
         } else {
-            GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format)))
+            GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format))?)
         };
         let result = GpuMat {
             data,

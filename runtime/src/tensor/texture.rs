@@ -117,7 +117,7 @@ pub fn download_texture(ctx: &Context, texture: &wgpu::Texture) -> Result<Vec<f3
     let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as usize;
     let padded = row.div_ceil(align) * align;
     let rows = size.height as usize * size.depth_or_array_layers as usize;
-    let staging = ctx.storage_buffer((padded * rows) as u64);
+    let staging = ctx.storage_buffer((padded * rows) as u64)?;
     let mut enc = ctx
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {

@@ -44,7 +44,7 @@ impl GpuMat {
         // half the bytes to copy, and no cast dispatch
         let format = StorageFormat::of(options, mat.elempack);
         let size = mat_bytes(mat.data.len(), format);
-        let data = ctx.upload_with(size, |view| format.encode_into(values, view));
+        let data = ctx.upload_with(size, |view| format.encode_into(values, view))?;
         Ok(GpuMat {
             data: GpuData::Buffer(data),
             dims: mat.dims,
@@ -125,7 +125,7 @@ impl GpuMat {
         [w, h, c]: [usize; 3],
         elempack: usize,
         options: OptionSet,
-    ) -> GpuMat {
+    ) -> Result<GpuMat> {
         GpuMat::alloc_space(ctx, dims, [w, h, 1, c], elempack, options)
     }
 
@@ -137,11 +137,21 @@ impl GpuMat {
         [w, h, d, c]: [usize; 4],
         elempack: usize,
         options: OptionSet,
-    ) -> GpuMat {
+    ) -> Result<GpuMat> {
         let format = StorageFormat::of(options, elempack);
+        let too_large = TensorError::TooLarge {
+            shape: [w, h, d, c],
+        };
+        // checked here, before any product below could wrap: a shape no device holds is an
+        // error, not a small buffer
+        (w.checked_mul(h).and_then(|p| p.checked_mul(d)))
+            .and_then(|p| p.checked_mul(c))
+            .and_then(|n| n.checked_mul(elempack * 4 + 64))
+            .ok_or(too_large)?;
         let cstep = gpu_cstep(dims, w, h * d, elempack);
-        GpuMat {
-            data: GpuData::Buffer(ctx.storage_buffer(mat_bytes(c * cstep * elempack, format))),
+        let bytes = mat_bytes(c * cstep * elempack, format);
+        Ok(GpuMat {
+            data: GpuData::Buffer(ctx.storage_buffer(bytes)?),
             dims,
             w,
             h: h * d,
@@ -151,13 +161,13 @@ impl GpuMat {
             cstep,
             format,
             options,
-        }
+        })
     }
 
     /// A new mat of `m`'s shape, packing, format and options (contents undefined).
     pub fn alloc_like(&self, ctx: &Context) -> Result<GpuMat> {
         let data = match &self.data {
-            GpuData::Buffer(_) => GpuData::Buffer(ctx.storage_buffer(self.byte_size())),
+            GpuData::Buffer(_) => GpuData::Buffer(ctx.storage_buffer(self.byte_size())?),
             GpuData::Image { texture, .. } => {
                 let (texture, view) = upload_texture(
                     ctx,

@@ -91,7 +91,7 @@ pub(super) fn steps(
                 Some(s) => *s,
                 None => {
                     let data = constant_data(vgf, segment, g, v).map_err(|p| problem(&what, p))?;
-                    locals.push(ctx.upload(&data));
+                    locals.push(ctx.upload(&data)?);
                     let s = Slot::Local(locals.len() - 1);
                     slot_of.insert(v, s);
                     s
@@ -115,7 +115,7 @@ pub(super) fn steps(
                             ),
                         ));
                     }
-                    locals.push(ctx.storage_buffer(bytes));
+                    locals.push(ctx.storage_buffer(bytes)?);
                     let s = Slot::Local(locals.len() - 1);
                     slot_of.insert(result, s);
                     s

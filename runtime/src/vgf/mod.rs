@@ -211,12 +211,14 @@ impl VgfModel {
             for ((_, b), image) in bindings.into_iter().zip(image_at) {
                 let constant = vgf.constants.iter().find(|c| c.mrt_index == b.mrt_index);
                 slots.push(match (constant, image) {
-                    (Some(c), _) => {
-                        Slot::Local(*constant_locals.entry(b.mrt_index).or_insert_with(|| {
-                            locals.push(ctx.upload(&c.data));
+                    (Some(c), _) => Slot::Local(match constant_locals.get(&b.mrt_index) {
+                        Some(&at) => at,
+                        None => {
+                            locals.push(ctx.upload(&c.data)?);
+                            constant_locals.insert(b.mrt_index, locals.len() - 1);
                             locals.len() - 1
-                        }))
-                    }
+                        }
+                    }),
                     (None, Some(i)) => {
                         let slot = |slots: &[BindingSlot]| {
                             slots.iter().any(|io| io.mrt_index == b.mrt_index)
@@ -315,7 +317,7 @@ impl VgfModel {
                     ),
                 ));
             }
-            buffers.insert(owner(slot.mrt_index), ctx.upload(bytes));
+            buffers.insert(owner(slot.mrt_index), ctx.upload(bytes)?);
         }
         let mut rec = ctx.recorder();
         // a buffer per resource a step binds (an image's is its value's memory)
@@ -326,9 +328,9 @@ impl VgfModel {
                 Slot::Local(_) => None,
             });
         for mrt in bound {
-            buffers
-                .entry(owner(mrt))
-                .or_insert_with(|| ctx.storage_buffer(size(mrt).max(4)));
+            if let std::collections::btree_map::Entry::Vacant(e) = buffers.entry(owner(mrt)) {
+                e.insert(ctx.storage_buffer(size(mrt).max(4))?);
+            }
         }
         // a texture per image resource for this run
         let textures = (self.images.iter())

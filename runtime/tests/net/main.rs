@@ -15,6 +15,7 @@ mod convolution;
 mod cpu_layers;
 mod errors;
 mod gpu_layers;
+mod limits;
 mod models;
 mod suite;
 mod suite_attention;

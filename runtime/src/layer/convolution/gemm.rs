@@ -8,6 +8,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Context, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::gpu_gemm;
+use crate::layer::pipelines::fold_into_z;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
@@ -168,6 +169,8 @@ impl Convolution {
         };
         let pipeline = ctx.pipeline(gemm.shader().module(), state.options, &spec(plan.tile))?;
         if splits == 1 {
+            // unsplit, the shader continues its position tiles along z past the device limit
+            let groups = fold_into_z(ctx, &pipeline, groups, 0);
             return rec.dispatch(
                 &pipeline,
                 &[bottom, top, weights, bias, no_partials],
@@ -187,7 +190,7 @@ impl Convolution {
             [positions * top.c * splits * 4, 1, 1],
             1,
             OptionSet::FP32,
-        );
+        )?;
         rec.dispatch(
             &pipeline,
             &[bottom, top, weights, bias, &partials],
@@ -204,7 +207,7 @@ impl Convolution {
 }
 
 /// What an unsplit GEMM binds as its partial sums, which it never writes.
-pub(crate) fn no_partials(ctx: &Context) -> GpuMat {
+pub(crate) fn no_partials(ctx: &Context) -> Result<GpuMat> {
     GpuMat::alloc(ctx, 1, [4, 1, 1], 4, OptionSet::FP32)
 }
 

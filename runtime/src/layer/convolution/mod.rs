@@ -382,7 +382,7 @@ impl Layer for Convolution {
             state.bias4 = Some(gpu.upload_values(&self.window.bias_blocks(&self.bias), 4)?);
         }
         if state.gemm.is_some() {
-            state.no_partials = Some(no_partials(gpu.ctx));
+            state.no_partials = Some(no_partials(gpu.ctx)?);
         }
         Ok(())
     }
@@ -435,7 +435,7 @@ impl Layer for Convolution {
             [ow, oh, self.window.num_output / pack],
             pack,
             bottom.options,
-        );
+        )?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([

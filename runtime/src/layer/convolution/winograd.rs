@@ -111,8 +111,8 @@ impl Convolution {
             [ELEMENTS * bottom.c * tiles, 1, 1],
             4,
             bottom.options,
-        );
-        let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options);
+        )?;
+        let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options)?;
         let spec = shaped(self.window.spec(1), words);
         let input = ctx.pipeline(
             Shader::ConvolutionWinograd43Input.module(),
