@@ -21,7 +21,7 @@ pub fn available() -> u64 {
 }
 
 /// `Ok` if `bytes` may be allocated on the host now.
-pub(crate) fn check(bytes: u64) -> Result<()> {
+pub fn check(bytes: u64) -> Result<()> {
     if bytes < UNCHECKED {
         return Ok(());
     }

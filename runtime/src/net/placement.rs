@@ -25,9 +25,14 @@ impl Extractor<'_> {
     /// The shapes of GPU layer `l`'s inputs when it runs on the device for the blobs it has
     /// now: 4-D blobs where its flags take them (`vulkan_4d`), image mats exactly 3-D, and a
     /// layer may decline shapes it has no shader for; then (`None`) it runs on the CPU this
-    /// time.
+    /// time. So does a layer whose input would not fit one binding of the device (a 4096²
+    /// photo's first blob on a device binding 128 MiB): decided before anything of it is
+    /// allocated.
     pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
         let shapes = self.bottom_shapes(l);
+        if !self.fits_a_binding(l) {
+            return None;
+        }
         let image = l.gpu_options.contains(crate::Opt::Image);
         let dims = match (image, l.support.vulkan_4d) {
             (true, _) => 3..=3,
@@ -36,6 +41,29 @@ impl Extractor<'_> {
         };
         let takes = shapes.iter().all(|(d, _)| dims.contains(d)) && l.layer.gpu_accepts(&shapes);
         takes.then_some(shapes)
+    }
+
+    /// Whether each of `l`'s inputs fits one storage binding of the device in the layer's
+    /// storage format (blobs on the device as they are; host ones as they would be uploaded,
+    /// with 32-byte channel alignment to spare).
+    fn fits_a_binding(&self, l: &NetLayer) -> bool {
+        let Some(ctx) = self.net.ctx.as_deref() else {
+            return true;
+        };
+        let limit = ctx.limits().max_storage_buffer_binding_size as u64;
+        let fp16 = l.gpu_options.contains(crate::Opt::Fp16Storage)
+            || l.gpu_options.contains(crate::Opt::Fp16Packed);
+        let value = if fp16 { 2 } else { 4 };
+        l.bottoms
+            .iter()
+            .all(|&b| match (&self.gpu[b], &self.cpu[b]) {
+                (Some(g), _) => g.byte_size() <= limit,
+                (None, Some(m)) => {
+                    let values = (m.c * m.cstep * m.elempack) as u64;
+                    values * value + 32 * m.c as u64 <= limit
+                }
+                (None, None) => true,
+            })
     }
 
     /// The elempack blob `b` has now: on the device where it is there, else on the host.

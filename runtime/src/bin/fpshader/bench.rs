@@ -10,6 +10,7 @@ use fpshader::layer::RunOptions;
 use fpshader::net::{CpuTime, Net, Placed};
 use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
+use crate::concurrent::throughput;
 use crate::run::{device, load_net, parse_opt, with_threads};
 use crate::{CliError, print};
 
@@ -50,6 +51,10 @@ pub struct BenchArgs {
     /// each layer's output and its increase over the layer before.
     #[arg(long)]
     profile: bool,
+    /// Also run N threads at once on the one net (each its own extractor, `--loops` extracts
+    /// each) and report extracts per second: a server's throughput.
+    #[arg(long, value_name = "N")]
+    extractors: Option<usize>,
 }
 
 /// min, median and max of one model's timed runs, in ms.
@@ -188,6 +193,15 @@ fn bench_one(
         ctx.trim_pool();
         ctx.reset_peak_memory();
     }
+    // a shape no host can hold is refused before the model loads
+    for text in &args.shape {
+        let extents = text.rsplit('=').next().unwrap_or(text).split(',');
+        let values = extents
+            .filter_map(|e| e.trim().parse::<u64>().ok())
+            .try_fold(1u64, u64::checked_mul)
+            .ok_or_else(|| CliError::Usage(format!("--shape {text} overflows")))?;
+        fpshader::host::check(values.saturating_mul(8))?;
+    }
     let net = load_net(param, args.bin.as_deref(), ctx.clone(), opt)?;
     let timing = bench_net(&net, param, args)?;
     Ok((timing, ctx.map(|c| c.memory_stats())))
@@ -208,7 +222,11 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
     let inputs = shapes
         .iter()
         .map(|(name, dims, [w, h, c])| {
-            let values = vec![0.5; w * h * c];
+            // an absurd shape is refused before anything is filled
+            let n = (w.checked_mul(*h).and_then(|n| n.checked_mul(*c)))
+                .ok_or_else(|| CliError::Usage(format!("input {name}: {w}×{h}×{c} overflows")))?;
+            fpshader::host::check((n as u64).saturating_mul(8))?;
+            let values = vec![0.5; n];
             let mat = Mat::from_shape_values(*dims, [*w, *h, 1, *c], &values)?;
             Ok((name.clone(), std::sync::Arc::new(mat)))
         })
@@ -304,6 +322,14 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
                 best - before
             ));
             before = best;
+        }
+    }
+    if let Some(n) = args.extractors {
+        for threads in [1, 2, 4, 8, 16].into_iter().filter(|t| *t <= n.max(1)) {
+            let (rate, each) = throughput(net, &feed, &output, threads, args.loops)?;
+            print(&format!(
+                "{threads:>3} extractors at once: {rate:9.1} extracts/s ({each:.3} ms each)\n"
+            ));
         }
     }
     bench_timed(&once, &output, args.loops)

@@ -11,6 +11,7 @@
 //! [--align A] [--scale S] [--cpu]`: super-resolution in tiles, any picture size.
 
 mod bench;
+mod concurrent;
 mod npy;
 mod run;
 mod upscale;
