@@ -50,7 +50,7 @@ impl Extractor<'_> {
         let Some(ctx) = self.net.ctx.as_deref() else {
             return true;
         };
-        let limit = ctx.limits().max_storage_buffer_binding_size as u64;
+        let limit = ctx.limits().max_storage_buffer_binding_size;
         let fp16 = l.gpu_options.contains(crate::Opt::Fp16Storage)
             || l.gpu_options.contains(crate::Opt::Fp16Packed);
         let value = if fp16 { 2 } else { 4 };
