@@ -131,9 +131,10 @@ fn nearest_taps(size: usize, out: usize, step: f32) -> Vec<Tap> {
 }
 
 impl Interp {
-    /// The output width and height for inputs of `extents` (the first resized): the
-    /// expression's, the second input's, the params', or the first's times the scales.
-    fn sizing(&self, extents: &[Extents]) -> Result<Sizing> {
+    /// The output width and height for inputs of `extents` (the first resized, of `dims`): the
+    /// expression's, the second input's, the params', or the first's times the scales (a 1-D
+    /// input's values become planes of 1 × 1 times the scales, as ncnn sizes them).
+    fn sizing(&self, dims: u8, extents: &[Extents]) -> Result<Sizing> {
         let [w, h, ..] = *extents.first().ok_or(InputError::Count {
             got: 0,
             expected: "1 or more",
@@ -168,6 +169,7 @@ impl Interp {
             self.output
         } else {
             let [hs, ws] = self.scale;
+            let (w, h) = if dims == 1 { (1, 1) } else { (w, h) };
             [(w as f32 * ws) as usize, (h as f32 * hs) as usize]
         };
         Ok(Sizing {
@@ -249,13 +251,14 @@ impl Layer for Interp {
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let extents: Vec<Extents> = bottoms.iter().map(Mat::shape).collect();
-        let sizing = self.sizing(&extents)?;
+        let sizing = self.sizing(bottoms.first().map_or(0, |b| b.dims), &extents)?;
         Ok(vec![self.resize(&bottoms[0], sizing)?])
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let extents: Vec<Extents> = bottoms.iter().map(GpuMat::shape).collect();
-        let sizing = self.sizing(&extents)?;
+        let dims = bottoms.first().map_or(0, |b| b.dims);
+        let sizing = self.sizing(dims, &extents)?;
         Ok(vec![self.resize_gpu(rec, &bottoms[0], sizing)?])
     }
 
@@ -294,17 +297,17 @@ impl Layer for Interp {
         let h = if dims == 2 { 1 } else { h };
         (dims == 2 || dims == 3)
             && self
-                .sizing(&extents)
+                .sizing(dims, &extents)
                 .is_ok_and(|s| self.check_size(w, h, s.out).is_ok())
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        let sizing = self.sizing(&[bottom.shape()])?;
+        let sizing = self.sizing(bottom.dims, &[bottom.shape()])?;
         self.resize_gpu(rec, bottom, sizing)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        let sizing = self.sizing(&[bottom.shape()])?;
+        let sizing = self.sizing(bottom.dims, &[bottom.shape()])?;
         self.resize(bottom, sizing)
     }
 }

@@ -303,6 +303,12 @@ fn interp_matches_ncnn_on_the_cpu_and_the_gpu() {
             (2, [9, 4, 1, 1], "0=1 4=13"),
             (2, [9, 4, 1, 1], "0=3 4=17"),
             (1, [6, 1, 1, 1], "0=1 3=3 4=4"),
+            // test_interp_6 / _11: a 1-D input's values become planes of 1 × 1 times the
+            // scales (17 planes of 3 × 2, not 51 × 2)
+            (1, [17, 1, 1, 1], "0=1 1=2.0 2=3.0"),
+            (1, [20, 1, 1, 1], "0=2 1=4.0 2=5.0"),
+            (1, [48, 1, 1, 1], "0=3 1=6.0 2=7.0"),
+            (1, [17, 1, 1, 1], "0=1 3=10 4=12"),
         ])
         .collect();
     check_cases(&mut rng, "Interp", &cases);
