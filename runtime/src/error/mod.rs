@@ -152,6 +152,21 @@ impl std::fmt::Display for Memory {
 }
 
 impl Error {
+    /// Whether this is a limit of the device that the same work on the CPU would not meet: a
+    /// buffer past the largest it allocates or binds, its memory, a grid past its workgroups
+    /// (the net then runs the layer on the CPU).
+    pub fn is_device_limit(&self) -> bool {
+        match self {
+            Error::BeyondLimit { .. }
+            | Error::Dispatch(
+                DispatchError::TooLarge { .. } | DispatchError::BindingTooLarge { .. },
+            ) => true,
+            Error::OutOfMemory { memory, .. } => *memory == Memory::Device,
+            Error::Layer { source, .. } => source.is_device_limit(),
+            _ => false,
+        }
+    }
+
     /// The message with every cause under it (see [`report`]).
     pub fn report(&self) -> String {
         report(self)

@@ -102,6 +102,18 @@ pub enum DispatchError {
         /// What is wrong.
         problem: String,
     },
+    /// A buffer larger than one binding of the device may be.
+    #[error(
+        "binding {binding}: the buffer has {bytes} bytes; the device binds at most {limit} (max_storage_buffer_binding_size)"
+    )]
+    BindingTooLarge {
+        /// The binding number.
+        binding: u32,
+        /// The buffer's size.
+        bytes: u64,
+        /// The device's limit.
+        limit: u64,
+    },
     /// Push-constant data that does not match the shader's block.
     #[error("push constants: {0}")]
     PushConstants(String),

@@ -154,10 +154,12 @@ fn check(binding: u32, kind: Kind, resource: Resource<'_>, limits: &wgpu::Limits
                 limits.max_storage_buffer_binding_size
             };
             if buffer.size() > limit {
-                return problem(format!(
-                    "the buffer has {} bytes; the device binds at most {limit}",
-                    buffer.size()
-                ));
+                return Err(DispatchError::BindingTooLarge {
+                    binding,
+                    bytes: buffer.size(),
+                    limit,
+                }
+                .into());
             }
         }
         (

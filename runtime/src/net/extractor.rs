@@ -179,7 +179,20 @@ impl Extractor<'_> {
                         chain.layers[1..].iter().for_each(|&j| chained[j] = true);
                         self.forward_chain(&chain, r, &mut remaining, target)
                     }
-                    None => self.forward_gpu(i, &shapes, r, &mut remaining, target),
+                    None => match self.forward_gpu(i, &shapes, r, &mut remaining, target) {
+                        // past a limit of the device: the CPU runs it after the work so far
+                        Ok(false) => {
+                            if let Some(last) = self.record.layers.last_mut() {
+                                last.1 = Placed::Cpu;
+                            }
+                            if let Some(r) = rec.take() {
+                                self.record.waits += 1;
+                                r.submit_and_wait()?;
+                            }
+                            self.forward_cpu(i, &mut remaining, target)
+                        }
+                        done => done.map(drop),
+                    },
                 }
             } else {
                 // the CPU needs whatever GPU work came before

@@ -192,7 +192,10 @@ impl Extractor<'_> {
         Ok(g)
     }
 
-    /// Runs GPU layer `i` into `rec`, its inputs converted first.
+    /// Runs GPU layer `i` into `rec`, its inputs converted first. `Ok(false)` where the layer
+    /// met a limit of the device (an output past the largest buffer, device memory, a grid)
+    /// before writing anything but its own outputs: its inputs are back in the extractor and
+    /// the caller runs it on the CPU.
     pub(super) fn forward_gpu(
         &mut self,
         i: usize,
@@ -200,7 +203,7 @@ impl Extractor<'_> {
         rec: &mut Recorder<'_>,
         remaining: &mut [usize],
         target: usize,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let net = self.net;
         let l = &net.layers[i];
         let opt = self.opt.masked(l.featmask);
@@ -215,14 +218,34 @@ impl Extractor<'_> {
             let overwrites = s.inplace && !s.vulkan_inplace_new;
             bottoms.push(self.gpu_bottom(rec, *b, layout, options, overwrites, remaining, target)?);
         }
-        let tops = match (s.one_blob_only, s.inplace) {
-            (true, true) => {
-                let mut m = single_input(bottoms)?;
-                l.layer.forward_gpu_inplace(&mut m, rec)?;
-                vec![m]
+        let tops = if s.one_blob_only && s.inplace {
+            let mut m = single_input(bottoms)?;
+            l.layer.forward_gpu_inplace(&mut m, rec)?;
+            vec![m]
+        } else {
+            let tops = match (s.one_blob_only, bottoms.first()) {
+                (true, Some(m)) => l.layer.forward_gpu(m, rec).map(|top| vec![top]),
+                (true, None) => Err(crate::error::InputError::Count {
+                    got: 0,
+                    expected: "1",
+                }
+                .into()),
+                (false, _) => l.layer.forward_gpu_many(&bottoms, rec),
+            };
+            match tops {
+                Ok(tops) => tops,
+                // a new output the device cannot hold: the inputs go back, the CPU runs it
+                Err(e) if e.is_device_limit() => {
+                    for (&b, m) in l.bottoms.iter().zip(bottoms) {
+                        remaining[b] += 1;
+                        if self.gpu[b].is_none() && self.cpu[b].is_none() {
+                            self.gpu[b] = Some(m);
+                        }
+                    }
+                    return Ok(false);
+                }
+                Err(e) => return Err(e),
             }
-            (true, false) => vec![l.layer.forward_gpu(&single_input(bottoms)?, rec)?],
-            (false, _) => l.layer.forward_gpu_many(&bottoms, rec)?,
         };
         check_tops(tops.len(), l.tops.len())?;
         for (t, m) in l.tops.iter().zip(tops) {
@@ -230,7 +253,7 @@ impl Extractor<'_> {
             self.cpu[*t] = None;
             self.shared[*t] = false;
         }
-        Ok(())
+        Ok(true)
     }
 }
 
