@@ -210,6 +210,14 @@ impl Extractor<'_> {
         let options = l.gpu_options;
         let s = l.support;
         let layouts = self.gpu_layouts(l, shapes, &opt);
+        // the inputs as they are, for the CPU to take if the device cannot hold an output (a
+        // layer writing in place has none of its own: its inputs are not kept)
+        let originals: Vec<_> = match s.inplace {
+            true => Vec::new(),
+            false => (l.bottoms.iter())
+                .map(|&b| (self.gpu[b].clone(), self.cpu[b].clone()))
+                .collect(),
+        };
         // blobs this layer reads last leave the extractor here: their buffers go back to the
         // pool when `bottoms` drops
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
@@ -234,12 +242,15 @@ impl Extractor<'_> {
             };
             match tops {
                 Ok(tops) => tops,
-                // a new output the device cannot hold: the inputs go back, the CPU runs it
-                Err(e) if e.is_device_limit() => {
-                    for (&b, m) in l.bottoms.iter().zip(bottoms) {
+                // a new output the device cannot hold: the inputs go back as they were (not
+                // as converted for the device: padded channels are not the blob's), and the
+                // CPU runs it
+                Err(e) if e.is_device_limit() && originals.len() == l.bottoms.len() => {
+                    drop(bottoms);
+                    for (&b, (gpu, cpu)) in l.bottoms.iter().zip(originals) {
                         remaining[b] += 1;
                         if self.gpu[b].is_none() && self.cpu[b].is_none() {
-                            self.gpu[b] = Some(m);
+                            (self.gpu[b], self.cpu[b]) = (gpu, cpu);
                         }
                     }
                     return Ok(false);
