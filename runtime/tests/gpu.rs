@@ -997,8 +997,8 @@ fn shared_memory_over_the_device_limit_is_a_typed_error() {
     for ctx in contexts() {
         let limit = ctx.limits().max_compute_workgroup_storage_size;
         let floats = limit / 4 + 1;
-        let err = ctx
-            .pipeline_from_spirv("too_big", &shader(floats))
+        // SAFETY: glslang wrote both modules (`shader`)
+        let err = unsafe { ctx.pipeline_from_spirv("too_big", &shader(floats)) }
             .err()
             .unwrap()
             .to_string();
@@ -1007,6 +1007,6 @@ fn shared_memory_over_the_device_limit_is_a_typed_error() {
             u64::from(floats) * 4 + 64
         );
         assert!(err.contains(&want), "{}: {err}", ctx.describe());
-        ctx.pipeline_from_spirv("fits", &shader(64)).unwrap();
+        unsafe { ctx.pipeline_from_spirv("fits", &shader(64)) }.unwrap();
     }
 }

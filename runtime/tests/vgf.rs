@@ -4,6 +4,8 @@
 //!
 //! Arm's tools come from the oracle virtualenv that `cargo xtask test` fills (next to
 //! `FPSHADER_NCNN_PYTHON`); without it the oracle tests fail unless `FPSHADER_SKIP_ARM=1`.
+//! Every VGF loaded here carries SPIR-V from glslang or Arm's converter, which is what
+//! `VgfModel::load`'s safety promise asks for.
 #![cfg(not(fpshader_emulated))]
 
 mod common;
@@ -713,7 +715,7 @@ fn compute_only_vgfs_run_on_the_gpu() {
         for (case, want) in &checks {
             let (name, mlir, _) = &all[*case];
             let file = vgf::write(&compute_only(&tosa::mlir::parse(name, mlir).unwrap()));
-            let model = VgfModel::load(&ctx, &file, &Default::default()).unwrap();
+            let model = unsafe { VgfModel::load(&ctx, &file, &Default::default()) }.unwrap();
             let inputs: Vec<Vec<u8>> = [&a, &b][..model.input_names().len()]
                 .iter()
                 .map(|v| bytes(v))
@@ -728,7 +730,7 @@ fn compute_only_vgfs_run_on_the_gpu() {
         let model = compute_only(&tosa::mlir::parse(name, mlir).unwrap());
         assert!(matches!(model.modules[0].code, vgf::ModuleCode::None));
         let file = vgf::write(&model);
-        let err = VgfModel::load(&ctx, &file, &Default::default())
+        let err = unsafe { VgfModel::load(&ctx, &file, &Default::default()) }
             .err()
             .unwrap()
             .to_string();
@@ -737,7 +739,7 @@ fn compute_only_vgfs_run_on_the_gpu() {
             .compile_str("axpy", GLSL_AXPY, Default::default())
             .unwrap();
         let shaders = [("axpy".to_string(), spirv)].into_iter().collect();
-        let model = VgfModel::load(&ctx, &file, &shaders).unwrap();
+        let model = unsafe { VgfModel::load(&ctx, &file, &shaders) }.unwrap();
         let got = f32s(&model.run(&ctx, &[&bytes(&a), &bytes(&b)]).unwrap()[0]);
         let want: Vec<f32> = (0..64).map(|i| a[i] * 2.0 + b[i]).collect();
         common::assert_close(&got, &want, 1e-5, "placeholder");
@@ -1723,7 +1725,7 @@ fn run_in_fpshader(
     for (k, ctx) in contexts.iter().enumerate() {
         for file in files {
             let bytes = std::fs::read(dir.join(format!("{file}.vgf"))).unwrap();
-            let model = VgfModel::load(ctx, &bytes, &Default::default())
+            let model = unsafe { VgfModel::load(ctx, &bytes, &Default::default()) }
                 .unwrap_or_else(|e| panic!("{name}: {file}.vgf on {}: {e}", ctx.describe()));
             let outputs = model.run(ctx, &views).unwrap();
             let run = format!("{file}-fpshader-{k}");
@@ -1796,7 +1798,7 @@ fn vgfs_run_in_arms_runner_and_fpshader_as_numpy_computes() {
         } else {
             for ctx in &contexts {
                 let bytes = std::fs::read(dir.join("arm.vgf")).unwrap();
-                let err = VgfModel::load(ctx, &bytes, &Default::default())
+                let err = unsafe { VgfModel::load(ctx, &bytes, &Default::default()) }
                     .err()
                     .unwrap()
                     .to_string();
@@ -2135,7 +2137,7 @@ fn implementation_attrs_come_from_a_shaders_reflection() {
     let b: Vec<f32> = (0..64).map(|i| (i as f32).cos()).collect();
     let want: Vec<f32> = (0..64).map(|i| a[i] * 3.0 - b[i]).collect();
     for ctx in common::gpu_contexts() {
-        let model = VgfModel::load(&ctx, &file, &Default::default()).unwrap();
+        let model = unsafe { VgfModel::load(&ctx, &file, &Default::default()) }.unwrap();
         let out = model
             .run(&ctx, &[bytemuck::cast_slice(&a), bytemuck::cast_slice(&b)])
             .unwrap();
@@ -2418,7 +2420,7 @@ fn image_shaders_match_arms_converter_and_run() {
     let graph = tosa::mlir::parse("three", &three).unwrap();
     let wrong_shape = vgf::write(&compute_only(&graph));
     for ctx in &contexts {
-        let err = VgfModel::load(ctx, &file, &Default::default())
+        let err = unsafe { VgfModel::load(ctx, &file, &Default::default()) }
             .err()
             .unwrap()
             .to_string();
@@ -2426,7 +2428,7 @@ fn image_shaders_match_arms_converter_and_run() {
             err.contains("image resource 2: filter 1000015000 (cubic)"),
             "{err}"
         );
-        let err = VgfModel::load(ctx, &wrong_shape, &Default::default())
+        let err = unsafe { VgfModel::load(ctx, &wrong_shape, &Default::default()) }
             .err()
             .unwrap()
             .to_string();

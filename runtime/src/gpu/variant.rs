@@ -130,14 +130,31 @@ impl Context {
 
     /// A pipeline for SPIR-V that arrives at run time (a VGF module, a user's binary): reflected,
     /// run with the local size it declares. Not cached: keep the `Arc`.
-    pub fn pipeline_from_spirv(&self, name: &str, words: &[u32]) -> Result<Arc<Pipeline>> {
-        self.pipeline_from_spirv_filtering(name, words, &[])
+    ///
+    /// # Safety
+    ///
+    /// On the passthrough path ([`ShaderPath::Passthrough`]) wgpu hands the words to the Vulkan
+    /// driver as they are: the caller promises they are a valid SPIR-V module for Vulkan (as
+    /// `spirv-val --target-env vulkan1.1` accepts it) whose accesses stay within what is bound
+    /// to it. Invalid SPIR-V there is undefined behaviour (a driver crash, a lost device).
+    /// fpshader's own reflection reads the module first, so a malformed stream (bad magic,
+    /// instructions running past the end) is an error, but no more is checked: naga's validator,
+    /// the one in reach without a C++ toolchain, rejects valid modules glslang writes. On the
+    /// naga path naga validates the module and nothing is promised.
+    pub unsafe fn pipeline_from_spirv(&self, name: &str, words: &[u32]) -> Result<Arc<Pipeline>> {
+        // SAFETY: the caller's promise
+        unsafe { self.pipeline_from_spirv_filtering(name, words, &[]) }
     }
 
     /// [`Context::pipeline_from_spirv`] whose sampled images at the bindings `filtered` are
     /// read through filtering samplers (linear filtering; their textures must be of a
     /// filterable format). Other sampled images, as everywhere else, are non-filtering.
-    pub fn pipeline_from_spirv_filtering(
+    ///
+    ///
+    /// # Safety
+    ///
+    /// As [`Context::pipeline_from_spirv`]'s.
+    pub unsafe fn pipeline_from_spirv_filtering(
         &self,
         name: &str,
         words: &[u32],

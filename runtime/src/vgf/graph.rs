@@ -79,7 +79,8 @@ pub(super) fn steps(
                     )
                 })?;
                 let name = format!("{}_{}", segment.name, op.kind());
-                let p = ctx.pipeline_from_spirv(&name, &words)?;
+                // SAFETY: glslang compiled this from the GLSL fpshader lowered the operator to
+                let p = unsafe { ctx.pipeline_from_spirv(&name, &words)? };
                 cache.insert(glsl, p.clone());
                 p
             }

@@ -65,7 +65,15 @@ fn problem(what: impl Into<String>, problem: impl Into<String>) -> Error {
 impl VgfModel {
     /// Reads a VGF file and builds its pipelines. Placeholder modules (no code) take their
     /// SPIR-V from `substitutions`, by module name.
-    pub fn load(
+    ///
+    /// # Safety
+    ///
+    /// The file's compute modules and the substitutions are SPIR-V that reaches the driver as
+    /// it is on the passthrough path: the caller promises it is valid for Vulkan, as
+    /// [`Context::pipeline_from_spirv`] asks (what Arm's model converter and glslang write).
+    /// Everything else in the file (its sections, sequence, resources and constants) is
+    /// checked: a malformed file is an error.
+    pub unsafe fn load(
         ctx: &Context,
         bytes: &[u8],
         substitutions: &BTreeMap<String, Vec<u32>>,
@@ -205,7 +213,9 @@ impl VgfModel {
                 .filter(|(_, (_, im))| im.is_some_and(|i| images[i].filters))
                 .map(|(k, ((_, b), _))| if several_sets { k as u32 } else { b.binding })
                 .collect();
-            let pipeline = ctx.pipeline_from_spirv_filtering(&module.name, &words, &filtered)?;
+            // SAFETY: `load`'s caller promises its modules' SPIR-V is valid for Vulkan
+            let pipeline =
+                unsafe { ctx.pipeline_from_spirv_filtering(&module.name, &words, &filtered)? };
             let mut slots = Vec::with_capacity(bindings.len());
             let (mut images_in, mut images_out) = (Vec::new(), Vec::new());
             for ((_, b), image) in bindings.into_iter().zip(image_at) {
