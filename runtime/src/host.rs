@@ -2,14 +2,33 @@
 //! [`Error::OutOfMemory`] instead of the allocator aborting the process (or the system
 //! thrashing) on a shape nobody can hold.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::error::{Error, Memory, Result};
+
+/// A cap below the system's figure ([`set_budget`]); 0: none.
+static BUDGET: AtomicU64 = AtomicU64::new(0);
+
+/// Caps what [`available`] reports for this process (`None`: the system's figure alone): a
+/// server sharing a machine, or a fuzzer that must not have a mutated size allocate the host.
+pub fn set_budget(bytes: Option<u64>) {
+    BUDGET.store(bytes.unwrap_or(0), Ordering::Relaxed);
+}
 
 /// Allocations below this are never checked: reading the system's figure costs a file read.
 const UNCHECKED: u64 = 64 << 20;
 
 /// Bytes the host has available now: `MemAvailable` of `/proc/meminfo` on Linux, else no
-/// limit known.
+/// limit known; at most the budget [`set_budget`] set.
 pub fn available() -> u64 {
+    let cap = match BUDGET.load(Ordering::Relaxed) {
+        0 => u64::MAX,
+        cap => cap,
+    };
+    system_available().min(cap)
+}
+
+fn system_available() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|info| {
@@ -22,6 +41,14 @@ pub fn available() -> u64 {
 
 /// `Ok` if `bytes` may be allocated on the host now.
 pub fn check(bytes: u64) -> Result<()> {
+    let cap = BUDGET.load(Ordering::Relaxed);
+    if cap != 0 && bytes > cap {
+        return Err(Error::OutOfMemory {
+            memory: Memory::Host,
+            needed: bytes,
+            available: cap,
+        });
+    }
     if bytes < UNCHECKED {
         return Ok(());
     }

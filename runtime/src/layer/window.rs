@@ -80,15 +80,22 @@ impl Window {
         };
         self.activation = pd.int(9, 0);
         self.activation_params = pd.floats(10);
-        let per_output = self.kernel[0] * self.kernel[1];
+        // a kernel or output count whose products overflow fits no weights either
+        let per_output = self.kernel[0].checked_mul(self.kernel[1]);
+        let per_input = per_output.and_then(|k| k.checked_mul(self.num_output));
         if dynamic {
-            return Ok(());
+            return match per_output {
+                Some(_) => Ok(()),
+                None => Err(Error::BadParam {
+                    id: 1,
+                    value: format!("{:?}", self.kernel),
+                    allowed: "a kernel whose area is a number of values",
+                }),
+            };
         }
         if !self.num_output.is_multiple_of(self.group)
             || self.weight_data_size == 0
-            || !self
-                .weight_data_size
-                .is_multiple_of(self.num_output * per_output)
+            || !per_input.is_some_and(|n| self.weight_data_size.is_multiple_of(n))
         {
             return Err(Error::BadParam {
                 id: 6,

@@ -135,6 +135,10 @@ impl Mat {
         let cstep = if dims <= 2 {
             plane
         } else {
+            // cstep_for's product, checked first
+            (plane.checked_mul(elemtype.size() * elempack))
+                .and_then(|b| b.checked_add(16))
+                .ok_or_else(too_large)?;
             cstep_for(plane, elemtype.size() * elempack)
         };
         let n = c
