@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use fpshader::Mat;
 use fpshader::layer::RunOptions;
 use fpshader::net::Net;
-use fpshader::Mat;
 
 /// The most one case may take (debug build, one core): far above any real case's time.
 const CASE_LIMIT: Duration = Duration::from_secs(60);

@@ -2,6 +2,7 @@
 //! do not end, and device memory that cannot be had. wgpu's defaults panic on an uncaptured
 //! error and wait forever; here each becomes a typed error of the call that meets it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,6 +13,8 @@ use crate::gpu::context::Context;
 #[derive(Debug, Default)]
 pub(crate) struct Health {
     lost: Mutex<Option<String>>,
+    /// Whether `lost` is set: read on every dispatch, a lock was not.
+    lost_flag: AtomicBool,
     uncaptured: Mutex<Vec<String>>,
 }
 
@@ -29,6 +32,7 @@ impl Health {
             if let Ok(mut lost) = h.lost.lock() {
                 lost.get_or_insert_with(|| format!("{reason:?}: {message}"));
             }
+            h.lost_flag.store(true, Ordering::Release);
         });
         let h = health.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -61,7 +65,7 @@ impl Context {
 
     /// Whether the device was lost.
     pub fn is_lost(&self) -> bool {
-        self.health.lost.lock().is_ok_and(|l| l.is_some())
+        self.health.lost_flag.load(Ordering::Acquire)
     }
 
     /// Waits for `index` (everything submitted when `None`) within the context's timeout.
