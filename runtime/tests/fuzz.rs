@@ -362,3 +362,64 @@ fn mutated_tosa_and_glsl_are_errors_not_panics() {
         }
     }
 }
+
+/// `.npy` inputs, their header and data mutated, through `fpshader run` (the CLI reads them):
+/// an error message and a non-zero exit, never a panic, an abort or a hang.
+#[test]
+fn mutated_npy_inputs_are_errors_not_panics() {
+    let root = repo();
+    let pnnx = root.join("tests/pnnx");
+    let original = std::fs::read(pnnx.join("vit.input.npy")).unwrap();
+    let dir = std::env::temp_dir().join(format!("fpshader-fuzz-npy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng(seed() ^ 0x4e50);
+    // the header is where a mutation says most: most of them land in its first 128 bytes
+    for case in 0..cases().div_ceil(30) {
+        let mut bytes = original.clone();
+        for _ in 0..1 + rng.below(3) {
+            if bytes.is_empty() {
+                break;
+            }
+            let reach = if rng.below(4) == 0 { bytes.len() } else { 128 };
+            let i = rng.below(reach.min(bytes.len()));
+            match rng.below(3) {
+                0 => bytes[i] = b"0123456789(),' :<>fiu8{}"[rng.below(24)],
+                1 => bytes.truncate(i),
+                _ => bytes[i] ^= 1 << rng.below(8),
+            }
+        }
+        let file = dir.join(format!("case{case}.npy"));
+        std::fs::write(&file, &bytes).unwrap();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fpshader"))
+            .arg("run")
+            .arg(pnnx.join("vit.ncnn.param"))
+            .arg(pnnx.join("vit.ncnn.bin"))
+            .arg("--cpu")
+            .arg("-i")
+            .arg(format!("in0={}", file.display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > CASE_LIMIT {
+                let _ = child.kill();
+                panic!("fuzz finding (over {CASE_LIMIT:?}): {}", file.display());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        // 101: a Rust panic; a signal (no code): an abort
+        assert!(
+            status.code().is_some_and(|c| c != 101) && !stderr.contains("panicked"),
+            "fuzz finding ({status}): {} {stderr}",
+            file.display()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -26,6 +26,19 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
     let DType::Plain(ty) = file.dtype() else {
         return Err(npy_error(path, "structured arrays are not tensors"));
     };
+    // a header's shape is checked against the bytes there are before anything is allocated
+    // for it (a mutated header may claim 10^18 values)
+    let values = (shape.iter()).try_fold(1usize, |n, &e| n.checked_mul(e));
+    let needed = values.and_then(|n| n.checked_mul(ty.size_field().max(1) as usize));
+    if !needed.is_some_and(|b| b <= bytes.len()) {
+        return Err(npy_error(
+            path,
+            format!(
+                "its header's shape {shape:?} needs more bytes than the file's {}",
+                bytes.len()
+            ),
+        ));
+    }
     // every dtype widened (or, for 64-bit ones, rounded) to f32
     fn widen<T: npyz::Deserialize>(
         file: npyz::NpyFile<&[u8]>,
