@@ -30,7 +30,7 @@ pub fn read_values(path: &str) -> Result<(Vec<usize>, Vec<f32>), CliError> {
     // for it (a mutated header may claim 10^18 values)
     let values = (shape.iter()).try_fold(1usize, |n, &e| n.checked_mul(e));
     let needed = values.and_then(|n| n.checked_mul(ty.size_field().max(1) as usize));
-    if !needed.is_some_and(|b| b <= bytes.len()) {
+    if needed.is_none_or(|b| b > bytes.len()) {
         return Err(npy_error(
             path,
             format!(
