@@ -86,14 +86,26 @@ impl Context {
                 waited: self.wait_timeout,
             }
             .into()),
-            Err(e) => {
-                // a destroyed device is lost only once wgpu's maintenance sees its queue empty
-                // (it then calls the lost callback): a poll that does not wait runs it
-                let _ = self.device.poll(wgpu::PollType::Poll);
-                self.check_device()?;
-                Err(Error::Gpu(e.to_string()))
+            Err(e) => Err(self.fault(e.to_string())),
+        }
+    }
+
+    /// The error a failed submission or wait stands for: [`DeviceError::Lost`] where the
+    /// device is lost, else `message`. A destroyed device is lost only once wgpu's maintenance
+    /// sees its queue empty and calls the lost callback (other threads' submissions may still
+    /// be in it): the queue is drained first, within the wait timeout.
+    pub(crate) fn fault(&self, message: String) -> Error {
+        let drain = self.wait_timeout.min(Duration::from_secs(10));
+        for _ in 0..2 {
+            let _ = self.device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(drain),
+            });
+            if let Err(e) = self.check_device() {
+                return e;
             }
         }
+        Error::Gpu(message)
     }
 
     /// A new buffer from `desc`, or a typed error: beyond `max_buffer_size`, beyond the

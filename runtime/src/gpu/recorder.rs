@@ -546,7 +546,7 @@ impl<'c> Recorder<'c> {
             }
         }
         if let Some(e) = failed {
-            return Err(Error::Gpu(e));
+            return Err(self.ctx.fault(e));
         }
         let index = last.ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
         let recorded = Instant::now();
