@@ -83,13 +83,16 @@ impl Default for Net {
 
 /// The input of a one-blob layer: the first, as ncnn takes `bottoms[0]`.
 fn single_input<T>(bottoms: Vec<T>) -> Result<T> {
-    bottoms.into_iter().next().ok_or_else(|| {
-        InputError::Count {
-            got: 0,
-            expected: "1",
-        }
-        .into()
-    })
+    bottoms.into_iter().next().ok_or_else(no_input)
+}
+
+/// What a one-blob layer given no input is.
+fn no_input() -> Error {
+    InputError::Count {
+        got: 0,
+        expected: "1",
+    }
+    .into()
 }
 
 /// Checks that a layer gave an output for each of its tops.

@@ -29,10 +29,10 @@ impl Extractor<'_> {
     /// photo's first blob on a device binding 128 MiB): decided before anything of it is
     /// allocated.
     pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
-        let shapes = self.bottom_shapes(l);
         if !self.fits_a_binding(l) {
             return None;
         }
+        let shapes = self.bottom_shapes(l);
         let image = l.gpu_options.contains(crate::Opt::Image);
         let dims = match (image, l.support.vulkan_4d) {
             (true, _) => 3..=3,
@@ -51,14 +51,12 @@ impl Extractor<'_> {
             return true;
         };
         let limit = ctx.limits().max_storage_buffer_binding_size;
-        let fp16 = l.gpu_options.contains(crate::Opt::Fp16Storage)
-            || l.gpu_options.contains(crate::Opt::Fp16Packed);
-        let value = if fp16 { 2 } else { 4 };
         l.bottoms
             .iter()
             .all(|&b| match (&self.gpu[b], &self.cpu[b]) {
                 (Some(g), _) => g.byte_size() <= limit,
                 (None, Some(m)) => {
+                    let value = StorageFormat::of(l.gpu_options, m.elempack).size() as u64;
                     let values = (m.c * m.cstep * m.elempack) as u64;
                     values * value + 32 * m.c as u64 <= limit
                 }
@@ -233,11 +231,7 @@ impl Extractor<'_> {
         } else {
             let tops = match (s.one_blob_only, bottoms.first()) {
                 (true, Some(m)) => l.layer.forward_gpu(m, rec).map(|top| vec![top]),
-                (true, None) => Err(crate::error::InputError::Count {
-                    got: 0,
-                    expected: "1",
-                }
-                .into()),
+                (true, None) => Err(super::no_input()),
                 (false, _) => l.layer.forward_gpu_many(&bottoms, rec),
             };
             match tops {

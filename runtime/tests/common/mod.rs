@@ -22,6 +22,11 @@ impl Rng {
     pub fn vec(&mut self, n: usize) -> Vec<f32> {
         (0..n).map(|_| self.next()).collect()
     }
+    /// A whole number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.next();
+        (self.0 % n.max(1) as u64) as usize
+    }
 }
 
 /// One input: blob name, dims, `[w, h, d, c]`, values in ncnn order.

@@ -67,26 +67,38 @@ struct Timing {
 /// Each `Input` layer's blob and shape as `[w, h, c]` with its dims (1–3): `--shape NAME=…`
 /// for that blob, a bare `--shape W[,H[,C]]` for a model's only input, else the layer's own
 /// `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
+/// 1–3 positive extents, w first: the dims and `[w, h, c]`.
+fn dims_of(v: &[usize]) -> Option<(u8, [usize; 3])> {
+    (!v.is_empty() && v.len() <= 3 && v.iter().all(|&e| e > 0)).then(|| {
+        let at = |i: usize| v.get(i).copied().unwrap_or(1);
+        (v.len() as u8, [at(0), at(1), at(2)])
+    })
+}
+
+/// `W[,H[,C]]` as [`dims_of`] takes the extents, else a usage error.
+fn parse_extents(text: &str) -> Result<(u8, [usize; 3]), CliError> {
+    text.split(',')
+        .map(|s| s.trim().parse::<usize>())
+        .collect::<Result<Vec<_>, _>>()
+        .ok()
+        .and_then(|v| dims_of(&v))
+        .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected [NAME=]W[,H[,C]]")))
+}
+
+/// The values of an input of `[w, h, c]`, if the host can hold them (filled once, then copied
+/// into a mat): an absurd shape is refused before anything is filled.
+fn input_values(name: &str, [w, h, c]: [usize; 3]) -> Result<usize, CliError> {
+    let n = (w.checked_mul(h).and_then(|n| n.checked_mul(c)))
+        .ok_or_else(|| CliError::Usage(format!("input {name}: {w}×{h}×{c} overflows")))?;
+    fpshader::host::check((n as u64).saturating_mul(8))?;
+    Ok(n)
+}
+
 fn input_shapes(
     net: &Net,
     param: &Path,
     shapes: &[String],
 ) -> Result<Vec<(String, u8, [usize; 3])>, CliError> {
-    // 1–3 positive extents, w first
-    let dims_of = |v: &[usize]| -> Option<(u8, [usize; 3])> {
-        (!v.is_empty() && v.len() <= 3 && v.iter().all(|&e| e > 0)).then(|| {
-            let at = |i: usize| v.get(i).copied().unwrap_or(1);
-            (v.len() as u8, [at(0), at(1), at(2)])
-        })
-    };
-    let parse = |text: &str| {
-        text.split(',')
-            .map(|s| s.trim().parse::<usize>())
-            .collect::<Result<Vec<_>, _>>()
-            .ok()
-            .and_then(|v| dims_of(&v))
-            .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected [NAME=]W[,H[,C]]")))
-    };
     // the Input lines of the text, by their blob: `Input name 0 1 blob 0=w 1=h 2=c`
     let text = std::fs::read(param)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -161,7 +173,7 @@ fn input_shapes(
                 .map(|(_, d)| *d)
                 .or(bare);
             let (dims, shape) = match given {
-                Some(text) => parse(text)?,
+                Some(text) => parse_extents(text)?,
                 None => dims_of(&declared(&name)).ok_or_else(|| {
                     CliError::Usage(format!(
                         "{}: its Input `{name}` declares no 0=w [1=h [2=c]]; give --shape \
@@ -195,12 +207,8 @@ fn bench_one(
     }
     // a shape no host can hold is refused before the model loads
     for text in &args.shape {
-        let extents = text.rsplit('=').next().unwrap_or(text).split(',');
-        let values = extents
-            .filter_map(|e| e.trim().parse::<u64>().ok())
-            .try_fold(1u64, u64::checked_mul)
-            .ok_or_else(|| CliError::Usage(format!("--shape {text} overflows")))?;
-        fpshader::host::check(values.saturating_mul(8))?;
+        let extents = text.rsplit_once('=').map_or(text.as_str(), |(_, e)| e);
+        input_values(text, parse_extents(extents)?.1)?;
     }
     let net = load_net(param, args.bin.as_deref(), ctx.clone(), opt)?;
     let timing = bench_net(&net, param, args)?;
@@ -222,11 +230,7 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
     let inputs = shapes
         .iter()
         .map(|(name, dims, [w, h, c])| {
-            // an absurd shape is refused before anything is filled
-            let n = (w.checked_mul(*h).and_then(|n| n.checked_mul(*c)))
-                .ok_or_else(|| CliError::Usage(format!("input {name}: {w}×{h}×{c} overflows")))?;
-            fpshader::host::check((n as u64).saturating_mul(8))?;
-            let values = vec![0.5; n];
+            let values = vec![0.5; input_values(name, [*w, *h, *c])?];
             let mat = Mat::from_shape_values(*dims, [*w, *h, 1, *c], &values)?;
             Ok((name.clone(), std::sync::Arc::new(mat)))
         })
