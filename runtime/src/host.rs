@@ -39,6 +39,19 @@ fn system_available() -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// The number of fp32 values of `shape`, if their product is a number and the host can hold
+/// them: what a layer checks before it allocates an output of its own.
+pub(crate) fn values(shape: &[usize]) -> Result<usize> {
+    let n = (shape.iter()).try_fold(1usize, |n, &e| n.checked_mul(e));
+    let bytes = n.and_then(|n| n.checked_mul(4)).ok_or(Error::OutOfMemory {
+        memory: Memory::Host,
+        needed: u64::MAX,
+        available: available(),
+    })?;
+    check(bytes as u64)?;
+    Ok(bytes / 4)
+}
+
 /// `Ok` if `bytes` may be allocated on the host now.
 pub fn check(bytes: u64) -> Result<()> {
     let cap = BUDGET.load(Ordering::Relaxed);

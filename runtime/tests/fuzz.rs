@@ -278,7 +278,7 @@ fn mutated_models_load_and_run_without_panicking() {
             "case {case} (seed {}): {} mutated, kept at {}",
             seed(),
             param.display(),
-            keep(&format!("case{case}.param"), &mutated)
+            keep(&format!("seed{}-case{case}.param", seed()), &mutated)
         );
         guard(&what, move || run_model(&mutated, weights.as_deref()));
     }

@@ -184,14 +184,20 @@ impl Layer for Padding {
         let shape = bottom.numpy_shape();
         let dims = shape.len();
         let pads = self.pads(&shape)?;
+        // pads of any size: a sum past a number of values is no shape
         let out_shape: Vec<usize> = shape
             .iter()
             .zip(&pads)
-            .map(|(n, (b, a))| n + b + a)
-            .collect();
+            .map(|(n, (b, a))| n.checked_add(*b)?.checked_add(*a))
+            .collect::<Option<_>>()
+            .ok_or_else(|| Error::BadParam {
+                id: 0,
+                value: format!("{pads:?}"),
+                allowed: "pads whose sums with the input's extents are numbers of values",
+            })?;
         let values = bottom.to_values();
         let row = out_shape[dims - 1];
-        let mut out = vec![0.0f32; out_shape.iter().product()];
+        let mut out = vec![0.0f32; crate::host::values(&out_shape)?];
         if out.is_empty() {
             return Mat::from_numpy(&out_shape, &out);
         }

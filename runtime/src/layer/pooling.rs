@@ -317,7 +317,19 @@ impl Layer for Pooling {
         }
         // each channel laid out once as the phase planes of its padded plane (padding −∞
         // for max, 0 for average): every tap one contiguous run over the whole output
-        let phases = Phases::new([(ow - 1) * sw + kw, (oh - 1) * sh + kh], [sw, sh]);
+        // the padded plane each channel is staged in, checked before the per-thread scratch
+        // is sized to it (a kernel or stride of 2^31 is no plane)
+        let extent = |o: usize, s: usize, k: usize| (o - 1).checked_mul(s)?.checked_add(k);
+        let padded = [extent(ow, sw, kw), extent(oh, sh, kh)];
+        let [Some(pw), Some(ph)] = padded else {
+            return Err(Error::BadParam {
+                id: 1,
+                value: format!("{:?} with stride {:?}", self.kernel, self.stride),
+                allowed: "a kernel and stride whose window spans a number of values",
+            });
+        };
+        crate::host::values(&[pw, ph])?;
+        let phases = Phases::new([pw, ph], [sw, sh]);
         let at = phases.taps([kw, kh], [1, 1]);
         let n = phases.flat_len([ow, oh]);
         let (fill, combine) = if self.max {
