@@ -329,7 +329,7 @@ fn mutated_tosa_and_glsl_are_errors_not_panics() {
         let mutated = String::from_utf8_lossy(&bytes).into_owned();
         let what = format!(
             "case {case} of {name}, kept at {}",
-            keep(&format!("text{case}"), &mutated)
+            keep(&format!("seed{}-text{case}", seed()), &mutated)
         );
         if name.ends_with(".mlir") {
             guard(&what, move || {
