@@ -137,6 +137,19 @@ pub enum TensorError {
         /// Values of the host layout.
         host: usize,
     },
+    /// Rows copied between mats that do not line up (other widths, channels, packing or
+    /// format), past a mat's rows, or at offsets the transfer commands cannot address.
+    #[error("rows {start}..{end} of a {height}-row mat: {problem}")]
+    Rows {
+        /// The first row.
+        start: usize,
+        /// The end row.
+        end: usize,
+        /// The rows the mat has.
+        height: usize,
+        /// What is wrong.
+        problem: &'static str,
+    },
     /// A pipeline variant storing another format than the mats it is given (a variant chosen
     /// for other options: a bug in the caller).
     #[error("`{shader}` variant {variant} stores {stores}, the mats are {mats}")]

@@ -453,6 +453,19 @@ impl<'c> Recorder<'c> {
         self.recorded();
     }
 
+    /// Records a copy of `size` bytes of `from` from byte `at` into `to` at byte `into`
+    /// (offsets and size multiples of 4, as wgpu wants).
+    pub fn copy_buffer_range(
+        &mut self,
+        (from, at): (&wgpu::Buffer, u64),
+        (to, into): (&wgpu::Buffer, u64),
+        size: u64,
+    ) {
+        drop(self.pass.take());
+        self.encoder.copy_buffer_to_buffer(from, at, to, into, size);
+        self.recorded();
+    }
+
     /// Records a copy of all of `from` into `to` (same size and format).
     pub fn copy_texture(&mut self, from: &wgpu::Texture, to: &wgpu::Texture) {
         drop(self.pass.take());

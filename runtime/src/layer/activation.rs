@@ -17,6 +17,7 @@ use crate::layer::grain::GRAIN;
 use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
+use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat, MatData};
@@ -127,6 +128,10 @@ impl<A: Activation> Layer for ActivationLayer<A> {
             .map(|gpu| unaryop_pipelines(gpu, self.f.shader_op()))
             .transpose()?;
         Ok(())
+    }
+
+    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+        (dims == 3).then(|| Rows::same([w, h, c]))
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Context, Pipeline, Recorder};
 use crate::layer::params::ParamDict;
+use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::weights::Weights;
 use crate::meta::ShaderModule;
@@ -364,6 +365,15 @@ pub trait Layer: Send + Sync {
     /// each link read by the next alone); `None` (the default) where the layer computes, or
     /// declines these shapes.
     fn channel_moves(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+        None
+    }
+
+    /// How the GPU forward's output rows read the rows of a 3-D input of this shape, where it
+    /// can run on bands of rows, each a forward of its own (a window with fixed padding, an
+    /// integral upscale, an elementwise function); `None` (the default) where an output row
+    /// may read any input row, or the padding or the steps depend on the input's height. The
+    /// net runs a blob past a buffer of the device through such layers in bands.
+    fn gpu_rows(&self, _bottom: (u8, [usize; 4])) -> Option<Rows> {
         None
     }
 

@@ -18,6 +18,7 @@ use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::expression::{Extents, eval_list, inputs_read};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
+use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
@@ -299,6 +300,29 @@ impl Layer for Interp {
             && self
                 .sizing(dims, &extents)
                 .is_ok_and(|s| self.check_size(w, h, s.out).is_ok())
+    }
+
+    /// Integral height scales with the sizes from the scales: a band of rows resizes with the
+    /// whole input's steps. Nearest by powers of two only, whose steps are exact (another
+    /// scale's rounded step may floor a band's row to another source row); bilinear reads a
+    /// row more on each side, bicubic two.
+    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+        let [hs, ws] = self.scale;
+        let up = hs as usize;
+        let integral = hs >= 1.0 && hs == up as f32 && up <= 64;
+        let by_scale = self.output == [0, 0] && !self.dynamic && self.size_expr.is_none();
+        let (exact, reach) = match self.resize_type {
+            1 => (up.is_power_of_two(), 0),
+            2 => (!self.align_corner, 1),
+            _ => (!self.align_corner, 2),
+        };
+        (dims == 3 && integral && by_scale && exact).then(|| Rows {
+            down: 1,
+            up,
+            before: reach,
+            after: reach,
+            out: [(w as f32 * ws) as usize, h * up, c],
+        })
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {

@@ -32,6 +32,7 @@ pub(crate) mod normalize_vec4;
 pub(crate) mod phase_planes;
 pub mod pipelines;
 pub mod reshape_rule;
+pub mod rows;
 pub mod strided_copy;
 pub mod view;
 pub mod view_rule;

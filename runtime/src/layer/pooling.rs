@@ -17,6 +17,7 @@ use crate::layer::kernels;
 use crate::layer::params::ParamDict;
 use crate::layer::phase_planes::{Combine, Phases, accumulate};
 use crate::layer::pipelines::{DeviceSide, PackPipelines};
+use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::{channel_planes, kernel_fits, planar};
 use crate::shaders::Shader;
@@ -177,6 +178,16 @@ impl Layer for Pooling {
             [(3, [w, h, ..])] => self.global || self.adaptive || self.window(*w, *h).is_ok(),
             _ => false,
         }
+    }
+
+    /// A window along the rows where the padding is the params' and the tail pad's (a band
+    /// starting on a stride ends the input with the same remainder); not the "same" modes,
+    /// global or adaptive pooling.
+    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+        let fixed = !self.global && !self.adaptive && matches!(self.pad_mode, 0 | 1);
+        let win = self.window(w, h).ok()?;
+        let out = [win.out[0], win.out[1], c];
+        (dims == 3 && fixed).then(|| Rows::window(self.kernel[1], self.stride[1], win.pad[1], out))
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::bands::Bands;
 use super::{
     CpuTime, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads,
 };
@@ -19,6 +20,8 @@ pub struct Extractor<'n> {
     /// Host blobs, shared: a Split's tops and the readers that do not write are the same mat.
     pub(super) cpu: Vec<Option<Arc<Mat>>>,
     pub(super) gpu: Vec<Option<GpuMat>>,
+    /// Device blobs past one buffer, in bands of rows ([`bands`](super::bands)).
+    pub(super) bands: Vec<Option<Arc<Bands>>>,
     /// GPU blobs whose buffer another blob shares (Split), so in place needs a copy.
     pub(super) shared: Vec<bool>,
     /// Readers of each blob that have not read it yet: a blob is released (light mode) or
@@ -28,7 +31,7 @@ pub struct Extractor<'n> {
     pub(super) record: RunRecord,
 }
 
-impl Extractor<'_> {
+impl<'n> Extractor<'n> {
     /// Keeps intermediate blobs (light mode off) or releases them after their last reader.
     pub fn set_light_mode(&mut self, on: bool) {
         self.opt.lightmode = on;
@@ -40,6 +43,7 @@ impl Extractor<'_> {
         let id = self.net.blob_index(name)?;
         self.cpu[id] = Some(mat.into());
         self.gpu[id] = None;
+        self.bands[id] = None;
         Ok(())
     }
 
@@ -49,7 +53,7 @@ impl Extractor<'_> {
     }
 
     fn available(&self, id: usize) -> bool {
-        self.cpu[id].is_some() || self.gpu[id].is_some()
+        self.cpu[id].is_some() || self.gpu[id].is_some() || self.bands[id].is_some()
     }
 
     /// Computes blob `name` (fp32, elempack 1), running what it needs.
@@ -63,7 +67,10 @@ impl Extractor<'_> {
                     .as_deref()
                     .ok_or_else(|| Error::Gpu("no device".into()))?,
             )?,
-            (None, None) => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
+            (None, None) => match self.bands_to_host(target)? {
+                Some(m) => Arc::unwrap_or_clone(m),
+                None => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
+            },
         };
         let out = if out.elemtype() == ElemType::F32 {
             out
@@ -82,6 +89,7 @@ impl Extractor<'_> {
         let id = self.net.blob_index(name)?;
         self.gpu[id] = Some(mat);
         self.cpu[id] = None;
+        self.bands[id] = None;
         self.shared[id] = true;
         Ok(())
     }
@@ -98,7 +106,19 @@ impl Extractor<'_> {
         match (&self.gpu[target], &self.cpu[target]) {
             (Some(g), _) => Ok(g.clone()),
             (None, Some(m)) => GpuMat::upload(&ctx, m, self.net.gpu_options),
-            (None, None) => Err(Error::Blob(format!("blob `{name}` was not produced"))),
+            // past one buffer of the device: one mat cannot hold it
+            (None, None) => match &self.bands[target] {
+                Some(bands) => {
+                    let [w, h, c] = bands.shape;
+                    Err(Error::BeyondLimit {
+                        what: "a blob in bands",
+                        bytes: (w * h * c) as u64 * 4,
+                        limit: ctx.limits().max_buffer_size,
+                        limit_name: "max_buffer_size",
+                    })
+                }
+                None => Err(Error::Blob(format!("blob `{name}` was not produced"))),
+            },
         }
     }
 
@@ -146,9 +166,9 @@ impl Extractor<'_> {
             }
         }
         let mut remaining = std::mem::take(&mut self.remaining);
-        let ctx = self.net.ctx.clone();
-        let mut rec: Option<Recorder<'_>> = None;
         let net = self.net;
+        let ctx = net.ctx.as_deref();
+        let mut rec: Option<Recorder<'_>> = None;
         // layers a chain before them ran (their tops made by its gather)
         let mut chained = vec![false; net.layers.len()];
         for (i, l) in net.layers.iter().enumerate() {
@@ -169,9 +189,7 @@ impl Extractor<'_> {
             let result = if l.support.alias {
                 self.split(i, &mut remaining, target)
             } else if let Some(shapes) = on_gpu {
-                let ctx = ctx
-                    .as_deref()
-                    .ok_or_else(|| Error::Gpu("no device".into()))?;
+                let ctx = ctx.ok_or_else(|| Error::Gpu("no device".into()))?;
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label(&l.name);
                 match self.channel_chain(i, &shapes, &needed, target) {
@@ -180,27 +198,15 @@ impl Extractor<'_> {
                         self.forward_chain(&chain, r, &mut remaining, target)
                     }
                     None => match self.forward_gpu(i, &shapes, r, &mut remaining, target) {
-                        // past a limit of the device: the CPU runs it after the work so far
-                        Ok(false) => {
-                            if let Some(last) = self.record.layers.last_mut() {
-                                last.1 = Placed::Cpu;
-                            }
-                            if let Some(r) = rec.take() {
-                                self.record.waits += 1;
-                                r.submit_and_wait()?;
-                            }
-                            self.forward_cpu(i, &mut remaining, target)
-                        }
+                        // past a limit of the device: in bands, or on the CPU
+                        Ok(false) => self.banded_or_cpu(i, &mut rec, &mut remaining, target),
                         done => done.map(drop),
                     },
                 }
+            } else if self.wants_bands(l) {
+                self.banded_or_cpu(i, &mut rec, &mut remaining, target)
             } else {
-                // the CPU needs whatever GPU work came before
-                if let Some(r) = rec.take() {
-                    self.record.waits += 1;
-                    r.submit_and_wait()?;
-                }
-                self.forward_cpu(i, &mut remaining, target)
+                self.cpu_after(i, &mut rec, &mut remaining, target)
             };
             if let Err(e) = result {
                 self.remaining = remaining;
@@ -208,7 +214,7 @@ impl Extractor<'_> {
             }
         }
         self.remaining = remaining;
-        let mut pending = match (&self.cpu[target], &self.gpu[target], ctx.as_deref()) {
+        let mut pending = match (&self.cpu[target], &self.gpu[target], ctx) {
             (None, Some(g), Some(ctx)) if download => {
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label("(download)");
@@ -222,9 +228,65 @@ impl Extractor<'_> {
         Ok((target, pending))
     }
 
+    /// Runs layer `i` in bands of rows on the device where it can, else on the CPU after the
+    /// work recorded so far.
+    fn banded_or_cpu(
+        &mut self,
+        i: usize,
+        rec: &mut Option<Recorder<'n>>,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<()> {
+        let net = self.net;
+        if let Some(ctx) = net.ctx.as_deref()
+            && net.layers[i].on_gpu
+        {
+            let r = rec.get_or_insert_with(|| ctx.recorder());
+            match self.forward_banded(i, r, remaining, target) {
+                Ok(Some(bands)) => {
+                    if let Some(last) = self.record.layers.last_mut() {
+                        last.1 = Placed::GpuBands(bands);
+                    }
+                    return Ok(());
+                }
+                // past a limit even in bands: the CPU's
+                Err(e) if e.is_device_limit() => {}
+                Ok(None) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.cpu_after(i, rec, remaining, target)
+    }
+
+    /// Runs layer `i` on the CPU once the work recorded so far is done.
+    fn cpu_after(
+        &mut self,
+        i: usize,
+        rec: &mut Option<Recorder<'n>>,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<()> {
+        if let Some(last) = self.record.layers.last_mut() {
+            last.1 = Placed::Cpu;
+        }
+        if let Some(r) = rec.take() {
+            self.record.waits += 1;
+            r.submit_and_wait()?;
+        }
+        self.forward_cpu(i, remaining, target)
+    }
+
     /// The CPU mat of blob `b` for a reader: taken if nothing else reads it later (light mode)
     /// or `inplace` is false and it is kept, else a copy. Downloads GPU-only blobs.
     fn cpu_bottom(&mut self, b: usize, remaining: &mut [usize], target: usize) -> Result<Arc<Mat>> {
+        if self.cpu[b].is_none()
+            && let Some(m) = self.bands_to_host(b)?
+        {
+            self.cpu[b] = Some(m);
+            if self.opt.lightmode {
+                self.bands[b] = None;
+            }
+        }
         if self.cpu[b].is_none() {
             let g = self.gpu[b].as_ref().ok_or_else(|| {
                 Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
@@ -265,12 +327,16 @@ impl Extractor<'_> {
         })?;
         remaining[b] = remaining[b].saturating_sub(1);
         let last = remaining[b] == 0 && self.opt.lightmode && b != target;
-        let (cpu, gpu) = if last {
-            (self.cpu[b].take(), self.gpu[b].take())
+        let (cpu, gpu, bands) = if last {
+            (self.cpu[b].take(), self.gpu[b].take(), self.bands[b].take())
         } else {
-            (self.cpu[b].clone(), self.gpu[b].clone())
+            (
+                self.cpu[b].clone(),
+                self.gpu[b].clone(),
+                self.bands[b].clone(),
+            )
         };
-        if cpu.is_none() && gpu.is_none() {
+        if cpu.is_none() && gpu.is_none() && bands.is_none() {
             return Err(Error::Blob(format!(
                 "blob `{}` is missing",
                 self.net.blobs[b].name
@@ -280,6 +346,7 @@ impl Extractor<'_> {
         for &t in &l.tops {
             self.cpu[t] = cpu.clone();
             self.gpu[t] = gpu.clone();
+            self.bands[t] = bands.clone();
             self.shared[t] = shared;
         }
         Ok(())
@@ -335,6 +402,7 @@ impl Extractor<'_> {
         for (t, m) in l.tops.iter().zip(tops) {
             self.cpu[*t] = Some(Arc::new(m));
             self.gpu[*t] = None;
+            self.bands[*t] = None;
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! Nets: ncnn models loaded from `.param`/`.bin`, the graph of layers and blobs, layout
 //! conversion per layer flags, and execution on the GPU with CPU fallback ([`Extractor`]).
 
+mod bands;
 mod chain;
 pub mod convert;
 mod extractor;
@@ -189,6 +190,7 @@ impl Net {
             opt: self.opt,
             cpu: vec![None; self.blobs.len()],
             gpu: vec![None; self.blobs.len()],
+            bands: vec![None; self.blobs.len()],
             shared: vec![false; self.blobs.len()],
             remaining: self.blobs.iter().map(|b| b.consumers.len()).collect(),
             record: RunRecord::default(),

@@ -12,14 +12,7 @@ use crate::tensor::{GpuMat, StorageFormat};
 impl Extractor<'_> {
     /// The shapes (`(dims, [w, h, d, c])`) of layer `l`'s inputs as they are now.
     fn bottom_shapes(&self, l: &NetLayer) -> Vec<(u8, [usize; 4])> {
-        l.bottoms
-            .iter()
-            .map(|&b| match (&self.cpu[b], &self.gpu[b]) {
-                (Some(m), _) => (m.dims, m.shape()),
-                (None, Some(g)) => (g.dims, g.shape()),
-                (None, None) => (0, [0; 4]),
-            })
-            .collect()
+        l.bottoms.iter().map(|&b| self.shape_of(b)).collect()
     }
 
     /// The shapes of GPU layer `l`'s inputs when it runs on the device for the blobs it has
@@ -27,7 +20,7 @@ impl Extractor<'_> {
     /// layer may decline shapes it has no shader for; then (`None`) it runs on the CPU this
     /// time. So does a layer whose input would not fit one binding of the device (a 4096²
     /// photo's first blob on a device binding 128 MiB): decided before anything of it is
-    /// allocated.
+    /// allocated. A blob in bands is for a banded forward ([`bands`](super::bands)).
     pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
         if !self.fits_a_binding(l) {
             return None;
@@ -46,7 +39,7 @@ impl Extractor<'_> {
     /// Whether each of `l`'s inputs fits one storage binding of the device in the layer's
     /// storage format (blobs on the device as they are; host ones as they would be uploaded,
     /// with 32-byte channel alignment to spare).
-    fn fits_a_binding(&self, l: &NetLayer) -> bool {
+    pub(super) fn fits_a_binding(&self, l: &NetLayer) -> bool {
         let Some(ctx) = self.net.ctx.as_deref() else {
             return true;
         };
@@ -54,6 +47,7 @@ impl Extractor<'_> {
         l.bottoms
             .iter()
             .all(|&b| match (&self.gpu[b], &self.cpu[b]) {
+                _ if self.bands[b].is_some() => false,
                 (Some(g), _) => g.byte_size() <= limit,
                 (None, Some(m)) => {
                     let value = StorageFormat::of(l.gpu_options, m.elempack).size() as u64;
@@ -66,6 +60,9 @@ impl Extractor<'_> {
 
     /// The elempack blob `b` has now: on the device where it is there, else on the host.
     pub(super) fn current_pack(&self, b: usize) -> usize {
+        if let Some(bands) = &self.bands[b] {
+            return bands.elempack();
+        }
         match (&self.gpu[b], &self.cpu[b]) {
             (Some(g), _) => g.elempack,
             (None, Some(m)) => m.elempack,
@@ -78,7 +75,7 @@ impl Extractor<'_> {
     /// to pack4 (`vulkan_pad_to_pack4`). A layer taking any packing keeps a device blob's pack;
     /// a blob still on the host is packed as a packed layer would take it (the upload converts
     /// anyway), and with several inputs all take the largest one's pack where it fits them.
-    fn gpu_layouts(
+    pub(super) fn gpu_layouts(
         &self,
         l: &NetLayer,
         shapes: &[(u8, [usize; 4])],
@@ -94,10 +91,12 @@ impl Extractor<'_> {
             .map(|&(dims, shape)| crate::layer::view::channels(dims, shape))
             .collect();
         let mut chosen: Vec<usize> = (l.bottoms.iter().zip(&channels))
-            .map(|(&b, &c)| match self.gpu[b] {
-                Some(_) => convert::gpu_elempack(self.current_pack(b), c, s, packs, opt),
-                None => convert::gpu_elempack(1, c, packed, packs, opt),
-            })
+            .map(
+                |(&b, &c)| match self.gpu[b].is_some() || self.bands[b].is_some() {
+                    true => convert::gpu_elempack(self.current_pack(b), c, s, packs, opt),
+                    false => convert::gpu_elempack(1, c, packed, packs, opt),
+                },
+            )
             .collect();
         if s.vulkan_any_packing && s.vulkan_same_packing && shapes.len() > 1 {
             match largest_pack(shapes, &chosen, &channels, packs) {
@@ -256,6 +255,7 @@ impl Extractor<'_> {
         for (t, m) in l.tops.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;
+            self.bands[*t] = None;
             self.shared[*t] = false;
         }
         Ok(true)

@@ -7,6 +7,9 @@
 pub enum Placed {
     /// Recorded on the device.
     Gpu,
+    /// Recorded on the device as this many bands of rows, each a forward of its own: its
+    /// input or output passed a buffer of the device.
+    GpuBands(usize),
     /// Run on the host: it has no GPU forward, or declined the shapes it got this time.
     Cpu,
     /// Handed its input on without running (Split).
@@ -45,6 +48,15 @@ impl RunRecord {
         self.layers
             .iter()
             .filter(|(_, p)| *p == Placed::Cpu)
+            .map(|(i, _)| *i)
+            .collect()
+    }
+
+    /// The indices of the layers that ran on the device in bands of rows.
+    pub fn banded_layers(&self) -> Vec<usize> {
+        self.layers
+            .iter()
+            .filter(|(_, p)| matches!(p, Placed::GpuBands(_)))
             .map(|(i, _)| *i)
             .collect()
     }

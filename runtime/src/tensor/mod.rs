@@ -10,6 +10,7 @@ pub(crate) mod packing;
 pub(crate) mod pool;
 pub(crate) mod repack;
 pub(crate) mod reshape;
+pub(crate) mod rows;
 pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;

@@ -9,7 +9,7 @@ use fpshader::{Context, ContextOptions, DeviceError, Memory};
 
 /// A lavapipe context whose device allows `groups` workgroups per dimension and buffers of
 /// `buffer` bytes (what a smaller device has), and `budget` bytes of memory.
-fn small_device(groups: u32, buffer: u64, budget: Option<u64>) -> Option<Arc<Context>> {
+pub(crate) fn small_device(groups: u32, buffer: u64, budget: Option<u64>) -> Option<Arc<Context>> {
     if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
         return None;
     }
@@ -116,50 +116,6 @@ fn memory_past_the_budget_is_a_typed_error() {
     let ok = run_net(&relu, &[], inputs, "out", RunOptions::fp32(), Some(ctx)).unwrap();
     let relu_values: Vec<f32> = small.values.iter().map(|v| v.max(0.0)).collect();
     assert_eq!(ok.to_values(), relu_values);
-}
-
-/// A layer whose input would not fit one binding of the device (decided before anything of it
-/// is allocated), or whose output would not fit a buffer (Interp's 4 MiB from 256 KiB; an RGB
-/// convolution's, whose input the GEMM pads to 4 channels on the device), runs on the CPU and
-/// computes what the CPU does, on a device of 1 MiB buffers.
-#[test]
-fn layers_past_a_buffer_limit_run_on_the_cpu() {
-    let Some(ctx) = small_device(65535, 1 << 20, None) else {
-        return;
-    };
-    let mut rng = Rng(5);
-    let conv_weights = bin(&[(&rng.vec(16 * 27), true), (&rng.vec(16), false)]);
-    let cases = [
-        (
-            one_layer("ReLU", &["data"], ""),
-            Vec::new(),
-            [512, 512, 1, 4],
-        ),
-        (
-            one_layer("Interp", &["data"], "0=1 1=4.0 2=4.0"),
-            Vec::new(),
-            [128, 128, 1, 4],
-        ),
-        (
-            one_layer("Convolution", &["data"], "0=16 1=3 4=1 5=1 6=432"),
-            conv_weights,
-            [130, 130, 1, 3],
-        ),
-    ];
-    let packed = RunOptions {
-        use_packing_layout: true,
-        ..RunOptions::fp32()
-    };
-    for (param, weights, shape) in cases {
-        let x = Input::new(&mut rng, "data", 3, shape);
-        let inputs = std::slice::from_ref(&x);
-        let want = run_net(&param, &weights, inputs, "out", RunOptions::fp32(), None).unwrap();
-        let (got, record) =
-            run_net_recorded(&param, &weights, inputs, "out", packed, Some(ctx.clone()))
-                .unwrap_or_else(|e| panic!("{param}: {}", e.report()));
-        assert_eq!(record.cpu_layers().len(), 1, "{param}: {record:?}");
-        assert_close(&got.to_values(), &want.to_values(), 1e-4, &param);
-    }
 }
 
 /// A shape no host can hold is refused at once, before anything is allocated or filled.

@@ -370,11 +370,12 @@ fn placement(
     let gpu = record
         .layers
         .iter()
-        .filter(|(_, p)| *p == Placed::Gpu)
+        .filter(|(_, p)| matches!(p, Placed::Gpu | Placed::GpuBands(_)))
         .count();
+    let banded = record.banded_layers().len();
     let mut out = format!(
-        "placement: {gpu} layer(s) on the GPU, {} on the CPU; {} wait(s) for the device and {} \
-         download(s) before the output\n",
+        "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows), {} on the CPU; {} \
+         wait(s) for the device and {} download(s) before the output\n",
         cpu.len(),
         record.waits,
         record.downloads

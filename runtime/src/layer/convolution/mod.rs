@@ -35,6 +35,7 @@ use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
+use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::view::kernel_fits;
 use crate::layer::weights::Weights;
@@ -390,6 +391,17 @@ impl Layer for Convolution {
     fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
         self.window.accepts(bottoms, |w, h| self.geometry(w, h))
             || matches!(bottoms, [(1, [n, ..])] if self.inner_product(1, *n))
+    }
+
+    /// A window along the rows, where the padding is the params' ("same" padding depends on
+    /// the height).
+    fn gpu_rows(&self, (dims, [w, h, _, _]): (u8, [usize; 4])) -> Option<Rows> {
+        let ([_, kh], [_, dh], [_, sh]) = self.window.taps();
+        let same = matches!(self.window.pad[0], -233 | -234);
+        let geo = self.geometry(w, h).ok()?;
+        let out = [geo.out[0], geo.out[1], self.window.num_output];
+        (dims == 3 && !same && !self.window.dynamic)
+            .then(|| Rows::window(dh * (kh - 1) + 1, sh, geo.pad_top, out))
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {

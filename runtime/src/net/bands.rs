@@ -1,0 +1,326 @@
+//! Blobs past a buffer of the device, run in bands of rows. A layer whose one input or output
+//! would not fit one buffer (or one binding) of the device, and that says how its output rows
+//! read its input rows ([`Layer::gpu_rows`](crate::layer::Layer::gpu_rows): a window with fixed
+//! padding, an integral upscale, an elementwise function), runs as a forward per band of
+//! output rows on the input rows it reads, halo included; each band's rows that the whole
+//! forward would give are kept. An output that fits one buffer is put together on the device;
+//! a larger one stays a blob of [`Bands`], which the next such layer reads band by band and
+//! any other reader gets on the host.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::NetLayer;
+use super::extractor::Extractor;
+use crate::error::{Error, Result, TensorError};
+use crate::gpu::{Context, Recorder};
+use crate::layer::rows::Band;
+use crate::tensor::{ElemType, GpuMat, Mat, StorageFormat, gpu_cstep};
+
+/// A 3-D blob on the device as bands of rows, each in a buffer of its own.
+#[derive(Clone, Debug)]
+pub(super) struct Bands {
+    /// `[w, h, c]`, channels unpacked.
+    pub shape: [usize; 3],
+    parts: Vec<Part>,
+}
+
+/// One band: a forward's output, some of whose rows are the blob's.
+#[derive(Clone, Debug)]
+struct Part {
+    mat: GpuMat,
+    /// The rows of `mat` that are the blob's...
+    keep: Range<usize>,
+    /// ...and which rows of the blob they are.
+    rows: Range<usize>,
+}
+
+impl Bands {
+    /// A 3-D device mat as one band of all its rows.
+    fn whole(mat: GpuMat) -> Bands {
+        Bands {
+            shape: [mat.w, mat.h, mat.c * mat.elempack],
+            parts: vec![Part {
+                keep: 0..mat.h,
+                rows: 0..mat.h,
+                mat,
+            }],
+        }
+    }
+
+    /// The packing its bands have.
+    pub fn elempack(&self) -> usize {
+        self.parts.first().map_or(1, |p| p.mat.elempack)
+    }
+
+    /// Puts it together on the host (fp32, its packing), band by band.
+    pub fn to_host(&self, ctx: &Context) -> Result<Mat> {
+        let [w, h, c] = self.shape;
+        let pack = self.elempack();
+        let mut out = Mat::zeros(3, [w, h, 1, c / pack], pack, ElemType::F32)?;
+        for p in &self.parts {
+            let band = p.mat.download(ctx)?;
+            out.write_rows(&band, p.keep.clone(), p.rows.start)?;
+        }
+        Ok(out)
+    }
+
+    /// Records copying its rows `rows` into `dst` (of its width, channels, packing and
+    /// format) from row `at` on.
+    fn record_copy_rows(
+        &self,
+        rec: &mut Recorder<'_>,
+        rows: Range<usize>,
+        dst: &GpuMat,
+        at: usize,
+    ) -> Result<()> {
+        for p in &self.parts {
+            let (start, end) = (rows.start.max(p.rows.start), rows.end.min(p.rows.end));
+            if start < end {
+                let from = p.keep.start + start - p.rows.start;
+                p.mat.record_copy_rows(
+                    rec,
+                    from..from + end - start,
+                    dst,
+                    at + start - rows.start,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a banded forward reads its input.
+enum Source {
+    /// On the device: in bands, or one mat as a band of all its rows.
+    Bands(Arc<Bands>),
+    Host(Arc<Mat>),
+}
+
+impl Extractor<'_> {
+    /// Whether a banded forward is worth trying for `l`: it runs on the device and an input
+    /// is banded or would not fit one binding.
+    pub(super) fn wants_bands(&self, l: &NetLayer) -> bool {
+        l.on_gpu
+            && !l.support.alias
+            && (l.bottoms.iter().any(|&b| self.bands[b].is_some()) || !self.fits_a_binding(l))
+    }
+
+    /// Runs GPU layer `i` as bands of rows into `rec`: the number of bands, or `None` where
+    /// it cannot (more than one input or output, no row map for this input, a row past a
+    /// buffer, an image or unaligned rows); then nothing of the extractor has changed.
+    pub(super) fn forward_banded(
+        &mut self,
+        i: usize,
+        rec: &mut Recorder<'_>,
+        remaining: &mut [usize],
+        target: usize,
+    ) -> Result<Option<usize>> {
+        let net = self.net;
+        let l = &net.layers[i];
+        let s = l.support;
+        let (&[b], &[t]) = (&l.bottoms[..], &l.tops[..]) else {
+            return Ok(None);
+        };
+        let options = l.gpu_options;
+        let shape = self.shape_of(b);
+        let Some(rows) = (s.one_blob_only && !options.contains(crate::Opt::Image))
+            .then(|| l.layer.gpu_rows(shape))
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        let [w, h, _, c] = shape.1;
+        let opt = self.opt.masked(l.featmask);
+        let Some(&(pack, pad)) = self.gpu_layouts(l, &[shape], &opt).first() else {
+            return Ok(None);
+        };
+        let ctx = rec.context();
+        let limits = ctx.limits();
+        let limit = limits
+            .max_buffer_size
+            .min(limits.max_storage_buffer_binding_size)
+            / 2;
+        let channels = if pad { c.next_multiple_of(4) } else { c };
+        let value = StorageFormat::of(options, pack).size() as u64;
+        let in_row = (w * channels.next_multiple_of(pack)) as u64 * value;
+        // the output's packing is the layer's: count fp32 values in blocks of 4
+        let [ow, oh, oc] = rows.out;
+        let out_row = (ow * oc.next_multiple_of(4)) as u64 * 4;
+        let Some(mut height) = rows.band_height(in_row, out_row, limit) else {
+            return Ok(None);
+        };
+        let source = match (&self.bands[b], &self.gpu[b], &self.cpu[b]) {
+            (Some(bands), _, _) => Source::Bands(bands.clone()),
+            (None, Some(g), _) => Source::Bands(Arc::new(Bands::whole(g.clone()))),
+            (None, None, Some(m)) => Source::Host(m.clone()),
+            (None, None, None) => return Err(super::no_input()),
+        };
+        // a layer's own buffers (a Winograd transform, a GEMM's partial sums) may pass a
+        // limit where its input and output do not: then in bands half as high
+        let (parts, count) = loop {
+            let Some(bands) = rows.bands(height, h) else {
+                return Ok(None);
+            };
+            match record_bands(rec, l, &source, &bands, (pack, pad), rows.out) {
+                Ok(Some(parts)) => break (parts, bands.len()),
+                Ok(None) => return Ok(None),
+                Err(e) if e.is_device_limit() && height > 1 => height /= 2,
+                Err(e) => return Err(e),
+            }
+        };
+        let bands_out = Bands {
+            shape: [ow, oh, oc],
+            parts,
+        };
+        let whole = whole_output(rec, &bands_out)?;
+        // the input is read: it leaves the extractor after its last reader
+        remaining[b] = remaining[b].saturating_sub(1);
+        if remaining[b] == 0 && self.opt.lightmode && b != target {
+            (self.bands[b], self.gpu[b], self.cpu[b]) = (None, None, None);
+        }
+        self.cpu[t] = None;
+        self.shared[t] = false;
+        (self.gpu[t], self.bands[t]) = match whole {
+            Some(m) => (Some(m), None),
+            None => (None, Some(Arc::new(bands_out))),
+        };
+        Ok(Some(count))
+    }
+
+    /// `(dims, [w, h, d, c])` of blob `b` where it is.
+    pub(super) fn shape_of(&self, b: usize) -> (u8, [usize; 4]) {
+        match (&self.bands[b], &self.cpu[b], &self.gpu[b]) {
+            (Some(bands), _, _) => {
+                let [w, h, c] = bands.shape;
+                (3, [w, h, 1, c])
+            }
+            (None, Some(m), _) => (m.dims, m.shape()),
+            (None, None, Some(g)) => (g.dims, g.shape()),
+            (None, None, None) => (0, [0; 4]),
+        }
+    }
+
+    /// Blob `b` on the host, put together from its bands (`None` where it has none).
+    pub(super) fn bands_to_host(&mut self, b: usize) -> Result<Option<Arc<Mat>>> {
+        let Some(bands) = self.bands[b].clone() else {
+            return Ok(None);
+        };
+        let ctx = (self.net.ctx.as_deref()).ok_or_else(|| Error::Gpu("no device".into()))?;
+        self.record.downloads += bands.parts.len();
+        Ok(Some(Arc::new(bands.to_host(ctx)?)))
+    }
+}
+
+/// Records layer `l`'s forward on each band of `source`: the bands' outputs, `None` where a
+/// band's rows cannot be copied.
+fn record_bands(
+    rec: &mut Recorder<'_>,
+    l: &NetLayer,
+    source: &Source,
+    bands: &[Band],
+    layout: (usize, bool),
+    [ow, _, oc]: [usize; 3],
+) -> Result<Option<Vec<Part>>> {
+    let mut parts = Vec::with_capacity(bands.len());
+    for band in bands {
+        let Some(input) = band_input(rec, source, band, layout, l.gpu_options)? else {
+            return Ok(None);
+        };
+        let out = if l.support.inplace {
+            let mut m = input;
+            l.layer.forward_gpu_inplace(&mut m, rec)?;
+            m
+        } else {
+            l.layer.forward_gpu(&input, rec)?
+        };
+        let made = [out.dims as usize, out.w, out.c * out.elempack];
+        if made != [3, ow, oc] || out.h < band.keep.end || !out.rows_copyable() {
+            return Err(TensorError::Rows {
+                start: band.keep.start,
+                end: band.keep.end,
+                height: out.h,
+                problem: "a band's output is not the rows its layer declared",
+            }
+            .into());
+        }
+        parts.push(Part {
+            mat: out,
+            keep: band.keep.clone(),
+            rows: band.out.clone(),
+        });
+    }
+    Ok(Some(parts))
+}
+
+/// The input of one band in the layer's layout: its rows copied out of the bands or the
+/// device blob, or uploaded from the host. `None` where rows cannot be copied.
+fn band_input(
+    rec: &mut Recorder<'_>,
+    source: &Source,
+    band: &Band,
+    (pack, pad): (usize, bool),
+    options: crate::OptionSet,
+) -> Result<Option<GpuMat>> {
+    let rows = band.input.clone();
+    let m = match source {
+        Source::Host(m) => {
+            let m = match m.elemtype() {
+                ElemType::F32 => m.rows(rows)?,
+                _ => m.cast(ElemType::F32).rows(rows)?,
+            };
+            let m = if m.elempack == pack {
+                m
+            } else {
+                m.to_packing(pack)?
+            };
+            GpuMat::record_upload(rec, &m, options)?
+        }
+        Source::Bands(bands) => {
+            if !bands.parts.iter().all(|p| p.mat.rows_copyable()) {
+                return Ok(None);
+            }
+            let [w, _, c] = bands.shape;
+            let p = bands.elempack();
+            let options = bands.parts.first().map_or(options, |p| p.mat.options);
+            let dst = GpuMat::alloc(rec.context(), 3, [w, rows.len(), c / p], p, options)?;
+            bands.record_copy_rows(rec, rows, &dst, 0)?;
+            dst
+        }
+    };
+    if StorageFormat::of(options, m.elempack) != m.format {
+        return Ok(None);
+    }
+    let m = if m.elempack == pack {
+        m
+    } else {
+        m.record_packing(rec, pack)?
+    };
+    Ok(Some(if pad { m.record_padded_pack4(rec)? } else { m }))
+}
+
+/// The bands put together in one device mat, where it fits one buffer and binding.
+fn whole_output(rec: &mut Recorder<'_>, bands: &Bands) -> Result<Option<GpuMat>> {
+    let Some(first) = bands.parts.first().map(|p| &p.mat) else {
+        return Ok(None);
+    };
+    let [w, h, _] = bands.shape;
+    let limits = rec.context().limits();
+    let limit = limits
+        .max_buffer_size
+        .min(limits.max_storage_buffer_binding_size);
+    let cstep = gpu_cstep(3, w, h, first.elempack) as u64;
+    let bytes = first.c as u64 * cstep * (first.elempack * first.format.size()) as u64;
+    if bytes > limit {
+        return Ok(None);
+    }
+    let whole = GpuMat::alloc(
+        rec.context(),
+        3,
+        [w, h, first.c],
+        first.elempack,
+        first.options,
+    )?;
+    bands.record_copy_rows(rec, 0..h, &whole, 0)?;
+    Ok(Some(whole))
+}
