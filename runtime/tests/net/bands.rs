@@ -1,7 +1,8 @@
 //! Blobs past a buffer of the device: a layer whose input or output would not fit one buffer
 //! runs on the device in bands of rows (a window with fixed padding, an integral upscale, an
-//! elementwise function) and computes what the CPU does; any other runs on the CPU. On a
-//! lavapipe device of 1 MiB buffers, so that small maps pass them.
+//! elementwise function) and computes what the CPU does; any other runs on the CPU. So does a
+//! grid past the workgroups per dimension along the rows. On lavapipe devices opened with low
+//! limits (1 MiB buffers, 64 workgroups), so that small maps pass them.
 
 use super::limits::small_device;
 use super::*;
@@ -224,5 +225,43 @@ fn layers_past_a_buffer_run_in_bands_or_on_the_cpu() {
             "{param}: {record:?}"
         );
         assert_close(&got.to_values(), &want.to_values(), 1e-4, &param);
+    }
+}
+
+/// A layer whose grid would pass the workgroups a dimension may have along the rows (an
+/// upscale's 4000 output rows on a device of 64 workgroups per dimension, where the shader
+/// does not fold its grid) runs in bands low enough for it; one past the limit along the
+/// width, which bands cannot split, runs on the CPU.
+#[test]
+fn grids_past_the_workgroup_limit_along_the_rows_run_in_bands() {
+    let Some(ctx) = small_device(64, 1 << 27, None) else {
+        return;
+    };
+    let mut rng = Rng(73);
+    let param = one_layer("Interp", &["data"], "0=2 1=2.0 2=2.0");
+    for (shape, bands) in [([16, 2000, 1, 4], true), ([20000, 4, 1, 4], false)] {
+        let x = Input::new(&mut rng, "data", 3, shape);
+        let inputs = std::slice::from_ref(&x);
+        let want = run_net(&param, &[], inputs, "out", RunOptions::fp32(), None).unwrap();
+        let (got, record) = run_net_recorded(
+            &param,
+            &[],
+            inputs,
+            "out",
+            options()[0].0,
+            Some(ctx.clone()),
+        )
+        .unwrap_or_else(|e| panic!("{shape:?}: {}", e.report()));
+        assert_eq!(
+            record.banded_layers().len(),
+            usize::from(bands),
+            "{shape:?}: {record:?}"
+        );
+        assert_eq!(
+            record.cpu_layers().len(),
+            usize::from(!bands),
+            "{shape:?}: {record:?}"
+        );
+        assert_close(&got.to_values(), &want.to_values(), 1e-4, "interp");
     }
 }
