@@ -4,91 +4,17 @@
 //! padding, an integral upscale, an elementwise function), runs as a forward per band of
 //! output rows on the input rows it reads, halo included; each band's rows that the whole
 //! forward would give are kept. An output that fits one buffer is put together on the device;
-//! a larger one stays a blob of [`Bands`], which the next such layer reads band by band and
+//! a larger one stays a blob of [`Bands`](crate::tensor::Bands), which the next such layer reads band by band and
 //! any other reader gets on the host.
 
-use std::ops::Range;
 use std::sync::Arc;
 
 use super::NetLayer;
 use super::extractor::Extractor;
 use crate::error::{Error, Result, TensorError};
-use crate::gpu::{Context, Recorder};
+use crate::gpu::Recorder;
 use crate::layer::rows::Band;
-use crate::tensor::{ElemType, GpuMat, Mat, StorageFormat, gpu_cstep};
-
-/// A 3-D blob on the device as bands of rows, each in a buffer of its own.
-#[derive(Clone, Debug)]
-pub(super) struct Bands {
-    /// `[w, h, c]`, channels unpacked.
-    pub shape: [usize; 3],
-    parts: Vec<Part>,
-}
-
-/// One band: a forward's output, some of whose rows are the blob's.
-#[derive(Clone, Debug)]
-struct Part {
-    mat: GpuMat,
-    /// The rows of `mat` that are the blob's...
-    keep: Range<usize>,
-    /// ...and which rows of the blob they are.
-    rows: Range<usize>,
-}
-
-impl Bands {
-    /// A 3-D device mat as one band of all its rows.
-    fn whole(mat: GpuMat) -> Bands {
-        Bands {
-            shape: [mat.w, mat.h, mat.c * mat.elempack],
-            parts: vec![Part {
-                keep: 0..mat.h,
-                rows: 0..mat.h,
-                mat,
-            }],
-        }
-    }
-
-    /// The packing its bands have.
-    pub fn elempack(&self) -> usize {
-        self.parts.first().map_or(1, |p| p.mat.elempack)
-    }
-
-    /// Puts it together on the host (fp32, its packing), band by band.
-    pub fn to_host(&self, ctx: &Context) -> Result<Mat> {
-        let [w, h, c] = self.shape;
-        let pack = self.elempack();
-        let mut out = Mat::zeros(3, [w, h, 1, c / pack], pack, ElemType::F32)?;
-        for p in &self.parts {
-            let band = p.mat.download(ctx)?;
-            out.write_rows(&band, p.keep.clone(), p.rows.start)?;
-        }
-        Ok(out)
-    }
-
-    /// Records copying its rows `rows` into `dst` (of its width, channels, packing and
-    /// format) from row `at` on.
-    fn record_copy_rows(
-        &self,
-        rec: &mut Recorder<'_>,
-        rows: Range<usize>,
-        dst: &GpuMat,
-        at: usize,
-    ) -> Result<()> {
-        for p in &self.parts {
-            let (start, end) = (rows.start.max(p.rows.start), rows.end.min(p.rows.end));
-            if start < end {
-                let from = p.keep.start + start - p.rows.start;
-                p.mat.record_copy_rows(
-                    rec,
-                    from..from + end - start,
-                    dst,
-                    at + start - rows.start,
-                )?;
-            }
-        }
-        Ok(())
-    }
-}
+use crate::tensor::{BandPart, Bands, ElemType, GpuMat, Mat, StorageFormat};
 
 /// Where a banded forward reads its input.
 enum Source {
@@ -169,11 +95,8 @@ impl Extractor<'_> {
                 Err(e) => return Err(e),
             }
         };
-        let bands_out = Bands {
-            shape: [ow, oh, oc],
-            parts,
-        };
-        let whole = whole_output(rec, &bands_out)?;
+        let bands_out = Bands::new([ow, oh, oc], parts);
+        let whole = bands_out.record_one(rec)?;
         // the input is read: it leaves the extractor after its last reader
         remaining[b] = remaining[b].saturating_sub(1);
         if remaining[b] == 0 && self.opt.lightmode && b != target {
@@ -207,7 +130,7 @@ impl Extractor<'_> {
             return Ok(None);
         };
         let ctx = (self.net.ctx.as_deref()).ok_or_else(|| Error::Gpu("no device".into()))?;
-        self.record.downloads += bands.parts.len();
+        self.record.downloads += bands.len();
         Ok(Some(Arc::new(bands.to_host(ctx)?)))
     }
 }
@@ -221,7 +144,7 @@ fn record_bands(
     bands: &[Band],
     layout: (usize, bool),
     [ow, _, oc]: [usize; 3],
-) -> Result<Option<Vec<Part>>> {
+) -> Result<Option<Vec<BandPart>>> {
     let mut parts = Vec::with_capacity(bands.len());
     for band in bands {
         let Some(input) = band_input(rec, source, band, layout, l.gpu_options)? else {
@@ -244,7 +167,7 @@ fn record_bands(
             }
             .into());
         }
-        parts.push(Part {
+        parts.push(BandPart {
             mat: out,
             keep: band.keep.clone(),
             rows: band.out.clone(),
@@ -276,17 +199,10 @@ fn band_input(
             };
             GpuMat::record_upload(rec, &m, options)?
         }
-        Source::Bands(bands) => {
-            if !bands.parts.iter().all(|p| p.mat.rows_copyable()) {
-                return Ok(None);
-            }
-            let [w, _, c] = bands.shape;
-            let p = bands.elempack();
-            let options = bands.parts.first().map_or(options, |p| p.mat.options);
-            let dst = GpuMat::alloc(rec.context(), 3, [w, rows.len(), c / p], p, options)?;
-            bands.record_copy_rows(rec, rows, &dst, 0)?;
-            dst
-        }
+        Source::Bands(bands) => match bands.record_rows(rec, rows)? {
+            Some(m) => m,
+            None => return Ok(None),
+        },
     };
     if StorageFormat::of(options, m.elempack) != m.format {
         return Ok(None);
@@ -297,30 +213,4 @@ fn band_input(
         m.record_packing(rec, pack)?
     };
     Ok(Some(if pad { m.record_padded_pack4(rec)? } else { m }))
-}
-
-/// The bands put together in one device mat, where it fits one buffer and binding.
-fn whole_output(rec: &mut Recorder<'_>, bands: &Bands) -> Result<Option<GpuMat>> {
-    let Some(first) = bands.parts.first().map(|p| &p.mat) else {
-        return Ok(None);
-    };
-    let [w, h, _] = bands.shape;
-    let limits = rec.context().limits();
-    let limit = limits
-        .max_buffer_size
-        .min(limits.max_storage_buffer_binding_size);
-    let cstep = gpu_cstep(3, w, h, first.elempack) as u64;
-    let bytes = first.c as u64 * cstep * (first.elempack * first.format.size()) as u64;
-    if bytes > limit {
-        return Ok(None);
-    }
-    let whole = GpuMat::alloc(
-        rec.context(),
-        3,
-        [w, h, first.c],
-        first.elempack,
-        first.options,
-    )?;
-    bands.record_copy_rows(rec, 0..h, &whole, 0)?;
-    Ok(Some(whole))
 }

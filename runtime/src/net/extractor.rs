@@ -4,14 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::bands::Bands;
 use super::{
     CpuTime, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads,
 };
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
-use crate::tensor::{ElemType, GpuMat, Mat, PendingDownload};
+use crate::tensor::{Bands, ElemType, GpuMat, Mat, PendingDownload};
 
 /// Inputs in, outputs out, running only the layers a requested blob needs.
 pub struct Extractor<'n> {

@@ -2,6 +2,7 @@
 //! the device [`GpuMat`], element encodings, and conversions between them (casts and repacking,
 //! on the CPU and on the GPU through the built-in shaders).
 
+pub(crate) mod bands;
 pub(crate) mod channels;
 pub(crate) mod elem;
 pub(crate) mod gpu_mat;
@@ -16,6 +17,7 @@ pub mod strided;
 pub(crate) mod texture;
 pub(crate) mod transfer;
 
+pub use bands::{BandPart, Bands};
 pub use channels::{CHANNEL_GATHER_MATS, channel_gather_table};
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
