@@ -5,6 +5,7 @@ mod buffers;
 #[cfg(feature = "runtime-compile")]
 mod compile;
 pub(crate) mod context;
+mod faults;
 pub(crate) mod health;
 pub(crate) mod options;
 pub(crate) mod pipeline;

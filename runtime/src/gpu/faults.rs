@@ -1,0 +1,116 @@
+//! A context's faults as typed errors of the call that meets them: a lost device, errors wgpu
+//! raised outside any scope, waits past the timeout, and buffers past a limit, the budget or
+//! the driver's memory.
+
+use std::time::Duration;
+
+use crate::error::{DeviceError, Error, Memory, Result};
+use crate::gpu::context::Context;
+
+impl Context {
+    /// An error if the device was lost, or if wgpu raised an error outside any scope since
+    /// the last call (which it clears).
+    pub fn check_device(&self) -> Result<()> {
+        if let Some(reason) = self.health.lost_reason() {
+            return Err(DeviceError::Lost { reason }.into());
+        }
+        let errors = self.health.take_uncaptured();
+        if !errors.is_empty() {
+            return Err(DeviceError::Uncaptured(errors.join("; ")).into());
+        }
+        Ok(())
+    }
+
+    /// Whether the device was lost.
+    pub fn is_lost(&self) -> bool {
+        self.health.is_lost()
+    }
+
+    /// Waits for `index` (everything submitted when `None`) within the context's timeout.
+    pub(crate) fn wait_for(
+        &self,
+        index: Option<wgpu::SubmissionIndex>,
+        what: &'static str,
+    ) -> Result<()> {
+        self.check_device()?;
+        let polled = self.device.poll(wgpu::PollType::Wait {
+            submission_index: index,
+            timeout: Some(self.wait_timeout),
+        });
+        match polled {
+            Ok(_) => self.check_device(),
+            Err(wgpu::PollError::Timeout) => Err(DeviceError::Timeout {
+                what,
+                waited: self.wait_timeout,
+            }
+            .into()),
+            Err(e) => Err(self.fault(e.to_string())),
+        }
+    }
+
+    /// The error a failed submission or wait stands for: [`DeviceError::Lost`] where the
+    /// device is lost, else `message`. A destroyed device is lost only once wgpu's maintenance
+    /// sees its queue empty and calls the lost callback (other threads' submissions may still
+    /// be in it): the queue is drained first, within the wait timeout.
+    pub(crate) fn fault(&self, message: String) -> Error {
+        let drain = self.wait_timeout.min(Duration::from_secs(10));
+        for _ in 0..2 {
+            let _ = self.device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: Some(drain),
+            });
+            if let Err(e) = self.check_device() {
+                return e;
+            }
+        }
+        Error::Gpu(message)
+    }
+
+    /// A new buffer from `desc`, or a typed error: beyond `max_buffer_size`, beyond the
+    /// context's memory budget, or refused by the driver (out of memory, caught in an error
+    /// scope). The pool's free buffers are given back first when memory is short.
+    pub(crate) fn create_buffer_checked(
+        &self,
+        desc: &wgpu::BufferDescriptor<'_>,
+    ) -> Result<wgpu::Buffer> {
+        let limit = self.limits().max_buffer_size;
+        if desc.size > limit {
+            return Err(Error::BeyondLimit {
+                what: "a buffer",
+                bytes: desc.size,
+                limit,
+                limit_name: "max_buffer_size",
+            });
+        }
+        self.check_device()?;
+        let out_of_memory = |ctx: &Context| Error::OutOfMemory {
+            memory: Memory::Device,
+            needed: desc.size,
+            available: ctx.budget_left().unwrap_or(0),
+        };
+        if self.budget_left().is_some_and(|left| left < desc.size) {
+            self.trim_pool();
+            if self.budget_left().is_some_and(|left| left < desc.size) {
+                return Err(out_of_memory(self));
+            }
+        }
+        for attempt in 0..2 {
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let buffer = self.device.create_buffer(desc);
+            match pollster::block_on(scope.pop()) {
+                None => return Ok(buffer),
+                // what the pool holds unused may be what the driver lacks: once more without
+                Some(_) if attempt == 0 => self.trim_pool(),
+                Some(_) => {}
+            }
+        }
+        Err(out_of_memory(self))
+    }
+
+    /// Bytes of device memory this context may still allocate under its budget
+    /// ([`crate::ContextOptions::memory_budget`]), if it has one.
+    fn budget_left(&self) -> Option<u64> {
+        let held = self.memory_stats().allocated;
+        self.memory_budget.map(|b| b.saturating_sub(held))
+    }
+}
