@@ -24,6 +24,7 @@ pub mod gather;
 pub(crate) mod gemm_rule;
 pub(crate) mod gpu_gemm;
 pub(crate) mod grain;
+pub mod group_pipeline;
 pub mod groups;
 pub(crate) mod int8;
 pub(crate) mod kernels;

@@ -6,9 +6,8 @@
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::groups::{
-    self, Affine, AffineIndex, GroupExtras, GroupOp, GroupPipeline, Groups, Norm,
-};
+use crate::layer::group_pipeline::GroupPipeline;
+use crate::layer::groups::{self, Affine, AffineIndex, GroupExtras, GroupOp, Groups, Norm};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;

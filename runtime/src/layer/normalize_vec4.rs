@@ -1,6 +1,6 @@
 //! `normalize_vec4.comp` (and its subgroup twin): the normalizations over groups that are
 //! contiguous runs of whole vec4s, each group (or tile of one) held in one workgroup's registers;
-//! [`crate::layer::groups::GroupPipeline`] takes it where the groups allow and `reduce.comp`
+//! [`crate::layer::group_pipeline::GroupPipeline`] takes it where the groups allow and `reduce.comp`
 //! elsewhere.
 
 use std::sync::{Arc, OnceLock};

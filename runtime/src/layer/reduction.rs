@@ -8,7 +8,8 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::groups::{self, GroupExtras, GroupOp, GroupPipeline, Groups};
+use crate::layer::group_pipeline::GroupPipeline;
+use crate::layer::groups::{self, GroupExtras, GroupOp, Groups};
 use crate::layer::params::ParamDict;
 use crate::layer::pipelines::DeviceSide;
 use crate::layer::run_options::RunOptions;

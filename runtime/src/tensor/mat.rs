@@ -85,7 +85,7 @@ impl Mat {
         };
         let n = src.len();
         let mut v = super::pool::any(n);
-        super::reshape::copy_runs(src, [n, n], &mut v, [n, n]);
+        super::runs::copy_runs(src, [n, n], &mut v, [n, n]);
         self.with_data(MatData::F32(v))
     }
 
@@ -218,7 +218,7 @@ impl Mat {
         // much as its product at 16 threads
         let runs = m.runs();
         let all = values.len();
-        super::reshape::copy_runs(values, [all, all], m.f32_mut()?, runs);
+        super::runs::copy_runs(values, [all, all], m.f32_mut()?, runs);
         Ok(m)
     }
 

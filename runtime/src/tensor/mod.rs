@@ -12,6 +12,7 @@ pub(crate) mod pool;
 pub(crate) mod repack;
 pub(crate) mod reshape;
 pub(crate) mod rows;
+pub(crate) mod runs;
 pub(crate) mod storage;
 pub mod strided;
 pub(crate) mod texture;
