@@ -9,9 +9,8 @@ use super::super::format::{
     BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DESCRIPTOR_TYPE_TENSOR_ARM, Module,
     Resource, ResourceCategory, SamplerConfig, Segment, Vgf,
 };
-use super::super::tosa::{Graph, ValueId};
+use super::super::tosa::{Attr, Graph, TensorType, ValueId};
 use super::ConvertError;
-use super::segments::constant_bytes;
 
 /// How a segment sees a value: a storage buffer (compute), a tensor (graph), or an image a
 /// custom shader binds (its descriptor type, texel format and sampler, as its attributes say).
@@ -248,4 +247,26 @@ pub(super) fn outputs_last(vgf: &mut Vgf, outputs: &[u32]) {
     for c in &mut vgf.constants {
         c.mrt_index = new_of[c.mrt_index as usize];
     }
+}
+
+/// A constant's values (`values = dense<…>`) as the bytes of its tensor type.
+pub(super) fn constant_bytes(
+    name: &str,
+    values: Option<&Attr>,
+    ty: &TensorType,
+) -> Result<Vec<u8>, ConvertError> {
+    let err = |problem: String| ConvertError::Constant {
+        value: name.to_string(),
+        problem,
+    };
+    let Some(Attr::Dense(values, _)) = values else {
+        return Err(err("expected `values = dense<…>`".into()));
+    };
+    ty.bytes(values).ok_or_else(|| {
+        err(format!(
+            "{} values for {} elements",
+            values.len(),
+            ty.elements()
+        ))
+    })
 }

@@ -11,7 +11,7 @@ use super::super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, is_image_descriptor};
 use super::super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::super::materialize::MaterializeError;
 use super::super::partition;
-use super::super::tosa::{Attr, Op, TensorType, spirv_write};
+use super::super::tosa::{Op, spirv_write};
 use super::ConvertError;
 use super::resources::{Builder, View};
 
@@ -117,27 +117,6 @@ impl Builder<'_> {
         self.constant_segments.push((module, segment));
         Ok(())
     }
-}
-
-pub(super) fn constant_bytes(
-    name: &str,
-    values: Option<&Attr>,
-    ty: &TensorType,
-) -> Result<Vec<u8>, ConvertError> {
-    let err = |problem: String| ConvertError::Constant {
-        value: name.to_string(),
-        problem,
-    };
-    let Some(Attr::Dense(values, _)) = values else {
-        return Err(err("expected `values = dense<…>`".into()));
-    };
-    ty.bytes(values).ok_or_else(|| {
-        err(format!(
-            "{} values for {} elements",
-            values.len(),
-            ty.elements()
-        ))
-    })
 }
 
 pub(super) fn groups(op: &str, invocations: u64, local: u32) -> Result<u32, ConvertError> {

@@ -1,10 +1,10 @@
 //! Integer arithmetic as TOSA defines it: `apply_scale_32` (rescale, mul's shift, the int8
 //! average), int8 products with zero points, the int8 pools and the int8 table.
 
+use super::geometry::Window;
 use super::index::through_loader;
 use super::operand::{constant_operand, flag};
 use super::tosa::{Elem, Graph, Op, TensorType};
-use super::window::Window;
 use super::{LOWERED_LOCAL_SIZE, LowerError, Lowered, Parts, ty, unsupported};
 
 /// `scaled(v, m, s, double_round)`: TOSA's `apply_scale_32`, `(v * m + round) >> s` in 64 bits

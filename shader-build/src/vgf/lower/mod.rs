@@ -5,6 +5,7 @@
 //! text stays within what both GLSL front ends accept.
 
 mod fourier;
+mod geometry;
 mod index;
 mod int8;
 mod movement;
