@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use fpshader::gpu::specialize::SpecValue;
-use fpshader::layer::flat::unary;
-use fpshader::layer::pipelines::PackPipelines;
+use fpshader::layer::shared::flat::unary;
+use fpshader::layer::shared::pipelines::PackPipelines;
 use fpshader::layer::{GpuSetup, Implements, Layer, ParamDict, RunOptions, Support};
 use fpshader::meta::ShaderModule;
 use fpshader::net::Net;

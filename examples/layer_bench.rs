@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fpshader::layer::RunOptions;
-use fpshader::layer::flat::dispatch_flat;
+use fpshader::layer::shared::flat::dispatch_flat;
 use fpshader::net::Net;
 use fpshader::shaders::Shader;
 use fpshader::specialize::{SpecValue, Specialization};

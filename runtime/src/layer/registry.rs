@@ -5,33 +5,41 @@ use std::sync::Arc;
 
 use crate::layer::activation::ActivationLayer;
 use crate::layer::contract::Layer;
-use crate::layer::norm_rule::NormLayer;
-use crate::layer::reshape_rule::ShapeLayer;
-use crate::layer::view_rule::ViewLayer;
-use crate::layer::window::depthwise;
+use crate::layer::conv::window::depthwise;
+use crate::layer::norm::norm_rule::NormLayer;
+use crate::layer::shape::reshape_rule::ShapeLayer;
+use crate::layer::shape::view_rule::ViewLayer;
 use crate::layer::{
-    absval::AbsVal, bias::Bias, bnll::BNLL, elu::ELU, erf::Erf, exp::Exp, expanddims::ExpandDims,
-    log::Log, mish::Mish, power::Power, prelu::PReLU, selu::SELU, shrink::Shrink,
-    softplus::Softplus, squeeze::Squeeze, threshold::Threshold, unaryop::UnaryOp,
+    activation::absval::AbsVal, activation::bnll::BNLL, activation::elu::ELU, activation::erf::Erf,
+    activation::exp::Exp, activation::log::Log, activation::mish::Mish, activation::power::Power,
+    activation::prelu::PReLU, activation::selu::SELU, activation::shrink::Shrink,
+    activation::softplus::Softplus, activation::threshold::Threshold, elementwise::bias::Bias,
+    elementwise::unaryop::UnaryOp, shape::expanddims::ExpandDims, shape::squeeze::Squeeze,
 };
 use crate::layer::{
-    argmax::ArgMax, cumulativesum::CumulativeSum, einsum::Einsum, embed::Embed, gemm::Gemm,
-    groupnorm::GroupNorm, instancenorm::InstanceNorm, layernorm::LayerNorm, matmul::MatMul,
-    multiheadattention::MultiHeadAttention, mvn::MVN, normalize::Normalize, reduction::Reduction,
-    rmsnorm::RMSNorm, rotaryembed::RotaryEmbed, sdpa::SDPA, statisticspooling::StatisticsPooling,
+    activation::clip::Clip, activation::dropout::Dropout, activation::gelu::GELU,
+    activation::hardsigmoid::HardSigmoid, activation::hardswish::HardSwish, activation::noop::Noop,
+    activation::relu::ReLU, activation::sigmoid::Sigmoid, activation::swish::Swish,
+    activation::tanh::TanH, conv::convolution::Convolution, conv::deconvolution::Deconvolution,
+    elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
+    elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
+    norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, shape::concat::Concat,
+    shape::crop::Crop, shape::flatten::Flatten, shape::input::Input, shape::interp::Interp,
+    shape::memorydata::MemoryData, shape::packing::Packing, shape::padding::Padding,
+    shape::permute::Permute, shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel,
+    shape::slice::Slice, shape::split::Split,
 };
 use crate::layer::{
-    batchnorm::BatchNorm, binaryop::BinaryOp, cast::Cast, clip::Clip, concat::Concat,
-    convolution::Convolution, crop::Crop, deconvolution::Deconvolution, dropout::Dropout,
-    eltwise::Eltwise, flatten::Flatten, gelu::GELU, hardsigmoid::HardSigmoid, hardswish::HardSwish,
-    innerproduct::InnerProduct, input::Input, interp::Interp, lrn::Lrn, memorydata::MemoryData,
-    noop::Noop, packing::Packing, padding::Padding, permute::Permute, pooling::Pooling, relu::ReLU,
-    reshape::Reshape, scale::Scale, shufflechannel::ShuffleChannel, sigmoid::Sigmoid, slice::Slice,
-    softmax::Softmax, split::Split, swish::Swish, tanh::TanH,
+    matrix::einsum::Einsum, matrix::embed::Embed, matrix::gemm::Gemm, matrix::matmul::MatMul,
+    matrix::multiheadattention::MultiHeadAttention, matrix::rotaryembed::RotaryEmbed,
+    matrix::sdpa::SDPA, norm::groupnorm::GroupNorm, norm::instancenorm::InstanceNorm,
+    norm::layernorm::LayerNorm, norm::mvn::MVN, norm::normalize::Normalize, norm::rmsnorm::RMSNorm,
+    reduce::argmax::ArgMax, reduce::cumulativesum::CumulativeSum, reduce::reduction::Reduction,
+    reduce::statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
-    copyto::CopyTo, deepcopy::DeepCopy, diag::Diag, flip::Flip, glu::GLU,
-    pixelshuffle::PixelShuffle, reorg::Reorg, tile::Tile,
+    shape::copyto::CopyTo, shape::deepcopy::DeepCopy, shape::diag::Diag, shape::flip::Flip,
+    shape::glu::GLU, shape::pixelshuffle::PixelShuffle, shape::reorg::Reorg, shape::tile::Tile,
 };
 
 /// Makes a fresh layer of one type.

@@ -8,7 +8,7 @@ use crate::tensor::{ElemType, Mat};
 
 /// Whether the CPU has 256-bit SIMD (fp32 pack8 pays off there).
 pub fn cpu_has_256bit_simd() -> bool {
-    crate::layer::kernels::has_256bit_simd()
+    crate::layer::shared::kernels::has_256bit_simd()
 }
 
 /// Whether the CPU computes in fp16 natively (ARMv8.2's FP16 arithmetic): where ncnn's

@@ -88,7 +88,7 @@ impl Extractor<'_> {
             ..s
         };
         let channels: Vec<usize> = (shapes.iter())
-            .map(|&(dims, shape)| crate::layer::view::channels(dims, shape))
+            .map(|&(dims, shape)| crate::layer::shared::view::channels(dims, shape))
             .collect();
         let mut chosen: Vec<usize> = (l.bottoms.iter().zip(&channels))
             .map(

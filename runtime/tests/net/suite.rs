@@ -583,7 +583,7 @@ fn ncnn_activation_tests() {
 fn ncnn_unaryop_tests() {
     let mut rng = Rng(102);
     let mut cases = Vec::new();
-    for op in 0..fpshader::layer::unaryop::OPERATIONS.len() {
+    for op in 0..fpshader::layer::elementwise::unaryop::OPERATIONS.len() {
         let range = match op {
             2 | 3 => (-1200.0, 1200.0),
             5 | 6 | 8 | 17 => (0.001, 2.0),

@@ -5,7 +5,7 @@
 
 use super::suite::*;
 use super::*;
-use fpshader::layer::convolution::{Convolution, CpuAlgo};
+use fpshader::layer::conv::convolution::{Convolution, CpuAlgo};
 
 /// `(w, h, c, outch, kernel, dilation, stride, pad, bias, group, output_pad_right,
 /// output_pad_bottom, output_w, output_h, templated)`: a templated call takes its kernel,

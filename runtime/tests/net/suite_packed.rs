@@ -3,7 +3,7 @@
 use super::suite::*;
 use super::suite_conv::{FORWARD_KDSP, cpu_algo, family, forward_cases, loaded_layer};
 use super::*;
-use fpshader::layer::convolution::CpuAlgo;
+use fpshader::layer::conv::convolution::CpuAlgo;
 
 /// Grouped layers shaped as RegNet's (groups of 8 and 16 channels; ncnn's own grouped cases
 /// have 1 to 8 channels per group, none a whole pack8 on each side), templated over

@@ -1,0 +1,38 @@
+//! The direct shaders: `convolution` (pack1, any groups), `convolution_pack4` (dense and
+//! grouped pack4), `convolution_pack4to1` (dense, pack4 in, pack1 out) and the depthwise pack4 ones (`convolution_dw_tile` staging its window in
+//! shared memory where the reach allows, else `convolution_pack4` in its depthwise mode).
+
+use crate::error::Result;
+use crate::gpu::Recorder;
+use crate::layer::shared::pipelines::block_grid;
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+
+use super::{Convolution, GpuConvolution, shaped};
+
+impl Convolution {
+    /// Records `shader` from `bottom` into `top`, one invocation per output value (block).
+    pub(super) fn dispatch_direct(
+        &self,
+        state: &GpuConvolution,
+        rec: &mut Recorder<'_>,
+        shader: Shader,
+        [bottom, top, weights, bias]: [&GpuMat; 4],
+        words: &[u32],
+    ) -> Result<()> {
+        let kind = if bottom.elempack == 4 {
+            self.pack4_kind()
+        } else {
+            0
+        };
+        let spec = shaped(self.window.spec(kind), words);
+        let pipeline = rec
+            .context()
+            .pipeline(shader.module(), state.options, &spec)?;
+        let grid = match bottom.elempack {
+            4 => block_grid(top),
+            _ => top.grid(),
+        };
+        rec.dispatch(&pipeline, &[bottom, top, weights, bias], words, grid)
+    }
+}

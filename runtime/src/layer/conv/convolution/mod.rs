@@ -1,0 +1,490 @@
+//! Convolution and ConvolutionDepthWise: `0=num_output 1=kernel_w 11=kernel_h 2=dilation_w
+//! 12=dilation_h 3=stride_w 13=stride_h 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom
+//! (-233 / -234: ncnn's "same" padding, upper / lower) 18=pad_value 5=bias_term
+//! 6=weight_data_size 7=group (depthwise) 8=int8_scale_term 9=activation_type
+//! 10=activation_params`; weights `[num_output][channels / group][kernel_h][kernel_w]` (type
+//! 0: fp32, fp16, int8 or quantized), then the bias, then with `int8_scale_term` the weight
+//! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
+//!
+//! CPU: one algorithm per layer and shape (`cpu::CpuAlgo`): Winograd for 3×3 stride-1 dense
+//! layers, a GEMM over the planes for pointwise ones, im2col tiles and their GEMMs for the rest
+//! of the dense and grouped ones, per-row tap sums for depthwise ones.
+//! GPU, chosen per layer at `create_pipeline` and per shape at forward: dense pack4 layers as an
+//! implicit GEMM tiled in shared memory (`convolution_gemm`, its steps split over slices when
+//! the output has too few tiles to fill the device; on fp16 blobs where the device has
+//! cooperative matrices, `convolution_gemm_cm` on tensor cores instead), 3×3 stride-1 ones of
+//! at least 16 channels each side on large maps as Winograd F(4,3) whose 36 products go through
+//! the same GEMM (`winograd`); grouped and depthwise pack4 layers, dense ones from pack4 to
+//! pack1 outputs and pack1 layers as direct convolutions. Every shader reads the shapes through
+//! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
+//! shape, from the context's cache after the first forward).
+//!
+//! The files: `cpu` (the CPU algorithms), `gemm` (the implicit GEMM's strategy: shader, tile
+//! and split per shape), `winograd` (the GPU's Winograd), `direct` (the direct shaders: pack1,
+//! grouped and depthwise pack4, pack4 to pack1), `weights` (the layouts the shaders read).
+
+mod cpu;
+mod direct;
+mod gemm;
+mod weights;
+mod winograd;
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::conv::window::Window;
+use crate::layer::params::ParamDict;
+use crate::layer::rows::Rows;
+use crate::layer::run_options::RunOptions;
+use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::view::kernel_fits;
+use crate::layer::weights::Weights;
+use crate::shaders::Shader;
+use crate::tensor::{GpuMat, Mat};
+use crate::{Opt, OptionSet};
+pub(crate) use gemm::{Batched, Gemm, no_partials};
+
+pub use cpu::CpuAlgo;
+
+/// A convolution (dense, grouped or depthwise).
+#[derive(Default)]
+pub struct Convolution {
+    window: Window,
+    pad_value: f32,
+    int8_scale_term: i32,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+    /// The weights in Winograd's domain, for the CPU (made on first use).
+    winograd: cpu::WinogradWeights,
+    /// The depthwise weights as channel lanes, for the CPU's small maps (made on first use).
+    lane_weights: cpu::LaneWeights,
+    /// The pointwise and stem weights as panels for packed blobs on the CPU (made on first
+    /// use).
+    packed_panels: cpu::PackedPanels,
+    /// The depthwise and grouped weights as packed lanes, for the CPU (made on first use).
+    packed_taps: cpu::PackedTaps,
+    gpu: Option<GpuConvolution>,
+}
+
+/// The device side: the algorithm per packing and the weights each reads, uploaded once.
+/// Pipelines come from the context's cache per forward shape (`psc()` folds the shapes): made
+/// on the first forward of a shape, found again on every later one.
+struct GpuConvolution {
+    /// The pack4 algorithm's shader, if a pack4 one fits (the pack1 one is `convolution`).
+    pack4: Option<Shader>,
+    /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its shader).
+    gemm: Option<Gemm>,
+    /// The options the pipelines are made with.
+    options: OptionSet,
+    weights1: Option<GpuMat>,
+    weights4: Option<GpuMat>,
+    bias: Option<GpuMat>,
+    bias4: Option<GpuMat>,
+    /// What the unsplit GEMM binds as its (unused) partial sums.
+    no_partials: Option<GpuMat>,
+    /// Winograd F(4,3) for large maps, where the layer fits it.
+    winograd: Option<winograd::GpuWinograd>,
+}
+
+/// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
+/// (input then output w, h, c, cstep: constants 20–27 of `convolution_head.comp`).
+fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
+    let shapes = words.iter().take(8).zip(20..);
+    Specialization {
+        values: values
+            .into_iter()
+            .chain(shapes.map(|(v, id)| (id, SpecValue::I32(*v as i32))))
+            .collect(),
+        local_size: None,
+    }
+}
+
+/// A dispatch grid of `v` invocations, or the error naming the output too large for one.
+fn dispatch_grid(v: [usize; 3], top: &GpuMat) -> Result<[u32; 3]> {
+    let one = |x: usize| {
+        u32::try_from(x).map_err(|_| {
+            Error::from(crate::error::InputError::Output {
+                what: "too large to dispatch",
+                shape: vec![top.w, top.h, top.c * top.elempack],
+            })
+        })
+    };
+    Ok([one(v[0])?, one(v[1])?, one(v[2])?])
+}
+
+/// Where the output's windows lie in the padded input of one forward.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    pad_left: usize,
+    pad_top: usize,
+    /// Padded width and height.
+    padded: [usize; 2],
+    /// Output width and height.
+    out: [usize; 2],
+}
+
+impl AsMut<Window> for Convolution {
+    fn as_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+}
+
+impl Convolution {
+    /// A ConvolutionDepthWise layer (the form that reads `7=group`); `default()` is a
+    /// Convolution.
+    pub fn depthwise() -> Self {
+        crate::layer::conv::window::depthwise()
+    }
+
+    /// Whether a `dims`-D input of `n` values takes ncnn's deprecated path: a 1-D blob through
+    /// a 1×1 kernel is an InnerProduct (its values the channels of one position, its outputs a
+    /// 1-D blob).
+    fn inner_product(&self, dims: u8, n: usize) -> bool {
+        dims == 1
+            && self.window.kernel == [1, 1]
+            && n == self.window.channels()
+            && self.geometry(1, 1).is_ok_and(|g| g.out == [1, 1])
+    }
+
+    /// The window geometry over an input of `w × h`.
+    fn geometry(&self, w: usize, h: usize) -> Result<Geometry> {
+        let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
+        let (ext_w, ext_h) = (dw * (kw - 1) + 1, dh * (kh - 1) + 1);
+        let [l, r, t, b] = self.window.pad;
+        let (pl, pr, pt, pb) = if l == -233 || l == -234 {
+            let wpad = (ext_w + (w.max(1) - 1) / sw * sw).saturating_sub(w);
+            let hpad = (ext_h + (h.max(1) - 1) / sh * sh).saturating_sub(h);
+            if l == -233 {
+                (wpad / 2, wpad - wpad / 2, hpad / 2, hpad - hpad / 2)
+            } else {
+                (wpad - wpad / 2, wpad / 2, hpad - hpad / 2, hpad / 2)
+            }
+        } else {
+            let p = |v: i32| v.max(0) as usize;
+            (p(l), p(r), p(t), p(b))
+        };
+        let (pw, ph) = (w + pl + pr, h + pt + pb);
+        kernel_fits("dilated kernel", [ext_w, ext_h], [pw, ph])?;
+        Ok(Geometry {
+            pad_left: pl,
+            pad_top: pt,
+            padded: [pw, ph],
+            out: [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1],
+        })
+    }
+
+    /// Whether every input channel feeds only its own output channel.
+    fn is_depthwise(&self) -> bool {
+        self.window.group > 1
+            && self.window.group == self.window.num_output
+            && self.window.channels_per_group() == 1
+    }
+
+    /// Whether dense pack4 blobs go through the implicit GEMM.
+    fn uses_gemm(&self) -> bool {
+        self.window.group == 1 && self.pack4_kind() == 1
+    }
+
+    /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (a dense
+    /// layer on an RGB image: the direct pack1 shader took up to 97 us on resnet's first
+    /// layer on an H200, and its pack1 output needed repacking).
+    fn gemm_pads_input(&self) -> bool {
+        self.window.group == 1
+            && !self.window.channels().is_multiple_of(4)
+            && self.window.num_output.is_multiple_of(4)
+    }
+
+    /// Whether the depthwise pack4 shader can stage its input window in shared memory
+    /// (`convolution_dw_tile`: a reach, (kernel - 1) · dilation, of at most 4 and strides of
+    /// at most 2 keep the window within its shared array).
+    fn depthwise_tiles(&self) -> bool {
+        let w = &self.window;
+        self.pack4_kind() == 2
+            && (0..2)
+                .all(|i| w.kernel[i].saturating_sub(1) * w.dilation[i] <= 4 && w.stride[i] <= 2)
+    }
+
+    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4, or
+    /// one group whose input the GEMM pads), 2 depthwise, 3 dense from whole blocks of 4
+    /// input channels to outputs that are not (pack1 out: an upscaler's RGB).
+    fn pack4_kind(&self) -> i32 {
+        let w = &self.window;
+        if self.is_depthwise() && w.num_output.is_multiple_of(4) {
+            2
+        } else if self.gemm_pads_input()
+            || w.channels_per_group().is_multiple_of(4)
+                && (w.num_output / w.group).is_multiple_of(4)
+        {
+            1
+        } else if w.group == 1 && w.channels().is_multiple_of(4) {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+impl Convolution {
+    /// One forward with the weights (and bias) as inputs: `[kernel_w, kernel_h, channels /
+    /// group, num_output]` as ncnn's dynamic weights are laid out, which is the stored order.
+    fn forward_dynamic(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Mat> {
+        let (bottom, weight, bias) = dynamic_inputs(bottoms, self.window.bias_term)?;
+        let [kw, kh, _, outc] = weight.shape();
+        let weights = weight.to_values();
+        let conv = Convolution {
+            window: self.window.with_weights([kw, kh], outc, weights.len())?,
+            pad_value: self.pad_value,
+            weights,
+            bias: bias.map(Mat::to_values).unwrap_or_default(),
+            ..Convolution::default()
+        };
+        conv.forward_cpu(bottom, opt)
+    }
+}
+
+/// The input, the weight input and the bias input of a dynamic-weight forward.
+pub(crate) fn dynamic_inputs(
+    bottoms: &[Mat],
+    bias_term: bool,
+) -> Result<(&Mat, &Mat, Option<&Mat>)> {
+    match (bottoms, bias_term) {
+        ([x, w], false) => Ok((x, w, None)),
+        ([x, w, b], true) => Ok((x, w, Some(b))),
+        _ => Err(crate::error::InputError::Count {
+            got: bottoms.len(),
+            expected: "the input, the weights, and the bias with bias_term",
+        }
+        .into()),
+    }
+}
+
+impl Layer for Convolution {
+    fn support(&self) -> Support {
+        if self.window.dynamic {
+            // ncnn's Vulkan convolution takes no dynamic weights either
+            return Support::MANY;
+        }
+        let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
+        Support {
+            // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
+            // blocks of 4, its channels padded with zeros
+            vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
+            // packed CPU blobs where a kernel reads them in place
+            packing: self.dense_pack().or(self.taps_pack()).is_some(),
+            ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
+                Packs::UP_TO_4
+            } else {
+                Packs::ONE
+            })
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.window.load(pd, 19)?;
+        self.pad_value = pd.float(18, 0.0);
+        self.int8_scale_term = pd.int(8, 0);
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        if self.window.dynamic {
+            return Ok(());
+        }
+        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        if self.window.bias_term {
+            self.bias = weights.load(self.window.num_output, 1)?;
+        }
+        if self.int8_scale_term != 0 {
+            // per output (per group for depthwise) scales of the int8 weights; the input's
+            // scale only matters to int8 arithmetic, which this layer does not do
+            let n = if self.window.grouped && self.window.group > 1 {
+                self.window.group
+            } else {
+                self.window.num_output
+            };
+            let scales = weights.load(n, 1)?;
+            weights.load(1, 1)?;
+            let per = self.weights.len() / n.max(1);
+            for (chunk, s) in self.weights.chunks_mut(per.max(1)).zip(&scales) {
+                let inv = if *s == 0.0 { 0.0 } else { 1.0 / s };
+                chunk.iter_mut().for_each(|w| *w *= inv);
+            }
+        }
+        Ok(())
+    }
+
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        let gpu = gpu.filter(|_| !self.window.dynamic);
+        self.gpu = match gpu {
+            Some(gpu) => {
+                let gemm = self.uses_gemm().then(|| Gemm::choose(gpu, opt));
+                let kind = self.pack4_kind();
+                // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
+                let pack4 = (kind != 0).then(|| {
+                    if let Some(gemm) = gemm {
+                        gemm.shader()
+                    } else if kind == 3 {
+                        Shader::ConvolutionPack4to1
+                    } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
+                        Shader::ConvolutionDwTile
+                    } else {
+                        Shader::ConvolutionPack4
+                    }
+                });
+                // pipelines come per forward shape; a missing variant fails here, not then
+                for shader in [Some(Shader::Convolution), pack4].into_iter().flatten() {
+                    gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
+                }
+                let winograd = self.winograd_state(gpu, opt)?;
+                Some(GpuConvolution {
+                    pack4,
+                    gemm,
+                    winograd,
+                    options: gpu.options,
+                    weights1: None,
+                    weights4: None,
+                    bias: None,
+                    bias4: None,
+                    no_partials: None,
+                })
+            }
+            _ => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        if self.gpu.is_none() {
+            return Ok(());
+        }
+        let bias = self.window.bias_or_zeros(&self.bias);
+        let winograd = self
+            .gpu
+            .as_ref()
+            .is_some_and(|g| g.winograd.is_some())
+            .then(|| self.winograd_weights());
+        let packed = match self.pack4_kind() {
+            1 if self.uses_gemm() => Some(self.weights_gemm()),
+            1 | 3 => Some(self.weights_pack4()),
+            2 => Some(self.weights_depthwise_pack4()),
+            _ => None,
+        };
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        if let (Some(w), Some(values)) = (state.winograd.as_mut(), winograd) {
+            w.weights = Some(gpu.upload_values(&values, 4)?);
+        }
+        state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
+        state.bias = Some(gpu.upload_values(&bias, 1)?);
+        if let Some(w4) = packed {
+            state.weights4 = Some(gpu.upload_values(&w4, 4)?);
+            state.bias4 = Some(gpu.upload_values(&self.window.bias_blocks(&self.bias), 4)?);
+        }
+        if state.gemm.is_some() {
+            state.no_partials = Some(no_partials(gpu.ctx)?);
+        }
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        self.window.accepts(bottoms, |w, h| self.geometry(w, h))
+            || matches!(bottoms, [(1, [n, ..])] if self.inner_product(1, *n))
+    }
+
+    /// A window along the rows, where the padding is the params' ("same" padding depends on
+    /// the height).
+    fn gpu_rows(&self, (dims, [w, h, _, _]): (u8, [usize; 4])) -> Option<Rows> {
+        let ([_, kh], [_, dh], [_, sh]) = self.window.taps();
+        let same = matches!(self.window.pad[0], -233 | -234);
+        let geo = self.geometry(w, h).ok()?;
+        let out = [geo.out[0], geo.out[1], self.window.num_output];
+        (dims == 3 && !same && !self.window.dynamic)
+            .then(|| Rows::window(dh * (kh - 1) + 1, sh, geo.pad_top, out))
+    }
+
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let state = self.gpu.ready()?;
+        let channels = bottom.c * bottom.elempack;
+        // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
+        let padded = bottom.elempack == 4
+            && self.gemm_pads_input()
+            && channels == self.window.channels().next_multiple_of(4);
+        let channels = if padded {
+            self.window.channels()
+        } else {
+            channels
+        };
+        // a 1-D GPU mat is one position of `c` channels, one element apart
+        let one_d = bottom.dims == 1 && self.inner_product(1, channels);
+        self.window
+            .check_input(if one_d { 3 } else { bottom.dims }, channels)?;
+        let geo = self.geometry(bottom.w, bottom.h)?;
+        let ctx = rec.context();
+        // the net gives pack4 (padded where vulkan_pad_to_pack4 says) where the pack4 shaders
+        // exist, else pack1
+        // (pack4 to pack1 gives a pack1 output)
+        let (shader, weights, bias, pack) =
+            match (state.pack4, &state.weights4, &state.bias4, bottom.elempack) {
+                (Some(s), Some(w), Some(b), 4) => {
+                    (s, w, b, if self.pack4_kind() == 3 { 1 } else { 4 })
+                }
+                (_, _, _, 1) => {
+                    let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
+                        return Err(Error::NotLoaded {
+                            what: "the weights on the device",
+                        });
+                    };
+                    (Shader::Convolution, w, b, 1)
+                }
+                (.., p) => return Err(Error::NoShader { elempack: p }),
+            };
+        let [ow, oh] = geo.out;
+        let top = GpuMat::alloc(
+            ctx,
+            if one_d { 1 } else { 3 },
+            [ow, oh, self.window.num_output / pack],
+            pack,
+            bottom.options,
+        )?;
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.pad_left as u32,
+            geo.pad_top as u32,
+            self.pad_value.to_bits(),
+        ]);
+        if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
+            self.dispatch_winograd(state, rec, [bottom, &top, bias], &words)?;
+            return Ok(top);
+        }
+        if bottom.elempack == 4 && state.gemm.is_some() {
+            self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], &words)?;
+            return Ok(top);
+        }
+        self.dispatch_direct(state, rec, shader, [bottom, &top, weights, bias], &words)?;
+        Ok(top)
+    }
+
+    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
+        if self.inner_product(bottom.dims, bottom.shape()[0]) {
+            // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
+            // result the outputs as a 1-D blob, an InnerProduct
+            let n = bottom.shape()[0];
+            // a packed 1-D blob holds its values in order, as a pack1 one
+            let x = if bottom.elempack == 1 {
+                bottom.reshape(3, [1, 1, 1, n])?
+            } else {
+                Mat::from_shape_values(3, [1, 1, 1, n], &bottom.to_values())?
+            };
+            let y = self.forward_cpu(&x, opt)?;
+            return y.reshape(1, [self.window.num_output, 1, 1, 1]);
+        }
+        self.forward_cpu(bottom, opt)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Vec<Mat>> {
+        Ok(vec![self.forward_dynamic(bottoms, opt)?])
+    }
+}

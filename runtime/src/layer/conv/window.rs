@@ -1,0 +1,211 @@
+//! What the convolution family shares: the params of a kernel sliding over a 3-D blob
+//! (`0=num_output 1=kernel_w 11=kernel_h 2=dilation_w 12=dilation_h 3=stride_w 13=stride_h
+//! 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom 5=bias_term 6=weight_data_size 7=group
+//! 9=activation_type 10=activation_params`), the channels its weights fit, and the
+//! specialization constants of `convolution_head.comp`.
+
+use crate::error::{Error, InputError, Result};
+use crate::gpu::specialize::SpecValue;
+use crate::layer::params::ParamDict;
+use crate::layer::shared::view::planar;
+
+/// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
+/// them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Window {
+    /// The depthwise forms: `7=group` is read (the plain ones have one group).
+    pub grouped: bool,
+    pub num_output: usize,
+    pub kernel: [usize; 2],
+    pub dilation: [usize; 2],
+    pub stride: [usize; 2],
+    /// left, right, top, bottom as the params give them (-233 / -234: "same").
+    pub pad: [i32; 4],
+    pub bias_term: bool,
+    pub weight_data_size: usize,
+    pub group: usize,
+    pub activation: i32,
+    pub activation_params: Vec<f32>,
+    /// Dynamic weights (Convolution's `19=1`, Deconvolution's `28=1`): the weights (and the
+    /// bias) come as the second (and third) input, and give the kernel and the outputs.
+    pub dynamic: bool,
+}
+
+/// The depthwise form of a windowed layer type: the one that reads `7=group`.
+pub(crate) fn depthwise<L: Default + AsMut<Window>>() -> L {
+    let mut layer = L::default();
+    layer.as_mut().grouped = true;
+    layer
+}
+
+impl Window {
+    /// Kernel, dilation and stride (`[w, h]` each).
+    pub fn taps(&self) -> ([usize; 2], [usize; 2], [usize; 2]) {
+        (self.kernel, self.dilation, self.stride)
+    }
+
+    /// Reads the shared params (`dynamic_id`: the type's dynamic-weight flag) and checks that
+    /// the weight count fits the outputs, kernel and groups.
+    pub fn load(&mut self, pd: &ParamDict, dynamic_id: u32) -> Result<()> {
+        self.dynamic = pd.int_in(dynamic_id, 0, 0..=1, "0, or 1: weights as inputs")? == 1;
+        // dynamic weights leave the outputs and the kernel to the weight input
+        let dynamic = self.dynamic;
+        let positive = |id: u32, v: i32| {
+            if v > 0 || dynamic && v == 0 && id != 7 {
+                Ok(v as usize)
+            } else {
+                Err(Error::BadParam {
+                    id,
+                    value: v.to_string(),
+                    allowed: "a value of at least 0",
+                })
+            }
+        };
+        self.num_output = positive(0, pd.int(0, 0))?;
+        let kw = pd.int(1, 0);
+        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
+        let dw = pd.int(2, 1);
+        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
+        let sw = pd.int(3, 1);
+        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
+        let pl = pd.int(4, 0);
+        let pt = pd.int(14, pl);
+        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        self.bias_term = pd.int(5, 0) != 0;
+        self.weight_data_size = pd.int(6, 0).max(0) as usize;
+        self.group = if self.grouped {
+            positive(7, pd.int(7, 1))?
+        } else {
+            1
+        };
+        self.activation = pd.int(9, 0);
+        self.activation_params = pd.floats(10);
+        // a kernel or output count whose products overflow fits no weights either
+        let per_output = self.kernel[0].checked_mul(self.kernel[1]);
+        let per_input = per_output.and_then(|k| k.checked_mul(self.num_output));
+        if dynamic {
+            return match per_output {
+                Some(_) => Ok(()),
+                None => Err(Error::BadParam {
+                    id: 1,
+                    value: format!("{:?}", self.kernel),
+                    allowed: "a kernel whose area is a number of values",
+                }),
+            };
+        }
+        if !self.num_output.is_multiple_of(self.group)
+            || self.weight_data_size == 0
+            || !per_input.is_some_and(|n| self.weight_data_size.is_multiple_of(n))
+        {
+            return Err(Error::BadParam {
+                id: 6,
+                value: self.weight_data_size.to_string(),
+                allowed: "a weight_data_size that fits num_output x kernel x input channels per group",
+            });
+        }
+        Ok(())
+    }
+
+    /// The window of one forward with dynamic weights: `kernel`, `num_output` and `len`
+    /// weights from the weight input.
+    pub fn with_weights(
+        &self,
+        kernel: [usize; 2],
+        num_output: usize,
+        len: usize,
+    ) -> Result<Window> {
+        let w = Window {
+            kernel,
+            num_output,
+            weight_data_size: len,
+            dynamic: false,
+            ..self.clone()
+        };
+        let per_output = num_output * kernel[0] * kernel[1];
+        if per_output == 0 || !len.is_multiple_of(per_output) || !num_output.is_multiple_of(w.group)
+        {
+            return Err(InputError::Values {
+                what: "weights of the weight input (outputs x kernel x input channels)",
+                got: len,
+                expected: per_output,
+            }
+            .into());
+        }
+        Ok(w)
+    }
+
+    /// Input channels per group, from the weight count.
+    pub fn channels_per_group(&self) -> usize {
+        let [kw, kh] = self.kernel;
+        self.weight_data_size / (self.num_output * kw * kh).max(1)
+    }
+
+    /// The input channels the weights fit.
+    pub fn channels(&self) -> usize {
+        self.channels_per_group() * self.group
+    }
+
+    /// `gpu_accepts` of the convolution family: 3-D blobs of the window's channels whose
+    /// output `geometry` can place.
+    pub(crate) fn accepts<T>(
+        &self,
+        bottoms: &[(u8, [usize; 4])],
+        geometry: impl Fn(usize, usize) -> Result<T>,
+    ) -> bool {
+        bottoms.iter().all(|&(dims, [w, h, _, c])| {
+            dims == 3 && c == self.channels() && geometry(w, h).is_ok()
+        })
+    }
+
+    /// Checks a `c`-channel `dims`-D input against the weights.
+    pub fn check_input(&self, dims: u8, c: usize) -> Result<()> {
+        planar(dims)?;
+        if c != self.channels() {
+            return Err(InputError::Values {
+                what: "input channels",
+                got: c,
+                expected: self.channels(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// `convolution_head.comp`'s specialization constants (ids 0–11), with `kind` its pack4
+    /// shader's algorithm.
+    pub fn spec(&self, kind: i32) -> Vec<(u32, SpecValue)> {
+        let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
+        let i = |v: usize| SpecValue::I32(v as i32);
+        vec![
+            (0, SpecValue::I32(i32::from(self.bias_term))),
+            (1, SpecValue::I32(self.activation)),
+            (2, SpecValue::F32(p(0))),
+            (3, SpecValue::F32(p(1))),
+            (4, i(self.kernel[0])),
+            (5, i(self.kernel[1])),
+            (6, i(self.dilation[0])),
+            (7, i(self.dilation[1])),
+            (8, i(self.stride[0])),
+            (9, i(self.stride[1])),
+            (10, i(self.group)),
+            (11, SpecValue::I32(kind)),
+        ]
+    }
+
+    /// `bias`, or zeros when the layer has none (the shaders always bind one).
+    pub fn bias_or_zeros(&self, bias: &[f32]) -> Vec<f32> {
+        if bias.is_empty() {
+            vec![0.0; self.num_output]
+        } else {
+            bias.to_vec()
+        }
+    }
+
+    /// [`Window::bias_or_zeros`] in whole blocks of 4 (zeros past the outputs): what the
+    /// pack4-input shaders read, those with a pack1 output too.
+    pub fn bias_blocks(&self, bias: &[f32]) -> Vec<f32> {
+        let mut b = self.bias_or_zeros(bias);
+        b.resize(b.len().next_multiple_of(4), 0.0);
+        b
+    }
+}

@@ -1,0 +1,8 @@
+//! Reductions over windows, axes and sequences: Pooling, StatisticsPooling, Reduction, ArgMax
+//! and CumulativeSum.
+
+pub mod argmax;
+pub mod cumulativesum;
+pub mod pooling;
+pub mod reduction;
+pub mod statisticspooling;

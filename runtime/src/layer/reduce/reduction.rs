@@ -1,0 +1,111 @@
+//! Reduction: `0=operation 1=reduce_all 2=coeff 3=axes 4=keepdims 5=fixbug0`. ncnn's
+//! operations (0 sum, 1 sum of |x|, 2 sum of squares, 3 mean, 4 max, 5 min, 6 product, 7 L1,
+//! 8 L2, 9 log of the sum, 10 log of the sum of exponentials) over every axis or the numpy
+//! `axes` (negative from the end; a 1-D blob always reduces), times `coeff`; the reduced axes
+//! kept as ones with `keepdims`, else dropped (`[1]` when none is left). As in ncnn, a model
+//! with axes and without `5=1` is refused: it was written for the old axis numbering.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::params::ParamDict;
+use crate::layer::run_options::RunOptions;
+use crate::layer::shared::group_pipeline::GroupPipeline;
+use crate::layer::shared::groups::{self, GroupExtras, GroupOp, Groups};
+use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::strided_copy::alloc_numpy;
+use crate::layer::shared::view::{numpy_shape, positive_axis};
+use crate::tensor::{GpuMat, Mat};
+
+/// A reduction over axes.
+#[derive(Default)]
+pub struct Reduction {
+    op: i32,
+    all: bool,
+    coeff: f32,
+    axes: Vec<i32>,
+    keepdims: bool,
+    gpu: Option<GroupPipeline>,
+}
+
+impl Reduction {
+    /// The groups of a blob of numpy shape `np` and the output's numpy shape.
+    fn plan(&self, np: &[usize]) -> Result<(Groups, Vec<usize>)> {
+        let n = np.len();
+        let mut reduced = vec![self.all || n == 1; n];
+        if !self.all {
+            for &a in &self.axes {
+                reduced[positive_axis(a, n)?] = true;
+            }
+        }
+        let out: Vec<usize> = if self.keepdims {
+            (0..n).map(|a| if reduced[a] { 1 } else { np[a] }).collect()
+        } else {
+            (0..n).filter(|a| !reduced[*a]).map(|a| np[a]).collect()
+        };
+        let out = if out.is_empty() { vec![1] } else { out };
+        Ok((Groups::over(np, &reduced), out))
+    }
+}
+
+impl Layer for Reduction {
+    fn support(&self) -> Support {
+        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.op = pd.int_in(0, 0, 0..=10, "operations 0 to 10")?;
+        self.all = pd.int(1, 1) != 0;
+        self.coeff = pd.float(2, 1.0);
+        self.axes = pd.ints(3);
+        self.keepdims = pd.int(4, 0) != 0;
+        if pd.int(5, 0) == 0 && !self.axes.is_empty() {
+            return Err(Error::BadParam {
+                id: 5,
+                value: "0".into(),
+                allowed: "1 with axes: the model predates ncnn's axis fix, convert it again",
+            });
+        }
+        if self.axes.iter().any(|a| !(-4..4).contains(a)) {
+            return Err(Error::BadParam {
+                id: 3,
+                value: format!("{:?}", self.axes),
+                allowed: "axes in -4..4",
+            });
+        }
+        Ok(())
+    }
+
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = gpu
+            .map(|g| GroupPipeline::create(g, GroupOp::Reduce(self.op)))
+            .transpose()?;
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+        bottoms
+            .iter()
+            .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        let (groups, out) = self.plan(&bottom.numpy_shape())?;
+        let values = groups::reduce(&bottom.to_values(), &groups, self.op, self.coeff);
+        Mat::from_numpy(&out, &values)
+    }
+
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let (groups, out) = self.plan(&numpy_shape(bottom.dims, bottom.shape()))?;
+        let top = alloc_numpy(rec, &out, bottom)?;
+        let extras = GroupExtras {
+            coeff: self.coeff,
+            ..GroupExtras::default()
+        };
+        // nothing is read from the affine binding of a reduction
+        self.gpu
+            .ready()?
+            .record(rec, (bottom, &top, bottom), &groups, extras)?;
+        Ok(top)
+    }
+}
