@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use crate::error::{Error, Result};
+use crate::tensor::ElemType;
 
 /// One parameter value.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +49,26 @@ pub struct ParamDict {
 }
 
 impl ParamDict {
+    /// An element type as ncnn's cast type codes give it at `id`: 1 fp32, 2 fp16, 3 int8,
+    /// 4 bf16 (0 or absent: unchanged).
+    pub fn cast_type(&self, id: u32) -> Result<Option<ElemType>> {
+        let code = self.int(id, 0);
+        Ok(match code {
+            0 => None,
+            1 => Some(ElemType::F32),
+            2 => Some(ElemType::F16),
+            3 => Some(ElemType::I8),
+            4 => Some(ElemType::Bf16),
+            t => {
+                return Err(Error::BadParam {
+                    id,
+                    value: t.to_string(),
+                    allowed: "cast type 0 to 4",
+                });
+            }
+        })
+    }
+
     /// An empty dict (every parameter at its default).
     pub fn new() -> Self {
         Self::default()

@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::layer::activation::Activation;
+use crate::layer::activation::params::base_scale_shift;
 use crate::layer::params::ParamDict;
 
 /// Exponentiation of an affine function of `x`.
@@ -23,11 +24,6 @@ impl Default for Exp {
             shift: 0.0,
         }
     }
-}
-
-/// `0=base` (or power) `1=scale` `2=shift`, as Exp, Log and Power read them.
-pub(crate) fn base_scale_shift(pd: &ParamDict, base: f32) -> [f32; 3] {
-    [pd.float(0, base), pd.float(1, 1.0), pd.float(2, 0.0)]
 }
 
 impl Activation for Exp {

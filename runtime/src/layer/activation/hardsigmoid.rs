@@ -2,39 +2,23 @@
 
 use crate::error::Result;
 use crate::layer::activation::Activation;
+use crate::layer::activation::params::HardGate;
 use crate::layer::params::ParamDict;
 
-/// HardSigmoid with its slope and offset.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HardSigmoid {
-    /// Slope.
-    pub alpha: f32,
-    /// Offset.
-    pub beta: f32,
-}
-
-impl Default for HardSigmoid {
-    fn default() -> Self {
-        HardSigmoid {
-            alpha: 0.2,
-            beta: 0.5,
-        }
-    }
-}
+/// HardSigmoid: the gate itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HardSigmoid(pub HardGate);
 
 impl Activation for HardSigmoid {
     fn from_params(pd: &ParamDict) -> Result<Self> {
-        Ok(HardSigmoid {
-            alpha: pd.float(0, 0.2),
-            beta: pd.float(1, 0.5),
-        })
+        Ok(HardSigmoid(HardGate::from_params(pd)))
     }
 
     fn apply(self, x: f32) -> f32 {
-        (x * self.alpha + self.beta).clamp(0.0, 1.0)
+        self.0.at(x)
     }
 
     fn shader_op(self) -> (i32, [f32; 3]) {
-        (7, [self.alpha, self.beta, 0.0])
+        (7, [self.0.alpha, self.0.beta, 0.0])
     }
 }

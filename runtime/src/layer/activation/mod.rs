@@ -20,6 +20,7 @@ pub mod hardswish;
 pub mod log;
 pub mod mish;
 pub mod noop;
+pub mod params;
 pub mod power;
 pub mod prelu;
 pub mod relu;

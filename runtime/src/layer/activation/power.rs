@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::layer::activation::Activation;
-use crate::layer::activation::exp::base_scale_shift;
+use crate::layer::activation::params::base_scale_shift;
 use crate::layer::params::ParamDict;
 
 /// A power of an affine function of `x`.

@@ -8,6 +8,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::layer::params::ParamDict;
 use crate::layer::shared::view::planar;
+use crate::tensor::Mat;
 
 /// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
 /// them.
@@ -207,5 +208,21 @@ impl Window {
         let mut b = self.bias_or_zeros(bias);
         b.resize(b.len().next_multiple_of(4), 0.0);
         b
+    }
+}
+
+/// The input, the weight input and the bias input of a dynamic-weight forward.
+pub(crate) fn dynamic_inputs(
+    bottoms: &[Mat],
+    bias_term: bool,
+) -> Result<(&Mat, &Mat, Option<&Mat>)> {
+    match (bottoms, bias_term) {
+        ([x, w], false) => Ok((x, w, None)),
+        ([x, w, b], true) => Ok((x, w, Some(b))),
+        _ => Err(crate::error::InputError::Count {
+            got: bottoms.len(),
+            expected: "the input, the weights, and the bias with bias_term",
+        }
+        .into()),
     }
 }

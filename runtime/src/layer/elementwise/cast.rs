@@ -11,25 +11,6 @@ use crate::layer::shared::flat::unary;
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
-/// ncnn's cast type codes: 1 fp32, 2 fp16, 3 int8, 4 bf16 (0: unchanged).
-pub(crate) fn cast_type(pd: &ParamDict, id: u32) -> Result<Option<ElemType>> {
-    let code = pd.int(id, 0);
-    Ok(match code {
-        0 => None,
-        1 => Some(ElemType::F32),
-        2 => Some(ElemType::F16),
-        3 => Some(ElemType::I8),
-        4 => Some(ElemType::Bf16),
-        t => {
-            return Err(Error::BadParam {
-                id,
-                value: t.to_string(),
-                allowed: "cast type 0 to 4",
-            });
-        }
-    })
-}
-
 /// Cast: `0=type_from 1=type_to` (1 fp32, 2 fp16, 3 int8, 4 bf16). The source is whatever
 /// the blob holds, so a model's `type_from` that the net has already changed still works.
 #[derive(Default)]
@@ -59,8 +40,8 @@ impl Layer for Cast {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.from = cast_type(pd, 0)?;
-        self.to = cast_type(pd, 1)?;
+        self.from = pd.cast_type(0)?;
+        self.to = pd.cast_type(1)?;
         Ok(())
     }
 

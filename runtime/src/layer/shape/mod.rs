@@ -5,6 +5,7 @@ pub mod concat;
 pub mod copyto;
 pub mod crop;
 pub mod deepcopy;
+pub mod depth_space;
 pub mod diag;
 pub mod expanddims;
 pub mod flatten;

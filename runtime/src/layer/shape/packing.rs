@@ -5,7 +5,6 @@
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Support};
-use crate::layer::elementwise::cast::cast_type;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::view::channels;
@@ -62,8 +61,8 @@ impl Layer for Packing {
             }
         };
         self.use_padding = pd.int(1, 0) != 0;
-        cast_type(pd, 2)?;
-        self.cast_to = cast_type(pd, 3)?;
+        pd.cast_type(2)?;
+        self.cast_to = pd.cast_type(3)?;
         Ok(())
     }
 

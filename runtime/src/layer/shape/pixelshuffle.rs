@@ -2,8 +2,9 @@
 //! of `r·h × r·w`; output pixel `(y·r + sh, x·r + sw)` of channel `p` comes from input channel
 //! `p·r² + sh·r + sw` (mode 0, PyTorch's) or `(sh·r + sw)·c + p` (mode 1).
 
-use crate::error::{Error, InputError, Result};
+use crate::error::{InputError, Result};
 use crate::layer::params::ParamDict;
+use crate::layer::shape::depth_space::{factor_and_mode, planes};
 use crate::layer::shape::view_rule::ViewRule;
 use crate::tensor::Strided;
 
@@ -13,39 +14,6 @@ pub struct PixelShuffle {
     factor: usize,
     /// Mode 1: the factor's digits outermost in the channel index.
     digits_outer: bool,
-}
-
-/// The upscale or stride factor `0=` of PixelShuffle and Reorg, and their `1=mode` (0 or 1).
-pub(crate) fn factor_and_mode(pd: &ParamDict) -> Result<(usize, bool)> {
-    let factor = pd.int(0, 1);
-    let mode = pd.int(1, 0);
-    if factor < 1 {
-        return Err(Error::BadParam {
-            id: 0,
-            value: factor.to_string(),
-            allowed: "a factor of at least 1",
-        });
-    }
-    if !(0..=1).contains(&mode) {
-        return Err(Error::BadParam {
-            id: 1,
-            value: mode.to_string(),
-            allowed: "mode 0 or 1",
-        });
-    }
-    Ok((factor as usize, mode == 1))
-}
-
-/// The `[c, h, w]` of a 3-D blob.
-pub(crate) fn planes(np: &[usize]) -> Result<[usize; 3]> {
-    match *np {
-        [c, h, w] => Ok([c, h, w]),
-        _ => Err(InputError::Dims {
-            got: np.len().min(255) as u8,
-            takes: "3-D blobs",
-        }
-        .into()),
-    }
 }
 
 impl ViewRule for PixelShuffle {

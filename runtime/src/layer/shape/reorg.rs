@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::layer::params::ParamDict;
-use crate::layer::shape::pixelshuffle::{factor_and_mode, planes};
+use crate::layer::shape::depth_space::{factor_and_mode, planes};
 use crate::layer::shape::view_rule::ViewRule;
 use crate::tensor::Strided;
 

@@ -196,3 +196,8 @@ pub(crate) fn block_grid(top: &GpuMat) -> [u32; 3] {
     let blocks = (top.c * top.elempack).div_ceil(4);
     [top.w as u32, top.h as u32, blocks as u32]
 }
+
+/// What an unsplit GEMM binds as its partial sums, which it never writes.
+pub(crate) fn no_partials(ctx: &crate::gpu::Context) -> Result<GpuMat> {
+    GpuMat::alloc(ctx, 1, [4, 1, 1], 4, crate::OptionSet::FP32)
+}

@@ -4,8 +4,8 @@
 use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
 use crate::OptionSet;
 use crate::error::{Error, Result};
+use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::gpu::{Context, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::gpu_gemm;
@@ -204,11 +204,6 @@ impl Convolution {
             grid([positions, top.c, 1])?,
         )
     }
-}
-
-/// What an unsplit GEMM binds as its partial sums, which it never writes.
-pub(crate) fn no_partials(ctx: &Context) -> Result<GpuMat> {
-    GpuMat::alloc(ctx, 1, [4, 1, 1], 4, OptionSet::FP32)
 }
 
 /// A batched 1×1 GEMM on pack4 buffers (Winograd's 36 products; a transposed convolution's

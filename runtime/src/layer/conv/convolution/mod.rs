@@ -25,7 +25,6 @@
 
 mod cpu;
 mod direct;
-mod gemm;
 mod weights;
 mod winograd;
 
@@ -33,17 +32,20 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::conv::window::Window;
+use crate::layer::conv::window::{Window, dynamic_inputs};
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::pipelines::no_partials;
 use crate::layer::shared::view::kernel_fits;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
-pub(crate) use gemm::{Batched, Gemm, no_partials};
+
+mod gemm;
+pub(crate) use gemm::{Batched, Gemm};
 
 pub use cpu::CpuAlgo;
 
@@ -240,22 +242,6 @@ impl Convolution {
             ..Convolution::default()
         };
         conv.forward_cpu(bottom, opt)
-    }
-}
-
-/// The input, the weight input and the bias input of a dynamic-weight forward.
-pub(crate) fn dynamic_inputs(
-    bottoms: &[Mat],
-    bias_term: bool,
-) -> Result<(&Mat, &Mat, Option<&Mat>)> {
-    match (bottoms, bias_term) {
-        ([x, w], false) => Ok((x, w, None)),
-        ([x, w, b], true) => Ok((x, w, Some(b))),
-        _ => Err(crate::error::InputError::Count {
-            got: bottoms.len(),
-            expected: "the input, the weights, and the bias with bias_term",
-        }
-        .into()),
     }
 }
 
