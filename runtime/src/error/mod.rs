@@ -66,9 +66,13 @@ pub enum Error {
         /// The mat's elempack.
         elempack: usize,
     },
-    /// A GPU forward of a layer whose `create_pipeline` had no device.
-    #[error("the GPU forward ran, but create_pipeline had no device")]
-    NoDevice,
+    /// A GPU step without a device: a layer's GPU forward whose `create_pipeline` had none, or
+    /// a net's device work on a net without one.
+    #[error("{what} needs a device, and there is none")]
+    NoDevice {
+        /// What needed it.
+        what: &'static str,
+    },
     /// A forward that needs data its layer never got (`load_model` or `upload_model` did not
     /// run or had nothing for it).
     #[error("{what} not loaded")]

@@ -129,7 +129,9 @@ impl Extractor<'_> {
         let Some(bands) = self.bands[b].clone() else {
             return Ok(None);
         };
-        let ctx = (self.net.ctx.as_deref()).ok_or_else(|| Error::Gpu("no device".into()))?;
+        let ctx = (self.net.ctx.as_deref()).ok_or(Error::NoDevice {
+            what: "a blob in bands",
+        })?;
         self.record.downloads += bands.len();
         Ok(Some(Arc::new(bands.to_host(ctx)?)))
     }

@@ -60,12 +60,11 @@ impl<'n> Extractor<'n> {
         let (target, pending) = self.compute(name, true)?;
         let out = match (&self.cpu[target], pending) {
             (Some(m), _) => Mat::clone(m),
-            (None, Some(pending)) => pending.finish(
-                self.net
-                    .ctx
-                    .as_deref()
-                    .ok_or_else(|| Error::Gpu("no device".into()))?,
-            )?,
+            (None, Some(pending)) => {
+                pending.finish(self.net.ctx.as_deref().ok_or(Error::NoDevice {
+                    what: "a device blob",
+                })?)?
+            }
             (None, None) => match self.bands_to_host(target)? {
                 Some(m) => Arc::unwrap_or_clone(m),
                 None => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
@@ -97,11 +96,9 @@ impl<'n> Extractor<'n> {
     /// `extract(VkMat)`): packed and in the net's storage format; a CPU result is uploaded.
     pub fn extract_gpu(&mut self, name: &str) -> Result<GpuMat> {
         let (target, _) = self.compute(name, false)?;
-        let ctx = self
-            .net
-            .ctx
-            .clone()
-            .ok_or_else(|| Error::Gpu("the net has no device".into()))?;
+        let ctx = self.net.ctx.clone().ok_or(Error::NoDevice {
+            what: "extract_gpu",
+        })?;
         match (&self.gpu[target], &self.cpu[target]) {
             (Some(g), _) => Ok(g.clone()),
             (None, Some(m)) => GpuMat::upload(&ctx, m, self.net.gpu_options),
@@ -188,7 +185,9 @@ impl<'n> Extractor<'n> {
             let result = if l.support.alias {
                 self.split(i, &mut remaining, target)
             } else if let Some(shapes) = on_gpu {
-                let ctx = ctx.ok_or_else(|| Error::Gpu("no device".into()))?;
+                let ctx = ctx.ok_or(Error::NoDevice {
+                    what: "a device blob",
+                })?;
                 let r = rec.get_or_insert_with(|| ctx.recorder());
                 r.set_label(&l.name);
                 match self.channel_chain(i, &shapes, &needed, target) {
@@ -290,11 +289,9 @@ impl<'n> Extractor<'n> {
             let g = self.gpu[b].as_ref().ok_or_else(|| {
                 Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
             })?;
-            let ctx = self
-                .net
-                .ctx
-                .as_deref()
-                .ok_or_else(|| Error::Gpu("no device".into()))?;
+            let ctx = self.net.ctx.as_deref().ok_or(Error::NoDevice {
+                what: "a device blob",
+            })?;
             let m = g.download(ctx)?;
             self.record.downloads += 1;
             self.cpu[b] = Some(Arc::new(m));

@@ -64,7 +64,9 @@ impl Layer for Cast {
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         if !self.on_device {
-            return Err(Error::NoDevice);
+            return Err(Error::NoDevice {
+                what: "a GPU forward (create_pipeline had no device)",
+            });
         }
         match &self.gpu {
             Some(pipelines) => unary(rec, pipelines, bottom),

@@ -153,7 +153,9 @@ pub(crate) trait DeviceSide<T> {
 
 impl<T> DeviceSide<T> for Option<T> {
     fn ready(&self) -> Result<&T> {
-        self.as_ref().ok_or(Error::NoDevice)
+        self.as_ref().ok_or(Error::NoDevice {
+            what: "a GPU forward (create_pipeline had no device)",
+        })
     }
 }
 
