@@ -115,10 +115,9 @@ impl Layer for ScaleShift {
         blob: &mut GpuMat,
         rec: &mut Recorder<'_>,
     ) -> fpshader::Result<()> {
-        let pipelines = self
-            .gpu
-            .as_ref()
-            .ok_or_else(|| fpshader::Error::Gpu("no pipelines".into()))?;
+        let pipelines = self.gpu.as_ref().ok_or(fpshader::Error::NoDevice {
+            what: "the custom layer's GPU forward",
+        })?;
         *blob = unary(rec, pipelines, blob)?;
         Ok(())
     }

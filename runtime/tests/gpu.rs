@@ -559,7 +559,7 @@ fn bad_use_is_an_error_not_a_panic() {
         ));
         assert!(matches!(
             rec.dispatch(&pipeline, &[&a, &a], &[1, 1], [1, 1, 1]),
-            Err(Error::Dispatch(DispatchError::PushConstants(_)))
+            Err(Error::Dispatch(DispatchError::PushConstants { .. }))
         ));
         let limit = ctx.limits().max_compute_workgroups_per_dimension;
         assert!(matches!(

@@ -1,15 +1,17 @@
 //! The runtime's errors: [`Error`] and the per-stage enums it nests with `#[from]`.
 
+mod blob;
 mod expression;
 mod input;
 mod model;
 mod stage;
 mod tensor;
 
+pub use blob::BlobError;
 pub use expression::ExpressionError;
 pub use input::InputError;
 pub use model::ModelError;
-pub use stage::{DeviceError, DispatchError, PipelineError};
+pub use stage::{DeviceError, DispatchError, PipelineError, SpecializeError};
 pub use tensor::TensorError;
 
 /// Everything that can go wrong between a compiled variant and its results: one variant per
@@ -97,9 +99,9 @@ pub enum Error {
         /// Why.
         problem: String,
     },
-    /// A blob name the net does not have, or an input that was not given.
-    #[error("blob: {0}")]
-    Blob(String),
+    /// A blob name the net does not have, an input that was not given, a net without a model.
+    #[error(transparent)]
+    Blob(#[from] BlobError),
     /// A CPU thread pool of the asked size that could not be made.
     #[error("cannot start {threads} CPU threads: {problem}")]
     Threads {
@@ -132,9 +134,26 @@ pub enum Error {
         /// wgpu's name of the limit.
         limit_name: &'static str,
     },
-    /// Something wgpu reported while running or reading back.
-    #[error("GPU: {0}")]
-    Gpu(String),
+    /// A read-back wgpu could not map.
+    #[error("cannot read back {what}: {source}")]
+    ReadBack {
+        /// What was read back.
+        what: &'static str,
+        /// What wgpu said.
+        source: wgpu::BufferAsyncError,
+    },
+    /// A texture wgpu refused to create (in an error scope).
+    #[error("cannot create {what}: a {format:?} texture with {usage:?}: {message}")]
+    Texture {
+        /// What it was for.
+        what: String,
+        /// Its format.
+        format: wgpu::TextureFormat,
+        /// Its usages.
+        usage: wgpu::TextureUsages,
+        /// What wgpu said.
+        message: String,
+    },
 }
 
 /// Which memory ran out ([`Error::OutOfMemory`]).
@@ -199,8 +218,8 @@ impl From<fpshader_build::Error> for Error {
     }
 }
 
-impl From<crate::gpu::specialize::SpecializeError> for Error {
-    fn from(e: crate::gpu::specialize::SpecializeError) -> Self {
+impl From<SpecializeError> for Error {
+    fn from(e: SpecializeError) -> Self {
         Error::Pipeline(PipelineError::Specialize(e))
     }
 }

@@ -1,7 +1,5 @@
 //! Faults of the device stages: opening a device, creating a pipeline, recording a dispatch.
 
-use crate::gpu::specialize::SpecializeError;
-
 /// Opening a device.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
@@ -31,10 +29,25 @@ pub enum DeviceError {
     },
     /// `request_device` failed.
     #[error("cannot open device: {0}")]
-    RequestDevice(String),
-    /// A malformed `FPSHADER_PATH` or similar setting.
-    #[error("{0}")]
-    Config(String),
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    /// A malformed setting (`FPSHADER_PATH`, `FPSHADER_WAIT_TIMEOUT`, …).
+    #[error("{setting}={value}: expected {expected}")]
+    Config {
+        /// The environment variable or option.
+        setting: &'static str,
+        /// What it was set to.
+        value: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+    /// The passthrough path asked for where the adapter cannot take it.
+    #[error("the passthrough path needs Vulkan with PASSTHROUGH_SHADERS; {adapter} is {backend:?}")]
+    NoPassthrough {
+        /// The adapter.
+        adapter: String,
+        /// Its backend.
+        backend: wgpu::Backend,
+    },
     /// The device was lost (driver reset, removal, [`wgpu::Device::destroy`]): the context
     /// runs nothing more.
     #[error("the device was lost ({reason})")]
@@ -52,8 +65,22 @@ pub enum DeviceError {
     },
     /// An error wgpu raised outside any error scope (on any thread), reported at the next
     /// wait instead of wgpu's default handler, which panics.
-    #[error("wgpu reported: {0}")]
-    Uncaptured(String),
+    #[error("wgpu reported: {}", errors.join("; "))]
+    Uncaptured {
+        /// What wgpu said, error by error (the first 16).
+        errors: Vec<String>,
+    },
+    /// The context's submission thread is gone (it panicked or the context is being dropped).
+    #[error("the submission thread ended")]
+    SubmitterGone,
+    /// A submission or wait that wgpu refused, on a device that is not lost.
+    #[error("{what} failed: {message}")]
+    Failed {
+        /// What was asked of the device.
+        what: &'static str,
+        /// What wgpu said.
+        message: String,
+    },
 }
 
 /// Creating a pipeline from a shader's variants.
@@ -115,8 +142,15 @@ pub enum DispatchError {
         limit: u64,
     },
     /// Push-constant data that does not match the shader's block.
-    #[error("push constants: {0}")]
-    PushConstants(String),
+    #[error("push constants: `{shader}` has a {expected}-byte block, {words} words were given")]
+    PushConstants {
+        /// The shader.
+        shader: String,
+        /// Its block's size in bytes.
+        expected: u32,
+        /// Words given.
+        words: usize,
+    },
     /// A dispatch beyond the device's limits.
     #[error("dispatch of {groups:?} workgroups exceeds the device limit of {limit} per dimension")]
     TooLarge {
@@ -125,4 +159,27 @@ pub enum DispatchError {
         /// The limit.
         limit: u32,
     },
+}
+
+/// Why a module could not be specialized.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecializeError {
+    /// A value for a `constant_id` the shader does not have.
+    #[error("the shader has no specialization constant with id {0}")]
+    UnknownId(u32),
+    /// The module fixes its workgroup size itself.
+    #[error("the shader fixes its local size ({0:?}); it cannot be set to {1:?}")]
+    FixedLocalSize(crate::meta::LocalSize, [u32; 3]),
+    /// A zero-sized workgroup.
+    #[error("local size {0:?} has a zero dimension")]
+    ZeroLocalSize([u32; 3]),
+    /// An `OpSpecConstantOp` this evaluator does not implement.
+    #[error("cannot evaluate OpSpecConstantOp {0} on the host")]
+    Unsupported(String),
+    /// The module is not what its reflection says.
+    #[error("malformed SPIR-V: {0}")]
+    Malformed(String),
+    /// The words are not a module that can be walked.
+    #[error("malformed SPIR-V: {0}")]
+    Spirv(#[from] fpshader_build::spv::SpvError),
 }

@@ -165,14 +165,19 @@ impl Context {
             let _ = tx.send(r);
         });
         self.wait_for(None, "a read-back")?;
+        let read_back = |source| Error::ReadBack {
+            what: "a buffer",
+            source,
+        };
+        // the callback is dropped unsent only where the device is gone
         rx.recv()
-            .map_err(|e| Error::Gpu(e.to_string()))?
-            .map_err(|e| Error::Gpu(e.to_string()))?;
+            .map_err(|_| read_back(wgpu::BufferAsyncError))?
+            .map_err(read_back)?;
         let data = read(
             &staging
                 .slice(..)
                 .get_mapped_range()
-                .map_err(|e| Error::Gpu(e.to_string()))?,
+                .map_err(|_| read_back(wgpu::BufferAsyncError))?,
         );
         staging.unmap();
         self.stats.add(&self.stats.read_ns, started.elapsed());

@@ -31,9 +31,11 @@ impl std::str::FromStr for ShaderPath {
         match s {
             "passthrough" => Ok(ShaderPath::Passthrough),
             "naga" => Ok(ShaderPath::Naga),
-            _ => Err(DeviceError::Config(format!(
-                "unknown shader path `{s}`; expected `passthrough` or `naga`"
-            ))
+            _ => Err(DeviceError::Config {
+                setting: "the shader path",
+                value: s.to_string(),
+                expected: "`passthrough` or `naga`",
+            }
             .into()),
         }
     }
@@ -217,7 +219,7 @@ impl Context {
                 },
             ..Default::default()
         }))
-        .map_err(|e| DeviceError::RequestDevice(e.to_string()))?;
+        .map_err(DeviceError::RequestDevice)?;
         Context::from_wgpu(&adapter, device, queue, opts)
     }
 
@@ -240,10 +242,10 @@ impl Context {
             && features.contains(wgpu::Features::PASSTHROUGH_SHADERS);
         let path = match opts.path.or(env_path) {
             Some(ShaderPath::Passthrough) if !passthrough_ok => {
-                return Err(DeviceError::Config(format!(
-                    "the passthrough path needs Vulkan with PASSTHROUGH_SHADERS; {} is {:?}",
-                    adapter_info.name, adapter_info.backend
-                ))
+                return Err(DeviceError::NoPassthrough {
+                    adapter: adapter_info.name.clone(),
+                    backend: adapter_info.backend,
+                }
                 .into());
             }
             Some(p) => p,
@@ -263,9 +265,13 @@ impl Context {
         };
         let memory_budget = match (opts.memory_budget, std::env::var("FPSHADER_MEMORY_BUDGET")) {
             (Some(b), _) => Some(b),
-            (None, Ok(s)) if !s.is_empty() => Some(s.parse::<u64>().map_err(|_| {
-                DeviceError::Config(format!("FPSHADER_MEMORY_BUDGET={s}: expected bytes"))
-            })?),
+            (None, Ok(s)) if !s.is_empty() => {
+                Some(s.parse::<u64>().map_err(|_| DeviceError::Config {
+                    setting: "FPSHADER_MEMORY_BUDGET",
+                    value: s.clone(),
+                    expected: "a number of bytes",
+                })?)
+            }
             _ => health::default_budget(&adapter_info),
         };
         let cooperative_matrix = path == ShaderPath::Passthrough

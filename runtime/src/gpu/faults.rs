@@ -16,7 +16,7 @@ impl Context {
         }
         let errors = self.health.take_uncaptured();
         if !errors.is_empty() {
-            return Err(DeviceError::Uncaptured(errors.join("; ")).into());
+            return Err(DeviceError::Uncaptured { errors }.into());
         }
         Ok(())
     }
@@ -44,7 +44,7 @@ impl Context {
                 waited: self.wait_timeout,
             }
             .into()),
-            Err(e) => Err(self.fault(e.to_string())),
+            Err(e) => Err(self.fault(what, e.to_string())),
         }
     }
 
@@ -52,7 +52,7 @@ impl Context {
     /// device is lost, else `message`. A destroyed device is lost only once wgpu's maintenance
     /// sees its queue empty and calls the lost callback (other threads' submissions may still
     /// be in it): the queue is drained first, within the wait timeout.
-    pub(crate) fn fault(&self, message: String) -> Error {
+    pub(crate) fn fault(&self, what: &'static str, message: String) -> Error {
         let drain = self.wait_timeout.min(Duration::from_secs(10));
         for _ in 0..2 {
             let _ = self.device.poll(wgpu::PollType::Wait {
@@ -63,7 +63,7 @@ impl Context {
                 return e;
             }
         }
-        Error::Gpu(message)
+        DeviceError::Failed { what, message }.into()
     }
 
     /// A new buffer from `desc`, or a typed error: beyond `max_buffer_size`, beyond the

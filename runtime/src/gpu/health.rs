@@ -81,9 +81,11 @@ pub(crate) fn wait_timeout_from_env() -> Result<Duration> {
             .filter(|t| *t > 0.0)
             .and_then(|t| Duration::try_from_secs_f64(t).ok())
             .ok_or_else(|| {
-                DeviceError::Config(format!(
-                    "FPSHADER_WAIT_TIMEOUT={s}: expected a positive number of seconds"
-                ))
+                DeviceError::Config {
+                    setting: "FPSHADER_WAIT_TIMEOUT",
+                    value: s.clone(),
+                    expected: "a positive number of seconds",
+                }
                 .into()
             }),
         _ => Ok(DEFAULT_WAIT_TIMEOUT),

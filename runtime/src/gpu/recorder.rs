@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
-use crate::error::{DispatchError, Error, Result};
+use crate::error::{DeviceError, DispatchError, Result};
 use crate::gpu::context::Context;
 use crate::gpu::pipeline::{Held, Kind, Pipeline, Slot};
 use crate::gpu::pool::DeviceBuffer;
@@ -250,11 +250,11 @@ impl<'c> Recorder<'c> {
             .as_ref()
             .map_or(0, |p| p.size);
         if push.len() as u32 * 4 != expected.div_ceil(4) * 4 {
-            return Err(DispatchError::PushConstants(format!(
-                "`{}` has a {expected}-byte block, {} words were given",
-                pipeline.shader,
-                push.len()
-            ))
+            return Err(DispatchError::PushConstants {
+                shader: pipeline.shader.clone(),
+                expected,
+                words: push.len(),
+            }
             .into());
         }
         let limit = self.ctx.limits().max_compute_workgroups_per_dimension;
@@ -548,7 +548,7 @@ impl<'c> Recorder<'c> {
                 .outcomes
                 .1
                 .recv()
-                .map_err(|_| Error::Gpu("the submission thread ended".into()))?;
+                .map_err(|_| DeviceError::SubmitterGone)?;
             let stats = &self.ctx.stats;
             stats.add(&stats.submit_ns, outcome.took);
             match outcome.index {
@@ -559,11 +559,11 @@ impl<'c> Recorder<'c> {
             }
         }
         if let Some(e) = failed {
-            return Err(self.ctx.fault(e));
+            return Err(self.ctx.fault("a submission", e));
         }
-        let index = last.ok_or_else(|| Error::Gpu("nothing was submitted".into()))?;
         let recorded = Instant::now();
-        self.ctx.wait_for(Some(index), "the recorded work")?;
+        // `None` (nothing submitted here): whatever was submitted before
+        self.ctx.wait_for(last, "the recorded work")?;
         let stats = &self.ctx.stats;
         stats
             .submissions

@@ -49,28 +49,7 @@ pub struct Specialization {
     pub local_size: Option<[u32; 3]>,
 }
 
-/// Why a module could not be specialized.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SpecializeError {
-    /// A value for a `constant_id` the shader does not have.
-    #[error("the shader has no specialization constant with id {0}")]
-    UnknownId(u32),
-    /// The module fixes its workgroup size itself.
-    #[error("the shader fixes its local size ({0:?}); it cannot be set to {1:?}")]
-    FixedLocalSize(LocalSize, [u32; 3]),
-    /// A zero-sized workgroup.
-    #[error("local size {0:?} has a zero dimension")]
-    ZeroLocalSize([u32; 3]),
-    /// An `OpSpecConstantOp` this evaluator does not implement.
-    #[error("cannot evaluate OpSpecConstantOp {0} on the host")]
-    Unsupported(String),
-    /// The module is not what its reflection says.
-    #[error("malformed SPIR-V: {0}")]
-    Malformed(String),
-    /// The words are not a module that can be walked.
-    #[error("malformed SPIR-V: {0}")]
-    Spirv(#[from] spv::SpvError),
-}
+pub use crate::error::SpecializeError;
 
 /// Writes `spec` into a copy of `words` as new defaults (constants stay specializable).
 pub fn patch(

@@ -133,7 +133,7 @@ impl crate::gpu::Context {
             .submit(&self.device, &self.queue, None, encoder, &reply, None);
         let submitted = outcome
             .recv()
-            .map_err(|_| crate::Error::Gpu("the submission thread ended".into()))?;
-        submitted.index.map(drop).map_err(crate::Error::Gpu)
+            .map_err(|_| crate::error::DeviceError::SubmitterGone)?;
+        (submitted.index.map(drop)).map_err(|message| self.fault("a submission", message))
     }
 }

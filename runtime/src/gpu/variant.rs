@@ -58,17 +58,22 @@ impl Context {
     ) -> Result<Vec<&'m ShaderVariant>> {
         let candidates = self.candidates(module, options);
         if candidates.is_empty() {
-            let compiled: Vec<String> = module.variants.iter().map(|v| v.options.name()).collect();
-            return Err(PipelineError::NoVariant {
-                shader: module.name.to_string(),
-                compiled: compiled.join(", "),
-                allowed: OptionSet::from_bits(options.bits() & self.allowed_options().bits())
-                    .to_string(),
-                features: format!("{:?}", self.features()),
-            }
-            .into());
+            return Err(self.no_variant(module, options));
         }
         Ok(candidates)
+    }
+
+    /// The error for `module` having no variant within `options` on this device.
+    fn no_variant(&self, module: &ShaderModule, options: OptionSet) -> Error {
+        let compiled: Vec<String> = module.variants.iter().map(|v| v.options.name()).collect();
+        PipelineError::NoVariant {
+            shader: module.name.to_string(),
+            compiled: compiled.join(", "),
+            allowed: OptionSet::from_bits(options.bits() & self.allowed_options().bits())
+                .to_string(),
+            features: format!("{:?}", self.features()),
+        }
+        .into()
     }
 
     /// The pipeline for the best variant of `module` within `options` (use
@@ -125,7 +130,7 @@ impl Context {
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| Error::Gpu("no pipeline".into())))
+        Err(last.unwrap_or_else(|| self.no_variant(module, options)))
     }
 
     /// A pipeline for SPIR-V that arrives at run time (a VGF module, a user's binary): reflected,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::{
     CpuTime, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads,
 };
-use crate::error::{Error, InputError, Result};
+use crate::error::{BlobError, Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{Bands, ElemType, GpuMat, Mat, PendingDownload};
@@ -67,7 +67,7 @@ impl<'n> Extractor<'n> {
             }
             (None, None) => match self.bands_to_host(target)? {
                 Some(m) => Arc::unwrap_or_clone(m),
-                None => return Err(Error::Blob(format!("blob `{name}` was not produced"))),
+                None => return Err(missing(name)),
             },
         };
         let out = if out.elemtype() == ElemType::F32 {
@@ -113,7 +113,7 @@ impl<'n> Extractor<'n> {
                         limit_name: "max_buffer_size",
                     })
                 }
-                None => Err(Error::Blob(format!("blob `{name}` was not produced"))),
+                None => Err(missing(name)),
             },
         }
     }
@@ -144,17 +144,17 @@ impl<'n> Extractor<'n> {
                 continue;
             }
             let Some(p) = self.net.blobs[b].producer else {
-                return Err(Error::Blob(format!(
-                    "blob `{}` has no producer",
-                    self.net.blobs[b].name
-                )));
+                return Err(BlobError::NoProducer {
+                    name: self.net.blobs[b].name.clone(),
+                }
+                .into());
             };
             let l = &self.net.layers[p];
             if l.support.user_input {
-                return Err(Error::Blob(format!(
-                    "input `{}` was not given (Extractor::input)",
-                    self.net.blobs[b].name
-                )));
+                return Err(BlobError::NotGiven {
+                    name: self.net.blobs[b].name.clone(),
+                }
+                .into());
             }
             if !needed[p] {
                 needed[p] = true;
@@ -286,9 +286,9 @@ impl<'n> Extractor<'n> {
             }
         }
         if self.cpu[b].is_none() {
-            let g = self.gpu[b].as_ref().ok_or_else(|| {
-                Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
-            })?;
+            let g = self.gpu[b]
+                .as_ref()
+                .ok_or_else(|| missing(&self.net.blobs[b].name))?;
             let ctx = self.net.ctx.as_deref().ok_or(Error::NoDevice {
                 what: "a device blob",
             })?;
@@ -304,11 +304,11 @@ impl<'n> Extractor<'n> {
         if last {
             self.cpu[b]
                 .take()
-                .ok_or_else(|| Error::Blob("blob vanished".into()))
+                .ok_or_else(|| missing(&self.net.blobs[b].name))
         } else {
             self.cpu[b]
                 .clone()
-                .ok_or_else(|| Error::Blob("blob vanished".into()))
+                .ok_or_else(|| missing(&self.net.blobs[b].name))
         }
     }
 
@@ -333,10 +333,7 @@ impl<'n> Extractor<'n> {
             )
         };
         if cpu.is_none() && gpu.is_none() && bands.is_none() {
-            return Err(Error::Blob(format!(
-                "blob `{}` is missing",
-                self.net.blobs[b].name
-            )));
+            return Err(missing(&self.net.blobs[b].name));
         }
         let shared = self.shared[b];
         for &t in &l.tops {
@@ -407,4 +404,12 @@ impl<'n> Extractor<'n> {
 /// The blob itself where this is its last holder, else a copy (made in parallel).
 fn owned(m: Arc<Mat>) -> Mat {
     Arc::try_unwrap(m).unwrap_or_else(|shared| shared.parallel_clone())
+}
+
+/// The error for blob `name` not being where the run should have put it.
+pub(super) fn missing(name: &str) -> Error {
+    BlobError::Missing {
+        name: name.to_string(),
+    }
+    .into()
 }

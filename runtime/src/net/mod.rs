@@ -17,7 +17,7 @@ pub use record::{CpuTime, Placed, RunRecord};
 use std::sync::Arc;
 
 use crate::OptionSet;
-use crate::error::{Error, InputError, ModelError, Result};
+use crate::error::{BlobError, Error, InputError, ModelError, Result};
 use crate::gpu::Context;
 use crate::layer::{FeatureMask, Layer, Registry, RunOptions, Support};
 
@@ -175,15 +175,18 @@ impl Net {
         self.blobs
             .iter()
             .position(|b| b.name == name)
-            .ok_or_else(|| Error::Blob(format!("no blob named `{name}` in this net")))
+            .ok_or_else(|| {
+                BlobError::Unknown {
+                    name: name.to_string(),
+                }
+                .into()
+            })
     }
 
     /// A session for inputs and outputs.
     pub fn create_extractor(&self) -> Result<Extractor<'_>> {
         if !self.ready {
-            return Err(Error::Blob(
-                "the net has no model loaded: call load_model (or load_model_zeros) first".into(),
-            ));
+            return Err(BlobError::NotLoaded.into());
         }
         Ok(Extractor {
             net: self,

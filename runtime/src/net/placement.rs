@@ -4,7 +4,7 @@
 use super::extractor::Extractor;
 use super::{NetLayer, check_tops, convert, single_input};
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{GpuMat, StorageFormat};
@@ -141,9 +141,9 @@ impl Extractor<'_> {
     ) -> Result<GpuMat> {
         let ctx = rec.context();
         if self.gpu[b].is_none() {
-            let m = self.cpu[b].as_ref().ok_or_else(|| {
-                Error::Blob(format!("blob `{}` is missing", self.net.blobs[b].name))
-            })?;
+            let m = self.cpu[b]
+                .as_ref()
+                .ok_or_else(|| super::extractor::missing(&self.net.blobs[b].name))?;
             let m = if m.elempack == pack {
                 std::borrow::Cow::Borrowed(m.as_ref())
             } else {
@@ -161,7 +161,7 @@ impl Extractor<'_> {
         } else {
             self.gpu[b].clone()
         }
-        .ok_or_else(|| Error::Blob("blob vanished".into()))?;
+        .ok_or_else(|| super::extractor::missing(&self.net.blobs[b].name))?;
         // another storage layout (a feature mask): through the host
         let g = if StorageFormat::of(options, g.elempack) != g.format
             || g.options.contains(crate::Opt::Image) != options.contains(crate::Opt::Image)

@@ -73,6 +73,10 @@ pub fn upload_texture(
         .into());
     }
     let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let usage = wgpu::TextureUsages::TEXTURE_BINDING
+        | wgpu::TextureUsages::STORAGE_BINDING
+        | wgpu::TextureUsages::COPY_SRC
+        | wgpu::TextureUsages::COPY_DST;
     let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("fpshader texture"),
         size,
@@ -80,16 +84,16 @@ pub fn upload_texture(
         sample_count: 1,
         dimension,
         format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING
-            | wgpu::TextureUsages::STORAGE_BINDING
-            | wgpu::TextureUsages::COPY_SRC
-            | wgpu::TextureUsages::COPY_DST,
+        usage,
         view_formats: &[],
     });
     if let Some(e) = pollster::block_on(scope.pop()) {
-        return Err(Error::Gpu(format!(
-            "cannot create a {format:?} storage texture: {e}"
-        )));
+        return Err(Error::Texture {
+            what: "an image mat".into(),
+            format,
+            usage,
+            message: e.to_string(),
+        });
     }
     let row = size.width as usize * channels * storage.size();
     if values.is_empty() {

@@ -111,7 +111,8 @@ impl ImageBinding {
             wgpu::TextureUsages::STORAGE_BINDING
         } else {
             wgpu::TextureUsages::TEXTURE_BINDING
-        };
+        } | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::COPY_DST;
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let texture = ctx.device.create_texture(&wgpu::TextureDescriptor {
             label: Some("fpshader VGF image"),
@@ -120,14 +121,16 @@ impl ImageBinding {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: self.format,
-            usage: usage | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::COPY_DST,
+            usage,
             view_formats: &[],
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!(
-                "image resource {}: cannot create a {:?} texture with {usage:?}: {e}",
-                self.mrt, self.format
-            )));
+            return Err(Error::Texture {
+                what: format!("image resource {}", self.mrt),
+                format: self.format,
+                usage,
+                message: e.to_string(),
+            });
         }
         Ok(texture)
     }
