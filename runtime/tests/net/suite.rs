@@ -186,27 +186,6 @@ pub const ACTIVATIONS: [&str; 7] = [
     "9=6 -23310=2,0.2,0.5",
 ];
 
-/// The shapes ncnn's elementwise tests (`test_elu.cpp`, `test_unaryop.cpp`, …) run every
-/// function on: 4-D, 3-D, 2-D and 1-D, with channel counts that pack by 8, 4 and not at all.
-pub const ELEMENTWISE_SHAPES: &[&[usize]] = &[
-    &[7, 6, 5, 32],
-    &[5, 6, 7, 24],
-    &[7, 8, 9, 12],
-    &[3, 4, 5, 13],
-    &[4, 7, 32],
-    &[5, 7, 24],
-    &[7, 9, 12],
-    &[3, 5, 13],
-    &[13, 32],
-    &[15, 24],
-    &[17, 12],
-    &[19, 15],
-    &[128],
-    &[124],
-    &[127],
-    &[120],
-];
-
 /// A one-input case over a fresh `RandomMat` of `sizes`.
 pub fn unary_case(
     rng: &mut Rng,
@@ -519,89 +498,6 @@ fn known_cpu(case: &Case, outputs: &[&Output], opt: RunOptions) -> bool {
     small_image || pack16
 }
 
-#[test]
-fn ncnn_activation_tests() {
-    let mut rng = Rng(101);
-    let mut cases = Vec::new();
-    let mut each = |kind: &'static str, params: &str, range: (f32, f32), rng: &mut Rng| {
-        let group = ELEMENTWISE_SHAPES
-            .iter()
-            .map(|sizes| unary_case(rng, kind, params, sizes, range))
-            .collect();
-        cases.extend(sample(group, 6));
-    };
-    // test_elu.cpp, test_selu.cpp, test_mish.cpp, test_softplus.cpp, test_erf.cpp,
-    // test_absval.cpp, test_bnll.cpp
-    each("ELU", "0=0.1", RANDOM, &mut rng);
-    each("SELU", "0=1.673264 1=1.050700", RANDOM, &mut rng);
-    each("Mish", "", RANDOM, &mut rng);
-    each("Softplus", "", RANDOM, &mut rng);
-    each("Erf", "", RANDOM, &mut rng);
-    each("AbsVal", "", RANDOM, &mut rng);
-    each("BNLL", "", RANDOM, &mut rng);
-    // test_exp.cpp, test_log.cpp, test_power.cpp: (base, scale, shift) tuples and ranges
-    for params in ["0=-1 1=1 2=0", "0=-1 1=0.75 2=-0.25", "0=2 1=0.5 2=0.125"] {
-        each("Exp", params, (-1.0, 1.0), &mut rng);
-    }
-    for params in ["0=-1 1=1 2=0", "0=-1 1=0.75 2=0.25", "0=2 1=0.5 2=0.125"] {
-        each("Log", params, (0.001, 2.0), &mut rng);
-    }
-    each("Power", "0=1.1 1=1.5 2=2", RANDOM, &mut rng);
-    // test_threshold.cpp, test_shrink.cpp
-    for params in ["0=0", "0=0.3"] {
-        each("Threshold", params, RANDOM, &mut rng);
-    }
-    for params in ["0=0 1=5", "0=0.3 1=0.3", "0=4.5 1=6.1", "0=0.5 1=0.5"] {
-        each("Shrink", params, RANDOM, &mut rng);
-    }
-    // the activations fpshader had before: test_relu.cpp, test_clip.cpp, test_hardswish.cpp,
-    // test_hardsigmoid.cpp, test_gelu.cpp, test_dropout.cpp, test_swish.cpp, test_sigmoid.cpp,
-    // test_tanh.cpp
-    for (kind, params) in [
-        ("ReLU", "0=0"),
-        ("ReLU", "0=0.1"),
-        ("Clip", "0=-1 1=1"),
-        ("HardSwish", "0=0.2 1=0.5"),
-        ("HardSigmoid", "0=0.5 1=0.5"),
-        ("GELU", "0=0"),
-        ("GELU", "0=1"),
-        ("Dropout", "0=0.1"),
-        ("Dropout", "0=0.5"),
-        ("Dropout", "0=1"),
-        ("Swish", ""),
-        ("Sigmoid", ""),
-        ("TanH", ""),
-    ] {
-        each(kind, params, RANDOM, &mut rng);
-    }
-    check_suite(cases, true);
-}
-
-/// test_unaryop.cpp: every op type on every shape, with the ranges the test gives the ops
-/// that need them (scaled by 1000 for floor and ceil, positive for roots and logarithms, …).
-#[test]
-fn ncnn_unaryop_tests() {
-    let mut rng = Rng(102);
-    let mut cases = Vec::new();
-    for op in 0..fpshader::layer::elementwise::unaryop::OPERATIONS.len() {
-        let range = match op {
-            2 | 3 => (-1200.0, 1200.0),
-            5 | 6 | 8 | 17 => (0.001, 2.0),
-            25 => (1.001, 2.0),
-            11..=13 => (-1.0, 1.0),
-            26 => (-0.99, 0.99),
-            27 => (-0.999, 2.0),
-            _ => RANDOM,
-        };
-        let group = ELEMENTWISE_SHAPES
-            .iter()
-            .map(|sizes| unary_case(&mut rng, "UnaryOp", &format!("0={op}"), sizes, range))
-            .collect();
-        cases.extend(sample(group, 4));
-    }
-    check_suite(cases, true);
-}
-
 /// `n` of `cases` spread evenly, or all of them with `FPSHADER_NCNN_SUITE=all`.
 pub fn sample(cases: Vec<Case>, n: usize) -> Vec<Case> {
     let all = std::env::var("FPSHADER_NCNN_SUITE").is_ok_and(|v| v == "all");
@@ -617,166 +513,10 @@ pub fn sample(cases: Vec<Case>, n: usize) -> Vec<Case> {
         .collect()
 }
 
-/// test_prelu.cpp (per-channel and shared slopes on every dims) and test_bias.cpp.
-#[test]
-fn ncnn_prelu_and_bias_tests() {
-    let mut rng = Rng(103);
-    let mut cases = Vec::new();
-    let prelu: &[(&[usize], usize)] = &[
-        (&[5, 7, 24], 24),
-        (&[5, 7, 24], 1),
-        (&[5, 7, 32], 32),
-        (&[5, 7, 32], 1),
-        (&[7, 9, 12], 12),
-        (&[7, 9, 12], 1),
-        (&[3, 5, 13], 13),
-        (&[3, 5, 13], 1),
-        (&[15, 24], 24),
-        (&[15, 24], 1),
-        (&[15, 32], 32),
-        (&[15, 32], 1),
-        (&[17, 12], 12),
-        (&[17, 12], 1),
-        (&[19, 15], 15),
-        (&[19, 15], 1),
-        (&[128], 128),
-        (&[128], 1),
-        (&[124], 124),
-        (&[124], 1),
-        (&[120], 120),
-        (&[120], 1),
-        (&[127], 127),
-        (&[127], 1),
-        (&[5, 3, 2, 24], 24),
-        (&[5, 3, 2, 24], 1),
-        (&[3, 5, 3, 13], 13),
-        (&[3, 5, 3, 13], 1),
-    ];
-    for (sizes, slopes) in prelu {
-        let mut case = unary_case(&mut rng, "PReLU", &format!("0={slopes}"), sizes, RANDOM);
-        case.weights = random_mat(&mut rng, "w", &[*slopes], RANDOM).values;
-        cases.push(case);
-    }
-    for sizes in [
-        &[5, 6, 7, 24][..],
-        &[7, 8, 9, 12],
-        &[3, 4, 5, 13],
-        &[5, 7, 24],
-        &[7, 9, 12],
-        &[3, 5, 13],
-    ] {
-        let channels = *sizes.last().unwrap();
-        let mut case = unary_case(&mut rng, "Bias", &format!("0={channels}"), sizes, RANDOM);
-        case.weights = random_mat(&mut rng, "w", &[channels], RANDOM).values;
-        cases.push(case);
-    }
-    // the channel_affine family has no image variants yet
-    check_suite(cases, false);
-}
-
-/// Every subset of up to four axes, as test_squeeze.cpp and test_expanddims.cpp list them.
-const AXES: &[&str] = &[
-    "0", "1", "2", "3", "0,1", "0,2", "0,3", "1,2", "1,3", "2,3", "0,1,2", "0,1,3", "0,2,3",
-    "1,2,3", "0,1,2,3",
-];
-
 /// An ncnn array parameter `id` of `values` (`-23300-id=n,v0,v1,…`).
 pub fn array_param(id: u32, values: &[i32]) -> String {
     let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     format!("-{}={},{}", 23300 + id, values.len(), list.join(","))
-}
-
-/// `3=axes` as an ncnn array parameter, from a list like `"0,2"`.
-pub fn axes_param(axes: &str) -> String {
-    let axes: Vec<i32> = axes.split(',').map(|a| a.parse().unwrap()).collect();
-    array_param(3, &axes)
-}
-
-/// test_squeeze.cpp (every flag combination and axis set on shapes with ones in every place)
-/// and test_expanddims.cpp (every axis set).
-#[test]
-fn ncnn_squeeze_and_expanddims_tests() {
-    let mut rng = Rng(104);
-    let mut cases = Vec::new();
-    let squeeze_shapes: &[&[usize]] = &[
-        &[4, 5, 7, 16],
-        &[4, 5, 1, 15],
-        &[4, 1, 7, 12],
-        &[1, 5, 7, 16],
-        &[1, 5, 1, 15],
-        &[1, 1, 7, 12],
-        &[6, 1, 1, 16],
-        &[1, 1, 1, 15],
-        &[4, 5, 7, 1],
-        &[4, 5, 1, 1],
-        &[4, 1, 7, 1],
-        &[1, 5, 7, 1],
-        &[1, 5, 1, 1],
-        &[1, 1, 7, 1],
-        &[1, 1, 1, 1],
-        &[3, 12, 16],
-        &[3, 1, 16],
-        &[1, 33, 15],
-        &[1, 14, 1],
-        &[12, 13, 1],
-        &[1, 1, 1],
-        &[14, 16],
-        &[1, 14],
-        &[11, 1],
-        &[1, 1],
-        &[120],
-        &[1],
-    ];
-    for sizes in squeeze_shapes {
-        let mut params: Vec<String> = (0..16)
-            .map(|f| {
-                format!(
-                    "0={} 1={} 11={} 2={}",
-                    f >> 3 & 1,
-                    f >> 2 & 1,
-                    f >> 1 & 1,
-                    f & 1
-                )
-            })
-            .collect();
-        params.extend(AXES.iter().map(|a| axes_param(a)));
-        let group = params
-            .iter()
-            .map(|p| unary_case(&mut rng, "Squeeze", p, sizes, RANDOM))
-            .collect();
-        cases.extend(sample(group, 6));
-    }
-    for sizes in squeeze_shapes.iter().filter(|s| s.len() <= 3) {
-        let group = AXES
-            .iter()
-            .map(|a| unary_case(&mut rng, "ExpandDims", &axes_param(a), sizes, RANDOM))
-            .collect();
-        cases.extend(sample(group, 6));
-    }
-    // the gather family (Reshape, Flatten, these) has no image variants yet
-    check_suite(cases, false);
-}
-
-/// Parameters out of ncnn's range are refused at load, naming the layer and the value.
-#[test]
-fn out_of_range_unaryop_is_a_typed_error_naming_the_layer() {
-    for op in ["28", "-1"] {
-        let mut net = Net::new();
-        let e = net
-            .load_param_str(
-                "t.param",
-                &one_layer("UnaryOp", &["data"], &format!("0={op}")),
-            )
-            .unwrap_err();
-        let report = e.report();
-        assert!(report.contains("layer `layer` (UnaryOp)"), "{report}");
-        let Error::Model(fpshader::ModelError::LayerParam { source, .. }) = &e else {
-            panic!("not a layer's parameter error: {report}");
-        };
-        let bad_param = matches!(source.as_ref(), Error::Layer { source, .. }
-            if matches!(source.as_ref(), Error::BadParam { id: 0, value, .. } if value == op));
-        assert!(bad_param, "{report}");
-    }
 }
 
 /// Runs one layer over `inputs` (numpy shapes, filled with 0.5); its error report.
@@ -801,4 +541,50 @@ pub fn load_error(kind: &str, bottoms: &[&str], params: &str) -> String {
         .load_param_str("t.param", &one_layer(kind, bottoms, params))
         .unwrap_err()
         .report()
+}
+
+/// A case over several fresh `RandomMat`s.
+pub(crate) fn case_of(
+    rng: &mut Rng,
+    kind: &'static str,
+    params: String,
+    sizes: &[&[usize]],
+    range: (f32, f32),
+    tops: usize,
+) -> Case {
+    Case {
+        kind,
+        params,
+        inputs: sizes
+            .iter()
+            .map(|s| random_mat(rng, "x", s, range))
+            .collect(),
+        weights: Vec::new(),
+        tops,
+    }
+}
+
+/// A case over several inputs with raw fp32 weights.
+pub(crate) fn case_with(
+    kind: &'static str,
+    params: String,
+    inputs: Vec<Input>,
+    weights: Vec<Vec<f32>>,
+) -> Case {
+    Case {
+        kind,
+        params,
+        inputs,
+        weights: weights.concat(),
+        tops: 1,
+    }
+}
+
+/// ncnn's channels of a `RandomMat` of `sizes`: c of 3-D and 4-D, h of 2-D, w of 1-D.
+pub(crate) fn channels(sizes: &[usize]) -> usize {
+    match sizes.len() {
+        1 => sizes[0],
+        2 => sizes[1],
+        _ => sizes[sizes.len() - 1],
+    }
 }

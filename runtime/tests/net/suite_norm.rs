@@ -416,3 +416,75 @@ fn ncnn_embed_tests() {
     }
     check_suite(cases, false);
 }
+
+/// test_batchnorm.cpp: slope, mean, variance (positive) and bias per channel, with and without
+/// epsilon.
+#[test]
+fn ncnn_batchnorm_tests() {
+    let mut rng = Rng(407);
+    let mut group = Vec::new();
+    for (sizes, eps) in [
+        (&[5, 6, 7, 24][..], 0.0),
+        (&[7, 8, 9, 12], 0.001),
+        (&[3, 4, 5, 13], 0.0),
+        (&[3, 4, 5, 32], 0.001),
+        (&[5, 7, 24], 0.0),
+        (&[5, 7, 24], 0.01),
+        (&[7, 9, 12], 0.001),
+        (&[3, 5, 13], 0.0),
+        (&[3, 5, 16], 0.001),
+        (&[3, 5, 32], 0.001),
+        (&[15, 24], 0.0),
+        (&[17, 12], 0.001),
+        (&[19, 15], 0.01),
+        (&[128], 0.0),
+        (&[124], 0.001),
+        (&[127], 0.01),
+    ] {
+        let c = channels(sizes);
+        let inputs = vec![random_mat(&mut rng, "x", sizes, RANDOM)];
+        let weights = vec![
+            random_values(&mut rng, c, RANDOM),
+            random_values(&mut rng, c, RANDOM),
+            random_values(&mut rng, c, (0.001, 2.0)),
+            random_values(&mut rng, c, RANDOM),
+        ];
+        group.push(case_with(
+            "BatchNorm",
+            format!("0={c} 1={eps}"),
+            inputs,
+            weights,
+        ));
+    }
+    check_suite(sample(group, 10), false);
+}
+
+/// test_softmax.cpp: every axis, counted from either end, of 4-D, 3-D, 2-D and 1-D blobs.
+#[test]
+fn ncnn_softmax_tests() {
+    let mut rng = Rng(404);
+    let mut cases = Vec::new();
+    let shapes: [&[&[usize]]; 4] = [
+        &[
+            &[23, 25, 27, 32],
+            &[21, 22, 19, 40],
+            &[24, 27, 29, 28],
+            &[25, 23, 25, 31],
+        ],
+        &[&[25, 27, 32], &[22, 19, 40], &[27, 29, 28], &[23, 25, 31]],
+        &[&[125, 32], &[147, 40], &[127, 28], &[129, 31]],
+        &[&[128], &[120], &[124], &[127]],
+    ];
+    for set in shapes {
+        let mut group = Vec::new();
+        for sizes in set {
+            let dims = sizes.len() as i32;
+            for axis in -dims..dims {
+                let params = format!("0={axis} 1=1");
+                group.push(unary_case(&mut rng, "Softmax", &params, sizes, RANDOM));
+            }
+        }
+        cases.extend(sample(group, 6));
+    }
+    check_suite(cases, false);
+}

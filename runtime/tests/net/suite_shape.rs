@@ -316,3 +316,278 @@ fn ncnn_innerproduct_shape_tests() {
     }
     check_suite(cases, false);
 }
+
+/// test_interp.cpp's reference-blob cases (`5=1`: the size is the second input's) and
+/// test_interp_1.cpp's size expressions (`9=`), on one or two inputs.
+#[test]
+fn ncnn_interp_dynamic_size_tests() {
+    let mut rng = Rng(304);
+    let mut cases = Vec::new();
+    for resize in 1..=3 {
+        for (a, sizes) in [
+            (&[15, 16, 7][..], [(10, 12), (2, 2), (15, 16)]),
+            (&[14, 17, 12], [(10, 12), (2, 2), (14, 17)]),
+            (&[13, 14, 32], [(10, 12), (2, 2), (14, 17)]),
+        ] {
+            for (oh, ow) in sizes {
+                let params = format!("0={resize} 5=1");
+                let reference: &[usize] = &[ow, oh, 1];
+                cases.push(case_of(
+                    &mut rng,
+                    "Interp",
+                    params,
+                    &[a, reference],
+                    RANDOM,
+                    1,
+                ));
+            }
+        }
+    }
+    let expr = |resize: i32, align: i32, e: &str| format!("0={resize} 5=1 6={align} 9=\"{e}\"");
+    let (a, b): (&[usize], &[usize]) = (&[32, 25, 3], &[20, 14, 32]);
+    for (input, resize, align, e) in [
+        (a, 1, 0, "0w,0h"),
+        (a, 2, 0, "0w,5"),
+        (b, 1, 0, "0w,0h"),
+        (b, 2, 0, "0w,5"),
+        (
+            a,
+            3,
+            0,
+            "square(neg(abs(max(min(//(*(-(+(0w,1),-1),4),4),100),-4)))),0h",
+        ),
+        (
+            a,
+            1,
+            0,
+            "square(neg(abs(max(min(//(*(-(+(0w,1.0),-1.0),2.0),2.0),100.3),-2.2)))),0h",
+        ),
+        (
+            a,
+            2,
+            1,
+            "0w,trunc(*(round(-(floor(+(ceil(*(0w,1.2)),0.7)),-0.4)),1.0001))",
+        ),
+        (
+            a,
+            3,
+            0,
+            "*(0d,4),ceil(sqrt(square(*(asinh(sinh(atanh(tanh(atan(tan(acos(cos(asin(sin(/(0w,2))))))))))),16))))",
+        ),
+        (&[14, 15, 16], 1, 0, "*(0w,0.5),/(0h,3)"),
+        (&[14, 15, 16], 1, 0, "1,4"),
+        (&[14, 15, 16], 2, 1, "*(0w,0h),0c"),
+        (&[22, 13], 1, 0, "//(0w,3)"),
+        (&[22, 13], 2, 0, "-(0w,5)"),
+    ] {
+        cases.push(case_of(
+            &mut rng,
+            "Interp",
+            expr(resize, align, e),
+            &[input],
+            RANDOM,
+            1,
+        ));
+    }
+    let two: &[&[usize]] = &[&[14, 15, 16], &[28, 45, 48]];
+    for (resize, e) in [(1, "*(1w,0.5),/(1h,3)"), (2, "*(0w,0h),-(-(1c,0c),16)")] {
+        cases.push(case_of(
+            &mut rng,
+            "Interp",
+            expr(resize, 0, e),
+            two,
+            RANDOM,
+            1,
+        ));
+    }
+    check_suite(cases, false);
+}
+
+/// test_packing.cpp's layouts through a net: Packing to every elempack, 16 (ncnn's AVX-512
+/// layout, on the CPU) included, on 4-D, 3-D, 2-D and 1-D blobs, whose channels take it or not
+/// (then the blob stays as it is). `use_padding` is left out: ncnn leaves the added channels
+/// uninitialized.
+#[test]
+fn ncnn_packing_tests() {
+    let mut rng = Rng(308);
+    let mut cases = Vec::new();
+    for sizes in [
+        &[9, 7, 10, 16][..],
+        &[9, 10, 16],
+        &[19, 16],
+        &[80],
+        &[9, 10, 12],
+        &[19, 20],
+    ] {
+        for out in [1, 4, 8, 16] {
+            cases.push(case_of(
+                &mut rng,
+                "Packing",
+                format!("0={out}"),
+                &[sizes],
+                RANDOM,
+                1,
+            ));
+        }
+    }
+    check_suite(cases, false);
+}
+
+/// test_concat.cpp: along every axis (from either end) of 4-D, 3-D, 2-D and 1-D blobs, the
+/// concatenated axis in sizes that pack by 8, 4 and not at all, in every order.
+#[test]
+fn ncnn_concat_tests() {
+    let mut rng = Rng(405);
+    let mut cases = Vec::new();
+    // per dims: the blobs along each axis (axis 0 first)
+    let sets: [&[[&[usize]; 4]]; 4] = [
+        &[
+            [
+                &[15, 5, 6, 13],
+                &[15, 5, 6, 20],
+                &[15, 5, 6, 24],
+                &[15, 5, 6, 48],
+            ],
+            [
+                &[15, 3, 15, 13],
+                &[15, 3, 16, 20],
+                &[15, 3, 17, 24],
+                &[15, 3, 18, 48],
+            ],
+            [
+                &[15, 15, 6, 13],
+                &[15, 16, 6, 20],
+                &[15, 17, 6, 24],
+                &[15, 18, 6, 48],
+            ],
+            [
+                &[15, 5, 7, 13],
+                &[16, 5, 7, 20],
+                &[17, 5, 7, 24],
+                &[18, 5, 7, 48],
+            ],
+        ],
+        &[
+            [&[15, 13, 13], &[15, 13, 20], &[15, 13, 24], &[15, 13, 48]],
+            [&[15, 15, 13], &[15, 16, 20], &[15, 17, 24], &[15, 18, 48]],
+            [&[15, 13, 13], &[16, 13, 20], &[17, 13, 24], &[18, 13, 48]],
+        ],
+        &[
+            [&[19, 29], &[19, 44], &[19, 56], &[19, 80]],
+            [&[19, 29], &[16, 44], &[17, 56], &[18, 80]],
+        ],
+        &[[&[29], &[44], &[56], &[80]]],
+    ];
+    for set in sets {
+        let dims = set[0][0].len() as i32;
+        let mut group = Vec::new();
+        for (axis, blobs) in set.iter().enumerate() {
+            let axis = axis as i32;
+            for negative in [false, true] {
+                let a = if negative { axis - dims } else { axis };
+                if axis == 0 {
+                    // three blobs of any sizes along the axis, the last twice
+                    for (i, j, k) in [(0, 1, 2), (3, 0, 1), (2, 2, 3), (1, 3, 0), (0, 0, 0)] {
+                        let inputs = [i, j, k, k]
+                            .iter()
+                            .map(|&n| random_mat(&mut rng, "x", blobs[n], RANDOM))
+                            .collect();
+                        group.push(case_with("Concat", format!("0={a}"), inputs, vec![]));
+                    }
+                } else {
+                    for b in blobs {
+                        let inputs = (0..3)
+                            .map(|_| random_mat(&mut rng, "x", b, RANDOM))
+                            .collect();
+                        group.push(case_with("Concat", format!("0={a}"), inputs, vec![]));
+                    }
+                }
+            }
+        }
+        cases.extend(sample(group, 10));
+    }
+    // beyond test_concat.cpp: 4-D blobs of depth 1 joined along h, of different heights (the
+    // view's rows, not slabs of one height)
+    let inputs = [[5, 3, 1, 8], [5, 5, 1, 8]]
+        .iter()
+        .map(|sizes| random_mat(&mut rng, "x", sizes, RANDOM))
+        .collect();
+    cases.push(case_with("Concat", "0=2".to_string(), inputs, vec![]));
+    check_suite(cases, false);
+}
+
+/// test_flatten.cpp and test_shufflechannel.cpp.
+#[test]
+fn ncnn_flatten_and_shufflechannel_tests() {
+    let mut rng = Rng(409);
+    let mut cases = Vec::new();
+    let group = [
+        &[2, 3, 4, 4][..],
+        &[3, 5, 7, 8],
+        &[1, 1, 1, 16],
+        &[9, 10, 2, 16],
+        &[1, 7, 1, 1],
+        &[6, 6, 6, 15],
+        &[2, 4, 4],
+        &[3, 5, 8],
+        &[1, 1, 16],
+        &[9, 10, 16],
+        &[1, 7, 1],
+        &[6, 6, 15],
+        &[13, 13],
+        &[16, 16],
+        &[8, 12],
+        &[8, 2],
+        &[32],
+        &[17],
+    ]
+    .iter()
+    .map(|s| unary_case(&mut rng, "Flatten", "", s, RANDOM))
+    .collect();
+    cases.extend(sample(group, 8));
+    let mut group = Vec::new();
+    for (w, h, c, g) in [
+        (3, 7, 1, 1),
+        (5, 7, 2, 2),
+        (3, 9, 3, 3),
+        (5, 7, 4, 2),
+        (3, 7, 12, 3),
+        (5, 9, 12, 4),
+        (3, 7, 12, 6),
+        (5, 7, 15, 3),
+        (3, 9, 15, 5),
+        (5, 7, 16, 2),
+        (5, 9, 16, 4),
+        (3, 7, 16, 8),
+        (1, 1, 20, 2),
+        (5, 7, 20, 2),
+        (5, 7, 24, 2),
+        (3, 7, 24, 3),
+        (5, 9, 24, 4),
+        (3, 7, 32, 2),
+        (3, 7, 32, 8),
+        (5, 7, 48, 2),
+        (5, 7, 48, 3),
+        (5, 9, 64, 4),
+    ] {
+        for reverse in [0, 1] {
+            let params = format!("0={g} 1={reverse}");
+            group.push(unary_case(
+                &mut rng,
+                "ShuffleChannel",
+                &params,
+                &[w, h, c],
+                RANDOM,
+            ));
+            group.push(unary_case(
+                &mut rng,
+                "ShuffleChannel",
+                &params,
+                &[w, h, 3, c],
+                RANDOM,
+            ));
+        }
+    }
+    cases.extend(sample(group, 12));
+    check_suite(cases, false);
+}
