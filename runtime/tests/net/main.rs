@@ -16,6 +16,7 @@ mod convolution;
 mod cpu_layers;
 mod errors;
 mod gpu_layers;
+mod gpu_runs;
 mod limits;
 mod models;
 mod suite;
