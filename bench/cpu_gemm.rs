@@ -3,7 +3,7 @@
 //! im2col GEMM). GFLOP/s, best of the runs, on 1 thread and on THREADS (default: all cores;
 //! gemm only, the others have no pool of the same kind: "gemm Nt" the crate's own rayon
 //! split, "tiles Nt" one rectangle of the output per thread, as the runtime runs it), with
-//! numpy's OpenBLAS on THREADS in the same run as the baseline (`examples/numpy_gemm.py`
+//! numpy's OpenBLAS on THREADS in the same run as the baseline (`bench/numpy_gemm.py`
 //! through `$FPSHADER_NCNN_PYTHON` or `python3`; "n/a" where that Python has no numpy).
 //!
 //! `cargo run --release --example cpu_gemm -p fpshader-tests [RUNS [THREADS]]`
@@ -184,11 +184,11 @@ fn best_ms(runs: usize, mut f: impl FnMut()) -> f64 {
 fn numpy(m: usize, k: usize, n: usize, runs: usize, threads: usize) -> Option<String> {
     let python = std::env::var("FPSHADER_NCNN_PYTHON").unwrap_or_else(|_| "python3".into());
     // the checkout it was built in, else the working directory's (a binary carried elsewhere)
-    let built = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/numpy_gemm.py");
+    let built = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/numpy_gemm.py");
     let script = if std::path::Path::new(built).exists() {
         built
     } else {
-        "examples/numpy_gemm.py"
+        "bench/numpy_gemm.py"
     };
     let out = std::process::Command::new(python)
         .arg(script)

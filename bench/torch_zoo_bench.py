@@ -1,6 +1,6 @@
 """PyTorch's column of the zoo table: torchvision's counterparts of ncnn's benchmark models.
 
-python3 examples/torch_zoo_bench.py [LOOPS]: each model with random weights (no download), batch 1,
+python3 bench/torch_zoo_bench.py [LOOPS]: each model with random weights (no download), batch 1,
 224×224 (227 for squeezenet and alexnet, as ncnn's params), CUDA eager fp32 and fp16, three
 warm-up runs, then LOOPS timed forwards each ending in a synchronize. Prints the lines
 `fpshader bench` prints: `NAME  min = …  max = …  median = …` (ms), one block per precision.

@@ -1,6 +1,6 @@
 """ncnn's side of `cargo xtask bench zoo`: benchncnn through ncnn's Python wheel.
 
-python3 examples/ncnn_zoo_bench.py DIR [LOOPS [THREADS [cpu|gpu]]]: every `.param` in DIR with
+python3 bench/ncnn_zoo_bench.py DIR [LOOPS [THREADS [cpu|gpu]]]: every `.param` in DIR with
 zero weights (`DataReaderFromEmpty`, as benchncnn), the input its Input layer declares, a
 warm-up (at least three runs and one second, as `fpshader bench`), then LOOPS timed extracts of the last blob. Prints the lines `fpshader bench`
 prints: `NAME  min = …  max = …  median = …` (ms). ncnn's default options (fp16 storage and

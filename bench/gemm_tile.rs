@@ -1,4 +1,4 @@
-//! Tile shapes of the tensor-core GEMM on this device (`examples/probes/gemm_tile.comp`):
+//! Tile shapes of the tensor-core GEMM on this device (`bench/probes/gemm_tile.comp`):
 //! an `M = N = K` fp16 product with fp32 sums, by subgroups per workgroup, accumulators per
 //! subgroup, depth per stage and shared-memory stages, each checked against the CPU on
 //! sampled entries. What `gemm_cm`'s shape is chosen by.
@@ -21,7 +21,7 @@ macro_rules! tile {
             [$sgm, $sgn, $fm, $fn_, $depth, $stages],
             $bt,
             shader!(
-                "examples/probes/gemm_tile.comp",
+                "bench/probes/gemm_tile.comp",
                 define: [
                     ("SGM", $sgm),
                     ("SGN", $sgn),

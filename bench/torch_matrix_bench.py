@@ -1,6 +1,6 @@
 """PyTorch's column of the matrix-layer table (issue 25's figures), on CUDA.
 
-python3 examples/torch_matrix_bench.py [ROUNDS]: each measurement ROUNDS times (default 5),
+python3 bench/torch_matrix_bench.py [ROUNDS]: each measurement ROUNDS times (default 5),
 best round printed; a round is 20 repeats between CUDA events after 3 warm-ups.
 - `torch_matrix gemm_4096 …`: `torch.matmul` fp16 4096³ and `F.linear` (x · Wᵀ + bias, the
   Gemm layer's form in `.bgpu/attn/gemm_4096.param`), TFLOP/s of the 2·M·N·K products;

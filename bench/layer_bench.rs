@@ -200,7 +200,7 @@ fn cpu(threads: usize, loops: usize) -> Res<()> {
             dir.join("m.bin").display(),
             inputs.join(", ")
         );
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/ncnn_layer_bench.py");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/ncnn_layer_bench.py");
         let out = std::process::Command::new(&python)
             .arg(script)
             .arg(&spec)

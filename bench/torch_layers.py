@@ -1,6 +1,6 @@
 """PyTorch CUDA baseline for `layer_bench gpu`: the same layers at the same sizes.
 
-python3 examples/torch_layers.py [VALUES [FC]] (defaults 2**26 values, fc 16384). Prints
+python3 bench/torch_layers.py [VALUES [FC]] (defaults 2**26 values, fc 16384). Prints
 `torch_layer NAME class C bytes B ms M GBps G` lines: relu (clamp_min out=), add (out=),
 sigmoid, gelu, batch/layer/rms/group/instance norm over 16 channels of rows of 2048 (as
 layer_bench's blob), softmax over rows of 2048, and a

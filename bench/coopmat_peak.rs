@@ -1,4 +1,4 @@
-//! The cooperative-matrix multiply-add's own rate on this device (`examples/probes/
+//! The cooperative-matrix multiply-add's own rate on this device (`bench/probes/
 //! coopmat_peak.comp`): 16 × 16 × 16 fp16 products into fp32 or fp16 accumulators, by
 //! accumulators per subgroup and subgroups per workgroup, nothing else in the loop. The
 //! ceiling the GEMM shaders (`gemm_cm`, `convolution_gemm_cm`) are measured against.
@@ -14,7 +14,7 @@ macro_rules! peak {
     ($acc:literal, $fa:literal, $fb:literal) => {
         (
             shader!(
-                "examples/probes/coopmat_peak.comp",
+                "bench/probes/coopmat_peak.comp",
                 define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb)],
                 target_env: "vulkan1.3",
             ),
@@ -24,7 +24,7 @@ macro_rules! peak {
     ($acc:literal, $fa:literal, $fb:literal, unroll) => {
         (
             shader!(
-                "examples/probes/coopmat_peak.comp",
+                "bench/probes/coopmat_peak.comp",
                 define: [("ACC_T", $acc), ("FA", $fa), ("FB", $fb), ("UNROLL", "[[unroll]]")],
                 target_env: "vulkan1.3",
             ),
@@ -39,7 +39,7 @@ macro_rules! shared {
     ($elem:literal, $per:literal, $fa:literal, $fb:literal) => {
         (
             shader!(
-                "examples/probes/coopmat_shared.comp",
+                "bench/probes/coopmat_shared.comp",
                 define: [("ELEM", $elem), ("PER_ELEM", $per), ("FA", $fa), ("FB", $fb)],
                 target_env: "vulkan1.3",
             ),

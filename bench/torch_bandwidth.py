@@ -1,6 +1,6 @@
-"""Baseline for examples/bandwidth.rs: the same elementwise work through PyTorch CUDA.
+"""Baseline for bench/bandwidth.rs: the same elementwise work through PyTorch CUDA.
 
-python3 examples/torch_bandwidth.py [ELEMENTS [REPEATS]]  (defaults 2**28, 50)
+python3 bench/torch_bandwidth.py [ELEMENTS [REPEATS]]  (defaults 2**28, 50)
 Prints `key value` lines like the Rust example: relu as clamp_min(x, 0, out=y), add as
 torch.add(a, b, out=c), fp32 and fp16, GB/s counting bytes read and written, CUDA events.
 """

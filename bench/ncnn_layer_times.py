@@ -1,6 +1,6 @@
 """ncnn's CPU time per layer, the counterpart of `fpshader bench M.param --cpu --profile`.
 
-python3 examples/ncnn_layer_times.py M.param [LOOPS [THREADS]]: zero weights, the input its
+python3 bench/ncnn_layer_times.py M.param [LOOPS [THREADS]]: zero weights, the input its
 Input layer declares. For each layer, a fresh extractor (light mode off, so every blob stays)
 computes the layer's inputs untimed, then the layer alone is timed by extracting its first
 output; the fastest of LOOPS such runs is printed per layer and per type, as fpshader prints

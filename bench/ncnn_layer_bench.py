@@ -1,4 +1,4 @@
-"""ncnn's side of examples/layer_bench.rs: one model timed in ncnn's wheel on the CPU.
+"""ncnn's side of bench/layer_bench.rs: one model timed in ncnn's wheel on the CPU.
 
 Argument: a JSON object {"param", "bin", "inputs": [{"name", "file", "shape"}], "threads",
 "loops"}; inputs raw little-endian fp32 in numpy order. Runs fp32 with packing on (like the

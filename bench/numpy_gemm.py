@@ -1,7 +1,7 @@
-"""numpy's (OpenBLAS) fp32 GEMM on one shape: the baseline examples/cpu_gemm.rs measures in the
+"""numpy's (OpenBLAS) fp32 GEMM on one shape: the baseline bench/cpu_gemm.rs measures in the
 same run. Threads come from OPENBLAS_NUM_THREADS, which the caller sets before numpy loads.
 
-usage: python3 examples/numpy_gemm.py M K N RUNS   (prints GFLOP/s, best of RUNS)
+usage: python3 bench/numpy_gemm.py M K N RUNS   (prints GFLOP/s, best of RUNS)
 """
 import sys
 import time
