@@ -6,7 +6,7 @@
 //! writes it copies the texture out after.
 
 use fpshader_build::vgf::Resource;
-use fpshader_build::vgf::format::{
+use fpshader_build::vgf::file::format::{
     DESCRIPTOR_TYPE_STORAGE_IMAGE, SamplerConfig, format_channels, format_name,
 };
 

@@ -204,7 +204,7 @@ fn image_shaders_match_arms_converter_and_run() {
         let ours = with_graphs(&graph);
         std::fs::write(dir.join("ours.vgf"), vgf::write(&ours)).unwrap();
         let arms = vgf_dump(&dir.join("arm.vgf")).unwrap();
-        let dumped = vgf::dump::dump(&ours);
+        let dumped = vgf::file::dump::dump(&ours);
         assert_eq!(
             structure(&dumped, true),
             structure(&arms, true),

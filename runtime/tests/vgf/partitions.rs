@@ -28,7 +28,7 @@ fn partitions_match_arms_converter() {
         assert_eq!(ours, arms, "{name}: our partitions against Arm's segments");
         // with graph segments, the whole structure (the bug-fix cases bind differently)
         let bug_fix = matches!(name, "duplicated" | "swapped");
-        let mine = vgf::dump::dump(&with_graphs(&graph));
+        let mine = vgf::file::dump::dump(&with_graphs(&graph));
         assert_eq!(
             structure(&mine, !bug_fix),
             structure(&dump, !bug_fix),
@@ -88,7 +88,7 @@ fn arms_vgf_dump_reads_our_files_as_we_do() {
             let Some(arms) = vgf_dump(&file) else {
                 return;
             };
-            assert_eq!(arms, vgf::dump::dump(&model), "{name} ({kind})");
+            assert_eq!(arms, vgf::file::dump::dump(&model), "{name} ({kind})");
         }
     }
 }

@@ -208,7 +208,7 @@ fn tensor_descriptor_shaders_match_arms_converter() {
         our_file_and_scenario(&ours, &dump, &model_dir, "ours", "ours");
         let arms = vgf_dump(&model_dir.join("arm.vgf")).unwrap();
         assert_eq!(
-            structure(&vgf::dump::dump(&ours), true),
+            structure(&vgf::file::dump::dump(&ours), true),
             structure(&arms, true),
             "{name}: our file against Arm's"
         );

@@ -399,7 +399,7 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
 
 fn vgf_dump(file: &std::path::Path, rewrite: Option<&std::path::Path>) -> Result<String, Error> {
     let mut model = vgf::read(&read_file(file)?).map_err(|e| Error::Vgf(e.into()))?;
-    let text = serde_json::to_string_pretty(&vgf::dump::dump(&model))
+    let text = serde_json::to_string_pretty(&vgf::file::dump::dump(&model))
         .map_err(|e| Error::Internal(format!("cannot serialize the dump: {e}")))?;
     if let Some(out) = rewrite {
         model.version = vgf::FormatVersion::V0_4_3;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use super::format::{SamplerConfig, descriptor_type_value, format_value};
+use super::file::format::{SamplerConfig, descriptor_type_value, format_value};
 
 /// The domain name that makes a TOSA custom operation a Vulkan compute shader.
 pub use super::tosa::SHADER_DOMAIN as DOMAIN;

@@ -1,6 +1,6 @@
 //! The error of the VGF module tree: one variant per stage, each carrying that stage's error.
 
-use super::reader::ReadError;
+use super::file::reader::ReadError;
 
 /// Everything that can go wrong between a TOSA model and a VGF file, or in reading one.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,7 @@ use crate::meta::{DescriptorKind, LocalSize};
 use crate::{Compiler, OptionSet, reflect};
 
 use super::custom_op::{ShaderAttrs, ShaderCode};
-use super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, descriptor_type_name};
+use super::file::format::{DESCRIPTOR_TYPE_TENSOR_ARM, descriptor_type_name};
 use super::lower::LowerError;
 
 /// Why a shader cannot be materialized or an ML operation lowered.

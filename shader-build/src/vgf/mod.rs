@@ -13,23 +13,19 @@
 #[cfg(feature = "compiler")]
 pub mod convert;
 pub mod custom_op;
-pub mod dump;
 mod error;
-mod fb;
+pub mod file;
 mod flatbuf;
-pub mod format;
 pub mod lower;
 #[cfg(feature = "compiler")]
 pub mod materialize;
 pub mod partition;
-pub mod reader;
 pub mod scenario;
 pub mod sets;
 pub mod tensors;
 pub mod tosa;
-pub mod writer;
 
 pub use error::VgfError;
-pub use format::*;
-pub use reader::{ReadError, read};
-pub use writer::write;
+pub use file::format::*;
+pub use file::reader::{ReadError, read};
+pub use file::writer::write;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, Vgf, format_name};
+use super::file::format::{DESCRIPTOR_TYPE_TENSOR_ARM, Vgf, format_name};
 
 /// The scenario JSON for running `vgf`, stored as `vgf_file` (a path relative to the scenario).
 pub fn scenario(vgf: &Vgf, vgf_file: &str) -> Value {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use crate::Compiler;
 
 use super::custom_op;
-use super::format::{
+use super::file::format::{
     BindingSlot, FormatVersion, ModelSequence, Module, ModuleCode, ModuleType, Segment, Vgf,
 };
 use super::lower::{self, LOWERED_LOCAL_SIZE};

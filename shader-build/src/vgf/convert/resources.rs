@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::Compiler;
 
-use super::super::format::{
+use super::super::file::format::{
     BindingSlot, Constant, DESCRIPTOR_TYPE_STORAGE_BUFFER, DESCRIPTOR_TYPE_TENSOR_ARM, Module,
     Resource, ResourceCategory, SamplerConfig, Segment, Vgf,
 };

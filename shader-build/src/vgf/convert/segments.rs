@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 
 use super::super::custom_op;
-use super::super::format::{
+use super::super::file::format::{
     BindingSlot, DescriptorSetInfo, Module, ModuleCode, ModuleType, Segment,
 };
-use super::super::format::{DESCRIPTOR_TYPE_TENSOR_ARM, is_image_descriptor};
+use super::super::file::format::{DESCRIPTOR_TYPE_TENSOR_ARM, is_image_descriptor};
 use super::super::lower::{self, LOWERED_LOCAL_SIZE};
 use super::super::materialize::MaterializeError;
 use super::super::partition;

@@ -4,8 +4,8 @@
 
 use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, TableFinishedWIPOffset, Vector, WIPOffset};
 
+use super::super::flatbuf::field;
 use super::fb::slots;
-use super::flatbuf::field;
 use super::format::{BindingSlot, ModelSequence, Module, ModuleCode, Resource, Vgf};
 
 /// The header's size in bytes.

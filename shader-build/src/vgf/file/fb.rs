@@ -1,10 +1,10 @@
 //! The FlatBuffers tables of Arm's `schema/vgf.fbs`: field slots for the writer, and for the
-//! reader views ([`super::flatbuf`]) that the `flatbuffers` crate verifies before anything is
+//! reader views ([`super::super::flatbuf`]) that the `flatbuffers` crate verifies before anything is
 //! read.
 
 use flatbuffers::{ForwardsUOffset, Vector, Verifiable, Verifier};
 
-use super::flatbuf::{Fields, Int64s, Res, Tables, field, table, wrapper};
+use super::super::flatbuf::{Fields, Int64s, Res, Tables, field, table, wrapper};
 
 /// Slots of `Module`, whose union takes two (type, then value).
 pub mod slots {

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::custom_op::{ADDRESS_MODES, BORDER_COLORS, FILTERS};
+use super::super::custom_op::{ADDRESS_MODES, BORDER_COLORS, FILTERS};
 use super::format::{BindingSlot, Vgf, descriptor_type_name, format_name};
 
 fn slots(slots: &[BindingSlot]) -> Value {
@@ -44,7 +44,7 @@ pub fn dump(vgf: &Vgf) -> Value {
                 "entry_point": m.entry_point,
                 "index": i,
                 "name": m.name,
-                "shader_code_available": !matches!(m.code, super::ModuleCode::None),
+                "shader_code_available": !matches!(m.code, super::format::ModuleCode::None),
                 "shader_type": m.code.type_name(),
                 "type": m.ty.name(),
             })
