@@ -23,7 +23,8 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::{activate, activate_all};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::conv::convolution::{Batched, Gemm};
+use crate::layer::conv::convolution::{Batched, GemmEngine};
+use crate::layer::conv::window::Pack4Kind;
 use crate::layer::conv::window::Window;
 use crate::layer::conv::window::dynamic_inputs;
 use crate::layer::params::ParamDict;
@@ -66,7 +67,7 @@ struct GpuDeconvolution {
 /// The GEMM the taps go through: its shader, variant, and what it binds as its unused
 /// partial sums.
 struct GpuTaps {
-    gemm: Gemm,
+    gemm: GemmEngine,
     options: OptionSet,
     no_partials: Option<GpuMat>,
 }
@@ -296,7 +297,7 @@ impl Layer for Deconvolution {
             Some(gpu) => {
                 let taps = match self.taps_fit() {
                     true => {
-                        let gemm = Gemm::choose(gpu, opt);
+                        let gemm = GemmEngine::choose(gpu, opt);
                         gpu.ctx
                             .fitting_variants(gemm.shader().module(), gpu.options)?;
                         Some(GpuTaps {
@@ -314,12 +315,15 @@ impl Layer for Deconvolution {
                         (false, 4) => Shader::DeconvolutionPack4,
                         (false, _) => Shader::DeconvolutionPack4to1,
                     };
-                    Some((gpu.pipeline(shader.module(), &self.window.spec(0))?, None))
+                    Some((
+                        gpu.pipeline(shader.module(), &self.window.spec(Pack4Kind::None))?,
+                        None,
+                    ))
                 } else {
                     None
                 };
                 Some(GpuDeconvolution {
-                    pipeline: gpu.pipeline(module, &self.window.spec(0))?,
+                    pipeline: gpu.pipeline(module, &self.window.spec(Pack4Kind::None))?,
                     weights: None,
                     bias: None,
                     pack4,

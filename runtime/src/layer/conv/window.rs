@@ -32,6 +32,22 @@ pub(crate) struct Window {
     pub dynamic: bool,
 }
 
+/// Which pack4 shader a convolution's blocks of 4 channels go through: the `kind`
+/// specialization constant of `convolution_head.comp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pack4Kind {
+    /// None fits: pack1 throughout.
+    None = 0,
+    /// Dense or grouped in whole blocks of 4 (dense ones through the implicit GEMM), or one
+    /// group whose input the GEMM pads to blocks of 4.
+    Blocks = 1,
+    /// Depthwise, outputs in blocks of 4.
+    Depthwise = 2,
+    /// Dense from blocks of 4 input channels to outputs that are not (a pack1 output: an
+    /// upscaler's RGB).
+    ToPack1 = 3,
+}
+
 /// The depthwise form of a windowed layer type: the one that reads `7=group`.
 pub(crate) fn depthwise<L: Default + AsMut<Window>>() -> L {
     let mut layer = L::default();
@@ -174,7 +190,7 @@ impl Window {
 
     /// `convolution_head.comp`'s specialization constants (ids 0–11), with `kind` its pack4
     /// shader's algorithm.
-    pub fn spec(&self, kind: i32) -> Vec<(u32, SpecValue)> {
+    pub fn spec(&self, kind: Pack4Kind) -> Vec<(u32, SpecValue)> {
         let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
         let i = |v: usize| SpecValue::I32(v as i32);
         vec![
@@ -189,7 +205,7 @@ impl Window {
             (8, i(self.stride[0])),
             (9, i(self.stride[1])),
             (10, i(self.group)),
-            (11, SpecValue::I32(kind)),
+            (11, SpecValue::I32(kind as i32)),
         ]
     }
 

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
+use crate::layer::conv::window::Pack4Kind;
 use crate::layer::shared::pipelines::block_grid;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
@@ -23,7 +24,7 @@ impl Convolution {
         let kind = if bottom.elempack == 4 {
             self.pack4_kind()
         } else {
-            0
+            Pack4Kind::None
         };
         let spec = shaped(self.window.spec(kind), words);
         let pipeline = rec

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::GpuSetup;
+use crate::layer::conv::window::Pack4Kind;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::gpu_gemm;
 use crate::layer::shared::pipelines::fold_into_z;
@@ -14,9 +15,10 @@ use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 use crate::{Opt, OptionSet as Options};
 
-/// The implicit GEMM's two shaders.
+/// The implicit GEMM's two engines: the choice of shader for dense pack4 convolutions (as
+/// `CpuAlgo` is on the CPU).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Gemm {
+pub(crate) enum GemmEngine {
     /// `convolution_gemm`: fp32 FMA, any device and path.
     Fma,
     /// `convolution_gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16
@@ -24,30 +26,30 @@ pub(crate) enum Gemm {
     CooperativeMatrix,
 }
 
-impl Gemm {
+impl GemmEngine {
     /// The GEMM pack4 blobs take in this variant: tensor cores where their fp16 blobs, the
     /// device and the run allow (pack4 blobs are fp16 with fp16 storage or fp16 packing).
-    pub(crate) fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> Gemm {
+    pub(crate) fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> GemmEngine {
         let fp16 = gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
         if gpu_gemm::tensor_cores(gpu, opt, fp16) {
-            Gemm::CooperativeMatrix
+            GemmEngine::CooperativeMatrix
         } else {
-            Gemm::Fma
+            GemmEngine::Fma
         }
     }
 
     pub(crate) fn shader(self) -> Shader {
         match self {
-            Gemm::Fma => Shader::ConvolutionGemm,
-            Gemm::CooperativeMatrix => Shader::ConvolutionGemmCm,
+            GemmEngine::Fma => Shader::ConvolutionGemm,
+            GemmEngine::CooperativeMatrix => Shader::ConvolutionGemmCm,
         }
     }
 
     /// Invocations per workgroup (4 subgroups of 32 for the cooperative-matrix one).
     pub(crate) fn invocations(self) -> usize {
         match self {
-            Gemm::Fma => 256,
-            Gemm::CooperativeMatrix => 128,
+            GemmEngine::Fma => 256,
+            GemmEngine::CooperativeMatrix => 128,
         }
     }
 }
@@ -101,7 +103,7 @@ const BIG_POSITIONS: usize = 8192;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct GemmPlan {
     /// The shader.
-    pub gemm: Gemm,
+    pub gemm: GemmEngine,
     /// The FMA GEMM's tile (the cooperative-matrix one has one).
     pub tile: Option<Tile>,
     /// Slices of the steps: a power of two.
@@ -111,8 +113,8 @@ pub(super) struct GemmPlan {
 impl GemmPlan {
     /// The plan for `blocks` output blocks of 4 over `positions` outputs and `steps` steps
     /// (input blocks × kernel positions).
-    pub fn choose(gemm: Gemm, blocks: usize, positions: usize, steps: usize) -> GemmPlan {
-        let tile = (gemm == Gemm::Fma).then(|| Tile::choose(blocks, positions));
+    pub fn choose(gemm: GemmEngine, blocks: usize, positions: usize, steps: usize) -> GemmPlan {
+        let tile = (gemm == GemmEngine::Fma).then(|| Tile::choose(blocks, positions));
         let [tn, tm] = tile.map_or(CM_TILE, Tile::size);
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
@@ -162,7 +164,7 @@ impl Convolution {
         let ctx = rec.context();
         // the split and the tile (the sum pass has none) and the shapes, specialized here
         let spec = |tile: Option<Tile>| {
-            let mut values = self.window.spec(1);
+            let mut values = self.window.spec(Pack4Kind::Blocks);
             values.push((12, SpecValue::I32(splits as i32)));
             values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
             shaped(values, words)
@@ -246,7 +248,7 @@ impl Batched {
     pub(crate) fn record(
         &self,
         rec: &mut Recorder<'_>,
-        gemm: Gemm,
+        gemm: GemmEngine,
         options: Options,
         [input, output, weights, bias, partials]: [&GpuMat; 5],
     ) -> Result<()> {

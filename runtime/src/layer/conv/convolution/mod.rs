@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::conv::window::{Window, dynamic_inputs};
+use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
@@ -45,7 +45,7 @@ use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
 
 mod gemm;
-pub(crate) use gemm::{Batched, Gemm};
+pub(crate) use gemm::{Batched, GemmEngine};
 
 pub use cpu::CpuAlgo;
 
@@ -76,7 +76,7 @@ struct GpuConvolution {
     /// The pack4 algorithm's shader, if a pack4 one fits (the pack1 one is `convolution`).
     pack4: Option<Shader>,
     /// The implicit GEMM pack4 blobs go through, if any (`pack4` is then its shader).
-    gemm: Option<Gemm>,
+    gemm: Option<GemmEngine>,
     /// The options the pipelines are made with.
     options: OptionSet,
     weights1: Option<GpuMat>,
@@ -185,7 +185,7 @@ impl Convolution {
 
     /// Whether dense pack4 blobs go through the implicit GEMM.
     fn uses_gemm(&self) -> bool {
-        self.window.group == 1 && self.pack4_kind() == 1
+        self.window.group == 1 && self.pack4_kind() == Pack4Kind::Blocks
     }
 
     /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (a dense
@@ -202,27 +202,25 @@ impl Convolution {
     /// at most 2 keep the window within its shared array).
     fn depthwise_tiles(&self) -> bool {
         let w = &self.window;
-        self.pack4_kind() == 2
+        self.pack4_kind() == Pack4Kind::Depthwise
             && (0..2)
                 .all(|i| w.kernel[i].saturating_sub(1) * w.dilation[i] <= 4 && w.stride[i] <= 2)
     }
 
-    /// Which pack4 shader fits, if any: 1 dense or grouped (groups of whole blocks of 4, or
-    /// one group whose input the GEMM pads), 2 depthwise, 3 dense from whole blocks of 4
-    /// input channels to outputs that are not (pack1 out: an upscaler's RGB).
-    fn pack4_kind(&self) -> i32 {
+    /// Which pack4 shader fits, if any.
+    fn pack4_kind(&self) -> Pack4Kind {
         let w = &self.window;
         if self.is_depthwise() && w.num_output.is_multiple_of(4) {
-            2
+            Pack4Kind::Depthwise
         } else if self.gemm_pads_input()
             || w.channels_per_group().is_multiple_of(4)
                 && (w.num_output / w.group).is_multiple_of(4)
         {
-            1
+            Pack4Kind::Blocks
         } else if w.group == 1 && w.channels().is_multiple_of(4) {
-            3
+            Pack4Kind::ToPack1
         } else {
-            0
+            Pack4Kind::None
         }
     }
 }
@@ -304,13 +302,13 @@ impl Layer for Convolution {
         let gpu = gpu.filter(|_| !self.window.dynamic);
         self.gpu = match gpu {
             Some(gpu) => {
-                let gemm = self.uses_gemm().then(|| Gemm::choose(gpu, opt));
+                let gemm = self.uses_gemm().then(|| GemmEngine::choose(gpu, opt));
                 let kind = self.pack4_kind();
                 // `lmem` (ncnn's use_shader_local_memory) picks the tiled depthwise shader
-                let pack4 = (kind != 0).then(|| {
+                let pack4 = (kind != Pack4Kind::None).then(|| {
                     if let Some(gemm) = gemm {
                         gemm.shader()
-                    } else if kind == 3 {
+                    } else if kind == Pack4Kind::ToPack1 {
                         Shader::ConvolutionPack4to1
                     } else if self.depthwise_tiles() && gpu.options.contains(Opt::LocalMemory) {
                         Shader::ConvolutionDwTile
@@ -351,10 +349,10 @@ impl Layer for Convolution {
             .is_some_and(|g| g.winograd.is_some())
             .then(|| self.winograd_weights());
         let packed = match self.pack4_kind() {
-            1 if self.uses_gemm() => Some(self.weights_gemm()),
-            1 | 3 => Some(self.weights_pack4()),
-            2 => Some(self.weights_depthwise_pack4()),
-            _ => None,
+            Pack4Kind::Blocks if self.uses_gemm() => Some(self.weights_gemm()),
+            Pack4Kind::Blocks | Pack4Kind::ToPack1 => Some(self.weights_pack4()),
+            Pack4Kind::Depthwise => Some(self.weights_depthwise_pack4()),
+            Pack4Kind::None => None,
         };
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
@@ -413,9 +411,16 @@ impl Layer for Convolution {
         // (pack4 to pack1 gives a pack1 output)
         let (shader, weights, bias, pack) =
             match (state.pack4, &state.weights4, &state.bias4, bottom.elempack) {
-                (Some(s), Some(w), Some(b), 4) => {
-                    (s, w, b, if self.pack4_kind() == 3 { 1 } else { 4 })
-                }
+                (Some(s), Some(w), Some(b), 4) => (
+                    s,
+                    w,
+                    b,
+                    if self.pack4_kind() == Pack4Kind::ToPack1 {
+                        1
+                    } else {
+                        4
+                    },
+                ),
                 (_, _, _, 1) => {
                     let (Some(w), Some(b)) = (&state.weights1, &state.bias) else {
                         return Err(Error::NotLoaded {

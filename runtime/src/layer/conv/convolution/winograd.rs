@@ -12,6 +12,7 @@ use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::GpuSetup;
+use crate::layer::conv::window::Pack4Kind;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
@@ -113,7 +114,7 @@ impl Convolution {
             bottom.options,
         )?;
         let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options)?;
-        let spec = shaped(self.window.spec(1), words);
+        let spec = shaped(self.window.spec(Pack4Kind::Blocks), words);
         let input = ctx.pipeline(
             Shader::ConvolutionWinograd43Input.module(),
             state.options,
