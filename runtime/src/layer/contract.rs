@@ -2,6 +2,7 @@
 
 use crate::OptionSet;
 use crate::error::{Error, Result};
+use crate::tensor::BlobShape;
 use std::sync::Arc;
 
 use crate::gpu::specialize::{SpecValue, Specialization};
@@ -348,14 +349,14 @@ pub trait Layer: Send + Sync {
     /// Whether the GPU path takes inputs of these shapes (`(dims, [w, h, d, c])` per input).
     /// A layer with shaders for only some shapes declines the others, and the net runs its CPU
     /// path for that forward instead; asked before anything is recorded.
-    fn gpu_accepts(&self, _bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, _bottoms: &[BlobShape]) -> bool {
         true
     }
 
     /// The elempacks the GPU forward takes for inputs of these shapes, where a layer's shaders
     /// depend on the shape; `None`: [`Support::vulkan_packs`]. The net converts to the largest
     /// allowed.
-    fn gpu_packs(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, _bottoms: &[BlobShape]) -> Option<Packs> {
         None
     }
 
@@ -364,7 +365,7 @@ pub trait Layer: Send + Sync {
     /// its channels copies. The net runs a chain of such layers as one gather (light mode,
     /// each link read by the next alone); `None` (the default) where the layer computes, or
     /// declines these shapes.
-    fn channel_moves(&self, _bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+    fn channel_moves(&self, _bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         None
     }
 
@@ -373,7 +374,7 @@ pub trait Layer: Send + Sync {
     /// integral upscale, an elementwise function); `None` (the default) where an output row
     /// may read any input row, or the padding or the steps depend on the input's height. The
     /// net runs a blob past a buffer of the device through such layers in bands.
-    fn gpu_rows(&self, _bottom: (u8, [usize; 4])) -> Option<Rows> {
+    fn gpu_rows(&self, _bottom: BlobShape) -> Option<Rows> {
         None
     }
 

@@ -14,6 +14,7 @@ use super::extractor::Extractor;
 use crate::error::{Error, Result, TensorError};
 use crate::gpu::Recorder;
 use crate::layer::rows::Band;
+use crate::tensor::BlobShape;
 use crate::tensor::{BandPart, Bands, ElemType, GpuMat, Mat, StorageFormat};
 
 /// Where a banded forward reads its input.
@@ -112,7 +113,7 @@ impl Extractor<'_> {
     }
 
     /// `(dims, [w, h, d, c])` of blob `b` where it is.
-    pub(super) fn shape_of(&self, b: usize) -> (u8, [usize; 4]) {
+    pub(super) fn shape_of(&self, b: usize) -> BlobShape {
         match (&self.bands[b], &self.cpu[b], &self.gpu[b]) {
             (Some(bands), _, _) => {
                 let [w, h, c] = bands.shape;

@@ -11,6 +11,7 @@ use super::{NetLayer, Placed, convert};
 use crate::error::Result;
 use crate::gpu::{DeviceBuffer, Recorder};
 use crate::layer::{ChannelMoves, Packs, Support};
+use crate::tensor::BlobShape;
 use crate::tensor::{CHANNEL_GATHER_MATS, GpuMat, StorageFormat, channel_gather_table};
 
 /// A chain found at layer `layers[0]`: the layers in order and, per top of the last, the
@@ -53,7 +54,7 @@ impl Extractor<'_> {
     pub(super) fn channel_chain(
         &self,
         i: usize,
-        shapes: &[(u8, [usize; 4])],
+        shapes: &[BlobShape],
         needed: &[bool],
         target: usize,
     ) -> Option<Chain> {

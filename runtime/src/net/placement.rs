@@ -7,11 +7,12 @@ use crate::OptionSet;
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, StorageFormat};
 
 impl Extractor<'_> {
     /// The shapes (`(dims, [w, h, d, c])`) of layer `l`'s inputs as they are now.
-    fn bottom_shapes(&self, l: &NetLayer) -> Vec<(u8, [usize; 4])> {
+    fn bottom_shapes(&self, l: &NetLayer) -> Vec<BlobShape> {
         l.bottoms.iter().map(|&b| self.shape_of(b)).collect()
     }
 
@@ -21,7 +22,7 @@ impl Extractor<'_> {
     /// time. So does a layer whose input would not fit one binding of the device (a 4096²
     /// photo's first blob on a device binding 128 MiB): decided before anything of it is
     /// allocated. A blob in bands is for a banded forward ([`bands`](super::bands)).
-    pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<(u8, [usize; 4])>> {
+    pub(super) fn gpu_takes(&self, l: &NetLayer) -> Option<Vec<BlobShape>> {
         if !self.fits_a_binding(l) {
             return None;
         }
@@ -78,7 +79,7 @@ impl Extractor<'_> {
     pub(super) fn gpu_layouts(
         &self,
         l: &NetLayer,
-        shapes: &[(u8, [usize; 4])],
+        shapes: &[BlobShape],
         opt: &RunOptions,
     ) -> Vec<(usize, bool)> {
         let s = l.support;
@@ -196,7 +197,7 @@ impl Extractor<'_> {
     pub(super) fn forward_gpu(
         &mut self,
         i: usize,
-        shapes: &[(u8, [usize; 4])],
+        shapes: &[BlobShape],
         rec: &mut Recorder<'_>,
         remaining: &mut [usize],
         target: usize,
@@ -267,12 +268,12 @@ impl Extractor<'_> {
 /// allow it. A small operand (a broadcast vector, a constant) then follows the feature map
 /// instead of the map being repacked for it.
 fn largest_pack(
-    shapes: &[(u8, [usize; 4])],
+    shapes: &[BlobShape],
     chosen: &[usize],
     channels: &[usize],
     packs: crate::layer::Packs,
 ) -> Option<usize> {
-    let elements = |(_, s): &(u8, [usize; 4])| s.iter().product::<usize>();
+    let elements = |(_, s): &BlobShape| s.iter().product::<usize>();
     let most = shapes.iter().map(elements).max()?;
     let pack = (shapes.iter().zip(chosen))
         .filter(|(s, _)| elements(s) == most)

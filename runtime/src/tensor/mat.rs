@@ -7,6 +7,7 @@
 use half::{bf16, f16};
 
 use crate::error::{Result, TensorError};
+use crate::tensor::BlobShape;
 
 pub use crate::tensor::elem::{ElemType, MatData};
 
@@ -240,7 +241,7 @@ impl Mat {
     }
 
     /// The dims and `[w, h, d, c]` of numpy shape `shape` (1 to 4 axes, outermost first).
-    pub fn numpy_dims(shape: &[usize]) -> Result<(u8, [usize; 4])> {
+    pub fn numpy_dims(shape: &[usize]) -> Result<BlobShape> {
         Ok(match *shape {
             [w] => (1, [w, 1, 1, 1]),
             [h, w] => (2, [w, h, 1, 1]),

@@ -27,5 +27,9 @@ pub use storage::StorageFormat;
 pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};
 
+/// A blob's shape as layers are asked about it: its dims (1 to 4) and `[w, h, d, c]` in
+/// unpacked values ([`Mat::shape`], [`GpuMat::shape`]).
+pub type BlobShape = (u8, [usize; 4]);
+
 /// Values per parallel task of a copy or gather: 128 KiB, a copy's worth waking a thread for.
 pub(crate) const COPY_GRAIN: usize = 1 << 15;

@@ -46,6 +46,7 @@ use crate::layer::shared::grain::GRAIN;
 use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, MatData};
 
 /// One elementwise function: an activation layer's math.
@@ -156,7 +157,7 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         Ok(())
     }
 
-    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
         (dims == 3).then(|| Rows::same([w, h, c]))
     }
 

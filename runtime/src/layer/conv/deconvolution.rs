@@ -35,6 +35,7 @@ use crate::layer::shared::pipelines::{DeviceSide, block_grid};
 use crate::layer::shared::view::channel_planes;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat};
 
@@ -361,7 +362,7 @@ impl Layer for Deconvolution {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         self.window.accepts(bottoms, |w, h| self.geometry(w, h))
     }
 

@@ -8,6 +8,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::layer::params::ParamDict;
 use crate::layer::shared::view::planar;
+use crate::tensor::BlobShape;
 use crate::tensor::Mat;
 
 /// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
@@ -166,7 +167,7 @@ impl Window {
     /// output `geometry` can place.
     pub(crate) fn accepts<T>(
         &self,
-        bottoms: &[(u8, [usize; 4])],
+        bottoms: &[BlobShape],
         geometry: impl Fn(usize, usize) -> Result<T>,
     ) -> bool {
         bottoms.iter().all(|&(dims, [w, h, _, c])| {

@@ -12,6 +12,7 @@ use crate::layer::shared::channel_affine::{
 };
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// A bias added per channel.
@@ -47,7 +48,7 @@ impl Layer for Bias {
     }
 
     /// The shaders' channel of a 1-D or 2-D blob is its w or h, not ncnn's single channel.
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.iter().all(|(dims, _)| *dims >= 3)
     }
 

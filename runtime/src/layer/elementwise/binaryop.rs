@@ -20,6 +20,7 @@ use crate::layer::shared::pipelines::{DeviceSide, PackPipelines, slot};
 use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::layer::shared::view::{channel_planes, dense_values};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat, MatData, Strided, contiguous_strides};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -76,9 +77,9 @@ fn view3(dims: u8, [w, h, d, c]: [usize; 4]) -> [usize; 3] {
 /// both have the same packing), w and h equal or 1 on one side, the output as large as one
 /// input; a 1-D operand only as ncnn's per-channel broadcast. 4-D operands broadcast along
 /// the rows of their 3-D view only where h and d both do (or neither).
-fn gpu_out_view(a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<[usize; 3]> {
+fn gpu_out_view(a: BlobShape, b: BlobShape) -> Option<[usize; 3]> {
     let (va, vb) = (view3(a.0, a.1), view3(b.0, b.1));
-    let slabs = |(dims, [_, h, d, _]): (u8, [usize; 4])| if dims == 4 { (h, d) } else { (1, 1) };
+    let slabs = |(dims, [_, h, d, _]): BlobShape| if dims == 4 { (h, d) } else { (1, 1) };
     let (sa, sb) = (slabs(a), slabs(b));
     if va[2] != vb[2] || (sa != sb && sa != (1, 1) && sb != (1, 1)) {
         return None;
@@ -215,7 +216,7 @@ fn operand(m: &Mat, s: [usize; 4]) -> (Cow<'_, [f32]>, [usize; 4]) {
 impl BinaryOp {
     /// The broadcast of `a` and `b` when the stretching path takes it (a buffer net, a
     /// broadcast ncnn allows).
-    fn stretched(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Option<Broadcast> {
+    fn stretched(&self, a: BlobShape, b: BlobShape) -> Option<Broadcast> {
         self.stretch.as_ref()?;
         let (a, b) = (
             Operand {
@@ -423,7 +424,7 @@ impl Layer for BinaryOp {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match bottoms {
             [_] => self.scalar.is_some(),
             [a, b] => gpu_out_view(*a, *b).is_some() || self.stretched(*a, *b).is_some(),
@@ -431,7 +432,7 @@ impl Layer for BinaryOp {
         }
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         match bottoms {
             [a, b] if gpu_out_view(*a, *b).is_none() => Some(Packs::ONE),
             _ => None,

@@ -13,6 +13,7 @@ use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::shared::view::first_input;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat, MatData};
 use rayon::prelude::*;
 
@@ -50,7 +51,7 @@ impl Layer for Eltwise {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.len() >= 2
             && bottoms.iter().all(|b| *b == bottoms[0])
             && (self.coeffs.is_empty() || self.coeffs.len() == bottoms.len())

@@ -10,6 +10,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input.
@@ -60,7 +61,7 @@ impl Layer for Scale {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match (&self.blob_gpu, bottoms) {
             // one scale per channel: w for 1-D, h for 2-D, c otherwise
             (Some(mul), [a, (1, [w, ..])]) => {

@@ -12,6 +12,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
 use std::sync::Arc;
@@ -100,7 +101,7 @@ impl Layer for Embed {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.iter().all(|(dims, _)| *dims == 1)
     }
 

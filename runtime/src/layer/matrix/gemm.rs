@@ -40,6 +40,7 @@ use crate::layer::shared::int8;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat, Strided};
 
@@ -101,7 +102,7 @@ struct GpuGemm {
 impl Gemm {
     /// The plan for inputs of `(dims, shape)` (those of A, B and C the model does not hold, in
     /// that order), or a typed error naming the shapes.
-    fn plan(&self, bottoms: &[(u8, [usize; 4])]) -> Result<Plan> {
+    fn plan(&self, bottoms: &[BlobShape]) -> Result<Plan> {
         let wanted = usize::from(!self.constant_a) + usize::from(!self.constant_b);
         let takes_c = !self.constant_c;
         if bottoms.len() < wanted || bottoms.len() > wanted + usize::from(takes_c) {
@@ -470,7 +471,7 @@ impl Layer for Gemm {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         self.plan(bottoms).is_ok()
     }
 

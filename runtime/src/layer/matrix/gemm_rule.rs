@@ -1,6 +1,8 @@
 //! Gemm's shape rules, as ncnn infers them: which blob shapes are matrix operands, and how C
 //! spreads over the output (`broadcast_type_C`).
 
+use crate::tensor::BlobShape;
+
 /// How C spreads over the output (ncnn's `broadcast_type_C`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Broadcast {
@@ -73,7 +75,7 @@ impl Broadcast {
 
 /// A blob's rows and columns as a matrix operand: 1-D one row, 2-D its rows, 3-D of height 1
 /// its channels (pnnx's `N×1×M`); `None` for other shapes.
-pub(crate) fn matrix_of((dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<(usize, usize)> {
+pub(crate) fn matrix_of((dims, [w, h, _, c]): BlobShape) -> Option<(usize, usize)> {
     match dims {
         1 => Some((1, w)),
         2 => Some((h, w)),

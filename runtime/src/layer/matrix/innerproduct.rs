@@ -25,6 +25,7 @@ use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, StorageFormat};
 
 /// How many values a blob holds when they lie in order on the device as one row of
@@ -215,7 +216,7 @@ impl Layer for InnerProduct {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match bottoms {
             [(2, [w, h, ..])] if *h > 1 && *w == self.num_input() => true,
             // one workgroup per output along y: within every device's dispatch limit
@@ -226,7 +227,7 @@ impl Layer for InnerProduct {
         }
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // the GEMV reads flat vec4 rows; the gather that flattens, the ragged 1×1
         // convolution and the GEMM of several rows read pack1
         let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());

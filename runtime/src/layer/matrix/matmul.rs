@@ -21,6 +21,7 @@ use crate::layer::shared::gpu_gemm::{self, Form, Operand, Pipelines, Sizes};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::alloc_numpy;
 use crate::layer::shared::view::{dense_values, numpy_shape};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// Batched, broadcast matrix multiplication.
@@ -42,7 +43,7 @@ struct Plan {
 
 /// A side's matrix rows and columns, batch (right-aligned as numpy aligns it: `[c, d]` for a
 /// 4-D blob, `[1, c]` for a 3-D one, whose channels meet a 4-D blob's depth) and batch axes.
-fn side((dims, [w, h, d, c]): (u8, [usize; 4])) -> (usize, usize, [usize; 2], usize) {
+fn side((dims, [w, h, d, c]): BlobShape) -> (usize, usize, [usize; 2], usize) {
     match dims {
         1 => (1, w, [1, 1], 0),
         2 => (h, w, [1, 1], 0),
@@ -53,7 +54,7 @@ fn side((dims, [w, h, d, c]): (u8, [usize; 4])) -> (usize, usize, [usize; 2], us
 
 impl MatMul {
     /// The plan for sides of `(dims, [w, h, d, c])`, or why they do not multiply.
-    fn plan(&self, a: (u8, [usize; 4]), b: (u8, [usize; 4])) -> Result<Plan, &'static str> {
+    fn plan(&self, a: BlobShape, b: BlobShape) -> Result<Plan, &'static str> {
         let ((m, k, ba, aa), (rb, cb, bb, ab)) = (side(a), side(b));
         let (a1, b1) = (a.0 == 1, b.0 == 1);
         // B's matrix as K×N (a 1-D B is one column)
@@ -96,11 +97,7 @@ impl MatMul {
 
     /// [`MatMul::plan`] for `bottoms` (CPU or GPU mats, their dims and shape by `shape`), or
     /// a typed error: not two blobs, or sides that do not multiply, naming both numpy shapes.
-    fn checked_plan<M>(
-        &self,
-        bottoms: &[M],
-        shape: impl Fn(&M) -> (u8, [usize; 4]),
-    ) -> Result<Plan> {
+    fn checked_plan<M>(&self, bottoms: &[M], shape: impl Fn(&M) -> BlobShape) -> Result<Plan> {
         let [a, b] = bottoms else {
             return Err(InputError::Count {
                 got: bottoms.len(),
@@ -184,7 +181,7 @@ impl Layer for MatMul {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         matches!(bottoms, [a, b] if self.plan(*a, *b).is_ok())
     }
 

@@ -41,6 +41,7 @@ use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyMode, StridedCopy};
 use crate::layer::shared::view::{dense_values, numpy_shape};
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::pool::Scratch;
 use crate::tensor::{GpuMat, Mat, Strided};
 
@@ -116,13 +117,13 @@ impl MultiHeadAttention {
     }
 
     /// The plan for inputs of `(dims, [w, h, d, c])`, or a typed error naming the shapes.
-    fn plan(&self, shapes: &[(u8, [usize; 4])]) -> Result<Plan> {
+    fn plan(&self, shapes: &[BlobShape]) -> Result<Plan> {
         let slots = self.slots(shapes.len()).ok_or(InputError::Count {
             got: shapes.len(),
             expected: "query [, key [, value]], then the mask with attn_mask and the cached \
                        key and value with kv_cache",
         })?;
-        let rows_of = |(dims, shape): (u8, [usize; 4]), dim: usize| {
+        let rows_of = |(dims, shape): BlobShape, dim: usize| {
             let [w, h, ..] = shape;
             if dims <= 2 && w == dim {
                 Ok(h)
@@ -379,7 +380,7 @@ impl Layer for MultiHeadAttention {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         self.embed_dim / self.num_heads <= GPU_MAX_DV && self.plan(bottoms).is_ok_and(|p| p.dst > 0)
     }
 

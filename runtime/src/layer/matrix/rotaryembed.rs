@@ -17,6 +17,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::grain::GRAIN;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::dense_values;
+use crate::tensor::BlobShape;
 use crate::tensor::GpuMat;
 use crate::tensor::Mat;
 
@@ -81,7 +82,7 @@ impl Layer for RotaryEmbed {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         three(bottoms).is_ok_and(|[(xd, x), (_, cos), (_, sin)]| {
             (2..=3).contains(xd) && cache_fits(*x, *cos) && cache_fits(*x, *sin)
         })

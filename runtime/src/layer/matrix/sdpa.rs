@@ -30,6 +30,7 @@ use crate::layer::shared::cpu_gemm::{MatMut, MatRef};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyMode, StridedCopy};
 use crate::layer::shared::view::{dense_values, numpy_shape};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Scaled dot-product attention over prepared heads.
@@ -91,7 +92,7 @@ impl Blob<'_> {
 }
 
 /// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
-fn view((_, [w, h, d, c]): (u8, [usize; 4])) -> [usize; 3] {
+fn view((_, [w, h, d, c]): BlobShape) -> [usize; 3] {
     [w, h * d, c]
 }
 
@@ -117,7 +118,7 @@ impl SDPA {
 
     /// The plan for inputs of `shapes` (as many as [`SDPA::inputs`]), or the misfit; the CPU
     /// and GPU forwards take one rule.
-    fn plan(&self, shapes: &[(u8, [usize; 4])]) -> Result<Plan, Misfit> {
+    fn plan(&self, shapes: &[BlobShape]) -> Result<Plan, Misfit> {
         let [q, k, v] = [0, 1, 2].map(|i| view(shapes[i]));
         let ([embed, src, heads], [_, cur, groups]) = (q, k);
         if k[0] != embed {
@@ -174,11 +175,7 @@ impl SDPA {
 
     /// [`SDPA::plan`] for `bottoms` (CPU or GPU mats, their dims and shape by `shape`), or a
     /// typed error: the wrong count, or the misfit naming both numpy shapes.
-    fn checked_plan<M>(
-        &self,
-        bottoms: &[M],
-        shape: impl Fn(&M) -> (u8, [usize; 4]),
-    ) -> Result<Plan> {
+    fn checked_plan<M>(&self, bottoms: &[M], shape: impl Fn(&M) -> BlobShape) -> Result<Plan> {
         let want = self.inputs();
         if bottoms.len() != want {
             return Err(InputError::Count {
@@ -192,7 +189,7 @@ impl SDPA {
             }
             .into());
         }
-        let shapes: Vec<(u8, [usize; 4])> = bottoms.iter().map(shape).collect();
+        let shapes: Vec<BlobShape> = bottoms.iter().map(shape).collect();
         self.plan(&shapes).map_err(|(a, b, why)| {
             InputError::Mismatch {
                 a: numpy_shape(shapes[a].0, shapes[a].1),
@@ -228,7 +225,7 @@ impl Layer for SDPA {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.len() == self.inputs()
             && self
                 .plan(bottoms)

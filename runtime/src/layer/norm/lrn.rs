@@ -19,6 +19,7 @@ use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{channel_planes, planar};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::pool::Scratch;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
@@ -79,7 +80,7 @@ impl Layer for Lrn {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.iter().all(|(dims, _)| *dims == 3)
     }
 

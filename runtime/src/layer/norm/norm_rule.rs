@@ -14,6 +14,7 @@ use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::alloc_numpy;
 use crate::layer::shared::view::numpy_shape;
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, MatData};
 
 /// What a normalization does to a blob of one shape.
@@ -205,7 +206,7 @@ impl<R: NormRule> Layer for NormLayer<R> {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms.iter().all(|(dims, s)| {
             self.checked_plan(&numpy_shape(*dims, *s))
                 .is_ok_and(|p| p.groups.count() > 0)

@@ -11,6 +11,7 @@ use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::shared::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 use rayon::prelude::*;
 
@@ -97,7 +98,7 @@ impl Layer for Softmax {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|&(dims, _)| positive_axis(self.axis, usize::from(dims)).is_ok())

@@ -11,6 +11,7 @@ use crate::layer::shared::groups::{self, GroupExtras, GroupOp, Groups};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::alloc_numpy;
 use crate::layer::shared::view::{numpy_shape, positive_axis_or_only};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// Running sums.
@@ -46,7 +47,7 @@ impl Layer for CumulativeSum {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, s)| self.lines(&numpy_shape(*dims, *s)).is_ok())

@@ -21,6 +21,7 @@ use crate::layer::shared::pipelines::no_partials;
 use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::shared::view::{channel_planes, kernel_fits, planar};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// A pooling layer.
@@ -173,7 +174,7 @@ impl Layer for Pooling {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match bottoms {
             [(3, [w, h, ..])] => self.global || self.adaptive || self.window(*w, *h).is_ok(),
             _ => false,
@@ -183,7 +184,7 @@ impl Layer for Pooling {
     /// A window along the rows where the padding is the params' and the tail pad's (a band
     /// starting on a stride ends the input with the same remainder); not the "same" modes,
     /// global or adaptive pooling.
-    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
         let fixed = !self.global && !self.adaptive && matches!(self.pad_mode, 0 | 1);
         let win = self.window(w, h).ok()?;
         let out = [win.out[0], win.out[1], c];

@@ -15,6 +15,7 @@ use crate::layer::shared::groups::{self, GroupExtras, GroupOp, Groups};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::alloc_numpy;
 use crate::layer::shared::view::{numpy_shape, positive_axis};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// A reduction over axes.
@@ -83,7 +84,7 @@ impl Layer for Reduction {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())

@@ -11,6 +11,7 @@ use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy, allo
 use crate::layer::shared::view::{first_input, move_channels, numpy_shape, to_space};
 use crate::layer::shared::view::{positive_axis, view_axis};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat, Strided};
 use rayon::prelude::*;
 
@@ -58,14 +59,14 @@ impl Layer for Concat {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         let Some(&(dims, _)) = bottoms.first() else {
             return false;
         };
         bottoms.iter().all(|&(d, _)| d == dims) && positive_axis(self.axis, dims.into()).is_ok()
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         let &(dims, shape) = bottoms.first()?;
         let axis = positive_axis(self.axis, dims.into()).ok()?;
         concat_axis(dims, shape, axis)
@@ -120,7 +121,7 @@ impl Layer for Concat {
         Ok(vec![top])
     }
 
-    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+    fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         // channel q of the output: input i's channel q - (the channels of the inputs before i)
         let &(dims, [w, h, d, _]) = bottoms.first()?;
         let along = dims >= 3 && positive_axis(self.axis, dims.into()).ok()? == 0;

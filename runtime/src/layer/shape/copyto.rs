@@ -11,6 +11,7 @@ use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// One blob written into another.
@@ -54,7 +55,7 @@ impl CopyTo {
 
     /// The view of the second blob's place in the first (both of `[w, h, d, c]` with their
     /// dims), checked to lie inside it.
-    fn place(&self, a: (u8, [usize; 4]), b: [usize; 4]) -> Result<Strided> {
+    fn place(&self, a: BlobShape, b: [usize; 4]) -> Result<Strided> {
         let [w, h, d, c] = a.1;
         let off = self.offsets(a.0, a.1);
         let full = [c, d, h, w];
@@ -104,7 +105,7 @@ impl Layer for CopyTo {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         two(bottoms).is_ok_and(|(a, b)| a == b || self.place(*a, b.1).is_ok())
     }
 

@@ -11,6 +11,7 @@ use crate::layer::shape::gather::{Gather, GatherMap, box_packs, gather_for, reco
 use crate::layer::shared::expression::{Extents, eval_list, inputs_read};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{numpy_shape, positive_axis};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// Crop: offsets `0=w 1=h 13=d 2=c`, sizes `3=w 4=h 14=d 5=c` (0 or -233: the rest) and end
@@ -52,7 +53,7 @@ impl Crop {
         &self,
         shape: &[usize],
         inputs: &[Extents],
-        reference: Option<(u8, [usize; 4])>,
+        reference: Option<BlobShape>,
     ) -> Result<Vec<(usize, usize)>> {
         let dims = shape.len();
         let mut roi: Vec<(usize, usize)> = shape.iter().map(|&n| (0, n)).collect();
@@ -178,7 +179,7 @@ impl Layer for Crop {
         }
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // packed where the box cuts the packed axis at whole blocks
         let (&(dims, shape), rest) = bottoms.split_first()?;
         let inputs: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();

@@ -9,6 +9,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::layer::shared::view::numpy_shape;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// A diagonal, to or from a matrix.
@@ -79,7 +80,7 @@ impl Layer for Diag {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, s)| plan(self.diagonal, &numpy_shape(*dims, *s)).is_ok())

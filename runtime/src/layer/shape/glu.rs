@@ -11,6 +11,7 @@ use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::layer::shared::view::{numpy_shape, positive_axis_or_only};
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 use rayon::prelude::*;
 
@@ -57,7 +58,7 @@ impl Layer for GLU {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())

@@ -21,6 +21,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::expression::{Extents, eval_list, inputs_read};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// Resizing by interpolation.
@@ -289,7 +290,7 @@ impl Layer for Interp {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         let extents: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();
         let Some(&(dims, [w, h, ..])) = bottoms.first() else {
             return false;
@@ -306,7 +307,7 @@ impl Layer for Interp {
     /// whole input's steps. Nearest by powers of two only, whose steps are exact (another
     /// scale's rounded step may floor a band's row to another source row); bilinear reads a
     /// row more on each side, bicubic two.
-    fn gpu_rows(&self, (dims, [w, h, _, c]): (u8, [usize; 4])) -> Option<Rows> {
+    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
         let [hs, ws] = self.scale;
         let up = hs as usize;
         let integral = hs >= 1.0 && hs == up as f32 && up <= 64;

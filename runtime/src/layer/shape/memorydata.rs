@@ -7,10 +7,11 @@ use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::weights::Weights;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// `[w, h, d, c]` and dims from ncnn's `0=w 1=h 11=d 2=c` parameters (0 = absent).
-fn shape_params(pd: &ParamDict) -> (u8, [usize; 4]) {
+fn shape_params(pd: &ParamDict) -> BlobShape {
     let g = |id, default| pd.int(id, default).max(0) as usize;
     let (w, h, d, c) = (g(0, 0), g(1, 0), g(11, 0), g(2, 0));
     let dims = if c > 0 && d > 0 {

@@ -8,6 +8,7 @@ use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::view::channels;
+use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 /// Packing: `0=out_elempack 1=use_padding 2=cast_type_from 3=cast_type_to`. Channels that do
@@ -32,7 +33,7 @@ impl Layer for Packing {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         // padding channels up is a CPU job, as is ncnn's AVX-512 layout (no GPU mat has it);
         // channels that do not divide without padding leave the blob as it is
         self.out_elempack <= 8

@@ -10,6 +10,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shape::gather::{Gather, GatherMap, gather_for, reshape_numpy};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::from_numpy_shape;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 
 /// The new numpy shape of a blob, from the layer's params.
@@ -44,7 +45,7 @@ impl<R: ShapeRule> Layer for ShapeLayer<R> {
     }
 
     /// GPU mats are 1-D to 4-D, before and after.
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, shape)| self.rule.shape(*dims, *shape).len() <= 4)

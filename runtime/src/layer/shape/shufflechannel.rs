@@ -9,6 +9,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shape::gather::{Border, Gather, GatherMap, record_shuffle};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::move_channels;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, StorageFormat, Strided};
 
 /// ShuffleChannel: `0=group`, `1=reverse`. Channels seen as `group × (c / group)` come out
@@ -80,7 +81,7 @@ impl Layer for ShuffleChannel {
         record_shuffle(rec, gather, bottom, group)
     }
 
-    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+    fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         // output channel q * group + i is input channel i * (c / group) + q
         let &[(dims, [.., c])] = bottoms else {
             return None;

@@ -14,6 +14,7 @@ use crate::layer::shape::gather::{
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{move_channels, numpy_shape, positive_axis};
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 use std::sync::Arc;
 
@@ -100,7 +101,7 @@ impl Layer for Slice {
         self.tops = count;
     }
 
-    fn gpu_packs(&self, bottoms: &[(u8, [usize; 4])]) -> Option<Packs> {
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // packed along other axes, or where every part is whole blocks of the packed one
         let [(dims, shape)] = bottoms else {
             return None;
@@ -183,7 +184,7 @@ impl Layer for Slice {
         Ok(tops)
     }
 
-    fn channel_moves(&self, bottoms: &[(u8, [usize; 4])]) -> Option<ChannelMoves> {
+    fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         let &[(dims, [.., c])] = bottoms else {
             return None;
         };

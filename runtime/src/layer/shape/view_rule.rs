@@ -10,6 +10,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::{CopyMode, StridedCopy};
 use crate::layer::shared::view::numpy_shape;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat, Strided};
 
 /// The view of a blob's values (numpy order) that a layer outputs.
@@ -44,7 +45,7 @@ impl<R: ViewRule> Layer for ViewLayer<R> {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
             .all(|(dims, shape)| self.rule.view(&numpy_shape(*dims, *shape)).is_ok())

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use crate::error::{InputError, Result};
+use crate::tensor::BlobShape;
 use crate::tensor::{Mat, MatData};
 
 /// The axis of a GPU mat's 3-D view (0 = w, 1 = h, 2 = c) that numpy axis `axis` of a
@@ -52,7 +53,7 @@ pub(crate) fn numpy_shape(dims: u8, [w, h, d, c]: [usize; 4]) -> Vec<usize> {
 }
 
 /// The dims and `[w, h, d, c]` of a numpy shape of 1 to 4 axes (outermost first).
-pub(crate) fn from_numpy_shape(np: &[usize]) -> Result<(u8, [usize; 4])> {
+pub(crate) fn from_numpy_shape(np: &[usize]) -> Result<BlobShape> {
     match *np {
         [w] => Ok((1, [w, 1, 1, 1])),
         [h, w] => Ok((2, [w, h, 1, 1])),

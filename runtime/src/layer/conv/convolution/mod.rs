@@ -41,6 +41,7 @@ use crate::layer::shared::pipelines::no_partials;
 use crate::layer::shared::view::kernel_fits;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
 
@@ -372,14 +373,14 @@ impl Layer for Convolution {
         Ok(())
     }
 
-    fn gpu_accepts(&self, bottoms: &[(u8, [usize; 4])]) -> bool {
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         self.window.accepts(bottoms, |w, h| self.geometry(w, h))
             || matches!(bottoms, [(1, [n, ..])] if self.inner_product(1, *n))
     }
 
     /// A window along the rows, where the padding is the params' ("same" padding depends on
     /// the height).
-    fn gpu_rows(&self, (dims, [w, h, _, _]): (u8, [usize; 4])) -> Option<Rows> {
+    fn gpu_rows(&self, (dims, [w, h, _, _]): BlobShape) -> Option<Rows> {
         let ([_, kh], [_, dh], [_, sh]) = self.window.taps();
         let same = matches!(self.window.pad[0], -233 | -234);
         let geo = self.geometry(w, h).ok()?;
