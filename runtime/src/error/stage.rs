@@ -173,12 +173,22 @@ pub enum SpecializeError {
     /// A zero-sized workgroup.
     #[error("local size {0:?} has a zero dimension")]
     ZeroLocalSize([u32; 3]),
-    /// An `OpSpecConstantOp` this evaluator does not implement.
-    #[error("cannot evaluate OpSpecConstantOp {0} on the host")]
-    Unsupported(String),
+    /// What the host-side rewriting (specialization, the sampler split) does not take.
+    #[error("cannot rewrite {op} on the host: {problem}")]
+    Unsupported {
+        /// The operation (its opcode's name, or the id of what it reads).
+        op: String,
+        /// What of it this evaluator does not take.
+        problem: &'static str,
+    },
     /// The module is not what its reflection says.
-    #[error("malformed SPIR-V: {0}")]
-    Malformed(String),
+    #[error("malformed SPIR-V: {what} (at {at})")]
+    Malformed {
+        /// What is wrong.
+        what: &'static str,
+        /// Where: a word offset, an operand index or an id, as `what` says.
+        at: usize,
+    },
     /// The words are not a module that can be walked.
     #[error("malformed SPIR-V: {0}")]
     Spirv(#[from] fpshader_build::spv::SpvError),

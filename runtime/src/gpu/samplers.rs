@@ -19,8 +19,15 @@ pub struct Split {
     pub samplers: Vec<(u32, u32)>,
 }
 
-fn malformed(what: &str) -> SpecializeError {
-    SpecializeError::Malformed(what.to_string())
+fn unsupported_sampler(problem: &'static str) -> SpecializeError {
+    SpecializeError::Unsupported {
+        op: "combined image-samplers".into(),
+        problem,
+    }
+}
+
+fn malformed(what: &'static str) -> SpecializeError {
+    SpecializeError::Malformed { what, at: 0 }
 }
 
 /// Splits every combined image-sampler variable of `words`; new sampler bindings start at
@@ -52,9 +59,7 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
             && w.len() >= 3
             && sampled.contains_key(&w[2])
         {
-            return Err(SpecializeError::Unsupported(
-                "arrays of combined image-samplers".into(),
-            ));
+            return Err(unsupported_sampler("an array of combined image-samplers"));
         }
     }
     // combined variables -> (sampled type, image type)
@@ -121,8 +126,8 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
             .get(&var)
             .ok_or_else(|| malformed("combined image-sampler without a binding"))?;
         if set_of.get(&var).copied().unwrap_or(0) != 0 {
-            return Err(SpecializeError::Unsupported(
-                "image-samplers outside descriptor set 0".into(),
+            return Err(unsupported_sampler(
+                "an image-sampler outside descriptor set 0",
             ));
         }
         let s = first_free + k as u32;
@@ -175,9 +180,8 @@ pub fn split(words: &[u32], first_free: u32) -> Result<Split, SpecializeError> {
                 && w.len() >= 4
                 && rewrite.contains_key(&w[3]))
         {
-            return Err(SpecializeError::Unsupported(
-                "a combined image-sampler used other than by loading it (passed to a function?)"
-                    .into(),
+            return Err(unsupported_sampler(
+                "a combined image-sampler used other than by loading it (passed to a function?)",
             ));
         } else {
             out.copy(i);

@@ -80,9 +80,10 @@ fn set_constant(
         .find(|s| s.id == id)
         .ok_or(SpecializeError::UnknownId(id))?;
     let at = sc.word_offset as usize;
-    let word = words
-        .get_mut(at)
-        .ok_or_else(|| SpecializeError::Malformed(format!("word offset {at} out of range")))?;
+    let word = words.get_mut(at).ok_or(SpecializeError::Malformed {
+        what: "a constant's word offset past the module",
+        at,
+    })?;
     if sc.ty == crate::meta::Scalar::Bool {
         // the instruction word itself: OpSpecConstantTrue or OpSpecConstantFalse
         let op = if bits != 0 {
@@ -122,7 +123,10 @@ fn patch_local_size(
             let at = *word_offset as usize;
             let slot = words
                 .get_mut(at..at + 3)
-                .ok_or_else(|| SpecializeError::Malformed("LocalSize out of range".into()))?;
+                .ok_or(SpecializeError::Malformed {
+                    what: "LocalSize's operands past the module",
+                    at,
+                })?;
             slot.copy_from_slice(&size);
             Ok(())
         }
@@ -271,9 +275,10 @@ impl Freezer {
                             out.emit(Op::Constant, &[ty, id, bits as u32]);
                         }
                         _ => {
-                            return Err(SpecializeError::Unsupported(format!(
-                                "with a non-scalar result (%{id})"
-                            )));
+                            return Err(SpecializeError::Unsupported {
+                                op: format!("%{id}"),
+                                problem: "a non-scalar result",
+                            });
                         }
                     }
                     continue;
@@ -286,28 +291,41 @@ impl Freezer {
     }
 
     fn value(&self, id: u32) -> Result<Value, SpecializeError> {
-        self.values.get(&id).copied().ok_or_else(|| {
-            SpecializeError::Unsupported(format!("operand %{id} is not a known scalar constant"))
-        })
+        self.values
+            .get(&id)
+            .copied()
+            .ok_or_else(|| SpecializeError::Unsupported {
+                op: format!("%{id}"),
+                problem: "an operand that is not a known scalar constant",
+            })
     }
 
     fn int_ty(&self, ty: u32) -> Result<(u32, bool), SpecializeError> {
         match self.types.get(&ty) {
             Some(Ty::Int { width, signed }) => Ok((*width, *signed)),
             Some(Ty::Bool) => Ok((1, false)),
-            _ => Err(SpecializeError::Unsupported(format!("on type %{ty}"))),
+            _ => Err(SpecializeError::Unsupported {
+                op: format!("%{ty}"),
+                problem: "a type other than an integer or a boolean",
+            }),
         }
     }
 
     /// Evaluates one `OpSpecConstantOp` with a scalar result; returns the result's bits.
     fn evaluate(&self, result_ty: u32, opcode: u32, args: &[u32]) -> Result<u64, SpecializeError> {
-        let op = Op::from_u32(opcode)
-            .ok_or_else(|| SpecializeError::Unsupported(format!("opcode {opcode}")))?;
-        let name = || format!("{op:?}");
+        let op = Op::from_u32(opcode).ok_or_else(|| SpecializeError::Unsupported {
+            op: opcode.to_string(),
+            problem: "an opcode SPIR-V does not have",
+        })?;
+        let unsupported = |problem| SpecializeError::Unsupported {
+            op: format!("{op:?}"),
+            problem,
+        };
         let arg = |i: usize| -> Result<Value, SpecializeError> {
-            let id = *args
-                .get(i)
-                .ok_or_else(|| SpecializeError::Malformed(format!("{op:?} lacks operand {i}")))?;
+            let id = *args.get(i).ok_or(SpecializeError::Malformed {
+                what: "an OpSpecConstantOp lacking an operand",
+                at: i,
+            })?;
             self.value(id)
         };
         let (width, _) = match self.types.get(&result_ty) {
@@ -342,19 +360,19 @@ impl Freezer {
                 let v = arg(0)?;
                 let from = match self.types.get(&v.ty) {
                     Some(Ty::Float { width }) => *width,
-                    _ => return Err(SpecializeError::Unsupported(name())),
+                    _ => return Err(unsupported("a conversion from a non-float")),
                 };
                 let x = match from {
                     64 => f64::from_bits(v.bits),
                     32 => f64::from(f32::from_bits(v.bits as u32)),
                     16 => half::f16::from_bits(v.bits as u16).to_f64(),
-                    _ => return Err(SpecializeError::Unsupported(format!("{op:?} from f{from}"))),
+                    _ => return Err(unsupported("a conversion from a float of this width")),
                 };
                 match width {
                     64 => x.to_bits(),
                     32 => u64::from((x as f32).to_bits()),
                     16 => u64::from(half::f16::from_f64(x).to_bits()),
-                    _ => return Err(SpecializeError::Unsupported(format!("{op:?} to f{width}"))),
+                    _ => return Err(unsupported("a conversion to a float of this width")),
                 }
             }
             Op::SNegate => mask(signed(arg(0)?)?.wrapping_neg() as u64),
@@ -416,20 +434,20 @@ impl Freezer {
             Op::SLessThanEqual => b(signed(arg(0)?)? <= signed(arg(1)?)?),
             Op::SGreaterThanEqual => b(signed(arg(0)?)? >= signed(arg(1)?)?),
             Op::CompositeExtract => {
-                let composite = *args
-                    .first()
-                    .ok_or_else(|| SpecializeError::Malformed(name()))?;
-                let index = *args
-                    .get(1)
-                    .ok_or_else(|| SpecializeError::Malformed(name()))?;
+                let lacking = |at| SpecializeError::Malformed {
+                    what: "a CompositeExtract lacking an operand",
+                    at,
+                };
+                let composite = *args.first().ok_or(lacking(0))?;
+                let index = *args.get(1).ok_or(lacking(1))?;
                 let part = self
                     .composites
                     .get(&composite)
                     .and_then(|parts| parts.get(index as usize))
-                    .ok_or_else(|| SpecializeError::Unsupported(name()))?;
+                    .ok_or_else(|| unsupported("an index past a known composite"))?;
                 self.value(*part)?.bits
             }
-            _ => return Err(SpecializeError::Unsupported(name())),
+            _ => return Err(unsupported("an op this evaluator does not implement")),
         };
         Ok(bits)
     }
