@@ -233,9 +233,10 @@ impl Builder {
         {
             Some(d) => d,
             None => {
-                return Err(Error::Usage(
-                    "OUT_DIR is not set: run from a build script or call Builder::out_dir".into(),
-                ));
+                return Err(Error::Usage {
+                    argument: "OUT_DIR".into(),
+                    problem: "not set: run from a build script or call Builder::out_dir",
+                });
             }
         };
 
@@ -278,11 +279,11 @@ impl Builder {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             if let Some(other) = names.insert(stem.clone(), f.clone()) {
-                return Err(Error::Usage(format!(
-                    "two shaders named `{stem}`: {} and {}",
-                    other.display(),
-                    f.display()
-                )));
+                return Err(Error::DuplicateShader {
+                    name: stem.to_string(),
+                    first: other.to_path_buf(),
+                    second: f.to_path_buf(),
+                });
             }
         }
         for name in self.per_shader.keys() {
@@ -290,9 +291,10 @@ impl Builder {
                 .iter()
                 .any(|f| f.file_name().is_some_and(|n| n == name.as_str()))
             {
-                return Err(Error::Usage(format!(
-                    "shader_options names `{name}`, which is not among the shaders"
-                )));
+                return Err(Error::Usage {
+                    argument: name.to_string(),
+                    problem: "a shader_options name that is not among the shaders",
+                });
             }
         }
 

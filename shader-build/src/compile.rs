@@ -50,8 +50,10 @@ impl Compiler {
         for d in &settings.defines {
             crate::settings::Define::new(&d.name, d.value.as_deref())?;
         }
-        let inner = shaderc::Compiler::new()
-            .map_err(|e| Error::Internal(format!("cannot create compiler: {e}")))?;
+        let inner = shaderc::Compiler::new().map_err(|e| Error::Internal {
+            what: "creating a compiler",
+            message: e.to_string(),
+        })?;
         Ok(Compiler {
             inner,
             settings,
@@ -172,8 +174,10 @@ impl Compiler {
     }
 
     fn options<'a>(&self, includes: &'a IncludeResolver) -> Result<shaderc::CompileOptions<'a>> {
-        let mut o = shaderc::CompileOptions::new()
-            .map_err(|e| Error::Internal(format!("cannot create compile options: {e}")))?;
+        let mut o = shaderc::CompileOptions::new().map_err(|e| Error::Internal {
+            what: "creating compile options",
+            message: e.to_string(),
+        })?;
         o.set_source_language(shaderc::SourceLanguage::GLSL);
         let env = match self.settings.target_env {
             TargetEnv::Vulkan1_0 => shaderc::EnvVersion::Vulkan1_0,
@@ -337,7 +341,12 @@ impl<'s> IncludeResolver<'s> {
     fn into_error(self, err: shaderc::Error, set: OptionSet) -> Error {
         let text = match err {
             shaderc::Error::CompilationError(_, text) => text,
-            other => return Error::Internal(other.to_string()),
+            other => {
+                return Error::Internal {
+                    what: "compiling",
+                    message: other.to_string(),
+                };
+            }
         };
         let diagnostics = parse_diagnostics(&text);
         let include_site = |from: &str| {
@@ -365,7 +374,10 @@ impl<'s> IncludeResolver<'s> {
                 chain,
             },
             Some(IncludeFailure::Bad(e)) => e,
-            None if diagnostics.is_empty() => Error::Internal(text),
+            None if diagnostics.is_empty() => Error::Internal {
+                what: "compiling (no diagnostics it locates)",
+                message: text,
+            },
             None => Error::Glsl {
                 variant: set.name(),
                 diagnostics: Diagnostics(diagnostics),

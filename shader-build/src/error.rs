@@ -117,8 +117,39 @@ pub enum Error {
         diagnostics: Diagnostics,
     },
     /// Bad command-line or API arguments (a malformed `-D`, an unknown target env, …).
-    #[error("{0}")]
-    Usage(String),
+    #[error("`{argument}`: {problem}")]
+    Usage {
+        /// The argument as given.
+        argument: String,
+        /// What is wrong with it, and what is taken.
+        problem: &'static str,
+    },
+    /// A target env name that does not exist.
+    #[error("unknown target env `{name}`; valid: {}", valid.join(", "))]
+    UnknownTargetEnv {
+        /// The name given.
+        name: String,
+        /// The names there are.
+        valid: Vec<&'static str>,
+    },
+    /// Two shaders of one build with the same name (their file stem).
+    #[error("two shaders named `{name}`: {} and {}", first.display(), second.display())]
+    DuplicateShader {
+        /// The name.
+        name: String,
+        /// One file.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+    },
+    /// A reflection, manifest, scenario or dump that JSON could not hold.
+    #[error("cannot write {what} as JSON: {source}")]
+    Json {
+        /// What was written.
+        what: &'static str,
+        /// serde_json's error.
+        source: std::sync::Arc<serde_json::Error>,
+    },
     /// SPIR-V that cannot be reflected.
     #[error(transparent)]
     Reflect(#[from] crate::reflect::ReflectError),
@@ -126,8 +157,13 @@ pub enum Error {
     #[error(transparent)]
     Vgf(#[from] crate::vgf::VgfError),
     /// shaderc failed internally (initialization, or a failure it does not attribute to the source).
-    #[error("shaderc: {0}")]
-    Internal(String),
+    #[error("shaderc: {what}: {message}")]
+    Internal {
+        /// What was asked of it.
+        what: &'static str,
+        /// What it said.
+        message: String,
+    },
 }
 
 impl Error {

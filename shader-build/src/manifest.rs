@@ -74,8 +74,10 @@ impl Manifest {
             optimization: settings.optimization.flag().to_string(),
             variants,
         };
-        let json = serde_json::to_string_pretty(&manifest)
-            .map_err(|e| Error::Internal(format!("cannot serialize manifest: {e}")))?;
+        let json = serde_json::to_string_pretty(&manifest).map_err(|e| Error::Json {
+            what: "the manifest",
+            source: std::sync::Arc::new(e),
+        })?;
         let path = dir.join("manifest.json");
         std::fs::write(&path, json + "\n").map_err(io(&path))?;
         Ok(manifest)

@@ -64,12 +64,9 @@ impl FromStr for TargetEnv {
         TargetEnv::ALL
             .into_iter()
             .find(|t| t.name() == s)
-            .ok_or_else(|| {
-                let valid: Vec<_> = TargetEnv::ALL.iter().map(|t| t.name()).collect();
-                Error::Usage(format!(
-                    "unknown target env `{s}`; valid: {}",
-                    valid.join(", ")
-                ))
+            .ok_or_else(|| Error::UnknownTargetEnv {
+                name: s.to_string(),
+                valid: TargetEnv::ALL.iter().map(|t| t.name()).collect(),
             })
     }
 }
@@ -108,9 +105,10 @@ impl FromStr for Optimization {
             "0" | "zero" | "none" => Ok(Optimization::Zero),
             "s" | "size" => Ok(Optimization::Size),
             "" | "performance" | "speed" => Ok(Optimization::Performance),
-            _ => Err(Error::Usage(format!(
-                "unknown optimization level `{s}`; valid: 0, s, performance"
-            ))),
+            _ => Err(Error::Usage {
+                argument: s.to_string(),
+                problem: "not an optimization level (0, s, performance)",
+            }),
         }
     }
 }
@@ -132,14 +130,16 @@ impl Define {
             .enumerate()
             .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
         if name.is_empty() || !valid_name {
-            return Err(Error::Usage(format!(
-                "invalid define `{name}`: expected NAME or NAME=VALUE with NAME an identifier"
-            )));
+            return Err(Error::Usage {
+                argument: name.to_string(),
+                problem: "a define: expected NAME or NAME=VALUE with NAME an identifier",
+            });
         }
         if value.is_some_and(|v| v.contains(['\0', '\n'])) {
-            return Err(Error::Usage(format!(
-                "invalid define `{name}`: value contains a newline or NUL"
-            )));
+            return Err(Error::Usage {
+                argument: name.to_string(),
+                problem: "a define whose value holds a newline or NUL",
+            });
         }
         Ok(Define {
             name: name.to_string(),

@@ -219,7 +219,7 @@ fn bad_bytes_are_typed() {
 #[test]
 fn malformed_define_is_typed() {
     let err = Compiler::new(Settings::default().define("1BAD", None)).unwrap_err();
-    assert!(matches!(err, Error::Usage(_)), "{err:?}");
+    assert!(matches!(err, Error::Usage { .. }), "{err:?}");
     assert!("A=b".parse::<fpshader_build::Define>().is_ok());
     assert!("=b".parse::<fpshader_build::Define>().is_err());
 }

@@ -232,14 +232,14 @@ fn ncnn_style_shader_reflects_psc_and_names() {
 
 #[test]
 fn malformed_input_is_an_error() {
-    assert!(matches!(reflect(&[]), Err(ReflectError::NotSpirv(_))));
+    assert!(matches!(reflect(&[]), Err(ReflectError::NotSpirv { .. })));
     assert!(matches!(
         reflect(&[1, 2, 3, 4, 5]),
         Err(ReflectError::BadMagic(1))
     ));
     assert!(matches!(
         reflect_bytes(&[1, 2, 3]),
-        Err(ReflectError::NotSpirv(_))
+        Err(ReflectError::NotSpirv { .. })
     ));
     let words = compile(TargetEnv::Vulkan1_1, HAND_WRITTEN);
     let mut zero = words.clone();

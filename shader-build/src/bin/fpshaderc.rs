@@ -239,7 +239,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             let reflection = reflect::reflect(&words)?;
             if json {
                 let text = serde_json::to_string_pretty(&reflection)
-                    .map_err(|e| Error::Internal(format!("cannot serialize reflection: {e}")))?;
+                    .map_err(|e| json_error("a reflection", e))?;
                 Ok(text + "\n")
             } else {
                 Ok(describe_reflection(&reflection))
@@ -343,8 +343,10 @@ fn run(cli: Cli) -> Result<String, Error> {
             let graph = if input.extension().is_some_and(|e| e == "tosa") {
                 vgf::tosa::flatbuffer::parse(&name, &bytes).map_err(|e| Error::Vgf(e.into()))?
             } else {
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| Error::Usage(format!("{name}: not UTF-8 MLIR text")))?;
+                let text = String::from_utf8(bytes).map_err(|_| Error::Usage {
+                    argument: name.clone(),
+                    problem: "not UTF-8 MLIR text",
+                })?;
                 vgf::tosa::mlir::parse(&name, &text).map_err(|e| Error::Vgf(e.into()))?
             };
             let compiler = Compiler::new(common.settings()?)?;
@@ -368,7 +370,7 @@ fn run(cli: Cli) -> Result<String, Error> {
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                 let json = vgf::scenario::scenario(&model, &relative);
                 let text = serde_json::to_string_pretty(&json)
-                    .map_err(|e| Error::Internal(format!("cannot serialize the scenario: {e}")))?;
+                    .map_err(|e| json_error("the scenario", e))?;
                 write_file(&path, text.as_bytes())?;
             }
             eprintln!(
@@ -400,7 +402,7 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
 fn vgf_dump(file: &std::path::Path, rewrite: Option<&std::path::Path>) -> Result<String, Error> {
     let mut model = vgf::read(&read_file(file)?).map_err(|e| Error::Vgf(e.into()))?;
     let text = serde_json::to_string_pretty(&vgf::file::dump::dump(&model))
-        .map_err(|e| Error::Internal(format!("cannot serialize the dump: {e}")))?;
+        .map_err(|e| json_error("the dump", e))?;
     if let Some(out) = rewrite {
         model.version = vgf::FormatVersion::V0_4_3;
         write_file(out, &vgf::write(&model))?;
@@ -446,4 +448,12 @@ fn describe_reflection(r: &Reflection) -> String {
     }
     writeln!(out, "features: {}", r.features).ok();
     out
+}
+
+/// `what` that serde_json could not write.
+fn json_error(what: &'static str, e: serde_json::Error) -> Error {
+    Error::Json {
+        what,
+        source: std::sync::Arc::new(e),
+    }
 }

@@ -23,8 +23,15 @@ use crate::meta::{ImageDim, Reflection, Scalar};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReflectError {
     /// Fewer than the five header words, or a byte length that is not a multiple of four.
-    #[error("not SPIR-V: {0}")]
-    NotSpirv(String),
+    #[error("not SPIR-V: {len} {unit}, not {expected}")]
+    NotSpirv {
+        /// The length given.
+        len: usize,
+        /// Its unit (`bytes` or `words`).
+        unit: &'static str,
+        /// What SPIR-V has.
+        expected: &'static str,
+    },
     /// The first word is not the SPIR-V magic number.
     #[error("not SPIR-V: bad magic number {0:#010x}")]
     BadMagic(u32),
@@ -45,11 +52,10 @@ use crate::spv::MAGIC;
 
 /// Reflects SPIR-V given as bytes (either byte order).
 pub fn reflect_bytes(bytes: &[u8]) -> Result<Reflection, ReflectError> {
-    let le = crate::meta::le_words(bytes).ok_or_else(|| {
-        ReflectError::NotSpirv(format!(
-            "{} bytes is not a whole number of words",
-            bytes.len()
-        ))
+    let le = crate::meta::le_words(bytes).ok_or(ReflectError::NotSpirv {
+        len: bytes.len(),
+        unit: "bytes",
+        expected: "a whole number of 4-byte words",
     })?;
     if le.first() == Some(&MAGIC.swap_bytes()) {
         let be: Vec<u32> = le.iter().map(|w| w.swap_bytes()).collect();
@@ -221,7 +227,11 @@ impl From<crate::spv::SpvError> for ReflectError {
     fn from(e: crate::spv::SpvError) -> Self {
         use crate::spv::SpvError;
         match e {
-            SpvError::Short { .. } => ReflectError::NotSpirv(e.to_string()),
+            SpvError::Short { len } => ReflectError::NotSpirv {
+                len,
+                unit: "words",
+                expected: "the five words of a header at least",
+            },
             SpvError::BadMagic(m) => ReflectError::BadMagic(m),
             _ => ReflectError::Malformed {
                 word: e.word(),

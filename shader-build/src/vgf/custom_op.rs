@@ -385,7 +385,7 @@ fn sampler(
 pub enum FromShaderError {
     /// The SPIR-V does not reflect.
     #[error("the shader does not reflect: {0}")]
-    Reflect(String),
+    Reflect(#[from] crate::reflect::ReflectError),
     /// The shader declares no local size (`layout(local_size_x = …) in;`).
     #[error("the shader declares no local size")]
     NoLocalSize,
@@ -411,9 +411,8 @@ pub enum FromShaderError {
 /// `VK_FORMAT_R16_SFLOAT`, …).
 pub fn implementation_attrs(spirv: &[u32]) -> Result<String, FromShaderError> {
     use crate::meta::{Access, DescriptorKind, Scalar};
-    let r = crate::reflect::reflect(spirv).map_err(|e| FromShaderError::Reflect(e.to_string()))?;
-    let scalars = crate::reflect::buffer_scalars(spirv)
-        .map_err(|e| FromShaderError::Reflect(e.to_string()))?;
+    let r = crate::reflect::reflect(spirv)?;
+    let scalars = crate::reflect::buffer_scalars(spirv)?;
     let size = r
         .local_size
         .default_size()
