@@ -29,7 +29,19 @@ pub enum TensorRewriteError {
     },
     /// Something this rewrite does not take.
     #[error("{0}")]
-    Unsupported(String),
+    Unsupported(&'static str),
+    /// Tensor elements whose width is not whole bytes.
+    #[error("tensor elements of {bits} bits")]
+    ElementBits {
+        /// The width.
+        bits: u32,
+    },
+    /// A tensor shape or stride past what a 32-bit constant holds.
+    #[error("tensor shape {shape:?} is too large")]
+    ShapeTooLarge {
+        /// The shape.
+        shape: Vec<i64>,
+    },
 }
 
 const TENSORS_ARM: u32 = 4174;
@@ -73,7 +85,7 @@ pub fn rewrite(
 ) -> Result<Option<Vec<u32>>, TensorRewriteError> {
     let module = spv::Module::new(words)?;
     let insts = module.parse()?;
-    let unsupported = |s: String| TensorRewriteError::Unsupported(s);
+    let unsupported = TensorRewriteError::Unsupported;
 
     // what the module declares
     let mut tensor_types: HashMap<u32, u32> = HashMap::new();
@@ -91,9 +103,7 @@ pub fn rewrite(
         match (inst.opcode, inst.op()) {
             (OP_TYPE_TENSOR, _) => {
                 let &[id, element, ..] = o else {
-                    return Err(unsupported(
-                        "OpTypeTensorARM without an element type".into(),
-                    ));
+                    return Err(unsupported("OpTypeTensorARM without an element type"));
                 };
                 tensor_types.insert(id, element);
             }
@@ -123,7 +133,7 @@ pub fn rewrite(
                     .get(&o[2])
                     .is_some_and(|e| tensor_types.contains_key(e))
                 {
-                    return Err(unsupported("arrays of tensors are not supported".into()));
+                    return Err(unsupported("arrays of tensors are not supported"));
                 }
             }
             (_, Some(Op::Constant)) if o.len() >= 3 => {
@@ -164,7 +174,7 @@ pub fn rewrite(
     for (&ty, &element) in &tensor_types {
         let width = widths.get(&element).copied().unwrap_or(32);
         if width % 8 != 0 {
-            return Err(unsupported(format!("tensor elements of {width} bits")));
+            return Err(TensorRewriteError::ElementBits { bits: width });
         }
         buffers.insert(
             ty,
@@ -255,8 +265,8 @@ pub fn rewrite(
                         let mut stride = 1i64;
                         for d in (0..v.shape.len()).rev() {
                             let word = |x: i64| {
-                                u32::try_from(x).map_err(|_| {
-                                    unsupported(format!("tensor shape {:?} is too large", v.shape))
+                                u32::try_from(x).map_err(|_| TensorRewriteError::ShapeTooLarge {
+                                    shape: v.shape.clone(),
                                 })
                             };
                             ed.emit(Op::Constant, &[uint_id, v.strides[d], word(stride)?]);
@@ -281,9 +291,7 @@ pub fn rewrite(
             }
             (_, Some(Op::Variable)) if o.len() >= 3 && vars.contains_key(&o[1]) => {
                 if o[2] != STORAGE_UNIFORM_CONSTANT {
-                    return Err(unsupported(
-                        "a tensor variable outside UniformConstant".into(),
-                    ));
+                    return Err(unsupported("a tensor variable outside UniformConstant"));
                 }
                 let mut w = o.to_vec();
                 w[2] = STORAGE_STORAGE_BUFFER;
@@ -300,17 +308,16 @@ pub fn rewrite(
                     (o.first(), o.get(1))
                 };
                 let (Some(tensor), Some(&coords)) = (tensor, coords) else {
-                    return Err(unsupported("a tensor access without its operands".into()));
+                    return Err(unsupported("a tensor access without its operands"));
                 };
                 let var = *loaded
                     .get(tensor)
-                    .ok_or_else(|| unsupported("a tensor that is not a loaded variable".into()))?;
+                    .ok_or_else(|| unsupported("a tensor that is not a loaded variable"))?;
                 let v = &vars[&var];
                 let b = &buffers[&v.ty];
                 if read && o[0] != b.element {
                     return Err(unsupported(
-                        "a tensor read of several elements (only one element a read is taken)"
-                            .into(),
+                        "a tensor read of several elements (only one element a read is taken)",
                     ));
                 }
                 // the row-major index of the coordinates
@@ -374,29 +381,25 @@ pub fn rewrite(
                 } else {
                     let &object = o
                         .get(2)
-                        .ok_or_else(|| unsupported("a tensor write without its value".into()))?;
+                        .ok_or_else(|| unsupported("a tensor write without its value"))?;
                     ed.emit(Op::Store, &[at, object]);
                 }
             }
             (OP_TENSOR_QUERY_SIZE, _) => {
                 let &[ty, result, tensor, dim, ..] = o else {
-                    return Err(unsupported(
-                        "OpTensorQuerySizeARM without its operands".into(),
-                    ));
+                    return Err(unsupported("OpTensorQuerySizeARM without its operands"));
                 };
                 let var = *loaded
                     .get(&tensor)
-                    .ok_or_else(|| unsupported("a tensor that is not a loaded variable".into()))?;
+                    .ok_or_else(|| unsupported("a tensor that is not a loaded variable"))?;
                 let v = &vars[&var];
                 let d = constants
                     .get(&dim)
                     .map(|&d| d as usize)
                     .filter(|&d| d < v.sizes.len())
-                    .ok_or_else(|| {
-                        unsupported("a tensor size query of no constant dimension".into())
-                    })?;
+                    .ok_or_else(|| unsupported("a tensor size query of no constant dimension"))?;
                 if ty != uint_id {
-                    return Err(unsupported("a tensor size query not of uint".into()));
+                    return Err(unsupported("a tensor size query not of uint"));
                 }
                 ed.emit(Op::CopyObject, &[ty, result, v.sizes[d]]);
             }
