@@ -99,6 +99,22 @@ pub enum Error {
         /// Why.
         problem: String,
     },
+    /// A graph segment of a VGF file whose SPIR-V graph does not read.
+    #[error("VGF {what}: {source}")]
+    VgfGraph {
+        /// The segment.
+        what: String,
+        /// What the reader found.
+        source: fpshader_build::vgf::tosa::spirv::SpirvGraphError,
+    },
+    /// A graph segment's operation that has no compute lowering.
+    #[error("VGF {what}: {source}")]
+    VgfLower {
+        /// The segment.
+        what: String,
+        /// The lowering's error (the op, where, and why).
+        source: fpshader_build::vgf::lower::LowerError,
+    },
     /// A blob name the net does not have, an input that was not given, a net without a model.
     #[error(transparent)]
     Blob(#[from] BlobError),

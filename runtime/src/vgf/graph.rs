@@ -13,7 +13,7 @@ use fpshader_build::vgf::{Segment, Vgf};
 
 use super::glsl::compile;
 use super::{Slot, Step, problem};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::{Context, DeviceBuffer, Pipeline};
 
 /// Pipelines of lowered ops, by their GLSL: ops of one shape share one.
@@ -31,7 +31,10 @@ pub(super) fn steps(
     cache: &mut PipelineCache,
 ) -> Result<Vec<Step>> {
     let what = format!("segment `{}`", segment.name);
-    let module = spirv::read(words, entry_point).map_err(|e| problem(&what, e.to_string()))?;
+    let module = spirv::read(words, entry_point).map_err(|source| Error::VgfGraph {
+        what: what.clone(),
+        source,
+    })?;
     let g = &with_copies(module.graph.clone());
     // (set, binding) → resource, from the segment's descriptor sets
     let mut resource_at = HashMap::new();
@@ -63,7 +66,10 @@ pub(super) fn steps(
         if op.kind() == "const" {
             continue;
         }
-        let lowered = lower::lower(g, op).map_err(|e| problem(&what, e.to_string()))?;
+        let lowered = lower::lower(g, op).map_err(|source| Error::VgfLower {
+            what: what.clone(),
+            source,
+        })?;
         let Lowered {
             glsl,
             operands,
