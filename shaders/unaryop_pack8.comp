@@ -1,6 +1,5 @@
-// The activation layers' functions (include/unary_op.comp) elementwise on a pack8 blob of
-// w x h x c elements; shapes come from specialization constants when non-zero, else from push
-// constants (psc).
+// The activation layers' functions elementwise on a pack8 blob; the body is
+// include/unaryop_body.comp.
 #version 450
 
 #if NCNN_fp16_storage
@@ -10,17 +9,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16: require
 #endif
 
-layout (constant_id = 0) const int op_type = 0;
-layout (constant_id = 1) const float param_0 = 0;
-layout (constant_id = 2) const float param_1 = 0;
-layout (constant_id = 3) const float param_2 = 0;
-
-#define shape_constant_id_offset 4
-layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
-layout (constant_id = shape_constant_id_offset + 1) const int h = 0;
-layout (constant_id = shape_constant_id_offset + 2) const int c = 0;
-layout (constant_id = shape_constant_id_offset + 3) const int cstep = 0;
-
 #if NCNN_image_shader
 layout (binding = 0) uniform unfp sampler3D bottom_blob;
 layout (binding = 1, imfmtc4) writeonly uniform unfp image3D top_blob;
@@ -29,38 +17,10 @@ layout (binding = 0) readonly buffer bottom_blob { sfpvec8 bottom_blob_data[]; }
 layout (binding = 1) writeonly buffer top_blob { sfpvec8 top_blob_data[]; };
 #endif
 
-layout (push_constant) uniform parameter
-{
-    int w;
-    int h;
-    int c;
-    int cstep;
-} p;
-
-#include "unary_op.comp"
-
-void main()
-{
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
-
-    if (gx >= psc(w) || gy >= psc(h) || gz >= psc(c))
-        return;
-
-#if NCNN_image_shader
-    afpvec8 v = image3d_ld8(bottom_blob, ivec3(gx, gy, gz));
-#else
-    const int gi = gz * psc(cstep) + gy * psc(w) + gx;
-    afpvec8 v = buffer_ld8(bottom_blob_data, gi);
-#endif
-
-    v[0] = unary_op(v[0]);
-    v[1] = unary_op(v[1]);
-
-#if NCNN_image_shader
-    image3d_st8(top_blob, ivec3(gx, gy, gz), v);
-#else
-    buffer_st8(top_blob_data, gi, v);
-#endif
-}
+#define afp_t afpvec8
+#define LOAD_IMAGE(p) image3d_ld8(bottom_blob, p)
+#define LOAD_BUFFER(i) buffer_ld8(bottom_blob_data, i)
+#define APPLY(v) v[0] = unary_op(v[0]); v[1] = unary_op(v[1])
+#define STORE_IMAGE(p, v) image3d_st8(top_blob, p, v)
+#define STORE_BUFFER(i, v) buffer_st8(top_blob_data, i, v)
+#include "unaryop_body.comp"
