@@ -1,12 +1,7 @@
 // Binary operation with broadcast on pack1 blobs, ops 0 to 18 (include/binary_op_scalar.comp); the body is include/binaryop_body.comp.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 #if NCNN_image_shader
 layout (binding = 0) uniform unfp sampler3D a_blob;

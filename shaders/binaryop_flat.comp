@@ -2,12 +2,7 @@
 // per invocation (include/flat.comp); b_scalar != 0: b is one flat element of the scalar.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (constant_id = 0) const int op_type = 0;
 layout (constant_id = 1) const int b_scalar = 0;

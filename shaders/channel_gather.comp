@@ -8,12 +8,7 @@
 // packed channels, z over the outputs.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (binding = 0) readonly buffer in0_blob { sfp in0_data[]; };
 layout (binding = 1) readonly buffer in1_blob { sfp in1_data[]; };

@@ -3,12 +3,7 @@
 // Weights as ncnn stores them: [outc][c / group][kernel_h][kernel_w].
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 #include "convolution_head.comp"
 

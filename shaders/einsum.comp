@@ -9,12 +9,7 @@
 // Dispatch: global [a row of up to 65535 workgroups, rows, 1] over n_out.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (local_size_x = 64) in;
 

@@ -15,12 +15,7 @@
 // Dispatch: global [ceil(N / TILE) * 256, ceil(M / TILE), batches].
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 #include "vulkan_activation.comp"
 

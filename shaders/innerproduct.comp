@@ -6,12 +6,7 @@
 // fp32 and reduce in shared memory. Buffers only: the layer keeps image nets on the CPU.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 #include "vulkan_activation.comp"
 

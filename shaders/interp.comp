@@ -4,12 +4,7 @@
 // borders). Reads are clamped into the image, where ncnn would read outside a 1-wide one.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 // 1 nearest, 2 bilinear, 3 bicubic
 layout (constant_id = 0) const int resize_type = 1;

@@ -3,12 +3,7 @@
 // local_size x local_size window around (region 1, n = local_size^2), zeros outside.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (constant_id = 0) const int region_type = 0;
 layout (constant_id = 1) const int local_size = 5;

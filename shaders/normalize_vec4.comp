@@ -18,11 +18,6 @@
 
 #extension GL_EXT_control_flow_attributes: require
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 #include "normalize_vec4_body.comp"

@@ -22,12 +22,7 @@
 //   the side buffer (the int8 Gemm's operands; other modes bind any buffer there).
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (constant_id = 0) const int mode = 0;
 layout (constant_id = 1) const int op = 0;

@@ -16,12 +16,7 @@
 // Dispatch: global [64, ceil(src / ROWS), heads].
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (constant_id = 0) const int attn_mask = 0;
 

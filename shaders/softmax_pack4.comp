@@ -1,12 +1,7 @@
 // Softmax along one axis, in place, pack4 buffer blobs; the body is include/softmax_body.comp.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#if NCNN_fp16_arithmetic
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#endif
+#include "fp16_extensions.comp"
 
 layout (binding = 0) buffer blob { sfpvec4 blob_data[]; };
 
