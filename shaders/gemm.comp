@@ -44,33 +44,7 @@ layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
 layout (binding = 4) readonly buffer a_descale_blob { float a_descale_data[]; };
 layout (binding = 5) readonly buffer b_descale_blob { float b_descale_data[]; };
 
-layout (push_constant) uniform parameter
-{
-    int m;
-    int n;
-    int k;
-    int a_rs;
-    int b_rs;
-    int c_rs;
-    int out_rs;
-    int a_cstep;
-    int b_cstep;
-    int out_cstep;
-    // C's broadcast, from its shape where C is an input (-1: none)
-    int c_type;
-    // batches in groups of `inner` (a 4-D blob's depth within its channels): the groups
-    // `*_ostep` apart
-    int inner;
-    int a_ostep;
-    int b_ostep;
-    int out_ostep;
-} p;
-
-// where batch matrix z starts, `step` apart within a group of p.inner, `ostep` between groups
-int batch_at(int z, int step, int ostep)
-{
-    return (z / p.inner) * ostep + (z % p.inner) * step;
-}
+#include "gemm_params.comp"
 
 shared float sa[DEPTH][TILE];
 shared float sb[DEPTH][TILE];
