@@ -126,27 +126,8 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int
 
 void main()
 {
-    const int tid = int(gl_LocalInvocationID.x);
-    // unsplit and unbatched, z is free: past 65535 tiles of positions (the workgroups a grid
-    // dimension may have: a 2048 × 2048 output's 64-position tiles) the grid goes on along z
-    const bool folds = splits == 1 && batched == 0;
-    const int n_tile = int(gl_WorkGroupID.x) + (folds ? int(gl_WorkGroupID.z * gl_NumWorkGroups.x) : 0);
-    const int n0 = n_tile * TILE_N;
-    const int m0 = int(gl_WorkGroupID.y) * TILE_MB;
-    const int slice = folds || batched == 1 ? 0 : int(gl_WorkGroupID.z);
-    if (batched == 1)
-    {
-        const int b = int(gl_WorkGroupID.z);
-        in_base = b * psc(c) * psc(cstep);
-        out_base = b * psc(outc) * psc(outcstep);
-        w_base = b * psc(c) * kernel_w * kernel_h * psc(outc) * 4;
-    }
-
-    const int N = psc(outw) * psc(outh);
-    // a folded grid's last tiles lie past the positions: the whole workgroup leaves
-    if (n0 >= N)
-        return;
-    const int M = psc(outc);
+#define TILE_ROWS TILE_MB
+#include "convolution_gemm_tile.comp"
     const int K = psc(c) * kernel_w * kernel_h;
     const int per_slice = (K + splits - 1) / splits;
     const int k_begin = slice * per_slice;

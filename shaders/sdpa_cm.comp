@@ -54,29 +54,7 @@ layout (binding = 2) readonly buffer v_blob { uvec4 v_data[]; };
 layout (binding = 3) readonly buffer mask_blob { sfp mask_data[]; };
 layout (binding = 4) writeonly buffer out_blob { sfp out_data[]; };
 
-layout (push_constant) uniform parameter
-{
-    int embed;
-    int src;
-    int dst;
-    int dv;
-    int per_group;
-    int q_cstep;
-    int k_cstep;
-    int v_cstep;
-    int mask_cstep;
-    int mask_channels;
-    int out_cstep;
-    float scale;
-    int q_rs;
-    int k_rs;
-    int v_rs;
-    int out_rs;
-    // where head 0 of Q, K and V starts (their parts of one row of stacked projections)
-    int q_offset;
-    int k_offset;
-    int v_offset;
-} p;
+#include "sdpa_params.comp"
 
 // 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8
 #define STAGE 576
