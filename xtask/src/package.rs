@@ -106,6 +106,7 @@ pub fn check(cold: bool) -> Result<(), String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
+    forget_unpacked_sources(&target)?;
     let mut args = vec!["package", "--allow-dirty"];
     for c in CRATES {
         args.extend(["-p", c]);
@@ -135,6 +136,67 @@ pub fn check(cold: bool) -> Result<(), String> {
     let result = consumer(&dir, &packaged, &target, cold);
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// `cargo package` verifies each crate against the others through a local registry of the
+/// packaged crates, which cargo unpacks under `$CARGO_HOME/registry/src/` once and never again
+/// for the same name and version, and whose builds in the shared `target` it takes as fresh
+/// for the same version: an earlier run's sources and builds would stand in for this run's (a
+/// file moved since then is missing, and the verification fails on the stale build, or passes
+/// on it). Both go first: the unpacked sources, and the fingerprints of builds from them.
+fn forget_unpacked_sources(target: &Path) -> Result<(), String> {
+    forget_registry_builds(target)?;
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        for c in CRATES {
+            let dir = registry.path().join(format!("{c}-{}", version()));
+            if dir.is_dir() {
+                std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the fingerprints of `target`'s builds of the published crates from registry
+/// sources (their dep-info names files under `registry/src/`), so that cargo builds them again.
+fn forget_registry_builds(target: &Path) -> Result<(), String> {
+    let Ok(profiles) = std::fs::read_dir(target) else {
+        return Ok(());
+    };
+    for profile in profiles.flatten() {
+        let Ok(deps) = std::fs::read_dir(profile.path().join("deps")) else {
+            continue;
+        };
+        for dep in deps.flatten() {
+            let name = dep.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".d") else {
+                continue;
+            };
+            let Some((krate, hash)) = stem.rsplit_once('-') else {
+                continue;
+            };
+            let krate = krate.replace('_', "-");
+            let ours = CRATES.contains(&krate.as_str());
+            let from_registry = ours
+                && std::fs::read_to_string(dep.path()).is_ok_and(|d| d.contains("/registry/src/"));
+            if from_registry {
+                let fingerprint =
+                    (profile.path().join(".fingerprint")).join(format!("{krate}-{hash}"));
+                if fingerprint.is_dir() {
+                    std::fs::remove_dir_all(&fingerprint)
+                        .map_err(|e| format!("{}: {e}", fingerprint.display()))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn version() -> &'static str {
