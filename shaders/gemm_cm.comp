@@ -17,7 +17,7 @@
 // a load, so that all of them are in flight at once (see DEFINE_FETCH for what a load past
 // the operand reads). Each accumulator goes through a 1 KiB scratch of its subgroup
 // to be written with C and alpha.
-// Shape chosen with examples/gemm_tile.rs on an H100 (4096³, aligned loads): 4 subgroups of
+// Shape chosen with bench/gemm_tile.rs on an H100 (4096³, aligned loads): 4 subgroups of
 // 64 × 64 and 64 steps a stage 0.57 ms, against 0.90 for 8 subgroups of 64 × 32 (more
 // fragment loads per multiply-add), 0.60 for 32 steps, 0.60 for 128 × 256 tiles; two stages
 // of 32 in shared memory (one barrier a stage) were slower at 0.86-0.91 whatever the fences.

@@ -3,7 +3,7 @@
 // stored K × N), fp32 sums; M, N, K multiples of the tile and of DEPTH, every load one aligned
 // 16-byte group. SGM × SGN subgroups of 32, each FM × FN 16 × 16 accumulators; DEPTH steps
 // per stage, STAGES shared-memory stages (2: loads of stage s + 1 go to registers while stage
-// s is multiplied, one barrier per stage). examples/gemm_tile.rs times it.
+// s is multiplied, one barrier per stage). bench/gemm_tile.rs times it.
 #version 450
 #extension GL_EXT_shader_16bit_storage: require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16: require
