@@ -1,4 +1,4 @@
-// Binary operation with broadcast on pack1 blobs, ops 0 to 18 (include/binary_op_scalar.comp); the body is include/binaryop_body.comp.
+// Binary operation with broadcast on pack1 blobs, ops 0 to 18 on afp (BINARY_OP_SCALAR); the body is include/binaryop_body.comp.
 #version 450
 
 #include "fp16_extensions.comp"

@@ -2,9 +2,18 @@
 // the pipeline is made): 0 add, 1 sub, 2 mul, 3 div, 4 max, 5 min, 6 pow, 7 rsub (b - a),
 // 8 rdiv (b / a), 9 rpow (b ^ a), 10 atan2(a, b), 11 atan2(b, a), 12 fmod (C's, truncating),
 // 13 rfmod, 14 logaddexp, 15 floor_divide, 16 rfloor_divide, 17 remainder (IEEE, the quotient
-// rounded to even), 18 rremainder.
+// rounded to even), 18 rremainder. A pack1 shader defines BINARY_OP_SCALAR first: the same ops on
+// afp.
 
-afpvec4 binary_op(afpvec4 x, afpvec4 y)
+#ifdef BINARY_OP_SCALAR
+#define binary_op_t afp
+#define binary_op_f32 float
+#else
+#define binary_op_t afpvec4
+#define binary_op_f32 vec4
+#endif
+
+binary_op_t binary_op(binary_op_t x, binary_op_t y)
 {
     if (op_type == 0) return x + y;
     if (op_type == 1) return x - y;
@@ -19,13 +28,13 @@ afpvec4 binary_op(afpvec4 x, afpvec4 y)
     if (op_type == 10) return atan(x, y);
     if (op_type == 11) return atan(y, x);
     // the rounding ops in fp32: a quotient near a whole number must round as the CPU's does
-    const vec4 a = vec4(x);
-    const vec4 b = vec4(y);
-    if (op_type == 12) return afpvec4(a - b * trunc(a / b));
-    if (op_type == 13) return afpvec4(b - a * trunc(b / a));
-    if (op_type == 14) return afpvec4(max(a, b) + log(1.f + exp(min(a, b) - max(a, b))));
-    if (op_type == 15) return afpvec4(floor(a / b));
-    if (op_type == 16) return afpvec4(floor(b / a));
-    if (op_type == 17) return afpvec4(a - b * roundEven(a / b));
-    return afpvec4(b - a * roundEven(b / a));
+    const binary_op_f32 a = binary_op_f32(x);
+    const binary_op_f32 b = binary_op_f32(y);
+    if (op_type == 12) return binary_op_t(a - b * trunc(a / b));
+    if (op_type == 13) return binary_op_t(b - a * trunc(b / a));
+    if (op_type == 14) return binary_op_t(max(a, b) + log(1.f + exp(min(a, b) - max(a, b))));
+    if (op_type == 15) return binary_op_t(floor(a / b));
+    if (op_type == 16) return binary_op_t(floor(b / a));
+    if (op_type == 17) return binary_op_t(a - b * roundEven(a / b));
+    return binary_op_t(b - a * roundEven(b / a));
 }

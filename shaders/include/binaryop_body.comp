@@ -5,7 +5,7 @@
 //   LOAD_IMAGE(b, p)            / LOAD_BUFFER(d, i)      one element of a blob
 //   COMBINE(v, va, vb)          declares v = va op vb
 //   STORE_IMAGE(p, v)           / STORE_BUFFER(i, v)     one element of top_blob
-// and BINARY_OP_SCALAR where binary_op takes one value (include/binary_op_scalar.comp).
+// and BINARY_OP_SCALAR where binary_op takes one value (include/binary_op.comp).
 
 layout (constant_id = 0) const int op_type = 0;
 
@@ -39,11 +39,7 @@ layout (push_constant) uniform parameter
     int outcstep;
 } p;
 
-#ifdef BINARY_OP_SCALAR
-#include "binary_op_scalar.comp"
-#else
 #include "binary_op.comp"
-#endif
 
 void main()
 {
