@@ -94,7 +94,45 @@ fn generate() -> Result<PathBuf, String> {
             .args(["--blob-expr", BLOB_EXPR, "--cache"])
             .arg(target.join("fpshader-cache")),
     )?;
+    split_modules(&scratch)?;
     Ok(scratch)
+}
+
+/// Moves each shader module's static out of the generated `shaders.rs` into a file of its own
+/// under `modules/`, included from there: one file of every module's variants and reflection
+/// ran to 8,000 lines, past what any file of the project may have.
+fn split_modules(scratch: &Path) -> Result<(), String> {
+    let path = scratch.join("shaders.rs");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.first().copied().unwrap_or_default();
+    let dir = scratch.join("modules");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut main = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        // a module: its doc line, then everything to the `};` closing its static
+        let Some(name) = lines[i]
+            .strip_prefix("/// The `")
+            .and_then(|l| l.split_once('`'))
+            .map(|(name, _)| name)
+        else {
+            main.push(lines[i].to_string());
+            i += 1;
+            continue;
+        };
+        let end = (i..lines.len())
+            .find(|&j| lines[j] == "};")
+            .ok_or_else(|| format!("{}: module `{name}` never ends", path.display()))?;
+        let file = dir.join(format!("{name}.rs"));
+        let body = format!("{header}\n\n{}\n", lines[i..=end].join("\n"));
+        std::fs::write(&file, body).map_err(|e| format!("{}: {e}", file.display()))?;
+        main.push(format!(
+            "include!(::core::concat!(::core::env!(\"CARGO_MANIFEST_DIR\"), \"/builtin/modules/{name}.rs\"));"
+        ));
+        i = end + 1;
+    }
+    std::fs::write(&path, main.join("\n") + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Every file under `dir`, by path relative to it, with its bytes.
