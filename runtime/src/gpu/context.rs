@@ -323,6 +323,13 @@ impl Context {
         self.allowed
     }
 
+    /// The most bytes one mat may take to be both allocated and bound: the smaller of
+    /// `max_buffer_size` and `max_storage_buffer_binding_size`.
+    pub fn largest_mat_bytes(&self) -> u64 {
+        let l = &self.limits;
+        l.max_buffer_size.min(l.max_storage_buffer_binding_size)
+    }
+
     /// The device's wgpu features.
     pub fn features(&self) -> wgpu::Features {
         self.features

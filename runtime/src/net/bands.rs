@@ -62,12 +62,7 @@ impl Extractor<'_> {
         let Some(&(pack, pad)) = self.gpu_layouts(l, &[shape], &opt).first() else {
             return Ok(None);
         };
-        let ctx = rec.context();
-        let limits = ctx.limits();
-        let limit = limits
-            .max_buffer_size
-            .min(limits.max_storage_buffer_binding_size)
-            / 2;
+        let limit = rec.context().largest_mat_bytes() / 2;
         let channels = if pad { c.next_multiple_of(4) } else { c };
         let value = StorageFormat::of(options, pack).size() as u64;
         let in_row = (w * channels.next_multiple_of(pack)) as u64 * value;

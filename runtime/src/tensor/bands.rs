@@ -122,10 +122,7 @@ impl Bands {
             return Ok(None);
         };
         let [w, h, _] = bands.shape;
-        let limits = rec.context().limits();
-        let limit = limits
-            .max_buffer_size
-            .min(limits.max_storage_buffer_binding_size);
+        let limit = rec.context().largest_mat_bytes();
         let cstep = gpu_cstep(3, w, h, first.elempack) as u64;
         let bytes = first.c as u64 * cstep * (first.elempack * first.format.size()) as u64;
         if bytes > limit {
