@@ -2,7 +2,7 @@
 // per invocation (include/flat.comp); b_scalar != 0: b is one flat element of the scalar.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int op_type = 0;
 layout (constant_id = 1) const int b_scalar = 0;

@@ -2,7 +2,7 @@
 // include/channel_affine_body.comp.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (binding = 0) buffer blob { sfpvec8 blob_data[]; };
 

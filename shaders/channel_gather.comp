@@ -8,7 +8,7 @@
 // packed channels, z over the outputs.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (binding = 0) readonly buffer in0_blob { sfp in0_data[]; };
 layout (binding = 1) readonly buffer in1_blob { sfp in1_data[]; };
@@ -31,15 +31,12 @@ layout (push_constant) uniform parameter
     ivec4 out_c;
     ivec4 out_table;
     // values of one channel, the same on every side
-    int plane;
-    int outputs;
+    int plane, outputs;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gz >= p.outputs)
         return;

@@ -2,13 +2,7 @@
 // include/concat_body.comp.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
-layout (binding = 0) readonly buffer a_blob { sfp a_data[]; };
-layout (binding = 1) readonly buffer b_blob { sfp b_data[]; };
-layout (binding = 2) writeonly buffer top_blob { sfp top_blob_data[]; };
-
-#define T afp
-#define LOAD(data, i) buffer_ld1(data, i)
-#define STORE(i, v) buffer_st1(top_blob_data, i, v)
+#define PACK 1
 #include "concat_body.comp"

@@ -3,20 +3,15 @@
 // Weights as ncnn stores them: [outc][c / group][kernel_h][kernel_w].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
+#define IN_PACK 1
+#define OUT_PACK 1
 #include "convolution_head.comp"
-
-layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfp weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;

@@ -18,14 +18,12 @@
 // so that a tile's weights for one step are 32 · 4 consecutive vec4.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
+#define IN_PACK 4
+#define OUT_PACK 4
 #include "convolution_head.comp"
 
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 // partial sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 

@@ -16,20 +16,12 @@
 // them the loads in flight, and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200.
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#extension GL_KHR_memory_scope_semantics: require
-#extension GL_KHR_cooperative_matrix: require
-#extension GL_KHR_shader_subgroup_basic: require
+#include "prelude_coopmat.comp"
 
+#define IN_PACK 4
+#define OUT_PACK 4
 #include "convolution_head.comp"
 
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 // partial sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
 

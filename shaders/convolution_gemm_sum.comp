@@ -3,7 +3,7 @@
 // activation.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "convolution_head.comp"
 

@@ -6,14 +6,13 @@
 // block and kernel position, four rows (one per output lane) of four input weights.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
+#define IN_PACK 4
+#define OUT_PACK 1
 #include "convolution_head.comp"
 
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+#include "convolution_dense4.comp"
 
 void main()
 {
@@ -26,28 +25,7 @@ void main()
     if (gx >= psc(outw) || gy >= psc(outh) || oz * 4 >= outch)
         return;
 
-    vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, oz)) : vec4(0.f);
-    const int x0 = gx * stride_w - p.pad_left;
-    const int y0 = gy * stride_h - p.pad_top;
-    int wi = oz * psc(c) * kernel_h * kernel_w * 4;
-    for (int ci = 0; ci < psc(c); ci++)
-    {
-        const int base = ci * psc(cstep);
-        for (int ky = 0; ky < kernel_h; ky++)
-        {
-            const int y = y0 + ky * dilation_h;
-            for (int kx = 0; kx < kernel_w; kx++, wi += 4)
-            {
-                const int x = x0 + kx * dilation_w;
-                const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value);
-                sum.x += dot(v, vec4(buffer_ld4(weight_data, wi)));
-                sum.y += dot(v, vec4(buffer_ld4(weight_data, wi + 1)));
-                sum.z += dot(v, vec4(buffer_ld4(weight_data, wi + 2)));
-                sum.w += dot(v, vec4(buffer_ld4(weight_data, wi + 3)));
-            }
-        }
-    }
+    const vec4 sum = dense_sum4(gx, gy, oz);
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
     const int at = gy * psc(outw) + gx;
     for (int l = 0; l < 4; l++)

@@ -8,7 +8,7 @@
 // Dispatch: global [tiles, c (blocks of 4), 1].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "convolution_head.comp"
 

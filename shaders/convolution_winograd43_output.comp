@@ -5,7 +5,7 @@
 // Dispatch: global [tiles, outc (blocks of 4), 1].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "convolution_head.comp"
 

@@ -1,7 +1,7 @@
 // Copies a box of a pack4 buffer blob (Crop, Slice); the body is include/copy_box_body.comp.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };

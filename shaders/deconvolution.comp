@@ -6,20 +6,16 @@
 // Weights as ncnn stores them: [outc][c / group][kernel_h][kernel_w].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
+#define IN_PACK 1
+#define OUT_PACK 1
 #include "convolution_head.comp"
-
-layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfp weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
+#include "deconvolution_source.comp"
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
         return;
@@ -32,19 +28,13 @@ void main()
     float sum = bias_term == 1 ? float(buffer_ld1(bias_data, gz)) : 0.f;
     for (int ky = 0; ky < kernel_h; ky++)
     {
-        const int ty = by - ky * dilation_h;
-        if (ty < 0 || ty % stride_h != 0)
-            continue;
-        const int i = ty / stride_h;
-        if (i >= p.h)
+        const int i = deconvolution_source(by, ky, dilation_h, stride_h, p.h);
+        if (i < 0)
             continue;
         for (int kx = 0; kx < kernel_w; kx++)
         {
-            const int tx = bx - kx * dilation_w;
-            if (tx < 0 || tx % stride_w != 0)
-                continue;
-            const int j = tx / stride_w;
-            if (j >= p.w)
+            const int j = deconvolution_source(bx, kx, dilation_w, stride_w, p.w);
+            if (j < 0)
                 continue;
             int wi = (gz * cin_g * kernel_h + ky) * kernel_w + kx;
             int bi = g * cin_g * p.cstep + i * p.w + j;

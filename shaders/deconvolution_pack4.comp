@@ -5,14 +5,11 @@
 // [kernel_w][4 rows] of vec4 over the input lanes.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
+#define IN_PACK 4
+#define OUT_PACK 4
 #include "convolution_head.comp"
-
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
-layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 #define BLOCK_SETUP
 #define BLOCK_PAST_OUTPUT(z) (z >= psc(outc))

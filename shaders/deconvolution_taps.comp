@@ -5,7 +5,7 @@
 // (output pads) hold the bias alone, as ncnn's do.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "convolution_head.comp"
 
@@ -17,9 +17,7 @@ layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;

@@ -4,7 +4,7 @@
 // lanes that are channels.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "convolution_head.comp"
 
@@ -16,9 +16,7 @@ layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
     // the output's channels (a pack1 blob's c)
     const int outch = psc(outc);
 

@@ -9,7 +9,7 @@
 // Dispatch: global [a row of up to 65535 workgroups, rows, 1] over n_out.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (local_size_x = 64) in;
 
@@ -22,9 +22,7 @@ layout (binding = 5) writeonly buffer top_blob { sfp top_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int n_out;
-    int n_sum;
-    int n_ops;
+    int n_out, n_sum, n_ops;
 } p;
 
 void main()

@@ -3,7 +3,7 @@
 // with more inputs folds them in one dispatch each.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int op_type = 0;
 

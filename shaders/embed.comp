@@ -2,7 +2,7 @@
 // plus the bias when `bias_term`. Pack1 buffers; dispatch [num_output, words, 1].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int bias_term = 0;
 
@@ -15,9 +15,7 @@ layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int num_output;
-    int words;
-    int input_dim;
+    int num_output, words, input_dim;
 } p;
 
 void main()

@@ -16,7 +16,7 @@
 //   side by side along w, the view's channels being the packs).
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int mode = 0;
 layout (constant_id = 1) const int border = 0;
@@ -27,28 +27,10 @@ layout (binding = 2) readonly buffer constant_blob { sfp constant_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int d;
-    int c;
-    int cstep;
-    int outw;
-    int outh;
-    int outd;
-    int outc;
-    int outcstep;
-    int perm_x;
-    int perm_y;
-    int perm_z;
-    int perm_w;
-    int off_x;
-    int off_y;
-    int off_z;
-    int off_w;
-    int group;
+    int w, h, d, c, cstep, outw, outh, outd, outc, outcstep, perm_x, perm_y, perm_z, perm_w;
+    int off_x, off_y, off_z, off_w, group;
     float value;
-    int nconst;
-    int pack;
+    int nconst, pack;
 } p;
 
 // coordinate i on an axis of n values, or -1 for the constant
@@ -68,9 +50,7 @@ int fold(int i, int n)
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.outw || gy >= p.outh * p.outd || gz >= p.outc)
         return;

@@ -15,36 +15,16 @@
 // Dispatch: global [ceil(N / TILE) * 256, ceil(M / TILE), batches].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "vulkan_activation.comp"
 
-layout (constant_id = 0) const int trans_a = 0;
-layout (constant_id = 1) const int trans_b = 0;
-layout (constant_id = 2) const int out_trans = 0;
-layout (constant_id = 3) const float alpha = 1.0;
-layout (constant_id = 4) const float beta = 1.0;
-layout (constant_id = 5) const int PER = 4;
-// InnerProduct's fused activation (vulkan_activation.comp's numbering), after alpha
-layout (constant_id = 6) const int activation_type = 0;
-layout (constant_id = 7) const float activation_param_0 = 0;
-layout (constant_id = 8) const float activation_param_1 = 0;
-// Gemm's int8 product: A and B hold int8 levels (exact in any storage), the sum of their
-// products (exact in fp32) is scaled by A's row descale and B's one before C
-layout (constant_id = 9) const int int8_product = 0;
+#define GEMM_OPERAND sfp
+#include "gemm_params.comp"
 
 const int TILE = 16 * PER;
 #define DEPTH 16
 layout (local_size_x = 256) in;
-
-layout (binding = 0) readonly buffer a_blob { sfp a_data[]; };
-layout (binding = 1) readonly buffer b_blob { sfp b_data[]; };
-layout (binding = 2) readonly buffer c_blob { sfp c_data[]; };
-layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
-layout (binding = 4) readonly buffer a_descale_blob { float a_descale_data[]; };
-layout (binding = 5) readonly buffer b_descale_blob { float b_descale_data[]; };
-
-#include "gemm_params.comp"
 
 shared float sa[DEPTH][TILE];
 shared float sb[DEPTH][TILE];

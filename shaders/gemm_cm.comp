@@ -24,30 +24,13 @@
 // Dispatch: global [ceil(N / TN) * 128, ceil(M / TM), batches].
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#extension GL_KHR_memory_scope_semantics: require
-#extension GL_KHR_cooperative_matrix: require
-#extension GL_KHR_shader_subgroup_basic: require
-#extension GL_EXT_control_flow_attributes: require
+#include "prelude_coopmat.comp"
 
 #include "vulkan_activation.comp"
 
-layout (constant_id = 0) const int trans_a = 0;
-layout (constant_id = 1) const int trans_b = 0;
-layout (constant_id = 2) const int out_trans = 0;
-layout (constant_id = 3) const float alpha = 1.0;
-layout (constant_id = 4) const float beta = 1.0;
-layout (constant_id = 5) const int PER = 4;
-// InnerProduct's fused activation (vulkan_activation.comp's numbering), after alpha
-layout (constant_id = 6) const int activation_type = 0;
-layout (constant_id = 7) const float activation_param_0 = 0;
-layout (constant_id = 8) const float activation_param_1 = 0;
-// Gemm's int8 product: A and B hold int8 levels (exact in any storage), the sum of their
-// products (exact in fp32) is scaled by A's row descale and B's one before C
-layout (constant_id = 9) const int int8_product = 0;
+// A and B as raw fp16 bits, 8 to a uvec4
+#define GEMM_OPERAND uvec4
+#include "gemm_params.comp"
 // 1: every group of 8 either operand loads is one aligned 16-byte load (the runtime checks the
 // strides, sizes and batch offsets). Only then is the 8-load fallback left out of the
 // shader: its mere presence, behind a branch not taken, tripled the 4096³ product's time.
@@ -79,14 +62,6 @@ const int LDK = ROW_GROUPS + 1;
 #define STAGED 1152
 layout (local_size_x = THREADS) in;
 
-layout (binding = 0) readonly buffer a_blob { uvec4 a_data[]; };
-layout (binding = 1) readonly buffer b_blob { uvec4 b_data[]; };
-layout (binding = 2) readonly buffer c_blob { sfp c_data[]; };
-layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
-layout (binding = 4) readonly buffer a_descale_blob { float a_descale_data[]; };
-layout (binding = 5) readonly buffer b_descale_blob { float b_descale_data[]; };
-
-#include "gemm_params.comp"
 
 shared uvec4 tile_a[STAGED];
 shared uvec4 tile_b[STAGED];

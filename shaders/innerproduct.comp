@@ -6,7 +6,7 @@
 // fp32 and reduce in shared memory. Buffers only: the layer keeps image nets on the CPU.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "vulkan_activation.comp"
 
@@ -26,8 +26,7 @@ layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int outw;
+    int w, outw;
 } p;
 
 #define LANES 64

@@ -4,7 +4,7 @@
 // borders). Reads are clamped into the image, where ncnn would read outside a 1-wide one.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 // 1 nearest, 2 bilinear, 3 bicubic
 layout (constant_id = 0) const int resize_type = 1;
@@ -15,17 +15,9 @@ layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int outw;
-    int outh;
-    int outc;
-    int outcstep;
+    int w, h, c, cstep, outw, outh, outc, outcstep;
     // nearest: source per output step; others: the coefficient tables' scale
-    float scale_x;
-    float scale_y;
+    float scale_x, scale_y;
 } p;
 
 float load(int q, int y, int x)
@@ -89,9 +81,7 @@ void cubic_tap(int d, float scale, int size, out int s, out vec4 c)
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.outw || gy >= p.outh || gz >= p.outc)
         return;

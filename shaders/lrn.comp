@@ -3,7 +3,7 @@
 // local_size x local_size window around (region 1, n = local_size^2), zeros outside.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int region_type = 0;
 layout (constant_id = 1) const int local_size = 5;
@@ -16,17 +16,12 @@ layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
+    int w, h, c, cstep;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.w || gy >= p.h || gz >= p.c)
         return;

@@ -18,6 +18,6 @@
 
 #extension GL_EXT_control_flow_attributes: require
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #include "normalize_vec4_body.comp"

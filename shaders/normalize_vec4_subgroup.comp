@@ -6,7 +6,7 @@
 #extension GL_KHR_shader_subgroup_basic: require
 #extension GL_KHR_shader_subgroup_arithmetic: require
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 #define NORMALIZE_SUBGROUPS 1
 #include "normalize_vec4_body.comp"

@@ -2,13 +2,7 @@
 // body is include/pooling_body.comp.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
-layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
-
-#define T afp
-#define LOAD(i) buffer_ld1(bottom_blob_data, i)
-#define STORE(i, v) buffer_st1(top_blob_data, i, v)
-#define F float
+#define PACK 1
 #include "pooling_body.comp"

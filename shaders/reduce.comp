@@ -22,7 +22,7 @@
 //   the side buffer (the int8 Gemm's operands; other modes bind any buffer there).
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int mode = 0;
 layout (constant_id = 1) const int op = 0;
@@ -43,19 +43,9 @@ layout (push_constant) uniform parameter
     int outer_stride[3];
     int inner_size[3];
     int inner_stride[3];
-    int groups;
-    int n;
-    int src_plane;
-    int src_cstep;
-    int dst_plane;
-    int dst_cstep;
-    int dst_offset;
-    int aff_div;
-    int aff_mod;
-    int aff_mul;
-    int beta_at;
-    float eps;
-    float coeff;
+    int groups, n, src_plane, src_cstep, dst_plane, dst_cstep, dst_offset, aff_div, aff_mod;
+    int aff_mul, beta_at;
+    float eps, coeff;
 } p;
 
 shared float partial[LANES];

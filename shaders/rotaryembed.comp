@@ -4,7 +4,7 @@
 // Dispatch [w / 2, h, c]: one invocation per pair.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int interleaved = 0;
 
@@ -17,11 +17,7 @@ layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int out_cstep;
+    int w, h, c, cstep, out_cstep;
 } p;
 
 void main()

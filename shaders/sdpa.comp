@@ -16,7 +16,7 @@
 // Dispatch: global [64, ceil(src / ROWS), heads].
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int attn_mask = 0;
 

@@ -21,15 +21,8 @@
 // Dispatch: global [128, ceil(src / 64), heads].
 #version 450
 
-#if NCNN_fp16_storage
-#extension GL_EXT_shader_16bit_storage: require
-#endif
-#extension GL_EXT_shader_explicit_arithmetic_types_float16: require
-#extension GL_KHR_memory_scope_semantics: require
-#extension GL_KHR_cooperative_matrix: require
-#extension GL_KHR_shader_subgroup_basic: require
+#include "prelude_coopmat.comp"
 #extension GL_KHR_shader_subgroup_shuffle: require
-#extension GL_EXT_control_flow_attributes: require
 
 layout (constant_id = 0) const int attn_mask = 0;
 // the head widths in 16s: Q and K's (embed), V's and the output's (dv)

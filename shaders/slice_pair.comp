@@ -3,7 +3,7 @@
 // pack's values side by side along w), their channels being packs.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer a_blob { sfp a_data[]; };
@@ -12,22 +12,14 @@ layout (binding = 2) writeonly buffer b_blob { sfp b_data[]; };
 layout (push_constant) uniform parameter
 {
     // a row's values and the rows of a channel, the same on every side
-    int w;
-    int rows;
-    int cstep;
-    int ac;
-    int acstep;
-    int bc;
-    int bcstep;
+    int w, rows, cstep, ac, acstep, bc, bcstep;
     // the input channel the first part starts at
     int start;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.w || gy >= p.rows || gz >= p.ac + p.bc)
         return;

@@ -1,7 +1,7 @@
 // Softmax along one axis, in place, pack4 buffer blobs; the body is include/softmax_body.comp.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (binding = 0) buffer blob { sfpvec4 blob_data[]; };
 

@@ -11,7 +11,7 @@
 // - 2: GLU: the value at the source index times the sigmoid of the value `second` further on.
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int mode = 0;
 
@@ -25,14 +25,7 @@ layout (push_constant) uniform parameter
     int size[6];
     int src_stride[6];
     int dst_stride[6];
-    int src_offset;
-    int dst_offset;
-    int total;
-    int src_plane;
-    int src_cstep;
-    int dst_plane;
-    int dst_cstep;
-    int second;
+    int src_offset, dst_offset, total, src_plane, src_cstep, dst_plane, dst_cstep, second;
     float value;
 } p;
 

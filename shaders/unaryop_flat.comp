@@ -2,7 +2,7 @@
 // packing, 16 bytes per invocation (include/flat.comp).
 #version 450
 
-#include "fp16_extensions.comp"
+#include "prelude.comp"
 
 layout (constant_id = 0) const int op_type = 0;
 layout (constant_id = 1) const float param_0 = 0;

@@ -1,11 +1,23 @@
 // The body of binaryop.comp, binaryop_pack4.comp and binaryop_pack8.comp: top = a op b with
-// broadcast, where a dimension of size 1 in a or b is broadcast along the output's. The
-// including file declares the bindings and defines, for its packing:
-//   afp_t                       the arithmetic type of one element
-//   LOAD_IMAGE(b, p)            / LOAD_BUFFER(d, i)      one element of a blob
-//   COMBINE(v, va, vb)          declares v = va op vb
-//   STORE_IMAGE(p, v)           / STORE_BUFFER(i, v)     one element of top_blob
-// and BINARY_OP_SCALAR where binary_op takes one value (include/binary_op.comp).
+// broadcast, where a dimension of size 1 in a or b is broadcast along the output's, on blobs of
+// the including file's PACK (include/packed_names.comp). binary_op takes one value for pack1
+// (BINARY_OP_SCALAR, include/binary_op.comp) and an afpvec4 otherwise: pack8 goes as its halves.
+
+#include "packed_names.comp"
+
+#if PACK == 1
+#define BINARY_OP_SCALAR
+#endif
+
+#if NCNN_image_shader
+layout (binding = 0) uniform unfp sampler3D a_blob;
+layout (binding = 1) uniform unfp sampler3D b_blob;
+layout (binding = 2, imfmtN) writeonly uniform unfp image3D top_blob;
+#else
+layout (binding = 0) readonly buffer a_blob { sfpN a_blob_data[]; };
+layout (binding = 1) readonly buffer b_blob { sfpN b_blob_data[]; };
+layout (binding = 2) writeonly buffer top_blob { sfpN top_blob_data[]; };
+#endif
 
 layout (constant_id = 0) const int op_type = 0;
 
@@ -25,27 +37,14 @@ layout (constant_id = shape_constant_id_offset + 11) const int outcstep = 0;
 
 layout (push_constant) uniform parameter
 {
-    int aw;
-    int ah;
-    int ac;
-    int acstep;
-    int bw;
-    int bh;
-    int bc;
-    int bcstep;
-    int outw;
-    int outh;
-    int outc;
-    int outcstep;
+    int aw, ah, ac, acstep, bw, bh, bc, bcstep, outw, outh, outc, outcstep;
 } p;
 
 #include "binary_op.comp"
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= psc(outw) || gy >= psc(outh) || gz >= psc(outc))
         return;
@@ -55,19 +54,25 @@ void main()
     const ivec3 bp = ivec3(psc(bw) == 1 ? 0 : gx, psc(bh) == 1 ? 0 : gy, psc(bc) == 1 ? 0 : gz);
 
 #if NCNN_image_shader
-    afp_t va = LOAD_IMAGE(a_blob, ap);
-    afp_t vb = LOAD_IMAGE(b_blob, bp);
+    afpN va = image3d_ldN(a_blob, ap);
+    afpN vb = image3d_ldN(b_blob, bp);
 #else
-    afp_t va = LOAD_BUFFER(a_blob_data, ap.z * psc(acstep) + ap.y * psc(aw) + ap.x);
-    afp_t vb = LOAD_BUFFER(b_blob_data, bp.z * psc(bcstep) + bp.y * psc(bw) + bp.x);
+    afpN va = buffer_ldN(a_blob_data, ap.z * psc(acstep) + ap.y * psc(aw) + ap.x);
+    afpN vb = buffer_ldN(b_blob_data, bp.z * psc(bcstep) + bp.y * psc(bw) + bp.x);
 #endif
 
-    COMBINE(v, va, vb);
+#if PACK == 8
+    afpvec8 v;
+    v[0] = binary_op(va[0], vb[0]);
+    v[1] = binary_op(va[1], vb[1]);
+#else
+    afpN v = binary_op(va, vb);
+#endif
 
 #if NCNN_image_shader
-    STORE_IMAGE(ivec3(gx, gy, gz), v);
+    image3d_stN(top_blob, ivec3(gx, gy, gz), v);
 #else
     const int gi = gz * psc(outcstep) + gy * psc(outw) + gx;
-    STORE_BUFFER(gi, v);
+    buffer_stN(top_blob_data, gi, v);
 #endif
 }

@@ -13,17 +13,12 @@ layout (binding = 2) readonly buffer b_blob { vec4 b_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
+    int w, h, c, cstep;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.w || gy >= p.h || gz >= p.c)
         return;

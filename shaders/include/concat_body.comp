@@ -1,25 +1,22 @@
-// The concat shaders' body, for one packing: `T`, `LOAD(data, i)`, `STORE(i, v)`. Copies two
+// The concat shaders' body, for the including file's PACK (include/packed_names.comp). Copies two
 // inputs a and b that lie next to each other along axis `at` (0 w, 1 h, 2 c) of the output
 // (a's extents w x h x c, b's bw x bh x bc, channels cstep apart) into the output from
 // (offset_w, offset_h, offset_c) on: one dispatch per pair of inputs (b of extent 0 along the
 // axis for an odd one out), as shufflenet's blocks spent a dispatch per input.
 
+#include "packed_names.comp"
+
+layout (binding = 0) readonly buffer a_blob { sfpN a_data[]; };
+layout (binding = 1) readonly buffer b_blob { sfpN b_data[]; };
+layout (binding = 2) writeonly buffer top_blob { sfpN top_blob_data[]; };
+
+#define T afpN
+#define LOAD(data, i) buffer_ldN(data, i)
+#define STORE(i, v) buffer_stN(top_blob_data, i, v)
+
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int bw;
-    int bh;
-    int bc;
-    int bcstep;
-    int outw;
-    int outcstep;
-    int offset_w;
-    int offset_h;
-    int offset_c;
-    int at;
+    int w, h, c, cstep, bw, bh, bc, bcstep, outw, outcstep, offset_w, offset_h, offset_c, at;
 } p;
 
 void main()

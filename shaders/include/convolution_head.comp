@@ -1,5 +1,6 @@
-// What the convolution shaders share: their specialization constants, push constants and
-// weight bindings. Windows read the input at (x * stride + kx * dilation - pad_left, …);
+// What the convolution shaders share: their specialization constants and push constants, and
+// for a shader that defines IN_PACK and OUT_PACK, its bindings: input, output, and weights and
+// bias in the input's packing. Windows read the input at (x * stride + kx * dilation - pad_left, …);
 // positions outside it read pad_value (ncnn pads with it, in the "same" modes too).
 
 #include "vulkan_activation.comp"
@@ -29,15 +30,15 @@ layout (constant_id = 27) const int outcstep = 0;
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int outw;
-    int outh;
-    int outc;
-    int outcstep;
-    int pad_left;
-    int pad_top;
+    int w, h, c, cstep, outw, outh, outc, outcstep, pad_left, pad_top;
     float pad_value;
 } p;
+
+#ifdef IN_PACK
+#include "packed_names.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfp_of(IN_PACK) bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfp_of(OUT_PACK) top_blob_data[]; };
+layout (binding = 2) readonly buffer weight_blob { sfp_of(IN_PACK) weight_data[]; };
+layout (binding = 3) readonly buffer bias_blob { sfp_of(IN_PACK) bias_data[]; };
+#endif

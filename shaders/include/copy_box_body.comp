@@ -6,27 +6,12 @@
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int d;
-    int c;
-    int cstep;
-    int outw;
-    int outh;
-    int outd;
-    int outc;
-    int outcstep;
-    int off_x;
-    int off_y;
-    int off_z;
-    int off_c;
+    int w, h, d, c, cstep, outw, outh, outd, outc, outcstep, off_x, off_y, off_z, off_c;
 } p;
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (gx >= p.outw || gy >= p.outh * p.outd || gz >= p.outc)
         return;

@@ -7,11 +7,11 @@
 //   BLOCK_PAST_OUTPUT(z)      whether output block z is past the output's channels
 //   STORE_BLOCK(x, y, z, v)   writes the block's values
 
+#include "deconvolution_source.comp"
+
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
     BLOCK_SETUP
 
     if (gx >= psc(outw) || gy >= psc(outh) || BLOCK_PAST_OUTPUT(gz))
@@ -24,19 +24,13 @@ void main()
     vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, gz)) : vec4(0.f);
     for (int ky = 0; ky < kernel_h; ky++)
     {
-        const int ty = by - ky * dilation_h;
-        if (ty < 0 || ty % stride_h != 0)
-            continue;
-        const int i = ty / stride_h;
-        if (i >= psc(h))
+        const int i = deconvolution_source(by, ky, dilation_h, stride_h, psc(h));
+        if (i < 0)
             continue;
         for (int kx = 0; kx < kernel_w; kx++)
         {
-            const int tx = bx - kx * dilation_w;
-            if (tx < 0 || tx % stride_w != 0)
-                continue;
-            const int j = tx / stride_w;
-            if (j >= psc(w))
+            const int j = deconvolution_source(bx, kx, dilation_w, stride_w, psc(w));
+            if (j < 0)
                 continue;
             int wi = (gz * psc(c) * taps + ky * kernel_w + kx) * 4;
             int bi = i * psc(w) + j;

@@ -48,14 +48,7 @@ layout (push_constant) uniform parameter
 {
     int outer_size[3];
     int outer_stride[3];
-    int groups;
-    int n;
-    int segs;
-    int aff_div;
-    int aff_mod;
-    int aff_mul;
-    int aff_kind;
-    int beta_at;
+    int groups, n, segs, aff_div, aff_mod, aff_mul, aff_kind, beta_at;
     float eps;
 } p;
 

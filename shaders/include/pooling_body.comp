@@ -1,4 +1,4 @@
-// The pooling shaders' body, for one packing: `T` (afp or afpvec4), `LOAD(i)`, `STORE(i, v)`.
+// The pooling shaders' body, for the including file's PACK (1 or 4, include/packed_names.comp).
 // pooling_type 0 max, 1 average. Windows run over the padded input: the data sits at
 // (pad_left, pad_top) of it; averages divide by kernel_w * kernel_h with include_pad, else by
 // the positions inside the frame [frame_left, frame_right) x [frame_top, frame_bottom) of the
@@ -8,6 +8,21 @@
 // per channel leaves most of the GPU idle, in two: `slabs` workgroups per channel each reduce
 // a slab of the plane into fp32 partials (stage 1, binding 2), then a workgroup per channel
 // reduces those (stage 2); adaptive: output i covers [i * h / outh, ceil((i + 1) * h / outh)).
+
+#include "packed_names.comp"
+
+layout (binding = 0) readonly buffer bottom_blob { sfpN bottom_blob_data[]; };
+layout (binding = 1) writeonly buffer top_blob { sfpN top_blob_data[]; };
+
+// the arithmetic type, the fp32 type global pooling sums in, and one element in and out
+#define T afpN
+#if PACK == 1
+#define F float
+#else
+#define F vec4
+#endif
+#define LOAD(i) buffer_ldN(bottom_blob_data, i)
+#define STORE(i, v) buffer_stN(top_blob_data, i, v)
 
 layout (constant_id = 0) const int pooling_type = 0;
 layout (constant_id = 1) const int kernel_w = 1;
@@ -21,22 +36,8 @@ layout (constant_id = 7) const int adaptive_pooling = 0;
 // pads depend on the input's size in the "same" modes: push constants, with the shapes
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int outw;
-    int outh;
-    int outc;
-    int outcstep;
-    int pad_left;
-    int pad_top;
-    int frame_left;
-    int frame_top;
-    int frame_right;
-    int frame_bottom;
-    int stage;
-    int slabs;
+    int w, h, c, cstep, outw, outh, outc, outcstep, pad_left, pad_top, frame_left, frame_top;
+    int frame_right, frame_bottom, stage, slabs;
 } p;
 
 layout (binding = 2) buffer partial_blob { F partial_data[]; };
@@ -52,9 +53,7 @@ F pool2(F a, F b)
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (global_pooling == 1)
     {

@@ -3,24 +3,10 @@
 
 layout (push_constant) uniform parameter
 {
-    int embed;
-    int src;
-    int dst;
-    int dv;
-    int per_group;
-    int q_cstep;
-    int k_cstep;
-    int v_cstep;
-    int mask_cstep;
-    int mask_channels;
+    int embed, src, dst, dv, per_group, q_cstep, k_cstep, v_cstep, mask_cstep, mask_channels;
     int out_cstep;
     float scale;
-    int q_rs;
-    int k_rs;
-    int v_rs;
-    int out_rs;
+    int q_rs, k_rs, v_rs, out_rs;
     // where head 0 of Q, K and V starts (their parts of one row of stacked projections)
-    int q_offset;
-    int k_offset;
-    int v_offset;
+    int q_offset, k_offset, v_offset;
 } p;

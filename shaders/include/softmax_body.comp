@@ -17,11 +17,7 @@ layout (constant_id = 0) const int axis = 0;
 
 layout (push_constant) uniform parameter
 {
-    int w;
-    int h;
-    int c;
-    int cstep;
-    int d;
+    int w, h, c, cstep, d;
 } p;
 
 #define LANES 256
@@ -31,9 +27,7 @@ shared F partial[LANES];
 
 void main()
 {
-    const int gx = int(gl_GlobalInvocationID.x);
-    const int gy = int(gl_GlobalInvocationID.y);
-    const int gz = int(gl_GlobalInvocationID.z);
+    GLOBAL_XYZ;
 
     if (axis == 0 || axis == 3)
     {

@@ -23,7 +23,7 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::{activate, activate_all};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::conv::convolution::{Batched, GemmEngine};
+use crate::layer::conv::implicit_gemm::{Batched, GemmEngine};
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::conv::window::Window;
 use crate::layer::conv::window::dynamic_inputs;

@@ -2,6 +2,7 @@
 //! rule), UnaryOp, Bias, Scale and Cast.
 
 pub mod bias;
+pub(crate) mod binary_gpu;
 pub mod binaryop;
 pub(crate) mod broadcast_rule;
 pub mod cast;

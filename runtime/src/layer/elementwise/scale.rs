@@ -1,10 +1,10 @@
 //! Scale: `0=scale_data_size 1=bias_term`; with `0=-233` the scale is a second input, one
-//! value per channel, which on the GPU is BinaryOp's per-channel multiply.
+//! value per channel, which on the GPU is the binary ops' per-channel multiply.
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
-use crate::layer::elementwise::binaryop::BinaryOp;
+use crate::layer::elementwise::binary_gpu::{BinaryGpu, binary_support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::channel_affine::{AffineGpu, affine_support, per_channel, upload_affine};
@@ -22,16 +22,16 @@ pub struct Scale {
     bias: Vec<f32>,
     gpu: Option<AffineGpu>,
     /// The second-blob multiply on the device (`0=-233`).
-    blob_gpu: Option<BinaryOp>,
+    blob_gpu: Option<BinaryGpu>,
 }
 
 impl Layer for Scale {
     fn support(&self) -> Support {
         match &self.blob_gpu {
-            Some(mul) => Support {
+            Some(_) => Support {
                 one_blob_only: false,
                 inplace: true,
-                ..mul.support()
+                ..binary_support(false)
             },
             None => Support {
                 one_blob_only: self.size != -233,
@@ -53,10 +53,9 @@ impl Layer for Scale {
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         if self.size != -233 {
             self.gpu = AffineGpu::create(gpu)?;
-        } else if gpu.is_some() && !self.bias_term {
-            let mut mul = BinaryOp::multiply();
-            mul.create_pipeline(opt, gpu)?;
-            self.blob_gpu = Some(mul);
+        } else if let Some(gpu) = gpu.filter(|_| !self.bias_term) {
+            // BinaryOp's op_type 2: a * b
+            self.blob_gpu = Some(BinaryGpu::create(gpu, opt, 2, None)?);
         }
         Ok(())
     }
@@ -65,7 +64,7 @@ impl Layer for Scale {
         match (&self.blob_gpu, bottoms) {
             // one scale per channel: w for 1-D, h for 2-D, c otherwise
             (Some(mul), [a, (1, [w, ..])]) => {
-                *w == crate::layer::shared::view::channels(a.0, a.1) && mul.gpu_accepts(bottoms)
+                *w == crate::layer::shared::view::channels(a.0, a.1) && mul.accepts(bottoms)
             }
             (Some(_), _) => false,
             (None, _) => true,
@@ -73,7 +72,7 @@ impl Layer for Scale {
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
-        self.blob_gpu.ready()?.forward_gpu_many(bottoms, rec)
+        Ok(vec![self.blob_gpu.ready()?.forward_pair(bottoms, rec)?])
     }
 
     fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {

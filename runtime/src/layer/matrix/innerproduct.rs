@@ -2,8 +2,10 @@
 //! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
-//! the input count is a multiple of 4, else (squeeze-excitation's small layers) the pack1
-//! convolution shader as a 1×1 convolution. A 2-D input of several rows `num_input` wide is
+//! the input count is a multiple of 4 (a pack1 input read as such rows where it lies so, else
+//! flattened straight into them), else (squeeze-excitation's small layers, and fp16 packed
+//! without fp16 storage, whose pack1 blobs are fp32) the pack1 convolution shader as a 1×1
+//! convolution. A 2-D input of several rows `num_input` wide is
 //! that many products (ncnn's gemm path): the shared GPU GEMM with the bias as its per-column
 //! addend and the activation fused.
 
@@ -18,7 +20,7 @@ use crate::layer::activation::fused::{activate, activate_all};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
-use crate::layer::shape::flatten::Flatten;
+use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for, reshape};
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
 use crate::layer::shared::kernels;
@@ -36,6 +38,29 @@ fn flat_values(dims: u8, [w, h, d, c]: [usize; 4]) -> Option<usize> {
         1 => Some(w),
         3 | 4 if w == 1 && h == 1 && d == 1 => Some(c),
         _ => None,
+    }
+}
+
+/// A flat input as the GEMV's vec4 rows (a 1-D pack4 mat): a pack4 one as it is, a 1-D pack1
+/// one read as such where its storage is pack4's, any other pack1 input gathered into them
+/// (the flatten ncnn's InnerProduct runs, written packed). `None` where they cannot be
+/// written so (fp16 packed without fp16 storage).
+fn vec4_rows(flatten: &Gather, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<Option<GpuMat>> {
+    let flat = flat_values(bottom.dims, bottom.shape()).is_some();
+    match bottom.elempack {
+        4 if flat => Ok(Some(bottom.clone())),
+        1 if bottom.dims == 1
+            && bottom.c.is_multiple_of(4)
+            && bottom.format == StorageFormat::of(bottom.options, 4) =>
+        {
+            Ok(Some(GpuMat {
+                c: bottom.c / 4,
+                elempack: 4,
+                ..bottom.clone()
+            }))
+        }
+        1 => flatten_packed(rec, flatten, bottom, 4),
+        _ => Ok(None),
     }
 }
 
@@ -75,11 +100,13 @@ pub struct InnerProduct {
 
 /// The device side: the pipeline, and the weights (pack4 rows) and bias uploaded once.
 struct GpuInnerProduct {
-    pipeline: Arc<Pipeline>,
-    /// `pipeline` is the pack1 convolution (inputs not a multiple of 4).
-    ragged: bool,
+    /// The GEMV over vec4 rows; `None` where the input count is not a multiple of 4.
+    gemv: Option<Arc<Pipeline>>,
+    /// The pack1 convolution as a 1×1 convolution over the values as channels, for inputs
+    /// the GEMV cannot read; `None` where every input has vec4 rows.
+    pointwise: Option<Arc<Pipeline>>,
     /// Flattens inputs that are not flat.
-    flatten: Flatten,
+    flatten: Gather,
     /// The GEMM for 2-D inputs of several rows: `x · Wᵀ + bias`, activated.
     rows: gpu_gemm::Pipelines,
     weights: Option<GpuMat>,
@@ -159,7 +186,13 @@ impl Layer for InnerProduct {
                     (3, SpecValue::F32(p(1))),
                 ];
                 let ragged = !self.num_input().is_multiple_of(4);
-                let pipeline = if ragged {
+                // pack4 values lie as pack1 ones unless pack1 keeps fp32 where pack4 packs fp16
+                let same_bytes =
+                    StorageFormat::of(gpu.options, 1) == StorageFormat::of(gpu.options, 4);
+                let gemv = (!ragged)
+                    .then(|| gpu.pipeline(Shader::Innerproduct.module(), &values))
+                    .transpose()?;
+                let pointwise = if ragged || !same_bytes {
                     // kernel, dilation, stride 1; one group; one output per invocation along z
                     values.extend((4..11).map(|id| (id, SpecValue::I32(1))));
                     values.push((11, SpecValue::I32(0)));
@@ -167,13 +200,15 @@ impl Layer for InnerProduct {
                         values,
                         local_size: Some([1, 1, 64]),
                     };
-                    gpu.ctx
-                        .pipeline(Shader::Convolution.module(), gpu.options, &spec)?
+                    let module = Shader::Convolution.module();
+                    Some(gpu.ctx.pipeline(module, gpu.options, &spec)?)
                 } else {
-                    gpu.pipeline(Shader::Innerproduct.module(), &values)?
+                    None
                 };
-                let mut flatten = Flatten::default();
-                flatten.create_pipeline(opt, Some(gpu))?;
+                let flatten =
+                    gather_for(Some(gpu), GatherMap::Reshape)?.ok_or(Error::NotLoaded {
+                        what: "the flatten gather",
+                    })?;
                 let rows = Form {
                     trans_b: true,
                     activation: (self.activation, [p(0), p(1)]),
@@ -181,8 +216,8 @@ impl Layer for InnerProduct {
                 }
                 .pipeline(gpu, opt)?;
                 Some(GpuInnerProduct {
-                    pipeline,
-                    ragged,
+                    gemv,
+                    pointwise,
                     flatten,
                     rows,
                     weights: None,
@@ -199,7 +234,7 @@ impl Layer for InnerProduct {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        let pack = if state.ragged { 1 } else { 4 };
+        let pack = if state.gemv.is_some() { 4 } else { 1 };
         state.weights = Some(gpu.upload_values(&self.weights, pack)?);
         // pack4 and pack1 values lie alike unless pack1 keeps fp32 where pack4 packs fp16
         let format = |pack| StorageFormat::of(state.rows.options(), pack);
@@ -231,7 +266,7 @@ impl Layer for InnerProduct {
         // the GEMV reads flat vec4 rows; the gather that flattens, the ragged 1×1
         // convolution and the GEMM of several rows read pack1
         let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());
-        let ragged = self.gpu.as_ref().is_none_or(|g| g.ragged);
+        let ragged = self.gpu.as_ref().is_none_or(|g| g.gemv.is_none());
         Some(if flat && !ragged {
             Packs::UP_TO_4
         } else {
@@ -254,52 +289,47 @@ impl Layer for InnerProduct {
         }
         // a 2-D input of one row `num_input` wide keeps its 2-D shape (ncnn's gemm path)
         let one_row = bottom.dims == 2 && bottom.w == self.num_input();
-        let flattened;
-        let bottom = if flat_values(bottom.dims, bottom.shape()).is_none()
-            && bottom.shape().iter().product::<usize>() == self.num_input()
-        {
-            // pack1 (gpu_packs): the gather reads pack1 blobs
-            flattened = state.flatten.forward_gpu(bottom, rec)?;
-            &flattened
-        } else {
-            bottom
-        };
-        if flat_values(bottom.dims, bottom.shape()) != Some(self.num_input()) {
+        let values: usize = bottom.shape().iter().product();
+        if values != self.num_input() {
             return Err(InputError::Values {
-                what: "values in a flat input",
-                got: bottom.shape().iter().product(),
+                what: "values in the input",
+                got: values,
                 expected: self.num_input(),
             }
             .into());
         }
-        let options = state.pipeline.options;
         let n = self.num_output;
-        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, options)?;
-        if state.ragged {
-            // a 1×1 convolution over the values as channels, one apart in a 1-D blob
-            let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
-            let k = self.num_input() as u32;
-            let words = [1, 1, k, cstep as u32, 1, 1, n as u32, 1, 0, 0, 0];
-            rec.dispatch(
-                &state.pipeline,
-                &[bottom, &top, weights, bias],
-                &words,
-                [1, 1, n as u32],
-            )?;
+        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;
+        if let Some(gemv) = &state.gemv
+            && let Some(rows) = vec4_rows(&state.flatten, bottom, rec)?
+        {
+            let words = [(self.num_input() / 4) as u32, n as u32];
+            // one workgroup of the shader's 64 invocations per output, along y (and on along
+            // z past the device's limit)
+            let grid = fold_into_z(ctx, gemv, [64, n as u32, 1], 1);
+            rec.dispatch(gemv, &[&rows, &top, weights, bias], &words, grid)?;
             return Ok(as_row(top, one_row));
         }
-        // the GEMV reads vec4 rows: a flattened intermediate is repacked here (an input
-        // comes as pack4 already, gpu_packs)
-        let bottom = bottom.record_packing(rec, 4)?;
-        let words = [(self.num_input() / 4) as u32, n as u32];
-        // one workgroup of the shader's 64 invocations per output, along y (and on along z
-        // past the device's limit)
-        let grid = fold_into_z(ctx, &state.pipeline, [64, n as u32, 1], 1);
+        let pointwise = state.pointwise.as_ref().ok_or(Error::NotLoaded {
+            what: "the pack1 InnerProduct pipeline",
+        })?;
+        let flattened;
+        let bottom = if flat_values(bottom.dims, bottom.shape()).is_none() {
+            flattened = reshape(rec, &state.flatten, bottom, 1, [1, 1, 1, self.num_input()])?;
+            &flattened
+        } else {
+            bottom
+        };
+        // a 1×1 convolution over the values as channels, one apart in a 1-D blob
+        let cstep = if bottom.dims == 1 { 1 } else { bottom.cstep };
+        let k = self.num_input() as u32;
+        let words = [1, 1, k, cstep as u32, 1, 1, n as u32, 1, 0, 0, 0];
+        let weights = state.weights_pack1.as_ref().unwrap_or(weights);
         rec.dispatch(
-            &state.pipeline,
-            &[&bottom, &top, weights, bias],
+            pointwise,
+            &[bottom, &top, weights, bias],
             &words,
-            grid,
+            [1, 1, n as u32],
         )?;
         Ok(as_row(top, one_row))
     }

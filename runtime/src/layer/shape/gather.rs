@@ -306,6 +306,28 @@ pub(crate) fn record_shuffle(
     Ok(top)
 }
 
+/// Pack1 `bottom`'s values in row-major order as a 1-D mat of elempack `pack`, gathered
+/// straight into the output's scalar view: one dispatch where a flatten to pack1 and a repack
+/// took two. `None` where that packing's storage does not hold scalars as pack1's does (fp16
+/// packed without fp16 storage) or the values do not fill whole packs.
+pub(crate) fn flatten_packed(
+    rec: &mut Recorder<'_>,
+    gather: &Gather,
+    bottom: &GpuMat,
+    pack: usize,
+) -> Result<Option<GpuMat>> {
+    let n: usize = bottom.shape().iter().product();
+    if bottom.elempack != 1 || !n.is_multiple_of(pack) {
+        return Ok(None);
+    }
+    let top = GpuMat::alloc(rec.context(), 1, [1, 1, n / pack], pack, bottom.options)?;
+    let Some(view) = scalars_of(&top).filter(|v| v.format == bottom.format) else {
+        return Ok(None);
+    };
+    gather.record_into(rec, bottom, &view, GatherMap::Reshape)?;
+    Ok(Some(top))
+}
+
 /// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each
 /// element's `p` values side by side along w. Only where the storage holds scalars as it holds packed values (not fp16
 /// packed without fp16 storage, whose pack1 blobs are fp32).

@@ -9,7 +9,8 @@ use crate::layer::shared::pipelines::block_grid;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
-use super::{Convolution, GpuConvolution, shaped};
+use super::{Convolution, GpuConvolution};
+use crate::layer::conv::implicit_gemm::shaped;
 
 impl Convolution {
     /// Records `shader` from `bottom` into `top`, one invocation per output value (block).

@@ -30,8 +30,8 @@ mod winograd;
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::conv::implicit_gemm::GemmEngine;
 use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
@@ -46,7 +46,6 @@ use crate::tensor::{GpuMat, Mat};
 use crate::{Opt, OptionSet};
 
 mod gemm;
-pub(crate) use gemm::{Batched, GemmEngine};
 
 pub use cpu::CpuAlgo;
 
@@ -88,32 +87,6 @@ struct GpuConvolution {
     no_partials: Option<GpuMat>,
     /// Winograd F(4,3) for large maps, where the layer fits it.
     winograd: Option<winograd::GpuWinograd>,
-}
-
-/// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
-/// (input then output w, h, c, cstep: constants 20–27 of `convolution_head.comp`).
-fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
-    let shapes = words.iter().take(8).zip(20..);
-    Specialization {
-        values: values
-            .into_iter()
-            .chain(shapes.map(|(v, id)| (id, SpecValue::I32(*v as i32))))
-            .collect(),
-        local_size: None,
-    }
-}
-
-/// A dispatch grid of `v` invocations, or the error naming the output too large for one.
-fn dispatch_grid(v: [usize; 3], top: &GpuMat) -> Result<[u32; 3]> {
-    let one = |x: usize| {
-        u32::try_from(x).map_err(|_| {
-            Error::from(crate::error::InputError::Output {
-                what: "too large to dispatch",
-                shape: vec![top.w, top.h, top.c * top.elempack],
-            })
-        })
-    };
-    Ok([one(v[0])?, one(v[1])?, one(v[2])?])
 }
 
 /// Where the output's windows lie in the padded input of one forward.

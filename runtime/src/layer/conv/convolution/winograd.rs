@@ -7,11 +7,12 @@
 //! 144, for two passes over the transformed values in memory: it wins on large maps, which
 //! the SR models' layers are, and loses on small ones, which keep the implicit GEMM.
 
-use super::gemm::Batched;
-use super::{Convolution, GpuConvolution, dispatch_grid, shaped};
+use super::{Convolution, GpuConvolution};
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::GpuSetup;
+use crate::layer::conv::implicit_gemm::Batched;
+use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;

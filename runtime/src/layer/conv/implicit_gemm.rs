@@ -1,0 +1,247 @@
+//! The implicit GEMM of the dense pack4 convolutions (Convolution, and Deconvolution's taps):
+//! which shader ([`GemmEngine`]), which tile and how many slices of its steps, chosen per
+//! forward shape ([`GemmPlan`]); the batched 1×1 form ([`Batched`]: Winograd's products, a
+//! transposed convolution's taps); the specialization and grid of a forward.
+
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::{SpecValue, Specialization};
+use crate::layer::contract::GpuSetup;
+use crate::layer::run_options::RunOptions;
+use crate::layer::shared::gpu_gemm;
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+use crate::{Opt, OptionSet as Options};
+
+/// The specialization of one forward: `values`, then the `psc()` shapes from its push constants
+/// (input then output w, h, c, cstep: constants 20–27 of `convolution_head.comp`).
+pub(crate) fn shaped(values: Vec<(u32, SpecValue)>, words: &[u32]) -> Specialization {
+    let shapes = words.iter().take(8).zip(20..);
+    Specialization {
+        values: values
+            .into_iter()
+            .chain(shapes.map(|(v, id)| (id, SpecValue::I32(*v as i32))))
+            .collect(),
+        local_size: None,
+    }
+}
+
+/// A dispatch grid of `v` invocations, or the error naming the output too large for one.
+pub(crate) fn dispatch_grid(v: [usize; 3], top: &GpuMat) -> Result<[u32; 3]> {
+    let one = |x: usize| {
+        u32::try_from(x).map_err(|_| {
+            Error::from(crate::error::InputError::Output {
+                what: "too large to dispatch",
+                shape: vec![top.w, top.h, top.c * top.elempack],
+            })
+        })
+    };
+    Ok([one(v[0])?, one(v[1])?, one(v[2])?])
+}
+
+/// The implicit GEMM's two engines: the choice of shader for dense pack4 convolutions (as
+/// `CpuAlgo` is on the CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GemmEngine {
+    /// `convolution_gemm`: fp32 FMA, any device and path.
+    Fma,
+    /// `convolution_gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16
+    /// blobs where [`crate::Context::cooperative_matrix`] holds.
+    CooperativeMatrix,
+}
+
+impl GemmEngine {
+    /// The GEMM pack4 blobs take in this variant: tensor cores where their fp16 blobs, the
+    /// device and the run allow (pack4 blobs are fp16 with fp16 storage or fp16 packing).
+    pub(crate) fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> GemmEngine {
+        let fp16 = gpu.options.contains(Opt::Fp16Storage) || gpu.options.contains(Opt::Fp16Packed);
+        if gpu_gemm::tensor_cores(gpu, opt, fp16) {
+            GemmEngine::CooperativeMatrix
+        } else {
+            GemmEngine::Fma
+        }
+    }
+
+    pub(crate) fn shader(self) -> Shader {
+        match self {
+            GemmEngine::Fma => Shader::ConvolutionGemm,
+            GemmEngine::CooperativeMatrix => Shader::ConvolutionGemmCm,
+        }
+    }
+
+    /// Invocations per workgroup (4 subgroups of 32 for the cooperative-matrix one).
+    pub(crate) fn invocations(self) -> usize {
+        match self {
+            GemmEngine::Fma => 256,
+            GemmEngine::CooperativeMatrix => 128,
+        }
+    }
+}
+
+/// The FMA GEMM's tile: positions × output blocks of 4 per workgroup, its `wide`
+/// specialization (constant 13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tile {
+    /// 64 × 32, the default.
+    Standard = 0,
+    /// 128 × 16, for layers of at most 16 output blocks.
+    Wide = 1,
+    /// 128 × 32 (8 positions per invocation), for layers of at least [`BIG_POSITIONS`]
+    /// positions: twice the arithmetic per shared-memory read.
+    Big = 2,
+}
+
+impl Tile {
+    /// Positions × output blocks of 4.
+    fn size(self) -> [usize; 2] {
+        match self {
+            Tile::Standard => [64, 32],
+            Tile::Wide => [128, 16],
+            Tile::Big => [128, 32],
+        }
+    }
+
+    /// The tile for a layer of `blocks` output blocks over `positions` outputs.
+    fn choose(blocks: usize, positions: usize) -> Tile {
+        if blocks <= Tile::Wide.size()[1] {
+            Tile::Wide
+        } else if positions >= BIG_POSITIONS {
+            Tile::Big
+        } else {
+            Tile::Standard
+        }
+    }
+}
+
+/// The cooperative-matrix GEMM's one tile: positions × output blocks of 4.
+const CM_TILE: [usize; 2] = [64, 16];
+/// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
+/// GPU), and the fewest steps a slice keeps.
+const TARGET_GROUPS: usize = 512;
+const MIN_SLICE_STEPS: usize = 16;
+/// Output positions from which [`Tile::Big`] is taken.
+const BIG_POSITIONS: usize = 8192;
+
+/// How one forward runs the GEMM: the shader, its tile and the slices its steps are split
+/// into (each slice's partial sums added by `convolution_gemm_sum` when more than one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GemmPlan {
+    /// The shader.
+    pub gemm: GemmEngine,
+    /// The FMA GEMM's tile (the cooperative-matrix one has one).
+    pub tile: Option<Tile>,
+    /// Slices of the steps: a power of two.
+    pub splits: usize,
+}
+
+impl GemmPlan {
+    /// The plan for `blocks` output blocks of 4 over `positions` outputs and `steps` steps
+    /// (input blocks × kernel positions).
+    pub fn choose(gemm: GemmEngine, blocks: usize, positions: usize, steps: usize) -> GemmPlan {
+        let tile = (gemm == GemmEngine::Fma).then(|| Tile::choose(blocks, positions));
+        let [tn, tm] = tile.map_or(CM_TILE, Tile::size);
+        let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
+        let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
+        let most = (steps / MIN_SLICE_STEPS).max(1);
+        // a power of two, so that few split counts (pipelines) exist
+        let s = wanted.min(most).max(1);
+        let splits = if s.is_power_of_two() {
+            s
+        } else {
+            s.next_power_of_two() / 2
+        };
+        GemmPlan { gemm, tile, splits }
+    }
+
+    /// Positions × output blocks per workgroup.
+    pub fn tile_size(&self) -> [usize; 2] {
+        self.tile.map_or(CM_TILE, Tile::size)
+    }
+}
+
+/// A batched 1×1 GEMM on pack4 buffers (Winograd's 36 products; a transposed convolution's
+/// taps, one batch): `batches` products of `out_blocks × in_blocks` blocks of weights by
+/// `in_blocks × positions` inputs (rows `in_rs` apart), outputs `out_blocks × positions` (rows
+/// `out_rs` apart), each batch's input, output and weights right after the last one's.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Batched {
+    pub positions: usize,
+    pub in_blocks: usize,
+    pub in_rs: usize,
+    pub out_blocks: usize,
+    pub out_rs: usize,
+    pub batches: usize,
+}
+
+impl Batched {
+    /// Weights `w(batch, input, output)` in the layout the batched GEMM reads: per batch, per
+    /// input block, per output block, four rows (one per output lane) of four input weights.
+    pub(crate) fn weights(&self, w: impl Fn(usize, usize, usize) -> f32) -> Vec<f32> {
+        let (ib, ob) = (self.in_blocks, self.out_blocks);
+        let mut out = Vec::with_capacity(self.batches * ib * ob * 16);
+        for b in 0..self.batches {
+            for i4 in 0..ib {
+                for o4 in 0..ob {
+                    for lane in 0..4 {
+                        for j in 0..4 {
+                            out.push(w(b, i4 * 4 + j, o4 * 4 + lane));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Records it with `gemm` in the variant `options`: `input` into `output` with `weights`
+    /// (from [`Batched::weights`]); `bias` and `partials` fill bindings it does not use (two
+    /// distinct buffers: one is read-only, the other writable).
+    pub(crate) fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        gemm: GemmEngine,
+        options: Options,
+        [input, output, weights, bias, partials]: [&GpuMat; 5],
+    ) -> Result<()> {
+        // the positions as one row of a 1×1 layer: shapes w, h, c, cstep of its input and
+        // output, no padding
+        let words: Vec<u32> = [
+            self.positions,
+            1,
+            self.in_blocks,
+            self.in_rs,
+            self.positions,
+            1,
+            self.out_blocks,
+            self.out_rs,
+            0,
+            0,
+            0,
+        ]
+        .iter()
+        .map(|&x| x as u32)
+        .collect();
+        let plan = GemmPlan::choose(gemm, self.out_blocks, self.positions, 1);
+        let int = |v: usize| SpecValue::I32(v as i32);
+        let mut values = vec![(0, int(0)), (1, int(0))];
+        values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
+        values.extend((4..12).map(|id| (id, int(1))));
+        values.extend([(12, int(1)), (14, int(1))]);
+        values.extend(plan.tile.map(|t| (13, int(t as usize))));
+        let pipeline =
+            rec.context()
+                .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
+        let [tn, tm] = plan.tile_size();
+        let grid = [
+            self.positions.div_ceil(tn) * gemm.invocations(),
+            self.out_blocks.div_ceil(tm),
+            self.batches,
+        ];
+        rec.dispatch(
+            &pipeline,
+            &[input, output, weights, bias, partials],
+            &words,
+            dispatch_grid(grid, output)?,
+        )
+    }
+}
