@@ -57,7 +57,7 @@ impl Extractor<'_> {
         else {
             return Ok(None);
         };
-        let [w, h, _, c] = shape.1;
+        let [w, h, _, c] = shape.shape;
         let opt = self.opt.masked(l.featmask);
         let Some(&(pack, pad)) = self.gpu_layouts(l, &[shape], &opt).first() else {
             return Ok(None);
@@ -112,11 +112,14 @@ impl Extractor<'_> {
         match (&self.bands[b], &self.cpu[b], &self.gpu[b]) {
             (Some(bands), _, _) => {
                 let [w, h, c] = bands.shape;
-                (3, [w, h, 1, c])
+                BlobShape {
+                    dims: 3,
+                    shape: [w, h, 1, c],
+                }
             }
-            (None, Some(m), _) => (m.dims, m.shape()),
-            (None, None, Some(g)) => (g.dims, g.shape()),
-            (None, None, None) => (0, [0; 4]),
+            (None, Some(m), _) => m.blob_shape(),
+            (None, None, Some(g)) => g.blob_shape(),
+            (None, None, None) => BlobShape::new(0, [0; 4]),
         }
     }
 

@@ -75,7 +75,10 @@ impl Extractor<'_> {
             return None;
         }
         let mut moves = first.layer.channel_moves(shapes)?;
-        let (dims, [w, h, d, _]) = *shapes.first()?;
+        let BlobShape {
+            dims,
+            shape: [w, h, d, _],
+        } = *shapes.first()?;
         let mut layers = vec![i];
         let mut tops = &first.tops;
         while let [t] = tops[..] {
@@ -84,7 +87,7 @@ impl Extractor<'_> {
                 _ => break,
             };
             let next = &net.layers[j];
-            let shape = [(dims, [w, h, d, moves[0].len()])];
+            let shape = [BlobShape::new(dims, [w, h, d, moves[0].len()])];
             let links = next.on_gpu
                 && !next.support.alias
                 && next.bottoms == [t]

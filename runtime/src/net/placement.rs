@@ -33,7 +33,10 @@ impl Extractor<'_> {
             (false, true) => 1..=4,
             (false, false) => 1..=3,
         };
-        let takes = shapes.iter().all(|(d, _)| dims.contains(d)) && l.layer.gpu_accepts(&shapes);
+        let takes = shapes
+            .iter()
+            .all(|BlobShape { dims: d, .. }| dims.contains(d))
+            && l.layer.gpu_accepts(&shapes);
         takes.then_some(shapes)
     }
 
@@ -89,7 +92,7 @@ impl Extractor<'_> {
             ..s
         };
         let channels: Vec<usize> = (shapes.iter())
-            .map(|&(dims, shape)| crate::layer::shared::view::channels(dims, shape))
+            .map(|&BlobShape { dims, shape }| crate::layer::shared::view::channels(dims, shape))
             .collect();
         let mut chosen: Vec<usize> = (l.bottoms.iter().zip(&channels))
             .map(
@@ -273,7 +276,7 @@ fn largest_pack(
     channels: &[usize],
     packs: crate::layer::Packs,
 ) -> Option<usize> {
-    let elements = |(_, s): &BlobShape| s.iter().product::<usize>();
+    let elements = |BlobShape { shape: s, .. }: &BlobShape| s.iter().product::<usize>();
     let most = shapes.iter().map(elements).max()?;
     let pack = (shapes.iter().zip(chosen))
         .filter(|(s, _)| elements(s) == most)

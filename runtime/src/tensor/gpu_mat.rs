@@ -142,6 +142,11 @@ impl GpuMat {
         self.c * self.cstep * self.elempack
     }
 
+    /// Its dims and shape together, as layers are asked about blobs.
+    pub fn blob_shape(&self) -> crate::tensor::BlobShape {
+        crate::tensor::BlobShape::new(self.dims, self.shape())
+    }
+
     /// `[w, h, d, c]` in unpacked values along the packed dimension, as [`Mat::shape`] says.
     pub fn shape(&self) -> [usize; 4] {
         let p = self.elempack;

@@ -236,17 +236,20 @@ impl Mat {
 
     /// An unpacked fp32 mat of numpy shape `shape` (1 to 4 axes, outermost first).
     pub fn from_numpy(shape: &[usize], values: &[f32]) -> Result<Mat> {
-        let (dims, s) = Mat::numpy_dims(shape)?;
+        let BlobShape { dims, shape: s } = Mat::numpy_dims(shape)?;
         Mat::from_shape_values(dims, s, values)
     }
 
     /// The dims and `[w, h, d, c]` of numpy shape `shape` (1 to 4 axes, outermost first).
     pub fn numpy_dims(shape: &[usize]) -> Result<BlobShape> {
         Ok(match *shape {
-            [w] => (1, [w, 1, 1, 1]),
-            [h, w] => (2, [w, h, 1, 1]),
-            [c, h, w] => (3, [w, h, 1, c]),
-            [c, d, h, w] => (4, [w, h, d, c]),
+            [w] => BlobShape {
+                dims: 1,
+                shape: [w, 1, 1, 1],
+            },
+            [h, w] => BlobShape::new(2, [w, h, 1, 1]),
+            [c, h, w] => BlobShape::new(3, [w, h, 1, c]),
+            [c, d, h, w] => BlobShape::new(4, [w, h, d, c]),
             _ => {
                 return Err(TensorError::Dims {
                     dims: shape.len(),
@@ -260,6 +263,11 @@ impl Mat {
     /// A pack1 3-D fp32 mat filled from `values` laid out channel after channel (`w*h*c`).
     pub fn from_values(w: usize, h: usize, c: usize, values: &[f32]) -> Result<Mat> {
         Mat::from_shape_values(3, [w, h, 1, c], values)
+    }
+
+    /// Its dims and shape together, as layers are asked about blobs.
+    pub fn blob_shape(&self) -> crate::tensor::BlobShape {
+        crate::tensor::BlobShape::new(self.dims, self.shape())
     }
 
     /// `[w, h, d, c]` in unpacked values along the packed dimension.

@@ -27,9 +27,27 @@ pub use storage::StorageFormat;
 pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};
 
-/// A blob's shape as layers are asked about it: its dims (1 to 4) and `[w, h, d, c]` in
-/// unpacked values ([`Mat::shape`], [`GpuMat::shape`]).
-pub type BlobShape = (u8, [usize; 4]);
+/// A blob's shape as layers are asked about it, before it exists ([`Mat::blob_shape`],
+/// [`GpuMat::blob_shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlobShape {
+    /// 1 to 4.
+    pub dims: u8,
+    /// `[w, h, d, c]` in unpacked values, 1 past `dims` ([`Mat::shape`]).
+    pub shape: [usize; 4],
+}
+
+impl BlobShape {
+    /// The shape of a `dims`-D blob of extents `shape` (`[w, h, d, c]`).
+    pub const fn new(dims: u8, shape: [usize; 4]) -> BlobShape {
+        BlobShape { dims, shape }
+    }
+
+    /// How many values it holds.
+    pub fn values(&self) -> usize {
+        self.shape.iter().product()
+    }
+}
 
 /// Values per parallel task of a copy or gather: 128 KiB, a copy's worth waking a thread for.
 pub(crate) const COPY_GRAIN: usize = 1 << 15;

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use crate::error::{Result, TensorError};
+use crate::tensor::BlobShape;
 use crate::tensor::{COPY_GRAIN, ElemType, Mat};
 
 /// A view of a flat value array: `shape` and `strides` per axis (outermost first), from `offset`.
@@ -222,7 +223,7 @@ impl Strided {
     /// parallel straight into the mat's channels (recycled memory, no contiguous copy between).
     pub fn gather_into_mat(&self, values: &[f32]) -> Result<Mat> {
         self.check(values.len())?;
-        let (dims, shape) = Mat::numpy_dims(&self.shape)?;
+        let BlobShape { dims, shape } = Mat::numpy_dims(&self.shape)?;
         let mut out = Mat::for_writing(dims, shape, 1, ElemType::F32)?;
         if self.is_empty() {
             return Ok(out);

@@ -157,7 +157,13 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         Ok(())
     }
 
-    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
+    fn gpu_rows(
+        &self,
+        BlobShape {
+            dims,
+            shape: [w, h, _, c],
+        }: BlobShape,
+    ) -> Option<Rows> {
         (dims == 3).then(|| Rows::same([w, h, c]))
     }
 

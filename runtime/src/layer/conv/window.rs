@@ -170,9 +170,12 @@ impl Window {
         bottoms: &[BlobShape],
         geometry: impl Fn(usize, usize) -> Result<T>,
     ) -> bool {
-        bottoms.iter().all(|&(dims, [w, h, _, c])| {
-            dims == 3 && c == self.channels() && geometry(w, h).is_ok()
-        })
+        bottoms.iter().all(
+            |&BlobShape {
+                 dims,
+                 shape: [w, h, _, c],
+             }| { dims == 3 && c == self.channels() && geometry(w, h).is_ok() },
+        )
     }
 
     /// Checks a `c`-channel `dims`-D input against the weights.

@@ -49,7 +49,7 @@ impl Layer for Bias {
 
     /// The shaders' channel of a 1-D or 2-D blob is its w or h, not ncnn's single channel.
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        bottoms.iter().all(|(dims, _)| *dims >= 3)
+        bottoms.iter().all(|BlobShape { dims, .. }| *dims >= 3)
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {

@@ -66,13 +66,16 @@ fn view3(dims: u8, [w, h, d, c]: [usize; 4]) -> [usize; 3] {
 /// input; a 1-D operand only as ncnn's per-channel broadcast. 4-D operands broadcast along
 /// the rows of their 3-D view only where h and d both do (or neither).
 fn gpu_out_view(a: BlobShape, b: BlobShape) -> Option<[usize; 3]> {
-    let (va, vb) = (view3(a.0, a.1), view3(b.0, b.1));
-    let slabs = |(dims, [_, h, d, _]): BlobShape| if dims == 4 { (h, d) } else { (1, 1) };
+    let (va, vb) = (view3(a.dims, a.shape), view3(b.dims, b.shape));
+    let slabs = |BlobShape {
+                     dims,
+                     shape: [_, h, d, _],
+                 }: BlobShape| if dims == 4 { (h, d) } else { (1, 1) };
     let (sa, sb) = (slabs(a), slabs(b));
     if va[2] != vb[2] || (sa != sb && sa != (1, 1) && sb != (1, 1)) {
         return None;
     }
-    if a.0 != b.0 && a.0 != 1 && b.0 != 1 {
+    if a.dims != b.dims && a.dims != 1 && b.dims != 1 {
         return None;
     }
     let mut out = [0; 3];
@@ -176,7 +179,7 @@ impl BinaryGpu {
             }
             .into());
         };
-        let Some(out) = gpu_out_view((a.dims, a.shape()), (b.dims, b.shape())) else {
+        let Some(out) = gpu_out_view(a.blob_shape(), b.blob_shape()) else {
             return self.stretch_and_dispatch(rec, a, b);
         };
         // the output has the larger operand's dims ([31] against [31, 1, 1] is 3-D)
@@ -222,12 +225,12 @@ impl BinaryGpu {
         self.stretch.as_ref()?;
         let (a, b) = (
             Operand {
-                dims: a.0,
-                shape: a.1,
+                dims: a.dims,
+                shape: a.shape,
             },
             Operand {
-                dims: b.0,
-                shape: b.1,
+                dims: b.dims,
+                shape: b.shape,
             },
         );
         broadcast_of(&a, &b).ok()
@@ -242,13 +245,13 @@ impl BinaryGpu {
         b: &GpuMat,
     ) -> Result<GpuMat> {
         let copy = self.stretch.ready()?;
-        let (sa, sb, out, dims) = self
-            .stretched((a.dims, a.shape()), (b.dims, b.shape()))
-            .ok_or_else(|| InputError::Mismatch {
-                a: a.shape().to_vec(),
-                b: b.shape().to_vec(),
-                why: "do not broadcast (ncnn's rules)",
-            })?;
+        let (sa, sb, out, dims) =
+            self.stretched(a.blob_shape(), b.blob_shape())
+                .ok_or_else(|| InputError::Mismatch {
+                    a: a.shape().to_vec(),
+                    b: b.shape().to_vec(),
+                    why: "do not broadcast (ncnn's rules)",
+                })?;
         let [c, d, h, w] = out;
         let out_np = crate::layer::shared::view::numpy_shape(dims, [w, h, d, c]);
         let stretch = |rec: &mut Recorder<'_>, m: &GpuMat, s: [usize; 4]| -> Result<GpuMat> {

@@ -63,8 +63,17 @@ impl Layer for Scale {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match (&self.blob_gpu, bottoms) {
             // one scale per channel: w for 1-D, h for 2-D, c otherwise
-            (Some(mul), [a, (1, [w, ..])]) => {
-                *w == crate::layer::shared::view::channels(a.0, a.1) && mul.accepts(bottoms)
+            (
+                Some(mul),
+                [
+                    a,
+                    BlobShape {
+                        dims: 1,
+                        shape: [w, ..],
+                    },
+                ],
+            ) => {
+                *w == crate::layer::shared::view::channels(a.dims, a.shape) && mul.accepts(bottoms)
             }
             (Some(_), _) => false,
             (None, _) => true,

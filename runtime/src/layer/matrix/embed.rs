@@ -102,7 +102,7 @@ impl Layer for Embed {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        bottoms.iter().all(|(dims, _)| *dims == 1)
+        bottoms.iter().all(|BlobShape { dims, .. }| *dims == 1)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

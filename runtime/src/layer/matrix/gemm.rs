@@ -10,13 +10,12 @@
 //! row. C broadcasts as ncnn's types: 0 a scalar, 1/2 one value per row of Y (`M` values or an
 //! `M×1` blob), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
 //! type comes from its shape, checked in ncnn's order (a 1-D C of `M == N` values is per column).
-//! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning and are read only.
-//! With an int8 term (18) the product is ncnn's int8 one ([`crate::layer::shared::int8`]): A's levels
+//! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning, read only. With
+//! an int8 term (18) the product is ncnn's int8 one ([`crate::layer::shared::int8`]): A's levels
 //! per row, B's as a whole (quantized dynamically, or int8 in the model with A's per-row scales
 //! and B's one scale after the weights), their exact product on the same GEMM, scaled by the
 //! descales before C; on the GPU the dynamic quantization is one `reduce.comp` pass per input
-//! operand and the GEMM applies the descales.
-//! On the CPU through the project's GEMM ([`crate::layer::shared::cpu_gemm`]), on the net's threads;
+//! operand and the GEMM applies the descales. On the CPU through the project's GEMM ([`crate::layer::shared::cpu_gemm`]), on the net's threads;
 //! on the GPU through the shared [`crate::layer::shared::gpu_gemm`] (transposes, C and the scaling in
 //! the shader's one pass; constant operands uploaded once), pack1 buffers.
 
@@ -100,8 +99,8 @@ struct GpuGemm {
 }
 
 impl Gemm {
-    /// The plan for inputs of `(dims, shape)` (those of A, B and C the model does not hold, in
-    /// that order), or a typed error naming the shapes.
+    /// The plan for inputs of these shapes (A, B and C where the model does not hold them), or
+    /// a typed error naming the shapes.
     fn plan(&self, bottoms: &[BlobShape]) -> Result<Plan> {
         let wanted = usize::from(!self.constant_a) + usize::from(!self.constant_b);
         let takes_c = !self.constant_c;
@@ -117,7 +116,8 @@ impl Gemm {
             Some(h) => Ok((h.rows, h.cols)),
             None => {
                 let blob = *next.next().expect("counted");
-                matrix_of(blob).ok_or(InputError::Dims { got: blob.0, takes })
+                let got = blob.dims;
+                matrix_of(blob).ok_or(InputError::Dims { got, takes })
             }
         };
         let (ra, ca) = side(&self.a, "A: 1-D, 2-D or N×1×M")?;
@@ -133,7 +133,7 @@ impl Gemm {
             .into());
         }
         let c = match next.next() {
-            Some(&(dims, shape)) => {
+            Some(&BlobShape { dims, shape }) => {
                 let [w, h, ..] = shape;
                 Some(Broadcast::infer(dims, [w, h], m, n).ok_or_else(|| {
                     Error::from(InputError::Mismatch {
@@ -175,7 +175,7 @@ impl Gemm {
 
     /// `Y` from the inputs the model does not hold, in ncnn's order (A, B, C).
     fn run(&self, bottoms: &[&Mat]) -> Result<Mat> {
-        let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        let shapes: Vec<_> = bottoms.iter().map(|b| b.blob_shape()).collect();
         let plan = self.plan(&shapes)?;
         let Plan { m, n, k, .. } = plan;
         let mut inputs: Vec<Cow<'_, [f32]>> = bottoms.iter().map(|b| dense_values(b)).collect();
@@ -323,7 +323,7 @@ impl Gemm {
                     },
                 }
             } else if Some(i) == b {
-                let total = matrix_of((mat.dims, mat.shape())).map_or(0, |(r, c)| r * c);
+                let total = matrix_of(mat.blob_shape()).map_or(0, |(r, c)| r * c);
                 Groups::runs(total, total)
             } else {
                 out.push(mat.clone());
@@ -340,7 +340,7 @@ impl Gemm {
     /// [`Gemm::run`] on the device.
     fn run_gpu<'a>(&'a self, bottoms: &[&'a GpuMat], rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
-        let shapes: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        let shapes: Vec<_> = bottoms.iter().map(|b| b.blob_shape()).collect();
         let plan = self.plan(&shapes)?;
         let Plan { m, n, k, .. } = plan;
         let not_loaded = || Error::NotLoaded {

@@ -253,9 +253,14 @@ impl Layer for InnerProduct {
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match bottoms {
-            [(2, [w, h, ..])] if *h > 1 && *w == self.num_input() => true,
+            [
+                BlobShape {
+                    dims: 2,
+                    shape: [w, h, ..],
+                },
+            ] if *h > 1 && *w == self.num_input() => true,
             // one workgroup per output along y: within every device's dispatch limit
-            [(_, shape)] => {
+            [BlobShape { shape, .. }] => {
                 self.num_output <= 65535 && shape.iter().product::<usize>() == self.num_input()
             }
             _ => false,
@@ -265,7 +270,8 @@ impl Layer for InnerProduct {
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // the GEMV reads flat vec4 rows; the gather that flattens, the ragged 1×1
         // convolution and the GEMM of several rows read pack1
-        let flat = matches!(bottoms, [(dims, shape)] if flat_values(*dims, *shape).is_some());
+        let flat =
+            matches!(bottoms, [BlobShape { dims, shape }] if flat_values(*dims, *shape).is_some());
         let ragged = self.gpu.as_ref().is_none_or(|g| g.gemv.is_none());
         Some(if flat && !ragged {
             Packs::UP_TO_4

@@ -43,7 +43,12 @@ struct Plan {
 
 /// A side's matrix rows and columns, batch (right-aligned as numpy aligns it: `[c, d]` for a
 /// 4-D blob, `[1, c]` for a 3-D one, whose channels meet a 4-D blob's depth) and batch axes.
-fn side((dims, [w, h, d, c]): BlobShape) -> (usize, usize, [usize; 2], usize) {
+fn side(
+    BlobShape {
+        dims,
+        shape: [w, h, d, c],
+    }: BlobShape,
+) -> (usize, usize, [usize; 2], usize) {
     match dims {
         1 => (1, w, [1, 1], 0),
         2 => (h, w, [1, 1], 0),
@@ -56,7 +61,7 @@ impl MatMul {
     /// The plan for sides of `(dims, [w, h, d, c])`, or why they do not multiply.
     fn plan(&self, a: BlobShape, b: BlobShape) -> Result<Plan, &'static str> {
         let ((m, k, ba, aa), (rb, cb, bb, ab)) = (side(a), side(b));
-        let (a1, b1) = (a.0 == 1, b.0 == 1);
+        let (a1, b1) = (a.dims == 1, b.dims == 1);
         // B's matrix as K×N (a 1-D B is one column)
         let (k_b, n) = match (b1, self.trans_b) {
             (true, _) => (cb, 1),
@@ -108,8 +113,8 @@ impl MatMul {
         let (a, b) = (shape(a), shape(b));
         self.plan(a, b).map_err(|why| {
             InputError::Mismatch {
-                a: numpy_shape(a.0, a.1),
-                b: numpy_shape(b.0, b.1),
+                a: numpy_shape(a.dims, a.shape),
+                b: numpy_shape(b.dims, b.shape),
                 why,
             }
             .into()
@@ -145,7 +150,7 @@ struct Side<'a> {
 
 impl Side<'_> {
     fn of(m: &Mat) -> Side<'_> {
-        let (rows, cols, batch, _) = side((m.dims, m.shape()));
+        let (rows, cols, batch, _) = side(m.blob_shape());
         Side {
             values: dense_values(m),
             rows,
@@ -187,7 +192,7 @@ impl Layer for MatMul {
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let plan = self.checked_plan(bottoms, |m| m.blob_shape())?;
         let [a, b] = [&bottoms[0], &bottoms[1]];
         let top = alloc_numpy(rec, &plan.shape, a)?;
         let (m, n, k) = (plan.m, plan.n, plan.k);
@@ -196,7 +201,7 @@ impl Layer for MatMul {
             inner,
             ..Sizes::batched(m, n, k, outer * inner)
         };
-        let axes = |m: &GpuMat| side((m.dims, m.shape())).3;
+        let axes = |m: &GpuMat| side(m.blob_shape()).3;
         // the output's batch axes are the side's with more
         let out = batched(&top, axes(a).max(axes(b)), n);
         let b_rs = if self.trans_b { k } else { n };
@@ -211,7 +216,7 @@ impl Layer for MatMul {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let plan = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let plan = self.checked_plan(bottoms, |m| m.blob_shape())?;
         let [a, b] = [&bottoms[0], &bottoms[1]];
         let (sa, sb) = (Side::of(a), Side::of(b));
         let Plan { m, k, n, batch, .. } = plan;

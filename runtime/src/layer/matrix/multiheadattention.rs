@@ -123,7 +123,7 @@ impl MultiHeadAttention {
             expected: "query [, key [, value]], then the mask with attn_mask and the cached \
                        key and value with kv_cache",
         })?;
-        let rows_of = |(dims, shape): BlobShape, dim: usize| {
+        let rows_of = |BlobShape { dims, shape }: BlobShape, dim: usize| {
             let [w, h, ..] = shape;
             if dims <= 2 && w == dim {
                 Ok(h)
@@ -141,19 +141,19 @@ impl MultiHeadAttention {
         let (cur, cur_v) = (rows_of(k, self.kdim)?, rows_of(v, self.vdim)?);
         if cur != cur_v {
             return Err(InputError::Mismatch {
-                a: numpy_shape(k.0, k.1),
-                b: numpy_shape(v.0, v.1),
+                a: numpy_shape(k.dims, k.shape),
+                b: numpy_shape(v.dims, v.shape),
                 why: "are the key and value: their lengths differ",
             }
             .into());
         }
         // a cross-attention cache with rows is used as it is
-        let past = slots.cache.map_or(0, |c| shapes[c].1[1]);
+        let past = slots.cache.map_or(0, |c| shapes[c].shape[1]);
         let cross = past > 0 && slots.k != slots.q;
         let dst = past + if cross { 0 } else { cur };
         let mut mask_per_head = false;
         if let Some(i) = slots.mask {
-            let (dims, shape) = shapes[i];
+            let BlobShape { dims, shape } = shapes[i];
             let [w, h, d, c] = shape;
             if w != dst || h * d != src || (dims == 3 && c != self.num_heads) {
                 return Err(InputError::Mismatch {
@@ -391,7 +391,7 @@ impl Layer for MultiHeadAttention {
                 what: "the projections on the device",
             });
         }
-        let shapes: Vec<_> = bottoms.iter().map(|m| (m.dims, m.shape())).collect();
+        let shapes: Vec<_> = bottoms.iter().map(|m| m.blob_shape()).collect();
         let plan = self.plan(&shapes)?;
         let Plan { slots: s, src, .. } = plan;
         let (e, heads) = (self.embed_dim, self.num_heads);
@@ -512,7 +512,7 @@ impl Layer for MultiHeadAttention {
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let shapes: Vec<_> = bottoms.iter().map(|m| (m.dims, m.shape())).collect();
+        let shapes: Vec<_> = bottoms.iter().map(|m| m.blob_shape()).collect();
         let Plan {
             slots: s, src, dst, ..
         } = self.plan(&shapes)?;

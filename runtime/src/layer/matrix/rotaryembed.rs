@@ -83,9 +83,19 @@ impl Layer for RotaryEmbed {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        three(bottoms).is_ok_and(|[(xd, x), (_, cos), (_, sin)]| {
-            (2..=3).contains(xd) && cache_fits(*x, *cos) && cache_fits(*x, *sin)
-        })
+        three(bottoms).is_ok_and(
+            |[
+                BlobShape { dims: xd, shape: x },
+                BlobShape {
+                    dims: _,
+                    shape: cos,
+                },
+                BlobShape {
+                    dims: _,
+                    shape: sin,
+                },
+            ]| { (2..=3).contains(xd) && cache_fits(*x, *cos) && cache_fits(*x, *sin) },
+        )
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {

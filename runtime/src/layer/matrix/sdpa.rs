@@ -56,7 +56,7 @@ struct Blob<'a> {
 
 impl Blob<'_> {
     fn of(m: &Mat) -> Blob<'_> {
-        let [cols, rows, channels] = view((m.dims, m.shape()));
+        let [cols, rows, channels] = view(m.blob_shape());
         Blob {
             values: dense_values(m),
             cols,
@@ -92,7 +92,12 @@ impl Blob<'_> {
 }
 
 /// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
-fn view((_, [w, h, d, c]): BlobShape) -> [usize; 3] {
+fn view(
+    BlobShape {
+        shape: [w, h, d, c],
+        ..
+    }: BlobShape,
+) -> [usize; 3] {
     [w, h * d, c]
 }
 
@@ -192,8 +197,8 @@ impl SDPA {
         let shapes: Vec<BlobShape> = bottoms.iter().map(shape).collect();
         self.plan(&shapes).map_err(|(a, b, why)| {
             InputError::Mismatch {
-                a: numpy_shape(shapes[a].0, shapes[a].1),
-                b: numpy_shape(shapes[b].0, shapes[b].1),
+                a: numpy_shape(shapes[a].dims, shapes[a].shape),
+                b: numpy_shape(shapes[b].dims, shapes[b].shape),
                 why,
             }
             .into()
@@ -234,7 +239,7 @@ impl Layer for SDPA {
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
         let pipeline = self.gpu.ready()?;
-        let p = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        let p = self.checked_plan(bottoms, |m| m.blob_shape())?;
         let q = &bottoms[0];
         let mask = self.attn_mask.then(|| &bottoms[3]);
         // the keys and values the pass reads: the inputs, or the cache blobs made of the past
@@ -242,7 +247,10 @@ impl Layer for SDPA {
         let caches = match &self.gpu_cache {
             Some(copy) => {
                 let at = 3 + usize::from(self.attn_mask);
-                let cur = view((bottoms[1].dims, bottoms[1].shape()))[1];
+                let cur = view(BlobShape {
+                    dims: bottoms[1].dims,
+                    shape: bottoms[1].shape(),
+                })[1];
                 let past = p.dst - cur;
                 let mut cache = |which: usize, width| {
                     let current = Strided::contiguous(&[p.groups, cur, width]);
@@ -300,7 +308,7 @@ impl Layer for SDPA {
             groups,
             dst,
             out_embed,
-        } = self.checked_plan(bottoms, |m| (m.dims, m.shape()))?;
+        } = self.checked_plan(bottoms, |m| m.blob_shape())?;
         let blob = |i: usize| Blob::of(&bottoms[i]);
         let (query, mut key, mut value) = (blob(0), blob(1), blob(2));
         let mask = self.attn_mask.then(|| blob(3));

@@ -81,7 +81,7 @@ impl Layer for Lrn {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        bottoms.iter().all(|(dims, _)| *dims == 3)
+        bottoms.iter().all(|BlobShape { dims, .. }| *dims == 3)
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {

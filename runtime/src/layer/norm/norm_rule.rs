@@ -207,7 +207,7 @@ impl<R: NormRule> Layer for NormLayer<R> {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        bottoms.iter().all(|(dims, s)| {
+        bottoms.iter().all(|BlobShape { dims, shape: s }| {
             self.checked_plan(&numpy_shape(*dims, *s))
                 .is_ok_and(|p| p.groups.count() > 0)
         })

@@ -101,7 +101,7 @@ impl Layer for Softmax {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
-            .all(|&(dims, _)| positive_axis(self.axis, usize::from(dims)).is_ok())
+            .all(|&BlobShape { dims, .. }| positive_axis(self.axis, usize::from(dims)).is_ok())
     }
 
     fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {

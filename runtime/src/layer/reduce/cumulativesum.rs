@@ -50,7 +50,7 @@ impl Layer for CumulativeSum {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, s)| self.lines(&numpy_shape(*dims, *s)).is_ok())
+            .all(|BlobShape { dims, shape: s }| self.lines(&numpy_shape(*dims, *s)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -176,7 +176,12 @@ impl Layer for Pooling {
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         match bottoms {
-            [(3, [w, h, ..])] => self.global || self.adaptive || self.window(*w, *h).is_ok(),
+            [
+                BlobShape {
+                    dims: 3,
+                    shape: [w, h, ..],
+                },
+            ] => self.global || self.adaptive || self.window(*w, *h).is_ok(),
             _ => false,
         }
     }
@@ -184,7 +189,13 @@ impl Layer for Pooling {
     /// A window along the rows where the padding is the params' and the tail pad's (a band
     /// starting on a stride ends the input with the same remainder); not the "same" modes,
     /// global or adaptive pooling.
-    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
+    fn gpu_rows(
+        &self,
+        BlobShape {
+            dims,
+            shape: [w, h, _, c],
+        }: BlobShape,
+    ) -> Option<Rows> {
         let fixed = !self.global && !self.adaptive && matches!(self.pad_mode, 0 | 1);
         let win = self.window(w, h).ok()?;
         let out = [win.out[0], win.out[1], c];

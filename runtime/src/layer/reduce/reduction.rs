@@ -87,7 +87,7 @@ impl Layer for Reduction {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, s)| self.plan(&numpy_shape(*dims, *s)).is_ok())
+            .all(|BlobShape { dims, shape: s }| self.plan(&numpy_shape(*dims, *s)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

@@ -60,14 +60,15 @@ impl Layer for Concat {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        let Some(&(dims, _)) = bottoms.first() else {
+        let Some(&BlobShape { dims, .. }) = bottoms.first() else {
             return false;
         };
-        bottoms.iter().all(|&(d, _)| d == dims) && positive_axis(self.axis, dims.into()).is_ok()
+        bottoms.iter().all(|&BlobShape { dims: d, .. }| d == dims)
+            && positive_axis(self.axis, dims.into()).is_ok()
     }
 
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
-        let &(dims, shape) = bottoms.first()?;
+        let &BlobShape { dims, shape } = bottoms.first()?;
         let axis = positive_axis(self.axis, dims.into()).ok()?;
         concat_axis(dims, shape, axis)
             .is_none()
@@ -123,15 +124,26 @@ impl Layer for Concat {
 
     fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         // channel q of the output: input i's channel q - (the channels of the inputs before i)
-        let &(dims, [w, h, d, _]) = bottoms.first()?;
+        let &BlobShape {
+            dims,
+            shape: [w, h, d, _],
+        } = bottoms.first()?;
         let along = dims >= 3 && positive_axis(self.axis, dims.into()).ok()? == 0;
-        let fits = bottoms
-            .iter()
-            .all(|&(bd, [bw, bh, bdd, _])| (bd, bw, bh, bdd) == (dims, w, h, d));
-        let top = bottoms
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &(_, [.., c]))| (0..c).map(move |q| (i, q)));
+        let fits = bottoms.iter().all(
+            |&BlobShape {
+                 dims: bd,
+                 shape: [bw, bh, bdd, _],
+             }| (bd, bw, bh, bdd) == (dims, w, h, d),
+        );
+        let top = bottoms.iter().enumerate().flat_map(
+            |(
+                i,
+                &BlobShape {
+                    dims: _,
+                    shape: [.., c],
+                },
+            )| (0..c).map(move |q| (i, q)),
+        );
         (along && fits).then(|| vec![top.collect()])
     }
 
@@ -149,7 +161,7 @@ impl Layer for Concat {
         if let Some(top) = packed_channels(bottoms, axis)? {
             return Ok(vec![top]);
         }
-        let shapes_4: Vec<_> = bottoms.iter().map(|b| (b.dims, b.shape())).collect();
+        let shapes_4: Vec<_> = bottoms.iter().map(|b| b.blob_shape()).collect();
         if let Some(moves) = self.channel_moves(&shapes_4) {
             return move_channels(bottoms, &moves);
         }

@@ -56,8 +56,8 @@ impl CopyTo {
     /// The view of the second blob's place in the first (both of `[w, h, d, c]` with their
     /// dims), checked to lie inside it.
     fn place(&self, a: BlobShape, b: [usize; 4]) -> Result<Strided> {
-        let [w, h, d, c] = a.1;
-        let off = self.offsets(a.0, a.1);
+        let [w, h, d, c] = a.shape;
+        let off = self.offsets(a.dims, a.shape);
         let full = [c, d, h, w];
         let part = [b[3], b[2], b[1], b[0]];
         let mut view = Strided::contiguous(&full);
@@ -106,7 +106,7 @@ impl Layer for CopyTo {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        two(bottoms).is_ok_and(|(a, b)| a == b || self.place(*a, b.1).is_ok())
+        two(bottoms).is_ok_and(|(a, b)| a == b || self.place(*a, b.shape).is_ok())
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
@@ -114,7 +114,7 @@ impl Layer for CopyTo {
         if a.dims == b.dims && a.shape() == b.shape() {
             return Ok(vec![b.clone()]);
         }
-        let view = self.place((a.dims, a.shape()), b.shape())?;
+        let view = self.place(a.blob_shape(), b.shape())?;
         let mut values = a.to_values();
         view.scatter(&mut values, &b.to_values())?;
         Ok(vec![Mat::from_numpy(&a.numpy_shape(), &values)?])
@@ -125,7 +125,7 @@ impl Layer for CopyTo {
         if a.dims == b.dims && a.shape() == b.shape() {
             return Ok(vec![b.clone()]);
         }
-        let to = self.place((a.dims, a.shape()), b.shape())?;
+        let to = self.place(a.blob_shape(), b.shape())?;
         let top = a.record_copy(rec)?;
         // the second blob's values in order, over the box's shape
         let from = Strided::contiguous(&to.shape);

@@ -110,7 +110,10 @@ impl Crop {
             }
             let rest = n - off - i64::from(self.margin[j]);
             let len = match reference {
-                Some((rdims, rshape)) if usize::from(rdims) == dims || j < 3 => rshape[j] as i64,
+                Some(BlobShape {
+                    dims: rdims,
+                    shape: rshape,
+                }) if usize::from(rdims) == dims || j < 3 => rshape[j] as i64,
                 Some(_) => rest,
                 None => match self.size[j] {
                     0 | -233 => rest,
@@ -144,7 +147,7 @@ impl Crop {
         let shape = bottom.numpy_shape();
         let mut view = Strided::contiguous(&shape);
         let inputs: Vec<Extents> = bottoms.iter().map(Mat::shape).collect();
-        let reference = self.reference_of(rest).map(|m| (m.dims, m.shape()));
+        let reference = self.reference_of(rest).map(|m| m.blob_shape());
         for (axis, (start, len)) in self
             .roi(&shape, &inputs, reference)?
             .into_iter()
@@ -165,7 +168,7 @@ impl Crop {
         })?;
         let shape = numpy_shape(bottom.dims, bottom.shape());
         let inputs: Vec<Extents> = bottoms.iter().map(GpuMat::shape).collect();
-        let reference = self.reference_of(rest).map(|m| (m.dims, m.shape()));
+        let reference = self.reference_of(rest).map(|m| m.blob_shape());
         let roi = self.roi(&shape, &inputs, reference)?;
         record_box(rec, gather, bottom, &roi)
     }
@@ -181,8 +184,8 @@ impl Layer for Crop {
 
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // packed where the box cuts the packed axis at whole blocks
-        let (&(dims, shape), rest) = bottoms.split_first()?;
-        let inputs: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();
+        let (&BlobShape { dims, shape }, rest) = bottoms.split_first()?;
+        let inputs: Vec<Extents> = bottoms.iter().map(|b| b.shape).collect();
         let reference = self.reference_of(rest).copied();
         let roi = self
             .roi(&numpy_shape(dims, shape), &inputs, reference)

@@ -81,9 +81,9 @@ impl Layer for Diag {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        bottoms
-            .iter()
-            .all(|(dims, s)| plan(self.diagonal, &numpy_shape(*dims, *s)).is_ok())
+        bottoms.iter().all(|BlobShape { dims, shape: s }| {
+            plan(self.diagonal, &numpy_shape(*dims, *s)).is_ok()
+        })
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

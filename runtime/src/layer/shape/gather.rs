@@ -8,6 +8,7 @@ use crate::layer::contract::GpuSetup;
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::shared::view::to_space;
 use crate::shaders::Shader;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, StorageFormat};
 use std::sync::Arc;
 
@@ -221,7 +222,7 @@ pub(crate) fn reshape_numpy(
     bottom: &GpuMat,
     np: &[usize],
 ) -> Result<GpuMat> {
-    let (dims, _) = crate::layer::shared::view::from_numpy_shape(np)?;
+    let BlobShape { dims, .. } = crate::layer::shared::view::from_numpy_shape(np)?;
     reshape(rec, gather, bottom, dims, to_space(dims, np, 1))
 }
 

@@ -291,8 +291,12 @@ impl Layer for Interp {
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
-        let extents: Vec<Extents> = bottoms.iter().map(|b| b.1).collect();
-        let Some(&(dims, [w, h, ..])) = bottoms.first() else {
+        let extents: Vec<Extents> = bottoms.iter().map(|b| b.shape).collect();
+        let Some(&BlobShape {
+            dims,
+            shape: [w, h, ..],
+        }) = bottoms.first()
+        else {
             return false;
         };
         // 2-D blobs resize their width: rows are 1-high planes on the device
@@ -307,7 +311,13 @@ impl Layer for Interp {
     /// whole input's steps. Nearest by powers of two only, whose steps are exact (another
     /// scale's rounded step may floor a band's row to another source row); bilinear reads a
     /// row more on each side, bicubic two.
-    fn gpu_rows(&self, (dims, [w, h, _, c]): BlobShape) -> Option<Rows> {
+    fn gpu_rows(
+        &self,
+        BlobShape {
+            dims,
+            shape: [w, h, _, c],
+        }: BlobShape,
+    ) -> Option<Rows> {
         let [hs, ws] = self.scale;
         let up = hs as usize;
         let integral = hs >= 1.0 && hs == up as f32 && up <= 64;

@@ -23,7 +23,10 @@ fn shape_params(pd: &ParamDict) -> BlobShape {
     } else {
         1
     };
-    (dims, [w.max(1), h.max(1), d.max(1), c.max(1)])
+    BlobShape {
+        dims,
+        shape: [w.max(1), h.max(1), d.max(1), c.max(1)],
+    }
 }
 
 /// A constant blob stored in the weights (no inputs).
@@ -68,7 +71,10 @@ impl Layer for MemoryData {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        (self.dims, self.shape) = shape_params(pd);
+        BlobShape {
+            dims: self.dims,
+            shape: self.shape,
+        } = shape_params(pd);
         Ok(())
     }
 

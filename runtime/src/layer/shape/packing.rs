@@ -37,7 +37,7 @@ impl Layer for Packing {
         // padding channels up is a CPU job, as is ncnn's AVX-512 layout (no GPU mat has it);
         // channels that do not divide without padding leave the blob as it is
         self.out_elempack <= 8
-            && bottoms.iter().all(|&(dims, shape)| {
+            && bottoms.iter().all(|&BlobShape { dims, shape }| {
                 !self.use_padding || channels(dims, shape).is_multiple_of(self.out_elempack)
             })
     }

@@ -48,11 +48,12 @@ impl<R: ShapeRule> Layer for ShapeLayer<R> {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, shape)| self.rule.shape(*dims, *shape).len() <= 4)
+            .all(|BlobShape { dims, shape }| self.rule.shape(*dims, *shape).len() <= 4)
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
-        let (dims, shape) = from_numpy_shape(&self.rule.shape(bottom.dims, bottom.shape()))?;
+        let BlobShape { dims, shape } =
+            from_numpy_shape(&self.rule.shape(bottom.dims, bottom.shape()))?;
         bottom.reshape(dims, shape)
     }
 

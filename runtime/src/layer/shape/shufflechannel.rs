@@ -83,7 +83,13 @@ impl Layer for ShuffleChannel {
 
     fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
         // output channel q * group + i is input channel i * (c / group) + q
-        let &[(dims, [.., c])] = bottoms else {
+        let &[
+            BlobShape {
+                dims,
+                shape: [.., c],
+            },
+        ] = bottoms
+        else {
             return None;
         };
         let group = self.groups(dims, c).ok()?;
@@ -105,7 +111,7 @@ impl Layer for ShuffleChannel {
         let group = self.groups(bottom.dims, c)?;
         let plane: usize = shape[1..].iter().product();
         // output channel j * group + i is input channel i * (c / group) + j
-        if let Some(moves) = self.channel_moves(&[(bottom.dims, bottom.shape())]) {
+        if let Some(moves) = self.channel_moves(&[bottom.blob_shape()]) {
             return move_channels(std::slice::from_ref(bottom), &moves)?
                 .pop()
                 .ok_or(InputError::Count {

@@ -103,7 +103,7 @@ impl Layer for Slice {
 
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         // packed along other axes, or where every part is whole blocks of the packed one
-        let [(dims, shape)] = bottoms else {
+        let [BlobShape { dims, shape }] = bottoms else {
             return None;
         };
         let np = numpy_shape(*dims, *shape);
@@ -185,7 +185,13 @@ impl Layer for Slice {
     }
 
     fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
-        let &[(dims, [.., c])] = bottoms else {
+        let &[
+            BlobShape {
+                dims,
+                shape: [.., c],
+            },
+        ] = bottoms
+        else {
             return None;
         };
         let along = dims >= 3 && positive_axis(self.axis, dims.into()).ok()? == 0;
@@ -222,7 +228,7 @@ impl Layer for Slice {
             // the parts' errors first: `channel_moves` declines what they refuse
             self.parts(shape[0])?;
         }
-        if let Some(moves) = self.channel_moves(&[(bottom.dims, bottom.shape())]) {
+        if let Some(moves) = self.channel_moves(&[bottom.blob_shape()]) {
             return move_channels(bottoms, &moves);
         }
         let all = Strided::contiguous(&shape);

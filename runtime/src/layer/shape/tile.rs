@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::layer::params::ParamDict;
 use crate::layer::shape::view_rule::ViewRule;
 use crate::layer::shared::view::from_numpy_shape;
+use crate::tensor::BlobShape;
 use crate::tensor::Strided;
 
 /// Repeats along axes.
@@ -35,7 +36,10 @@ impl ViewRule for Tile {
     }
 
     fn view(&self, np: &[usize]) -> Result<(Strided, Vec<usize>)> {
-        let (dims, [w, h, d, c]) = from_numpy_shape(np)?;
+        let BlobShape {
+            dims,
+            shape: [w, h, d, c],
+        } = from_numpy_shape(np)?;
         let dims = usize::from(dims);
         // repeats of c, d, h, w
         let mut rep = [1usize; 4];

@@ -48,7 +48,7 @@ impl<R: ViewRule> Layer for ViewLayer<R> {
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         bottoms
             .iter()
-            .all(|(dims, shape)| self.rule.view(&numpy_shape(*dims, *shape)).is_ok())
+            .all(|BlobShape { dims, shape }| self.rule.view(&numpy_shape(*dims, *shape)).is_ok())
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

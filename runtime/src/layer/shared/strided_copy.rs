@@ -8,6 +8,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::GpuSetup;
 use crate::layer::shared::pipelines::{expect_pack1_buffer, index_word, workgroup_rows};
 use crate::layer::shared::view::from_numpy_shape;
+use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Strided};
 use std::sync::Arc;
 
@@ -167,7 +168,7 @@ impl StridedCopy {
 
 /// A new pack1 GPU mat of numpy shape `np` (1 to 4 axes) in `like`'s options.
 pub(crate) fn alloc_numpy(rec: &Recorder<'_>, np: &[usize], like: &GpuMat) -> Result<GpuMat> {
-    let (dims, _) = from_numpy_shape(np)?;
+    let BlobShape { dims, .. } = from_numpy_shape(np)?;
     let space = crate::layer::shared::view::to_space(dims, np, 1);
     GpuMat::alloc_space(rec.context(), dims, space, 1, like.options)
 }

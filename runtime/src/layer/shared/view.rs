@@ -55,10 +55,22 @@ pub(crate) fn numpy_shape(dims: u8, [w, h, d, c]: [usize; 4]) -> Vec<usize> {
 /// The dims and `[w, h, d, c]` of a numpy shape of 1 to 4 axes (outermost first).
 pub(crate) fn from_numpy_shape(np: &[usize]) -> Result<BlobShape> {
     match *np {
-        [w] => Ok((1, [w, 1, 1, 1])),
-        [h, w] => Ok((2, [w, h, 1, 1])),
-        [c, h, w] => Ok((3, [w, h, 1, c])),
-        [c, d, h, w] => Ok((4, [w, h, d, c])),
+        [w] => Ok(BlobShape {
+            dims: 1,
+            shape: [w, 1, 1, 1],
+        }),
+        [h, w] => Ok(BlobShape {
+            dims: 2,
+            shape: [w, h, 1, 1],
+        }),
+        [c, h, w] => Ok(BlobShape {
+            dims: 3,
+            shape: [w, h, 1, c],
+        }),
+        [c, d, h, w] => Ok(BlobShape {
+            dims: 4,
+            shape: [w, h, d, c],
+        }),
         _ => Err(InputError::Dims {
             got: np.len().min(255) as u8,
             takes: "blobs of 1 to 4 dims",

@@ -348,12 +348,18 @@ impl Layer for Convolution {
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
         self.window.accepts(bottoms, |w, h| self.geometry(w, h))
-            || matches!(bottoms, [(1, [n, ..])] if self.inner_product(1, *n))
+            || matches!(bottoms, [BlobShape { dims: 1, shape: [n, ..] }] if self.inner_product(1, *n))
     }
 
     /// A window along the rows, where the padding is the params' ("same" padding depends on
     /// the height).
-    fn gpu_rows(&self, (dims, [w, h, _, _]): BlobShape) -> Option<Rows> {
+    fn gpu_rows(
+        &self,
+        BlobShape {
+            dims,
+            shape: [w, h, _, _],
+        }: BlobShape,
+    ) -> Option<Rows> {
         let ([_, kh], [_, dh], [_, sh]) = self.window.taps();
         let same = matches!(self.window.pad[0], -233 | -234);
         let geo = self.geometry(w, h).ok()?;
