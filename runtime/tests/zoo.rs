@@ -10,6 +10,8 @@
 //! 44×44 input (the smallest their two downsamplings and crops take is 40).
 
 mod common;
+#[path = "zoo/detection.rs"]
+mod detection;
 #[path = "zoo/threads.rs"]
 mod threads;
 
@@ -62,8 +64,20 @@ fn with_random_weights(
         );
         last_top = fields[4 + bottoms + tops - 1].to_string();
         let (size_key, bias_key) = match kind {
-            "Convolution" | "ConvolutionDepthWise" | "Deconvolution" => ("6", "5"),
+            "Convolution" | "ConvolutionDepthWise" | "Deconvolution" | "DeconvolutionDepthWise" => {
+                ("6", "5")
+            }
             "InnerProduct" => ("2", "1"),
+            "BatchNorm" => {
+                // slope, mean, variance (positive), bias: raw fp32, one per channel
+                let c = param_value(&fields, "0").unwrap();
+                let ranges = [(0.5, 1.5), (-0.2, 0.2), (0.5, 1.5), (-0.2, 0.2)];
+                for (lo, hi) in ranges {
+                    let mut value = || lo + (rng.next() + 1.0) * 0.5 * (hi - lo);
+                    weights.extend((0..c).flat_map(|_| value().to_le_bytes()));
+                }
+                continue;
+            }
             _ => continue,
         };
         let outputs = param_value(&fields, "0").unwrap();
@@ -212,6 +226,41 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
             }
         }
     }
+}
+
+// ncnn's benchmark detection models: the file's name and the input's side (the models' own:
+// their PriorBox steps, Interp scales and Crop offsets follow from it)
+// ncnn's benchmark detection models: the file's name, the input's side (the models' own: their
+// PriorBox steps, Interp scales and Crop offsets follow from it) and the head's confidence
+// threshold (param `k=v`) lowered to what random weights' scores reach (SSD's 21 classes share
+// a softmax, YOLOv2's objectness halves its class softmax), so that the heads detect something
+model_tests!(detection_models_match_ncnn, detection_model {
+    mobilenet_ssd: "mobilenet_ssd", 300, "4=0.04";
+    squeezenet_ssd: "squeezenet_ssd", 300, "4=0.04";
+    mobilenet_yolo: "mobilenet_yolo", 416, "2=0.01";
+    mobilenetv2_yolov3: "mobilenetv2_yolov3", 352, "2=0.3";
+    yolov4_tiny: "yolov4-tiny", 416, "2=0.3";
+    yolo_fastest: "yolo-fastest-1.1", 320, "2=0.3";
+});
+
+/// A detection model of `tests/zoo/` ([`detection::check`]) with random weights, its head's
+/// parameter `threshold` (`k=v`) set.
+fn detection_model(_test: &str, name: &str, side: usize, threshold: &str) {
+    let mut rng = rng_for(name);
+    let (key, _) = threshold.split_once('=').unwrap();
+    let param: Vec<String> = (zoo_param(name).lines())
+        .map(|l| match l.contains("DetectionOutput") {
+            true => (l.split_whitespace())
+                .filter(|f| !f.starts_with(&format!("{key}=")))
+                .chain([threshold])
+                .collect::<Vec<_>>()
+                .join(" "),
+            false => l.to_string(),
+        })
+        .collect();
+    let (param, weights, out) = with_random_weights(&mut rng, &(param.join("\n") + "\n"), None);
+    let x = Input::new(&mut rng, "data", 3, [side, side, 1, 3]);
+    detection::check(name, (&param, &weights), &x, &out);
 }
 
 model_tests!(super_resolution_matches_ncnn_and_stays_on_the_gpu, sr_model {

@@ -69,6 +69,16 @@ pub enum InputError {
         /// The padded input plane (`[w, h]`).
         input: [usize; 2],
     },
+    /// A blob whose shape (`[w, h, d, c]`) the layer's parameters do not fit.
+    #[error("a {shape:?} blob; {what} takes {expected}")]
+    Shape {
+        /// The layer type, or what of it.
+        what: &'static str,
+        /// The blob's extents.
+        shape: Vec<usize>,
+        /// What fits.
+        expected: &'static str,
+    },
     /// An output with nothing in it, or too large to index.
     #[error("{what}: a {shape:?} output")]
     Output {

@@ -1,5 +1,5 @@
 //! Layers, one file per ncnn layer type (named for it, as ncnn's `src/layer/`), in a folder per
-//! family: `activation`, `elementwise`, `shape`, `norm`, `matrix`, `conv`, `reduce`. A type's
+//! family: `activation`, `elementwise`, `shape`, `norm`, `matrix`, `conv`, `reduce`, `detection`. A type's
 //! file holds its parameters, weights, [`Support`] flags, CPU math and GPU forward; the pieces
 //! only its family uses sit beside it, those several families use in `shared`. Beside them the
 //! contract ([`Layer`], [`Support`]), the run options ([`RunOptions`]), parameters and weights
@@ -17,6 +17,7 @@ pub mod weights;
 // layer families, each a folder of its types (one file each, named for the ncnn type)
 pub mod activation;
 pub mod conv;
+pub mod detection;
 pub mod elementwise;
 pub mod matrix;
 pub mod norm;

@@ -150,10 +150,17 @@ impl ParamDict {
         }
     }
 
-    /// Float array `id` (empty if absent).
+    /// Float array `id` (empty if absent), as ncnn's layers read one: each element's 32 bits as
+    /// a float, so that an element written as an integer gives the float of its bit pattern
+    /// (converters write some float arrays so: Yolov3DetectionOutput's masks, `1077936128` for
+    /// 3.0).
     pub fn floats(&self, id: u32) -> Vec<f32> {
+        let bits = |v: &ParamValue| match v {
+            ParamValue::Int(i) => Some(f32::from_bits(*i as u32)),
+            v => v.as_f32(),
+        };
         match self.values.get(&id) {
-            Some(ParamValue::Array(v)) => v.iter().filter_map(ParamValue::as_f32).collect(),
+            Some(ParamValue::Array(v)) => v.iter().filter_map(bits).collect(),
             _ => Vec::new(),
         }
     }

@@ -30,6 +30,11 @@ use crate::layer::{
     shape::slice::Slice, shape::split::Split,
 };
 use crate::layer::{
+    detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
+    detection::yolodetectionoutput::YoloDetectionOutput,
+    detection::yolov3detectionoutput::Yolov3DetectionOutput,
+};
+use crate::layer::{
     matrix::einsum::Einsum, matrix::embed::Embed, matrix::gemm::Gemm, matrix::matmul::MatMul,
     matrix::multiheadattention::MultiHeadAttention, matrix::rotaryembed::RotaryEmbed,
     matrix::sdpa::SDPA, norm::groupnorm::GroupNorm, norm::instancenorm::InstanceNorm,
@@ -125,6 +130,10 @@ pub const BUILTIN: &[&str] = &[
     "SDPA",
     "RotaryEmbed",
     "Einsum",
+    "PriorBox",
+    "DetectionOutput",
+    "YoloDetectionOutput",
+    "Yolov3DetectionOutput",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -207,6 +216,10 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "SDPA" => Box::<SDPA>::default(),
         "RotaryEmbed" => Box::<RotaryEmbed>::default(),
         "Einsum" => Box::<Einsum>::default(),
+        "PriorBox" => Box::<PriorBox>::default(),
+        "DetectionOutput" => Box::<DetectionOutput>::default(),
+        "YoloDetectionOutput" => Box::<YoloDetectionOutput>::default(),
+        "Yolov3DetectionOutput" => Box::<Yolov3DetectionOutput>::default(),
         _ => return None,
     })
 }

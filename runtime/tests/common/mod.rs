@@ -205,7 +205,8 @@ pub fn ncnn_outputs_shaped(
         .unwrap();
     assert!(
         run.status.success(),
-        "ncnn failed on\n{}\n{}",
+        "ncnn failed ({}) on\n{}\n{}",
+        run.status,
         String::from_utf8_lossy(param),
         String::from_utf8_lossy(&run.stderr)
     );

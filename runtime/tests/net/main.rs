@@ -24,6 +24,7 @@ mod suite_activation;
 mod suite_attention;
 mod suite_conv;
 mod suite_conv_inputs;
+mod suite_detection;
 mod suite_elementwise;
 mod suite_layout;
 mod suite_matrix;

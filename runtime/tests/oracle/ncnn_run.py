@@ -63,6 +63,11 @@ for o in spec["outputs"]:
     ret, out = ex.extract(int(o["name"]) if binary else o["name"])
     if ret != 0:
         sys.exit(f"ncnn extract {o['name']} failed: {ret}")
+    if out.empty():
+        # no detection: an empty mat, which numpy cannot take
+        np.zeros((0,), dtype=np.float32).tofile(o["file"])
+        shapes.append([0])
+        continue
     if out.elempack != 1:
         # a Packing layer's output keeps its layout even with packing off: unpack it as ncnn's
         # own net would for a user

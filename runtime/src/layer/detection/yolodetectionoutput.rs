@@ -1,0 +1,119 @@
+//! YoloDetectionOutput: `0=num_class 1=num_box 2=confidence_threshold 3=nms_threshold
+//! 4=biases`. YOLOv2's region head over any number of inputs, each `num_box` groups of
+//! `4 + 1 + num_class` channels: per cell and anchor, the box `((x + σ(tx)) / w, (y + σ(ty)) /
+//! h, e^tw · anchor_w / w, e^th · anchor_h / h)`, the objectness σ(to) times the best class
+//! score of a softmax over the classes; those at or above the threshold, sorted, suppressed
+//! across classes. Rows of `[label + 1, score, xmin, ymin, xmax, ymax]` (1 for a background
+//! class). ncnn runs in place: its softmax rewrites the class channels of its inputs, and with
+//! no detection the first input, so rewritten, is the output; so here. On the CPU, as ncnn's.
+
+use crate::error::{InputError, Result};
+use crate::layer::contract::{Layer, Support};
+use crate::layer::detection::boxes::{Overlap, Scored, detections, sort_descending, suppress};
+use crate::layer::detection::yolo_grid::{Grid, anchor, sigmoid};
+use crate::layer::params::ParamDict;
+use crate::layer::run_options::RunOptions;
+use crate::tensor::Mat;
+
+/// YOLOv2's region head.
+#[derive(Default)]
+pub struct YoloDetectionOutput {
+    num_class: usize,
+    num_box: usize,
+    confidence_threshold: f32,
+    nms_threshold: f32,
+    biases: Vec<f32>,
+}
+
+impl YoloDetectionOutput {
+    /// The class channels of each anchor group turned into a softmax over the classes, cell by
+    /// cell (ncnn's Softmax along axis 0 of the group's class channels).
+    fn softmax_classes(&self, grid: &mut Grid) {
+        let plane = grid.w * grid.h;
+        for g in 0..self.num_box {
+            let first = (g * (5 + self.num_class) + 5) * plane;
+            let classes = &mut grid.values[first..first + self.num_class * plane];
+            for i in 0..plane {
+                let max = (0..self.num_class).fold(f32::MIN, |m, q| m.max(classes[q * plane + i]));
+                let mut sum = 0.0;
+                for q in 0..self.num_class {
+                    let e = (classes[q * plane + i] - max).exp();
+                    classes[q * plane + i] = e;
+                    sum += e;
+                }
+                for q in 0..self.num_class {
+                    classes[q * plane + i] /= sum;
+                }
+            }
+        }
+    }
+
+    /// The boxes of one input at or above the threshold.
+    fn boxes(&self, grid: &Grid, out: &mut Vec<Scored>) -> Result<()> {
+        let (w, h) = (grid.w as f32, grid.h as f32);
+        for g in 0..self.num_box {
+            let (anchor_w, anchor_h) = anchor(&self.biases, g)?;
+            let first = g * (5 + self.num_class);
+            for i in 0..grid.w * grid.h {
+                let (x, y) = ((i % grid.w) as f32, (i / grid.w) as f32);
+                let cx = (x + sigmoid(grid.at(first, i))) / w;
+                let cy = (y + sigmoid(grid.at(first + 1, i))) / h;
+                let bw = grid.at(first + 2, i).exp() * anchor_w / w;
+                let bh = grid.at(first + 3, i).exp() * anchor_h / h;
+                let objectness = sigmoid(grid.at(first + 4, i));
+                let (label, class_score) = grid.best_class(g, self.num_class, i, 0.0);
+                let score = objectness * class_score;
+                if score >= self.confidence_threshold {
+                    // ncnn's corners, the area suppression takes from them
+                    let corners = [cx - bw * 0.5, cy - bh * 0.5, cx + bw * 0.5, cy + bh * 0.5];
+                    out.push(Scored::new(corners, label, score));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Layer for YoloDetectionOutput {
+    fn support(&self) -> Support {
+        Support::MANY
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.num_class = pd.int(0, 20).max(0) as usize;
+        self.num_box = pd.int(1, 5).max(0) as usize;
+        self.confidence_threshold = pd.float(2, 0.01);
+        self.nms_threshold = pd.float(3, 0.45);
+        self.biases = pd.floats(4);
+        Ok(())
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
+        if bottoms.is_empty() {
+            return Err(InputError::Count {
+                got: 0,
+                expected: "at least one grid",
+            }
+            .into());
+        }
+        let mut all = Vec::new();
+        let mut first = None;
+        for m in bottoms {
+            let mut grid = Grid::of(m, self.num_box, self.num_class, "YoloDetectionOutput")?;
+            self.softmax_classes(&mut grid);
+            self.boxes(&grid, &mut all)?;
+            first.get_or_insert((m.shape(), grid.values));
+        }
+        sort_descending(&mut all);
+        let kept: Vec<Scored> = suppress(&all, self.nms_threshold, Overlap::Ratio)
+            .into_iter()
+            .map(|k| all[k])
+            .collect();
+        if kept.is_empty() {
+            // ncnn's in-place output: the first input with its classes as probabilities
+            let ([w, h, _, c], values) = first.expect("one input at least");
+            return Ok(vec![Mat::from_numpy(&[c, h, w], &values)?]);
+        }
+        Ok(vec![detections(&kept, 1.0)?])
+    }
+}
