@@ -1,5 +1,6 @@
 //! The detection heads through the suite, on the CPU against ncnn's wheel (ncnn runs them on
-//! the CPU too): test_priorbox.cpp and test_yolov3detectionoutput.cpp's cases, and cases of
+//! the CPU too; PriorBox on the GPU as well): test_priorbox.cpp and
+//! test_yolov3detectionoutput.cpp's cases, and cases of
 //! DetectionOutput and YoloDetectionOutput (which ncnn's tests lack) over SSD-shaped inputs:
 //! softmax scores and PriorBox's own priors.
 
@@ -55,7 +56,8 @@ fn ncnn_priorbox_tests() {
             1,
         ),
     ];
-    check_suite_cpu_only(cases);
+    // and on every GPU context against the CPU: computed from the device blobs' shapes
+    check_suite(cases, true);
 }
 
 /// test_yolov3detectionoutput.cpp: YOLOv4, v4-tiny and v3 heads over grids of values in

@@ -157,13 +157,8 @@ impl<A: Activation> Layer for ActivationLayer<A> {
         Ok(())
     }
 
-    fn gpu_rows(
-        &self,
-        BlobShape {
-            dims,
-            shape: [w, h, _, c],
-        }: BlobShape,
-    ) -> Option<Rows> {
+    fn gpu_rows(&self, blob: BlobShape) -> Option<Rows> {
+        let (dims, [w, h, _, c]) = (blob.dims, blob.shape);
         (dims == 3).then(|| Rows::same([w, h, c]))
     }
 

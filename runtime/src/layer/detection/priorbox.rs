@@ -6,12 +6,18 @@
 //! corners relative to the image, then a row of the four variances per box (`2 × 4n`). With
 //! one input, no image size and no max sizes, MXNet's `MultiBoxPrior`: boxes relative to the
 //! feature map, one per size at ratio 1 and one per further ratio at the first size (`4n`).
+//!
+//! The boxes depend on the inputs' sizes alone: on the GPU they are computed on the host from
+//! the device blobs' shapes and uploaded, so that no feature map comes down for them (ncnn's
+//! Vulkan PriorBox computes them in a shader to the same end).
 
+use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 /// ncnn's "not given" for the image size and steps.
 const UNSET: f32 = -233.0;
@@ -30,6 +36,8 @@ pub struct PriorBox {
     offset: f32,
     step_mmdetection: bool,
     center_mmdetection: bool,
+    /// The variant the boxes go up for, in a GPU net.
+    gpu: Option<OptionSet>,
 }
 
 impl PriorBox {
@@ -114,11 +122,53 @@ impl PriorBox {
         }
         out
     }
+
+    /// The output for inputs of these shapes (`[w, h, d, c]`): the feature map's, then the
+    /// image's where the params do not give its size.
+    fn boxes(&self, bottoms: &[[usize; 4]]) -> Result<Mat> {
+        let Some(map) = bottoms.first() else {
+            return Err(InputError::Count {
+                got: 0,
+                expected: "the feature map, then the image unless its size is given",
+            }
+            .into());
+        };
+        let [w, h, ..] = *map;
+        let clip = |mut v: Vec<f32>| {
+            if self.clip {
+                v.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
+            }
+            v
+        };
+        if self.mxnet(bottoms.len()) {
+            let boxes = clip(self.mxnet_boxes(w, h));
+            return Mat::from_numpy(&[boxes.len()], &boxes);
+        }
+        let image = |i: usize, given: f32| match (given == UNSET, bottoms.get(1)) {
+            (false, _) => Ok(given),
+            (true, Some(image)) => Ok(image[i] as f32),
+            (true, None) => Err(Error::from(InputError::Count {
+                got: 1,
+                expected: "the feature map and the image, whose size the params do not give",
+            })),
+        };
+        let image = [image(0, self.image[0])?, image(1, self.image[1])?];
+        let boxes = clip(self.ssd_boxes(w, h, image));
+        let n = boxes.len();
+        let variances = self.variances.iter().copied().cycle().take(n);
+        let rows: Vec<f32> = boxes.into_iter().chain(variances).collect();
+        Mat::from_numpy(&[2, n], &rows)
+    }
 }
 
 impl Layer for PriorBox {
     fn support(&self) -> Support {
+        // only the inputs' sizes are read: any layout, on either side, as they come (not
+        // images: the output is 2-D, which image mats cannot hold)
         Support::MANY
+            .any_cpu_layout()
+            .gpu(self.gpu.is_some())
+            .gpu_any_packing()
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -155,38 +205,22 @@ impl Layer for PriorBox {
         Ok(())
     }
 
+    fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = gpu.map(|g| g.options);
+        Ok(())
+    }
+
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
-        let Some(map) = bottoms.first() else {
-            return Err(InputError::Count {
-                got: 0,
-                expected: "the feature map, then the image unless its size is given",
-            }
-            .into());
-        };
-        let [w, h, ..] = map.shape();
-        let clip = |mut v: Vec<f32>| {
-            if self.clip {
-                v.iter_mut().for_each(|x| *x = x.clamp(0.0, 1.0));
-            }
-            v
-        };
-        if self.mxnet(bottoms.len()) {
-            let boxes = clip(self.mxnet_boxes(w, h));
-            return Ok(vec![Mat::from_numpy(&[boxes.len()], &boxes)?]);
-        }
-        let image = |i: usize, given: f32| match (given == UNSET, bottoms.get(1)) {
-            (false, _) => Ok(given),
-            (true, Some(image)) => Ok(image.shape()[i] as f32),
-            (true, None) => Err(Error::from(InputError::Count {
-                got: 1,
-                expected: "the feature map and the image, whose size the params do not give",
-            })),
-        };
-        let image = [image(0, self.image[0])?, image(1, self.image[1])?];
-        let boxes = clip(self.ssd_boxes(w, h, image));
-        let n = boxes.len();
-        let variances = self.variances.iter().copied().cycle().take(n);
-        let rows: Vec<f32> = boxes.into_iter().chain(variances).collect();
-        Ok(vec![Mat::from_numpy(&[2, n], &rows)?])
+        let shapes: Vec<[usize; 4]> = bottoms.iter().map(Mat::shape).collect();
+        Ok(vec![self.boxes(&shapes)?])
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let options = self.gpu.ok_or(Error::NotLoaded {
+            what: "PriorBox's GPU variant",
+        })?;
+        let shapes: Vec<[usize; 4]> = bottoms.iter().map(GpuMat::shape).collect();
+        let boxes = self.boxes(&shapes)?;
+        Ok(vec![GpuMat::record_upload(rec, &boxes, options)?])
     }
 }

@@ -75,12 +75,8 @@ impl Broadcast {
 
 /// A blob's rows and columns as a matrix operand: 1-D one row, 2-D its rows, 3-D of height 1
 /// its channels (pnnx's `N×1×M`); `None` for other shapes.
-pub(crate) fn matrix_of(
-    BlobShape {
-        dims,
-        shape: [w, h, _, c],
-    }: BlobShape,
-) -> Option<(usize, usize)> {
+pub(crate) fn matrix_of(blob: BlobShape) -> Option<(usize, usize)> {
+    let (dims, [w, h, _, c]) = (blob.dims, blob.shape);
     match dims {
         1 => Some((1, w)),
         2 => Some((h, w)),

@@ -43,12 +43,8 @@ struct Plan {
 
 /// A side's matrix rows and columns, batch (right-aligned as numpy aligns it: `[c, d]` for a
 /// 4-D blob, `[1, c]` for a 3-D one, whose channels meet a 4-D blob's depth) and batch axes.
-fn side(
-    BlobShape {
-        dims,
-        shape: [w, h, d, c],
-    }: BlobShape,
-) -> (usize, usize, [usize; 2], usize) {
+fn side(blob: BlobShape) -> (usize, usize, [usize; 2], usize) {
+    let (dims, [w, h, d, c]) = (blob.dims, blob.shape);
     match dims {
         1 => (1, w, [1, 1], 0),
         2 => (h, w, [1, 1], 0),

@@ -92,12 +92,8 @@ impl Blob<'_> {
 }
 
 /// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
-fn view(
-    BlobShape {
-        shape: [w, h, d, c],
-        ..
-    }: BlobShape,
-) -> [usize; 3] {
+fn view(blob: BlobShape) -> [usize; 3] {
+    let [w, h, d, c] = blob.shape;
     [w, h * d, c]
 }
 

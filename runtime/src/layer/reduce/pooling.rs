@@ -189,13 +189,8 @@ impl Layer for Pooling {
     /// A window along the rows where the padding is the params' and the tail pad's (a band
     /// starting on a stride ends the input with the same remainder); not the "same" modes,
     /// global or adaptive pooling.
-    fn gpu_rows(
-        &self,
-        BlobShape {
-            dims,
-            shape: [w, h, _, c],
-        }: BlobShape,
-    ) -> Option<Rows> {
+    fn gpu_rows(&self, blob: BlobShape) -> Option<Rows> {
+        let (dims, [w, h, _, c]) = (blob.dims, blob.shape);
         let fixed = !self.global && !self.adaptive && matches!(self.pad_mode, 0 | 1);
         let win = self.window(w, h).ok()?;
         let out = [win.out[0], win.out[1], c];

@@ -311,13 +311,8 @@ impl Layer for Interp {
     /// whole input's steps. Nearest by powers of two only, whose steps are exact (another
     /// scale's rounded step may floor a band's row to another source row); bilinear reads a
     /// row more on each side, bicubic two.
-    fn gpu_rows(
-        &self,
-        BlobShape {
-            dims,
-            shape: [w, h, _, c],
-        }: BlobShape,
-    ) -> Option<Rows> {
+    fn gpu_rows(&self, blob: BlobShape) -> Option<Rows> {
+        let (dims, [w, h, _, c]) = (blob.dims, blob.shape);
         let [hs, ws] = self.scale;
         let up = hs as usize;
         let integral = hs >= 1.0 && hs == up as f32 && up <= 64;

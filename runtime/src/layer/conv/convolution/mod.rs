@@ -353,13 +353,8 @@ impl Layer for Convolution {
 
     /// A window along the rows, where the padding is the params' ("same" padding depends on
     /// the height).
-    fn gpu_rows(
-        &self,
-        BlobShape {
-            dims,
-            shape: [w, h, _, _],
-        }: BlobShape,
-    ) -> Option<Rows> {
+    fn gpu_rows(&self, blob: BlobShape) -> Option<Rows> {
+        let (dims, [w, h, _, _]) = (blob.dims, blob.shape);
         let ([_, kh], [_, dh], [_, sh]) = self.window.taps();
         let same = matches!(self.window.pad[0], -233 | -234);
         let geo = self.geometry(w, h).ok()?;
