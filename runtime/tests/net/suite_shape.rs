@@ -513,6 +513,13 @@ fn ncnn_concat_tests() {
         .map(|sizes| random_mat(&mut rng, "x", sizes, RANDOM))
         .collect();
     cases.push(case_with("Concat", "0=2".to_string(), inputs, vec![]));
+    // 1-D blobs past 65535 elements (an SSD's flattened class scores): a grid longer than a
+    // device allows along z
+    let inputs = [[70001], [40000], [60007]]
+        .iter()
+        .map(|sizes| random_mat(&mut rng, "x", sizes, RANDOM))
+        .collect();
+    cases.push(case_with("Concat", "0=0".to_string(), inputs, vec![]));
     check_suite(cases, false);
 }
 

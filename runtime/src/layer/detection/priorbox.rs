@@ -8,8 +8,12 @@
 //! feature map, one per size at ratio 1 and one per further ratio at the first size (`4n`).
 //!
 //! The boxes depend on the inputs' sizes alone: on the GPU they are computed on the host from
-//! the device blobs' shapes and uploaded, so that no feature map comes down for them (ncnn's
-//! Vulkan PriorBox computes them in a shader to the same end).
+//! the device blobs' shapes and uploaded once per shapes, so that no feature map comes down
+//! for them and later runs upload nothing (ncnn's Vulkan PriorBox computes them in a shader
+//! each run). The kept mat is shared: a reader that writes in place gets a copy (the net's
+//! rule for shared buffers).
+
+use std::sync::{Mutex, PoisonError};
 
 use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
@@ -38,6 +42,8 @@ pub struct PriorBox {
     center_mmdetection: bool,
     /// The variant the boxes go up for, in a GPU net.
     gpu: Option<OptionSet>,
+    /// The boxes on the device, with the input shapes they were made for.
+    uploaded: Mutex<Option<(Vec<[usize; 4]>, GpuMat)>>,
 }
 
 impl PriorBox {
@@ -207,6 +213,11 @@ impl Layer for PriorBox {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = gpu.map(|g| g.options);
+        // boxes of another context or variant are not these pipelines'
+        *self
+            .uploaded
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = None;
         Ok(())
     }
 
@@ -220,7 +231,16 @@ impl Layer for PriorBox {
             what: "PriorBox's GPU variant",
         })?;
         let shapes: Vec<[usize; 4]> = bottoms.iter().map(GpuMat::shape).collect();
-        let boxes = self.boxes(&shapes)?;
-        Ok(vec![GpuMat::record_upload(rec, &boxes, options)?])
+        let mut uploaded = self.uploaded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((made_for, boxes)) = uploaded.as_ref()
+            && *made_for == shapes
+        {
+            return Ok(vec![boxes.clone()]);
+        }
+        // uploaded and waited for here, apart from the run: a kept mat is whole even where
+        // the run's own submission fails
+        let boxes = GpuMat::upload(rec.context(), &self.boxes(&shapes)?, options)?;
+        *uploaded = Some((shapes, boxes.clone()));
+        Ok(vec![boxes])
     }
 }

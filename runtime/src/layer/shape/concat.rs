@@ -94,6 +94,21 @@ impl Layer for Concat {
             pack,
             first.options,
         )?;
+        // a 1-D blob's elements lie along c (cstep 1), where grids are short (65535 workgroups
+        // of one invocation along z): they are concatenated as one row along w instead
+        let row = |m: &GpuMat| match m.dims {
+            1 => GpuMat {
+                w: m.c,
+                c: 1,
+                cstep: m.c,
+                ..m.clone()
+            },
+            _ => m.clone(),
+        };
+        let (at, whole, bottoms) = match dims {
+            1 => (0, row(&top), bottoms.iter().map(row).collect::<Vec<_>>()),
+            _ => (at, top.clone(), bottoms.to_vec()),
+        };
         let view = |m: &GpuMat| [m.w, m.h, m.c];
         let mut offset = 0;
         // two inputs per dispatch; an odd one out is given twice, the second of extent 0
@@ -109,14 +124,14 @@ impl Layer for Concat {
                 b_words[at] = 0;
             }
             words.extend(b_words);
-            words.extend([top.w as u32, top.cstep as u32]);
+            words.extend([whole.w as u32, whole.cstep as u32]);
             words.extend(offsets);
             words.push(at as u32);
             // the grid over both: their extents summed along the axis
             let mut grid = view(a);
             grid[at] += b.map_or(0, |b| view(b)[at]);
             let grid = grid.map(|n| n as u32);
-            rec.dispatch(&pipeline, &[a, b.unwrap_or(a), &top], &words, grid)?;
+            rec.dispatch(&pipeline, &[a, b.unwrap_or(a), &whole], &words, grid)?;
             offset += grid[at] as usize;
         }
         Ok(vec![top])
