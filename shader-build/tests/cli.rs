@@ -69,6 +69,13 @@ fn compile_all_variants_writes_spv_and_manifest() {
             &std::fs::read_to_string(common::builtin_dir().join("include/vulkan_activation.comp"))
                 .unwrap(),
         ),
+        (
+            "inc/activation_function.comp",
+            &std::fs::read_to_string(
+                common::builtin_dir().join("include/activation_function.comp"),
+            )
+            .unwrap(),
+        ),
     ]);
     let out = dir.path().join("out");
     let status = fpshaderc()
