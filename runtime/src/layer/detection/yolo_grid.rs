@@ -3,7 +3,32 @@
 //! channels do not divide so or an anchor is missing.
 
 use crate::error::{Error, InputError, Result};
+use crate::layer::params::ParamDict;
 use crate::tensor::Mat;
+
+/// The parameters both YOLO heads start with: `0=num_class 1=num_box 2=confidence_threshold
+/// 3=nms_threshold 4=biases`.
+#[derive(Default)]
+pub(crate) struct YoloParams {
+    pub num_class: usize,
+    pub num_box: usize,
+    pub confidence_threshold: f32,
+    pub nms_threshold: f32,
+    pub biases: Vec<f32>,
+}
+
+impl YoloParams {
+    /// ncnn's defaults: 20 classes, 5 anchors, thresholds 0.01 and 0.45.
+    pub(crate) fn load(pd: &ParamDict) -> YoloParams {
+        YoloParams {
+            num_class: pd.int(0, 20).max(0) as usize,
+            num_box: pd.int(1, 5).max(0) as usize,
+            confidence_threshold: pd.float(2, 0.01),
+            nms_threshold: pd.float(3, 0.45),
+            biases: pd.floats(4),
+        }
+    }
+}
 
 /// One input as its anchors' channel groups: `w × h` cells, channel `q`'s plane at `q · plane`.
 pub(crate) struct Grid {
@@ -40,6 +65,25 @@ impl Grid {
     /// Channel `q` at cell `i` (row-major over the `w × h` cells).
     pub(crate) fn at(&self, q: usize, i: usize) -> f32 {
         self.values[q * self.w * self.h + i]
+    }
+
+    /// The box of the anchor group whose channels start at `first`, at cell `i`: center
+    /// `((x + σ(tx)) / w, (y + σ(ty)) / h)`, size `e^tw · anchor_w / net_w` by `e^th · anchor_h /
+    /// net_h` (`[cx, cy, bw, bh]`).
+    pub(crate) fn cell_box(
+        &self,
+        first: usize,
+        i: usize,
+        anchor: (f32, f32),
+        net: (f32, f32),
+    ) -> [f32; 4] {
+        let (x, y) = ((i % self.w) as f32, (i / self.w) as f32);
+        [
+            (x + sigmoid(self.at(first, i))) / self.w as f32,
+            (y + sigmoid(self.at(first + 1, i))) / self.h as f32,
+            self.at(first + 2, i).exp() * anchor.0 / net.0,
+            self.at(first + 3, i).exp() * anchor.1 / net.1,
+        ]
     }
 
     /// The best class of anchor group `g` at cell `i`: ncnn's first maximum above `floor`.

@@ -10,7 +10,7 @@
 use crate::error::{InputError, Result};
 use crate::layer::contract::{Layer, Support};
 use crate::layer::detection::boxes::{Overlap, Scored, detections, sort_descending, suppress};
-use crate::layer::detection::yolo_grid::{Grid, anchor, sigmoid};
+use crate::layer::detection::yolo_grid::{Grid, YoloParams, anchor, sigmoid};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::Mat;
@@ -18,11 +18,7 @@ use crate::tensor::Mat;
 /// YOLOv2's region head.
 #[derive(Default)]
 pub struct YoloDetectionOutput {
-    num_class: usize,
-    num_box: usize,
-    confidence_threshold: f32,
-    nms_threshold: f32,
-    biases: Vec<f32>,
+    p: YoloParams,
 }
 
 impl YoloDetectionOutput {
@@ -30,18 +26,19 @@ impl YoloDetectionOutput {
     /// cell (ncnn's Softmax along axis 0 of the group's class channels).
     fn softmax_classes(&self, grid: &mut Grid) {
         let plane = grid.w * grid.h;
-        for g in 0..self.num_box {
-            let first = (g * (5 + self.num_class) + 5) * plane;
-            let classes = &mut grid.values[first..first + self.num_class * plane];
+        for g in 0..self.p.num_box {
+            let first = (g * (5 + self.p.num_class) + 5) * plane;
+            let classes = &mut grid.values[first..first + self.p.num_class * plane];
             for i in 0..plane {
-                let max = (0..self.num_class).fold(f32::MIN, |m, q| m.max(classes[q * plane + i]));
+                let max =
+                    (0..self.p.num_class).fold(f32::MIN, |m, q| m.max(classes[q * plane + i]));
                 let mut sum = 0.0;
-                for q in 0..self.num_class {
+                for q in 0..self.p.num_class {
                     let e = (classes[q * plane + i] - max).exp();
                     classes[q * plane + i] = e;
                     sum += e;
                 }
-                for q in 0..self.num_class {
+                for q in 0..self.p.num_class {
                     classes[q * plane + i] /= sum;
                 }
             }
@@ -50,20 +47,16 @@ impl YoloDetectionOutput {
 
     /// The boxes of one input at or above the threshold.
     fn boxes(&self, grid: &Grid, out: &mut Vec<Scored>) -> Result<()> {
-        let (w, h) = (grid.w as f32, grid.h as f32);
-        for g in 0..self.num_box {
-            let (anchor_w, anchor_h) = anchor(&self.biases, g)?;
-            let first = g * (5 + self.num_class);
+        let net = (grid.w as f32, grid.h as f32);
+        for g in 0..self.p.num_box {
+            let anchor = anchor(&self.p.biases, g)?;
+            let first = g * (5 + self.p.num_class);
             for i in 0..grid.w * grid.h {
-                let (x, y) = ((i % grid.w) as f32, (i / grid.w) as f32);
-                let cx = (x + sigmoid(grid.at(first, i))) / w;
-                let cy = (y + sigmoid(grid.at(first + 1, i))) / h;
-                let bw = grid.at(first + 2, i).exp() * anchor_w / w;
-                let bh = grid.at(first + 3, i).exp() * anchor_h / h;
+                let [cx, cy, bw, bh] = grid.cell_box(first, i, anchor, net);
                 let objectness = sigmoid(grid.at(first + 4, i));
-                let (label, class_score) = grid.best_class(g, self.num_class, i, 0.0);
+                let (label, class_score) = grid.best_class(g, self.p.num_class, i, 0.0);
                 let score = objectness * class_score;
-                if score >= self.confidence_threshold {
+                if score >= self.p.confidence_threshold {
                     // ncnn's corners, the area suppression takes from them
                     let corners = [cx - bw * 0.5, cy - bh * 0.5, cx + bw * 0.5, cy + bh * 0.5];
                     out.push(Scored::new(corners, label, score));
@@ -80,11 +73,7 @@ impl Layer for YoloDetectionOutput {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.num_class = pd.int(0, 20).max(0) as usize;
-        self.num_box = pd.int(1, 5).max(0) as usize;
-        self.confidence_threshold = pd.float(2, 0.01);
-        self.nms_threshold = pd.float(3, 0.45);
-        self.biases = pd.floats(4);
+        self.p = YoloParams::load(pd);
         Ok(())
     }
 
@@ -99,13 +88,13 @@ impl Layer for YoloDetectionOutput {
         let mut all = Vec::new();
         let mut first = None;
         for m in bottoms {
-            let mut grid = Grid::of(m, self.num_box, self.num_class, "YoloDetectionOutput")?;
+            let mut grid = Grid::of(m, self.p.num_box, self.p.num_class, "YoloDetectionOutput")?;
             self.softmax_classes(&mut grid);
             self.boxes(&grid, &mut all)?;
             first.get_or_insert((m.shape(), grid.values));
         }
         sort_descending(&mut all);
-        let kept: Vec<Scored> = suppress(&all, self.nms_threshold, Overlap::Ratio)
+        let kept: Vec<Scored> = suppress(&all, self.p.nms_threshold, Overlap::Ratio)
             .into_iter()
             .map(|k| all[k])
             .collect();

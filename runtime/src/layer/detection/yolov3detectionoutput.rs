@@ -11,7 +11,7 @@
 use crate::error::{Error, InputError, Result};
 use crate::layer::contract::{Layer, Support};
 use crate::layer::detection::boxes::{Overlap, Scored, detections, sort_descending, suppress};
-use crate::layer::detection::yolo_grid::{Grid, anchor, sigmoid};
+use crate::layer::detection::yolo_grid::{Grid, YoloParams, anchor};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::tensor::Mat;
@@ -19,11 +19,7 @@ use crate::tensor::Mat;
 /// YOLOv3's multi-scale head.
 #[derive(Default)]
 pub struct Yolov3DetectionOutput {
-    num_class: usize,
-    num_box: usize,
-    confidence_threshold: f32,
-    nms_threshold: f32,
-    biases: Vec<f32>,
+    p: YoloParams,
     mask: Vec<f32>,
     anchors_scale: Vec<f32>,
 }
@@ -38,28 +34,26 @@ impl Yolov3DetectionOutput {
         })?;
         let net_w = (scale * grid.w as f32) as i32 as f32;
         let net_h = (scale * grid.h as f32) as i32 as f32;
-        let (w, h) = (grid.w as f32, grid.h as f32);
-        for g in 0..self.num_box {
-            let index = self.mask.get(b * self.num_box + g).ok_or(Error::BadParam {
-                id: 5,
-                value: format!("{} mask entries", self.mask.len()),
-                allowed: "num_box anchor indices per input",
-            })?;
-            let (anchor_w, anchor_h) = anchor(&self.biases, *index as usize)?;
-            let first = g * (5 + self.num_class);
+        for g in 0..self.p.num_box {
+            let index = self
+                .mask
+                .get(b * self.p.num_box + g)
+                .ok_or(Error::BadParam {
+                    id: 5,
+                    value: format!("{} mask entries", self.mask.len()),
+                    allowed: "num_box anchor indices per input",
+                })?;
+            let anchor = anchor(&self.p.biases, *index as usize)?;
+            let first = g * (5 + self.p.num_class);
             for i in 0..grid.w * grid.h {
-                let (label, class_score) = grid.best_class(g, self.num_class, i, -f32::MAX);
+                let (label, class_score) = grid.best_class(g, self.p.num_class, i, -f32::MAX);
                 let objectness = grid.at(first + 4, i);
                 let score = 1.0 / (1.0 + (-objectness).exp() * (1.0 + (-class_score).exp()));
-                if score < self.confidence_threshold {
+                if score < self.p.confidence_threshold {
                     continue;
                 }
-                let (x, y) = ((i % grid.w) as f32, (i / grid.w) as f32);
-                let cx = (x + sigmoid(grid.at(first, i))) / w;
-                let cy = (y + sigmoid(grid.at(first + 1, i))) / h;
-                let bw = grid.at(first + 2, i).exp() * anchor_w / net_w;
-                let bh = grid.at(first + 3, i).exp() * anchor_h / net_h;
-                out.push(Scored::centered([cx, cy, bw, bh], label, score));
+                let cell = grid.cell_box(first, i, anchor, (net_w, net_h));
+                out.push(Scored::centered(cell, label, score));
             }
         }
         Ok(())
@@ -72,11 +66,7 @@ impl Layer for Yolov3DetectionOutput {
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.num_class = pd.int(0, 20).max(0) as usize;
-        self.num_box = pd.int(1, 5).max(0) as usize;
-        self.confidence_threshold = pd.float(2, 0.01);
-        self.nms_threshold = pd.float(3, 0.45);
-        self.biases = pd.floats(4);
+        self.p = YoloParams::load(pd);
         self.mask = pd.floats(5);
         self.anchors_scale = pd.floats(6);
         Ok(())
@@ -92,11 +82,11 @@ impl Layer for Yolov3DetectionOutput {
         }
         let mut all = Vec::new();
         for (b, m) in bottoms.iter().enumerate() {
-            let grid = Grid::of(m, self.num_box, self.num_class, "Yolov3DetectionOutput")?;
+            let grid = Grid::of(m, self.p.num_box, self.p.num_class, "Yolov3DetectionOutput")?;
             self.boxes(b, &grid, &mut all)?;
         }
         sort_descending(&mut all);
-        let kept: Vec<Scored> = suppress(&all, self.nms_threshold, Overlap::Scaled)
+        let kept: Vec<Scored> = suppress(&all, self.p.nms_threshold, Overlap::Scaled)
             .into_iter()
             .map(|k| all[k])
             .collect();
