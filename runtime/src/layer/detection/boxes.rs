@@ -91,8 +91,9 @@ pub(crate) enum Overlap {
 /// (vectorized) and a chunk at a time: a YOLO head's thousands of candidates, most of them
 /// kept, meet every kept box before them.
 pub(crate) fn suppress(boxes: &[Scored], threshold: f32, overlap: Overlap) -> Vec<usize> {
-    /// Kept boxes tested at once before an early exit.
-    const CHUNK: usize = 64;
+    /// Kept boxes tested at once before an early exit: a few vectors' worth (most candidates
+    /// a kept box suppresses meet it among the first).
+    const CHUNK: usize = 16;
     let mut kept: Vec<usize> = Vec::new();
     let mut k = Kept::default();
     for (i, a) in boxes.iter().enumerate() {
@@ -132,7 +133,9 @@ impl Kept {
     }
 
     /// Whether `a` overlaps any kept box of `range` beyond `threshold`: the intersection (0
-    /// where they do not meet) and the union of the areas, every pair evaluated.
+    /// where they do not meet) and the union of the areas, every pair evaluated: the tests
+    /// combine with `|`, not `||`, and the slices are walked together, so that the loop has no
+    /// branch and vectorizes.
     fn overlaps(
         &self,
         a: &Scored,
@@ -140,19 +143,17 @@ impl Kept {
         threshold: f32,
         overlap: Overlap,
     ) -> bool {
-        let (x0, y0) = (&self.xmin[range.clone()], &self.ymin[range.clone()]);
-        let (x1, y1, area) = (
-            &self.xmax[range.clone()],
-            &self.ymax[range.clone()],
-            &self.area[range],
-        );
+        let r = range;
+        let kept = (self.xmin[r.clone()].iter().zip(&self.ymin[r.clone()]))
+            .zip(self.xmax[r.clone()].iter().zip(&self.ymax[r.clone()]))
+            .zip(&self.area[r]);
         let mut any = false;
-        for j in 0..area.len() {
-            let apart = a.xmin > x1[j] || a.xmax < x0[j] || a.ymin > y1[j] || a.ymax < y0[j];
-            let w = a.xmax.min(x1[j]) - a.xmin.max(x0[j]);
-            let h = a.ymax.min(y1[j]) - a.ymin.max(y0[j]);
+        for (((&x0, &y0), (&x1, &y1)), &area) in kept {
+            let apart = (a.xmin > x1) | (a.xmax < x0) | (a.ymin > y1) | (a.ymax < y0);
+            let w = a.xmax.min(x1) - a.xmin.max(x0);
+            let h = a.ymax.min(y1) - a.ymin.max(y0);
             let inter = if apart { 0.0 } else { w * h };
-            let union = a.area + area[j] - inter;
+            let union = a.area + area - inter;
             any |= match overlap {
                 Overlap::Ratio => inter / union > threshold,
                 Overlap::Scaled => inter > threshold * union,
