@@ -31,6 +31,7 @@ use crate::layer::{
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
+    detection::roialign::ROIAlign, detection::roipooling::ROIPooling,
     detection::yolodetectionoutput::YoloDetectionOutput,
     detection::yolov3detectionoutput::Yolov3DetectionOutput,
 };
@@ -134,6 +135,8 @@ pub const BUILTIN: &[&str] = &[
     "DetectionOutput",
     "YoloDetectionOutput",
     "Yolov3DetectionOutput",
+    "ROIPooling",
+    "ROIAlign",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -220,6 +223,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "DetectionOutput" => Box::<DetectionOutput>::default(),
         "YoloDetectionOutput" => Box::<YoloDetectionOutput>::default(),
         "Yolov3DetectionOutput" => Box::<Yolov3DetectionOutput>::default(),
+        "ROIPooling" => Box::<ROIPooling>::default(),
+        "ROIAlign" => Box::<ROIAlign>::default(),
         _ => return None,
     })
 }

@@ -255,3 +255,67 @@ fn detection_heads_refuse_what_does_not_fit_them() {
     );
     assert!(report.contains("class scores"), "{report}");
 }
+
+/// A box inside a `w × h` map as test_roipooling.cpp and test_roialign.cpp draw it (x2 after
+/// x1, y1 and y2 in the map; y2's lower end is x2's, as the tests write it, on square maps),
+/// drawn again until, scaled by `scale` and rounded as ROIPooling does, its width and height
+/// share no factor with `pooled`: then no bin edge `i · width / pooled` is a whole number
+/// inside the box, where the wheel's division (not the source's arithmetic) decides which
+/// side a floor lands on (`28 · 6/56` floors to 2 there).
+fn roi_box(rng: &mut Rng, w: usize, h: usize, scale: f32, pooled: [usize; 2]) -> Input {
+    let gcd = |mut a: i64, mut b: i64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a.abs()
+    };
+    loop {
+        let mut uniform = |lo: f32, hi: f32| lo + (rng.next() + 1.0) * 0.5 * (hi - lo);
+        let x1 = uniform(0.001, w as f32 - 2.001);
+        let x2 = uniform(x1 + 1.001, w as f32 - 1.001);
+        let y1 = uniform(0.001, h as f32 - 2.001);
+        let y2 = uniform(x2 + 1.001, h as f32 - 1.001);
+        let extent = |a: f32, b: f32| ((b * scale).round() - (a * scale).round()) as i64 + 1;
+        let (rw, rh) = (extent(x1, x2).max(1), extent(y1, y2).max(1));
+        if gcd(rw, pooled[0] as i64) == 1 && gcd(rh, pooled[1] as i64) == 1 {
+            let mut b = random_mat(rng, "x", &[4], RANDOM);
+            b.values = vec![x1, y1, x2, y2];
+            return b;
+        }
+    }
+}
+
+/// test_roipooling.cpp and test_roialign.cpp (both versions, aligned or not, sampling ratios).
+#[test]
+fn ncnn_roipooling_and_roialign_tests() {
+    let mut rng = Rng(815);
+    let mut cases = Vec::new();
+    let pooling = [
+        (112, 16, 56, 56, 0.5),
+        (56, 32, 28, 28, 0.25),
+        (28, 64, 14, 14, 0.125),
+        (14, 128, 27, 17, 0.0625),
+        (7, 256, 3, 3, 0.03125),
+    ];
+    for (side, c, pw, ph, scale) in pooling {
+        let map = random_mat(&mut rng, "x", &[side, side, c], RANDOM);
+        let roi = roi_box(&mut rng, side, side, scale, [pw, ph]);
+        let params = format!("0={pw} 1={ph} 2={scale:?}");
+        cases.push(case_with("ROIPooling", params, vec![map, roi], vec![]));
+    }
+    let align = [
+        (56, 1, 28, 0.5, 0, 0, 0),
+        (28, 3, 14, 0.25, 1, 1, 1),
+        (14, 4, 7, 0.125, 2, 0, 1),
+        (14, 8, 7, 0.0625, 3, 1, 0),
+        (7, 12, 3, 0.03125, 4, 0, 0),
+        (7, 16, 3, 0.03125, 4, 1, 1),
+    ];
+    for (side, c, pooled, scale, ratio, aligned, version) in align {
+        let map = random_mat(&mut rng, "x", &[side, side, c], RANDOM);
+        let roi = roi_box(&mut rng, side, side, scale, [pooled, pooled]);
+        let params = format!("0={pooled} 1={pooled} 2={scale:?} 3={ratio} 4={aligned} 5={version}");
+        cases.push(case_with("ROIAlign", params, vec![map, roi], vec![]));
+    }
+    check_suite_cpu_only(cases);
+}
