@@ -61,7 +61,15 @@ impl DetectionOutput {
         let inputs = Inputs {
             location: location.to_values(),
             confidence: confidence.to_values(),
-            priors: priors[..num_prior * 4].to_vec(),
+            // 4 per prior, read in order as ncnn reads them (MXNet's rows of fewer than 4 do not
+            // hold them)
+            priors: (priors.get(..num_prior * 4))
+                .ok_or(InputError::Values {
+                    what: "prior box values (4 per prior)",
+                    got: priors.len(),
+                    expected: num_prior * 4,
+                })?
+                .to_vec(),
             variances,
             num_prior,
             num_class,
