@@ -14,10 +14,13 @@ mod common;
 mod detection;
 #[path = "zoo/threads.rs"]
 mod threads;
+#[path = "zoo/weights.rs"]
+mod weights;
 
 use common::*;
 use fpshader::layer::RunOptions;
 use fpshader::{Context, ShaderPath};
+use weights::with_random_weights;
 
 /// A seed of its own for each model, so that its weights and input do not depend on which other
 /// models run (each model is a test of its own, spread over the cores by the harness).
@@ -32,69 +35,19 @@ fn zoo_param(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// `k=v` of a param line (arrays and shape hints skipped).
-fn param_value(fields: &[&str], key: &str) -> Option<usize> {
-    fields
-        .iter()
-        .find_map(|f| f.strip_prefix(&format!("{key}=")))
-        .and_then(|v| v.parse().ok())
+/// How many times the most bytes in use at once a model's GPU run may allocate. blazeface
+/// grows its channels a few at a time (24, 28, 32, … at one resolution), so each blob is a
+/// little larger than every buffer freed before it and none of them fits it: a staircase a
+/// best-fit pool without size classes (ncnn's too) allocates in full.
+fn pool_bound(name: &str) -> f64 {
+    if name == "blazeface" { 3.0 } else { 1.5 }
 }
 
-/// A param (`fc6` resized to `fc6_inputs` inputs where given) and random weights for it in
-/// ncnn's load order: per weighted layer the kernel (tagged fp32, uniform with variance 1.5 /
-/// fan-in: activations neither vanish over vgg16's plain stack nor pass fp16's range over
-/// resnet50's residual sums) and the bias; the last blob.
-fn with_random_weights(
-    rng: &mut Rng,
-    param: &str,
-    fc6_inputs: Option<usize>,
-) -> (String, Vec<u8>, String) {
-    let mut lines: Vec<String> = param.lines().map(str::to_string).collect();
-    let mut weights = Vec::new();
-    let mut last_top = String::new();
-    for line in lines.iter_mut().skip(2) {
-        let text = line.clone();
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        let Some(kind) = fields.first().copied() else {
-            continue;
-        };
-        let (bottoms, tops) = (
-            fields[2].parse::<usize>().unwrap(),
-            fields[3].parse::<usize>().unwrap(),
-        );
-        last_top = fields[4 + bottoms + tops - 1].to_string();
-        let (size_key, bias_key) = match kind {
-            "Convolution" | "ConvolutionDepthWise" | "Deconvolution" | "DeconvolutionDepthWise" => {
-                ("6", "5")
-            }
-            "InnerProduct" => ("2", "1"),
-            "BatchNorm" => {
-                // slope, mean, variance (positive), bias: raw fp32, one per channel
-                let c = param_value(&fields, "0").unwrap();
-                let ranges = [(0.5, 1.5), (-0.2, 0.2), (0.5, 1.5), (-0.2, 0.2)];
-                for (lo, hi) in ranges {
-                    let mut value = || lo + (rng.next() + 1.0) * 0.5 * (hi - lo);
-                    weights.extend((0..c).flat_map(|_| value().to_le_bytes()));
-                }
-                continue;
-            }
-            _ => continue,
-        };
-        let outputs = param_value(&fields, "0").unwrap();
-        let mut size = param_value(&fields, size_key).unwrap();
-        if let (Some(inputs), "fc6") = (fc6_inputs, fields[1]) {
-            let resized = inputs * outputs;
-            *line = line.replace(&format!(" 2={size}"), &format!(" 2={resized}"));
-            size = resized;
-        }
-        let bound = (4.5 / (size / outputs) as f32).sqrt();
-        weights.extend(0u32.to_le_bytes());
-        weights.extend((0..size).flat_map(|_| (rng.next() * bound).to_le_bytes()));
-        if param_value(&fields, bias_key) == Some(1) {
-            weights.extend((0..outputs).flat_map(|_| (rng.next() * 0.1).to_le_bytes()));
-        }
-    }
-    (lines.join("\n") + "\n", weights, last_top)
+/// The blob of a param's first `Input` layer.
+fn input_name(param: &str) -> &'static str {
+    let line = param.lines().find(|l| l.starts_with("Input")).unwrap();
+    let blob = line.split_whitespace().nth(4).unwrap();
+    Box::leak(blob.to_string().into_boxed_str())
 }
 
 fn top1(v: &[f32]) -> usize {
@@ -149,6 +102,23 @@ model_tests!(zoo_matches_ncnn_on_the_cpu_and_the_gpu, zoo_model {
     alexnet: 67, Some(256);
 });
 
+// the rest of ncnn's benchmark folder (float models): the file's name and the input's side
+model_tests!(bench_folder_matches_ncnn, bench_model {
+    blazeface: "blazeface", 128;
+    fastestdet: "FastestDet", 96;
+    efficientnetv2_b0: "efficientnetv2_b0", 64;
+    proxylessnasnet: "proxylessnasnet", 64;
+    shufflenet: "shufflenet", 64;
+    // its position embedding holds 12×12 patches of 32 and the class token
+    vision_transformer: "vision_transformer", 384;
+    yolo_fastestv2: "yolo-fastestv2", 96;
+    nanodet_m: "nanodet_m", 96;
+});
+
+fn bench_model(_test: &str, name: &str, side: usize) {
+    zoo_model(name, side, None);
+}
+
 /// A model's GPU checks on `ctx`: (class, options, tolerance) for fp32 (options `fp32`, within 1e-3)
 /// and fp16 (the default options, within `fp16_eps`) on the passthrough path; fp16 only on
 /// naga's, the options its users get by default. The net suite runs every layer on the naga
@@ -172,7 +142,7 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
     let mut rng = rng_for(name);
     let contexts = gpu_contexts();
     let (param, weights, out) = with_random_weights(&mut rng, &zoo_param(name), fc6_inputs);
-    let x = Input::new(&mut rng, "data", 3, [side, side, 1, 3]);
+    let x = Input::new(&mut rng, input_name(&param), 3, [side, side, 1, 3]);
     let inputs = std::slice::from_ref(&x);
     let cpu = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
         .unwrap_or_else(|e| panic!("{name} on the CPU: {e}"))
@@ -211,11 +181,20 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
                 memory.peak_live
             );
             assert!(
-                memory.allocated as f64 <= 1.5 * memory.peak_live as f64,
+                memory.allocated as f64 <= pool_bound(name) * memory.peak_live as f64,
                 "{}: {memory:?}",
                 what(&how)
             );
-            assert_close(&got, &reference, eps, &what(&how));
+            if class == "fp16" && name == "blazeface" {
+                // its sixteen residual sums have no normalization and grow to thousands with
+                // random weights: its small outputs are differences of large fp16 values, off
+                // by their rounding (a few units where the largest is 5728), not by 0.1 of
+                // themselves
+                let largest = reference.iter().fold(0f32, |m, v| m.max(v.abs()));
+                assert_close(&got, &reference, 1e-3 * largest, &what(&how));
+            } else {
+                assert_close(&got, &reference, eps, &what(&how));
+            }
             if class == "fp32" || !near_tie(&reference) {
                 assert_eq!(
                     top1(&got),
