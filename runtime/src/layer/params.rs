@@ -170,3 +170,12 @@ impl ParamDict {
         self.values.iter().map(|(k, v)| (*k, v))
     }
 }
+
+/// The error of parameter `id` given `value` where the layer takes `allowed`.
+pub(crate) fn bad_param(id: u32, value: impl ToString, allowed: &'static str) -> Error {
+    Error::BadParam {
+        id,
+        value: value.to_string(),
+        allowed,
+    }
+}

@@ -31,9 +31,10 @@ use crate::layer::{
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
+    detection::proposal::Proposal, detection::psroipooling::PSROIPooling,
     detection::roialign::ROIAlign, detection::roipooling::ROIPooling,
     detection::yolodetectionoutput::YoloDetectionOutput,
-    detection::yolov3detectionoutput::Yolov3DetectionOutput,
+    detection::yolov3detectionoutput::Yolov3DetectionOutput, reduce::spp::SPP,
 };
 use crate::layer::{
     matrix::einsum::Einsum, matrix::embed::Embed, matrix::gemm::Gemm, matrix::matmul::MatMul,
@@ -137,6 +138,9 @@ pub const BUILTIN: &[&str] = &[
     "Yolov3DetectionOutput",
     "ROIPooling",
     "ROIAlign",
+    "PSROIPooling",
+    "Proposal",
+    "SPP",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -225,6 +229,9 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Yolov3DetectionOutput" => Box::<Yolov3DetectionOutput>::default(),
         "ROIPooling" => Box::<ROIPooling>::default(),
         "ROIAlign" => Box::<ROIAlign>::default(),
+        "PSROIPooling" => Box::<PSROIPooling>::default(),
+        "Proposal" => Box::<Proposal>::default(),
+        "SPP" => Box::<SPP>::default(),
         _ => return None,
     })
 }

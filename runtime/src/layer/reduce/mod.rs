@@ -1,8 +1,9 @@
-//! Reductions over windows, axes and sequences: Pooling, StatisticsPooling, Reduction, ArgMax
-//! and CumulativeSum.
+//! Reductions over windows, axes and sequences: Pooling, SPP, StatisticsPooling, Reduction,
+//! ArgMax and CumulativeSum.
 
 pub mod argmax;
 pub mod cumulativesum;
 pub mod pooling;
 pub mod reduction;
+pub mod spp;
 pub mod statisticspooling;
