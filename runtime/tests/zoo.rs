@@ -12,6 +12,8 @@
 mod common;
 #[path = "zoo/detection.rs"]
 mod detection;
+#[path = "zoo/int8.rs"]
+mod int8;
 #[path = "zoo/threads.rs"]
 mod threads;
 #[path = "zoo/weights.rs"]
@@ -117,6 +119,21 @@ model_tests!(bench_folder_matches_ncnn, bench_model {
 
 fn bench_model(_test: &str, name: &str, side: usize) {
     zoo_model(name, side, None);
+}
+
+// ncnn's int8 benchmark models, run as int8: the file's name, the input's side and the first
+// fully connected layer's new input size where the side changes it
+model_tests!(int8_models_match_ncnn_int8, int8_model {
+    squeezenet_int8: "squeezenet_int8", 67, None;
+    mobilenet_int8: "mobilenet_int8", 64, None;
+    resnet18_int8: "resnet18_int8", 195, None;
+    resnet50_int8: "resnet50_int8", 195, None;
+    googlenet_int8: "googlenet_int8", 224, None;
+    vgg16_int8: "vgg16_int8", 32, Some(512);
+});
+
+fn int8_model(_test: &str, name: &str, side: usize, fc6_inputs: Option<usize>) {
+    int8::check(name, side, fc6_inputs, 2e-2);
 }
 
 /// A model's GPU checks on `ctx`: (class, options, tolerance) for fp32 (options `fp32`, within 1e-3)

@@ -1,5 +1,6 @@
 //! Layers, one file per ncnn layer type (named for it, as ncnn's `src/layer/`), in a folder per
-//! family: `activation`, `elementwise`, `shape`, `norm`, `matrix`, `conv`, `reduce`, `detection`. A type's
+//! family: `activation`, `elementwise`, `shape`, `norm`, `matrix`, `conv`, `reduce`, `detection`,
+//! `quant`. A type's
 //! file holds its parameters, weights, [`Support`] flags, CPU math and GPU forward; the pieces
 //! only its family uses sit beside it, those several families use in `shared`. Beside them the
 //! contract ([`Layer`], [`Support`]), the run options ([`RunOptions`]), parameters and weights
@@ -21,6 +22,7 @@ pub mod detection;
 pub mod elementwise;
 pub mod matrix;
 pub mod norm;
+pub mod quant;
 pub mod reduce;
 pub mod shape;
 

@@ -45,6 +45,9 @@ use crate::layer::{
     reduce::statisticspooling::StatisticsPooling,
 };
 use crate::layer::{
+    quant::dequantize::Dequantize, quant::quantize::Quantize, quant::requantize::Requantize,
+};
+use crate::layer::{
     shape::copyto::CopyTo, shape::deepcopy::DeepCopy, shape::diag::Diag, shape::flip::Flip,
     shape::glu::GLU, shape::pixelshuffle::PixelShuffle, shape::reorg::Reorg, shape::tile::Tile,
 };
@@ -141,6 +144,9 @@ pub const BUILTIN: &[&str] = &[
     "PSROIPooling",
     "Proposal",
     "SPP",
+    "Quantize",
+    "Dequantize",
+    "Requantize",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -232,6 +238,9 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "PSROIPooling" => Box::<PSROIPooling>::default(),
         "Proposal" => Box::<Proposal>::default(),
         "SPP" => Box::<SPP>::default(),
+        "Quantize" => Box::<Quantize>::default(),
+        "Dequantize" => Box::<Dequantize>::default(),
+        "Requantize" => Box::<Requantize>::default(),
         _ => return None,
     })
 }

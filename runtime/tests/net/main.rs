@@ -26,6 +26,7 @@ mod suite_conv;
 mod suite_conv_inputs;
 mod suite_detection;
 mod suite_elementwise;
+mod suite_int8;
 mod suite_layout;
 mod suite_matrix;
 mod suite_norm;

@@ -343,18 +343,31 @@ pub fn check_suite_tuples(
 /// (ncnn's reference and its x86 layer differ so too): up to one output value in a thousand may
 /// lie beyond epsilon, by at most ten times it.
 pub fn check_suite_cpu_only_int8(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
-    check_suite_cpu_outputs_at(&cases, epsilon, true)
+    check_suite_cpu_outputs_at(&cases, epsilon, true, false)
+}
+
+/// [`check_suite_cpu_only`] for layers with ncnn's static int8 inference
+/// (`int8_scale_term`): fpshader runs with `use_int8_inference`, as the wheel does by
+/// default, and matches it at the test's `epsilon` (0.001 for dequantized outputs, 1.0 for
+/// requantized levels, as ncnn's tests).
+pub fn check_suite_int8_inference(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
+    check_suite_cpu_outputs_at(&cases, epsilon, false, true)
 }
 
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
 /// fp32); the fp32 outputs, in the batch's output order.
 fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
-    check_suite_cpu_outputs_at(cases, 1e-3, false)
+    check_suite_cpu_outputs_at(cases, 1e-3, false, false)
 }
 
 /// [`check_suite_cpu_outputs`] with the wheel's outputs matched at `epsilon` (with `level_flips`,
-/// as [`check_suite_cpu_only_int8`] allows).
-fn check_suite_cpu_outputs_at(cases: &[Case], epsilon: f32, level_flips: bool) -> Vec<Output> {
+/// as [`check_suite_cpu_only_int8`] allows; with `int8`, every run under `use_int8_inference`).
+fn check_suite_cpu_outputs_at(
+    cases: &[Case],
+    epsilon: f32,
+    level_flips: bool,
+    int8: bool,
+) -> Vec<Output> {
     let b = batch(&cases.iter().collect::<Vec<_>>());
     let want = ncnn_outputs_shaped(
         ("m.param", b.param.as_bytes()),
@@ -362,11 +375,15 @@ fn check_suite_cpu_outputs_at(cases: &[Case], epsilon: f32, level_flips: bool) -
         &b.inputs,
         &b.outputs,
     );
-    let (_, fp32, _) = run_batch(&b, RunOptions::fp32(), None);
+    let plain = RunOptions {
+        use_int8_inference: int8,
+        ..RunOptions::fp32()
+    };
+    let (_, fp32, _) = run_batch(&b, plain, None);
     // fp32 with packed layouts where layers take them (pack8 on AVX CPUs): ncnn's tolerance
     let fp32_packed = RunOptions {
         use_packing_layout: true,
-        ..RunOptions::fp32()
+        ..plain
     };
     let (_, fp32_packed, _) = run_batch(&b, fp32_packed, None);
     let (_, packed, _) = run_batch(&b, RunOptions::default(), None);

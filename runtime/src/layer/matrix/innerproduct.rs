@@ -1,5 +1,8 @@
-//! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 9=activation_type
-//! 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then bias (type 1).
+//! InnerProduct: `0=num_output 1=bias_term 2=weight_data_size 8=int8_scale_term
+//! 9=activation_type 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then
+//! bias (type 1), then with `int8_scale_term` a scale per output and the input's: ncnn's int8
+//! inference (the input quantized, the kernel's levels summed exactly over the CPU's dot
+//! products, each output dequantized, biased and activated), on the CPU.
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
 //! the input count is a multiple of 4 (a pack1 input read as such rows where it lies so, else
@@ -23,6 +26,7 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for, reshape};
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
+use crate::layer::shared::int8_scales::{Int8Scales, levels_of};
 use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
 use crate::layer::weights::Weights;
@@ -95,6 +99,10 @@ pub struct InnerProduct {
     /// once, so half the bytes is nearly half the time.
     weights_f16: Vec<half::f16>,
     bias: Vec<f32>,
+    int8_scale_term: i32,
+    /// With `int8_scale_term`: the scales, and under int8 inference the same layer over the
+    /// kernel's levels (no bias, no activation).
+    int8: Option<(Int8Scales, Option<Box<InnerProduct>>)>,
     gpu: Option<GpuInnerProduct>,
 }
 
@@ -161,10 +169,20 @@ impl InnerProduct {
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
+        if self.int8.is_some() {
+            // int8 blobs from the layer before as they are
+            return Support {
+                int8_storage: true,
+                ..Support::ONE_BLOB
+            };
+        }
         Support::ONE_BLOB.gpu(self.gpu.is_some()).gpu_4d()
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.prepare_int8(opt);
+        // int8 layers run on the CPU (an exact int8 GPU path is not built yet)
+        let gpu = gpu.filter(|_| self.int8.is_none());
         // a CPU net's (a GPU net keeps only what the device reads)
         let cpu = gpu.is_none();
         self.weights_f16 = if cpu && opt.use_fp16_storage && kernels::has_fp16_conversion() {
@@ -346,6 +364,7 @@ impl Layer for InnerProduct {
         self.weight_data_size = pd.int(2, 0).max(0) as usize;
         self.activation = pd.int(9, 0);
         self.activation_params = pd.floats(10);
+        self.int8_scale_term = pd.int(8, 0);
         if self.num_output == 0 || !self.weight_data_size.is_multiple_of(self.num_output) {
             return Err(Error::BadParam {
                 id: 2,
@@ -357,14 +376,36 @@ impl Layer for InnerProduct {
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
-        self.weights = weights.load(self.weight_data_size, 0)?;
+        let kernel = weights.load_stored(self.weight_data_size, 0)?;
         if self.bias_term {
             self.bias = weights.load(self.num_output, 1)?;
+        }
+        if self.int8_scale_term != 0 {
+            let term = self.int8_scale_term;
+            let scales = Int8Scales::load(weights, term, self.num_output, self.num_output)?;
+            let levels = scales.kernel_levels(kernel.0, kernel.1);
+            self.weights = levels;
+            self.int8 = Some((scales, None));
+        } else {
+            self.weights = kernel.0;
         }
         Ok(())
     }
 
     fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
+        if let Some((scales, Some(run))) = &self.int8 {
+            let x = levels_of(bottom, scales.input);
+            let x = Mat::from_shape_values(bottom.dims, bottom.shape(), &x)?;
+            let exact = RunOptions {
+                use_fp16_storage: false,
+                use_bf16_storage: false,
+                ..*opt
+            };
+            let sums = run.forward(&x, &exact)?;
+            let rows = sums.dims == 2;
+            let activation = (self.activation, &self.activation_params[..]);
+            return scales.finish(sums, rows, &self.bias, activation);
+        }
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
         // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)
@@ -406,6 +447,27 @@ impl Layer for InnerProduct {
         } else {
             Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)
         }
+    }
+}
+
+impl InnerProduct {
+    /// With int8 inference, the same layer over the kernel's levels; without, the kernel's
+    /// levels over their scales as the float weights.
+    fn prepare_int8(&mut self, opt: &RunOptions) {
+        let Some((scales, run)) = self.int8.as_mut() else {
+            return;
+        };
+        if !opt.use_int8_inference {
+            self.weights = scales.dequantized(&self.weights);
+            self.int8 = None;
+            return;
+        }
+        *run = Some(Box::new(InnerProduct {
+            num_output: self.num_output,
+            weight_data_size: self.weight_data_size,
+            weights: std::mem::take(&mut self.weights),
+            ..InnerProduct::default()
+        }));
     }
 }
 

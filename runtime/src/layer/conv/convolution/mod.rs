@@ -4,7 +4,7 @@
 //! 6=weight_data_size 7=group (depthwise) 8=int8_scale_term 9=activation_type
 //! 10=activation_params`; weights `[num_output][channels / group][kernel_h][kernel_w]` (type
 //! 0: fp32, fp16, int8 or quantized), then the bias, then with `int8_scale_term` the weight
-//! scales (int8 weights are dequantized: ncnn stores `round(w * scale)`).
+//! scales, the input's scale and (above 100) the output's: ncnn's int8 inference (`int8`).
 //!
 //! CPU: one algorithm per layer and shape (`cpu::CpuAlgo`): Winograd for 3×3 stride-1 dense
 //! layers, a GEMM over the planes for pointwise ones, im2col tiles and their GEMMs for the rest
@@ -25,6 +25,7 @@
 
 mod cpu;
 mod direct;
+mod int8;
 mod weights;
 mod winograd;
 
@@ -33,7 +34,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::implicit_gemm::GemmEngine;
 use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
-use crate::layer::params::ParamDict;
+use crate::layer::params::{ParamDict, bad_param};
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
@@ -66,6 +67,8 @@ pub struct Convolution {
     packed_panels: cpu::PackedPanels,
     /// The depthwise and grouped weights as packed lanes, for the CPU (made on first use).
     packed_taps: cpu::PackedTaps,
+    /// With `int8_scale_term`: the scales and kernel levels (ncnn's int8 inference).
+    int8: Option<Box<int8::Int8Conv>>,
     gpu: Option<GpuConvolution>,
 }
 
@@ -223,6 +226,13 @@ impl Layer for Convolution {
             // ncnn's Vulkan convolution takes no dynamic weights either
             return Support::MANY;
         }
+        if self.runs_int8() {
+            // int8 blobs from the layer before as they are; fp32 ones unpacked
+            return Support {
+                int8_storage: true,
+                ..Support::ONE_BLOB
+            };
+        }
         let pack4 = self.gpu.as_ref().is_some_and(|g| g.pack4.is_some());
         Support {
             // a pack1 input of other channel counts (an RGB image) takes the GEMM as whole
@@ -242,6 +252,10 @@ impl Layer for Convolution {
         self.window.load(pd, 19)?;
         self.pad_value = pd.float(18, 0.0);
         self.int8_scale_term = pd.int(8, 0);
+        if self.window.grouped && ![0, 1, 2, 101, 102].contains(&self.int8_scale_term) {
+            let allowed = "ConvolutionDepthWise's int8_scale_term: 0, 1, 2, 101 or 102";
+            return Err(bad_param(8, self.int8_scale_term, allowed));
+        }
         Ok(())
     }
 
@@ -249,31 +263,21 @@ impl Layer for Convolution {
         if self.window.dynamic {
             return Ok(());
         }
-        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        let kernel = weights.load_stored(self.window.weight_data_size, 0)?;
         if self.window.bias_term {
             self.bias = weights.load(self.window.num_output, 1)?;
         }
         if self.int8_scale_term != 0 {
-            // per output (per group for depthwise) scales of the int8 weights; the input's
-            // scale only matters to int8 arithmetic, which this layer does not do
-            let n = if self.window.grouped && self.window.group > 1 {
-                self.window.group
-            } else {
-                self.window.num_output
-            };
-            let scales = weights.load(n, 1)?;
-            weights.load(1, 1)?;
-            let per = self.weights.len() / n.max(1);
-            for (chunk, s) in self.weights.chunks_mut(per.max(1)).zip(&scales) {
-                let inv = if *s == 0.0 { 0.0 } else { 1.0 / s };
-                chunk.iter_mut().for_each(|w| *w *= inv);
-            }
+            return self.load_int8(weights, kernel);
         }
+        self.weights = kernel.0;
         Ok(())
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        let gpu = gpu.filter(|_| !self.window.dynamic);
+        self.prepare_int8(opt);
+        // int8 layers run on the CPU (an exact int8 GPU path is not built yet)
+        let gpu = gpu.filter(|_| !self.window.dynamic && !self.runs_int8());
         self.gpu = match gpu {
             Some(gpu) => {
                 let gemm = self.uses_gemm().then(|| GemmEngine::choose(gpu, opt));
@@ -434,6 +438,9 @@ impl Layer for Convolution {
     }
 
     fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
+        if let Some(top) = self.forward_int8(bottom, opt) {
+            return top;
+        }
         if self.inner_product(bottom.dims, bottom.shape()[0]) {
             // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
             // result the outputs as a 1-D blob, an InnerProduct

@@ -1,0 +1,112 @@
+//! Convolution's and ConvolutionDepthWise's int8 inference (`8=int8_scale_term`, ncnn's
+//! `forward_int8`): the input quantized with the model's scale (an int8 blob taken as it is),
+//! the kernel's levels convolved with it exactly (the same window through the CPU kernels, no
+//! Winograd, which would round), each output dequantized with its scales, biased and activated,
+//! or requantized to an int8 blob for the next int8 layer. With `use_int8_inference` off, the
+//! float kernel (levels over their scales) runs as any other convolution.
+//!
+//! The scales per weight row: one per output for Convolution; for ConvolutionDepthWise one per
+//! group (`1`, `101`) or one for all (`2`, `102`). On the CPU, as ncnn's x86 and Arm builds.
+
+use crate::error::Result;
+use crate::layer::params::bad_param;
+use crate::layer::run_options::RunOptions;
+use crate::layer::shared::int8_scales::{Int8Scales, level, levels_of};
+use crate::layer::weights::Weights;
+use crate::tensor::Mat;
+
+use super::Convolution;
+
+/// An int8 layer's scales and kernel levels; at `create_pipeline` with int8 inference, the
+/// convolution of levels that runs them.
+pub(super) struct Int8Conv {
+    scales: Int8Scales,
+    /// The kernel's levels until `create_pipeline` moves them into `run`.
+    levels: Vec<f32>,
+    /// The same window over levels: no bias, no activation.
+    run: Option<Box<Convolution>>,
+}
+
+impl Convolution {
+    /// Reads the scales after the bias for `int8_scale_term`, keeps the kernel's levels, and
+    /// leaves the float kernel in `weights`.
+    pub(super) fn load_int8(
+        &mut self,
+        weights: &mut Weights<'_>,
+        (values, stored_int8): (Vec<f32>, bool),
+    ) -> Result<()> {
+        let term = self.int8_scale_term;
+        let w = &self.window;
+        let rows = match (w.grouped, term) {
+            (false, _) => w.num_output,
+            (true, 1 | 101) => w.group,
+            (true, 2 | 102) => 1,
+            // load_param refuses the others
+            (true, t) => return Err(bad_param(8, t, "ConvolutionDepthWise: 1, 2, 101 or 102")),
+        };
+        let scales = Int8Scales::load(weights, term, rows, w.num_output)?;
+        let levels = scales.kernel_levels(values, stored_int8);
+        self.weights = scales.dequantized(&levels);
+        self.int8 = Some(Box::new(Int8Conv {
+            scales,
+            levels,
+            run: None,
+        }));
+        Ok(())
+    }
+
+    /// With int8 inference, the convolution of levels (and the float kernel dropped); without,
+    /// the int8 state dropped.
+    pub(super) fn prepare_int8(&mut self, opt: &RunOptions) {
+        let Some(int8) = self.int8.as_mut() else {
+            return;
+        };
+        if !opt.use_int8_inference {
+            self.int8 = None;
+            return;
+        }
+        let mut window = self.window.clone();
+        window.bias_term = false;
+        window.activation = 0;
+        // the pad value quantized as the input is
+        let pad_value = level(self.pad_value * int8.scales.input);
+        int8.run = Some(Box::new(Convolution {
+            window,
+            pad_value,
+            weights: std::mem::take(&mut int8.levels),
+            ..Convolution::default()
+        }));
+        self.weights = Vec::new();
+    }
+
+    /// Whether this layer runs as int8.
+    pub(super) fn runs_int8(&self) -> bool {
+        self.int8.as_ref().is_some_and(|i| i.run.is_some())
+    }
+
+    /// The int8 forward of `bottom` (fp32 or int8), if this layer runs as int8.
+    pub(super) fn forward_int8(&self, bottom: &Mat, opt: &RunOptions) -> Option<Result<Mat>> {
+        let int8 = self.int8.as_ref()?;
+        let run = int8.run.as_ref()?;
+        Some((|| {
+            let scales = &int8.scales;
+            let x = Mat::from_shape_values(
+                bottom.dims,
+                bottom.shape(),
+                &levels_of(bottom, scales.input),
+            )?;
+            // fp32 sums of whole numbers, exact: no Winograd, no 16-bit storage
+            let exact = RunOptions {
+                use_winograd_convolution: false,
+                use_packing_layout: false,
+                use_fp16_storage: false,
+                use_fp16_arithmetic: false,
+                use_bf16_storage: false,
+                ..*opt
+            };
+            let sums = crate::layer::contract::Layer::forward(run.as_ref(), &x, &exact)?;
+            let activation = (self.window.activation, &self.window.activation_params[..]);
+            scales.finish(sums, false, &self.bias, activation)
+        })())
+    }
+}
