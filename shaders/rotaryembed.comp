@@ -1,6 +1,7 @@
 // RotaryEmbed: each pair of a row turns by its angle, (x0, x1) -> (x0·cos − x1·sin,
 // x0·sin + x1·cos); a pair is two neighbours with `interleaved`, else the same place in the
-// row's two halves. Pack1 buffers: x and out (w × h × c), cos and sin (w/2 × h).
+// row's two halves. Pack1 buffers: x and out (w × h × c), cos and sin (cache_w × h, the first
+// w/2 of each row read).
 // Dispatch [w / 2, h, c]: one invocation per pair.
 #version 450
 
@@ -17,7 +18,7 @@ layout (binding = 3) writeonly buffer top_blob { sfp top_data[]; };
 
 layout (push_constant) uniform parameter
 {
-    int w, h, c, cstep, out_cstep;
+    int w, h, c, cstep, out_cstep, cache_w;
 } p;
 
 void main()
@@ -35,8 +36,8 @@ void main()
     const int out_row = q * p.out_cstep + y * p.w;
     const float x0 = float(buffer_ld1(bottom_data, row + i0));
     const float x1 = float(buffer_ld1(bottom_data, row + i1));
-    const float co = float(buffer_ld1(cos_data, y * half_w + j));
-    const float si = float(buffer_ld1(sin_data, y * half_w + j));
+    const float co = float(buffer_ld1(cos_data, y * p.cache_w + j));
+    const float si = float(buffer_ld1(sin_data, y * p.cache_w + j));
     buffer_st1(top_data, out_row + i0, afp(x0 * co - x1 * si));
     buffer_st1(top_data, out_row + i1, afp(x0 * si + x1 * co));
 }

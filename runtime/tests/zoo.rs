@@ -14,6 +14,8 @@ mod common;
 mod detection;
 #[path = "zoo/int8.rs"]
 mod int8;
+#[path = "zoo/llm.rs"]
+mod llm;
 #[path = "zoo/threads.rs"]
 mod threads;
 #[path = "zoo/weights.rs"]
@@ -134,6 +136,22 @@ model_tests!(int8_models_match_ncnn_int8, int8_model {
 
 fn int8_model(_test: &str, name: &str, side: usize, fc6_inputs: Option<usize>) {
     int8::check(name, side, fc6_inputs, 2e-2);
+}
+
+// ncnn's LLM decoders, their first block: the file's stem, the hidden size and half a head
+// (benchncnn_llm's table)
+model_tests!(llm_decoders_match_ncnn, llm_decoder {
+    qwen3_0_6b: "qwen3_0.6b", 1024, 64;
+    qwen2_5_0_5b: "qwen2.5_0.5b", 896, 32;
+    llama3_2_1b: "llama3.2_1b", 2048, 32;
+    tinyllama_1_1b: "tinyllama_1.1b", 2048, 32;
+    minicpm4_0_5b: "minicpm4_0.5b", 1024, 32;
+    hunyuan_0_5b: "hunyuan_0.5b_instruct", 1024, 64;
+    youtu_llm_2b: "youtu_llm_2b", 2048, 64;
+});
+
+fn llm_decoder(_test: &str, name: &str, hidden: usize, half: usize) {
+    llm::check(name, hidden, half);
 }
 
 /// A model's GPU checks on `ctx`: (class, options, tolerance) for fp32 (options `fp32`, within 1e-3)

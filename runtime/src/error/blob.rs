@@ -1,4 +1,4 @@
-//! Faults of a net's blobs: names it does not have, inputs not given, blobs not produced.
+//! Faults of a net's blobs: names it does not have, blobs not produced.
 
 /// A blob asked for that the net or the extractor cannot give.
 #[derive(Debug, thiserror::Error)]
@@ -7,12 +7,6 @@ pub enum BlobError {
     #[error("no blob named `{name}` in this net")]
     Unknown {
         /// The name asked for.
-        name: String,
-    },
-    /// An input blob the extractor was not given.
-    #[error("input `{name}` was not given (Extractor::input)")]
-    NotGiven {
-        /// The input's name.
         name: String,
     },
     /// A blob no layer writes (and no input gives).

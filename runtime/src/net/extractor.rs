@@ -151,10 +151,10 @@ impl<'n> Extractor<'n> {
             };
             let l = &self.net.layers[p];
             if l.support.user_input {
-                return Err(BlobError::NotGiven {
-                    name: self.net.blobs[b].name.clone(),
-                }
-                .into());
+                // an input no one fed is an empty mat, as in ncnn (a decoder's key/value
+                // caches on its first step): the layers that read it say whether it may be
+                self.cpu[b] = Some(Arc::new(Mat::empty()));
+                continue;
             }
             if !needed[p] {
                 needed[p] = true;

@@ -200,6 +200,25 @@ impl Mat {
         }
     }
 
+    /// A mat with no values (ncnn's empty `Mat`): a 1-D fp32 mat of width 0.
+    pub fn empty() -> Mat {
+        Mat {
+            dims: 1,
+            w: 0,
+            h: 1,
+            d: 1,
+            c: 1,
+            elempack: 1,
+            cstep: 0,
+            data: MatData::F32(Vec::new()),
+        }
+    }
+
+    /// Whether it holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
     /// An unpacked fp32 mat of `dims` with `shape = [w, h, d, c]`, filled from `values` in
     /// ncnn's order (channel after channel, rows of `w`).
     pub fn from_shape_values(dims: u8, shape: [usize; 4], values: &[f32]) -> Result<Mat> {

@@ -55,6 +55,13 @@ pub struct BenchArgs {
     /// each) and report extracts per second: a server's throughput.
     #[arg(long, value_name = "N")]
     extractors: Option<usize>,
+    /// PARAM is an ncnn LLM decoder: time a prefill of --tokens tokens and one decode step
+    /// after them, as ncnn's benchncnn_llm.
+    #[arg(long, requires = "param")]
+    llm: bool,
+    /// The prefill's tokens and the decode step's past with --llm.
+    #[arg(long, default_value_t = 256)]
+    tokens: usize,
 }
 
 /// min, median and max of one model's timed runs, in ms.
@@ -529,6 +536,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
             "{where_}, loops {}, threads {}\n",
             args.loops, opt.num_threads
         ));
+        if let (true, Some(param)) = (args.llm, &args.param) {
+            return crate::llm::bench_llm(param, args.tokens, args.loops, ctx, opt);
+        }
         let mut failed = Vec::new();
         for model in &models {
             let name = model

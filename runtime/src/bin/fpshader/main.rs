@@ -12,6 +12,7 @@
 
 mod bench;
 mod concurrent;
+mod llm;
 mod npy;
 mod run;
 mod upscale;

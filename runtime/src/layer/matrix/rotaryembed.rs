@@ -1,7 +1,8 @@
 //! RotaryEmbed: `0=interleaved`; three inputs, the heads (`embed × seq × heads`) and the cos
-//! and sin caches (`embed/2 × seq`). Each row's pairs turn by their angle: `(x0, x1) → (x0·cos
-//! − x1·sin, x0·sin + x1·cos)`, a pair being two neighbours with interleaved (GPT-J) or the
-//! same place in the two halves of the row otherwise (GPT-NeoX, LLaMA). On the GPU one
+//! and sin caches (`embed/2 × seq`, or wider: the first `embed/2` of each row). Each row's
+//! pairs turn by their angle: `(x0, x1) → (x0·cos − x1·sin, x0·sin + x1·cos)`, a pair being
+//! two neighbours with interleaved (GPT-J) or the same place in the two halves of the row
+//! otherwise (GPT-NeoX, LLaMA). On the GPU one
 //! invocation per pair (`rotaryembed.comp`, pack1 buffers, 2-D and 3-D heads).
 
 use std::sync::Arc;
@@ -59,10 +60,11 @@ fn three<M>(bottoms: &[M]) -> Result<&[M; 3]> {
     })
 }
 
-/// Whether a cos or sin cache of `[w, h, d, c]` serves heads of `x`: half their (even) width,
-/// at least their rows (the CPU and GPU read its rows from the start).
+/// Whether a cos or sin cache of `[w, h, d, c]` serves heads of `x`: at least half their
+/// (even) width, at least their rows (the CPU and GPU read the first half-width of its rows
+/// from the start, as ncnn: a decoder may share one cache between heads of two widths).
 fn cache_fits([w, h, d, _]: [usize; 4], [cw, ch, ..]: [usize; 4]) -> bool {
-    w % 2 == 0 && cw == w / 2 && ch >= h * d
+    w % 2 == 0 && cw >= w / 2 && ch >= h * d
 }
 
 impl Layer for RotaryEmbed {
@@ -106,7 +108,7 @@ impl Layer for RotaryEmbed {
         // a 2-D blob is one channel of its rows
         let (c, cstep) = if x.dims == 3 { (c, x.cstep) } else { (1, 0) };
         let out_cstep = if x.dims == 3 { top.cstep } else { 0 };
-        let push = [w, h, c, cstep, out_cstep].map(|v| v as u32);
+        let push = [w, h, c, cstep, out_cstep, cos.shape()[0]].map(|v| v as u32);
         let grid = [(w / 2) as u32, h as u32, c as u32];
         rec.dispatch(pipeline, &[x, cos, sin, &top], &push, grid)?;
         Ok(vec![top])
@@ -122,12 +124,13 @@ impl Layer for RotaryEmbed {
         let [w, h, d, _] = x.shape();
         let rows = h * d;
         let half = w / 2;
+        let cache_w = cos.shape()[0];
         for cache in [cos, sin] {
             if !cache_fits(x.shape(), cache.shape()) {
                 return Err(InputError::Mismatch {
                     a: x.numpy_shape(),
                     b: cache.numpy_shape(),
-                    why: "are the heads and a cos/sin cache: the cache is not half the (even) \
+                    why: "are the heads and a cos/sin cache: the cache is not at least half the (even) \
                           width × at least the rows",
                 }
                 .into());
@@ -142,7 +145,8 @@ impl Layer for RotaryEmbed {
             .for_each(|(t, chunk)| {
                 for (r, row) in chunk.chunks_exact_mut(w.max(1)).enumerate() {
                     let i = (t * rows_per_task + r) % rows;
-                    self.turn(row, &cos[i * half..][..half], &sin[i * half..][..half]);
+                    let at = i * cache_w;
+                    self.turn(row, &cos[at..][..half], &sin[at..][..half]);
                 }
             });
         Ok(vec![Mat::from_numpy(&x.numpy_shape(), &values)?])

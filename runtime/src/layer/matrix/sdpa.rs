@@ -91,9 +91,13 @@ impl Blob<'_> {
     }
 }
 
-/// A blob's `[cols, rows, channels]` as [`Blob`] reads it.
+/// A blob's `[cols, rows, channels]` as [`Blob`] reads it; an empty blob (a cache no one fed:
+/// no past) has none of any.
 fn view(blob: BlobShape) -> [usize; 3] {
     let [w, h, d, c] = blob.shape;
+    if w * h * d * c == 0 {
+        return [0; 3];
+    }
     [w, h * d, c]
 }
 
