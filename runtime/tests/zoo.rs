@@ -242,15 +242,16 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
     }
 }
 
-// ncnn's benchmark detection models: the file's name and the input's side (the models' own:
-// their PriorBox steps, Interp scales and Crop offsets follow from it)
 // ncnn's benchmark detection models: the file's name, the input's side (the models' own: their
 // PriorBox steps, Interp scales and Crop offsets follow from it) and the head's confidence
 // threshold (param `k=v`) lowered to what random weights' scores reach (SSD's 21 classes share
-// a softmax, YOLOv2's objectness halves its class softmax), so that the heads detect something
+// a softmax, YOLOv2's objectness halves its class softmax), so that the heads detect something;
+// the `_int8` SSDs as int8, on the CPU
 model_tests!(detection_models_match_ncnn, detection_model {
     mobilenet_ssd: "mobilenet_ssd", 300, "4=0.04";
     squeezenet_ssd: "squeezenet_ssd", 300, "4=0.04";
+    mobilenet_ssd_int8: "mobilenet_ssd_int8", 300, "4=0.04";
+    squeezenet_ssd_int8: "squeezenet_ssd_int8", 300, "4=0.04";
     mobilenet_yolo: "mobilenet_yolo", 416, "2=0.01";
     mobilenetv2_yolov3: "mobilenetv2_yolov3", 352, "2=0.3";
     yolov4_tiny: "yolov4-tiny", 416, "2=0.3";
@@ -274,7 +275,7 @@ fn detection_model(_test: &str, name: &str, side: usize, threshold: &str) {
         .collect();
     let (param, weights, out) = with_random_weights(&mut rng, &(param.join("\n") + "\n"), None);
     let x = Input::new(&mut rng, "data", 3, [side, side, 1, 3]);
-    detection::check(name, (&param, &weights), &x, &out);
+    detection::check(name, (&param, &weights), &x, &out, name.ends_with("_int8"));
 }
 
 model_tests!(super_resolution_matches_ncnn_and_stays_on_the_gpu, sr_model {

@@ -122,11 +122,17 @@ fn within_range(got: &[f32], want: &[f32], eps: f32, what: &str) {
     }
 }
 
-pub fn check(name: &str, model: (&str, &[u8]), x: &Input, out: &str) {
+/// A detection model (with `int8`, an int8 one run as int8: on the CPU only, its int8 layers
+/// having no GPU path yet) against the wheel, then on every GPU context.
+pub fn check(name: &str, model: (&str, &[u8]), x: &Input, out: &str, int8: bool) {
     let head = head_inputs(model.0, out);
     let mut names: Vec<&str> = head.iter().map(String::as_str).collect();
     names.push(out);
-    let (cpu, _) = extract(model, x, &names, RunOptions::fp32(), None);
+    let opt = RunOptions {
+        use_int8_inference: int8,
+        ..RunOptions::fp32()
+    };
+    let (cpu, _) = extract(model, x, &names, opt, None);
     let what = |how: &str| format!("{name}, {how}");
     if let Some((values, shapes)) = ncnn_outputs_shaped(
         ("m.param", model.0.as_bytes()),
@@ -147,6 +153,9 @@ pub fn check(name: &str, model: (&str, &[u8]), x: &Input, out: &str) {
     }
     let last = names.len() - 1;
     let boxes = detections(&what("CPU"), &cpu[last]);
+    if int8 {
+        return;
+    }
     let host = host_side(model.0);
     for ctx in &gpu_contexts() {
         let fp32 = RunOptions {
