@@ -5,7 +5,8 @@
 // 10 and 11 rounding to the nearest fp16 and bf16 value (Cast; bf16 ties to even, as the
 // host cast rounds), 12 ELU (alpha = param_0), 13 SELU (alpha, lambda), 14 Mish, 15 Softplus,
 // 16 Erf, 17 Exp, 18 Log and 19 Power (base or power = param_0, scale = param_1,
-// shift = param_2; base -1 is e), 21 BNLL, 22 Threshold (param_0), 23 Shrink
+// shift = param_2; base -1 is e), 20 int8 fake quantization (x · param_0 rounded half away
+// from zero as ncnn's SIMD does, clamped to ±127, times param_1), 21 BNLL, 22 Threshold (param_0), 23 Shrink
 // (bias = param_0, lambd = param_1); 32 + k is UnaryOp's operation k (0 abs … 27 log1p;
 // AbsVal is 32).
 // Piecewise-linear ones compute in the arithmetic class (no conversions: they are what
@@ -101,6 +102,11 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 17) y = param_0 == -1.f ? exp(param_2 + x * param_1) : pow(vec4(param_0), param_2 + x * param_1);
     if (op_type == 18) y = param_0 == -1.f ? log(param_2 + x * param_1) : log(param_2 + x * param_1) / log(param_0);
     if (op_type == 19) y = pow_c(param_2 + x * param_1, param_0);
+    if (op_type == 20)
+    {
+        const vec4 t = x * param_0;
+        y = clamp(trunc(t + mix(vec4(0.5f), vec4(-0.5f), lessThan(t, vec4(0.f)))), -127.f, 127.f) * param_1;
+    }
     if (op_type == 21) y = mix(log(1.f + exp(x)), x + log(1.f + exp(-x)), greaterThan(x, vec4(0.f)));
     if (op_type >= 32) y = unaryop_k(x, op_type - 32);
     if (op_type == 11)

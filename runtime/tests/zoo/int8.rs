@@ -1,11 +1,12 @@
 //! ncnn's int8 benchmark models (`*_int8`) with random int8 kernels and scales
 //! ([`super::weights`]) run as int8 (`use_int8_inference`): fpshader's CPU against ncnn's
 //! wheel, which runs them as int8 by default (bit for bit but for fp32 sums' order); then every
-//! GPU context, where the int8 layers run on the CPU between the GPU's (no exact int8 GPU path
-//! yet), against the same output: in fp32 within 2% of the largest logit (a pooling or LRN
-//! value an ulp off can round to the next level), in fp16 storage within 30%: each blob the GPU
-//! stores in fp16 moves a few percent of the next layer's levels (vgg16 at 32×32: 1.7% of
-//! conv2_1's), and every int8 layer after adds its own.
+//! GPU context, where the int8 layers run on the device too (their inputs' levels over their
+//! scales through the float layers: no int8 arithmetic there yet), against the same output: in
+//! fp32 within 2% of the largest logit (a value an ulp off can round to the next level), in
+//! fp16 storage within 30%: each blob the GPU stores in fp16 moves a few percent of the next
+//! layer's levels (vgg16 at 32×32: 1.7% of conv2_1's), and every int8 layer after adds its
+//! own.
 
 use super::common::*;
 use super::weights::with_random_weights;
@@ -53,9 +54,17 @@ pub fn check(name: &str, side: usize, fc6_inputs: Option<usize>, eps: f32) {
                 ..opt
             };
             let how = format!("GPU {class}, {}", ctx.describe());
-            let got = run_net(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                .unwrap_or_else(|e| panic!("{}: {e}", what(&how)))
-                .to_values();
+            let (got, record) =
+                run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
+            let got = got.to_values();
+            // the int8 layers on the device too: one submission, nothing on the CPU
+            assert!(
+                record.cpu_layers().is_empty() && record.stayed_on_gpu(),
+                "{}: left the GPU: {record:?}",
+                what(&how)
+            );
+            eprintln!("{}: worst {}", what(&how), worst(&got));
             let eps = if class == "fp32" { eps } else { 0.3 };
             assert_close(&got, &reference, eps * largest, &what(&how));
         }

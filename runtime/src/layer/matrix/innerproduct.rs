@@ -2,7 +2,8 @@
 //! 9=activation_type 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then
 //! bias (type 1), then with `int8_scale_term` a scale per output and the input's: ncnn's int8
 //! inference (the input quantized, the kernel's levels summed exactly over the CPU's dot
-//! products, each output dequantized, biased and activated), on the CPU.
+//! products, each output dequantized, biased and activated); on the GPU the input's levels
+//! over its scale (`unaryop` op 20) and the float layer of the kernel's levels over theirs.
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
 //! the input count is a multiple of 4 (a pack1 input read as such rows where it lies so, else
@@ -20,14 +21,17 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::{activate, activate_all};
+use crate::layer::activation::unaryop_pipelines;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for, reshape};
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::shared::flat::unary;
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
 use crate::layer::shared::int8_scales::{Int8Scales, levels_of};
 use crate::layer::shared::kernels;
+use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
@@ -103,6 +107,8 @@ pub struct InnerProduct {
     /// With `int8_scale_term`: the scales, and under int8 inference the same layer over the
     /// kernel's levels (no bias, no activation).
     int8: Option<(Int8Scales, Option<Box<InnerProduct>>)>,
+    /// With int8 inference on a device: the input's fake quantization.
+    int8_gpu: Option<PackPipelines>,
     gpu: Option<GpuInnerProduct>,
 }
 
@@ -169,7 +175,7 @@ impl InnerProduct {
 
 impl Layer for InnerProduct {
     fn support(&self) -> Support {
-        if self.int8.is_some() {
+        if self.int8.is_some() && self.int8_gpu.is_none() {
             // int8 blobs from the layer before as they are
             return Support {
                 int8_storage: true,
@@ -180,9 +186,12 @@ impl Layer for InnerProduct {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.prepare_int8(opt);
-        // int8 layers run on the CPU (an exact int8 GPU path is not built yet)
-        let gpu = gpu.filter(|_| self.int8.is_none());
+        self.prepare_int8(opt, gpu.is_some());
+        if let (Some(g), Some((scales, _))) = (gpu, &self.int8) {
+            let s = scales.input;
+            let inverse = if s == 0.0 { 0.0 } else { 1.0 / s };
+            self.int8_gpu = Some(unaryop_pipelines(g, (20, [s, inverse, 0.0]))?);
+        }
         // a CPU net's (a GPU net keeps only what the device reads)
         let cpu = gpu.is_none();
         self.weights_f16 = if cpu && opt.use_fp16_storage && kernels::has_fp16_conversion() {
@@ -299,6 +308,166 @@ impl Layer for InnerProduct {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        match &self.int8_gpu {
+            Some(quantize) => {
+                let x = unary(rec, quantize, bottom)?;
+                self.forward_gpu_float(&x, rec)
+            }
+            None => self.forward_gpu_float(bottom, rec),
+        }
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        self.num_output = pd.int(0, 0).max(0) as usize;
+        self.bias_term = pd.int(1, 0) != 0;
+        self.weight_data_size = pd.int(2, 0).max(0) as usize;
+        self.activation = pd.int(9, 0);
+        self.activation_params = pd.floats(10);
+        self.int8_scale_term = pd.int(8, 0);
+        if self.num_output == 0 || !self.weight_data_size.is_multiple_of(self.num_output) {
+            return Err(Error::BadParam {
+                id: 2,
+                value: self.weight_data_size.to_string(),
+                allowed: "weight_data_size: a multiple of num_output (0)",
+            });
+        }
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        let kernel = weights.load_stored(self.weight_data_size, 0)?;
+        if self.bias_term {
+            self.bias = weights.load(self.num_output, 1)?;
+        }
+        if self.int8_scale_term != 0 {
+            let term = self.int8_scale_term;
+            let scales = Int8Scales::load(weights, term, self.num_output, self.num_output)?;
+            let levels = scales.kernel_levels(kernel.0, kernel.1);
+            self.weights = levels;
+            self.int8 = Some((scales, None));
+        } else {
+            self.weights = kernel.0;
+        }
+        Ok(())
+    }
+
+    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
+        if let Some((scales, Some(run))) = &self.int8 {
+            let x = levels_of(bottom, scales.input);
+            let x = Mat::from_shape_values(bottom.dims, bottom.shape(), &x)?;
+            let exact = RunOptions {
+                use_fp16_storage: false,
+                use_bf16_storage: false,
+                ..*opt
+            };
+            let sums = run.forward(&x, &exact)?;
+            let rows = sums.dims == 2;
+            let activation = (self.activation, &self.activation_params[..]);
+            return scales.finish(sums, rows, true, &self.bias, activation);
+        }
+        let num_input = self.weight_data_size / self.num_output;
+        let x = bottom.to_values();
+        // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)
+        let rows = if bottom.dims == 2 && bottom.w == num_input {
+            bottom.h * bottom.elempack
+        } else {
+            1
+        };
+        if x.len() != rows * num_input {
+            return Err(InputError::Values {
+                what: "values in the input rows",
+                got: x.len(),
+                expected: rows * num_input,
+            }
+            .into());
+        }
+        let mut out = vec![0.0f32; rows * self.num_output];
+        if rows >= GEMM_ROWS {
+            // a batch of rows: one GEMM against the weight rows (as stored, transposed)
+            if !self.bias.is_empty() {
+                for o in out.chunks_mut(self.num_output.max(1)) {
+                    o.copy_from_slice(&self.bias);
+                }
+            }
+            let a = MatRef::rows(&x, rows, num_input, num_input);
+            let w = MatRef::rows(&self.weights, self.num_output, num_input, num_input).t();
+            let nout = self.num_output;
+            gemm(a, w, MatMut::rows(&mut out, rows, nout, nout), true);
+            if self.activation != 0 {
+                out.par_chunks_mut(nout.max(1))
+                    .for_each(|o| activate_all(self.activation, &self.activation_params, o));
+            }
+        } else {
+            let f16 = opt.use_fp16_storage && !self.weights_f16.is_empty();
+            self.forward_rows(&x, num_input, &mut out, f16);
+        }
+        if bottom.dims == 2 && bottom.w == num_input {
+            Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
+        } else {
+            Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)
+        }
+    }
+}
+
+impl InnerProduct {
+    /// With int8 inference, the same layer over the kernel's levels (and on a device the
+    /// kernel's levels over their scales as the float weights); without, those float weights
+    /// alone.
+    fn prepare_int8(&mut self, opt: &RunOptions, device: bool) {
+        let Some((scales, run)) = self.int8.as_mut() else {
+            return;
+        };
+        let dequantized =
+            (device || !opt.use_int8_inference).then(|| scales.dequantized(&self.weights));
+        if !opt.use_int8_inference {
+            self.weights = dequantized.unwrap_or_default();
+            self.int8 = None;
+            return;
+        }
+        *run = Some(Box::new(InnerProduct {
+            num_output: self.num_output,
+            weight_data_size: self.weight_data_size,
+            weights: std::mem::take(&mut self.weights),
+            ..InnerProduct::default()
+        }));
+        self.weights = dequantized.unwrap_or_default();
+    }
+}
+
+/// From this many input rows on, a GEMM (below, one dot product per output and row).
+const GEMM_ROWS: usize = 4;
+
+impl InnerProduct {
+    /// Each output of each row as one vectorized dot product over its weight row (the fp16
+    /// copy with `f16`), threads splitting the outputs (a single row has nothing else to split).
+    fn forward_rows(&self, x: &[f32], num_input: usize, out: &mut [f32], f16: bool) {
+        const OUTPUTS_PER_TASK: usize = 16;
+        for (o, row) in out
+            .chunks_mut(self.num_output.max(1))
+            .zip(x.chunks(num_input.max(1)))
+        {
+            o.par_chunks_mut(OUTPUTS_PER_TASK)
+                .enumerate()
+                .for_each(|(t, ys)| {
+                    for (i, y) in ys.iter_mut().enumerate() {
+                        let p = t * OUTPUTS_PER_TASK + i;
+                        let span = p * num_input..(p + 1) * num_input;
+                        let dot = if f16 {
+                            kernels::dot_f16(&self.weights_f16[span], row)
+                        } else {
+                            kernels::dot(&self.weights[span], row)
+                        };
+                        let sum = dot + self.bias.get(p).copied().unwrap_or(0.0);
+                        *y = activate(self.activation, &self.activation_params, sum);
+                    }
+                });
+        }
+    }
+}
+
+impl InnerProduct {
+    /// The float forward on the device (an int8 layer's after its input's quantization).
+    fn forward_gpu_float(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
             return Err(Error::NotLoaded {
@@ -356,148 +525,5 @@ impl Layer for InnerProduct {
             [1, 1, n as u32],
         )?;
         Ok(as_row(top, one_row))
-    }
-
-    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
-        self.num_output = pd.int(0, 0).max(0) as usize;
-        self.bias_term = pd.int(1, 0) != 0;
-        self.weight_data_size = pd.int(2, 0).max(0) as usize;
-        self.activation = pd.int(9, 0);
-        self.activation_params = pd.floats(10);
-        self.int8_scale_term = pd.int(8, 0);
-        if self.num_output == 0 || !self.weight_data_size.is_multiple_of(self.num_output) {
-            return Err(Error::BadParam {
-                id: 2,
-                value: self.weight_data_size.to_string(),
-                allowed: "weight_data_size: a multiple of num_output (0)",
-            });
-        }
-        Ok(())
-    }
-
-    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
-        let kernel = weights.load_stored(self.weight_data_size, 0)?;
-        if self.bias_term {
-            self.bias = weights.load(self.num_output, 1)?;
-        }
-        if self.int8_scale_term != 0 {
-            let term = self.int8_scale_term;
-            let scales = Int8Scales::load(weights, term, self.num_output, self.num_output)?;
-            let levels = scales.kernel_levels(kernel.0, kernel.1);
-            self.weights = levels;
-            self.int8 = Some((scales, None));
-        } else {
-            self.weights = kernel.0;
-        }
-        Ok(())
-    }
-
-    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
-        if let Some((scales, Some(run))) = &self.int8 {
-            let x = levels_of(bottom, scales.input);
-            let x = Mat::from_shape_values(bottom.dims, bottom.shape(), &x)?;
-            let exact = RunOptions {
-                use_fp16_storage: false,
-                use_bf16_storage: false,
-                ..*opt
-            };
-            let sums = run.forward(&x, &exact)?;
-            let rows = sums.dims == 2;
-            let activation = (self.activation, &self.activation_params[..]);
-            return scales.finish(sums, rows, &self.bias, activation);
-        }
-        let num_input = self.weight_data_size / self.num_output;
-        let x = bottom.to_values();
-        // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)
-        let rows = if bottom.dims == 2 && bottom.w == num_input {
-            bottom.h * bottom.elempack
-        } else {
-            1
-        };
-        if x.len() != rows * num_input {
-            return Err(InputError::Values {
-                what: "values in the input rows",
-                got: x.len(),
-                expected: rows * num_input,
-            }
-            .into());
-        }
-        let mut out = vec![0.0f32; rows * self.num_output];
-        if rows >= GEMM_ROWS {
-            // a batch of rows: one GEMM against the weight rows (as stored, transposed)
-            if !self.bias.is_empty() {
-                for o in out.chunks_mut(self.num_output.max(1)) {
-                    o.copy_from_slice(&self.bias);
-                }
-            }
-            let a = MatRef::rows(&x, rows, num_input, num_input);
-            let w = MatRef::rows(&self.weights, self.num_output, num_input, num_input).t();
-            let nout = self.num_output;
-            gemm(a, w, MatMut::rows(&mut out, rows, nout, nout), true);
-            if self.activation != 0 {
-                out.par_chunks_mut(nout.max(1))
-                    .for_each(|o| activate_all(self.activation, &self.activation_params, o));
-            }
-        } else {
-            let f16 = opt.use_fp16_storage && !self.weights_f16.is_empty();
-            self.forward_rows(&x, num_input, &mut out, f16);
-        }
-        if bottom.dims == 2 && bottom.w == num_input {
-            Mat::from_shape_values(2, [self.num_output, rows, 1, 1], &out)
-        } else {
-            Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &out)
-        }
-    }
-}
-
-impl InnerProduct {
-    /// With int8 inference, the same layer over the kernel's levels; without, the kernel's
-    /// levels over their scales as the float weights.
-    fn prepare_int8(&mut self, opt: &RunOptions) {
-        let Some((scales, run)) = self.int8.as_mut() else {
-            return;
-        };
-        if !opt.use_int8_inference {
-            self.weights = scales.dequantized(&self.weights);
-            self.int8 = None;
-            return;
-        }
-        *run = Some(Box::new(InnerProduct {
-            num_output: self.num_output,
-            weight_data_size: self.weight_data_size,
-            weights: std::mem::take(&mut self.weights),
-            ..InnerProduct::default()
-        }));
-    }
-}
-
-/// From this many input rows on, a GEMM (below, one dot product per output and row).
-const GEMM_ROWS: usize = 4;
-
-impl InnerProduct {
-    /// Each output of each row as one vectorized dot product over its weight row (the fp16
-    /// copy with `f16`), threads splitting the outputs (a single row has nothing else to split).
-    fn forward_rows(&self, x: &[f32], num_input: usize, out: &mut [f32], f16: bool) {
-        const OUTPUTS_PER_TASK: usize = 16;
-        for (o, row) in out
-            .chunks_mut(self.num_output.max(1))
-            .zip(x.chunks(num_input.max(1)))
-        {
-            o.par_chunks_mut(OUTPUTS_PER_TASK)
-                .enumerate()
-                .for_each(|(t, ys)| {
-                    for (i, y) in ys.iter_mut().enumerate() {
-                        let p = t * OUTPUTS_PER_TASK + i;
-                        let span = p * num_input..(p + 1) * num_input;
-                        let dot = if f16 {
-                            kernels::dot_f16(&self.weights_f16[span], row)
-                        } else {
-                            kernels::dot(&self.weights[span], row)
-                        };
-                        let sum = dot + self.bias.get(p).copied().unwrap_or(0.0);
-                        *y = activate(self.activation, &self.activation_params, sum);
-                    }
-                });
-        }
     }
 }

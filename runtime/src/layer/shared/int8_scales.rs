@@ -103,12 +103,14 @@ impl Int8Scales {
 
     /// The layer's output from the level sums `sums` (fp32; output `p`'s values are the
     /// `p`th run of `sums.len() / outputs`, or with `rows` every `outputs`th from `p`: a batch
-    /// of rows): dequantized, biased, activated, and requantized to an int8 mat where the
-    /// layer has an output scale.
+    /// of rows): dequantized, biased, activated, and requantized where the layer has an output
+    /// scale: to an int8 mat with `levels`, else to the levels over the scale in fp32 (what a
+    /// GPU net's int8 layers pass each other).
     pub(crate) fn finish(
         &self,
         sums: Mat,
         rows: bool,
+        levels: bool,
         bias: &[f32],
         (activation, params): (i32, &[f32]),
     ) -> Result<Mat> {
@@ -130,13 +132,16 @@ impl Int8Scales {
             *v = activate(activation, params, v.mul_add(d, b));
             if let Some(s) = self.output {
                 *v = level(*v * s);
+                if !levels {
+                    *v *= if s == 0.0 { 0.0 } else { 1.0 / s };
+                }
             }
         }
         let [w, h, d, c] = sums.shape();
         let out = Mat::from_shape_values(sums.dims, [w, h, d, c], &values)?;
         Ok(match self.output {
-            Some(_) => out.cast(ElemType::I8),
-            None => out,
+            Some(_) if levels => out.cast(ElemType::I8),
+            _ => out,
         })
     }
 }

@@ -5,15 +5,28 @@
 //! or requantized to an int8 blob for the next int8 layer. With `use_int8_inference` off, the
 //! float kernel (levels over their scales) runs as any other convolution.
 //!
+//! On the GPU (no int8 arithmetic yet): the input's levels over its scale (one `unaryop` pass,
+//! op 20), the float convolution of the kernel's levels over theirs (the same products up to
+//! rounding, in the storage's precision), and for a requantizing layer the output's levels over
+//! its scale. Int8 layers of a GPU net therefore pass each other such values, on the device and
+//! on the CPU alike (where a layer falls back there), not int8 mats: the next layer's scale is
+//! the previous one's output scale (as ncnn's converter writes them), so it finds the same
+//! levels.
+//!
 //! The scales per weight row: one per output for Convolution; for ConvolutionDepthWise one per
 //! group (`1`, `101`) or one for all (`2`, `102`). On the CPU, as ncnn's x86 and Arm builds.
 
 use crate::error::Result;
+use crate::gpu::Recorder;
+use crate::layer::activation::unaryop_pipelines;
+use crate::layer::contract::GpuSetup;
 use crate::layer::params::bad_param;
 use crate::layer::run_options::RunOptions;
+use crate::layer::shared::flat::unary;
 use crate::layer::shared::int8_scales::{Int8Scales, level, levels_of};
+use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{GpuMat, Mat};
 
 use super::Convolution;
 
@@ -25,6 +38,14 @@ pub(super) struct Int8Conv {
     levels: Vec<f32>,
     /// The same window over levels: no bias, no activation.
     run: Option<Box<Convolution>>,
+    /// On the device: the input's and (requantizing) the output's fake quantization.
+    gpu: Option<(PackPipelines, Option<PackPipelines>)>,
+}
+
+/// The fake quantization `level(x · scale) / scale` on the device.
+fn fake_quantization(gpu: GpuSetup<'_>, scale: f32) -> Result<PackPipelines> {
+    let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
+    unaryop_pipelines(gpu, (20, [scale, inverse, 0.0]))
 }
 
 impl Convolution {
@@ -51,19 +72,24 @@ impl Convolution {
             scales,
             levels,
             run: None,
+            gpu: None,
         }));
         Ok(())
     }
 
-    /// With int8 inference, the convolution of levels (and the float kernel dropped); without,
-    /// the int8 state dropped.
-    pub(super) fn prepare_int8(&mut self, opt: &RunOptions) {
+    /// With int8 inference, the convolution of levels, and on a device its fake quantizations
+    /// (the float kernel kept for it; dropped without one); without, the int8 state dropped.
+    pub(super) fn prepare_int8(
+        &mut self,
+        opt: &RunOptions,
+        gpu: Option<GpuSetup<'_>>,
+    ) -> Result<()> {
         let Some(int8) = self.int8.as_mut() else {
-            return;
+            return Ok(());
         };
         if !opt.use_int8_inference {
             self.int8 = None;
-            return;
+            return Ok(());
         }
         let mut window = self.window.clone();
         window.bias_term = false;
@@ -76,7 +102,45 @@ impl Convolution {
             weights: std::mem::take(&mut int8.levels),
             ..Convolution::default()
         }));
-        self.weights = Vec::new();
+        int8.gpu = match gpu {
+            Some(gpu) => {
+                let input = fake_quantization(gpu, int8.scales.input)?;
+                let output = int8
+                    .scales
+                    .output
+                    .map(|s| fake_quantization(gpu, s))
+                    .transpose()?;
+                Some((input, output))
+            }
+            None => {
+                self.weights = Vec::new();
+                None
+            }
+        };
+        Ok(())
+    }
+
+    /// The device's fake quantizations, where this layer runs as int8 on a device.
+    pub(super) fn int8_gpu(&self) -> Option<&(PackPipelines, Option<PackPipelines>)> {
+        self.int8.as_ref()?.gpu.as_ref()
+    }
+
+    /// The int8 forward on the device: the input's levels over its scale, the float
+    /// convolution, the output's levels over its scale where the layer requantizes.
+    pub(super) fn forward_gpu_int8(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        let Some((input, output)) = self.int8_gpu() else {
+            return self.forward_gpu_float(bottom, rec);
+        };
+        let x = unary(rec, input, bottom)?;
+        let top = self.forward_gpu_float(&x, rec)?;
+        match output {
+            Some(output) => unary(rec, output, &top),
+            None => Ok(top),
+        }
     }
 
     /// Whether this layer runs as int8.
@@ -106,7 +170,9 @@ impl Convolution {
             };
             let sums = crate::layer::contract::Layer::forward(run.as_ref(), &x, &exact)?;
             let activation = (self.window.activation, &self.window.activation_params[..]);
-            scales.finish(sums, false, &self.bias, activation)
+            // a GPU net's int8 layers pass levels over their scale (see the module's doc)
+            let levels = int8.gpu.is_none();
+            scales.finish(sums, false, levels, &self.bias, activation)
         })())
     }
 }

@@ -226,7 +226,7 @@ impl Layer for Convolution {
             // ncnn's Vulkan convolution takes no dynamic weights either
             return Support::MANY;
         }
-        if self.runs_int8() {
+        if self.runs_int8() && self.int8_gpu().is_none() {
             // int8 blobs from the layer before as they are; fp32 ones unpacked
             return Support {
                 int8_storage: true,
@@ -275,9 +275,8 @@ impl Layer for Convolution {
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.prepare_int8(opt);
-        // int8 layers run on the CPU (an exact int8 GPU path is not built yet)
-        let gpu = gpu.filter(|_| !self.window.dynamic && !self.runs_int8());
+        let gpu = gpu.filter(|_| !self.window.dynamic);
+        self.prepare_int8(opt, gpu)?;
         self.gpu = match gpu {
             Some(gpu) => {
                 let gemm = self.uses_gemm().then(|| GemmEngine::choose(gpu, opt));
@@ -368,6 +367,40 @@ impl Layer for Convolution {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        match self.int8_gpu() {
+            Some(_) => self.forward_gpu_int8(bottom, rec),
+            None => self.forward_gpu_float(bottom, rec),
+        }
+    }
+
+    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
+        if let Some(top) = self.forward_int8(bottom, opt) {
+            return top;
+        }
+        if self.inner_product(bottom.dims, bottom.shape()[0]) {
+            // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
+            // result the outputs as a 1-D blob, an InnerProduct
+            let n = bottom.shape()[0];
+            // a packed 1-D blob holds its values in order, as a pack1 one
+            let x = if bottom.elempack == 1 {
+                bottom.reshape(3, [1, 1, 1, n])?
+            } else {
+                Mat::from_shape_values(3, [1, 1, 1, n], &bottom.to_values())?
+            };
+            let y = self.forward_cpu(&x, opt)?;
+            return y.reshape(1, [self.window.num_output, 1, 1, 1]);
+        }
+        self.forward_cpu(bottom, opt)
+    }
+
+    fn forward_many(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Vec<Mat>> {
+        Ok(vec![self.forward_dynamic(bottoms, opt)?])
+    }
+}
+
+impl Convolution {
+    /// The float forward on the device (an int8 layer's, between its quantization steps).
+    fn forward_gpu_float(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let channels = bottom.c * bottom.elempack;
         // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
@@ -435,29 +468,5 @@ impl Layer for Convolution {
         }
         self.dispatch_direct(state, rec, shader, [bottom, &top, weights, bias], &words)?;
         Ok(top)
-    }
-
-    fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
-        if let Some(top) = self.forward_int8(bottom, opt) {
-            return top;
-        }
-        if self.inner_product(bottom.dims, bottom.shape()[0]) {
-            // ncnn's (deprecated) 1-D path: the values are the channels of one position, the
-            // result the outputs as a 1-D blob, an InnerProduct
-            let n = bottom.shape()[0];
-            // a packed 1-D blob holds its values in order, as a pack1 one
-            let x = if bottom.elempack == 1 {
-                bottom.reshape(3, [1, 1, 1, n])?
-            } else {
-                Mat::from_shape_values(3, [1, 1, 1, n], &bottom.to_values())?
-            };
-            let y = self.forward_cpu(&x, opt)?;
-            return y.reshape(1, [self.window.num_output, 1, 1, 1]);
-        }
-        self.forward_cpu(bottom, opt)
-    }
-
-    fn forward_many(&self, bottoms: &[Mat], opt: &RunOptions) -> Result<Vec<Mat>> {
-        Ok(vec![self.forward_dynamic(bottoms, opt)?])
     }
 }
