@@ -346,14 +346,6 @@ pub fn check_suite_cpu_only_int8(cases: Vec<Case>, epsilon: f32) -> Vec<Output> 
     check_suite_cpu_outputs_at(&cases, epsilon, true, false)
 }
 
-/// [`check_suite_cpu_only`] for layers with ncnn's static int8 inference
-/// (`int8_scale_term`): fpshader runs with `use_int8_inference`, as the wheel does by
-/// default, and matches it at the test's `epsilon` (0.001 for dequantized outputs, 1.0 for
-/// requantized levels, as ncnn's tests).
-pub fn check_suite_int8_inference(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
-    check_suite_cpu_outputs_at(&cases, epsilon, false, true)
-}
-
 /// Runs `cases` against ncnn's wheel on the CPU (fp32, and ncnn's default options against
 /// fp32); the fp32 outputs, in the batch's output order.
 fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
@@ -362,7 +354,7 @@ fn check_suite_cpu_outputs(cases: &[Case]) -> Vec<Output> {
 
 /// [`check_suite_cpu_outputs`] with the wheel's outputs matched at `epsilon` (with `level_flips`,
 /// as [`check_suite_cpu_only_int8`] allows; with `int8`, every run under `use_int8_inference`).
-fn check_suite_cpu_outputs_at(
+pub(crate) fn check_suite_cpu_outputs_at(
     cases: &[Case],
     epsilon: f32,
     level_flips: bool,

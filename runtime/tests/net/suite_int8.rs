@@ -7,6 +7,14 @@
 use super::suite::*;
 use super::*;
 
+/// [`check_suite_cpu_only`] for layers with ncnn's static int8 inference
+/// (`int8_scale_term`): fpshader runs with `use_int8_inference`, as the wheel does by
+/// default, and matches it at the test's `epsilon` (0.001 for dequantized outputs, 1.0 for
+/// requantized levels, as ncnn's tests).
+fn check_suite_int8_inference(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
+    check_suite_cpu_outputs_at(&cases, epsilon, false, true)
+}
+
 /// ncnn's `scales_mat`: `127 / absmax` of each of `m` runs of `k` values `ld` apart; the first
 /// value of all (`mat[0]`) seeds every run's minimum and maximum, as there.
 fn scales_mat(values: &[f32], m: usize, k: usize, ld: usize) -> Vec<f32> {
