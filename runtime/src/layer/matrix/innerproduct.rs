@@ -21,7 +21,6 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::{activate, activate_all};
-use crate::layer::activation::unaryop_pipelines;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
@@ -29,7 +28,7 @@ use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for,
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::flat::unary;
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
-use crate::layer::shared::int8_scales::{Int8Scales, levels_of};
+use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, levels_of};
 use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
@@ -188,9 +187,7 @@ impl Layer for InnerProduct {
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.prepare_int8(opt, gpu.is_some());
         if let (Some(g), Some((scales, _))) = (gpu, &self.int8) {
-            let s = scales.input;
-            let inverse = if s == 0.0 { 0.0 } else { 1.0 / s };
-            self.int8_gpu = Some(unaryop_pipelines(g, (20, [s, inverse, 0.0]))?);
+            self.int8_gpu = Some(fake_quantization(g, scales.input)?);
         }
         // a CPU net's (a GPU net keeps only what the device reads)
         let cpu = gpu.is_none();

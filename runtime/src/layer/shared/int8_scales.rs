@@ -11,6 +11,9 @@
 
 use crate::error::{InputError, Result};
 use crate::layer::activation::fused::activate;
+use crate::layer::activation::unaryop_pipelines;
+use crate::layer::contract::GpuSetup;
+use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
 use crate::tensor::{ElemType, Mat};
 
@@ -19,6 +22,13 @@ use crate::tensor::{ElemType, Mat};
 /// where `round` keeps it down).
 pub(crate) fn level(v: f32) -> f32 {
     (v + 0.5f32.copysign(v)).trunc().clamp(-127.0, 127.0)
+}
+
+/// The fake quantization `level(x · scale) / scale` on the device (`unaryop` op 20): an int8
+/// layer's input (and a requantizing one's output) where the GPU has no int8 arithmetic.
+pub(crate) fn fake_quantization(gpu: GpuSetup<'_>, scale: f32) -> Result<PackPipelines> {
+    let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
+    unaryop_pipelines(gpu, (20, [scale, inverse, 0.0]))
 }
 
 /// The levels of `m` under `scale`: an int8 mat's own values, any other's quantized.

@@ -18,12 +18,11 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
-use crate::layer::activation::unaryop_pipelines;
 use crate::layer::contract::GpuSetup;
 use crate::layer::params::bad_param;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::unary;
-use crate::layer::shared::int8_scales::{Int8Scales, level, levels_of};
+use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, level, levels_of};
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
 use crate::tensor::{GpuMat, Mat};
@@ -40,12 +39,6 @@ pub(super) struct Int8Conv {
     run: Option<Box<Convolution>>,
     /// On the device: the input's and (requantizing) the output's fake quantization.
     gpu: Option<(PackPipelines, Option<PackPipelines>)>,
-}
-
-/// The fake quantization `level(x · scale) / scale` on the device.
-fn fake_quantization(gpu: GpuSetup<'_>, scale: f32) -> Result<PackPipelines> {
-    let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
-    unaryop_pipelines(gpu, (20, [scale, inverse, 0.0]))
 }
 
 impl Convolution {
