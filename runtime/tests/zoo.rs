@@ -47,6 +47,25 @@ fn pool_bound(name: &str) -> f64 {
     if name == "blazeface" { 3.0 } else { 1.5 }
 }
 
+/// `out` of a model run on `ctx`, every layer on the device in one submission (nothing read
+/// back early), or a panic naming `what`.
+fn on_the_gpu(
+    (param, weights): (&str, &[u8]),
+    inputs: &[Input],
+    out: &str,
+    opt: RunOptions,
+    ctx: &std::sync::Arc<Context>,
+    what: &str,
+) -> Vec<f32> {
+    let (got, record) = run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        record.cpu_layers().is_empty() && record.stayed_on_gpu(),
+        "{what}: left the GPU: {record:?}"
+    );
+    got.to_values()
+}
+
 /// The blob of a param's first `Input` layer.
 fn input_name(param: &str) -> &'static str {
     let line = param.lines().find(|l| l.starts_with("Input")).unwrap();
@@ -196,16 +215,8 @@ fn zoo_model(name: &str, side: usize, fc6_inputs: Option<usize>) {
             // this model's device memory alone
             ctx.trim_pool();
             ctx.reset_peak_memory();
-            let (got, record) =
-                run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
-            let got = got.to_values();
             // every zoo layer has a GPU forward: one submission, nothing read back early
-            assert!(
-                record.cpu_layers().is_empty() && record.stayed_on_gpu(),
-                "{}: left the GPU: {record:?}",
-                what(&how)
-            );
+            let got = on_the_gpu((&param, &weights), inputs, &out, opt, ctx, &what(&how));
             // the blob pool reuses freed buffers: what it allocated stays within 1.5 times
             // the most in use at once (weights and live blobs)
             let memory = ctx.memory_stats();

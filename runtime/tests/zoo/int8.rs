@@ -10,7 +10,7 @@
 
 use super::common::*;
 use super::weights::with_random_weights;
-use super::{gpu_classes, input_name, rng_for, zoo_param};
+use super::{gpu_classes, input_name, on_the_gpu, rng_for, zoo_param};
 use fpshader::layer::RunOptions;
 
 /// One int8 model at `side` (its first fully connected layer resized to `fc6_inputs`).
@@ -59,17 +59,8 @@ pub fn check(name: &str, side: usize, fc6_inputs: Option<usize>, eps: f32) {
                 ..opt
             };
             let how = format!("GPU {class}, {}", ctx.describe());
-            let (got, record) =
-                run_net_recorded(&param, &weights, inputs, &out, opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{}: {e}", what(&how)));
-            let got = got.to_values();
             // the int8 layers on the device too: one submission, nothing on the CPU
-            assert!(
-                record.cpu_layers().is_empty() && record.stayed_on_gpu(),
-                "{}: left the GPU: {record:?}",
-                what(&how)
-            );
-            eprintln!("{}: worst {}", what(&how), worst(&got));
+            let got = on_the_gpu((&param, &weights), inputs, &out, opt, ctx, &what(&how));
             let eps = if class == "fp32" { eps } else { 0.3 };
             assert_close(&got, &reference, eps * largest, &what(&how));
         }
