@@ -19,8 +19,8 @@ pub(crate) fn zeros(n: usize) -> Vec<f32> {
     recycled(n, true)
 }
 
-/// `n` values of no particular content (a recycled buffer's old values, zeros past them): for
-/// scratch that is written before it is read, which need not pay for zeroing.
+/// `n` values of no particular content (a recycled buffer's old values, zeros past them; NaN in
+/// debug builds): for scratch that is written before it is read, which need not pay for zeroing.
 pub(crate) fn any(n: usize) -> Vec<f32> {
     recycled(n, false)
 }
@@ -35,9 +35,26 @@ fn recycled(n: usize, zero: bool) -> Vec<f32> {
             v.clear();
         }
         v.resize(n, 0.0);
+        if !zero {
+            poison(&mut v);
+        }
         return v;
     }
-    vec![0.0; n]
+    let mut v = vec![0.0; n];
+    if !zero {
+        poison(&mut v);
+    }
+    v
+}
+
+/// In debug builds, NaN in every value of a buffer handed out unzeroed: a layer that reads a
+/// value it did not write then fails every test that runs it, where with the pool's recycled
+/// values it failed only under load (LRN summed into another test's old blob that way).
+#[inline]
+fn poison(v: &mut [f32]) {
+    if cfg!(debug_assertions) {
+        v.fill(f32::NAN);
+    }
 }
 
 /// The smallest free buffer holding `n` values and at most `2n`.

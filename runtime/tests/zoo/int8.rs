@@ -36,12 +36,7 @@ pub fn check(name: &str, side: usize, fc6_inputs: Option<usize>, eps: f32) {
             .map(|(a, b)| (a - b).abs() / largest)
             .fold(0f32, f32::max)
     };
-    // googlenet_int8's CPU output moves by a few levels from run to run while other tests run
-    // in the same process (0.7334–0.7357 where the wheel gives 0.7347 every time; alone it
-    // matches the wheel to 1e-7): a float layer's sum whose order depends on the load, found and
-    // not fixed yet, so it is held to the GPU's fp32 tolerance
-    let cpu_eps = if name == "googlenet_int8" { eps } else { 1e-4 };
-    assert_close(&cpu, &reference, cpu_eps * largest, &what("CPU"));
+    assert_close(&cpu, &reference, 1e-4 * largest, &what("CPU"));
     // the float model (dequantized kernels) is far from it: the comparison sees int8
     let float = run_net(&param, &weights, inputs, &out, RunOptions::fp32(), None)
         .unwrap_or_else(|e| panic!("{name} as float: {e}"))

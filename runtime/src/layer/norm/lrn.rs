@@ -134,7 +134,8 @@ impl Layer for Lrn {
                     (self.local_size * self.local_size) as f32
                 } else {
                     let (lo, hi) = (q.saturating_sub(half), (q + self.local_size - half).min(c));
-                    // from the new mat's zeros
+                    // the output's old values are a recycled buffer's: start from zeros
+                    o.fill(0.0);
                     for k in lo..hi {
                         kernels::zip_with(o, &sq[k * plane..(k + 1) * plane], |s, v| s + v);
                     }
