@@ -413,6 +413,13 @@ impl Mat {
             (MatData::F32(v), ElemType::Bf16) => {
                 MatData::Bf16(v.iter().map(|x| bf16::from_f32(*x)).collect())
             }
+            // int8 blobs between int8 layers: one pass each way, no per-value dispatch
+            (MatData::I8(v), ElemType::F32) => MatData::F32(v.iter().map(|&x| x as f32).collect()),
+            (MatData::F32(v), ElemType::I8) => MatData::I8(
+                v.iter()
+                    .map(|x| x.round().clamp(-127.0, 127.0) as i8)
+                    .collect(),
+            ),
             (src, ElemType::F32) => MatData::F32((0..n).map(|i| src.get(i)).collect()),
             (src, to) => {
                 let mut out = MatData::zeros(to, n);

@@ -28,6 +28,7 @@ use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for,
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::flat::unary;
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
+use crate::layer::shared::int8_gemm::{self, Int8Kernel, Int8Rows};
 use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, levels_of};
 use crate::layer::shared::kernels;
 use crate::layer::shared::pipelines::PackPipelines;
@@ -105,7 +106,7 @@ pub struct InnerProduct {
     int8_scale_term: i32,
     /// With `int8_scale_term`: the scales, and under int8 inference the same layer over the
     /// kernel's levels (no bias, no activation).
-    int8: Option<(Int8Scales, Option<Box<InnerProduct>>)>,
+    int8: Option<(Int8Scales, Option<Int8Rows>)>,
     /// With int8 inference on a device: the input's fake quantization.
     int8_gpu: Option<PackPipelines>,
     gpu: Option<GpuInnerProduct>,
@@ -349,18 +350,8 @@ impl Layer for InnerProduct {
     }
 
     fn forward(&self, bottom: &Mat, opt: &RunOptions) -> Result<Mat> {
-        if let Some((scales, Some(run))) = &self.int8 {
-            let x = levels_of(bottom, scales.input);
-            let x = Mat::from_shape_values(bottom.dims, bottom.shape(), &x)?;
-            let exact = RunOptions {
-                use_fp16_storage: false,
-                use_bf16_storage: false,
-                ..*opt
-            };
-            let sums = run.forward(&x, &exact)?;
-            let rows = sums.dims == 2;
-            let activation = (self.activation, &self.activation_params[..]);
-            return scales.finish(sums, rows, true, &self.bias, activation);
+        if let Some((scales, Some(rows))) = &self.int8 {
+            return self.forward_int8(bottom, scales, rows);
         }
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
@@ -421,13 +412,41 @@ impl InnerProduct {
             self.int8 = None;
             return;
         }
-        *run = Some(Box::new(InnerProduct {
-            num_output: self.num_output,
-            weight_data_size: self.weight_data_size,
-            weights: std::mem::take(&mut self.weights),
-            ..InnerProduct::default()
-        }));
+        let k = self.weight_data_size / self.num_output.max(1);
+        *run = Some(Int8Rows::new(&self.weights, self.num_output, k));
         self.weights = dequantized.unwrap_or_default();
+    }
+}
+
+impl InnerProduct {
+    /// The int8 forward: the input's levels (an int8 blob's own), each row's int32 dot
+    /// products with the kernel's levels, dequantized or requantized.
+    fn forward_int8(&self, bottom: &Mat, scales: &Int8Scales, kernel: &Int8Rows) -> Result<Mat> {
+        let x = levels_of(bottom, scales.input);
+        let k = kernel.k;
+        // a 2-D input of rows `num_input` wide is a batch of rows, as the float forward's
+        let batch = bottom.dims == 2 && bottom.w == k;
+        let n = if batch { x.len() / k.max(1) } else { 1 };
+        if x.len() != n * k {
+            return Err(InputError::Values {
+                what: "values in the input rows",
+                got: x.len(),
+                expected: n * k,
+            }
+            .into());
+        }
+        let x: Vec<i8> = x.iter().map(|&v| v as i8).collect();
+        let mut sums = vec![0i32; n * kernel.rows];
+        for (y, x) in sums.chunks_mut(kernel.rows.max(1)).zip(x.chunks(k.max(1))) {
+            int8_gemm::gemv(Int8Kernel::best(), kernel, x, y);
+        }
+        let sums: Vec<f32> = sums.iter().map(|&v| v as f32).collect();
+        let sums = match batch {
+            true => Mat::from_shape_values(2, [self.num_output, n, 1, 1], &sums)?,
+            false => Mat::from_shape_values(1, [self.num_output, 1, 1, 1], &sums)?,
+        };
+        let activation = (self.activation, &self.activation_params[..]);
+        scales.finish(sums, batch, true, &self.bias, activation)
     }
 }
 

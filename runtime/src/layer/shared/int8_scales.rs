@@ -9,8 +9,11 @@
 //! ncnn's int32 (the sums of real activations stay far below). Blobs between int8 layers are
 //! int8 mats, as ncnn's.
 
+use multiversion::multiversion;
+use rayon::prelude::*;
+
 use crate::error::{InputError, Result};
-use crate::layer::activation::fused::activate;
+use crate::layer::activation::fused::activate_all;
 use crate::layer::activation::unaryop_pipelines;
 use crate::layer::contract::GpuSetup;
 use crate::layer::shared::pipelines::PackPipelines;
@@ -20,6 +23,7 @@ use crate::tensor::{ElemType, Mat};
 /// ncnn's `float2int8`: `v` rounded half away from zero and clamped to ±127, as a level. As
 /// ncnn's SIMD forms (x86 and Arm) round it: `±0.5` added, then truncated (0.49999997 goes up,
 /// where `round` keeps it down).
+#[inline(always)]
 pub(crate) fn level(v: f32) -> f32 {
     (v + 0.5f32.copysign(v)).trunc().clamp(-127.0, 127.0)
 }
@@ -35,9 +39,54 @@ pub(crate) fn fake_quantization(gpu: GpuSetup<'_>, scale: f32) -> Result<PackPip
 pub(crate) fn levels_of(m: &Mat, scale: f32) -> Vec<f32> {
     let mut v = m.to_values();
     if m.elemtype() != ElemType::I8 {
-        v.iter_mut().for_each(|x| *x = level(*x * scale));
+        v.par_chunks_mut(CHUNK).for_each(|c| quantize(c, scale));
     }
     v
+}
+
+/// `src` quantized with `scale` into the levels `dst`.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+pub(crate) fn quantize_into(src: &[f32], dst: &mut [i8], scale: f32) {
+    for (d, &x) in dst.iter_mut().zip(src) {
+        *d = level(x * scale) as i8;
+    }
+}
+
+/// Values per task of the passes below.
+const CHUNK: usize = 1 << 14;
+
+/// Every value of `v` replaced by its level under `scale` (compiled with SSE4.1 and FMA,
+/// where `trunc` and `mul_add` are instructions, not library calls).
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn quantize(v: &mut [f32], scale: f32) {
+    v.iter_mut().for_each(|x| *x = level(*x * scale));
+}
+
+/// One output's sums `v` dequantized (`sum · descale + bias` in one rounding, as ncnn's fused
+/// multiply-add).
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn dequantize(v: &mut [f32], descale: f32, bias: f32) {
+    v.iter_mut().for_each(|x| *x = x.mul_add(descale, bias));
+}
+
+/// A batch row's sums `v` dequantized, each output its own descale and bias.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn dequantize_row(v: &mut [f32], descales: &[f32], bias: &[f32]) {
+    for (i, x) in v.iter_mut().enumerate() {
+        *x = x.mul_add(descales[i], bias.get(i).copied().unwrap_or(0.0));
+    }
+}
+
+/// `v` requantized with `scale`: levels, or (`!levels`) the levels over the scale.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn requantize(v: &mut [f32], scale: f32, levels: bool) {
+    let inverse = if scale == 0.0 { 0.0 } else { 1.0 / scale };
+    for x in v.iter_mut() {
+        *x = level(*x * scale);
+        if !levels {
+            *x *= inverse;
+        }
+    }
 }
 
 /// An int8 layer's scales and its kernel's levels, as its weights give them.
@@ -111,6 +160,24 @@ impl Int8Scales {
         v
     }
 
+    /// Output `p`'s sums `v` finished in place, in the order ncnn applies them: dequantized,
+    /// biased, activated, requantized where the layer has an output scale (to levels with
+    /// `levels`, else to the levels over the scale).
+    pub(crate) fn finish_output(
+        &self,
+        p: usize,
+        v: &mut [f32],
+        bias: &[f32],
+        (activation, params): (i32, &[f32]),
+        levels: bool,
+    ) {
+        dequantize(v, self.descales[p], bias.get(p).copied().unwrap_or(0.0));
+        activate_all(activation, params, v);
+        if let Some(s) = self.output {
+            requantize(v, s, levels);
+        }
+    }
+
     /// The layer's output from the level sums `sums` (fp32; output `p`'s values are the
     /// `p`th run of `sums.len() / outputs`, or with `rows` every `outputs`th from `p`: a batch
     /// of rows): dequantized, biased, activated, and requantized where the layer has an output
@@ -134,19 +201,26 @@ impl Int8Scales {
             }
             .into());
         }
-        let per = values.len() / outputs;
-        for (i, v) in values.iter_mut().enumerate() {
-            let p = if rows { i % outputs } else { i / per };
-            let (d, b) = (self.descales[p], bias.get(p).copied().unwrap_or(0.0));
-            // one rounding, as ncnn's fused multiply-add
-            *v = activate(activation, params, v.mul_add(d, b));
-            if let Some(s) = self.output {
-                *v = level(*v * s);
-                if !levels {
-                    *v *= if s == 0.0 { 0.0 } else { 1.0 / s };
+        // one output's run (or one batch row) per task
+        let per = if rows {
+            outputs
+        } else {
+            values.len() / outputs
+        };
+        values
+            .par_chunks_mut(per.max(1))
+            .enumerate()
+            .for_each(|(p, v)| {
+                if rows {
+                    dequantize_row(v, &self.descales, bias);
+                    activate_all(activation, params, v);
+                    if let Some(s) = self.output {
+                        requantize(v, s, levels);
+                    }
+                } else {
+                    self.finish_output(p, v, bias, (activation, params), levels);
                 }
-            }
-        }
+            });
         let [w, h, d, c] = sums.shape();
         let out = Mat::from_shape_values(sums.dims, [w, h, d, c], &values)?;
         Ok(match self.output {

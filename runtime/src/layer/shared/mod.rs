@@ -11,6 +11,7 @@ pub(crate) mod grain;
 pub mod group_pipeline;
 pub mod groups;
 pub(crate) mod int8;
+pub(crate) mod int8_gemm;
 pub(crate) mod int8_scales;
 pub(crate) mod kernels;
 pub(crate) mod normalize_vec4;

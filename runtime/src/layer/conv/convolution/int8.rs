@@ -22,10 +22,11 @@ use crate::layer::contract::GpuSetup;
 use crate::layer::params::bad_param;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::unary;
+use crate::layer::shared::int8_gemm::{Int8Kernel, Int8Rows};
 use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, level, levels_of};
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{ElemType, GpuMat, Mat};
 
 use super::Convolution;
 
@@ -35,8 +36,12 @@ pub(super) struct Int8Conv {
     scales: Int8Scales,
     /// The kernel's levels until `create_pipeline` moves them into `run`.
     levels: Vec<f32>,
-    /// The same window over levels: no bias, no activation.
+    /// The same window over levels: no bias, no activation (a depthwise layer's or a 1-D
+    /// input's sums, and a dense layer's where fp32 sums them exactly and faster than the
+    /// int8 kernel).
     run: Option<Box<Convolution>>,
+    /// A dense or grouped layer's kernel, per group, for the int8 GEMM.
+    rows: Vec<Int8Rows>,
     /// On the device: the input's and (requantizing) the output's fake quantization.
     gpu: Option<(PackPipelines, Option<PackPipelines>)>,
 }
@@ -65,6 +70,7 @@ impl Convolution {
             scales,
             levels,
             run: None,
+            rows: Vec::new(),
             gpu: None,
         }));
         Ok(())
@@ -77,6 +83,7 @@ impl Convolution {
         opt: &RunOptions,
         gpu: Option<GpuSetup<'_>>,
     ) -> Result<()> {
+        let depthwise = self.is_depthwise();
         let Some(int8) = self.int8.as_mut() else {
             return Ok(());
         };
@@ -89,6 +96,19 @@ impl Convolution {
         window.activation = 0;
         // the pad value quantized as the input is
         let pad_value = level(self.pad_value * int8.scales.input);
+        if !depthwise {
+            let (group, taps) = (
+                self.window.group,
+                self.window.kernel[0] * self.window.kernel[1],
+            );
+            let (cout_g, k) = (
+                self.window.num_output / group,
+                self.window.channels_per_group() * taps,
+            );
+            int8.rows = (0..group)
+                .map(|g| Int8Rows::new(&int8.levels[g * cout_g * k..], cout_g, k))
+                .collect();
+        }
         int8.run = Some(Box::new(Convolution {
             window,
             pad_value,
@@ -141,12 +161,49 @@ impl Convolution {
         self.int8.as_ref().is_some_and(|i| i.run.is_some())
     }
 
+    /// The int8 GEMM kernel for a `dims`-D input, where this layer's sums take one: a dense
+    /// or grouped layer on planes, with the CPU's int8 dot products, or without them where
+    /// a window's fp32 sum of levels could pass 2^24 and round (past 1040 products at ±127).
+    fn int8_kernel(&self, dims: u8) -> Option<Int8Kernel> {
+        let rows = &self.int8.as_ref()?.rows;
+        if rows.is_empty() || dims != 3 {
+            return None;
+        }
+        let kernel = Int8Kernel::best();
+        let exact_in_fp32 = rows[0].k * 127 * 127 < 1 << 24;
+        (kernel != Int8Kernel::Scalar || !exact_in_fp32).then_some(kernel)
+    }
+
     /// The int8 forward of `bottom` (fp32 or int8), if this layer runs as int8.
     pub(super) fn forward_int8(&self, bottom: &Mat, opt: &RunOptions) -> Option<Result<Mat>> {
         let int8 = self.int8.as_ref()?;
         let run = int8.run.as_ref()?;
         Some((|| {
             let scales = &int8.scales;
+            let activation = (self.window.activation, &self.window.activation_params[..]);
+            // a GPU net's int8 layers pass levels over their scale (see the module's doc)
+            let levels = int8.gpu.is_none();
+            if let Some(kernel) = self.int8_kernel(bottom.dims) {
+                let finish = |p: usize, v: &mut [f32]| {
+                    scales.finish_output(p, v, &self.bias, activation, levels);
+                };
+                // the kernel reads pack1 int8 or fp32 planes
+                let plain = bottom.elempack == 1
+                    && matches!(bottom.elemtype(), ElemType::I8 | ElemType::F32);
+                let unpacked;
+                let x = if plain {
+                    bottom
+                } else {
+                    unpacked = Mat::from_shape_values(3, bottom.shape(), &bottom.to_values())?;
+                    &unpacked
+                };
+                let pad = run.pad_value as i8;
+                let top = self.int8_forward(&int8.rows, (x, scales.input, pad), kernel, &finish)?;
+                return Ok(match scales.output {
+                    Some(_) if levels => top.cast(ElemType::I8),
+                    _ => top,
+                });
+            }
             let x = Mat::from_shape_values(
                 bottom.dims,
                 bottom.shape(),
@@ -162,9 +219,6 @@ impl Convolution {
                 ..*opt
             };
             let sums = crate::layer::contract::Layer::forward(run.as_ref(), &x, &exact)?;
-            let activation = (self.window.activation, &self.window.activation_params[..]);
-            // a GPU net's int8 layers pass levels over their scale (see the module's doc)
-            let levels = int8.gpu.is_none();
             scales.finish(sums, false, levels, &self.bias, activation)
         })())
     }
