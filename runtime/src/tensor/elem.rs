@@ -114,7 +114,15 @@ impl MatData {
             MatData::F32(v) => v[i] = x,
             MatData::F16(v) => v[i] = f16::from_f32(x),
             MatData::Bf16(v) => v[i] = bf16::from_f32(x),
-            MatData::I8(v) => v[i] = x.round().clamp(-127.0, 127.0) as i8,
+            MatData::I8(v) => v[i] = to_i8(x),
         }
     }
+}
+
+/// `x` rounded half away from zero and clamped to ±127 (NaN to 0): `trunc(x ± 0.5)` through
+/// int32, which the portable build compiles inline where `round` is a library call.
+#[inline]
+pub(crate) fn to_i8(x: f32) -> i8 {
+    let c = x.clamp(-127.0, 127.0);
+    (c + 0.5f32.copysign(c)) as i32 as i8
 }

@@ -415,11 +415,9 @@ impl Mat {
             }
             // int8 blobs between int8 layers: one pass each way, no per-value dispatch
             (MatData::I8(v), ElemType::F32) => MatData::F32(v.iter().map(|&x| x as f32).collect()),
-            (MatData::F32(v), ElemType::I8) => MatData::I8(
-                v.iter()
-                    .map(|x| x.round().clamp(-127.0, 127.0) as i8)
-                    .collect(),
-            ),
+            (MatData::F32(v), ElemType::I8) => {
+                MatData::I8(v.iter().map(|&x| super::elem::to_i8(x)).collect())
+            }
             (src, ElemType::F32) => MatData::F32((0..n).map(|i| src.get(i)).collect()),
             (src, to) => {
                 let mut out = MatData::zeros(to, n);

@@ -48,7 +48,8 @@ pub(crate) fn levels_of(m: &Mat, scale: f32) -> Vec<f32> {
 #[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
 pub(crate) fn quantize_into(src: &[f32], dst: &mut [i8], scale: f32) {
     for (d, &x) in dst.iter_mut().zip(src) {
-        *d = level(x * scale) as i8;
+        // through int32: a whole number in ±127 converts exactly, and in vectors
+        *d = level(x * scale) as i32 as i8;
     }
 }
 
