@@ -123,6 +123,10 @@ impl MatData {
 /// int32, which the portable build compiles inline where `round` is a library call.
 #[inline]
 pub(crate) fn to_i8(x: f32) -> i8 {
+    if x.is_nan() {
+        return 0;
+    }
     let c = x.clamp(-127.0, 127.0);
-    (c + 0.5f32.copysign(c)) as i32 as i8
+    // SAFETY: in ±127.5, so the truncation fits (and vectorizes, unlike saturating `as`)
+    unsafe { (c + 0.5f32.copysign(c)).to_int_unchecked::<i32>() as i8 }
 }

@@ -5,6 +5,7 @@
 //! for 3-D/4-D mats `cstep` rounds a channel up to 16 bytes.
 
 use half::{bf16, f16};
+use rayon::prelude::*;
 
 use crate::error::{Result, TensorError};
 use crate::tensor::BlobShape;
@@ -414,10 +415,17 @@ impl Mat {
                 MatData::Bf16(v.iter().map(|x| bf16::from_f32(*x)).collect())
             }
             // int8 blobs between int8 layers: one pass each way, no per-value dispatch
-            (MatData::I8(v), ElemType::F32) => MatData::F32(v.iter().map(|&x| x as f32).collect()),
-            (MatData::F32(v), ElemType::I8) => {
-                MatData::I8(v.iter().map(|&x| super::elem::to_i8(x)).collect())
-            }
+            (MatData::I8(v), ElemType::F32) => MatData::F32(
+                v.par_iter()
+                    .with_min_len(1 << 14)
+                    .map(|&x| x as f32)
+                    .collect(),
+            ),
+            (MatData::F32(v), ElemType::I8) => MatData::I8(
+                (v.par_iter().with_min_len(1 << 14))
+                    .map(|&x| super::elem::to_i8(x))
+                    .collect(),
+            ),
             (src, ElemType::F32) => MatData::F32((0..n).map(|i| src.get(i)).collect()),
             (src, to) => {
                 let mut out = MatData::zeros(to, n);

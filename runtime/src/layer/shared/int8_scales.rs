@@ -4,10 +4,9 @@
 //! (`sum / (input scale · weight scale) + bias`, the fused activation) or requantized to int8
 //! with the output's scale (`int8_scale_term > 100`: ncnn's fusion of a following Requantize).
 //!
-//! Levels travel as fp32 through the layers' CPU kernels: every product of two levels and every
-//! sum of them below 2^24 (over a thousand products at full scale) is exact in fp32, as in
-//! ncnn's int32 (the sums of real activations stay far below). Blobs between int8 layers are
-//! int8 mats, as ncnn's.
+//! The layers sum their products in int32 ([`super::int8_gemm`]) and hand the sums here as
+//! fp32, as ncnn converts them before its scales. Blobs between int8 layers are int8 mats, as
+//! ncnn's.
 
 use multiversion::multiversion;
 use rayon::prelude::*;

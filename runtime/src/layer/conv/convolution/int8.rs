@@ -1,9 +1,12 @@
 //! Convolution's and ConvolutionDepthWise's int8 inference (`8=int8_scale_term`, ncnn's
 //! `forward_int8`): the input quantized with the model's scale (an int8 blob taken as it is),
-//! the kernel's levels convolved with it exactly (the same window through the CPU kernels, no
-//! Winograd, which would round), each output dequantized with its scales, biased and activated,
-//! or requantized to an int8 blob for the next int8 layer. With `use_int8_inference` off, the
-//! float kernel (levels over their scales) runs as any other convolution.
+//! the kernel's levels times its levels summed in int32 (dense and grouped layers as int8
+//! GEMMs, [`Int8Kernel`]; depthwise ones a channel at a time), each output dequantized with its
+//! scales, biased and activated, or requantized to an int8 blob for the next int8 layer.
+//! Without int8 dot-product instructions a dense layer whose window fp32 sums exactly (below
+//! 2^24) runs the float kernels over the levels instead, as does a 1-D input. With
+//! `use_int8_inference` off, the float kernel (levels over their scales) runs as any other
+//! convolution.
 //!
 //! On the GPU (no int8 arithmetic yet): the input's levels over its scale (one `unaryop` pass,
 //! op 20), the float convolution of the kernel's levels over theirs (the same products up to
@@ -96,11 +99,11 @@ impl Convolution {
         window.activation = 0;
         // the pad value quantized as the input is
         let pad_value = level(self.pad_value * int8.scales.input);
-        if !depthwise {
-            let (group, taps) = (
-                self.window.group,
-                self.window.kernel[0] * self.window.kernel[1],
-            );
+        let taps = self.window.kernel[0] * self.window.kernel[1];
+        if depthwise {
+            int8.rows = vec![Int8Rows::new(&int8.levels, self.window.num_output, taps)];
+        } else {
+            let group = self.window.group;
             let (cout_g, k) = (
                 self.window.num_output / group,
                 self.window.channels_per_group() * taps,
@@ -166,7 +169,7 @@ impl Convolution {
     /// a window's fp32 sum of levels could pass 2^24 and round (past 1040 products at ±127).
     fn int8_kernel(&self, dims: u8) -> Option<Int8Kernel> {
         let rows = &self.int8.as_ref()?.rows;
-        if rows.is_empty() || dims != 3 {
+        if rows.is_empty() || dims != 3 || self.is_depthwise() {
             return None;
         }
         let kernel = Int8Kernel::best();
@@ -183,10 +186,11 @@ impl Convolution {
             let activation = (self.window.activation, &self.window.activation_params[..]);
             // a GPU net's int8 layers pass levels over their scale (see the module's doc)
             let levels = int8.gpu.is_none();
-            if let Some(kernel) = self.int8_kernel(bottom.dims) {
-                let finish = |p: usize, v: &mut [f32]| {
-                    scales.finish_output(p, v, &self.bias, activation, levels);
-                };
+            let finish = |p: usize, v: &mut [f32]| {
+                scales.finish_output(p, v, &self.bias, activation, levels);
+            };
+            let kernel = self.int8_kernel(bottom.dims);
+            if kernel.is_some() || self.is_depthwise() && bottom.dims == 3 {
                 // the kernel reads pack1 int8 or fp32 planes
                 let plain = bottom.elempack == 1
                     && matches!(bottom.elemtype(), ElemType::I8 | ElemType::F32);
@@ -197,8 +201,11 @@ impl Convolution {
                     unpacked = Mat::from_shape_values(3, bottom.shape(), &bottom.to_values())?;
                     &unpacked
                 };
-                let pad = run.pad_value as i8;
-                let top = self.int8_forward(&int8.rows, (x, scales.input, pad), kernel, &finish)?;
+                let input = (x, scales.input, run.pad_value as i8);
+                let top = match kernel {
+                    Some(kernel) => self.int8_forward(&int8.rows, input, kernel, &finish)?,
+                    None => self.int8_depthwise(int8.rows[0].levels(), input, &finish)?,
+                };
                 return Ok(match scales.output {
                     Some(_) if levels => top.cast(ElemType::I8),
                     _ => top,

@@ -100,6 +100,11 @@ impl Int8Rows {
         }
     }
 
+    /// The rows as stored, `k` levels each.
+    pub(crate) fn levels(&self) -> &[i8] {
+        &self.levels
+    }
+
     /// Block `b`'s packed words.
     fn block(&self, b: usize) -> &[i32] {
         let len = k4_of(self.k) * BLOCK;

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::super::Convolution;
+use super::super::{Convolution, Geometry};
 use crate::error::Result;
 use crate::layer::shared::int8_gemm::{self, Int8Kernel, Int8Rows};
 use crate::layer::shared::int8_scales::quantize_into;
@@ -32,36 +32,32 @@ impl Convolution {
         let [pw, ph] = geo.padded;
         let [ow, oh] = geo.out;
         let plane = pw * ph;
-        // the padded planes
-        let mut padded = vec![pad; cin_g * group * plane];
-        let step = bottom.cstep;
-        padded
-            .par_chunks_mut(plane.max(1))
-            .enumerate()
-            .for_each(|(c, dst)| {
-                for y in 0..h {
-                    let (at, from) = ((y + geo.pad_top) * pw + geo.pad_left, c * step + y * w);
-                    let dst = &mut dst[at..at + w];
-                    match &bottom.data {
-                        MatData::I8(v) => dst.copy_from_slice(&v[from..from + w]),
-                        MatData::F32(v) => quantize_into(&v[from..from + w], dst, scale),
-                        // the caller passes int8 or fp32
-                        _ => {}
-                    }
-                }
-            });
+        let padded = int8_planes(bottom, scale, pad, &geo);
+        // a 1×1 stride-1 window reads the planes themselves: no im2col
+        let pointwise = [kw, kh, sw, sh] == [1; 4] && [pw, ph] == [ow, oh];
         let cout = self.window.num_output;
         let cout_g = cout / group;
         let mut top = Mat::for_writing(3, [ow, oh, 1, cout], 1, ElemType::F32)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
         let k = cin_g * kw * kh;
-        let tile_rows = (TILE_BYTES / (k * ow).max(1)).clamp(1, oh.max(1));
-        let mut cols = vec![0i8; k * tile_rows * ow];
+        let tile_rows = match pointwise {
+            true => oh,
+            false => (TILE_BYTES / (k * ow).max(1)).clamp(1, oh.max(1)),
+        };
+        let mut cols = vec![0i8; if pointwise { 0 } else { k * tile_rows * ow }];
         for (g, a) in rows.iter().enumerate().take(group) {
             let planes = &padded[g * cin_g * plane..(g + 1) * cin_g * plane];
             for oy0 in (0..oh).step_by(tile_rows) {
                 let n = (oh - oy0).min(tile_rows) * ow;
+                if pointwise {
+                    let sums = int8_gemm::gemm(kernel, a, planes, plane, n);
+                    out[g * cout_g * cstep..(g + 1) * cout_g * cstep]
+                        .par_chunks_mut(cstep.max(1))
+                        .enumerate()
+                        .for_each(|(r, row)| sums.row_into(r, &mut row[..n]));
+                    continue;
+                }
                 // row `t` of the columns: channel t / taps, tap (t % taps) of the window
                 cols[..k * n]
                     .par_chunks_mut(n.max(1))
@@ -95,4 +91,30 @@ impl Convolution {
         }
         Ok(top)
     }
+}
+
+/// The levels of `bottom` (a pack1 int8 mat's own, an fp32 one's under `scale`) in planes
+/// padded as `geo` says with the level `pad`.
+pub(super) fn int8_planes(bottom: &Mat, scale: f32, pad: i8, geo: &Geometry) -> Vec<i8> {
+    let [w, h, _, c] = bottom.shape();
+    let [pw, ph] = geo.padded;
+    let plane = pw * ph;
+    let mut padded = vec![pad; c * plane];
+    let step = bottom.cstep;
+    padded
+        .par_chunks_mut(plane.max(1))
+        .enumerate()
+        .for_each(|(c, dst)| {
+            for y in 0..h {
+                let (at, from) = ((y + geo.pad_top) * pw + geo.pad_left, c * step + y * w);
+                let dst = &mut dst[at..at + w];
+                match &bottom.data {
+                    MatData::I8(v) => dst.copy_from_slice(&v[from..from + w]),
+                    MatData::F32(v) => quantize_into(&v[from..from + w], dst, scale),
+                    // the callers pass int8 or fp32
+                    _ => {}
+                }
+            }
+        });
+    padded
 }

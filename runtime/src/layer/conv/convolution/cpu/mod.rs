@@ -6,6 +6,7 @@
 mod depthwise;
 mod depthwise_lanes;
 mod im2col;
+mod int8_depthwise;
 mod int8_gemm;
 mod planes;
 mod pointwise_packed;
