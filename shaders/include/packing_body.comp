@@ -83,13 +83,31 @@ void main()
 #if NCNN_image_shader
     afpvec4 v = image3d_ld4(bottom_blob, ivec3(gx, gy, gz));
     image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 0), v.r);
-    image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 1), v.g);
-    image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 2), v.b);
-    image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 3), v.a);
+    if (gz * 4 + 1 < psc(outc))
+        image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 1), v.g);
+    if (gz * 4 + 2 < psc(outc))
+        image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 2), v.b);
+    if (gz * 4 + 3 < psc(outc))
+        image3d_st1(top_blob, ivec3(gx, gy, gz * 4 + 3), v.a);
 #else
     const ivec4 z4 = gz * 4 + ivec4(0, 1, 2, 3);
     const ivec4 dst = z4 * psc(outcstep) + gy * psc(outw) + gx;
-    buffer_cp4to1(top_blob_data, dst, bottom_blob_data, gz * psc(cstep) + gy * psc(w) + gx);
+    const int src = gz * psc(cstep) + gy * psc(w) + gx;
+    if (z4.w < psc(outc))
+    {
+        buffer_cp4to1(top_blob_data, dst, bottom_blob_data, src);
+    }
+    else
+    {
+        // a last block past the output's channels (a layer of 126 outputs computed as 128)
+        const afpvec4 v = buffer_ld4(bottom_blob_data, src);
+        if (z4.x < psc(outc))
+            buffer_st1(top_blob_data, dst.x, v.r);
+        if (z4.y < psc(outc))
+            buffer_st1(top_blob_data, dst.y, v.g);
+        if (z4.z < psc(outc))
+            buffer_st1(top_blob_data, dst.z, v.b);
+    }
 #endif
 #else
 #if NCNN_image_shader

@@ -41,10 +41,10 @@ impl GpuMat {
                 let four = m.record_packing(rec, 4)?;
                 four.record_packing(rec, elempack)
             }
-            (1, 4) => m.repack(rec, 4, Shader::Packing1to4, true),
-            (4, 1) => m.repack(rec, 1, Shader::Packing4to1, false),
-            (4, 8) => m.repack(rec, 8, Shader::Packing4to8, true),
-            (8, 4) => m.repack(rec, 4, Shader::Packing8to4, false),
+            (1, 4) => m.repack(rec, 4, Shader::Packing1to4, true, channels),
+            (4, 1) => m.repack(rec, 1, Shader::Packing4to1, false, channels),
+            (4, 8) => m.repack(rec, 8, Shader::Packing4to8, true, channels),
+            (8, 4) => m.repack(rec, 4, Shader::Packing8to4, false, channels),
             (from, to) => Err(TensorError::Packing { channels, from, to }.into()),
         }
     }
@@ -60,19 +60,39 @@ impl GpuMat {
             }
             .into());
         }
-        m.repack(rec, 4, Shader::Packing1to4, true)
+        m.repack(rec, 4, Shader::Packing1to4, true, m.c)
     }
 
-    /// `over_output`: the packing shader is dispatched over the output's elements.
+    /// A pack4 buffer mat's first `channels` channels as pack1 (the rest, at most 3, a last
+    /// block's padding): how a layer computed in whole blocks of 4 gives its pack1 output.
+    pub fn record_unpacked_channels(
+        &self,
+        rec: &mut Recorder<'_>,
+        channels: usize,
+    ) -> Result<GpuMat> {
+        let m = self;
+        if m.elempack != 4 || m.buffer().is_none() || channels.div_ceil(4) != m.c {
+            return Err(TensorError::Packing {
+                channels,
+                from: m.elempack,
+                to: 1,
+            }
+            .into());
+        }
+        m.repack(rec, 1, Shader::Packing4to1, false, channels)
+    }
+
+    /// `over_output`: the packing shader is dispatched over the output's elements; `channels`
+    /// the output's (the input's, or fewer in its last block).
     fn repack(
         &self,
         rec: &mut Recorder<'_>,
         elempack: usize,
         shader: Shader,
         over_output: bool,
+        channels: usize,
     ) -> Result<GpuMat> {
         let (m, ctx) = (self, rec.context());
-        let channels = m.c * m.elempack;
         // whole blocks: only padding to pack4 has a remainder
         let c = channels.div_ceil(elempack);
         let cstep = match m.dims {

@@ -31,6 +31,11 @@ fn convolution_cases() -> Vec<ConvCase> {
         // channels padded to whole blocks for the GEMM: an RGB stem, and two blocks
         (3, 64, [7, 7], "3=2 4=3 9=1"),
         (6, 16, [3, 3], "4=1"),
+        // pack4 in, outputs not in whole blocks (an SSD head's): the GEMM into blocks of 4,
+        // then unpacked
+        (8, 7, [3, 3], "4=1 9=1"),
+        (32, 42, [1, 1], "9=2 -23310=1,0.1"),
+        (64, 126, [3, 3], "4=1"),
     ] {
         cases.push(([9, 8, 1, c], extra.to_string(), 1, outc, k));
     }

@@ -29,7 +29,7 @@ impl Convolution {
         };
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
-        let plan = GemmPlan::choose(gemm, self.window.num_output / 4, positions, steps);
+        let plan = GemmPlan::choose(gemm, top.c, positions, steps);
         let splits = plan.splits;
         let grid = |v: [usize; 3]| dispatch_grid(v, top);
         let [tn, tm] = plan.tile_size();

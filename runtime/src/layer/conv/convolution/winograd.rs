@@ -35,7 +35,9 @@ impl Convolution {
     /// Whether this layer can take Winograd on the GPU at all (per shape: [`Self::winograd_on`]).
     fn winograd_fits(&self) -> bool {
         let w = &self.window;
+        // a pack1 output's layer (outputs not in blocks of 4) takes the plain GEMM
         self.uses_gemm()
+            && self.pack4_kind() == Pack4Kind::Blocks
             && !self.gemm_pads_input()
             && w.kernel == [3, 3]
             && w.stride == [1, 1]

@@ -19,6 +19,8 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::layer::shared::grain::min_items;
+
 /// Output columns per panel: one kernel call covers [`BLOCK`] rows × `PANEL` columns.
 pub(crate) const PANEL: usize = 32;
 /// Weight rows per block.
@@ -153,24 +155,31 @@ pub(crate) fn gemm(
     ldb: usize,
     n: usize,
 ) -> Int8Product {
-    let rows8 = a.rows.div_ceil(BLOCK) * BLOCK;
-    let mut data = vec![0i32; n.div_ceil(PANEL) * rows8 * PANEL];
-    // a few panels per task: their columns in cache across every block of rows
-    let per_task = (1 << 16) / (a.k * PANEL).max(1) + 1;
-    data.par_chunks_mut(rows8 * PANEL * per_task)
+    let blocks = a.rows.div_ceil(BLOCK);
+    let panels = n.div_ceil(PANEL);
+    let mut data = vec![0i32; panels * blocks * BLOCK * PANEL];
+    #[cfg(target_arch = "x86_64")]
+    let packed = (kernel == Int8Kernel::Avx512Vnni && vnni::detected())
+        .then(|| vnni::pack_panels(a.k, (b, ldb), n));
+    // every (panel, block of rows) its own task, a panel's blocks next to each other: a
+    // late layer's few columns still spread over every thread, as an early one's many
+    let work = a.k * BLOCK * PANEL;
+    data.par_chunks_mut(BLOCK * PANEL)
+        .with_min_len(min_items(work))
         .enumerate()
-        .for_each(|(task, out)| {
-            for (i, out) in out.chunks_mut(rows8 * PANEL).enumerate() {
-                let n0 = (task * per_task + i) * PANEL;
-                let cols = (n - n0).min(PANEL);
-                match kernel {
-                    #[cfg(target_arch = "x86_64")]
-                    Int8Kernel::Avx512Vnni if vnni::detected() => {
-                        vnni::panel(a, (b, ldb), (n0, cols), out)
-                    }
-                    _ => scalar::panel(a, (b, ldb), (n0, cols), out),
-                }
+        .for_each(|(i, out)| {
+            let (p, block) = (i / blocks, i % blocks);
+            let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
+            #[cfg(target_arch = "x86_64")]
+            if let Some(packed) = &packed {
+                let len = packed.len() / panels;
+                let panel = &packed[p * len..(p + 1) * len];
+                // SAFETY: `detected()` held for the panels to be packed
+                return unsafe {
+                    vnni::block_8x32(a.block(block), panel, a.block_sums(block), out)
+                };
             }
+            scalar::block(a, block, (b, ldb), (n0, cols), out);
         });
     Int8Product {
         rows: a.rows,

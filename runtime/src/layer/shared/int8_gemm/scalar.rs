@@ -3,19 +3,23 @@
 
 use super::{BLOCK, Int8Rows, PANEL};
 
-/// Columns `n0..n0 + cols` of `a × b` into `out` (every row, [`PANEL`] sums each): four rows
-/// at a time over fixed-size column runs, which the compiler turns into vector multiply-adds.
-pub(super) fn panel(
+/// Block `block`'s rows of `a × b`, columns `n0..n0 + cols`, into `out` ([`BLOCK`] rows of
+/// [`PANEL`] sums): four rows at a time over fixed-size column runs, which the compiler turns
+/// into vector multiply-adds.
+pub(super) fn block(
     a: &Int8Rows,
+    block: usize,
     (b, ldb): (&[i8], usize),
     (n0, cols): (usize, usize),
     out: &mut [i32],
 ) {
     const ROWS: usize = 4;
     let mut column = [0i8; PANEL];
-    for r0 in (0..a.rows).step_by(ROWS) {
+    let first = block * BLOCK;
+    let last = (first + BLOCK).min(a.rows);
+    for r0 in (first..last).step_by(ROWS) {
         let mut acc = [[0i32; PANEL]; ROWS];
-        let rows = (a.rows - r0).min(ROWS);
+        let rows = (last - r0).min(ROWS);
         for k in 0..a.k {
             column[..cols].copy_from_slice(&b[k * ldb + n0..][..cols]);
             let mut w = [0i32; ROWS];
@@ -29,7 +33,8 @@ pub(super) fn panel(
             }
         }
         for (i, acc) in acc.iter().enumerate().take(rows) {
-            out[(r0 + i) * PANEL..(r0 + i + 1) * PANEL].copy_from_slice(acc);
+            let at = (r0 - first + i) * PANEL;
+            out[at..at + PANEL].copy_from_slice(acc);
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use std::arch::x86_64::*;
 
+use rayon::prelude::*;
+
 use super::{BLOCK, Int8Rows, PANEL, k4_of};
 
 /// Whether this CPU has AVX-512 VNNI (and the AVX-512 F and BW it builds on).
@@ -12,36 +14,34 @@ pub(super) fn detected() -> bool {
         && is_x86_feature_detected!("avx512vnni")
 }
 
-/// Columns `n0..n0 + cols` of `a × b` into `out` (every row, [`PANEL`] sums each).
-pub(super) fn panel(
-    a: &Int8Rows,
-    (b, ldb): (&[i8], usize),
-    (n0, cols): (usize, usize),
-    out: &mut [i32],
-) {
-    let k4 = k4_of(a.k);
-    // the panel as the kernel reads it: for each four k, the 32 columns' four bytes, offset
-    // by 128 (padding: activation 0, against zero weights)
-    let mut packed = vec![0x80u8; k4 * 4 * PANEL];
-    for (t, dst) in packed.chunks_mut(4 * PANEL).enumerate() {
-        let k = 4 * t;
-        if k + 4 <= a.k && cols == PANEL {
-            let rows = [0, 1, 2, 3].map(|i| &b[(k + i) * ldb + n0..][..PANEL]);
-            // SAFETY: `detected()` held for the caller to choose this kernel
-            unsafe { interleave_4(rows, dst) };
-            continue;
-        }
-        for kk in 0..4.min(a.k.saturating_sub(k)) {
-            let src = &b[(k + kk) * ldb + n0..][..cols];
-            for (j, &x) in src.iter().enumerate() {
-                dst[j * 4 + kk] = x as u8 ^ 0x80;
+/// The `k × n` levels `b` (rows `ldb` apart) as the kernel reads them, a panel of [`PANEL`]
+/// columns after another: for each four k, the columns' four bytes, offset by 128 (padding:
+/// activation 0, against zero weights).
+pub(super) fn pack_panels(k: usize, (b, ldb): (&[i8], usize), n: usize) -> Vec<u8> {
+    let len = k4_of(k) * 4 * PANEL;
+    let mut packed = vec![0x80u8; n.div_ceil(PANEL) * len];
+    packed
+        .par_chunks_mut(len.max(1))
+        .enumerate()
+        .for_each(|(p, panel)| {
+            let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
+            for (t, dst) in panel.chunks_mut(4 * PANEL).enumerate() {
+                let k0 = 4 * t;
+                if k0 + 4 <= k && cols == PANEL {
+                    let rows = [0, 1, 2, 3].map(|i| &b[(k0 + i) * ldb + n0..][..PANEL]);
+                    // SAFETY: the caller chose this kernel where `detected()` held
+                    unsafe { interleave_4(rows, dst) };
+                    continue;
+                }
+                for kk in 0..4.min(k.saturating_sub(k0)) {
+                    let src = &b[(k0 + kk) * ldb + n0..][..cols];
+                    for (j, &x) in src.iter().enumerate() {
+                        dst[j * 4 + kk] = x as u8 ^ 0x80;
+                    }
+                }
             }
-        }
-    }
-    for (block, out) in out.chunks_mut(BLOCK * PANEL).enumerate() {
-        // SAFETY: `detected()` held for the caller to choose this kernel
-        unsafe { block_8x32(a.block(block), &packed, a.block_sums(block), out) }
-    }
+        });
+    packed
 }
 
 /// Four rows of 32 levels into the panel's layout, each column's four bytes together,
@@ -73,7 +73,7 @@ fn interleave_4(rows: [&[i8]; 4], dst: &mut [u8]) {
 
 /// One block of rows times one packed panel: 8 × 32 sums into `out`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-fn block_8x32(words: &[i32], panel: &[u8], sums: [i32; BLOCK], out: &mut [i32]) {
+pub(super) fn block_8x32(words: &[i32], panel: &[u8], sums: [i32; BLOCK], out: &mut [i32]) {
     let k4 = words.len() / BLOCK;
     assert!(panel.len() >= k4 * 4 * PANEL && out.len() >= BLOCK * PANEL);
     let mut acc = [_mm512_setzero_si512(); 2 * BLOCK];
