@@ -5,10 +5,13 @@
 //! 2^24 (a 25088-input layer at full scale reaches 4·10^8).
 //!
 //! One strategy per instruction set ([`Int8Kernel`], chosen at run time): AVX-512 VNNI's
-//! `vpdpbusd` sums 64 products per instruction; elsewhere int32 loops the compiler vectorizes.
+//! `vpdpbusd` sums 64 products per instruction, Arm's `sdot` 16; elsewhere int32 loops the
+//! compiler vectorizes (the matrix-vector product too on Arm).
 //! `vpdpbusd` multiplies unsigned bytes by signed ones, so activations enter as `x + 128`
 //! (`x ^ 0x80` as a byte) and each row's `128 · Σ w` comes off its sums after.
 
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod scalar;
 #[cfg(test)]
 mod tests;
@@ -30,7 +33,11 @@ pub(crate) const BLOCK: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Int8Kernel {
     /// AVX-512 VNNI (`vpdpbusd`): 8 rows × 32 columns of int32 sums in 16 registers.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     Avx512Vnni,
+    /// Arm's dot products (`sdot` by element): 8 rows × 8 columns in 16 registers.
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    NeonDot,
     /// int32 loops over the plain rows (any CPU).
     Scalar,
 }
@@ -54,6 +61,10 @@ impl Int8Kernel {
         if vnni::detected() {
             v.push(Int8Kernel::Avx512Vnni);
         }
+        #[cfg(target_arch = "aarch64")]
+        if neon::detected() {
+            v.push(Int8Kernel::NeonDot);
+        }
         v.push(Int8Kernel::Scalar);
         v
     }
@@ -69,7 +80,8 @@ pub(crate) struct Int8Rows {
     /// Blocks of [`BLOCK`] rows (the last padded with zero rows): for each group of four `k`
     /// (`k4`, padded with zeros to an even count), the block's rows' four levels as one word.
     packed: Vec<i32>,
-    /// Each row's sum of levels.
+    /// Each row's sum of levels (VNNI's offset taken back).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     sums: Vec<i32>,
 }
 
@@ -114,6 +126,7 @@ impl Int8Rows {
     }
 
     /// Block `b`'s rows' sums, zeros past the last row.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn block_sums(&self, b: usize) -> [i32; BLOCK] {
         let mut s = [0; BLOCK];
         for (i, v) in s.iter_mut().enumerate() {
@@ -161,6 +174,9 @@ pub(crate) fn gemm(
     #[cfg(target_arch = "x86_64")]
     let packed = (kernel == Int8Kernel::Avx512Vnni && vnni::detected())
         .then(|| vnni::pack_panels(a.k, (b, ldb), n));
+    #[cfg(target_arch = "aarch64")]
+    let packed = (kernel == Int8Kernel::NeonDot && neon::detected())
+        .then(|| neon::pack_panels(a.k, (b, ldb), n));
     // every (panel, block of rows) its own task, a panel's blocks next to each other: a
     // late layer's few columns still spread over every thread, as an early one's many
     let work = a.k * BLOCK * PANEL;
@@ -178,6 +194,13 @@ pub(crate) fn gemm(
                 return unsafe {
                     vnni::block_8x32(a.block(block), panel, a.block_sums(block), out)
                 };
+            }
+            #[cfg(target_arch = "aarch64")]
+            if let Some(packed) = &packed {
+                let len = packed.len() / panels;
+                let panel = &packed[p * len..(p + 1) * len];
+                // SAFETY: `detected()` held for the panels to be packed
+                return unsafe { neon::block_8x32(a.block(block), panel, out) };
             }
             scalar::block(a, block, (b, ldb), (n0, cols), out);
         });
