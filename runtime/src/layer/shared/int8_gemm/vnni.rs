@@ -19,11 +19,14 @@ pub(super) fn detected() -> bool {
 /// activation 0, against zero weights).
 pub(super) fn pack_panels(k: usize, (b, ldb): (&[i8], usize), n: usize) -> Vec<u8> {
     let len = k4_of(k) * 4 * PANEL;
-    let mut packed = vec![0x80u8; n.div_ceil(PANEL) * len];
+    // zeroed lazily by the allocator, the offset written by each panel's task: the fill on
+    // every thread, not one
+    let mut packed = vec![0u8; n.div_ceil(PANEL) * len];
     packed
         .par_chunks_mut(len.max(1))
         .enumerate()
         .for_each(|(p, panel)| {
+            panel.fill(0x80);
             let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
             for (t, dst) in panel.chunks_mut(4 * PANEL).enumerate() {
                 let k0 = 4 * t;
