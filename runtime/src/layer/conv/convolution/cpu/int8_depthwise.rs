@@ -62,20 +62,31 @@ fn channel_sums(
     [ow, oh]: [usize; 2],
     out: &mut [f32],
 ) {
+    let kh = taps.len() / kw.max(1);
+    let s = stride[0].max(1);
+    // a strided row split into its `s` phases (value `p + s·i` at `p·len + i`), so each tap
+    // reads a contiguous run: the gather of every s-th value did not vectorize
+    let len = pw.div_ceil(s);
+    let mut phases = vec![0i8; s * len];
     let mut acc = vec![0i32; ow];
     for (oy, out) in out.chunks_mut(ow.max(1)).enumerate().take(oh) {
         acc.fill(0);
-        for (t, &w) in taps.iter().enumerate() {
-            let (ky, kx) = (t / kw, t % kw);
-            let from = &src[(oy * stride[1] + ky * dil[1]) * pw + kx * dil[0]..];
-            let w = w as i32;
-            if stride[0] == 1 {
+        for ky in 0..kh {
+            let row = &src[(oy * stride[1] + ky * dil[1]) * pw..][..pw];
+            let row = if s == 1 {
+                row
+            } else {
+                for (x, &v) in row.iter().enumerate() {
+                    phases[(x % s) * len + x / s] = v;
+                }
+                &phases[..]
+            };
+            for (kx, &w) in taps[ky * kw..(ky + 1) * kw].iter().enumerate() {
+                let at = kx * dil[0];
+                let from = &row[(at % s) * len + at / s..];
+                let w = w as i32;
                 for (a, &x) in acc.iter_mut().zip(from) {
                     *a += w * x as i32;
-                }
-            } else {
-                for (j, a) in acc.iter_mut().enumerate() {
-                    *a += w * from[j * stride[0]] as i32;
                 }
             }
         }
