@@ -445,42 +445,29 @@ impl Convolution {
                 (.., p) => return Err(Error::NoShader { elempack: p }),
             };
         let [ow, oh] = geo.out;
-        if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {
-            // a pack1 output (outputs not in whole blocks of 4, an SSD head's 126): the GEMM
-            // into whole blocks (zero weights past the outputs), then the outputs unpacked;
-            // the direct pack4-to-pack1 shader, one invocation per position and block, took
-            // 312 us on mobilenet_ssd's 10×10×1024 → 126 head on an H200
-            let blocks = GpuMat::alloc(
-                ctx,
-                if one_d { 1 } else { 3 },
-                [ow, oh, self.window.num_output.div_ceil(4)],
-                4,
-                bottom.options,
-            )?;
+        // an output of `c` channels of `pack`, and the words the shaders read
+        let output = |c: usize, pack: usize| -> Result<(GpuMat, Vec<u32>)> {
+            let dims = if one_d { 1 } else { 3 };
+            let top = GpuMat::alloc(ctx, dims, [ow, oh, c], pack, bottom.options)?;
             let mut words = bottom.shape_words().to_vec();
-            words.extend(blocks.shape_words());
+            words.extend(top.shape_words());
             words.extend([
                 geo.pad_left as u32,
                 geo.pad_top as u32,
                 self.pad_value.to_bits(),
             ]);
+            Ok((top, words))
+        };
+        if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {
+            // a pack1 output (outputs not in whole blocks of 4, an SSD head's 126): the GEMM
+            // into whole blocks (zero weights past the outputs), then the outputs unpacked;
+            // the direct pack4-to-pack1 shader, one invocation per position and block, took
+            // 312 us on mobilenet_ssd's 10×10×1024 → 126 head on an H200
+            let (blocks, words) = output(self.window.num_output.div_ceil(4), 4)?;
             self.dispatch_gemm(state, rec, [bottom, &blocks, weights, bias], &words)?;
             return blocks.record_unpacked_channels(rec, self.window.num_output);
         }
-        let top = GpuMat::alloc(
-            ctx,
-            if one_d { 1 } else { 3 },
-            [ow, oh, self.window.num_output / pack],
-            pack,
-            bottom.options,
-        )?;
-        let mut words = bottom.shape_words().to_vec();
-        words.extend(top.shape_words());
-        words.extend([
-            geo.pad_left as u32,
-            geo.pad_top as u32,
-            self.pad_value.to_bits(),
-        ]);
+        let (top, words) = output(self.window.num_output / pack, pack)?;
         if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
             self.dispatch_winograd(state, rec, [bottom, &top, bias], &words)?;
             return Ok(top);
