@@ -355,20 +355,7 @@ impl Layer for InnerProduct {
         }
         let num_input = self.weight_data_size / self.num_output;
         let x = bottom.to_values();
-        // a 2-D input of rows `num_input` wide is a batch of rows (ncnn's gemm path)
-        let rows = if bottom.dims == 2 && bottom.w == num_input {
-            bottom.h * bottom.elempack
-        } else {
-            1
-        };
-        if x.len() != rows * num_input {
-            return Err(InputError::Values {
-                what: "values in the input rows",
-                got: x.len(),
-                expected: rows * num_input,
-            }
-            .into());
-        }
+        let rows = input_rows(bottom, x.len(), num_input)?;
         let mut out = vec![0.0f32; rows * self.num_output];
         if rows >= GEMM_ROWS {
             // a batch of rows: one GEMM against the weight rows (as stored, transposed)
@@ -424,17 +411,8 @@ impl InnerProduct {
     fn forward_int8(&self, bottom: &Mat, scales: &Int8Scales, kernel: &Int8Rows) -> Result<Mat> {
         let x = levels_of(bottom, scales.input);
         let k = kernel.k;
-        // a 2-D input of rows `num_input` wide is a batch of rows, as the float forward's
+        let n = input_rows(bottom, x.len(), k)?;
         let batch = bottom.dims == 2 && bottom.w == k;
-        let n = if batch { x.len() / k.max(1) } else { 1 };
-        if x.len() != n * k {
-            return Err(InputError::Values {
-                what: "values in the input rows",
-                got: x.len(),
-                expected: n * k,
-            }
-            .into());
-        }
         let x: Vec<i8> = x.iter().map(|&v| v as i8).collect();
         let mut sums = vec![0i32; n * kernel.rows];
         for (y, x) in sums.chunks_mut(kernel.rows.max(1)).zip(x.chunks(k.max(1))) {
@@ -448,6 +426,25 @@ impl InnerProduct {
         let activation = (self.activation, &self.activation_params[..]);
         scales.finish(sums, batch, true, &self.bias, activation)
     }
+}
+
+/// The rows of `bottom` (`values` in all) as the layer reads them: a 2-D input of rows
+/// `num_input` wide is a batch of rows (ncnn's gemm path), anything else one row.
+fn input_rows(bottom: &Mat, values: usize, num_input: usize) -> Result<usize> {
+    let rows = if bottom.dims == 2 && bottom.w == num_input {
+        bottom.h * bottom.elempack
+    } else {
+        1
+    };
+    if values != rows * num_input {
+        return Err(InputError::Values {
+            what: "values in the input rows",
+            got: values,
+            expected: rows * num_input,
+        }
+        .into());
+    }
+    Ok(rows)
 }
 
 /// From this many input rows on, a GEMM (below, one dot product per output and row).
