@@ -211,6 +211,55 @@ pub(crate) fn gemm(
     }
 }
 
+/// The `k × n` levels `b` (rows `ldb` apart) as the vector kernels read them, a panel of
+/// [`PANEL`] columns after another: for each four k, the columns' four bytes together, each
+/// XOR `offset` (VNNI's 0x80 makes them unsigned, `x + 128`; padding is the offset itself, an
+/// activation 0, against zero weights); `four_rows` lays out a whole group of four rows where
+/// the kernel has a faster way than the byte loop.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
+fn pack_panels(
+    k: usize,
+    (b, ldb): (&[i8], usize),
+    n: usize,
+    offset: u8,
+    four_rows: Option<&FourRows>,
+) -> Vec<u8> {
+    let len = k4_of(k) * 4 * PANEL;
+    // zeroed lazily by the allocator, the offset written by each panel's task: the fill on
+    // every thread, not one
+    let mut packed = vec![0u8; n.div_ceil(PANEL) * len];
+    packed
+        .par_chunks_mut(len.max(1))
+        .enumerate()
+        .for_each(|(p, panel)| {
+            panel.fill(offset);
+            let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
+            for (t, dst) in panel.chunks_mut(4 * PANEL).enumerate() {
+                let k0 = 4 * t;
+                if let Some(four_rows) = four_rows.filter(|_| k0 + 4 <= k && cols == PANEL) {
+                    four_rows(
+                        [0, 1, 2, 3].map(|i| &b[(k0 + i) * ldb + n0..][..PANEL]),
+                        dst,
+                    );
+                    continue;
+                }
+                for kk in 0..4.min(k.saturating_sub(k0)) {
+                    let src = &b[(k0 + kk) * ldb + n0..][..cols];
+                    for (j, &x) in src.iter().enumerate() {
+                        dst[j * 4 + kk] = x as u8 ^ offset;
+                    }
+                }
+            }
+        });
+    packed
+}
+
+/// A kernel's own layout of four rows of [`PANEL`] levels into a packed group.
+type FourRows = dyn Fn([&[i8]; 4], &mut [u8]) + Sync;
+
 /// `a` times the `k` levels `x`: each row's sum, into `y` (`rows` long).
 pub(crate) fn gemv(kernel: Int8Kernel, a: &Int8Rows, x: &[i8], y: &mut [i32]) {
     y[..a.rows]

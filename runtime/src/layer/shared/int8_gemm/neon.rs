@@ -6,36 +6,17 @@
 use std::arch::aarch64::*;
 use std::arch::asm;
 
-use rayon::prelude::*;
-
-use super::{BLOCK, PANEL, k4_of};
+use super::{BLOCK, PANEL};
 
 /// Whether this CPU has the dot-product instructions.
 pub(super) fn detected() -> bool {
     std::arch::is_aarch64_feature_detected!("dotprod")
 }
 
-/// The `k × n` levels `b` (rows `ldb` apart) as [`block_8x32`] reads them, a panel of
-/// [`PANEL`] columns after another: for each four k, the columns' four levels together
-/// (padding: zeros, against zero weights).
-pub(super) fn pack_panels(k: usize, (b, ldb): (&[i8], usize), n: usize) -> Vec<i8> {
-    let len = k4_of(k) * 4 * PANEL;
-    let mut packed = vec![0i8; n.div_ceil(PANEL) * len];
-    packed
-        .par_chunks_mut(len.max(1))
-        .enumerate()
-        .for_each(|(p, panel)| {
-            let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
-            for (t, dst) in panel.chunks_mut(4 * PANEL).enumerate() {
-                for kk in 0..4.min(k.saturating_sub(4 * t)) {
-                    let src = &b[(4 * t + kk) * ldb + n0..][..cols];
-                    for (j, &x) in src.iter().enumerate() {
-                        dst[j * 4 + kk] = x;
-                    }
-                }
-            }
-        });
-    packed
+/// The `k × n` levels `b` (rows `ldb` apart) as [`block_8x32`] reads them: signed, as they
+/// are ([`super::pack_panels`]).
+pub(super) fn pack_panels(k: usize, b: (&[i8], usize), n: usize) -> Vec<u8> {
+    super::pack_panels(k, b, n, 0, None)
 }
 
 /// `acc += b · a[LANE]`: each int32 lane of `acc` adds the dot product of its four bytes of
@@ -57,7 +38,7 @@ macro_rules! sdot_lane {
 
 /// One block of rows times one packed panel: 8 × 32 sums into `out`, eight columns at a time.
 #[target_feature(enable = "neon,dotprod")]
-pub(super) fn block_8x32(words: &[i32], panel: &[i8], out: &mut [i32]) {
+pub(super) fn block_8x32(words: &[i32], panel: &[u8], out: &mut [i32]) {
     let k4 = words.len() / BLOCK;
     assert!(panel.len() >= k4 * 4 * PANEL && out.len() >= BLOCK * PANEL);
     for s in 0..PANEL / 8 {
@@ -66,7 +47,7 @@ pub(super) fn block_8x32(words: &[i32], panel: &[i8], out: &mut [i32]) {
             // SAFETY: inside `words` and `panel` (checked above)
             let (a0, a1, b0, b1) = unsafe {
                 let w = words.as_ptr().add(t * BLOCK).cast::<i8>();
-                let p = panel.as_ptr().add(t * 4 * PANEL + s * 32);
+                let p = panel.as_ptr().add(t * 4 * PANEL + s * 32).cast::<i8>();
                 (
                     vld1q_s8(w),
                     vld1q_s8(w.add(16)),

@@ -3,8 +3,6 @@
 
 use std::arch::x86_64::*;
 
-use rayon::prelude::*;
-
 use super::{BLOCK, Int8Rows, PANEL, k4_of};
 
 /// Whether this CPU has AVX-512 VNNI (and the AVX-512 F and BW it builds on).
@@ -14,37 +12,12 @@ pub(super) fn detected() -> bool {
         && is_x86_feature_detected!("avx512vnni")
 }
 
-/// The `k × n` levels `b` (rows `ldb` apart) as the kernel reads them, a panel of [`PANEL`]
-/// columns after another: for each four k, the columns' four bytes, offset by 128 (padding:
-/// activation 0, against zero weights).
-pub(super) fn pack_panels(k: usize, (b, ldb): (&[i8], usize), n: usize) -> Vec<u8> {
-    let len = k4_of(k) * 4 * PANEL;
-    // zeroed lazily by the allocator, the offset written by each panel's task: the fill on
-    // every thread, not one
-    let mut packed = vec![0u8; n.div_ceil(PANEL) * len];
-    packed
-        .par_chunks_mut(len.max(1))
-        .enumerate()
-        .for_each(|(p, panel)| {
-            panel.fill(0x80);
-            let (n0, cols) = (p * PANEL, (n - p * PANEL).min(PANEL));
-            for (t, dst) in panel.chunks_mut(4 * PANEL).enumerate() {
-                let k0 = 4 * t;
-                if k0 + 4 <= k && cols == PANEL {
-                    let rows = [0, 1, 2, 3].map(|i| &b[(k0 + i) * ldb + n0..][..PANEL]);
-                    // SAFETY: the caller chose this kernel where `detected()` held
-                    unsafe { interleave_4(rows, dst) };
-                    continue;
-                }
-                for kk in 0..4.min(k.saturating_sub(k0)) {
-                    let src = &b[(k0 + kk) * ldb + n0..][..cols];
-                    for (j, &x) in src.iter().enumerate() {
-                        dst[j * 4 + kk] = x as u8 ^ 0x80;
-                    }
-                }
-            }
-        });
-    packed
+/// The `k × n` levels `b` (rows `ldb` apart) as [`block_8x32`] reads them: offset by 128
+/// ([`super::pack_panels`]), whole groups of four rows interleaved with AVX-512 shuffles.
+pub(super) fn pack_panels(k: usize, b: (&[i8], usize), n: usize) -> Vec<u8> {
+    // SAFETY: the caller chose this kernel where `detected()` held
+    let interleave = |rows: [&[i8]; 4], dst: &mut [u8]| unsafe { interleave_4(rows, dst) };
+    super::pack_panels(k, b, n, 0x80, Some(&interleave))
 }
 
 /// Four rows of 32 levels into the panel's layout, each column's four bytes together,
