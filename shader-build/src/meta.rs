@@ -294,8 +294,11 @@ impl Features {
     pub const STORAGE_IMAGE_WITHOUT_FORMAT: Features = Features(1 << 9);
     /// Cooperative matrices.
     pub const COOPERATIVE_MATRIX: Features = Features(1 << 10);
+    /// Integer dot products (`DotProduct`, `DotProductInput4x8BitPacked`, …:
+    /// VK_KHR_shader_integer_dot_product, core in Vulkan 1.3).
+    pub const INTEGER_DOT_PRODUCT: Features = Features(1 << 11);
 
-    const NAMES: [(Features, &'static str); 11] = [
+    const NAMES: [(Features, &'static str); 12] = [
         (Features::FLOAT16, "float16"),
         (Features::STORAGE_16BIT, "storage_16bit"),
         (Features::PUSH_CONSTANT_16BIT, "push_constant_16bit"),
@@ -310,6 +313,7 @@ impl Features {
             "storage_image_without_format",
         ),
         (Features::COOPERATIVE_MATRIX, "cooperative_matrix"),
+        (Features::INTEGER_DOT_PRODUCT, "integer_dot_product"),
     ];
 
     /// No features.

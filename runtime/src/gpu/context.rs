@@ -72,6 +72,10 @@ pub struct ContextOptions {
     /// adapter's. Lower ones run a model as a smaller device would (fewer workgroups per
     /// dimension, smaller bindings).
     pub limits: Option<wgpu::Limits>,
+    /// Whether int8 layers may use the device's int8 dot products
+    /// ([`Context::integer_dot_product`]); default: wherever the device has them. `false`
+    /// runs the exact fallback shaders, as a device without them would.
+    pub integer_dot_product: Option<bool>,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -103,6 +107,8 @@ pub struct Context {
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
+    /// Whether int8 dot-product variants can run ([`Context::integer_dot_product`]).
+    integer_dot_product: bool,
     pub(crate) timings: Timings,
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
@@ -277,6 +283,10 @@ impl Context {
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
+        // passthrough only: naga reads no integer dot products
+        let integer_dot_product = path == ShaderPath::Passthrough
+            && opts.integer_dot_product != Some(false)
+            && super::vulkan_caps::integer_dot_product(adapter);
         let user = opts.options.unwrap_or_default();
         let allowed = device_allows.intersect(&user).to_option_set();
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -307,6 +317,7 @@ impl Context {
             stats: StatCounters::default(),
             dummy,
             cooperative_matrix,
+            integer_dot_product,
             health,
             wait_timeout,
             memory_budget,
@@ -343,6 +354,7 @@ impl Context {
     /// Whether the device can run a module that needs `needed`.
     pub fn supports(&self, needed: Features) -> bool {
         (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
+            && (self.integer_dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
             && required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
     }
 
@@ -352,6 +364,14 @@ impl Context {
     /// subgroup a fixed share of a workgroup).
     pub fn cooperative_matrix(&self) -> bool {
         self.cooperative_matrix
+    }
+
+    /// Whether the built-in int8 dot-product shaders run here: the passthrough path on a
+    /// Vulkan device with `shaderIntegerDotProduct` (core in Vulkan 1.3, which wgpu enables
+    /// wherever the adapter has it), unless [`ContextOptions::integer_dot_product`] said no.
+    /// Elsewhere int8 layers take shaders that sum the same products without them.
+    pub fn integer_dot_product(&self) -> bool {
+        self.integer_dot_product
     }
 
     /// A workgroup size like ncnn's `set_optimal_local_size_xyz`: up to 64 invocations spread over
@@ -403,13 +423,18 @@ impl Context {
     /// A short description for logs: adapter, backend, path, options.
     pub fn describe(&self) -> String {
         format!(
-            "{} ({:?}, {:?} path, options {}{})",
+            "{} ({:?}, {:?} path, options {}{}{})",
             self.adapter_info.name,
             self.adapter_info.backend,
             self.path,
             self.allowed.name(),
             if self.cooperative_matrix {
                 ", cooperative matrices"
+            } else {
+                ""
+            },
+            if self.integer_dot_product {
+                ", int8 dot products"
             } else {
                 ""
             }

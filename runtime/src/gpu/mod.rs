@@ -19,6 +19,7 @@ pub(crate) mod submitter;
 pub(crate) mod tickets;
 pub(crate) mod timing;
 pub(crate) mod variant;
+mod vulkan_caps;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
 pub use health::DEFAULT_WAIT_TIMEOUT;

@@ -27,6 +27,7 @@ mod suite_conv_inputs;
 mod suite_detection;
 mod suite_elementwise;
 mod suite_int8;
+mod suite_int8_gpu;
 mod suite_layout;
 mod suite_matrix;
 mod suite_norm;

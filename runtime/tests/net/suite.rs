@@ -25,7 +25,7 @@ pub struct Case {
 }
 
 impl Case {
-    fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         let shapes: Vec<String> = self
             .inputs
             .iter()
@@ -205,15 +205,15 @@ pub fn unary_case(
 
 /// A net holding every case as its own branch (inputs `c{i}_{k}`, outputs `o{i}_{t}`), its
 /// weights (each layer's in turn), inputs, and outputs with the case each belongs to.
-struct Batch {
+pub(crate) struct Batch {
     param: String,
     weights: Vec<u8>,
     pub inputs: Vec<Input>,
-    outputs: Vec<&'static str>,
-    owners: Vec<usize>,
+    pub outputs: Vec<&'static str>,
+    pub owners: Vec<usize>,
 }
 
-fn batch(cases: &[&Case]) -> Batch {
+pub(crate) fn batch(cases: &[&Case]) -> Batch {
     let mut lines = Vec::new();
     let weights = cases
         .iter()
@@ -265,7 +265,7 @@ fn batch(cases: &[&Case]) -> Batch {
 
 /// Every output of a batch net in fpshader: its numpy shape and values; and where the
 /// layers ran.
-fn run_batch(
+pub(crate) fn run_batch(
     b: &Batch,
     opt: RunOptions,
     ctx: Option<Arc<fpshader::Context>>,

@@ -11,7 +11,7 @@ use super::*;
 /// (`int8_scale_term`): fpshader runs with `use_int8_inference`, as the wheel does by
 /// default, and matches it at the test's `epsilon` (0.001 for dequantized outputs, 1.0 for
 /// requantized levels, as ncnn's tests).
-fn check_suite_int8_inference(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
+pub(crate) fn check_suite_int8_inference(cases: Vec<Case>, epsilon: f32) -> Vec<Output> {
     check_suite_cpu_outputs_at(&cases, epsilon, false, true)
 }
 
@@ -45,7 +45,7 @@ fn random_activation(rng: &mut Rng) -> String {
 /// An int8 convolution case: `(w, h, c, outch, kernel, dilation, stride, pad, bias, group,
 /// int8_scale_term)`; `group` 0 for Convolution, else ConvolutionDepthWise with that group.
 #[allow(clippy::type_complexity)]
-fn conv_int8_case(
+pub(crate) fn conv_int8_case(
     rng: &mut Rng,
     (w, h, c, outch, k, d, s, p, bias, group, term): (
         usize,

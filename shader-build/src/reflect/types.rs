@@ -150,6 +150,10 @@ impl Module {
                     Features::STORAGE_IMAGE_WITHOUT_FORMAT
                 }
                 Capability::CooperativeMatrixKHR => Features::COOPERATIVE_MATRIX,
+                Capability::DotProduct
+                | Capability::DotProductInputAll
+                | Capability::DotProductInput4x8Bit
+                | Capability::DotProductInput4x8BitPacked => Features::INTEGER_DOT_PRODUCT,
                 _ => Features::NONE,
             });
         }

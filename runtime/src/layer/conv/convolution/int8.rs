@@ -8,13 +8,14 @@
 //! `use_int8_inference` off, the float kernel (levels over their scales) runs as any other
 //! convolution.
 //!
-//! On the GPU (no int8 arithmetic yet): the input's levels over its scale (one `unaryop` pass,
-//! op 20), the float convolution of the kernel's levels over theirs (the same products up to
-//! rounding, in the storage's precision), and for a requantizing layer the output's levels over
-//! its scale. Int8 layers of a GPU net therefore pass each other such values, on the device and
-//! on the CPU alike (where a layer falls back there), not int8 mats: the next layer's scale is
-//! the previous one's output scale (as ncnn's converter writes them), so it finds the same
-//! levels.
+//! On the GPU, dense layers on pack4 blobs are int8 GEMMs (`int8_gpu`: int8 products summed
+//! in int32, the input quantized as it is staged). The others fake-quantize: the input's levels
+//! over its scale (one `unaryop` pass, op 20), the float convolution of the kernel's levels
+//! over theirs (the same products up to rounding, in the storage's precision), and for a
+//! requantizing layer the output's levels over its scale. Int8 layers of a GPU net therefore
+//! pass each other such values, on the device and on the CPU alike (where a layer falls back
+//! there), not int8 mats: the next layer's scale is the previous one's output scale (as ncnn's
+//! converter writes them), so it finds the same levels.
 //!
 //! The scales per weight row: one per output for Convolution; for ConvolutionDepthWise one per
 //! group (`1`, `101`) or one for all (`2`, `102`). On the CPU, as ncnn's x86 and Arm builds.
@@ -29,9 +30,11 @@ use crate::layer::shared::int8_gemm::{Int8Kernel, Int8Rows};
 use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, level, levels_of};
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
+use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 use super::Convolution;
+use super::int8_gpu::Int8Gemm;
 
 /// An int8 layer's scales and kernel levels; at `create_pipeline` with int8 inference, the
 /// convolution of levels that runs them.
@@ -47,6 +50,8 @@ pub(super) struct Int8Conv {
     rows: Vec<Int8Rows>,
     /// On the device: the input's and (requantizing) the output's fake quantization.
     gpu: Option<(PackPipelines, Option<PackPipelines>)>,
+    /// On the device, a dense layer's int8 GEMM.
+    gemm: Option<Int8Gemm>,
 }
 
 impl Convolution {
@@ -75,6 +80,7 @@ impl Convolution {
             run: None,
             rows: Vec::new(),
             gpu: None,
+            gemm: None,
         }));
         Ok(())
     }
@@ -87,6 +93,7 @@ impl Convolution {
         gpu: Option<GpuSetup<'_>>,
     ) -> Result<()> {
         let depthwise = self.is_depthwise();
+        let gemm_fits = self.int8_gemm_fits();
         let Some(int8) = self.int8.as_mut() else {
             return Ok(());
         };
@@ -118,6 +125,10 @@ impl Convolution {
             weights: std::mem::take(&mut int8.levels),
             ..Convolution::default()
         }));
+        int8.gemm = match gpu {
+            Some(gpu) if gemm_fits => Some(Int8Gemm::choose(gpu)?),
+            _ => None,
+        };
         int8.gpu = match gpu {
             Some(gpu) => {
                 let input = fake_quantization(gpu, int8.scales.input)?;
@@ -148,15 +159,42 @@ impl Convolution {
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
-        let Some((input, output)) = self.int8_gpu() else {
+        let Some(int8) = self.int8.as_ref() else {
             return self.forward_gpu_float(bottom, rec);
         };
+        let Some((input, output)) = &int8.gpu else {
+            return self.forward_gpu_float(bottom, rec);
+        };
+        if let Some(gemm) = &int8.gemm {
+            let scales = (int8.scales.input, int8.scales.output);
+            if let Some(top) = self.forward_int8_gemm(gemm, scales, bottom, rec)? {
+                return Ok(top);
+            }
+        }
         let x = unary(rec, input, bottom)?;
         let top = self.forward_gpu_float(&x, rec)?;
         match output {
             Some(output) => unary(rec, output, &top),
             None => Ok(top),
         }
+    }
+
+    /// Uploads the int8 GEMM's kernel, where the layer has one on the device.
+    pub(super) fn upload_int8(&mut self, gpu: GpuSetup<'_>) -> Result<()> {
+        let taps = self.window.kernel[0] * self.window.kernel[1];
+        let shape = (self.window.num_output, self.window.channels(), taps);
+        let Some(int8) = self.int8.as_mut() else {
+            return Ok(());
+        };
+        if let (Some(gemm), Some(run)) = (int8.gemm.as_mut(), int8.run.as_ref()) {
+            gemm.upload(gpu, &run.weights, shape, &int8.scales)?;
+        }
+        Ok(())
+    }
+
+    /// The device shader of the int8 GEMM, where this layer has one.
+    pub fn int8_gpu_shader(&self) -> Option<Shader> {
+        Some(self.int8.as_ref()?.gemm.as_ref()?.shader())
     }
 
     /// Whether this layer runs as int8.

@@ -26,6 +26,7 @@
 mod cpu;
 mod direct;
 mod int8;
+mod int8_gpu;
 mod weights;
 mod winograd;
 
@@ -347,7 +348,7 @@ impl Layer for Convolution {
         if state.gemm.is_some() {
             state.no_partials = Some(no_partials(gpu.ctx)?);
         }
-        Ok(())
+        self.upload_int8(gpu)
     }
 
     fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {

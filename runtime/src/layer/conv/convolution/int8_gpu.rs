@@ -1,0 +1,154 @@
+//! Convolution's int8 inference on the device as int8 arithmetic: dense layers on pack4 blobs
+//! of whole blocks of 4 channels each side go through `convolution_gemm_int8` (the device's
+//! int8 dot products, `dotPacked4x8EXT`) or, where the device has none (naga's path, Vulkan
+//! below 1.3 without VK_KHR_shader_integer_dot_product), `convolution_gemm_int8_exact` (the
+//! same int32 sums from sign-extended bytes). Either quantizes its input as it stages it, so a
+//! layer is one dispatch, as its float twin is; the outputs are the same levels over their
+//! scales the fake-quantizing path gives (see `int8`'s doc). Other int8 layers (depthwise,
+//! grouped, pack1, outputs not in blocks of 4) keep that path.
+
+use super::{Convolution, GpuConvolution};
+use crate::error::{Error, Result};
+use crate::gpu::specialize::SpecValue;
+use crate::gpu::{DeviceBuffer, Recorder, Resource};
+use crate::layer::contract::GpuSetup;
+use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
+use crate::layer::conv::window::Pack4Kind;
+use crate::layer::shared::int8_scales::Int8Scales;
+use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
+use crate::shaders::Shader;
+use crate::tensor::GpuMat;
+
+/// Positions × output blocks of 4 per workgroup of the int8 GEMM, and its invocations.
+const TILE: [usize; 2] = [64, 32];
+const INVOCATIONS: usize = 256;
+
+/// The int8 GEMM of one layer: its shader and, once uploaded, its packed kernel and descales.
+pub(super) struct Int8Gemm {
+    shader: Shader,
+    /// Per step (four input channels at one kernel position), per output, one int of four
+    /// levels.
+    weights: Option<DeviceBuffer>,
+    /// Each output's `1 / (input scale · weight scale)`, fp32.
+    descales: Option<DeviceBuffer>,
+}
+
+impl Int8Gemm {
+    /// The shader this device runs it with: the dot-product one where a variant in the
+    /// layer's options fits the device, else the exact one.
+    pub(super) fn choose(gpu: GpuSetup<'_>) -> Result<Int8Gemm> {
+        let dot = Shader::ConvolutionGemmInt8;
+        let shader = if gpu.ctx.fitting_variants(dot.module(), gpu.options).is_ok() {
+            dot
+        } else {
+            let exact = Shader::ConvolutionGemmInt8Exact;
+            gpu.ctx.fitting_variants(exact.module(), gpu.options)?;
+            exact
+        };
+        Ok(Int8Gemm {
+            shader,
+            weights: None,
+            descales: None,
+        })
+    }
+
+    /// Which shader it runs.
+    pub(super) fn shader(&self) -> Shader {
+        self.shader
+    }
+
+    /// Uploads `levels` (`[num_output][channels][kernel_h · kernel_w]`) in the shader's layout
+    /// and the descales.
+    pub(super) fn upload(
+        &mut self,
+        gpu: GpuSetup<'_>,
+        levels: &[f32],
+        (outputs, channels, taps): (usize, usize, usize),
+        scales: &Int8Scales,
+    ) -> Result<()> {
+        let mut words = Vec::with_capacity(levels.len() / 4);
+        for i4 in 0..channels / 4 {
+            for k in 0..taps {
+                for o in 0..outputs {
+                    let byte = |j: usize| {
+                        let l = levels[(o * channels + i4 * 4 + j) * taps + k] as i8;
+                        u32::from(l as u8) << (8 * j)
+                    };
+                    words.push(byte(0) | byte(1) | byte(2) | byte(3));
+                }
+            }
+        }
+        self.weights = Some(gpu.ctx.upload(bytemuck::cast_slice(&words))?);
+        self.descales = Some(gpu.ctx.upload(bytemuck::cast_slice(&scales.descales))?);
+        Ok(())
+    }
+}
+
+impl Convolution {
+    /// Whether the int8 GEMM takes this layer: one group, whole blocks of 4 channels in and
+    /// out (what the float GEMM's pack4 blobs are).
+    pub(super) fn int8_gemm_fits(&self) -> bool {
+        let w = &self.window;
+        w.group == 1 && w.channels().is_multiple_of(4) && w.num_output.is_multiple_of(4)
+    }
+
+    /// The int8 GEMM of pack4 `bottom`, quantized with `input_scale` (and the output
+    /// requantized with `output_scale`), if this layer has one and `bottom` is what it reads.
+    pub(super) fn forward_int8_gemm(
+        &self,
+        gemm: &Int8Gemm,
+        (input_scale, output_scale): (f32, Option<f32>),
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        let state: &GpuConvolution = self.gpu.ready()?;
+        if bottom.elempack != 4 || bottom.c * 4 != self.window.channels() || bottom.dims != 3 {
+            return Ok(None);
+        }
+        let (Some(weights), Some(descales), Some(bias)) =
+            (&gemm.weights, &gemm.descales, &state.bias4)
+        else {
+            return Err(Error::NotLoaded {
+                what: "the int8 kernel on the device",
+            });
+        };
+        let geo = self.geometry(bottom.w, bottom.h)?;
+        let ctx = rec.context();
+        let [ow, oh] = geo.out;
+        let top = GpuMat::alloc(
+            ctx,
+            3,
+            [ow, oh, self.window.num_output / 4],
+            4,
+            bottom.options,
+        )?;
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.pad_left as u32,
+            geo.pad_top as u32,
+            self.pad_value.to_bits(),
+        ]);
+        let mut values = self.window.spec(Pack4Kind::Blocks);
+        values.push((12, SpecValue::F32(input_scale)));
+        values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
+        let pipeline =
+            ctx.pipeline(gemm.shader.module(), state.options, &shaped(values, &words))?;
+        let [tn, tm] = TILE;
+        let groups = dispatch_grid(
+            [(ow * oh).div_ceil(tn) * INVOCATIONS, top.c.div_ceil(tm), 1],
+            &top,
+        )?;
+        // the shader continues its position tiles along z past the device limit
+        let groups = fold_into_z(ctx, &pipeline, groups, 0);
+        let resources = [
+            bottom.resource(),
+            top.resource(),
+            Resource::Buffer(weights),
+            bias.resource(),
+            Resource::Buffer(descales),
+        ];
+        rec.dispatch(&pipeline, &resources, &words, groups)?;
+        Ok(Some(top))
+    }
+}

@@ -1,0 +1,120 @@
+//! ncnn's int8 convolutions on the device against fpshader's CPU int8 outputs (which match
+//! ncnn's wheel): dense layers of whole blocks of 4 channels run as int8 GEMMs, with the
+//! device's int8 dot products where it has them (lavapipe does: Vulkan 1.3), with the exact
+//! shader where a context is told not to use them, and on naga's path; the rest (pack1,
+//! grouped, depthwise) fake-quantize. The products are exact in int32 either way, so in fp32
+//! the outputs are ncnn's within its int8 tolerances (0.001 dequantized, one level
+//! requantized). A requantizing layer's GPU output is its levels over the output scale (what a
+//! GPU net's int8 layers pass each other), scaled back here.
+
+use super::suite::*;
+use super::suite_int8::{check_suite_int8_inference, conv_int8_case};
+use super::*;
+use fpshader::{Context, ContextOptions};
+
+/// The int8 cases: (channels, outputs) pairs over a spread of windows, dequantized (term 1)
+/// and requantized (101).
+fn cases(rng: &mut Rng, term: i32) -> Vec<Case> {
+    let windows = [
+        (1, 1, 1, 0),
+        (3, 1, 1, 1),
+        (3, 1, 2, 1),
+        (3, 2, 1, -233),
+        (5, 1, 2, 2),
+        (2, 1, 2, -234),
+    ];
+    let pairs = [(4, 4), (16, 32), (8, 12), (3, 8), (36, 68)];
+    let mut cases = Vec::new();
+    for (i, &(k, d, s, p)) in windows.iter().enumerate() {
+        let (c, outch) = pairs[i % pairs.len()];
+        cases.push(conv_int8_case(
+            rng,
+            (11, 9, c, outch, k, d, s, p, 1, 0, term),
+        ));
+    }
+    // a depthwise layer between them takes the fake-quantizing path
+    cases.push(conv_int8_case(rng, (9, 7, 8, 8, 3, 1, 1, 1, 1, 8, term)));
+    cases
+}
+
+/// The contexts: passthrough with the device's choice, passthrough without int8 dot
+/// products, naga's path.
+fn contexts() -> Vec<Arc<Context>> {
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
+        return Vec::new();
+    }
+    [
+        (ShaderPath::Passthrough, None),
+        (ShaderPath::Passthrough, Some(false)),
+        (ShaderPath::Naga, None),
+    ]
+    .into_iter()
+    .map(|(path, dot)| {
+        let ctx = Context::new(ContextOptions {
+            backends: Some(wgpu::Backends::VULKAN),
+            path: Some(path),
+            allow_cpu_adapter: true,
+            integer_dot_product: dot,
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("no Vulkan device ({e}); set FPSHADER_SKIP_GPU=1"));
+        Arc::new(ctx)
+    })
+    .collect()
+}
+
+#[test]
+fn int8_convolutions_on_the_device_match_the_cpu() {
+    let mut rng = Rng(851);
+    for (term, epsilon) in [(1, 1e-3), (101, 1.0)] {
+        let cases = cases(&mut rng, term);
+        let cpu = check_suite_int8_inference(cases.clone(), epsilon);
+        let b = batch(&cases.iter().collect::<Vec<_>>());
+        for ctx in contexts() {
+            ctx.set_timing(true);
+            let packed = RunOptions {
+                use_packing_layout: true,
+                use_int8_inference: true,
+                ..RunOptions::fp32()
+            };
+            let fp16 = RunOptions {
+                use_fp16_packed: true,
+                use_fp16_storage: true,
+                ..packed
+            };
+            // fp16 storage moves an input a level where it rounds across a half: a few
+            // levels of the sums, as the zoo's int8 models allow
+            for (name, opt, eps) in [("fp32 packed", packed, epsilon), ("fp16", fp16, 0.3)] {
+                let (_, got, _) = run_batch(&b, opt, Some(ctx.clone()));
+                for ((j, got), want) in got.into_iter().enumerate().zip(&cpu) {
+                    let case = &cases[b.owners[j]];
+                    let what = format!("{} {name}, {}", case.what(), ctx.describe());
+                    let (shape, mut got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                    assert_eq!(shape, want.0, "{what}: output shape");
+                    if term > 100 {
+                        // the output scale is the last weight
+                        let scale = case.weights[case.weights.len() - 1];
+                        got.iter_mut().for_each(|v| *v *= scale);
+                    }
+                    let largest = want.1.iter().fold(1f32, |m, v| m.max(v.abs()));
+                    let eps = if name == "fp16" { eps * largest } else { eps };
+                    assert_close(&got, &want.1, eps, &what);
+                }
+            }
+            // the dense layers ran as int8 GEMMs, with the dot products where the context has them
+            let shader = if ctx.integer_dot_product() {
+                "convolution_gemm_int8"
+            } else {
+                "convolution_gemm_int8_exact"
+            };
+            let timings = ctx.take_timings();
+            if !timings.is_empty() {
+                assert!(
+                    timings.iter().any(|t| t.shader == shader),
+                    "{}: no {shader} dispatch",
+                    ctx.describe()
+                );
+            }
+        }
+    }
+}

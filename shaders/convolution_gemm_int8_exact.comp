@@ -1,0 +1,7 @@
+// Convolution's int8 inference as an implicit GEMM where the device has no int8 dot
+// products: each four-lane product summed from sign-extended bytes, exactly the same sums
+// (see convolution_gemm_int8_body).
+#version 450
+
+#define INT8_DOT 0
+#include "convolution_gemm_int8_body.comp"
