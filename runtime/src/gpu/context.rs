@@ -72,10 +72,11 @@ pub struct ContextOptions {
     /// adapter's. Lower ones run a model as a smaller device would (fewer workgroups per
     /// dimension, smaller bindings).
     pub limits: Option<wgpu::Limits>,
-    /// Whether int8 layers may use the device's int8 dot products
-    /// ([`Context::integer_dot_product`]); default: wherever the device has them. `false`
+    /// Whether int8 layers may use the device's int8 arithmetic: dot products
+    /// ([`Context::integer_dot_product`]) and int8 matrices
+    /// ([`Context::int8_cooperative_matrix`]); default: wherever the device has them. `false`
     /// runs the exact fallback shaders, as a device without them would.
-    pub integer_dot_product: Option<bool>,
+    pub int8_arithmetic: Option<bool>,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -109,6 +110,8 @@ pub struct Context {
     cooperative_matrix: bool,
     /// Whether int8 dot-product variants can run ([`Context::integer_dot_product`]).
     integer_dot_product: bool,
+    /// The device's int8 abilities (passthrough path only).
+    int8: super::vulkan_caps::Int8Caps,
     pub(crate) timings: Timings,
     pub(crate) stats: StatCounters,
     /// Bound where a shader's `sampler*D` was split: loads are texel fetches, so nearest.
@@ -283,10 +286,16 @@ impl Context {
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
-        // passthrough only: naga reads no integer dot products
-        let integer_dot_product = path == ShaderPath::Passthrough
-            && opts.integer_dot_product != Some(false)
-            && super::vulkan_caps::integer_dot_product(adapter);
+        // passthrough only: naga reads no integer dot products, int8 types or matrices
+        let mut int8 = match path {
+            ShaderPath::Passthrough => super::vulkan_caps::int8_caps(adapter),
+            ShaderPath::Naga => Default::default(),
+        };
+        if opts.int8_arithmetic == Some(false) {
+            int8.dot_product = false;
+            int8.cooperative_matrix_16x16x32 = false;
+        }
+        let integer_dot_product = int8.dot_product;
         let user = opts.options.unwrap_or_default();
         let allowed = device_allows.intersect(&user).to_option_set();
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -318,6 +327,7 @@ impl Context {
             dummy,
             cooperative_matrix,
             integer_dot_product,
+            int8,
             health,
             wait_timeout,
             memory_budget,
@@ -353,7 +363,10 @@ impl Context {
 
     /// Whether the device can run a module that needs `needed`.
     pub fn supports(&self, needed: Features) -> bool {
+        let int8_matrices = Features::COOPERATIVE_MATRIX.union(Features::INT8);
         (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
+            && (self.int8.int8 || !needed.contains(Features::INT8))
+            && (self.int8_cooperative_matrix() || !needed.contains(int8_matrices))
             && (self.integer_dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
             && required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
     }
@@ -368,10 +381,17 @@ impl Context {
 
     /// Whether the built-in int8 dot-product shaders run here: the passthrough path on a
     /// Vulkan device with `shaderIntegerDotProduct` (core in Vulkan 1.3, which wgpu enables
-    /// wherever the adapter has it), unless [`ContextOptions::integer_dot_product`] said no.
+    /// wherever the adapter has it), unless [`ContextOptions::int8_arithmetic`] said no.
     /// Elsewhere int8 layers take shaders that sum the same products without them.
     pub fn integer_dot_product(&self) -> bool {
         self.integer_dot_product
+    }
+
+    /// Whether the built-in int8 cooperative-matrix shaders run here: those of
+    /// [`cooperative_matrix`](Self::cooperative_matrix), with `shaderInt8` and 16 × 16 × 32
+    /// int8 products summed in int32 (NVIDIA's int8 tensor cores).
+    pub fn int8_cooperative_matrix(&self) -> bool {
+        self.cooperative_matrix && self.int8.cooperative_matrix_16x16x32
     }
 
     /// A workgroup size like ncnn's `set_optimal_local_size_xyz`: up to 64 invocations spread over
@@ -433,10 +453,10 @@ impl Context {
             } else {
                 ""
             },
-            if self.integer_dot_product {
-                ", int8 dot products"
-            } else {
-                ""
+            match (self.int8_cooperative_matrix(), self.integer_dot_product) {
+                (true, _) => ", int8 matrices",
+                (false, true) => ", int8 dot products",
+                _ => "",
             }
         )
     }
@@ -473,8 +493,8 @@ pub fn required_wgpu_features(needed: Features) -> Option<wgpu::Features> {
             f |= feature;
         }
     }
+    // int8 arithmetic has no wgpu feature: `Context::supports` asks the device
     let impossible = Features::PUSH_CONSTANT_16BIT
-        .union(Features::INT8)
         .union(Features::STORAGE_8BIT)
         .union(Features::STORAGE_IMAGE_WITHOUT_FORMAT);
     if needed.0 & impossible.0 != 0 {

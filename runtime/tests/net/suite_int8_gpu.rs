@@ -1,6 +1,7 @@
 //! ncnn's int8 convolutions on the device against fpshader's CPU int8 outputs (which match
 //! ncnn's wheel): dense layers of whole blocks of 4 channels run as int8 GEMMs, with the
-//! device's int8 dot products where it has them (lavapipe does: Vulkan 1.3), with the exact
+//! device's int8 matrices (NVIDIA) or dot products (lavapipe too: Vulkan 1.3) where it has
+//! them, with the exact
 //! shader where a context is told not to use them, and on naga's path; the rest (pack1,
 //! grouped, depthwise) fake-quantize. The products are exact in int32 either way, so in fp32
 //! the outputs are ncnn's within its int8 tolerances (0.001 dequantized, one level
@@ -54,7 +55,7 @@ fn contexts() -> Vec<Arc<Context>> {
             backends: Some(wgpu::Backends::VULKAN),
             path: Some(path),
             allow_cpu_adapter: true,
-            integer_dot_product: dot,
+            int8_arithmetic: dot,
             ..Default::default()
         })
         .unwrap_or_else(|e| panic!("no Vulkan device ({e}); set FPSHADER_SKIP_GPU=1"));
@@ -101,8 +102,11 @@ fn int8_convolutions_on_the_device_match_the_cpu() {
                     assert_close(&got, &want.1, eps, &what);
                 }
             }
-            // the dense layers ran as int8 GEMMs, with the dot products where the context has them
-            let shader = if ctx.integer_dot_product() {
+            // the dense layers ran as int8 GEMMs, on int8 matrices or dot products where the
+            // context has them
+            let shader = if ctx.int8_cooperative_matrix() {
+                "convolution_gemm_int8_cm"
+            } else if ctx.integer_dot_product() {
                 "convolution_gemm_int8"
             } else {
                 "convolution_gemm_int8_exact"

@@ -30,11 +30,10 @@ use crate::layer::shared::int8_gemm::{Int8Kernel, Int8Rows};
 use crate::layer::shared::int8_scales::{Int8Scales, fake_quantization, level, levels_of};
 use crate::layer::shared::pipelines::PackPipelines;
 use crate::layer::weights::Weights;
-use crate::shaders::Shader;
 use crate::tensor::{ElemType, GpuMat, Mat};
 
 use super::Convolution;
-use super::int8_gpu::Int8Gemm;
+use super::int8_gpu::{Int8Engine, Int8Gemm};
 
 /// An int8 layer's scales and kernel levels; at `create_pipeline` with int8 inference, the
 /// convolution of levels that runs them.
@@ -126,7 +125,7 @@ impl Convolution {
             ..Convolution::default()
         }));
         int8.gemm = match gpu {
-            Some(gpu) if gemm_fits => Some(Int8Gemm::choose(gpu)?),
+            Some(gpu) if gemm_fits => Some(Int8Gemm::choose(gpu, opt)?),
             _ => None,
         };
         int8.gpu = match gpu {
@@ -192,9 +191,9 @@ impl Convolution {
         Ok(())
     }
 
-    /// The device shader of the int8 GEMM, where this layer has one.
-    pub fn int8_gpu_shader(&self) -> Option<Shader> {
-        Some(self.int8.as_ref()?.gemm.as_ref()?.shader())
+    /// The device engine of the int8 GEMM, where this layer has one.
+    pub fn int8_engine(&self) -> Option<Int8Engine> {
+        Some(self.int8.as_ref()?.gemm.as_ref()?.engine())
     }
 
     /// Whether this layer runs as int8.

@@ -1,8 +1,10 @@
 //! Convolution's int8 inference on the device as int8 arithmetic: dense layers on pack4 blobs
-//! of whole blocks of 4 channels each side go through `convolution_gemm_int8` (the device's
-//! int8 dot products, `dotPacked4x8EXT`) or, where the device has none (naga's path, Vulkan
-//! below 1.3 without VK_KHR_shader_integer_dot_product), `convolution_gemm_int8_exact` (the
-//! same int32 sums from sign-extended bytes). Either quantizes its input as it stages it, so a
+//! of whole blocks of 4 channels each side go through an int8 GEMM ([`Int8Engine`]): int8
+//! cooperative matrices (`convolution_gemm_int8_cm`, NVIDIA's int8 tensor cores), the
+//! device's int8 dot products (`convolution_gemm_int8`, `dotPacked4x8EXT`) or, where the
+//! device has neither (naga's path, Vulkan below 1.3 without
+//! VK_KHR_shader_integer_dot_product), `convolution_gemm_int8_exact` (the same int32 sums
+//! from sign-extended bytes). Either quantizes its input as it stages it, so a
 //! layer is one dispatch, as its float twin is; the outputs are the same levels over their
 //! scales the fake-quantizing path gives (see `int8`'s doc). Other int8 layers (depthwise,
 //! grouped, pack1, outputs not in blocks of 4) keep that path.
@@ -14,18 +16,45 @@ use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::GpuSetup;
 use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
+use crate::layer::run_options::RunOptions;
 use crate::layer::shared::int8_scales::Int8Scales;
 use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
-/// Positions × output blocks of 4 per workgroup of the int8 GEMM, and its invocations.
-const TILE: [usize; 2] = [64, 32];
-const INVOCATIONS: usize = 256;
+/// The int8 GEMM's shaders, fastest first: the choice for a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int8Engine {
+    /// `convolution_gemm_int8_cm`: 16 × 16 × 32 int8 cooperative matrices.
+    CooperativeMatrix,
+    /// `convolution_gemm_int8`: int8 dot products of four lanes.
+    DotProduct,
+    /// `convolution_gemm_int8_exact`: int32 products of sign-extended bytes.
+    Exact,
+}
 
-/// The int8 GEMM of one layer: its shader and, once uploaded, its packed kernel and descales.
+impl Int8Engine {
+    /// Its shader.
+    pub fn shader(self) -> Shader {
+        match self {
+            Int8Engine::CooperativeMatrix => Shader::ConvolutionGemmInt8Cm,
+            Int8Engine::DotProduct => Shader::ConvolutionGemmInt8,
+            Int8Engine::Exact => Shader::ConvolutionGemmInt8Exact,
+        }
+    }
+
+    /// Positions × output blocks of 4 per workgroup, and its invocations.
+    fn tile(self) -> ([usize; 2], usize) {
+        match self {
+            Int8Engine::CooperativeMatrix => ([64, 16], 128),
+            _ => ([64, 32], 256),
+        }
+    }
+}
+
+/// The int8 GEMM of one layer: its engine and, once uploaded, its packed kernel and descales.
 pub(super) struct Int8Gemm {
-    shader: Shader,
+    engine: Int8Engine,
     /// Per step (four input channels at one kernel position), per output, one int of four
     /// levels.
     weights: Option<DeviceBuffer>,
@@ -34,27 +63,34 @@ pub(super) struct Int8Gemm {
 }
 
 impl Int8Gemm {
-    /// The shader this device runs it with: the dot-product one where a variant in the
-    /// layer's options fits the device, else the exact one.
-    pub(super) fn choose(gpu: GpuSetup<'_>) -> Result<Int8Gemm> {
-        let dot = Shader::ConvolutionGemmInt8;
-        let shader = if gpu.ctx.fitting_variants(dot.module(), gpu.options).is_ok() {
-            dot
+    /// The fastest engine with a variant in the layer's options that fits the device (int8
+    /// matrices only where the run allows cooperative matrices).
+    pub(super) fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Int8Gemm> {
+        let fits = |e: Int8Engine| {
+            gpu.ctx
+                .fitting_variants(e.shader().module(), gpu.options)
+                .is_ok()
+        };
+        let engine = if opt.use_cooperative_matrix && fits(Int8Engine::CooperativeMatrix) {
+            Int8Engine::CooperativeMatrix
+        } else if fits(Int8Engine::DotProduct) {
+            Int8Engine::DotProduct
         } else {
-            let exact = Shader::ConvolutionGemmInt8Exact;
-            gpu.ctx.fitting_variants(exact.module(), gpu.options)?;
+            let exact = Int8Engine::Exact;
+            gpu.ctx
+                .fitting_variants(exact.shader().module(), gpu.options)?;
             exact
         };
         Ok(Int8Gemm {
-            shader,
+            engine,
             weights: None,
             descales: None,
         })
     }
 
-    /// Which shader it runs.
-    pub(super) fn shader(&self) -> Shader {
-        self.shader
+    /// Which engine it runs.
+    pub(super) fn engine(&self) -> Int8Engine {
+        self.engine
     }
 
     /// Uploads `levels` (`[num_output][channels][kernel_h · kernel_w]`) in the shader's layout
@@ -132,11 +168,11 @@ impl Convolution {
         let mut values = self.window.spec(Pack4Kind::Blocks);
         values.push((12, SpecValue::F32(input_scale)));
         values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
-        let pipeline =
-            ctx.pipeline(gemm.shader.module(), state.options, &shaped(values, &words))?;
-        let [tn, tm] = TILE;
+        let shader = gemm.engine.shader();
+        let pipeline = ctx.pipeline(shader.module(), state.options, &shaped(values, &words))?;
+        let ([tn, tm], invocations) = gemm.engine.tile();
         let groups = dispatch_grid(
-            [(ow * oh).div_ceil(tn) * INVOCATIONS, top.c.div_ceil(tm), 1],
+            [(ow * oh).div_ceil(tn) * invocations, top.c.div_ceil(tm), 1],
             &top,
         )?;
         // the shader continues its position tiles along z past the device limit

@@ -50,6 +50,7 @@ use crate::{Opt, OptionSet};
 mod gemm;
 
 pub use cpu::CpuAlgo;
+pub use int8_gpu::Int8Engine;
 
 /// A convolution (dense, grouped or depthwise).
 #[derive(Default)]
