@@ -33,12 +33,12 @@ void main()
             {
                 const int x = x0 + kx * dilation_w;
                 const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-                const float v = inside ? float(buffer_ld1(bottom_blob_data, base + y * psc(w) + x)) : p.pad_value;
+                const float v = fake_quant1(inside ? float(buffer_ld1(bottom_blob_data, base + y * psc(w) + x)) : p.pad_value, quant_in);
                 sum += v * float(buffer_ld1(weight_data, wi));
             }
         }
     }
 
     const afp res = activation_afp(afp(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st1(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
+    buffer_st1(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, afp(fake_quant1(float(res), quant_out)));
 }

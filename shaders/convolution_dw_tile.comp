@@ -41,7 +41,7 @@ void main()
         const int x = x0 + i % in_w;
         const int y = y0 + i / in_w;
         const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h) && gz < psc(outc);
-        window_data[i] = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value);
+        window_data[i] = fake_quant4(inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value), quant_in);
     }
     barrier();
 
@@ -62,5 +62,5 @@ void main()
     }
 
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
+    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, afpvec4(fake_quant4(vec4(res), quant_out)));
 }

@@ -18,7 +18,7 @@ void dense(int ox, int oy, int oz)
 {
     const vec4 sum = dense_sum4(ox, oy, oz);
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, oz * psc(outcstep) + oy * psc(outw) + ox, res);
+    buffer_st4(top_blob_data, oz * psc(outcstep) + oy * psc(outw) + ox, afpvec4(fake_quant4(vec4(res), quant_out)));
 }
 
 void main()
@@ -36,7 +36,7 @@ void main()
 
     const int x0 = gx * stride_w - p.pad_left;
     const int y0 = gy * stride_h - p.pad_top;
-    const vec4 pad = vec4(p.pad_value);
+    const vec4 pad = fake_quant4(vec4(p.pad_value), quant_in);
 
     // depthwise
     vec4 sum = bias_term == 1 ? vec4(buffer_ld4(bias_data, gz)) : vec4(0.f);
@@ -50,12 +50,12 @@ void main()
             {
                 const int x = x0 + kx * dilation_w;
                 const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : pad;
+                const vec4 v = inside ? fake_quant4(vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)), quant_in) : pad;
                 sum += v * vec4(buffer_ld4(weight_data, wi));
             }
         }
     }
 
     const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, res);
+    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, afpvec4(fake_quant4(vec4(res), quant_out)));
 }

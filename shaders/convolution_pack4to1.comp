@@ -26,7 +26,7 @@ void main()
         return;
 
     const vec4 sum = dense_sum4(gx, gy, oz);
-    const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
+    const afpvec4 res = afpvec4(fake_quant4(vec4(activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1)), quant_out));
     const int at = gy * psc(outw) + gx;
     for (int l = 0; l < 4; l++)
     {

@@ -22,7 +22,7 @@ vec4 dense_sum4(int ox, int oy, int oz)
             {
                 const int x = x0 + kx * dilation_w;
                 const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-                const vec4 v = inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value);
+                const vec4 v = fake_quant4(inside ? vec4(buffer_ld4(bottom_blob_data, base + y * psc(w) + x)) : vec4(p.pad_value), quant_in);
                 sum.x += dot(v, vec4(buffer_ld4(weight_data, wi)));
                 sum.y += dot(v, vec4(buffer_ld4(weight_data, wi + 1)));
                 sum.z += dot(v, vec4(buffer_ld4(weight_data, wi + 2)));

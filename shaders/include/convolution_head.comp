@@ -27,6 +27,11 @@ layout (constant_id = 24) const int outw = 0;
 layout (constant_id = 25) const int outh = 0;
 layout (constant_id = 26) const int outc = 0;
 layout (constant_id = 27) const int outcstep = 0;
+// int8 inference on the float direct shaders (ncnn's int8 layers without an int8 GEMM): the
+// input's scale, each loaded value (and the pad value) taken to its level over it, and the
+// output's, each result requantized so; negative: no quantization
+layout (constant_id = 28) const float quant_in = -1.f;
+layout (constant_id = 29) const float quant_out = -1.f;
 
 layout (push_constant) uniform parameter
 {
@@ -42,3 +47,19 @@ layout (binding = 1) writeonly buffer top_blob { sfp_of(OUT_PACK) top_blob_data[
 layout (binding = 2) readonly buffer weight_blob { sfp_of(IN_PACK) weight_data[]; };
 layout (binding = 3) readonly buffer bias_blob { sfp_of(IN_PACK) bias_data[]; };
 #endif
+
+// x's int8 level over `scale` (ncnn's float2int8: x · scale rounded half away from zero,
+// clamped to ±127, then over the scale; 0 over a scale of 0, as the CPU), or x itself where
+// the scale is negative
+vec4 fake_quant4(vec4 x, float scale)
+{
+    if (scale < 0.f)
+        return x;
+    const vec4 s = x * scale;
+    return clamp(trunc(s + sign(s) * 0.5f), -127.f, 127.f) * (scale == 0.f ? 0.f : 1.f / scale);
+}
+
+float fake_quant1(float x, float scale)
+{
+    return fake_quant4(vec4(x), scale).x;
+}

@@ -3,7 +3,8 @@
 //! device's int8 matrices (NVIDIA) or dot products (lavapipe too: Vulkan 1.3) where it has
 //! them, with the exact
 //! shader where a context is told not to use them, and on naga's path; the rest (pack1,
-//! grouped, depthwise) fake-quantize. The products are exact in int32 either way, so in fp32
+//! grouped, depthwise) fake-quantize in their direct shaders, or (a padded RGB input) around
+//! the float GEMM. The products are exact in int32 either way, so in fp32
 //! the outputs are ncnn's within its int8 tolerances (0.001 dequantized, one level
 //! requantized). A requantizing layer's GPU output is its levels over the output scale (what a
 //! GPU net's int8 layers pass each other), scaled back here.
@@ -33,8 +34,10 @@ fn cases(rng: &mut Rng, term: i32) -> Vec<Case> {
             (11, 9, c, outch, k, d, s, p, 1, 0, term),
         ));
     }
-    // a depthwise layer between them takes the fake-quantizing path
+    // depthwise and grouped layers fake-quantize in their direct shaders
     cases.push(conv_int8_case(rng, (9, 7, 8, 8, 3, 1, 1, 1, 1, 8, term)));
+    cases.push(conv_int8_case(rng, (10, 6, 8, 8, 3, 1, 2, 1, 1, 2, term)));
+    cases.push(conv_int8_case(rng, (9, 7, 12, 12, 5, 1, 1, 2, 1, 12, term)));
     cases
 }
 

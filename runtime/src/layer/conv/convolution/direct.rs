@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::shared::pipelines::block_grid;
 use crate::shaders::Shader;
@@ -13,21 +14,27 @@ use super::{Convolution, GpuConvolution};
 use crate::layer::conv::implicit_gemm::shaped;
 
 impl Convolution {
-    /// Records `shader` from `bottom` into `top`, one invocation per output value (block).
+    /// Records `shader` from `bottom` into `top`, one invocation per output value (block);
+    /// with an int8 layer's input and output scales in `quant`, its input and output
+    /// fake-quantized in the same dispatch.
     pub(super) fn dispatch_direct(
         &self,
         state: &GpuConvolution,
         rec: &mut Recorder<'_>,
         shader: Shader,
         [bottom, top, weights, bias]: [&GpuMat; 4],
-        words: &[u32],
+        (words, quant): (&[u32], [Option<f32>; 2]),
     ) -> Result<()> {
         let kind = if bottom.elempack == 4 {
             self.pack4_kind()
         } else {
             Pack4Kind::None
         };
-        let spec = shaped(self.window.spec(kind), words);
+        let mut values = self.window.spec(kind);
+        // (the float layers' pipelines keep their constants)
+        let scales = (28..).zip(quant).filter_map(|(id, s)| Some((id, s?)));
+        values.extend(scales.map(|(id, s)| (id, SpecValue::F32(s))));
+        let spec = shaped(values, words);
         let pipeline = rec
             .context()
             .pipeline(shader.module(), state.options, &spec)?;

@@ -10,9 +10,11 @@
 //!
 //! On the GPU, dense layers on pack4 blobs are int8 GEMMs (`int8_gpu`: int8 products summed
 //! in int32, the input quantized as it is staged). The others fake-quantize: the input's levels
-//! over its scale (one `unaryop` pass, op 20), the float convolution of the kernel's levels
-//! over theirs (the same products up to rounding, in the storage's precision), and for a
-//! requantizing layer the output's levels over its scale. Int8 layers of a GPU net therefore
+//! over its scale, the float convolution of the kernel's levels over theirs (the same products
+//! up to rounding, in the storage's precision), and for a requantizing layer the output's
+//! levels over its scale; the direct shaders (depthwise, grouped, pack1) do both in their own
+//! dispatch (specialization constants 28 and 29), around the float GEMM (a padded RGB input,
+//! outputs not in blocks of 4) they are `unaryop` passes (op 20). Int8 layers of a GPU net therefore
 //! pass each other such values, on the device and on the CPU alike (where a layer falls back
 //! there), not int8 mats: the next layer's scale is the previous one's output scale (as ncnn's
 //! converter writes them), so it finds the same levels.
@@ -158,20 +160,24 @@ impl Convolution {
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
-        let Some(int8) = self.int8.as_ref() else {
-            return self.forward_gpu_float(bottom, rec);
+        let (Some(int8), Some(state)) = (self.int8.as_ref(), self.gpu.as_ref()) else {
+            return self.forward_gpu_float(bottom, rec, [None; 2]);
         };
         let Some((input, output)) = &int8.gpu else {
-            return self.forward_gpu_float(bottom, rec);
+            return self.forward_gpu_float(bottom, rec, [None; 2]);
         };
-        if let Some(gemm) = &int8.gemm {
-            let scales = (int8.scales.input, int8.scales.output);
-            if let Some(top) = self.forward_int8_gemm(gemm, scales, bottom, rec)? {
-                return Ok(top);
-            }
+        let scales = (int8.scales.input, int8.scales.output);
+        if let Some(gemm) = &int8.gemm
+            && let Some(top) = self.forward_int8_gemm(gemm, scales, bottom, rec)?
+        {
+            return Ok(top);
+        }
+        if bottom.elempack != 4 || state.gemm.is_none() {
+            // a direct shader: the quantizations in its own dispatch
+            return self.forward_gpu_float(bottom, rec, [Some(scales.0), scales.1]);
         }
         let x = unary(rec, input, bottom)?;
-        let top = self.forward_gpu_float(&x, rec)?;
+        let top = self.forward_gpu_float(&x, rec, [None; 2])?;
         match output {
             Some(output) => unary(rec, output, &top),
             None => Ok(top),

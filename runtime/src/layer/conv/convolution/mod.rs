@@ -372,7 +372,7 @@ impl Layer for Convolution {
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         match self.int8_gpu() {
             Some(_) => self.forward_gpu_int8(bottom, rec),
-            None => self.forward_gpu_float(bottom, rec),
+            None => self.forward_gpu_float(bottom, rec, [None; 2]),
         }
     }
 
@@ -402,8 +402,14 @@ impl Layer for Convolution {
 }
 
 impl Convolution {
-    /// The float forward on the device (an int8 layer's, between its quantization steps).
-    fn forward_gpu_float(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+    /// The float forward on the device; with an int8 layer's input and output scales in
+    /// `quant`, the direct shaders fake-quantize its input and output (see `int8`).
+    fn forward_gpu_float(
+        &self,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+        quant: [Option<f32>; 2],
+    ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let channels = bottom.c * bottom.elempack;
         // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
@@ -478,7 +484,8 @@ impl Convolution {
             self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], &words)?;
             return Ok(top);
         }
-        self.dispatch_direct(state, rec, shader, [bottom, &top, weights, bias], &words)?;
+        let buffers = [bottom, &top, weights, bias];
+        self.dispatch_direct(state, rec, shader, buffers, (&words, quant))?;
         Ok(top)
     }
 }
