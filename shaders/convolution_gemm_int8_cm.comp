@@ -10,7 +10,10 @@
 // memory, weights row-major [output][step], inputs column-major [position][step], rows of 8
 // ints padded to 12 (16-byte aligned, as the loads need). Each accumulator goes through a
 // scratch of its subgroup to be written as vec4 of 4 channels, dequantized, biased, activated
-// and (requantizing) taken to its levels over the output scale.
+// and (requantizing) taken to its levels over the output scale. Where the output has too few
+// tiles to fill the device the steps are split over the grid's z, as convolution_gemm_cm's:
+// each slice writes its int32 sums to the workspace and convolution_gemm_int8_sum finishes
+// their sum.
 #version 450
 
 #include "prelude_coopmat.comp"
@@ -28,6 +31,11 @@ layout (binding = 4) readonly buffer descale_blob { vec4 descale_data[]; };
 // the input's scale, and the output's where the layer requantizes (0: it does not)
 layout (constant_id = 12) const float input_scale = 1.f;
 layout (constant_id = 13) const float output_scale = 0.f;
+// the number of slices the steps are split into (1: write the output directly)
+layout (constant_id = 14) const int splits = 1;
+
+// int32 sums, [slice][outc / 4][outw · outh], when the steps are split
+layout (binding = 5) writeonly buffer partial_blob { ivec4 partial_data[]; };
 
 // output blocks of 4 and positions per workgroup, steps per stage (one matrix K of levels)
 #define TILE_MB 16
@@ -48,17 +56,7 @@ shared ivec4 tile_c[4 * 16 * LDC];
 #define FRAG_B coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB>
 #define FRAG_C coopmat<int, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
 
-// ncnn's float2int8: x rounded half away from zero, clamped to ±127
-ivec4 level4(vec4 x)
-{
-    return ivec4(clamp(trunc(x + sign(x) * 0.5f), -127.f, 127.f));
-}
-
-// four levels as one int, the first in the low byte
-int pack_levels(ivec4 q)
-{
-    return (q.x & 255) | ((q.y & 255) << 8) | ((q.z & 255) << 16) | (q.w << 24);
-}
+#include "convolution_int8_epilogue.comp"
 
 // loads this invocation's share of steps k0 .. k0 + 7 of both operands: 4 steps of the input
 // at its position (quantized), 4 of its output channel's weights; no branch guards a load
@@ -89,7 +87,7 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
 // writes one accumulator, positions on0 .. on0 + 15 of output blocks om0 .. om0 + 3, through
 // subgroup sg's scratch, column-major by position: the 4 output channels of one position are
 // one ivec4
-void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M)
+void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int slice)
 {
     coopMatStore(acc, tile_c, sg * 16 * LDC, LDC, gl_CooperativeMatrixLayoutColumnMajor);
     subgroupMemoryBarrierShared();
@@ -101,13 +99,16 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M)
         const ivec4 s = tile_c[(sg * 16 + e % 16) * LDC + e / 16];
         if (on < N && om < M)
         {
-            const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-            // as the CPU: one fused multiply-add, then the activation
-            const vec4 v = fma(vec4(s), descale_data[om], b);
-            vec4 res = vec4(activation_afpvec4(afpvec4(v), activation_type, activation_param_0, activation_param_1));
-            if (output_scale != 0.f)
-                res = vec4(level4(res * output_scale)) * (1.f / output_scale);
-            buffer_st4(top_blob_data, om * psc(outcstep) + on, afpvec4(res));
+            if (splits > 1)
+            {
+                partial_data[(slice * M + om) * N + on] = s;
+            }
+            else
+            {
+                const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+                const afpvec4 res = int8_finish(s, descale_data[om], b, output_scale);
+                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+            }
         }
     }
     subgroupMemoryBarrierShared();
@@ -116,14 +117,17 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M)
 
 void main()
 {
-#define splits 1
 #define batched 0
     int in_base = 0;
     int out_base = 0;
     int w_base = 0;
 #define TILE_ROWS TILE_MB
 #include "convolution_gemm_tile.comp"
-    const int k_end = psc(c) * kernel_w * kernel_h;
+    // each slice whole stages of 8 steps
+    const int K = psc(c) * kernel_w * kernel_h;
+    const int per_slice = ((K + splits - 1) / splits + STEPS - 1) / STEPS * STEPS;
+    const int k_begin = slice * per_slice;
+    const int k_end = min(K, k_begin + per_slice);
 
     // what this invocation stages: the input at position n0 + row and the weights of output
     // channel m0 · 4 + row, steps lk, lk + 2, lk + 4, lk + 6 of each stage
@@ -148,9 +152,9 @@ void main()
 
     int next_in[PER];
     int next_w[PER];
-    load_steps(0, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
+    load_steps(k_begin, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
 
-    for (int k0 = 0; k0 < k_end; k0 += STEPS)
+    for (int k0 = k_begin; k0 < k_end; k0 += STEPS)
     {
         for (int r = 0; r < PER; r++)
         {
@@ -180,8 +184,8 @@ void main()
 
     // each accumulator through this subgroup's scratch
     const int lane = int(gl_SubgroupInvocationID);
-    write_out(c00, sg, lane, n0 + sn, m0 + sm / 4, N, M);
-    write_out(c01, sg, lane, n0 + sn + 16, m0 + sm / 4, N, M);
-    write_out(c10, sg, lane, n0 + sn, m0 + sm / 4 + 4, N, M);
-    write_out(c11, sg, lane, n0 + sn + 16, m0 + sm / 4 + 4, N, M);
+    write_out(c00, sg, lane, n0 + sn, m0 + sm / 4, N, M, slice);
+    write_out(c01, sg, lane, n0 + sn + 16, m0 + sm / 4, N, M, slice);
+    write_out(c10, sg, lane, n0 + sn, m0 + sm / 4 + 4, N, M, slice);
+    write_out(c11, sg, lane, n0 + sn + 16, m0 + sm / 4 + 4, N, M, slice);
 }

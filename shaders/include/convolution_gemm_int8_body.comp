@@ -40,17 +40,7 @@ layout (local_size_x = 256) in;
 shared int tile_in[TILE_K * TILE_N];
 shared ivec4 tile_w[TILE_K * TILE_M];
 
-// ncnn's float2int8: x rounded half away from zero, clamped to ±127
-ivec4 level4(vec4 x)
-{
-    return ivec4(clamp(trunc(x + sign(x) * 0.5f), -127.f, 127.f));
-}
-
-// four levels as one int, the first in the low byte
-int pack_levels(ivec4 q)
-{
-    return (q.x & 255) | ((q.y & 255) << 8) | ((q.z & 255) << 16) | (q.w << 24);
-}
+#include "convolution_int8_epilogue.comp"
 
 #if INT8_DOT
 #define DOT4(a, b) dotPacked4x8EXT(a, b)
@@ -173,12 +163,8 @@ void main()
             if (om >= M)
                 continue;
             const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-            // as the CPU: one fused multiply-add, then the activation
-            const vec4 v = fma(vec4(sums[i * 2 + j]), descale_data[om], b);
-            vec4 res = vec4(activation_afpvec4(afpvec4(v), activation_type, activation_param_0, activation_param_1));
-            if (output_scale != 0.f)
-                res = vec4(level4(res * output_scale)) * (1.f / output_scale);
-            buffer_st4(top_blob_data, om * psc(outcstep) + on, afpvec4(res));
+            const afpvec4 res = int8_finish(sums[i * 2 + j], descale_data[om], b, output_scale);
+            buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
         }
     }
 }

@@ -10,11 +10,12 @@
 //! grouped, pack1, outputs not in blocks of 4) keep that path.
 
 use super::{Convolution, GpuConvolution};
+use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::GpuSetup;
-use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
+use crate::layer::conv::implicit_gemm::{GemmEngine, GemmPlan, dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::int8_scales::Int8Scales;
@@ -165,26 +166,85 @@ impl Convolution {
             geo.pad_top as u32,
             self.pad_value.to_bits(),
         ]);
-        let mut values = self.window.spec(Pack4Kind::Blocks);
-        values.push((12, SpecValue::F32(input_scale)));
-        values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
+        // the matrices split their steps where the output has too few tiles to fill the
+        // device (resnet's last stage: 49 positions), as the fp16 GEMM does
+        let positions = ow * oh;
+        let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
+        let splits = match gemm.engine {
+            Int8Engine::CooperativeMatrix => {
+                GemmPlan::choose(GemmEngine::CooperativeMatrix, top.c, positions, steps).splits
+            }
+            _ => 1,
+        };
+        let spec = |id: u32| {
+            let mut values = self.window.spec(Pack4Kind::Blocks);
+            values.push((12, SpecValue::F32(input_scale)));
+            values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
+            if id == 1 || splits > 1 {
+                values.push((14, SpecValue::I32(splits as i32)));
+            }
+            shaped(values, &words)
+        };
         let shader = gemm.engine.shader();
-        let pipeline = ctx.pipeline(shader.module(), state.options, &shaped(values, &words))?;
+        let pipeline = ctx.pipeline(shader.module(), state.options, &spec(0))?;
         let ([tn, tm], invocations) = gemm.engine.tile();
         let groups = dispatch_grid(
-            [(ow * oh).div_ceil(tn) * invocations, top.c.div_ceil(tm), 1],
+            [
+                positions.div_ceil(tn) * invocations,
+                top.c.div_ceil(tm),
+                splits,
+            ],
             &top,
         )?;
-        // the shader continues its position tiles along z past the device limit
-        let groups = fold_into_z(ctx, &pipeline, groups, 0);
-        let resources = [
+        // unsplit, the shader continues its position tiles along z past the device limit
+        let groups = match splits {
+            1 => fold_into_z(ctx, &pipeline, groups, 0),
+            _ => groups,
+        };
+        let mut resources = vec![
             bottom.resource(),
             top.resource(),
             Resource::Buffer(weights),
             bias.resource(),
             Resource::Buffer(descales),
         ];
+        if gemm.engine != Int8Engine::CooperativeMatrix {
+            rec.dispatch(&pipeline, &resources, &words, groups)?;
+            return Ok(Some(top));
+        }
+        let Some(no_partials) = &state.no_partials else {
+            return Err(Error::NotLoaded {
+                what: "the GEMM's partial-sum buffer on the device",
+            });
+        };
+        if splits == 1 {
+            resources.push(no_partials.resource());
+            rec.dispatch(&pipeline, &resources, &words, groups)?;
+            return Ok(Some(top));
+        }
+        // one row of int32 sums (a 1-D mat's length is its channel count)
+        let partials = GpuMat::alloc(
+            ctx,
+            2,
+            [positions * top.c * splits * 4, 1, 1],
+            1,
+            OptionSet::FP32,
+        )?;
+        resources.push(partials.resource());
         rec.dispatch(&pipeline, &resources, &words, groups)?;
+        let sum = ctx.pipeline(
+            Shader::ConvolutionGemmInt8Sum.module(),
+            state.options,
+            &spec(1),
+        )?;
+        let finish = [
+            partials.resource(),
+            top.resource(),
+            bias.resource(),
+            Resource::Buffer(descales),
+        ];
+        let grid = dispatch_grid([positions, top.c, 1], &top)?;
+        rec.dispatch(&sum, &finish, &words, grid)?;
         Ok(Some(top))
     }
 }
