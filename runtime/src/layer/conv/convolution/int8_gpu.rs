@@ -176,17 +176,20 @@ impl Convolution {
             }
             _ => 1,
         };
-        let spec = |id: u32| {
+        // the GEMM's constants (the sum pass has no input scale)
+        let spec = |sum: bool| {
             let mut values = self.window.spec(Pack4Kind::Blocks);
-            values.push((12, SpecValue::F32(input_scale)));
+            if !sum {
+                values.push((12, SpecValue::F32(input_scale)));
+            }
             values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
-            if id == 1 || splits > 1 {
+            if sum || splits > 1 {
                 values.push((14, SpecValue::I32(splits as i32)));
             }
             shaped(values, &words)
         };
         let shader = gemm.engine.shader();
-        let pipeline = ctx.pipeline(shader.module(), state.options, &spec(0))?;
+        let pipeline = ctx.pipeline(shader.module(), state.options, &spec(false))?;
         let ([tn, tm], invocations) = gemm.engine.tile();
         let groups = dispatch_grid(
             [
@@ -235,7 +238,7 @@ impl Convolution {
         let sum = ctx.pipeline(
             Shader::ConvolutionGemmInt8Sum.module(),
             state.options,
-            &spec(1),
+            &spec(true),
         )?;
         let finish = [
             partials.resource(),
