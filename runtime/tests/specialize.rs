@@ -135,12 +135,13 @@ fn check_frozen(name: &str, v: &ShaderVariant, spec: &Specialization) -> Result<
         // known naga 30 gaps: unpackFloat2x16 (fp16pa) and the uint64 lfpvec4 conversions of
         // fp16sa local memory; images pass once samplers are split
         let class = v.options.float_class().name();
-        // (and cooperative matrices, which only the passthrough path takes)
+        // (and cooperative matrices and int8 dot products, which only the passthrough path
+        // takes)
+        let features = v.reflection.features;
         let known = class == "fp16pa"
             || (class == "fp16sa" && v.options.contains(fpshader::Opt::LocalMemory))
-            || v.reflection
-                .features
-                .contains(fpshader::meta::Features::COOPERATIVE_MATRIX);
+            || features.contains(fpshader::meta::Features::COOPERATIVE_MATRIX)
+            || features.contains(fpshader::meta::Features::INTEGER_DOT_PRODUCT);
         assert!(known, "naga rejects {what}: {e}");
         format!("{what}: {e}")
     })

@@ -19,13 +19,23 @@ use fpshader::{Context, ContextOptions};
 fn cases(rng: &mut Rng, term: i32) -> Vec<Case> {
     let windows = [
         (1, 1, 1, 0),
+        (3, 1, 1, 0),
         (3, 1, 1, 1),
         (3, 1, 2, 1),
         (3, 2, 1, -233),
         (5, 1, 2, 2),
         (2, 1, 2, -234),
     ];
-    let pairs = [(4, 4), (16, 32), (8, 12), (3, 8), (36, 68)];
+    // an RGB input (padded to a block), outputs not in blocks of 4 (unpacked after)
+    let pairs = [
+        (4, 4),
+        (16, 32),
+        (8, 12),
+        (3, 8),
+        (36, 68),
+        (16, 10),
+        (8, 7),
+    ];
     let mut cases = Vec::new();
     for (i, &(k, d, s, p)) in windows.iter().enumerate() {
         let (c, outch) = pairs[i % pairs.len()];

@@ -1,5 +1,7 @@
 //! Convolution's int8 inference on the device as int8 arithmetic: dense layers on pack4 blobs
-//! of whole blocks of 4 channels each side go through an int8 GEMM ([`Int8Engine`]): int8
+//! (an RGB input padded to a block of 4 channels, as the float GEMM takes it; outputs not in
+//! whole blocks of 4 computed into whole ones and unpacked, as an SSD head's) go through an
+//! int8 GEMM ([`Int8Engine`]): int8
 //! cooperative matrices (`convolution_gemm_int8_cm`, NVIDIA's int8 tensor cores), the
 //! device's int8 dot products (`convolution_gemm_int8`, `dotPacked4x8EXT`) or, where the
 //! device has neither (naga's path, Vulkan below 1.3 without
@@ -95,7 +97,7 @@ impl Int8Gemm {
     }
 
     /// Uploads `levels` (`[num_output][channels][kernel_h · kernel_w]`) in the shader's layout
-    /// and the descales.
+    /// and the descales, zero past the channels and the outputs to whole blocks of 4.
     pub(super) fn upload(
         &mut self,
         gpu: GpuSetup<'_>,
@@ -103,30 +105,36 @@ impl Int8Gemm {
         (outputs, channels, taps): (usize, usize, usize),
         scales: &Int8Scales,
     ) -> Result<()> {
-        let mut words = Vec::with_capacity(levels.len() / 4);
-        for i4 in 0..channels / 4 {
+        let blocks = outputs.div_ceil(4) * 4;
+        let mut words = Vec::with_capacity(channels.div_ceil(4) * taps * blocks);
+        for i4 in 0..channels.div_ceil(4) {
             for k in 0..taps {
-                for o in 0..outputs {
+                for o in 0..blocks {
                     let byte = |j: usize| {
-                        let l = levels[(o * channels + i4 * 4 + j) * taps + k] as i8;
+                        let i = i4 * 4 + j;
+                        let l = match i < channels && o < outputs {
+                            true => levels[(o * channels + i) * taps + k] as i8,
+                            false => 0,
+                        };
                         u32::from(l as u8) << (8 * j)
                     };
                     words.push(byte(0) | byte(1) | byte(2) | byte(3));
                 }
             }
         }
+        let mut descales = scales.descales.clone();
+        descales.resize(blocks, 0.0);
         self.weights = Some(gpu.ctx.upload(bytemuck::cast_slice(&words))?);
-        self.descales = Some(gpu.ctx.upload(bytemuck::cast_slice(&scales.descales))?);
+        self.descales = Some(gpu.ctx.upload(bytemuck::cast_slice(&descales))?);
         Ok(())
     }
 }
 
 impl Convolution {
-    /// Whether the int8 GEMM takes this layer: one group, whole blocks of 4 channels in and
-    /// out (what the float GEMM's pack4 blobs are).
+    /// Whether the int8 GEMM takes this layer: where the float GEMM takes pack4 blobs (one
+    /// group; whole blocks of 4 input channels, or an input padded to them).
     pub(super) fn int8_gemm_fits(&self) -> bool {
-        let w = &self.window;
-        w.group == 1 && w.channels().is_multiple_of(4) && w.num_output.is_multiple_of(4)
+        self.uses_gemm()
     }
 
     /// The int8 GEMM of pack4 `bottom`, quantized with `input_scale` (and the output
@@ -139,7 +147,10 @@ impl Convolution {
         rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {
         let state: &GpuConvolution = self.gpu.ready()?;
-        if bottom.elempack != 4 || bottom.c * 4 != self.window.channels() || bottom.dims != 3 {
+        // whole blocks of 4 channels, or a padded input's (its last block's zero channels
+        // meet zero weights)
+        let blocks_in = self.window.channels().div_ceil(4);
+        if bottom.elempack != 4 || bottom.c != blocks_in || bottom.dims != 3 {
             return Ok(None);
         }
         let (Some(weights), Some(descales), Some(bias)) =
@@ -152,13 +163,8 @@ impl Convolution {
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let [ow, oh] = geo.out;
-        let top = GpuMat::alloc(
-            ctx,
-            3,
-            [ow, oh, self.window.num_output / 4],
-            4,
-            bottom.options,
-        )?;
+        let outputs = self.window.num_output;
+        let top = GpuMat::alloc(ctx, 3, [ow, oh, outputs.div_ceil(4)], 4, bottom.options)?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([
@@ -213,7 +219,7 @@ impl Convolution {
         ];
         if gemm.engine != Int8Engine::CooperativeMatrix {
             rec.dispatch(&pipeline, &resources, &words, groups)?;
-            return Ok(Some(top));
+            return self.int8_output(top, rec);
         }
         let Some(no_partials) = &state.no_partials else {
             return Err(Error::NotLoaded {
@@ -223,7 +229,7 @@ impl Convolution {
         if splits == 1 {
             resources.push(no_partials.resource());
             rec.dispatch(&pipeline, &resources, &words, groups)?;
-            return Ok(Some(top));
+            return self.int8_output(top, rec);
         }
         // one row of int32 sums (a 1-D mat's length is its channel count)
         let partials = GpuMat::alloc(
@@ -248,6 +254,16 @@ impl Convolution {
         ];
         let grid = dispatch_grid([positions, top.c, 1], &top)?;
         rec.dispatch(&sum, &finish, &words, grid)?;
-        Ok(Some(top))
+        self.int8_output(top, rec)
+    }
+
+    /// The GEMM's output blocks, or where the outputs are not whole blocks of 4 (an SSD
+    /// head's), its outputs unpacked to pack1 as the float GEMM gives them.
+    fn int8_output(&self, top: GpuMat, rec: &mut Recorder<'_>) -> Result<Option<GpuMat>> {
+        let outputs = self.window.num_output;
+        Ok(Some(match outputs % 4 {
+            0 => top,
+            _ => top.record_unpacked_channels(rec, outputs)?,
+        }))
     }
 }
