@@ -108,9 +108,8 @@ pub struct Context {
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
-    /// Whether int8 dot-product variants can run ([`Context::integer_dot_product`]).
-    integer_dot_product: bool,
-    /// The device's int8 abilities (passthrough path only).
+    /// The device's int8 abilities (passthrough path only; its dot products and matrices off
+    /// where [`ContextOptions::int8_arithmetic`] is `false`).
     int8: super::vulkan_caps::Int8Caps,
     pub(crate) timings: Timings,
     pub(crate) stats: StatCounters,
@@ -295,7 +294,6 @@ impl Context {
             int8.dot_product = false;
             int8.cooperative_matrix_16x16x32 = false;
         }
-        let integer_dot_product = int8.dot_product;
         let user = opts.options.unwrap_or_default();
         let allowed = device_allows.intersect(&user).to_option_set();
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -326,7 +324,6 @@ impl Context {
             stats: StatCounters::default(),
             dummy,
             cooperative_matrix,
-            integer_dot_product,
             int8,
             health,
             wait_timeout,
@@ -367,7 +364,7 @@ impl Context {
         (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
             && (self.int8.int8 || !needed.contains(Features::INT8))
             && (self.int8_cooperative_matrix() || !needed.contains(int8_matrices))
-            && (self.integer_dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
+            && (self.int8.dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
             && required_wgpu_features(needed).is_some_and(|f| self.features.contains(f))
     }
 
@@ -384,7 +381,7 @@ impl Context {
     /// wherever the adapter has it), unless [`ContextOptions::int8_arithmetic`] said no.
     /// Elsewhere int8 layers take shaders that sum the same products without them.
     pub fn integer_dot_product(&self) -> bool {
-        self.integer_dot_product
+        self.int8.dot_product
     }
 
     /// Whether the built-in int8 cooperative-matrix shaders run here: those of
@@ -453,7 +450,7 @@ impl Context {
             } else {
                 ""
             },
-            match (self.int8_cooperative_matrix(), self.integer_dot_product) {
+            match (self.int8_cooperative_matrix(), self.int8.dot_product) {
                 (true, _) => ", int8 matrices",
                 (false, true) => ", int8 dot products",
                 _ => "",
