@@ -163,15 +163,8 @@ impl Convolution {
         let geo = self.geometry(bottom.w, bottom.h)?;
         let ctx = rec.context();
         let [ow, oh] = geo.out;
-        let outputs = self.window.num_output;
-        let top = GpuMat::alloc(ctx, 3, [ow, oh, outputs.div_ceil(4)], 4, bottom.options)?;
-        let mut words = bottom.shape_words().to_vec();
-        words.extend(top.shape_words());
-        words.extend([
-            geo.pad_left as u32,
-            geo.pad_top as u32,
-            self.pad_value.to_bits(),
-        ]);
+        let blocks = self.window.num_output.div_ceil(4);
+        let (top, words) = self.gpu_output(ctx, bottom, geo, (3, blocks, 4))?;
         // the matrices split their steps where the output has too few tiles to fill the
         // device (resnet's last stage: 49 positions), as the fp16 GEMM does
         let positions = ow * oh;

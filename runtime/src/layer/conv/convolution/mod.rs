@@ -402,6 +402,27 @@ impl Layer for Convolution {
 }
 
 impl Convolution {
+    /// A `dims`-D output of `c` channels of `pack` for `bottom` over `geo`, and the words the
+    /// shaders read (both shapes, the padding, the pad value).
+    fn gpu_output(
+        &self,
+        ctx: &crate::gpu::Context,
+        bottom: &GpuMat,
+        geo: Geometry,
+        (dims, c, pack): (u8, usize, usize),
+    ) -> Result<(GpuMat, Vec<u32>)> {
+        let [ow, oh] = geo.out;
+        let top = GpuMat::alloc(ctx, dims, [ow, oh, c], pack, bottom.options)?;
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.pad_left as u32,
+            geo.pad_top as u32,
+            self.pad_value.to_bits(),
+        ]);
+        Ok((top, words))
+    }
+
     /// The float forward on the device; with an int8 layer's input and output scales in
     /// `quant`, the direct shaders fake-quantize its input and output (see `int8`).
     fn forward_gpu_float(
@@ -452,20 +473,8 @@ impl Convolution {
                 }
                 (.., p) => return Err(Error::NoShader { elempack: p }),
             };
-        let [ow, oh] = geo.out;
-        // an output of `c` channels of `pack`, and the words the shaders read
-        let output = |c: usize, pack: usize| -> Result<(GpuMat, Vec<u32>)> {
-            let dims = if one_d { 1 } else { 3 };
-            let top = GpuMat::alloc(ctx, dims, [ow, oh, c], pack, bottom.options)?;
-            let mut words = bottom.shape_words().to_vec();
-            words.extend(top.shape_words());
-            words.extend([
-                geo.pad_left as u32,
-                geo.pad_top as u32,
-                self.pad_value.to_bits(),
-            ]);
-            Ok((top, words))
-        };
+        let dims = if one_d { 1 } else { 3 };
+        let output = |c: usize, pack: usize| self.gpu_output(ctx, bottom, geo, (dims, c, pack));
         if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {
             // a pack1 output (outputs not in whole blocks of 4, an SSD head's 126): the GEMM
             // into whole blocks (zero weights past the outputs), then the outputs unpacked;
