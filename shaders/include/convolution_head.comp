@@ -48,15 +48,19 @@ layout (binding = 2) readonly buffer weight_blob { sfp_of(IN_PACK) weight_data[]
 layout (binding = 3) readonly buffer bias_blob { sfp_of(IN_PACK) bias_data[]; };
 #endif
 
-// x's int8 level over `scale` (ncnn's float2int8: x · scale rounded half away from zero,
-// clamped to ±127, then over the scale; 0 over a scale of 0, as the CPU), or x itself where
-// the scale is negative
+// ncnn's float2int8: x rounded half away from zero, clamped to ±127
+vec4 int8_levels(vec4 x)
+{
+    return clamp(trunc(x + sign(x) * 0.5f), -127.f, 127.f);
+}
+
+// x's int8 level over `scale` (x · scale's level, then over the scale; 0 over a scale of 0, as
+// the CPU), or x itself where the scale is negative
 vec4 fake_quant4(vec4 x, float scale)
 {
     if (scale < 0.f)
         return x;
-    const vec4 s = x * scale;
-    return clamp(trunc(s + sign(s) * 0.5f), -127.f, 127.f) * (scale == 0.f ? 0.f : 1.f / scale);
+    return int8_levels(x * scale) * (scale == 0.f ? 0.f : 1.f / scale);
 }
 
 float fake_quant1(float x, float scale)

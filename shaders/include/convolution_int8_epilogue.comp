@@ -1,11 +1,11 @@
 // What the int8 convolution shaders share (convolution_gemm_int8_body, convolution_gemm_int8_cm,
-// convolution_gemm_int8_sum): ncnn's quantization of a value, four levels packed in an int,
-// and an output block's finish from its int32 sums.
+// convolution_gemm_int8_sum), after convolution_head: levels as ints, four levels packed in an
+// int, and an output block's finish from its int32 sums.
 
-// ncnn's float2int8: x rounded half away from zero, clamped to ±127
+// ncnn's float2int8 (convolution_head's int8_levels) as ints
 ivec4 level4(vec4 x)
 {
-    return ivec4(clamp(trunc(x + sign(x) * 0.5f), -127.f, 127.f));
+    return ivec4(int8_levels(x));
 }
 
 // four levels as one int, the first in the low byte
