@@ -341,6 +341,19 @@ impl Mat {
         self.data.get(self.outer_offset(q) + i * self.elempack + k)
     }
 
+    /// [`Mat::to_values`] without the copy where the mat already holds them so (fp32, one
+    /// value per element, no padding between channels): what a reader of the values alone
+    /// (a detection head over a few hundred thousand scores) wants.
+    pub fn values(&self) -> std::borrow::Cow<'_, [f32]> {
+        let contiguous = self.elempack == 1 && (self.dims <= 2 || self.cstep == self.inner());
+        match &self.data {
+            MatData::F32(v) if contiguous => {
+                std::borrow::Cow::Borrowed(&v[..(self.outer() * self.inner()).min(v.len())])
+            }
+            _ => std::borrow::Cow::Owned(self.to_values()),
+        }
+    }
+
     /// Every real value in unpacked ncnn order (channel after channel, no padding), as fp32.
     pub fn to_values(&self) -> Vec<f32> {
         let (outer, inner, p) = (self.outer(), self.inner(), self.elempack);

@@ -8,6 +8,8 @@
 //! MXNet's `MultiBoxDetection`: scores `num_class × num_prior`, priors one per row, the
 //! params' variances. No detection leaves an empty output, as in ncnn. On the CPU, as ncnn's.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use crate::error::{InputError, Result};
@@ -28,20 +30,34 @@ pub struct DetectionOutput {
     variances: [f32; 4],
 }
 
-/// The inputs as flat values with the counts they must agree on.
-struct Inputs {
-    location: Vec<f32>,
-    confidence: Vec<f32>,
-    priors: Vec<f32>,
-    /// One row of 4 variances per prior (SSD), or none (MXNet: the params').
-    variances: Option<Vec<f32>>,
+/// The inputs' values (borrowed where the mats hold them as read) with the counts they must
+/// agree on.
+struct Inputs<'a> {
+    location: Cow<'a, [f32]>,
+    confidence: Cow<'a, [f32]>,
+    /// PriorBox's rows: 4 corners per prior, then (SSD) a row of 4 variances per prior from
+    /// value `variances_at`.
+    priors: Cow<'a, [f32]>,
+    variances_at: Option<usize>,
     num_prior: usize,
     num_class: usize,
     mxnet: bool,
 }
 
+/// A prior's decoded box for a class whose score passed the threshold.
+#[derive(Clone, Copy)]
+struct Candidate {
+    corners: [f32; 4],
+    class: usize,
+    score: f32,
+}
+
+/// Priors scanned per task: a few thousand scores each, so that a small head does not pay
+/// for the threads.
+const PRIORS_PER_TASK: usize = 1024;
+
 impl DetectionOutput {
-    fn inputs(&self, bottoms: &[Mat]) -> Result<Inputs> {
+    fn inputs<'a>(&self, bottoms: &'a [Mat]) -> Result<Inputs<'a>> {
         let [location, confidence, priorbox] = bottoms else {
             return Err(InputError::Count {
                 got: bottoms.len(),
@@ -51,26 +67,16 @@ impl DetectionOutput {
         };
         let mxnet = self.num_class == -233;
         let [pw, ph, ..] = priorbox.shape();
-        let priors = priorbox.to_values();
-        let (num_prior, num_class, variances) = if mxnet {
+        let (num_prior, num_class, variances_at) = if mxnet {
             (ph, confidence.shape()[1], None)
         } else {
-            let variances = (ph >= 2).then(|| priors[pw..2 * pw].to_vec());
-            (pw / 4, self.num_class.max(0) as usize, variances)
+            (pw / 4, self.num_class.max(0) as usize, Some(pw))
         };
         let inputs = Inputs {
-            location: location.to_values(),
-            confidence: confidence.to_values(),
-            // 4 per prior, read in order as ncnn reads them (MXNet's rows of fewer than 4 do not
-            // hold them)
-            priors: (priors.get(..num_prior * 4))
-                .ok_or(InputError::Values {
-                    what: "prior box values (4 per prior)",
-                    got: priors.len(),
-                    expected: num_prior * 4,
-                })?
-                .to_vec(),
-            variances,
+            location: location.values(),
+            confidence: confidence.values(),
+            priors: priorbox.values(),
+            variances_at,
             num_prior,
             num_class,
             mxnet,
@@ -85,6 +91,13 @@ impl DetectionOutput {
             }
             Ok(())
         };
+        // 4 per prior, read in order as ncnn reads them (MXNet's rows of fewer than 4 do not
+        // hold them)
+        check(
+            "prior box values (4 per prior)",
+            inputs.priors.len(),
+            num_prior * 4,
+        )?;
         check(
             "box offsets (4 per prior)",
             inputs.location.len(),
@@ -96,7 +109,11 @@ impl DetectionOutput {
             num_prior * num_class,
         )?;
         if !mxnet {
-            let got = inputs.variances.as_ref().map_or(0, Vec::len);
+            let got = if ph >= 2 {
+                inputs.priors.len().saturating_sub(pw)
+            } else {
+                0
+            };
             check(
                 "prior variances (PriorBox's second row)",
                 got,
@@ -105,9 +122,41 @@ impl DetectionOutput {
         }
         Ok(inputs)
     }
+
+    /// The candidates of priors `range` in prior order, classes in order within a prior: each
+    /// class but the background whose score passes the threshold, with the prior's box
+    /// decoded once. A prior whose background score passes 1 - threshold has no class score
+    /// above the threshold once scores are a softmax: ncnn decodes only the others, and the
+    /// rest are left out here (their boxes are ncnn's uninitialized memory; they take no part
+    /// where scores are a softmax).
+    fn candidates(&self, inputs: &Inputs<'_>, range: std::ops::Range<usize>) -> Vec<Candidate> {
+        let background = 1.0 - self.confidence_threshold;
+        let mut out = Vec::new();
+        for prior in range {
+            if inputs.score(prior, 0) >= background {
+                continue;
+            }
+            let first = out.len();
+            for class in 1..inputs.num_class {
+                let score = inputs.score(prior, class);
+                if score > self.confidence_threshold {
+                    out.push(Candidate {
+                        corners: [0.0; 4],
+                        class,
+                        score,
+                    });
+                }
+            }
+            if out.len() > first {
+                let corners = inputs.decode(prior, &self.variances);
+                out[first..].iter_mut().for_each(|c| c.corners = corners);
+            }
+        }
+        out
+    }
 }
 
-impl Inputs {
+impl Inputs<'_> {
     /// Prior `i`'s score for class `c`.
     fn score(&self, i: usize, c: usize) -> f32 {
         if self.mxnet {
@@ -121,8 +170,11 @@ impl Inputs {
     fn decode(&self, i: usize, params: &[f32; 4]) -> [f32; 4] {
         let loc = &self.location[i * 4..i * 4 + 4];
         let pb = &self.priors[i * 4..i * 4 + 4];
-        let var = match &self.variances {
-            Some(v) => [v[i * 4], v[i * 4 + 1], v[i * 4 + 2], v[i * 4 + 3]],
+        let var = match self.variances_at {
+            Some(at) => {
+                let v = &self.priors[at + i * 4..at + i * 4 + 4];
+                [v[0], v[1], v[2], v[3]]
+            }
             None => *params,
         };
         let (pw, ph) = (pb[2] - pb[0], pb[3] - pb[1]);
@@ -157,24 +209,26 @@ impl Layer for DetectionOutput {
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
         let inputs = self.inputs(bottoms)?;
-        // a prior whose background score passes 1 - threshold has no class score above the
-        // threshold once scores are a softmax: ncnn decodes only the others
-        let background = 1.0 - self.confidence_threshold;
-        let decoded: Vec<Option<[f32; 4]>> = (0..inputs.num_prior)
-            .into_par_iter()
-            .map(|i| (inputs.score(i, 0) < background).then(|| inputs.decode(i, &self.variances)))
+        // one pass over the scores in memory order (a class after another strode over all of
+        // them once per class), in tasks whose lists join in prior order: each class's
+        // candidates come in prior order, the order ncnn sorts them from
+        let tasks: Vec<std::ops::Range<usize>> = (0..inputs.num_prior)
+            .step_by(PRIORS_PER_TASK)
+            .map(|start| start..(start + PRIORS_PER_TASK).min(inputs.num_prior))
             .collect();
-        let per_class: Vec<Vec<Scored>> = (1..inputs.num_class)
+        let found: Vec<Vec<Candidate>> = tasks
             .into_par_iter()
-            .map(|c| {
-                let mut boxes: Vec<Scored> = (0..inputs.num_prior)
-                    .filter_map(|i| {
-                        let score = inputs.score(i, c);
-                        // a skipped prior's box is ncnn's uninitialized memory; it is left
-                        // out here (it takes no part where scores are a softmax)
-                        let corners = decoded[i]?;
-                        (score > self.confidence_threshold).then(|| Scored::new(corners, c, score))
-                    })
+            .map(|range| self.candidates(&inputs, range))
+            .collect();
+        let mut per_class: Vec<Vec<Candidate>> = vec![Vec::new(); inputs.num_class];
+        for c in found.into_iter().flatten() {
+            per_class[c.class].push(c);
+        }
+        let kept: Vec<Vec<Scored>> = per_class
+            .into_par_iter()
+            .map(|candidates| {
+                let mut boxes: Vec<Scored> = (candidates.iter())
+                    .map(|c| Scored::new(c.corners, c.class, c.score))
                     .collect();
                 sort_descending(&mut boxes);
                 boxes.truncate(self.nms_top_k);
@@ -182,7 +236,7 @@ impl Layer for DetectionOutput {
                 kept.into_iter().map(|k| boxes[k]).collect()
             })
             .collect();
-        let mut all: Vec<Scored> = per_class.into_iter().flatten().collect();
+        let mut all: Vec<Scored> = kept.into_iter().flatten().collect();
         sort_descending(&mut all);
         all.truncate(self.keep_top_k);
         if all.is_empty() {

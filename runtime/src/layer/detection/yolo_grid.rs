@@ -86,24 +86,39 @@ impl Grid {
         ]
     }
 
-    /// The best class of anchor group `g` at cell `i`: ncnn's first maximum above `floor`.
-    pub(crate) fn best_class(
-        &self,
-        g: usize,
-        num_class: usize,
-        i: usize,
-        floor: f32,
-    ) -> (usize, f32) {
+    /// Channel `q`'s plane of cells.
+    pub(crate) fn plane(&self, q: usize) -> &[f32] {
+        let plane = self.w * self.h;
+        &self.values[q * plane..(q + 1) * plane]
+    }
+
+    /// The best class of anchor group `g` at every cell, as labels and scores: ncnn's first
+    /// maximum above `floor`. A class plane after another over all the cells (the compiler
+    /// vectorizes the compare and select), not a cell's classes strided a plane apart.
+    pub(crate) fn best_classes(&self, g: usize, num_class: usize, floor: f32) -> Best {
+        let cells = self.w * self.h;
         let first = g * (5 + num_class) + 5;
-        let mut best = (0, floor);
+        let mut best = Best {
+            labels: vec![0; cells],
+            scores: vec![floor; cells],
+        };
         for q in 0..num_class {
-            let s = self.at(first + q, i);
-            if s > best.1 {
-                best = (q, s);
+            let scores = self.plane(first + q);
+            let label = q as u32;
+            for ((s, l), &v) in best.scores.iter_mut().zip(&mut best.labels).zip(scores) {
+                let better = v > *s;
+                *s = if better { v } else { *s };
+                *l = if better { label } else { *l };
             }
         }
         best
     }
+}
+
+/// Each cell's best class: its label and score.
+pub(crate) struct Best {
+    pub labels: Vec<u32>,
+    pub scores: Vec<f32>,
 }
 
 /// The anchor `(w, h)` at `index` of `biases` (pairs), or the error naming the parameter.

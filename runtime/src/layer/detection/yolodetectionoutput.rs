@@ -13,6 +13,7 @@ use crate::layer::detection::boxes::{Overlap, Scored, detections, sort_descendin
 use crate::layer::detection::yolo_grid::{Grid, YoloParams, anchor, sigmoid};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
+use crate::layer::shared::kernels;
 use crate::tensor::Mat;
 
 /// YOLOv2's region head.
@@ -23,43 +24,48 @@ pub struct YoloDetectionOutput {
 
 impl YoloDetectionOutput {
     /// The class channels of each anchor group turned into a softmax over the classes, cell by
-    /// cell (ncnn's Softmax along axis 0 of the group's class channels).
+    /// cell (ncnn's Softmax along axis 0 of the group's class channels): plane by plane over
+    /// all cells, so that the compiler vectorizes each step, `exp` included.
     fn softmax_classes(&self, grid: &mut Grid) {
         let plane = grid.w * grid.h;
+        let n = self.p.num_class;
+        if plane == 0 || n == 0 {
+            return;
+        }
         for g in 0..self.p.num_box {
-            let first = (g * (5 + self.p.num_class) + 5) * plane;
-            let classes = &mut grid.values[first..first + self.p.num_class * plane];
-            for i in 0..plane {
-                let max =
-                    (0..self.p.num_class).fold(f32::MIN, |m, q| m.max(classes[q * plane + i]));
-                let mut sum = 0.0;
-                for q in 0..self.p.num_class {
-                    let e = (classes[q * plane + i] - max).exp();
-                    classes[q * plane + i] = e;
-                    sum += e;
-                }
-                for q in 0..self.p.num_class {
-                    classes[q * plane + i] /= sum;
-                }
+            let first = (g * (5 + n) + 5) * plane;
+            let classes = &mut grid.values[first..first + n * plane];
+            let mut max = classes[..plane].to_vec();
+            for q in classes.chunks_exact(plane).skip(1) {
+                kernels::zip_with(&mut max, q, f32::max);
+            }
+            let mut sum = vec![0.0; plane];
+            for q in classes.chunks_exact_mut(plane) {
+                kernels::zip_with(q, &max, |x, m| kernels::exp(x - m));
+                kernels::zip_with(&mut sum, q, |s, e| s + e);
+            }
+            for q in classes.chunks_exact_mut(plane) {
+                kernels::zip_with(q, &sum, |e, s| e / s);
             }
         }
     }
 
-    /// The boxes of one input at or above the threshold.
+    /// The boxes of one input at or above the threshold: the score of every cell first, the
+    /// box only of those that pass.
     fn boxes(&self, grid: &Grid, out: &mut Vec<Scored>) -> Result<()> {
         let net = (grid.w as f32, grid.h as f32);
         for g in 0..self.p.num_box {
             let anchor = anchor(&self.p.biases, g)?;
             let first = g * (5 + self.p.num_class);
-            for i in 0..grid.w * grid.h {
-                let [cx, cy, bw, bh] = grid.cell_box(first, i, anchor, net);
-                let objectness = sigmoid(grid.at(first + 4, i));
-                let (label, class_score) = grid.best_class(g, self.p.num_class, i, 0.0);
-                let score = objectness * class_score;
+            let best = grid.best_classes(g, self.p.num_class, 0.0);
+            let objectness = grid.plane(first + 4);
+            for (i, (&o, &class_score)) in objectness.iter().zip(&best.scores).enumerate() {
+                let score = sigmoid(o) * class_score;
                 if score >= self.p.confidence_threshold {
+                    let [cx, cy, bw, bh] = grid.cell_box(first, i, anchor, net);
                     // ncnn's corners, the area suppression takes from them
                     let corners = [cx - bw * 0.5, cy - bh * 0.5, cx + bw * 0.5, cy + bh * 0.5];
-                    out.push(Scored::new(corners, label, score));
+                    out.push(Scored::new(corners, best.labels[i] as usize, score));
                 }
             }
         }

@@ -45,15 +45,15 @@ impl Yolov3DetectionOutput {
                 })?;
             let anchor = anchor(&self.p.biases, *index as usize)?;
             let first = g * (5 + self.p.num_class);
-            for i in 0..grid.w * grid.h {
-                let (label, class_score) = grid.best_class(g, self.p.num_class, i, -f32::MAX);
-                let objectness = grid.at(first + 4, i);
-                let score = 1.0 / (1.0 + (-objectness).exp() * (1.0 + (-class_score).exp()));
+            let best = grid.best_classes(g, self.p.num_class, -f32::MAX);
+            let objectness = grid.plane(first + 4);
+            for (i, (&o, &class_score)) in objectness.iter().zip(&best.scores).enumerate() {
+                let score = 1.0 / (1.0 + (-o).exp() * (1.0 + (-class_score).exp()));
                 if score < self.p.confidence_threshold {
                     continue;
                 }
                 let cell = grid.cell_box(first, i, anchor, (net_w, net_h));
-                out.push(Scored::centered(cell, label, score));
+                out.push(Scored::centered(cell, best.labels[i] as usize, score));
             }
         }
         Ok(())
