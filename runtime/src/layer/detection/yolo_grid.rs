@@ -2,6 +2,8 @@
 //! channels (box offsets, objectness, class scores) cell by cell, with typed errors where the
 //! channels do not divide so or an anchor is missing.
 
+use multiversion::multiversion;
+
 use crate::error::{Error, InputError, Result};
 use crate::layer::params::ParamDict;
 use crate::tensor::Mat;
@@ -99,26 +101,32 @@ impl Grid {
         let cells = self.w * self.h;
         let first = g * (5 + num_class) + 5;
         let mut best = Best {
-            labels: vec![0; cells],
+            labels: vec![0.0; cells],
             scores: vec![floor; cells],
         };
         for q in 0..num_class {
-            let scores = self.plane(first + q);
-            let label = q as u32;
-            for ((s, l), &v) in best.scores.iter_mut().zip(&mut best.labels).zip(scores) {
-                let better = v > *s;
-                *s = if better { v } else { *s };
-                *l = if better { label } else { *l };
-            }
+            keep_better(&mut best, self.plane(first + q), q as f32);
         }
         best
     }
 }
 
-/// Each cell's best class: its label and score.
+/// Each cell's best class: its label (a float, so that the select vectorizes with the
+/// scores') and score.
 pub(crate) struct Best {
-    pub labels: Vec<u32>,
+    pub labels: Vec<f32>,
     pub scores: Vec<f32>,
+}
+
+/// Where `scores` beats the best so far, `label` and its score become the best.
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma", "aarch64+neon"))]
+fn keep_better(best: &mut Best, scores: &[f32], label: f32) {
+    let cells = best.scores.iter_mut().zip(&mut best.labels).zip(scores);
+    for ((s, l), &v) in cells {
+        let better = v > *s;
+        *s = if better { v } else { *s };
+        *l = if better { label } else { *l };
+    }
 }
 
 /// The anchor `(w, h)` at `index` of `biases` (pairs), or the error naming the parameter.
