@@ -142,3 +142,40 @@ void main()
         assert!(err.to_string().contains("bad:2:"), "{err}");
     }
 }
+
+/// Uploads go through staging buffers the context keeps mapped and writes again run after
+/// run: each upload still holds its own values (none sees a staging buffer's earlier
+/// contents, two in one recording have a staging buffer each), and after the first round no
+/// buffer is made.
+#[test]
+fn uploads_reuse_staging_buffers_and_keep_their_values() {
+    for ctx in contexts() {
+        let options = OptionSet::from_bits(opts("fp16s").bits() & ctx.allowed_options().bits());
+        let eps = tolerance(options.canonicalize().unwrap());
+        let (w, h, c) = (7, 5, 8);
+        let mut before = None;
+        for round in 0..4u64 {
+            let mats: Vec<fpshader::Mat> = (0..2)
+                .map(|k| {
+                    let values = random(w * h * c, 100 + round * 2 + k);
+                    fpshader::Mat::from_values(w, h, c, &values).unwrap()
+                })
+                .collect();
+            let mut rec = ctx.recorder();
+            let up: Vec<GpuMat> = (mats.iter())
+                .map(|m| GpuMat::record_upload(&mut rec, m, options).unwrap())
+                .collect();
+            rec.submit_and_wait().unwrap();
+            for (m, g) in mats.iter().zip(&up) {
+                let back = g.download(&ctx).unwrap();
+                let what = format!("round {round} on {}", ctx.describe());
+                assert_close(&back.to_values(), &m.to_values(), eps, &what);
+            }
+            let made = ctx.submission_stats().new_buffers;
+            if round >= 2 {
+                assert_eq!(Some(made), before, "round {round}: buffers made again");
+            }
+            before = Some(made);
+        }
+    }
+}
