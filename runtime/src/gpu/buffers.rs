@@ -10,7 +10,7 @@ use crate::gpu::tickets::{self, Taker};
 
 /// Storage buffer sizes round up to 16 bytes, so flat shaders (16 bytes per invocation) cover
 /// any mat's buffer whole.
-pub(super) fn padded_size(bytes: u64) -> u64 {
+fn padded_size(bytes: u64) -> u64 {
     bytes.div_ceil(16).max(1) * 16
 }
 

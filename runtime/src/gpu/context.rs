@@ -103,8 +103,6 @@ pub struct Context {
     /// a new one per download cost about 1 ms per 1.5 MB on the NVIDIA driver (its fresh
     /// mapping faults its pages in as the host reads them).
     pub(crate) readbacks: Mutex<Vec<wgpu::Buffer>>,
-    /// Staging buffers of uploads recorded into a run ([`Recorder::upload_with`]).
-    pub(crate) staging: super::staging::StagingBuffers,
     /// The thread that submits recorders' chunks, in order.
     pub(crate) submitter: Submitter,
     pub(crate) dummy: wgpu::Buffer,
@@ -321,7 +319,6 @@ impl Context {
             requested: Mutex::new(HashMap::new()),
             pool: Arc::default(),
             readbacks: Mutex::default(),
-            staging: Default::default(),
             submitter: Submitter::default(),
             timings: Default::default(),
             stats: StatCounters::default(),

@@ -14,7 +14,6 @@ pub(crate) mod recorder;
 pub mod samplers;
 pub(crate) mod smod;
 pub mod specialize;
-mod staging;
 pub(crate) mod stats;
 pub(crate) mod submitter;
 pub(crate) mod tickets;

@@ -20,7 +20,7 @@ use crate::gpu::timing::{ChunkQueries, PendingTimes};
 /// while the host still records the rest: recording a zoo model costs the host about as long
 /// as the device takes to run it, and one submission at the end put the two back to back.
 pub struct Recorder<'c> {
-    pub(super) ctx: &'c Context,
+    ctx: &'c Context,
     /// Which recorder this is, for the pool ([`crate::gpu::tickets`]), and the ticket of the
     /// chunk being recorded, once it holds a command.
     id: u64,
@@ -44,8 +44,6 @@ pub struct Recorder<'c> {
     times: Vec<PendingTimes>,
     /// When recording began (for [`Context::submission_stats`]).
     started: Instant,
-    /// The staging buffers of uploads recorded here ([`crate::gpu::staging`]).
-    pub(super) staged: Vec<wgpu::Buffer>,
 }
 
 /// The first chunk's dispatches, and the most in one chunk: a small first chunk starts the
@@ -74,7 +72,6 @@ impl Context {
             queries: None,
             times: Vec::new(),
             started: Instant::now(),
-            staged: Vec::new(),
         }
     }
 
@@ -567,7 +564,6 @@ impl<'c> Recorder<'c> {
         let recorded = Instant::now();
         // `None` (nothing submitted here): whatever was submitted before
         self.ctx.wait_for(last, "the recorded work")?;
-        self.ctx.recycle_staging(std::mem::take(&mut self.staged));
         let stats = &self.ctx.stats;
         stats
             .submissions

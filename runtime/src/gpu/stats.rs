@@ -45,8 +45,7 @@ pub struct SubmissionStats {
     /// Bind groups created (not found in a pipeline's cache of recent ones): after a warm-up
     /// run, a net's run should create none.
     pub bind_groups: u64,
-    /// Buffers created: storage buffers (none free in the pool) and uploads' staging buffers
-    /// (none free of the size). After a warm-up run, none.
+    /// Storage buffers created (none free in the pool): after a warm-up run, none.
     pub new_buffers: u64,
     /// Host time from a recorder's creation to its last submission: the layers' recording,
     /// while the device already runs the chunks submitted before.
@@ -58,7 +57,7 @@ pub struct SubmissionStats {
     /// Time from the last submission to completion: the device's work not yet done by then,
     /// plus the wait's latency.
     pub waiting: Duration,
-    /// Host time writing uploads into staging memory.
+    /// Host time writing uploads into the queue's staging memory.
     pub uploading: Duration,
     /// Host time reading downloads back: mapping the readback buffer (its own wait for the
     /// device) and decoding out of it.

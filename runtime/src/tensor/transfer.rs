@@ -41,10 +41,10 @@ impl GpuMat {
         let (w, h, c, cstep) = view_of(mat);
         let values = mat.f32()?;
         // fp16 is converted on the host on its way into the staging memory, as ncnn does:
-        // half the bytes to copy, and no cast dispatch; the copy out of it joins `rec`
+        // half the bytes to copy, and no cast dispatch
         let format = StorageFormat::of(options, mat.elempack);
         let size = mat_bytes(mat.data.len(), format);
-        let data = rec.upload_with(size, |view| format.encode_into(values, view))?;
+        let data = ctx.upload_with(size, |view| format.encode_into(values, view))?;
         Ok(GpuMat {
             data: GpuData::Buffer(data),
             dims: mat.dims,
