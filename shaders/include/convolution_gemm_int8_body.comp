@@ -42,19 +42,6 @@ shared ivec4 tile_w[TILE_K * TILE_M];
 
 #include "convolution_int8_epilogue.comp"
 
-#if INT8_DOT
-#define DOT4(a, b) dotPacked4x8EXT(a, b)
-#else
-// the same sum from sign-extended bytes
-int DOT4(int a, int b)
-{
-    return bitfieldExtract(a, 0, 8) * bitfieldExtract(b, 0, 8)
-        + bitfieldExtract(a, 8, 8) * bitfieldExtract(b, 8, 8)
-        + bitfieldExtract(a, 16, 8) * bitfieldExtract(b, 16, 8)
-        + bitfieldExtract(a, 24, 8) * bitfieldExtract(b, 24, 8);
-}
-#endif
-
 ivec4 dots(int v, ivec4 w)
 {
     return ivec4(DOT4(v, w.x), DOT4(v, w.y), DOT4(v, w.z), DOT4(v, w.w));

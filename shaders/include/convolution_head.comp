@@ -48,11 +48,7 @@ layout (binding = 2) readonly buffer weight_blob { sfp_of(IN_PACK) weight_data[]
 layout (binding = 3) readonly buffer bias_blob { sfp_of(IN_PACK) bias_data[]; };
 #endif
 
-// ncnn's float2int8: x rounded half away from zero, clamped to ±127
-vec4 int8_levels(vec4 x)
-{
-    return clamp(trunc(x + sign(x) * 0.5f), -127.f, 127.f);
-}
+#include "int8_levels.comp"
 
 // x's int8 level over `scale` (x · scale's level, then over the scale; 0 over a scale of 0, as
 // the CPU), or x itself where the scale is negative

@@ -8,11 +8,7 @@ ivec4 level4(vec4 x)
     return ivec4(int8_levels(x));
 }
 
-// four levels as one int, the first in the low byte
-int pack_levels(ivec4 q)
-{
-    return (q.x & 255) | ((q.y & 255) << 8) | ((q.z & 255) << 16) | (q.w << 24);
-}
+#include "int8_dot.comp"
 
 // an output block's sums dequantized (one fused multiply-add with its descales and bias, as
 // the CPU), activated, and where output_scale is not 0 requantized to its levels over it

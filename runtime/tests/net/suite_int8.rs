@@ -217,7 +217,12 @@ fn ncnn_convolutiondepthwise_int8_tests() {
 /// (`RandomS8Mat`) with scales in 10–20.
 #[test]
 fn ncnn_innerproduct_int8_tests() {
-    let mut rng = Rng(833);
+    let cases = innerproduct_int8_cases(&mut Rng(833));
+    check_suite_int8_inference(cases, 1e-3);
+}
+
+/// The cases of [`ncnn_innerproduct_int8_tests`].
+pub(crate) fn innerproduct_int8_cases(rng: &mut Rng) -> Vec<Case> {
     let sets: [(&[usize], usize, bool); 15] = [
         (&[1, 3, 1], 1, false),
         (&[3, 2, 2], 2, false),
@@ -237,27 +242,27 @@ fn ncnn_innerproduct_int8_tests() {
     ];
     let mut cases = Vec::new();
     for (sizes, outch, int8_kernel) in sets {
-        let a = random_mat(&mut rng, "x", sizes, RANDOM);
+        let a = random_mat(rng, "x", sizes, RANDOM);
         let k = a.values.len();
         let (kernel, weight_scales) = if int8_kernel {
-            let scales = random_values(&mut rng, outch, (10.0, 20.0));
-            (s8_weights(&mut rng, outch * k), scales)
+            let scales = random_values(rng, outch, (10.0, 20.0));
+            (s8_weights(rng, outch * k), scales)
         } else {
-            let kernel = random_values(&mut rng, outch * k, RANDOM);
+            let kernel = random_values(rng, outch * k, RANDOM);
             let scales = scales_mat(&kernel, outch, k, k);
             ([vec![0.0], kernel].concat(), scales)
         };
         let input_scale = scales_mat(&a.values, 1, k, 0);
-        let bias = random_values(&mut rng, outch, RANDOM);
+        let bias = random_values(rng, outch, RANDOM);
         let params = format!(
             "0={outch} 1=1 2={} 8=1 {}",
             outch * k,
-            random_activation(&mut rng)
+            random_activation(rng)
         );
         let weights = vec![kernel, bias, weight_scales, input_scale];
         cases.push(case_with("InnerProduct", params, vec![a], weights));
     }
-    check_suite_int8_inference(cases, 1e-3);
+    cases
 }
 
 /// Whole numbers in -10000..10000 as ncnn's `RandomIntMat`: the wheel gets them as int32.

@@ -1,5 +1,5 @@
-//! ncnn's int8 convolutions on the device against fpshader's CPU int8 outputs (which match
-//! ncnn's wheel): dense layers of whole blocks of 4 channels run as int8 GEMMs, with the
+//! ncnn's int8 convolutions and inner products on the device against fpshader's CPU int8
+//! outputs (which match ncnn's wheel): dense layers of whole blocks of 4 channels run as int8 GEMMs, with the
 //! device's int8 matrices (NVIDIA) or dot products (lavapipe too: Vulkan 1.3) where it has
 //! them, with the exact
 //! shader where a context is told not to use them, and on naga's path; the rest (pack1,
@@ -82,56 +82,81 @@ fn int8_convolutions_on_the_device_match_the_cpu() {
     let mut rng = Rng(851);
     for (term, epsilon) in [(1, 1e-3), (101, 1.0)] {
         let cases = cases(&mut rng, term);
-        let cpu = check_suite_int8_inference(cases.clone(), epsilon);
-        let b = batch(&cases.iter().collect::<Vec<_>>());
-        for ctx in contexts() {
-            ctx.set_timing(true);
-            let packed = RunOptions {
-                use_packing_layout: true,
-                use_int8_inference: true,
-                ..RunOptions::fp32()
-            };
-            let fp16 = RunOptions {
-                use_fp16_packed: true,
-                use_fp16_storage: true,
-                ..packed
-            };
-            // fp16 storage moves an input a level where it rounds across a half: a few
-            // levels of the sums, as the zoo's int8 models allow
-            for (name, opt, eps) in [("fp32 packed", packed, epsilon), ("fp16", fp16, 0.3)] {
-                let (_, got, _) = run_batch(&b, opt, Some(ctx.clone()));
-                for ((j, got), want) in got.into_iter().enumerate().zip(&cpu) {
-                    let case = &cases[b.owners[j]];
-                    let what = format!("{} {name}, {}", case.what(), ctx.describe());
-                    let (shape, mut got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-                    assert_eq!(shape, want.0, "{what}: output shape");
-                    if term > 100 {
-                        // the output scale is the last weight
-                        let scale = case.weights[case.weights.len() - 1];
-                        got.iter_mut().for_each(|v| *v *= scale);
-                    }
-                    let largest = want.1.iter().fold(1f32, |m, v| m.max(v.abs()));
-                    let eps = if name == "fp16" { eps * largest } else { eps };
-                    assert_close(&got, &want.1, eps, &what);
-                }
-            }
-            // the dense layers ran as int8 GEMMs, on int8 matrices or dot products where the
-            // context has them
-            let shader = if ctx.int8_cooperative_matrix() {
+        // the dense layers run as int8 GEMMs, on int8 matrices or dot products where the
+        // context has them
+        check_on_devices(&cases, term, epsilon, |ctx| {
+            if ctx.int8_cooperative_matrix() {
                 "convolution_gemm_int8_cm"
             } else if ctx.integer_dot_product() {
                 "convolution_gemm_int8"
             } else {
                 "convolution_gemm_int8_exact"
-            };
-            let timings = ctx.take_timings();
-            if !timings.is_empty() {
-                assert!(
-                    timings.iter().any(|t| t.shader == shader),
-                    "{}: no {shader} dispatch",
-                    ctx.describe()
-                );
             }
+        });
+    }
+}
+
+/// test_innerproduct.cpp's int8 cases on the device: single rows of a multiple of 4 inputs
+/// run as int8 GEMVs (the device's dot products where it has them), the rest fake-quantize
+/// before the float kernel.
+#[test]
+fn int8_innerproducts_on_the_device_match_the_cpu() {
+    let cases = super::suite_int8::innerproduct_int8_cases(&mut Rng(833));
+    check_on_devices(&cases, 1, 1e-3, |ctx| match ctx.integer_dot_product() {
+        true => "innerproduct_int8",
+        false => "innerproduct_int8_exact",
+    });
+}
+
+/// The cases on [`contexts`] in fp32 and fp16 storage against fpshader's CPU int8 outputs
+/// (checked against ncnn's wheel first), and `shader(ctx)` among each context's dispatches.
+fn check_on_devices(
+    cases: &[Case],
+    term: i32,
+    epsilon: f32,
+    shader: impl Fn(&Context) -> &'static str,
+) {
+    let cpu = check_suite_int8_inference(cases.to_vec(), epsilon);
+    let b = batch(&cases.iter().collect::<Vec<_>>());
+    for ctx in contexts() {
+        ctx.set_timing(true);
+        let packed = RunOptions {
+            use_packing_layout: true,
+            use_int8_inference: true,
+            ..RunOptions::fp32()
+        };
+        let fp16 = RunOptions {
+            use_fp16_packed: true,
+            use_fp16_storage: true,
+            ..packed
+        };
+        // fp16 storage moves an input a level where it rounds across a half: a few levels
+        // of the sums, as the zoo's int8 models allow
+        for (name, opt, eps) in [("fp32 packed", packed, epsilon), ("fp16", fp16, 0.3)] {
+            let (_, got, _) = run_batch(&b, opt, Some(ctx.clone()));
+            for ((j, got), want) in got.into_iter().enumerate().zip(&cpu) {
+                let case = &cases[b.owners[j]];
+                let what = format!("{} {name}, {}", case.what(), ctx.describe());
+                let (shape, mut got) = got.unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                assert_eq!(shape, want.0, "{what}: output shape");
+                if term > 100 {
+                    // the output scale is the last weight
+                    let scale = case.weights[case.weights.len() - 1];
+                    got.iter_mut().for_each(|v| *v *= scale);
+                }
+                let largest = want.1.iter().fold(1f32, |m, v| m.max(v.abs()));
+                let eps = if name == "fp16" { eps * largest } else { eps };
+                assert_close(&got, &want.1, eps, &what);
+            }
+        }
+        let shader = shader(&ctx);
+        let timings = ctx.take_timings();
+        if !timings.is_empty() {
+            assert!(
+                timings.iter().any(|t| t.shader == shader),
+                "{}: no {shader} dispatch",
+                ctx.describe()
+            );
         }
     }
 }

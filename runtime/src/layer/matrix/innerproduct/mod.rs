@@ -2,8 +2,9 @@
 //! 9=activation_type 10=activation_params`; weights (type 0, fp32/fp16/int8/quantized) then
 //! bias (type 1), then with `int8_scale_term` a scale per output and the input's: ncnn's int8
 //! inference (the input quantized, the kernel's levels summed exactly over the CPU's dot
-//! products, each output dequantized, biased and activated); on the GPU the input's levels
-//! over its scale (`unaryop` op 20) and the float layer of the kernel's levels over theirs.
+//! products, each output dequantized, biased and activated); on the GPU the same int8 sums
+//! where the layer runs its GEMV ([`int8_gpu`]), else the input's levels over its scale
+//! (`unaryop` op 20) and the float layer of the kernel's levels over theirs.
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
 //! the input count is a multiple of 4 (a pack1 input read as such rows where it lies so, else
@@ -12,6 +13,8 @@
 //! convolution. A 2-D input of several rows `num_input` wide is
 //! that many products (ncnn's gemm path): the shared GPU GEMM with the bias as its per-column
 //! addend and the activation fused.
+
+mod int8_gpu;
 
 use std::sync::Arc;
 
@@ -109,6 +112,8 @@ pub struct InnerProduct {
     int8: Option<(Int8Scales, Option<Int8Rows>)>,
     /// With int8 inference on a device: the input's fake quantization.
     int8_gpu: Option<PackPipelines>,
+    /// With int8 inference on a device whose layer has a GEMV: the int8 GEMV.
+    int8_gemv: Option<int8_gpu::Int8Gemv>,
     gpu: Option<GpuInnerProduct>,
 }
 
@@ -211,6 +216,12 @@ impl Layer for InnerProduct {
                     (3, SpecValue::F32(p(1))),
                 ];
                 let ragged = !self.num_input().is_multiple_of(4);
+                self.int8_gemv = match &self.int8 {
+                    Some((scales, Some(kernel))) if !ragged => {
+                        Some(int8_gpu::Int8Gemv::new(gpu, kernel, scales, &values)?)
+                    }
+                    _ => None,
+                };
                 // pack4 values lie as pack1 ones unless pack1 keeps fp32 where pack4 packs fp16
                 let same_bytes =
                     StorageFormat::of(gpu.options, 1) == StorageFormat::of(gpu.options, 4);
@@ -259,6 +270,9 @@ impl Layer for InnerProduct {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
+        if let Some(int8) = self.int8_gemv.as_mut() {
+            int8.upload(gpu)?;
+        }
         let pack = if state.gemv.is_some() { 4 } else { 1 };
         state.weights = Some(gpu.upload_values(&self.weights, pack)?);
         // pack4 and pack1 values lie alike unless pack1 keeps fp32 where pack4 packs fp16
@@ -306,6 +320,11 @@ impl Layer for InnerProduct {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        if let Some(int8) = &self.int8_gemv
+            && let Some(top) = self.forward_gpu_int8(int8, bottom, rec)?
+        {
+            return Ok(top);
+        }
         match &self.int8_gpu {
             Some(quantize) => {
                 let x = unary(rec, quantize, bottom)?;
@@ -479,6 +498,31 @@ impl InnerProduct {
 }
 
 impl InnerProduct {
+    /// The int8 GEMV of a flat input of vec4 rows, `None` for inputs it does not take (several
+    /// rows, or none as vec4 rows).
+    fn forward_gpu_int8(
+        &self,
+        int8: &int8_gpu::Int8Gemv,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        let state = self.gpu.ready()?;
+        let [w, rows, ..] = bottom.shape();
+        let values: usize = bottom.shape().iter().product();
+        let several = bottom.dims == 2 && rows > 1 && w == self.num_input();
+        if several || values != self.num_input() {
+            return Ok(None);
+        }
+        let (Some(x), Some(bias)) = (vec4_rows(&state.flatten, bottom, rec)?, &state.bias) else {
+            return Ok(None);
+        };
+        let n = self.num_output;
+        let top = GpuMat::alloc(rec.context(), 1, [1, 1, n], 1, state.rows.options())?;
+        int8.record(rec, &x, &top, bias, (self.num_input(), n))?;
+        let one_row = bottom.dims == 2 && bottom.w == self.num_input();
+        Ok(Some(as_row(top, one_row)))
+    }
+
     /// The float forward on the device (an int8 layer's after its input's quantization).
     fn forward_gpu_float(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
