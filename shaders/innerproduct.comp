@@ -6,38 +6,16 @@
 // fp32 and reduce in shared memory. Buffers only: the layer keeps image nets on the CPU.
 #version 450
 
-#include "prelude.comp"
+#include "innerproduct_head.comp"
 
-#include "vulkan_activation.comp"
-
-layout (constant_id = 0) const int bias_term = 0;
-layout (constant_id = 1) const int activation_type = 0;
-layout (constant_id = 2) const float activation_param_0 = 0;
-layout (constant_id = 3) const float activation_param_1 = 0;
-
-#define shape_constant_id_offset 4
-layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
-layout (constant_id = shape_constant_id_offset + 1) const int outw = 0;
-
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 layout (binding = 2) readonly buffer weight_blob { sfpvec4 weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
 
-layout (push_constant) uniform parameter
-{
-    int w, outw;
-} p;
-
-#define LANES 64
-layout (local_size_x = LANES) in;
 shared float partial[LANES];
 
 void main()
 {
     const int lx = int(gl_LocalInvocationID.x);
-    // past 65535 outputs (the workgroups a grid dimension may have) the grid goes on along z
-    const int o = int(gl_WorkGroupID.y + gl_WorkGroupID.z * gl_NumWorkGroups.y);
+    const int o = workgroup_output();
     // a folded grid's last rows lie past the outputs: the whole workgroup leaves
     if (o >= psc(outw))
         return;

@@ -9,46 +9,27 @@
 //
 // Weights, from the host: per output, one int per four inputs, the first in the low byte.
 
-#include "prelude.comp"
+// constants 4 and 5 are the scales below
+#define shape_constant_id_offset 6
+#include "innerproduct_head.comp"
 
-#include "vulkan_activation.comp"
-
-layout (constant_id = 0) const int bias_term = 0;
-layout (constant_id = 1) const int activation_type = 0;
-layout (constant_id = 2) const float activation_param_0 = 0;
-layout (constant_id = 3) const float activation_param_1 = 0;
 // the input's scale, and the output's where the layer requantizes (0: it does not)
 layout (constant_id = 4) const float input_scale = 1.f;
 layout (constant_id = 5) const float output_scale = 0.f;
 
-#define shape_constant_id_offset 6
-layout (constant_id = shape_constant_id_offset + 0) const int w = 0;
-layout (constant_id = shape_constant_id_offset + 1) const int outw = 0;
-
-layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; };
-layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
 layout (binding = 2) readonly buffer weight_blob { int weight_data[]; };
-layout (binding = 3) readonly buffer bias_blob { sfp bias_data[]; };
 // each output's 1 / (input scale · weight scale), fp32 in every variant
 layout (binding = 4) readonly buffer descale_blob { float descale_data[]; };
-
-layout (push_constant) uniform parameter
-{
-    int w, outw;
-} p;
 
 #include "int8_levels.comp"
 #include "int8_dot.comp"
 
-#define LANES 64
-layout (local_size_x = LANES) in;
 shared int partial[LANES];
 
 void main()
 {
     const int lx = int(gl_LocalInvocationID.x);
-    // past 65535 outputs (the workgroups a grid dimension may have) the grid goes on along z
-    const int o = int(gl_WorkGroupID.y + gl_WorkGroupID.z * gl_NumWorkGroups.y);
+    const int o = workgroup_output();
     // a folded grid's last rows lie past the outputs: the whole workgroup leaves
     if (o >= psc(outw))
         return;
