@@ -267,9 +267,37 @@ impl<'n> Extractor<'n> {
         if let Some(last) = self.record.layers.last_mut() {
             last.1 = Placed::Cpu;
         }
-        if let Some(r) = rec.take() {
+        if rec.is_some() {
             self.record.waits += 1;
-            r.submit_and_wait()?;
+        }
+        // the device-only inputs ride in the submission of the work that makes them: one
+        // wait for all (each read back on its own was a round trip of its own: three for an
+        // SSD's head)
+        let mut downloads: Vec<(usize, PendingDownload)> = Vec::new();
+        if let Some(ctx) = self.net.ctx.as_deref() {
+            for &b in &self.net.layers[i].bottoms {
+                let device_only = self.cpu[b].is_none() && self.bands[b].is_none();
+                if let Some(g) = self.gpu[b].as_ref().filter(|g| g.buffer().is_some())
+                    && device_only
+                    && !downloads.iter().any(|(d, _)| *d == b)
+                {
+                    let r = rec.get_or_insert_with(|| ctx.recorder());
+                    r.set_label("(download)");
+                    downloads.push((b, g.record_download(r)?));
+                }
+            }
+        }
+        if let Some(r) = rec.take() {
+            r.submit_and_wait_overlapping(|| downloads.iter_mut().for_each(|(_, p)| p.prepare()))?;
+        }
+        if let Some(ctx) = self.net.ctx.as_deref() {
+            for (b, pending) in downloads {
+                self.cpu[b] = Some(Arc::new(pending.finish(ctx)?));
+                self.record.downloads += 1;
+                if self.opt.lightmode {
+                    self.gpu[b] = None;
+                }
+            }
         }
         self.forward_cpu(i, remaining, target)
     }

@@ -35,6 +35,13 @@ impl GpuMat {
             }
             .into());
         }
+        if m.elempack != elempack && m.packs_in_place(elempack) {
+            return Ok(GpuMat {
+                c: channels / elempack,
+                elempack,
+                ..m.clone()
+            });
+        }
         match (m.elempack, elempack) {
             (a, b) if a == b => Ok(m.clone()),
             (1, 8) | (8, 1) => {
@@ -47,6 +54,20 @@ impl GpuMat {
             (8, 4) => m.repack(rec, 4, Shader::Packing8to4, false, channels),
             (from, to) => Err(TensorError::Packing { channels, from, to }.into()),
         }
+    }
+
+    /// Whether `m` in `elempack` is its own buffer as it is: a buffer whose channels are one
+    /// value each, next to each other (a 1-D blob, or a 2-D one of one column), in a storage
+    /// format `elempack` keeps. Its packings differ only in how shaders index it, so the net's
+    /// conversions between them (an InnerProduct's pack1 output to the next one's pack4, a
+    /// Flatten's to Concat's) are views, not dispatches.
+    fn packs_in_place(&self, elempack: usize) -> bool {
+        let m = self;
+        m.buffer().is_some()
+            && m.dims <= 2
+            && m.w * m.h == 1
+            && m.cstep == 1
+            && StorageFormat::of(m.options, elempack) == m.format
     }
 
     /// A pack1 buffer mat as pack4, its channels padded with zeros to a multiple of 4: how the

@@ -73,6 +73,49 @@ fn elempack_round_trips_and_fp16_casts_on_the_gpu() {
     }
 }
 
+/// A 1-D blob's (and a one-column 2-D blob's) packings are the same bytes: repacking hands
+/// back a view of its buffer where the storage format stays, a repacked copy elsewhere.
+#[test]
+fn one_value_channels_repack_as_views_of_their_buffer() {
+    for ctx in contexts() {
+        for class in ["", "fp16p", "fp16s", "fp16s,fp16a"] {
+            let options = OptionSet::from_bits(opts(class).bits() & ctx.allowed_options().bits());
+            let values = random(24, 5);
+            for host in [
+                fpshader::Mat::from_shape_values(1, [24, 1, 1, 1], &values).unwrap(),
+                fpshader::Mat::from_shape_values(2, [1, 24, 1, 1], &values).unwrap(),
+            ] {
+                let what = format!("{class} {}-D on {}", host.dims, ctx.describe());
+                let g1 = GpuMat::upload(&ctx, &host, options).unwrap();
+                for pack in [4, 8] {
+                    let same = StorageFormat::of(g1.options, pack) == g1.format;
+                    let g = g1.convert_packing(&ctx, pack).unwrap();
+                    assert_eq!((g.c, g.elempack), (24 / pack, pack), "{what}");
+                    assert_eq!(
+                        g.buffer_is_shared(),
+                        same,
+                        "{what}: a view exactly where the format stays"
+                    );
+                    let back = g.convert_packing(&ctx, 1).unwrap().download(&ctx).unwrap();
+                    assert_close(
+                        &back.to_values(),
+                        &host.to_values(),
+                        tolerance(g.options),
+                        &what,
+                    );
+                    let want = host.to_packing(pack).unwrap().to_values();
+                    assert_close(
+                        &g.download(&ctx).unwrap().to_values(),
+                        &want,
+                        tolerance(g.options),
+                        &what,
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[cfg(feature = "runtime-compile")]
 #[test]
 fn shaders_compiled_at_run_time_run() {
