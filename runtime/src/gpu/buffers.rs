@@ -53,6 +53,8 @@ impl Context {
             write(view.slice(..));
         }
         self.stats.add(&self.stats.upload_ns, started.elapsed());
+        self.stats.uploads.fetch_add(1, Ordering::Relaxed);
+        self.stats.upload_bytes.fetch_add(size, Ordering::Relaxed);
         Ok(DeviceBuffer::pooled(buffer, &self.pool))
     }
 

@@ -14,6 +14,8 @@ pub(crate) struct StatCounters {
     pub(crate) submit_ns: AtomicU64,
     pub(crate) wait_ns: AtomicU64,
     pub(crate) upload_ns: AtomicU64,
+    pub(crate) uploads: AtomicU64,
+    pub(crate) upload_bytes: AtomicU64,
     pub(crate) read_ns: AtomicU64,
 }
 
@@ -32,6 +34,8 @@ impl StatCounters {
             submitting: d(&self.submit_ns),
             waiting: d(&self.wait_ns),
             uploading: d(&self.upload_ns),
+            uploads: self.uploads.load(Ordering::Relaxed),
+            upload_bytes: self.upload_bytes.load(Ordering::Relaxed),
             reading: d(&self.read_ns),
         }
     }
@@ -59,6 +63,11 @@ pub struct SubmissionStats {
     pub waiting: Duration,
     /// Host time writing uploads into the queue's staging memory.
     pub uploading: Duration,
+    /// Uploads written, and their bytes: after a warm-up run, a net's inputs alone (weights,
+    /// tables and constants stay on the device).
+    pub uploads: u64,
+    /// The bytes of those uploads (their buffers' padded sizes).
+    pub upload_bytes: u64,
     /// Host time reading downloads back: mapping the readback buffer (its own wait for the
     /// device) and decoding out of it.
     pub reading: Duration,
@@ -76,6 +85,8 @@ impl std::ops::Sub for SubmissionStats {
             submitting: self.submitting.saturating_sub(before.submitting),
             waiting: self.waiting.saturating_sub(before.waiting),
             uploading: self.uploading.saturating_sub(before.uploading),
+            uploads: self.uploads - before.uploads,
+            upload_bytes: self.upload_bytes - before.upload_bytes,
             reading: self.reading.saturating_sub(before.reading),
         }
     }

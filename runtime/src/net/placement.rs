@@ -1,6 +1,8 @@
 //! Placement at run time: whether a GPU layer takes the blobs it has now, and its GPU
 //! inputs converted (uploaded, repacked, padded, copied) to what its flags ask for.
 
+use std::sync::Arc;
+
 use super::extractor::Extractor;
 use super::{NetLayer, check_tops, convert, single_input};
 use crate::OptionSet;
@@ -145,15 +147,24 @@ impl Extractor<'_> {
     ) -> Result<GpuMat> {
         let ctx = rec.context();
         if self.gpu[b].is_none() {
-            let m = self.cpu[b]
-                .as_ref()
+            let host = self.cpu[b]
+                .clone()
                 .ok_or_else(|| super::extractor::missing(&self.net.blobs[b].name))?;
-            let m = if m.elempack == pack {
-                std::borrow::Cow::Borrowed(m.as_ref())
+            let m = if host.elempack == pack {
+                std::borrow::Cow::Borrowed(host.as_ref())
             } else {
-                std::borrow::Cow::Owned(m.to_packing(pack)?)
+                std::borrow::Cow::Owned(host.to_packing(pack)?)
             };
-            self.gpu[b] = Some(GpuMat::record_upload(rec, &m, options)?);
+            let g = GpuMat::record_upload(rec, &m, options)?;
+            // a Split's other tops hold the same host mat: they share this upload (an SSD's
+            // image feeds its first convolution and six PriorBoxes: it went up seven times)
+            for (s, cpu) in self.cpu.iter().enumerate() {
+                let sibling = cpu.as_ref().is_some_and(|c| Arc::ptr_eq(c, &host));
+                if sibling && s != b && self.gpu[s].is_none() && self.bands[s].is_none() {
+                    self.gpu[s] = Some(g.clone());
+                }
+            }
+            self.gpu[b] = Some(g);
             if self.opt.lightmode {
                 self.cpu[b] = None;
             }

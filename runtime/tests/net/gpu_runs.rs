@@ -279,3 +279,36 @@ fn channel_moving_chains_run_as_one_gather() {
         ctx.set_timing(false);
     }
 }
+
+/// A host input that a Split hands to several GPU layers goes up once a run, all of them
+/// sharing the buffer (an SSD's image feeds its first convolution and six PriorBoxes: it went
+/// up seven times); the in-place reader (ReLU) works on a copy, the others still see the
+/// input.
+#[test]
+fn an_input_split_to_many_gpu_readers_is_uploaded_once() {
+    let mut rng = Rng(89);
+    let param = "7767517\n7 10\nInput in 0 1 a\nSplit sp 1 4 a a0 a1 a2 a3\n\
+                 ReLU r 1 1 a0 r 0=0.1\nSigmoid sig 1 1 a1 s\nTanH th 1 1 a2 t\n\
+                 Eltwise sum 3 1 r s t e 0=1\nEltwise out 2 1 e a3 out 0=1\n";
+    let ins = [Input::new(&mut rng, "a", 3, [9, 7, 1, 8])];
+    let want = run_net(param, &[], &ins, "out", RunOptions::fp32(), None)
+        .unwrap()
+        .to_values();
+    for ctx in gpu_contexts() {
+        let net = load_net(param, &[], RunOptions::fp32(), Some(ctx.clone())).unwrap();
+        for run in 0..2 {
+            let stats = ctx.submission_stats();
+            let mut ex = net.create_extractor().unwrap();
+            ex.input("a", ins[0].mat()).unwrap();
+            let got = ex.extract("out").unwrap();
+            let what = format!("run {run} on {}", ctx.describe());
+            assert_close(&got.to_values(), &want, 1e-5, &what);
+            let d = ctx.submission_stats() - stats;
+            assert_eq!(
+                d.uploads, 1,
+                "{what}: the input went up {} times",
+                d.uploads
+            );
+        }
+    }
+}

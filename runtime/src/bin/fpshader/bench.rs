@@ -297,7 +297,7 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
             }
             print(&format!(
                 "fastest run {total:.3} ms: {} submission(s), {} new buffer(s), {} new bind group(s), \
-                 recording {:.3} ms (submitting {:.3} ms), waiting {:.3} ms, uploading {:.3} ms, reading back {:.3} ms\n",
+                 recording {:.3} ms (submitting {:.3} ms), waiting {:.3} ms, uploading {:.3} ms ({} upload(s), {:.1} KiB), reading back {:.3} ms\n",
                 d.submissions,
                 d.new_buffers,
                 d.bind_groups,
@@ -305,6 +305,8 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
                 d.submitting.as_secs_f64() * 1e3,
                 d.waiting.as_secs_f64() * 1e3,
                 d.uploading.as_secs_f64() * 1e3,
+                d.uploads,
+                d.upload_bytes as f64 / 1024.0,
                 d.reading.as_secs_f64() * 1e3
             ));
         }
