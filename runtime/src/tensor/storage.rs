@@ -56,17 +56,40 @@ impl StorageFormat {
     }
 
     /// `values` in this format written into `dst` (the rest of `dst` zeroed): straight into a
-    /// buffer's staging memory, converted a block at a time in cache where fp16.
+    /// buffer's staging memory, converted a block at a time in cache where fp16. A large
+    /// upload is written by several threads, in chunks: the staging memory is write-combined
+    /// (on a discrete GPU often its own memory, across the bus), which one core fills at a
+    /// few GB/s; an H200's 1 MB input took 0.22 ms on one.
     pub fn encode_into(self, values: &[f32], mut dst: wgpu::WriteOnly<'_, [u8]>) {
-        const BLOCK: usize = 2048;
+        use rayon::prelude::*;
+        /// Bytes per task of a parallel upload.
+        const BYTES: usize = 1 << 16;
         let n = values.len().min(dst.len() / self.size());
+        dst.slice(n * self.size()..).fill(0);
+        let dst = dst.into_slice(..n * self.size());
+        let per = BYTES / self.size();
+        if n < 4 * per {
+            return self.encode_chunk(&values[..n], dst);
+        }
+        // whole chunks (views of arrays, which may cross threads) and what is left
+        let (chunks, last) = dst.into_chunks::<BYTES>();
+        let whole = chunks.len();
+        let tasks: Vec<_> = values.chunks(per).zip(chunks).collect();
+        tasks
+            .into_par_iter()
+            .for_each(|(v, d)| self.encode_chunk(v, d.into()));
+        self.encode_chunk(&values[whole * per..n], last);
+    }
+
+    /// `values` in this format into `dst`, which holds exactly their bytes.
+    fn encode_chunk(self, values: &[f32], mut dst: wgpu::WriteOnly<'_, [u8]>) {
+        const BLOCK: usize = 2048;
         match self {
             StorageFormat::Fp32 if cfg!(target_endian = "little") => {
-                dst.slice(..n * 4)
-                    .copy_from_slice(bytemuck::cast_slice(&values[..n]));
+                dst.copy_from_slice(bytemuck::cast_slice(values));
             }
             StorageFormat::Fp32 => {
-                for (i, v) in values[..n].iter().enumerate() {
+                for (i, v) in values.iter().enumerate() {
                     dst.slice(i * 4..i * 4 + 4)
                         .copy_from_slice(&v.to_le_bytes());
                 }
@@ -74,7 +97,7 @@ impl StorageFormat {
             StorageFormat::Fp16 => {
                 use half::slice::HalfFloatSliceExt;
                 let mut block = [f16::ZERO; BLOCK];
-                for (i, chunk) in values[..n].chunks(BLOCK).enumerate() {
+                for (i, chunk) in values.chunks(BLOCK).enumerate() {
                     let b = &mut block[..chunk.len()];
                     // F16C or NEON conversions where the CPU has them
                     b.convert_from_f32_slice(chunk);
@@ -89,7 +112,6 @@ impl StorageFormat {
                 }
             }
         }
-        dst.slice(n * self.size()..).fill(0);
     }
 
     /// [`StorageFormat::decode`] in chunks over the threads into a new vector.
@@ -153,11 +175,17 @@ mod tests {
     use super::StorageFormat;
 
     /// Encoding into a padded staging view and decoding back gives the values (rounded to
-    /// fp16 where that is the format) and zeros after them, across block boundaries.
+    /// fp16 where that is the format) and zeros after them, across block boundaries, and
+    /// across the chunks of a parallel upload (a count that fills none exactly).
     #[test]
     fn encode_into_round_trips_and_zero_pads() {
-        let values: Vec<f32> = (0..5000).map(|i| (i as f32 * 0.37).sin() * 100.0).collect();
-        for format in [StorageFormat::Fp32, StorageFormat::Fp16] {
+        for (count, format) in [5000, 300_001]
+            .into_iter()
+            .flat_map(|n| [(n, StorageFormat::Fp32), (n, StorageFormat::Fp16)])
+        {
+            let values: Vec<f32> = (0..count)
+                .map(|i| (i as f32 * 0.37).sin() * 100.0)
+                .collect();
             let mut bytes = vec![0xAAu8; values.len() * format.size() + 64];
             format.encode_into(&values, (&mut bytes[..]).into());
             let back = format.decode(&bytes, values.len());
