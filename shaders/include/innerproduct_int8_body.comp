@@ -5,7 +5,8 @@
 // products of levels sum exactly in int32, per invocation then across the workgroup; the sum
 // is dequantized (1 / (input scale · weight scale), the bias in the same fused multiply-add,
 // as the CPU), activated, and where the layer requantizes, taken to its levels over the
-// output scale. One workgroup per output (along y), as innerproduct.
+// output scale. One workgroup per output (along y), as innerproduct, and per input row (along
+// x: a layer given several rows of `w` vec4s, ncnn's gemm path, writes rows of `outw`).
 //
 // Weights, from the host: per output, one int per four inputs, the first in the low byte.
 
@@ -34,11 +35,13 @@ void main()
     if (o >= psc(outw))
         return;
     const int row = o * psc(w);
+    const int r = int(gl_WorkGroupID.x);
+    const int first = r * psc(w);
 
     int acc = 0;
     for (int k = lx; k < psc(w); k += LANES)
     {
-        const vec4 x = vec4(buffer_ld4(bottom_blob_data, k));
+        const vec4 x = vec4(buffer_ld4(bottom_blob_data, first + k));
         const int levels = pack_levels(ivec4(int8_levels(x * input_scale)));
         acc += DOT4(levels, weight_data[row + k]);
     }
@@ -60,5 +63,5 @@ void main()
     v = float(activation_afp(afp(v), activation_type, activation_param_0, activation_param_1));
     if (output_scale != 0.f)
         v = int8_levels(vec4(v * output_scale)).x * (1.f / output_scale);
-    buffer_st1(top_blob_data, o, afp(v));
+    buffer_st1(top_blob_data, r * psc(outw) + o, afp(v));
 }

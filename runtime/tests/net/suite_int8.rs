@@ -213,7 +213,7 @@ fn ncnn_convolutiondepthwise_int8_tests() {
     }
 }
 
-/// test_innerproduct.cpp's int8 cases: fp32 kernels with their scales, and int8 kernels
+/// test_innerproduct.cpp's int8 cases and 2-D inputs of several rows: fp32 kernels with their scales, and int8 kernels
 /// (`RandomS8Mat`) with scales in 10–20.
 #[test]
 fn ncnn_innerproduct_int8_tests() {
@@ -223,7 +223,8 @@ fn ncnn_innerproduct_int8_tests() {
 
 /// The cases of [`ncnn_innerproduct_int8_tests`].
 pub(crate) fn innerproduct_int8_cases(rng: &mut Rng) -> Vec<Case> {
-    let sets: [(&[usize], usize, bool); 15] = [
+    // ncnn's sets, then 2-D inputs of several rows (ncnn's gemm path: `w` inputs per row)
+    let sets: [(&[usize], usize, bool); 18] = [
         (&[1, 3, 1], 1, false),
         (&[3, 2, 2], 2, false),
         (&[5, 3, 3], 3, false),
@@ -239,11 +240,17 @@ pub(crate) fn innerproduct_int8_cases(rng: &mut Rng) -> Vec<Case> {
         (&[32], 16, true),
         (&[16], 12, true),
         (&[2, 2, 4], 8, false),
+        (&[16, 3], 8, false),
+        (&[12, 5], 4, true),
+        (&[20, 2], 12, false),
     ];
     let mut cases = Vec::new();
     for (sizes, outch, int8_kernel) in sets {
         let a = random_mat(rng, "x", sizes, RANDOM);
-        let k = a.values.len();
+        let k = match sizes {
+            [w, _] => *w,
+            _ => a.values.len(),
+        };
         let (kernel, weight_scales) = if int8_kernel {
             let scales = random_values(rng, outch, (10.0, 20.0));
             (s8_weights(rng, outch * k), scales)
@@ -252,7 +259,7 @@ pub(crate) fn innerproduct_int8_cases(rng: &mut Rng) -> Vec<Case> {
             let scales = scales_mat(&kernel, outch, k, k);
             ([vec![0.0], kernel].concat(), scales)
         };
-        let input_scale = scales_mat(&a.values, 1, k, 0);
+        let input_scale = scales_mat(&a.values, 1, a.values.len(), 0);
         let bias = random_values(rng, outch, RANDOM);
         let params = format!(
             "0={outch} 1=1 2={} 8=1 {}",

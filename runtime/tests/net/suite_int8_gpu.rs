@@ -98,14 +98,18 @@ fn int8_convolutions_on_the_device_match_the_cpu() {
 
 /// test_innerproduct.cpp's int8 cases on the device: single rows of a multiple of 4 inputs
 /// run as int8 GEMVs (the device's dot products where it has them), the rest fake-quantize
-/// before the float kernel.
+/// before the float kernel; the 2-D inputs of several rows, apart, as one GEMV per row.
 #[test]
 fn int8_innerproducts_on_the_device_match_the_cpu() {
     let cases = super::suite_int8::innerproduct_int8_cases(&mut Rng(833));
-    check_on_devices(&cases, 1, 1e-3, |ctx| match ctx.integer_dot_product() {
-        true => "innerproduct_int8",
-        false => "innerproduct_int8_exact",
-    });
+    let (rows, ncnn): (Vec<Case>, Vec<Case>) =
+        cases.into_iter().partition(|c| c.inputs[0].dims == 2);
+    for cases in [ncnn, rows] {
+        check_on_devices(&cases, 1, 1e-3, |ctx| match ctx.integer_dot_product() {
+            true => "innerproduct_int8",
+            false => "innerproduct_int8_exact",
+        });
+    }
 }
 
 /// The cases on [`contexts`] in fp32 and fp16 storage against fpshader's CPU int8 outputs

@@ -5,8 +5,9 @@
 //! VK_KHR_shader_integer_dot_product). The input is quantized as it is loaded, so the layer is
 //! one dispatch; each output is dequantized, biased, activated and, where the layer
 //! requantizes, taken to its levels over the output scale, as a GPU net's int8 layers pass
-//! them. Other inputs (several rows, counts not a multiple of 4) keep the fake quantization
-//! before the float kernel.
+//! them. Several rows (ncnn's gemm path: a 2-D input `num_input` wide) run one GEMV per row in
+//! the same dispatch. Inputs of a count not a multiple of 4 keep the fake quantization before
+//! the float kernel.
 
 use std::sync::Arc;
 
@@ -74,23 +75,24 @@ impl Int8Gemv {
         Ok(())
     }
 
-    /// Records the GEMV of `rows` (the input as one flat row of vec4s) into `top` (pack1, one
-    /// value per output), `bias` its bias.
+    /// Records the GEMV of each of the `m` rows of `rows` (the input as rows of `k / 4` vec4s,
+    /// one after another) into `top` (pack1, rows of `n` values), `bias` its bias.
     pub(super) fn record(
         &self,
         rec: &mut Recorder<'_>,
         rows: &GpuMat,
         top: &GpuMat,
         bias: &GpuMat,
-        (k, n): (usize, usize),
+        (m, k, n): (usize, usize, usize),
     ) -> Result<()> {
         let (weights, descales) = self.uploaded.as_ref().ok_or(Error::NotLoaded {
             what: "the int8 weights on the device",
         })?;
         let words = [(k / 4) as u32, n as u32];
         // one workgroup of the shader's 64 invocations per output, along y (and on along z
-        // past the device's limit)
-        let grid = fold_into_z(rec.context(), &self.pipeline, [64, n as u32, 1], 1);
+        // past the device's limit), and per row along x
+        let grid = [64 * m as u32, n as u32, 1];
+        let grid = fold_into_z(rec.context(), &self.pipeline, grid, 1);
         rec.dispatch(
             &self.pipeline,
             &[

@@ -507,19 +507,36 @@ impl InnerProduct {
         rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {
         let state = self.gpu.ready()?;
+        let (k, n) = (self.num_input(), self.num_output);
         let [w, rows, ..] = bottom.shape();
-        let values: usize = bottom.shape().iter().product();
-        let several = bottom.dims == 2 && rows > 1 && w == self.num_input();
-        if several || values != self.num_input() {
-            return Ok(None);
-        }
-        let (Some(x), Some(bias)) = (vec4_rows(&state.flatten, bottom, rec)?, &state.bias) else {
+        let Some(bias) = &state.bias else {
             return Ok(None);
         };
-        let n = self.num_output;
-        let top = GpuMat::alloc(rec.context(), 1, [1, 1, n], 1, state.rows.options())?;
-        int8.record(rec, &x, &top, bias, (self.num_input(), n))?;
-        let one_row = bottom.dims == 2 && bottom.w == self.num_input();
+        let ctx = rec.context();
+        if bottom.dims == 2 && rows > 1 && w == k {
+            // rows of pack1 values, one after another: rows of vec4s where the storage is
+            // pack4's (a row a workgroup along x, within the device's grid)
+            let fits = bottom.elempack == 1
+                && bottom.cstep == w
+                && bottom.format == StorageFormat::of(bottom.options, 4)
+                && rows <= ctx.limits().max_compute_workgroups_per_dimension as usize;
+            if !fits {
+                return Ok(None);
+            }
+            let top = GpuMat::alloc(ctx, 2, [n, 1, rows], 1, state.rows.options())?;
+            int8.record(rec, bottom, &top, bias, (rows, k, n))?;
+            return Ok(Some(top));
+        }
+        let values: usize = bottom.shape().iter().product();
+        if values != k {
+            return Ok(None);
+        }
+        let Some(x) = vec4_rows(&state.flatten, bottom, rec)? else {
+            return Ok(None);
+        };
+        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;
+        int8.record(rec, &x, &top, bias, (1, k, n))?;
+        let one_row = bottom.dims == 2 && bottom.w == k;
         Ok(Some(as_row(top, one_row)))
     }
 
