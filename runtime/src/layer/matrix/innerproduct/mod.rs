@@ -517,6 +517,7 @@ impl InnerProduct {
             // rows of pack1 values, one after another: rows of vec4s where the storage is
             // pack4's (a row a workgroup along x, within the device's grid)
             let fits = bottom.elempack == 1
+                && bottom.buffer().is_some()
                 && bottom.cstep == w
                 && bottom.format == StorageFormat::of(bottom.options, 4)
                 && rows <= ctx.limits().max_compute_workgroups_per_dimension as usize;
