@@ -61,7 +61,7 @@ impl GpuMat {
     /// format `elempack` keeps. Its packings differ only in how shaders index it, so the net's
     /// conversions between them (an InnerProduct's pack1 output to the next one's pack4, a
     /// Flatten's to Concat's) are views, not dispatches.
-    fn packs_in_place(&self, elempack: usize) -> bool {
+    pub(crate) fn packs_in_place(&self, elempack: usize) -> bool {
         let m = self;
         m.buffer().is_some()
             && m.dims <= 2

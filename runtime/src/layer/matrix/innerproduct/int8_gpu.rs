@@ -17,9 +17,11 @@ use crate::gpu::{DeviceBuffer, Pipeline, Recorder, Resource};
 use crate::layer::contract::GpuSetup;
 use crate::layer::shared::int8_gemm::Int8Rows;
 use crate::layer::shared::int8_scales::Int8Scales;
-use crate::layer::shared::pipelines::fold_into_z;
+use crate::layer::shared::pipelines::{DeviceSide, fold_into_z};
 use crate::shaders::Shader;
-use crate::tensor::GpuMat;
+use crate::tensor::{GpuMat, StorageFormat};
+
+use super::{InnerProduct, as_row, vec4_rows};
 
 /// The int8 GEMV of one layer: its pipeline and, once uploaded, its kernel and descales.
 pub(super) struct Int8Gemv {
@@ -105,5 +107,50 @@ impl Int8Gemv {
             &words,
             grid,
         )
+    }
+}
+
+impl InnerProduct {
+    /// The int8 GEMV of a flat input of vec4 rows, or of several rows of them (ncnn's gemm
+    /// path); `None` for inputs it does not take (the fallback fake-quantizes).
+    pub(super) fn forward_gpu_int8(
+        &self,
+        int8: &Int8Gemv,
+        bottom: &GpuMat,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        let state = self.gpu.ready()?;
+        let (k, n) = (self.num_input(), self.num_output);
+        let [w, rows, ..] = bottom.shape();
+        let Some(bias) = &state.bias else {
+            return Ok(None);
+        };
+        let ctx = rec.context();
+        if bottom.dims == 2 && rows > 1 && w == k {
+            // rows of pack1 values, one after another: rows of vec4s where the storage is
+            // pack4's (a row a workgroup along x, within the device's grid)
+            let fits = bottom.elempack == 1
+                && bottom.buffer().is_some()
+                && bottom.cstep == w
+                && bottom.format == StorageFormat::of(bottom.options, 4)
+                && rows <= ctx.limits().max_compute_workgroups_per_dimension as usize;
+            if !fits {
+                return Ok(None);
+            }
+            let top = GpuMat::alloc(ctx, 2, [n, 1, rows], 1, state.rows.options())?;
+            int8.record(rec, bottom, &top, bias, (rows, k, n))?;
+            return Ok(Some(top));
+        }
+        let values: usize = bottom.shape().iter().product();
+        if values != k {
+            return Ok(None);
+        }
+        let Some(x) = vec4_rows(&state.flatten, bottom, rec)? else {
+            return Ok(None);
+        };
+        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;
+        int8.record(rec, &x, &top, bias, (1, k, n))?;
+        let one_row = bottom.dims == 2 && bottom.w == k;
+        Ok(Some(as_row(top, one_row)))
     }
 }

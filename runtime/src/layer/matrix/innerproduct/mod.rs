@@ -60,15 +60,8 @@ fn vec4_rows(flatten: &Gather, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Resul
     let flat = flat_values(bottom.dims, bottom.shape()).is_some();
     match bottom.elempack {
         4 if flat => Ok(Some(bottom.clone())),
-        1 if bottom.dims == 1
-            && bottom.c.is_multiple_of(4)
-            && bottom.format == StorageFormat::of(bottom.options, 4) =>
-        {
-            Ok(Some(GpuMat {
-                c: bottom.c / 4,
-                elempack: 4,
-                ..bottom.clone()
-            }))
+        1 if bottom.dims == 1 && bottom.c.is_multiple_of(4) && bottom.packs_in_place(4) => {
+            bottom.record_packing(rec, 4).map(Some)
         }
         1 => flatten_packed(rec, flatten, bottom, 4),
         _ => Ok(None),
@@ -498,49 +491,6 @@ impl InnerProduct {
 }
 
 impl InnerProduct {
-    /// The int8 GEMV of a flat input of vec4 rows, `None` for inputs it does not take (several
-    /// rows, or none as vec4 rows).
-    fn forward_gpu_int8(
-        &self,
-        int8: &int8_gpu::Int8Gemv,
-        bottom: &GpuMat,
-        rec: &mut Recorder<'_>,
-    ) -> Result<Option<GpuMat>> {
-        let state = self.gpu.ready()?;
-        let (k, n) = (self.num_input(), self.num_output);
-        let [w, rows, ..] = bottom.shape();
-        let Some(bias) = &state.bias else {
-            return Ok(None);
-        };
-        let ctx = rec.context();
-        if bottom.dims == 2 && rows > 1 && w == k {
-            // rows of pack1 values, one after another: rows of vec4s where the storage is
-            // pack4's (a row a workgroup along x, within the device's grid)
-            let fits = bottom.elempack == 1
-                && bottom.buffer().is_some()
-                && bottom.cstep == w
-                && bottom.format == StorageFormat::of(bottom.options, 4)
-                && rows <= ctx.limits().max_compute_workgroups_per_dimension as usize;
-            if !fits {
-                return Ok(None);
-            }
-            let top = GpuMat::alloc(ctx, 2, [n, 1, rows], 1, state.rows.options())?;
-            int8.record(rec, bottom, &top, bias, (rows, k, n))?;
-            return Ok(Some(top));
-        }
-        let values: usize = bottom.shape().iter().product();
-        if values != k {
-            return Ok(None);
-        }
-        let Some(x) = vec4_rows(&state.flatten, bottom, rec)? else {
-            return Ok(None);
-        };
-        let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;
-        int8.record(rec, &x, &top, bias, (1, k, n))?;
-        let one_row = bottom.dims == 2 && bottom.w == k;
-        Ok(Some(as_row(top, one_row)))
-    }
-
     /// The float forward on the device (an int8 layer's after its input's quantization).
     fn forward_gpu_float(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
