@@ -2,7 +2,8 @@
 // operands summed in int32: tensor cores on NVIDIA, 16 × 16 × 32): convolution_gemm_cm's tile
 // with the int8 GEMM's operands and epilogue (convolution_gemm_int8_body). The same weights as
 // convolution_gemm_int8 (step-major, [K][outc] ints of four input channels' levels); each
-// staged input vec4 is quantized and packed into one int as it is stored.
+// staged input vec4 is quantized and packed into one int as it is stored (from int8 storage,
+// its int of levels taken as it is).
 //
 // A workgroup of 4 subgroups (of 32) computes 64 output channels × 64 positions; each
 // subgroup a 32 × 32 quarter as 2 × 2 16 × 16 int32 accumulators. Per 8 steps (32 input
@@ -36,6 +37,9 @@ layout (constant_id = 14) const int splits = 1;
 
 // int32 sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 5) writeonly buffer partial_blob { ivec4 partial_data[]; };
+// int8 storage (constant 15): the input's and the output's levels, four channels an int
+layout (binding = 6) readonly buffer bottom_int8_blob { int bottom_int8_data[]; };
+layout (binding = 7) writeonly buffer top_int8_blob { int top_int8_data[]; };
 
 // output blocks of 4 and positions per workgroup, steps per stage (one matrix K of levels)
 #define TILE_MB 16
@@ -75,9 +79,18 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
         const bool load = n_inside && k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
-        const vec4 x4 = load ? v : (n_inside && k_inside ? vec4(p.pad_value) : vec4(0.f));
-        in_v[r] = pack_levels(level4(x4 * input_scale));
+        const int gi = load ? ci * psc(cstep) + y * psc(w) + x : 0;
+        if ((int8_storage & 1) != 0)
+        {
+            const int q = bottom_int8_data[gi];
+            in_v[r] = load ? q : (n_inside && k_inside ? pack_levels(level4(vec4(p.pad_value) * input_scale)) : 0);
+        }
+        else
+        {
+            const vec4 v = vec4(buffer_ld4(bottom_blob_data, gi));
+            const vec4 x4 = load ? v : (n_inside && k_inside ? vec4(p.pad_value) : vec4(0.f));
+            in_v[r] = pack_levels(level4(x4 * input_scale));
+        }
         const bool w_inside = o_inside && k_inside;
         const int wv = weight_data[w_inside ? k * psc(outc) * 4 + o : 0];
         w_v[r] = w_inside ? wv : 0;
@@ -106,8 +119,7 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int
             else
             {
                 const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-                const afpvec4 res = int8_finish(s, descale_data[om], b, output_scale);
-                buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+                int8_store(om * psc(outcstep) + on, s, descale_data[om], b, output_scale);
             }
         }
     }

@@ -1,7 +1,8 @@
 // The body of the int8 implicit GEMM (convolution_gemm_int8 with the device's int8 dot
 // products, convolution_gemm_int8_exact with shifts and int32 products where it has none):
 // Convolution's int8 inference, ncnn's forward_int8, on pack4 buffer blobs in and out, one
-// group. Each staged input vec4 is quantized as it is loaded (level(x · input_scale): rounded
+// group. Each staged input vec4 is quantized as it is loaded (or, from int8 storage, its int of
+// levels taken as it is) (level(x · input_scale): rounded
 // half away from zero, clamped to ±127) and packed into one int of four int8 lanes, the same
 // four input channels the weights' ints hold; products of levels sum exactly in int32. Each
 // output block is then dequantized (its four outputs' 1 / (input scale · weight scale)),
@@ -23,6 +24,9 @@ layout (binding = 2) readonly buffer weight_blob { ivec4 weight_data[]; };
 layout (binding = 3) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 // each output block's four 1 / (input scale · weight scale), fp32 in every variant
 layout (binding = 4) readonly buffer descale_blob { vec4 descale_data[]; };
+// int8 storage (constant 15): the input's and the output's levels, four channels an int
+layout (binding = 6) readonly buffer bottom_int8_blob { int bottom_int8_data[]; };
+layout (binding = 7) writeonly buffer top_int8_blob { int top_int8_data[]; };
 
 // the input's scale, and the output's where the layer requantizes (0: it does not)
 layout (constant_id = 12) const float input_scale = 1.f;
@@ -65,9 +69,18 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int x = x0 + kx * dilation_w;
         const int y = y0 + ky * dilation_h;
         const bool load = k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? ci * psc(cstep) + y * psc(w) + x : 0));
-        const vec4 x4 = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
-        in_v[r] = pack_levels(level4(x4 * input_scale));
+        const int gi = load ? ci * psc(cstep) + y * psc(w) + x : 0;
+        if ((int8_storage & 1) != 0)
+        {
+            const int q = bottom_int8_data[gi];
+            in_v[r] = load ? q : (k_inside ? pack_levels(level4(vec4(p.pad_value) * input_scale)) : 0);
+        }
+        else
+        {
+            const vec4 v = vec4(buffer_ld4(bottom_blob_data, gi));
+            const vec4 x4 = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
+            in_v[r] = pack_levels(level4(x4 * input_scale));
+        }
     }
     const int k = k0 + tid / TILE_M;
     const int m = m0 + tid % TILE_M;
@@ -150,8 +163,7 @@ void main()
             if (om >= M)
                 continue;
             const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-            const afpvec4 res = int8_finish(sums[i * 2 + j], descale_data[om], b, output_scale);
-            buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+            int8_store(om * psc(outcstep) + on, sums[i * 2 + j], descale_data[om], b, output_scale);
         }
     }
 }

@@ -97,6 +97,14 @@ pub enum TensorError {
         /// What is wrong, with the offending values.
         problem: String,
     },
+    /// An int8 storage mat (levels at a scale) given to a shader that reads values.
+    #[error("an int8 storage mat at scale {scale} reached {reader}, which reads values")]
+    Int8Storage {
+        /// The mat's scale.
+        scale: f32,
+        /// What it reached.
+        reader: &'static str,
+    },
     /// A storage format with no texel of that many channels, or no texture at all.
     #[error("no {format} texel of {channels} channels (textures hold 16- and 32-bit floats)")]
     TexelFormat {

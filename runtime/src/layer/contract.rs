@@ -378,6 +378,25 @@ pub trait Layer: Send + Sync {
         None
     }
 
+    /// The scale at which the GPU forward reads an input of int8 storage
+    /// ([`StorageFormat::Int8`](crate::tensor::StorageFormat::Int8)) as its levels: an int8
+    /// layer whose shaders quantize their input with that scale. `None` (the default): the
+    /// net hands it values.
+    fn gpu_int8_input(&self) -> Option<f32> {
+        None
+    }
+
+    /// The scale at which the GPU forward can write its output as int8 storage (a
+    /// requantizing int8 layer); `None` (the default) where it cannot.
+    fn gpu_int8_output(&self) -> Option<f32> {
+        None
+    }
+
+    /// Told once by the net after `create_pipeline`: whether every reader of the output takes
+    /// int8 storage at [`Layer::gpu_int8_output`]'s scale, so that the GPU forward writes it
+    /// (where its shaders run; elsewhere values, which those readers take too).
+    fn set_gpu_int8_output(&mut self, _on: bool) {}
+
     /// One input, one new output.
     fn forward(&self, _bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         Err(missing("forward"))

@@ -127,7 +127,15 @@ impl Extractor<'_> {
         let mut inputs = Vec::with_capacity(first.bottoms.len());
         for &b in &first.bottoms {
             let layout = (self.current_pack(b), false);
-            let g = self.gpu_bottom(rec, b, layout, first.gpu_options, false, remaining, target)?;
+            let g = self.gpu_bottom(
+                rec,
+                b,
+                layout,
+                (first.gpu_options, None),
+                false,
+                remaining,
+                target,
+            )?;
             inputs.push(g);
         }
         let ctx = rec.context();

@@ -189,6 +189,7 @@ impl Net {
                     .map_err(|e| err_layer(l, e))?;
             }
         }
+        self.plan_int8_storage();
         self.ready = true;
         Ok(())
     }

@@ -131,16 +131,17 @@ impl Extractor<'_> {
             .collect()
     }
 
-    /// The GPU mat of blob `b` in layout `(pack, pad)` for a reader: uploaded if it is only on
-    /// the host, repacked, and copied when an in-place layer must not touch a shared buffer.
-    /// The blob's last reader takes the mat out of the extractor (light mode).
+    /// The GPU mat of blob `b` in layout `(pack, pad)` for a reader of `options` (which reads
+    /// int8 storage at the scale `int8` has as it is): uploaded if it is only on the host,
+    /// repacked, and copied when an in-place layer must not touch a shared buffer. The blob's
+    /// last reader takes the mat out of the extractor (light mode).
     #[allow(clippy::too_many_arguments)] // one blob, one layer's needs, the run's bookkeeping
     pub(super) fn gpu_bottom(
         &mut self,
         rec: &mut Recorder<'_>,
         b: usize,
         (pack, pad): (usize, bool),
-        options: OptionSet,
+        (options, int8): (OptionSet, Option<f32>),
         inplace: bool,
         remaining: &mut [usize],
         target: usize,
@@ -177,9 +178,15 @@ impl Extractor<'_> {
             self.gpu[b].clone()
         }
         .ok_or_else(|| super::extractor::missing(&self.net.blobs[b].name))?;
-        // another storage layout (a feature mask): through the host
-        let g = if StorageFormat::of(options, g.elempack) != g.format
-            || g.options.contains(crate::Opt::Image) != options.contains(crate::Opt::Image)
+        // int8 storage for a reader of its levels at that scale, in the layout it asks for
+        let levels = g.format.int8_scale().is_some_and(|s| {
+            int8.is_some_and(|r| r.to_bits() == s.to_bits()) && g.elempack == pack && !pad
+        });
+        // another storage layout (a feature mask; int8 storage for a reader of values):
+        // through the host, which decodes int8 storage to its values
+        let g = if !levels
+            && (StorageFormat::of(options, g.elempack) != g.format
+                || g.options.contains(crate::Opt::Image) != options.contains(crate::Opt::Image))
         {
             let mut flush = ctx.recorder();
             std::mem::swap(rec, &mut flush);
@@ -233,10 +240,11 @@ impl Extractor<'_> {
         // blobs this layer reads last leave the extractor here: their buffers go back to the
         // pool when `bottoms` drops
         let mut bottoms = Vec::with_capacity(l.bottoms.len());
+        let reads = (options, l.layer.gpu_int8_input());
         for (b, layout) in l.bottoms.iter().zip(layouts) {
             // a forward that writes a new mat need not have its input copied
             let overwrites = s.inplace && !s.vulkan_inplace_new;
-            bottoms.push(self.gpu_bottom(rec, *b, layout, options, overwrites, remaining, target)?);
+            bottoms.push(self.gpu_bottom(rec, *b, layout, reads, overwrites, remaining, target)?);
         }
         let tops = if s.one_blob_only && s.inplace {
             let mut m = single_input(bottoms)?;

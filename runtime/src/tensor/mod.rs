@@ -23,7 +23,7 @@ pub use channels::{CHANNEL_GATHER_MATS, channel_gather_table};
 pub use gpu_mat::{GpuData, GpuMat, PendingDownload, gpu_cstep};
 pub use mat::{ElemType, Mat, MatData};
 pub use pool::{pooled_bytes, release_pooled_buffers};
-pub use storage::StorageFormat;
+pub use storage::{Int8Scale, StorageFormat};
 pub use strided::{Strided, contiguous_strides};
 pub use texture::{download_texture, upload_texture};
 

@@ -2,20 +2,42 @@
 //!
 //! fp32 stores `float`; fp16 storage stores `float16_t`; fp16 packed stores scalars (`sfp`) as
 //! `float` but vectors (`sfpvec2/4/8`) as fp16 pairs packed into `uint`s, which have the same bytes
-//! as `float16_t` pairs.
+//! as `float16_t` pairs. int8 storage (between int8 layers on the device) stores each value's
+//! int8 level at a scale: four channels of a pack4 element are one `int`.
 
 use half::f16;
 
 use crate::OptionSet;
 use crate::gpu::options::Options;
 
-/// The buffer layout of `sfp*` data in a variant.
+/// The buffer layout of `sfp*` data in a variant, or of int8 storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StorageFormat {
     /// 4 bytes per value.
     Fp32,
     /// 2 bytes per value.
     Fp16,
+    /// 1 byte per value: its int8 level at a scale (ncnn's float2int8 of `value · scale`), the
+    /// value being the level over the scale. An int8 layer's output on the device where every
+    /// reader is an int8 layer quantizing its input with that scale; no variant's `sfp*` type.
+    Int8(Int8Scale),
+}
+
+/// The scale of an int8 storage mat (its `f32` bits, so that formats compare exactly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Int8Scale(u32);
+
+impl Int8Scale {
+    /// The scale `scale` (a level is `value · scale` rounded).
+    pub fn new(scale: f32) -> Int8Scale {
+        Int8Scale(scale.to_bits())
+    }
+
+    /// The scale.
+    pub fn get(self) -> f32 {
+        f32::from_bits(self.0)
+    }
 }
 
 impl StorageFormat {
@@ -41,6 +63,15 @@ impl StorageFormat {
         match self {
             StorageFormat::Fp32 => 4,
             StorageFormat::Fp16 => 2,
+            StorageFormat::Int8(_) => 1,
+        }
+    }
+
+    /// The int8 storage scale, where this is int8 storage.
+    pub fn int8_scale(self) -> Option<f32> {
+        match self {
+            StorageFormat::Int8(s) => Some(s.get()),
+            _ => None,
         }
     }
 
@@ -52,6 +83,7 @@ impl StorageFormat {
                 .iter()
                 .flat_map(|v| f16::from_f32(*v).to_le_bytes())
                 .collect(),
+            StorageFormat::Int8(s) => values.iter().map(|v| int8_level(*v, s)).collect(),
         }
     }
 
@@ -93,6 +125,10 @@ impl StorageFormat {
                     dst.slice(i * 4..i * 4 + 4)
                         .copy_from_slice(&v.to_le_bytes());
                 }
+            }
+            StorageFormat::Int8(s) => {
+                let bytes: Vec<u8> = values.iter().map(|v| int8_level(*v, s)).collect();
+                dst.copy_from_slice(&bytes);
             }
             StorageFormat::Fp16 => {
                 use half::slice::HalfFloatSliceExt;
@@ -144,7 +180,9 @@ impl StorageFormat {
                     Ok(bits) => bits.reinterpret_cast::<f16>().convert_to_f32_slice(o),
                     Err(_) => o.copy_from_slice(&self.decode(b, o.len())),
                 }),
-            StorageFormat::Fp32 => out.copy_from_slice(&self.decode(bytes, count)),
+            StorageFormat::Fp32 | StorageFormat::Int8(_) => {
+                out.copy_from_slice(&self.decode(bytes, count))
+            }
         }
         count
     }
@@ -166,8 +204,22 @@ impl StorageFormat {
                 .take(count)
                 .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32())
                 .collect(),
+            StorageFormat::Int8(s) => {
+                // a zero scale (a model of zero weights) has zero levels, as the shaders'
+                // fake quantization gives
+                let inverse = if s.get() == 0.0 { 0.0 } else { 1.0 / s.get() };
+                let levels = &bytes[..bytes.len().min(count)];
+                levels.iter().map(|&b| b as i8 as f32 * inverse).collect()
+            }
         }
     }
+}
+
+/// `value`'s int8 level at scale `s` as a byte: ncnn's float2int8 (rounded half away from
+/// zero, clamped to ±127), as the shaders' `int8_levels`.
+fn int8_level(value: f32, s: Int8Scale) -> u8 {
+    let v = value * s.get();
+    (v + 0.5f32.copysign(v)).trunc().clamp(-127.0, 127.0) as i8 as u8
 }
 
 #[cfg(test)]
@@ -192,7 +244,7 @@ mod tests {
             for (v, b) in values.iter().zip(&back) {
                 let want = match format {
                     StorageFormat::Fp32 => *v,
-                    StorageFormat::Fp16 => half::f16::from_f32(*v).to_f32(),
+                    _ => half::f16::from_f32(*v).to_f32(),
                 };
                 assert_eq!(want, *b, "{format:?}");
             }
@@ -202,5 +254,28 @@ mod tests {
                     .all(|b| *b == 0)
             );
         }
+    }
+
+    /// int8 storage holds each value's level at its scale (rounded half away from zero,
+    /// clamped to ±127) and decodes to the level over the scale; a zero scale to zeros.
+    #[test]
+    fn int8_storage_holds_levels_and_decodes_to_values() {
+        let format = StorageFormat::Int8(super::Int8Scale::new(4.0));
+        let values = [0.0, 0.124, 0.125, -0.125, 1.0, -31.7, 40.0, -40.0];
+        let levels = [0i8, 0, 1, -1, 4, -127, 127, -127];
+        let bytes = format.encode(&values);
+        assert_eq!(bytes, levels.map(|l| l as u8));
+        let mut staged = vec![0xAAu8; 300_001 + 7];
+        let many: Vec<f32> = (0..300_001)
+            .map(|i| (i % 509) as f32 * 0.25 - 63.5)
+            .collect();
+        format.encode_into(&many, (&mut staged[..]).into());
+        let back = format.decode_parallel(&staged, many.len());
+        for (v, b) in many.iter().zip(&back) {
+            assert_eq!(*b, (v * 4.0).round().clamp(-127.0, 127.0) / 4.0, "{v}");
+        }
+        assert!(staged[many.len()..].iter().all(|b| *b == 0));
+        let zero = StorageFormat::Int8(super::Int8Scale::new(0.0));
+        assert_eq!(zero.decode(&zero.encode(&values), values.len()), [0.0; 8]);
     }
 }

@@ -134,11 +134,33 @@ impl GpuMat {
     pub fn alloc_space(
         ctx: &Context,
         dims: u8,
-        [w, h, d, c]: [usize; 4],
+        space: [usize; 4],
         elempack: usize,
         options: OptionSet,
     ) -> Result<GpuMat> {
         let format = StorageFormat::of(options, elempack);
+        GpuMat::alloc_format(ctx, dims, space, elempack, (options, format))
+    }
+
+    /// A new 3-D buffer mat of int8 storage at `scale` (contents undefined): `w × h`, `c`
+    /// channels of `elempack` levels, for shaders of `options` that write int8 storage.
+    pub fn alloc_int8(
+        ctx: &Context,
+        [w, h, c]: [usize; 3],
+        elempack: usize,
+        (options, scale): (OptionSet, f32),
+    ) -> Result<GpuMat> {
+        let format = StorageFormat::Int8(crate::tensor::Int8Scale::new(scale));
+        GpuMat::alloc_format(ctx, 3, [w, h, 1, c], elempack, (options, format))
+    }
+
+    fn alloc_format(
+        ctx: &Context,
+        dims: u8,
+        [w, h, d, c]: [usize; 4],
+        elempack: usize,
+        (options, format): (OptionSet, StorageFormat),
+    ) -> Result<GpuMat> {
         let too_large = TensorError::TooLarge {
             shape: [w, h, d, c],
         };

@@ -180,11 +180,11 @@ fn every_image_function_in_every_class() {
                 // the extension's imfmtc1 / imfmtc4 for the class that ran
                 let c1 = match StorageFormat::of(ran, 1) {
                     StorageFormat::Fp16 => wgpu::TextureFormat::R16Float,
-                    StorageFormat::Fp32 => wgpu::TextureFormat::R32Float,
+                    _ => wgpu::TextureFormat::R32Float,
                 };
                 let c4 = match StorageFormat::of(ran, 4) {
                     StorageFormat::Fp16 => wgpu::TextureFormat::Rgba16Float,
-                    StorageFormat::Fp32 => wgpu::TextureFormat::Rgba32Float,
+                    _ => wgpu::TextureFormat::Rgba32Float,
                 };
                 let half = |n: usize, seed: u64| storable(&random(n, seed), StorageFormat::Fp16);
                 let (s1, s4, s8) = (half(N, 21), half(4 * N, 22), half(8 * N, 23));

@@ -17,6 +17,7 @@ mod cpu_layers;
 mod errors;
 mod gpu_layers;
 mod gpu_runs;
+mod int8_storage;
 mod limits;
 mod models;
 mod suite;

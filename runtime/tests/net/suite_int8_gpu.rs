@@ -53,7 +53,7 @@ fn cases(rng: &mut Rng, term: i32) -> Vec<Case> {
 
 /// The contexts: passthrough with the device's choice, passthrough without int8 dot
 /// products, naga's path.
-fn contexts() -> Vec<Arc<Context>> {
+pub(crate) fn contexts() -> Vec<Arc<Context>> {
     if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
         return Vec::new();
     }

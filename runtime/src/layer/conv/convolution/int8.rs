@@ -17,12 +17,14 @@
 //! outputs not in blocks of 4) they are `unaryop` passes (op 20). Int8 layers of a GPU net therefore
 //! pass each other such values, on the device and on the CPU alike (where a layer falls back
 //! there), not int8 mats: the next layer's scale is the previous one's output scale (as ncnn's
-//! converter writes them), so it finds the same levels.
+//! converter writes them), so it finds the same levels. Where every reader of a requantizing
+//! GEMM's output is an int8 GEMM quantizing with its output scale, the net has it write int8
+//! storage instead (the levels, a byte each), which those readers take as their levels.
 //!
 //! The scales per weight row: one per output for Convolution; for ConvolutionDepthWise one per
 //! group (`1`, `101`) or one for all (`2`, `102`). On the CPU, as ncnn's x86 and Arm builds.
 
-use crate::error::Result;
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::Recorder;
 use crate::layer::contract::GpuSetup;
 use crate::layer::params::bad_param;
@@ -53,6 +55,9 @@ pub(super) struct Int8Conv {
     gpu: Option<(PackPipelines, Option<PackPipelines>)>,
     /// On the device, a dense layer's int8 GEMM.
     gemm: Option<Int8Gemm>,
+    /// The net's word that every reader of the output takes int8 storage at its scale: the
+    /// GEMM then writes its levels (`Layer::set_gpu_int8_output`).
+    write_int8: bool,
 }
 
 impl Convolution {
@@ -82,6 +87,7 @@ impl Convolution {
             rows: Vec::new(),
             gpu: None,
             gemm: None,
+            write_int8: false,
         }));
         Ok(())
     }
@@ -167,10 +173,18 @@ impl Convolution {
             return self.forward_gpu_float(bottom, rec, [None; 2]);
         };
         let scales = (int8.scales.input, int8.scales.output);
+        let io = (scales.0, scales.1.filter(|_| int8.write_int8));
         if let Some(gemm) = &int8.gemm
-            && let Some(top) = self.forward_int8_gemm(gemm, scales, bottom, rec)?
+            && let Some(top) = self.forward_int8_gemm(gemm, (scales.1, io), bottom, rec)?
         {
             return Ok(top);
+        }
+        if let Some(scale) = bottom.format.int8_scale() {
+            // the net hands int8 storage only to a layer whose GEMM takes it
+            return Err(Error::Tensor(TensorError::Int8Storage {
+                scale,
+                reader: "the int8 convolution's float path",
+            }));
         }
         if bottom.elempack != 4 || state.gemm.is_none() {
             // a direct shader: the quantizations in its own dispatch
@@ -195,6 +209,23 @@ impl Convolution {
             gemm.upload(gpu, &run.weights, shape, &int8.scales)?;
         }
         Ok(())
+    }
+
+    /// Where this layer's int8 GEMM runs on the device: the scale it quantizes its input with
+    /// (and so reads int8 storage at), and the output's where it requantizes whole blocks of
+    /// 4 outputs (and so can write int8 storage).
+    pub(super) fn int8_storage_scales(&self) -> Option<(f32, Option<f32>)> {
+        let int8 = self.int8.as_ref()?;
+        int8.gemm.as_ref()?;
+        let blocks = self.window.num_output.is_multiple_of(4);
+        Some((int8.scales.input, int8.scales.output.filter(|_| blocks)))
+    }
+
+    /// The net's word on int8 storage out ([`Int8Conv::write_int8`]).
+    pub(super) fn set_write_int8(&mut self, on: bool) {
+        if let Some(int8) = self.int8.as_mut() {
+            int8.write_int8 = on && int8.gemm.is_some();
+        }
     }
 
     /// The device engine of the int8 GEMM, where this layer has one.

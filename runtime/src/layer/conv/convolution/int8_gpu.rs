@@ -13,7 +13,7 @@
 
 use super::{Convolution, GpuConvolution};
 use crate::OptionSet;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::GpuSetup;
@@ -137,12 +137,14 @@ impl Convolution {
         self.uses_gemm()
     }
 
-    /// The int8 GEMM of pack4 `bottom`, quantized with `input_scale` (and the output
+    /// The int8 GEMM of pack4 `bottom`, quantized with the input scale (and the output
     /// requantized with `output_scale`), if this layer has one and `bottom` is what it reads.
+    /// `io`: the input scale, and the output scale where the output is to be int8 storage
+    /// (the net's word); a `bottom` of int8 storage at the input scale is read as its levels.
     pub(super) fn forward_int8_gemm(
         &self,
         gemm: &Int8Gemm,
-        (input_scale, output_scale): (f32, Option<f32>),
+        (output_scale, (input_scale, int8_out)): (Option<f32>, (f32, Option<f32>)),
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {
@@ -153,6 +155,20 @@ impl Convolution {
         if bottom.elempack != 4 || bottom.c != blocks_in || bottom.dims != 3 {
             return Ok(None);
         }
+        let int8_in = match bottom.format.int8_scale() {
+            Some(s) if s.to_bits() == input_scale.to_bits() => true,
+            Some(scale) => {
+                return Err(Error::Tensor(TensorError::Int8Storage {
+                    scale,
+                    reader: "an int8 convolution of another input scale",
+                }));
+            }
+            None => false,
+        };
+        // int8 storage out: whole blocks of 4 outputs in a buffer
+        let int8_out = int8_out.filter(|_| {
+            self.window.num_output.is_multiple_of(4) && !state.options.contains(crate::Opt::Image)
+        });
         let (Some(weights), Some(descales), Some(bias)) =
             (&gemm.weights, &gemm.descales, &state.bias4)
         else {
@@ -164,7 +180,7 @@ impl Convolution {
         let ctx = rec.context();
         let [ow, oh] = geo.out;
         let blocks = self.window.num_output.div_ceil(4);
-        let (top, words) = self.gpu_output(ctx, bottom, geo, (3, blocks, 4))?;
+        let (top, words) = self.gpu_output(ctx, bottom, geo, (3, blocks, 4), int8_out)?;
         // the matrices split their steps where the output has too few tiles to fill the
         // device (resnet's last stage: 49 positions), as the fp16 GEMM does
         let positions = ow * oh;
@@ -184,6 +200,11 @@ impl Convolution {
             values.push((13, SpecValue::F32(output_scale.unwrap_or(0.0))));
             if sum || splits > 1 {
                 values.push((14, SpecValue::I32(splits as i32)));
+            }
+            // which sides are int8 storage (the sum pass writes the output only)
+            let io = i32::from(int8_in && !sum) | i32::from(int8_out.is_some()) << 1;
+            if io != 0 {
+                values.push((15, SpecValue::I32(io)));
             }
             shaped(values, &words)
         };
@@ -210,7 +231,11 @@ impl Convolution {
             bias.resource(),
             Resource::Buffer(descales),
         ];
+        // the int8 storage bindings (6, 7) take the same buffers: each shader reads or writes
+        // only one binding of each
+        let int8_bindings = [bottom.resource(), top.resource()];
         if gemm.engine != Int8Engine::CooperativeMatrix {
+            resources.extend(int8_bindings);
             rec.dispatch(&pipeline, &resources, &words, groups)?;
             return self.int8_output(top, rec);
         }
@@ -221,6 +246,7 @@ impl Convolution {
         };
         if splits == 1 {
             resources.push(no_partials.resource());
+            resources.extend(int8_bindings);
             rec.dispatch(&pipeline, &resources, &words, groups)?;
             return self.int8_output(top, rec);
         }
@@ -233,6 +259,7 @@ impl Convolution {
             OptionSet::FP32,
         )?;
         resources.push(partials.resource());
+        resources.extend(int8_bindings);
         rec.dispatch(&pipeline, &resources, &words, groups)?;
         let sum = ctx.pipeline(
             Shader::ConvolutionGemmInt8Sum.module(),
@@ -244,6 +271,7 @@ impl Convolution {
             top.resource(),
             bias.resource(),
             Resource::Buffer(descales),
+            top.resource(),
         ];
         let grid = dispatch_grid([positions, top.c, 1], &top)?;
         rec.dispatch(&sum, &finish, &words, grid)?;

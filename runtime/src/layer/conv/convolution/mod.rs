@@ -369,6 +369,18 @@ impl Layer for Convolution {
             .then(|| Rows::window(dh * (kh - 1) + 1, sh, geo.pad_top, out))
     }
 
+    fn gpu_int8_input(&self) -> Option<f32> {
+        self.int8_storage_scales().map(|s| s.0)
+    }
+
+    fn gpu_int8_output(&self) -> Option<f32> {
+        self.int8_storage_scales()?.1
+    }
+
+    fn set_gpu_int8_output(&mut self, on: bool) {
+        self.set_write_int8(on);
+    }
+
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         match self.int8_gpu() {
             Some(_) => self.forward_gpu_int8(bottom, rec),
@@ -402,17 +414,23 @@ impl Layer for Convolution {
 }
 
 impl Convolution {
-    /// A `dims`-D output of `c` channels of `pack` for `bottom` over `geo`, and the words the
-    /// shaders read (both shapes, the padding, the pad value).
+    /// A `dims`-D output of `c` channels of `pack` for `bottom` over `geo` (3-D int8 storage at
+    /// the scale `int8` has), and the words the shaders read (both shapes, the padding, the
+    /// pad value).
     fn gpu_output(
         &self,
         ctx: &crate::gpu::Context,
         bottom: &GpuMat,
         geo: Geometry,
         (dims, c, pack): (u8, usize, usize),
+        int8: Option<f32>,
     ) -> Result<(GpuMat, Vec<u32>)> {
         let [ow, oh] = geo.out;
-        let top = GpuMat::alloc(ctx, dims, [ow, oh, c], pack, bottom.options)?;
+        let top = match int8 {
+            // int8 storage at that scale (an int8 layer's requantized output)
+            Some(scale) => GpuMat::alloc_int8(ctx, [ow, oh, c], pack, (bottom.options, scale))?,
+            None => GpuMat::alloc(ctx, dims, [ow, oh, c], pack, bottom.options)?,
+        };
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([
@@ -474,7 +492,8 @@ impl Convolution {
                 (.., p) => return Err(Error::NoShader { elempack: p }),
             };
         let dims = if one_d { 1 } else { 3 };
-        let output = |c: usize, pack: usize| self.gpu_output(ctx, bottom, geo, (dims, c, pack));
+        let output =
+            |c: usize, pack: usize| self.gpu_output(ctx, bottom, geo, (dims, c, pack), None);
         if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {
             // a pack1 output (outputs not in whole blocks of 4, an SSD head's 126): the GEMM
             // into whole blocks (zero weights past the outputs), then the outputs unpacked;
