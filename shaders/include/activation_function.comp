@@ -30,5 +30,10 @@ ACT_T ACT_NAME(ACT_T v, int activation_type, float activation_param_0, float act
         const afp beta = afp(activation_param_1);
         v = v * clamp(v * alpha + beta, afp(0.f), afp(1.f));
     }
+    if (activation_type == 7)
+    {
+        // swish: no ncnn layer has it fused; the net folds a Swish layer into the one before
+        v = v / (afp(1.f) + exp(-v));
+    }
     return v;
 }

@@ -1,6 +1,7 @@
 // Activation helpers shared by layer shaders, included the way ncnn shaders include theirs.
 // activation_type: 0 none, 1 relu, 2 leaky relu (param_0 = slope), 3 clip (param_0 min, param_1 max),
-// 4 sigmoid, 5 mish, 6 hardswish (param_0 alpha, param_1 beta).
+// 4 sigmoid, 5 mish, 6 hardswish (param_0 alpha, param_1 beta), 7 swish (fpshader's: a Swish
+// layer the net folds into the layer before it).
 
 #define ACT_T afp
 #define ACT_NAME activation_afp

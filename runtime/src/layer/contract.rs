@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::gpu::{Context, Pipeline, Recorder};
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
@@ -396,6 +397,25 @@ pub trait Layer: Send + Sync {
     /// int8 storage at [`Layer::gpu_int8_output`]'s scale, so that the GPU forward writes it
     /// (where its shaders run; elsewhere values, which those readers take too).
     fn set_gpu_int8_output(&mut self, _on: bool) {}
+
+    /// Where this layer is an activation the layer before it can apply in its epilogue on
+    /// the device: that activation. `None` (the default) otherwise.
+    fn gpu_activation(&self) -> Option<FusedActivation> {
+        None
+    }
+
+    /// The GPU forward with `act` applied to each output as it is written, in place of the
+    /// activation layer after it (the net asks only where nothing else reads the blob
+    /// between them); `None` (the default) where this layer cannot for this input, and has
+    /// recorded nothing.
+    fn forward_gpu_activated(
+        &self,
+        _bottom: &GpuMat,
+        _act: FusedActivation,
+        _rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        Ok(None)
+    }
 
     /// One input, one new output.
     fn forward(&self, _bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {

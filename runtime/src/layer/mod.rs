@@ -9,6 +9,7 @@
 
 // the contract and what a model stores
 pub mod contract;
+pub mod epilogue;
 pub mod params;
 pub mod registry;
 pub mod rows;
@@ -30,6 +31,7 @@ pub mod shape;
 pub mod shared;
 
 pub use contract::{ChannelMoves, GpuSetup, Implements, Layer, Packs, Support, check_contract};
+pub use epilogue::FusedActivation;
 pub use params::{ParamDict, ParamValue};
 pub use registry::{BUILTIN, Creator, Registry};
 pub use run_options::{FeatureMask, RunOptions};

@@ -12,6 +12,8 @@ use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{Bands, ElemType, GpuMat, Mat, PendingDownload};
 
+use super::placement::Forwarded;
+
 /// Inputs in, outputs out, running only the layers a requested blob needs.
 pub struct Extractor<'n> {
     pub(super) net: &'n Net,
@@ -195,11 +197,20 @@ impl<'n> Extractor<'n> {
                         chain.layers[1..].iter().for_each(|&j| chained[j] = true);
                         self.forward_chain(&chain, r, &mut remaining, target)
                     }
-                    None => match self.forward_gpu(i, &shapes, r, &mut remaining, target) {
-                        // past a limit of the device: in bands, or on the CPU
-                        Ok(false) => self.banded_or_cpu(i, &mut rec, &mut remaining, target),
-                        done => done.map(drop),
-                    },
+                    None => {
+                        let fuse = self.fusable_activation(i, &needed, target);
+                        match self.forward_gpu(i, &shapes, r, (&mut remaining, target), fuse) {
+                            // past a limit of the device: in bands, or on the CPU
+                            Ok(Forwarded::DeviceLimit) => {
+                                self.banded_or_cpu(i, &mut rec, &mut remaining, target)
+                            }
+                            Ok(Forwarded::Fused(j)) => {
+                                chained[j] = true;
+                                Ok(())
+                            }
+                            done => done.map(drop),
+                        }
+                    }
                 }
             } else if self.wants_bands(l) {
                 self.banded_or_cpu(i, &mut rec, &mut remaining, target)

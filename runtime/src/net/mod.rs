@@ -5,6 +5,7 @@ mod bands;
 mod chain;
 pub mod convert;
 mod extractor;
+mod fuse;
 mod int8;
 mod load;
 pub mod param;

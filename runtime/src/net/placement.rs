@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use super::extractor::Extractor;
-use super::{NetLayer, check_tops, convert, single_input};
+use super::{NetLayer, Placed, check_tops, convert, single_input};
 use crate::OptionSet;
 use crate::error::Result;
 use crate::gpu::Recorder;
-use crate::layer::RunOptions;
+use crate::layer::{FusedActivation, RunOptions};
 use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, StorageFormat};
 
@@ -211,24 +211,26 @@ impl Extractor<'_> {
         Ok(g)
     }
 
-    /// Runs GPU layer `i` into `rec`, its inputs converted first. `Ok(false)` where the layer
-    /// met a limit of the device (an output past the largest buffer, device memory, a grid)
-    /// before writing anything but its own outputs: its inputs are back in the extractor and
-    /// the caller runs it on the CPU.
+    /// Runs GPU layer `i` into `rec`, its inputs converted first; with `fuse`, the activation
+    /// layer after it in its epilogue where it can ([`fuse`](super::fuse)).
+    /// [`Forwarded::DeviceLimit`] where the layer met a limit of the device (an output past
+    /// the largest buffer, device memory, a grid) before writing anything but its own outputs:
+    /// its inputs are back in the extractor and the caller runs it on the CPU.
     pub(super) fn forward_gpu(
         &mut self,
         i: usize,
         shapes: &[BlobShape],
         rec: &mut Recorder<'_>,
-        remaining: &mut [usize],
-        target: usize,
-    ) -> Result<bool> {
+        (remaining, target): (&mut [usize], usize),
+        fuse: Option<(usize, FusedActivation)>,
+    ) -> Result<Forwarded> {
         let net = self.net;
         let l = &net.layers[i];
         let opt = self.opt.masked(l.featmask);
         let options = l.gpu_options;
         let s = l.support;
         let layouts = self.gpu_layouts(l, shapes, &opt);
+        let mut fused_into = None;
         // the inputs as they are, for the CPU to take if the device cannot hold an output (a
         // layer writing in place has none of its own: its inputs are not kept)
         let originals: Vec<_> = match s.inplace {
@@ -251,10 +253,23 @@ impl Extractor<'_> {
             l.layer.forward_gpu_inplace(&mut m, rec)?;
             vec![m]
         } else {
-            let tops = match (s.one_blob_only, bottoms.first()) {
-                (true, Some(m)) => l.layer.forward_gpu(m, rec).map(|top| vec![top]),
-                (true, None) => Err(super::no_input()),
-                (false, _) => l.layer.forward_gpu_many(&bottoms, rec),
+            let activated = match (s.one_blob_only, bottoms.first(), fuse) {
+                (true, Some(m), Some((j, act))) => {
+                    (l.layer.forward_gpu_activated(m, act, rec)).map(|top| top.map(|top| (j, top)))
+                }
+                _ => Ok(None),
+            };
+            let tops = match activated {
+                Ok(Some((j, top))) => {
+                    fused_into = Some(j);
+                    Ok(vec![top])
+                }
+                Err(e) => Err(e),
+                Ok(None) => match (s.one_blob_only, bottoms.first()) {
+                    (true, Some(m)) => l.layer.forward_gpu(m, rec).map(|top| vec![top]),
+                    (true, None) => Err(super::no_input()),
+                    (false, _) => l.layer.forward_gpu_many(&bottoms, rec),
+                },
             };
             match tops {
                 Ok(tops) => tops,
@@ -269,20 +284,41 @@ impl Extractor<'_> {
                             (self.gpu[b], self.cpu[b]) = (gpu, cpu);
                         }
                     }
-                    return Ok(false);
+                    return Ok(Forwarded::DeviceLimit);
                 }
                 Err(e) => return Err(e),
             }
         };
         check_tops(tops.len(), l.tops.len())?;
-        for (t, m) in l.tops.iter().zip(tops) {
+        // a fused activation's output is its layer's top; the blob between was read by it
+        let tops_of = match fused_into {
+            Some(j) => {
+                self.record.layers.push((j, Placed::Gpu));
+                l.tops
+                    .iter()
+                    .for_each(|&t| remaining[t] = remaining[t].saturating_sub(1));
+                &net.layers[j].tops
+            }
+            None => &l.tops,
+        };
+        for (t, m) in tops_of.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;
             self.bands[*t] = None;
             self.shared[*t] = false;
         }
-        Ok(true)
+        Ok(fused_into.map_or(Forwarded::Ran, Forwarded::Fused))
     }
+}
+
+/// What [`Extractor::forward_gpu`] did.
+pub(super) enum Forwarded {
+    /// Recorded its forward.
+    Ran,
+    /// Recorded its forward with the activation layer of this index in its epilogue.
+    Fused(usize),
+    /// Met a limit of the device; nothing recorded.
+    DeviceLimit,
 }
 
 /// For a layer taking any packing, one pack for all its inputs: the pack of the largest input

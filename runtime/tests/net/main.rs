@@ -15,6 +15,7 @@ mod contract;
 mod convolution;
 mod cpu_layers;
 mod errors;
+mod fusion;
 mod gpu_layers;
 mod gpu_runs;
 mod int8_storage;

@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::layer::activation::Activation;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 
 use crate::layer::activation::map_inplace;
@@ -39,6 +40,10 @@ impl Activation for Clip {
 
     fn shader_op(self) -> (i32, [f32; 3]) {
         (4, [self.min, self.max, 0.0])
+    }
+
+    fn fused(self) -> Option<FusedActivation> {
+        Some(FusedActivation::new(3, [self.min, self.max]))
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

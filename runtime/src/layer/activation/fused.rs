@@ -26,6 +26,7 @@ pub fn activate(kind: i32, params: &[f32], x: f32) -> f32 {
             let (alpha, beta) = (p(0, 0.2), p(1, 0.5));
             x * (x * alpha + beta).clamp(0.0, 1.0)
         }
+        7 => x / (1.0 + (-x).exp()),
         _ => x,
     }
 }

@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::layer::activation::Activation;
 use crate::layer::activation::params::HardGate;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 
 /// HardSwish: `x` times its gate.
@@ -21,5 +22,9 @@ impl Activation for HardSwish {
 
     fn shader_op(self) -> (i32, [f32; 3]) {
         (6, [self.0.alpha, self.0.beta, 0.0])
+    }
+
+    fn fused(self) -> Option<FusedActivation> {
+        Some(FusedActivation::new(6, [self.0.alpha, self.0.beta]))
     }
 }

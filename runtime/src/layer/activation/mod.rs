@@ -38,6 +38,7 @@ use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
@@ -62,6 +63,12 @@ pub trait Activation: Copy + Default + Send + Sync + 'static {
 
     /// The op code and three parameters of `shaders/include/unary_op.comp`.
     fn shader_op(self) -> (i32, [f32; 3]);
+
+    /// The same function as the fused activation of the layer before it on the device (its
+    /// epilogue's `activation_type` and two parameters), where the epilogue has it.
+    fn fused(self) -> Option<FusedActivation> {
+        None
+    }
 
     /// The CPU pass over a blob; a function whose `apply` branches may give a branch-free
     /// loop here so that it vectorizes.
@@ -160,6 +167,10 @@ impl<A: Activation> Layer for ActivationLayer<A> {
     fn gpu_rows(&self, blob: BlobShape) -> Option<Rows> {
         let (dims, [w, h, _, c]) = (blob.dims, blob.shape);
         (dims == 3).then(|| Rows::same([w, h, c]))
+    }
+
+    fn gpu_activation(&self) -> Option<FusedActivation> {
+        self.f.fused()
     }
 
     fn forward_inplace(&self, blob: &mut Mat, _opt: &RunOptions) -> Result<()> {

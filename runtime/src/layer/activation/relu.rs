@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::layer::activation::Activation;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 
 use crate::layer::activation::fused::leaky;
@@ -28,6 +29,13 @@ impl Activation for ReLU {
 
     fn shader_op(self) -> (i32, [f32; 3]) {
         (1, [self.slope, 0.0, 0.0])
+    }
+
+    fn fused(self) -> Option<FusedActivation> {
+        Some(match self.slope {
+            0.0 => FusedActivation::new(1, [0.0; 2]),
+            s => FusedActivation::new(2, [s, 0.0]),
+        })
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

@@ -1,6 +1,7 @@
 //! Sigmoid: `1 / (1 + e^-x)`.
 
 use crate::layer::activation::Activation;
+use crate::layer::epilogue::FusedActivation;
 
 use crate::layer::activation::map_inplace;
 use crate::layer::shared::kernels;
@@ -17,6 +18,10 @@ impl Activation for Sigmoid {
 
     fn shader_op(self) -> (i32, [f32; 3]) {
         (2, [0.0; 3])
+    }
+
+    fn fused(self) -> Option<FusedActivation> {
+        Some(FusedActivation::new(4, [0.0; 2]))
     }
 
     fn forward_cpu(self, blob: &mut Mat) {

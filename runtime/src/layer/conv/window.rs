@@ -6,6 +6,7 @@
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::shared::view::planar;
 use crate::tensor::BlobShape;
@@ -96,7 +97,11 @@ impl Window {
         } else {
             1
         };
-        self.activation = pd.int(9, 0);
+        // ncnn makes no activation of another type (7, swish, is the net's own fusion)
+        self.activation = match pd.int(9, 0) {
+            a @ 0..=6 => a,
+            _ => 0,
+        };
         self.activation_params = pd.floats(10);
         // a kernel or output count whose products overflow fits no weights either
         let per_output = self.kernel[0].checked_mul(self.kernel[1]);
@@ -211,6 +216,24 @@ impl Window {
             (10, i(self.group)),
             (11, SpecValue::I32(kind as i32)),
         ]
+    }
+
+    /// [`Window::spec`] with the activation `act` in place of the layer's own, where the net
+    /// fused the activation layer after it.
+    pub fn spec_with(
+        &self,
+        kind: Pack4Kind,
+        act: Option<FusedActivation>,
+    ) -> Vec<(u32, SpecValue)> {
+        let mut values = self.spec(kind);
+        if let Some(a) = act {
+            values[1..4].copy_from_slice(&[
+                (1, SpecValue::I32(a.kind)),
+                (2, SpecValue::F32(a.params[0])),
+                (3, SpecValue::F32(a.params[1])),
+            ]);
+        }
+        values
     }
 
     /// `bias`, or zeros when the layer has none (the shaders always bind one).

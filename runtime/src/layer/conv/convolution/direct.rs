@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::conv::window::Pack4Kind;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::shared::pipelines::block_grid;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
@@ -16,21 +17,22 @@ use crate::layer::conv::implicit_gemm::shaped;
 impl Convolution {
     /// Records `shader` from `bottom` into `top`, one invocation per output value (block);
     /// with an int8 layer's input and output scales in `quant`, its input and output
-    /// fake-quantized in the same dispatch.
+    /// fake-quantized in the same dispatch; with `act`, that activation in place of the
+    /// layer's own.
     pub(super) fn dispatch_direct(
         &self,
         state: &GpuConvolution,
         rec: &mut Recorder<'_>,
         shader: Shader,
         [bottom, top, weights, bias]: [&GpuMat; 4],
-        (words, quant): (&[u32], [Option<f32>; 2]),
+        (words, quant, act): (&[u32], [Option<f32>; 2], Option<FusedActivation>),
     ) -> Result<()> {
         let kind = if bottom.elempack == 4 {
             self.pack4_kind()
         } else {
             Pack4Kind::None
         };
-        let mut values = self.window.spec(kind);
+        let mut values = self.window.spec_with(kind, act);
         // (the float layers' pipelines keep their constants)
         let scales = (28..).zip(quant).filter_map(|(id, s)| Some((id, s?)));
         values.extend(scales.map(|(id, s)| (id, SpecValue::F32(s))));

@@ -8,19 +8,21 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::conv::implicit_gemm::{GemmPlan, Tile, dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::shared::pipelines::fold_into_z;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
 impl Convolution {
     /// Records the implicit GEMM (and, when it splits its steps, the pass that adds the
-    /// slices) from pack4 `bottom` into `top`.
+    /// slices) from pack4 `bottom` into `top`, with `act` for the layer's activation where
+    /// the net fused one.
     pub(super) fn dispatch_gemm(
         &self,
         state: &GpuConvolution,
         rec: &mut Recorder<'_>,
         [bottom, top, weights, bias]: [&GpuMat; 4],
-        words: &[u32],
+        (words, act): (&[u32], Option<FusedActivation>),
     ) -> Result<()> {
         let (Some(no_partials), Some(gemm)) = (&state.no_partials, state.gemm) else {
             return Err(Error::NotLoaded {
@@ -41,7 +43,7 @@ impl Convolution {
         let ctx = rec.context();
         // the split and the tile (the sum pass has none) and the shapes, specialized here
         let spec = |tile: Option<Tile>| {
-            let mut values = self.window.spec(Pack4Kind::Blocks);
+            let mut values = self.window.spec_with(Pack4Kind::Blocks, act);
             values.push((12, SpecValue::I32(splits as i32)));
             values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
             shaped(values, words)

@@ -167,10 +167,10 @@ impl Convolution {
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
         let (Some(int8), Some(state)) = (self.int8.as_ref(), self.gpu.as_ref()) else {
-            return self.forward_gpu_float(bottom, rec, [None; 2]);
+            return self.forward_gpu_float(bottom, rec, ([None; 2], None));
         };
         let Some((input, output)) = &int8.gpu else {
-            return self.forward_gpu_float(bottom, rec, [None; 2]);
+            return self.forward_gpu_float(bottom, rec, ([None; 2], None));
         };
         let scales = (int8.scales.input, int8.scales.output);
         let io = (scales.0, scales.1.filter(|_| int8.write_int8));
@@ -188,10 +188,10 @@ impl Convolution {
         }
         if bottom.elempack != 4 || state.gemm.is_none() {
             // a direct shader: the quantizations in its own dispatch
-            return self.forward_gpu_float(bottom, rec, [Some(scales.0), scales.1]);
+            return self.forward_gpu_float(bottom, rec, ([Some(scales.0), scales.1], None));
         }
         let x = unary(rec, input, bottom)?;
-        let top = self.forward_gpu_float(&x, rec, [None; 2])?;
+        let top = self.forward_gpu_float(&x, rec, ([None; 2], None))?;
         match output {
             Some(output) => unary(rec, output, &top),
             None => Ok(top),

@@ -35,6 +35,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::implicit_gemm::GemmEngine;
 use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::{ParamDict, bad_param};
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
@@ -381,10 +382,24 @@ impl Layer for Convolution {
         self.set_write_int8(on);
     }
 
+    fn forward_gpu_activated(
+        &self,
+        bottom: &GpuMat,
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        // a float layer without an activation of its own (an int8 layer's epilogue stays)
+        if self.window.activation != 0 || self.int8_gpu().is_some() {
+            return Ok(None);
+        }
+        self.forward_gpu_float(bottom, rec, ([None; 2], Some(act)))
+            .map(Some)
+    }
+
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         match self.int8_gpu() {
             Some(_) => self.forward_gpu_int8(bottom, rec),
-            None => self.forward_gpu_float(bottom, rec, [None; 2]),
+            None => self.forward_gpu_float(bottom, rec, ([None; 2], None)),
         }
     }
 
@@ -442,12 +457,13 @@ impl Convolution {
     }
 
     /// The float forward on the device; with an int8 layer's input and output scales in
-    /// `quant`, the direct shaders fake-quantize its input and output (see `int8`).
+    /// `quant`, the direct shaders fake-quantize its input and output (see `int8`); with
+    /// `act`, that activation in place of the layer's own (a fused activation layer).
     fn forward_gpu_float(
         &self,
         bottom: &GpuMat,
         rec: &mut Recorder<'_>,
-        quant: [Option<f32>; 2],
+        (quant, act): ([Option<f32>; 2], Option<FusedActivation>),
     ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let channels = bottom.c * bottom.elempack;
@@ -500,20 +516,20 @@ impl Convolution {
             // the direct pack4-to-pack1 shader, one invocation per position and block, took
             // 312 us on mobilenet_ssd's 10×10×1024 → 126 head on an H200
             let (blocks, words) = output(self.window.num_output.div_ceil(4), 4)?;
-            self.dispatch_gemm(state, rec, [bottom, &blocks, weights, bias], &words)?;
+            self.dispatch_gemm(state, rec, [bottom, &blocks, weights, bias], (&words, act))?;
             return blocks.record_unpacked_channels(rec, self.window.num_output);
         }
         let (top, words) = output(self.window.num_output / pack, pack)?;
         if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
-            self.dispatch_winograd(state, rec, [bottom, &top, bias], &words)?;
+            self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, act))?;
             return Ok(top);
         }
         if bottom.elempack == 4 && state.gemm.is_some() {
-            self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], &words)?;
+            self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], (&words, act))?;
             return Ok(top);
         }
         let buffers = [bottom, &top, weights, bias];
-        self.dispatch_direct(state, rec, shader, buffers, (&words, quant))?;
+        self.dispatch_direct(state, rec, shader, buffers, (&words, quant, act))?;
         Ok(top)
     }
 }

@@ -14,6 +14,7 @@ use crate::layer::contract::GpuSetup;
 use crate::layer::conv::implicit_gemm::Batched;
 use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::run_options::RunOptions;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
@@ -92,7 +93,7 @@ impl Convolution {
         state: &GpuConvolution,
         rec: &mut Recorder<'_>,
         [bottom, top, bias]: [&GpuMat; 3],
-        words: &[u32],
+        (words, act): (&[u32], Option<FusedActivation>),
     ) -> Result<()> {
         let (
             Some(GpuWinograd {
@@ -117,7 +118,7 @@ impl Convolution {
             bottom.options,
         )?;
         let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options)?;
-        let spec = shaped(self.window.spec(Pack4Kind::Blocks), words);
+        let spec = shaped(self.window.spec_with(Pack4Kind::Blocks, act), words);
         let input = ctx.pipeline(
             Shader::ConvolutionWinograd43Input.module(),
             state.options,

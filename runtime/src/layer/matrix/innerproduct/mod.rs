@@ -331,7 +331,11 @@ impl Layer for InnerProduct {
         self.num_output = pd.int(0, 0).max(0) as usize;
         self.bias_term = pd.int(1, 0) != 0;
         self.weight_data_size = pd.int(2, 0).max(0) as usize;
-        self.activation = pd.int(9, 0);
+        // ncnn makes no activation of another type (7, swish, is the net's own fusion)
+        self.activation = match pd.int(9, 0) {
+            a @ 0..=6 => a,
+            _ => 0,
+        };
         self.activation_params = pd.floats(10);
         self.int8_scale_term = pd.int(8, 0);
         if self.num_output == 0 || !self.weight_data_size.is_multiple_of(self.num_output) {

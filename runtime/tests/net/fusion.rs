@@ -1,0 +1,118 @@
+//! Activation layers folded into the convolution before them on the device: each activation
+//! ncnn's epilogue has (and Swish, which only the net fuses) after dense pack4 (GEMM and
+//! Winograd), depthwise and pack1 convolutions runs in the convolution's dispatch, with the
+//! CPU's outputs; where the blob between them is asked for, or the convolution has an
+//! activation of its own, the activation layer runs by itself.
+
+use super::*;
+
+/// `(layer line's type and params)` of each activation the epilogue takes.
+const ACTIVATIONS: [&str; 7] = [
+    "ReLU",
+    "ReLU 0=0.1",
+    "Clip 0=-0.2 1=0.3",
+    "Sigmoid",
+    "Mish",
+    "HardSwish 0=0.2 1=0.5",
+    "Swish",
+];
+
+/// Input (`c` channels of 12 × 10) → convolution `conv` (its param tail) → activation `act`:
+/// the param and the weights.
+fn net(rng: &mut Rng, conv: (&str, usize, usize, usize), act: &str) -> (String, Vec<u8>) {
+    let (kind, c, outc, k) = conv;
+    let group = if kind == "ConvolutionDepthWise" { c } else { 1 };
+    let n = outc * c / group * k * k;
+    let tail = format!("0={outc} 1={k} 4={} 5=1 6={n}", k / 2);
+    let tail = match group {
+        1 => tail,
+        g => format!("{tail} 7={g}"),
+    };
+    let (act_kind, act_params) = act.split_once(' ').unwrap_or((act, ""));
+    let param = format!(
+        "7767517\n3 3\nInput in 0 1 x\n{kind} conv 1 1 x y {tail}\n{act_kind} act 1 1 y z {act_params}\n"
+    );
+    let weights = bin(&[(&rng.vec(n), true), (&rng.vec(outc), false)]);
+    (param, weights)
+}
+
+/// fp32 with packing: the pack4 shaders in fp32.
+fn packed32() -> RunOptions {
+    RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    }
+}
+
+#[test]
+fn activations_after_convolutions_run_in_their_dispatch() {
+    let mut rng = Rng(4099);
+    // GEMM, Winograd (3×3 on 8 channels to 16 over a map this size), depthwise, pack1
+    let convs = [
+        ("Convolution", 8, 8, 1),
+        ("Convolution", 16, 16, 3),
+        ("ConvolutionDepthWise", 8, 8, 3),
+        ("Convolution", 3, 5, 3),
+    ];
+    for ctx in gpu_contexts() {
+        ctx.set_timing(true);
+        for conv in convs {
+            for act in ACTIVATIONS {
+                let (param, weights) = net(&mut rng, conv, act);
+                let x = Input::new(&mut rng, "x", 3, [12, 10, 1, conv.1]);
+                let inputs = std::slice::from_ref(&x);
+                for (name, opt, eps) in [
+                    ("fp32", packed32(), 1e-4),
+                    ("fp16", RunOptions::default(), 2e-2),
+                ] {
+                    let what = format!("{conv:?} + {act}, {name}, {}", ctx.describe());
+                    let cpu = |out| run_net(&param, &weights, inputs, out, opt, None).unwrap();
+                    let gpu = |out| {
+                        ctx.take_timings();
+                        let got = run_net(&param, &weights, inputs, out, opt, Some(ctx.clone()))
+                            .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                        let shaders: Vec<String> =
+                            ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                        (got.to_values(), shaders)
+                    };
+                    let (z, shaders) = gpu("z");
+                    assert_close(&z, &cpu("z").to_values(), eps, &format!("{what}: z"));
+                    let alone = shaders.iter().filter(|s| s.starts_with("unaryop")).count();
+                    assert_eq!(alone, 0, "{what}: the activation ran alone: {shaders:?}");
+                    // asked for, the blob between them is the convolution's own output
+                    let (y, shaders) = gpu("y");
+                    assert_close(&y, &cpu("y").to_values(), eps, &format!("{what}: y"));
+                    assert!(!shaders.is_empty(), "{what}: no dispatch timed");
+                }
+            }
+        }
+        // a convolution with an activation of its own keeps the layer after it
+        let (param, weights) = net(&mut rng, ("Convolution", 8, 8, 1), "Sigmoid");
+        let param = param.replace("6=64", "6=64 9=1");
+        let x = Input::new(&mut rng, "x", 3, [12, 10, 1, 8]);
+        let opt = packed32();
+        let want = run_net(&param, &weights, std::slice::from_ref(&x), "z", opt, None).unwrap();
+        ctx.take_timings();
+        let got = run_net(
+            &param,
+            &weights,
+            std::slice::from_ref(&x),
+            "z",
+            opt,
+            Some(ctx.clone()),
+        )
+        .unwrap();
+        assert_close(
+            &got.to_values(),
+            &want.to_values(),
+            1e-4,
+            "ReLU'd conv + Sigmoid",
+        );
+        let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+        assert!(
+            shaders.iter().any(|s| s.starts_with("unaryop")),
+            "{}: the Sigmoid after a ReLU'd convolution did not run: {shaders:?}",
+            ctx.describe()
+        );
+    }
+}
