@@ -297,6 +297,18 @@ fn ncnn_reduction_tests() {
             }
         }
         cases.extend(sample(group, 10));
+        // over the rows and columns of a blob of whole blocks of 4 channels: pack4 on the
+        // device, through its scalar view, into a pack4 output
+        for (axes, keepdims) in [(&[1, 2][..], 1), (&[-1, -2], 0)] {
+            let params = format!("0={op} 2=0.5 4={keepdims} {}", reduce_axes(axes));
+            cases.push(unary_case(
+                &mut rng,
+                "Reduction",
+                &params,
+                &[9, 7, 12],
+                range,
+            ));
+        }
     }
     check_suite(cases, false);
 }

@@ -4,18 +4,23 @@
 //! `axes` (negative from the end; a 1-D blob always reduces), times `coeff`; the reduced axes
 //! kept as ones with `keepdims`, else dropped (`[1]` when none is left). As in ncnn, a model
 //! with axes and without `5=1` is refused: it was written for the old axis numbering.
+//!
+//! On the device, pack1 blobs through the group pipeline; a 3-D blob reduced over its rows and
+//! columns alone (a squeeze-excitation's global pooling) also in pack4, through the blob's
+//! scalar view, into a pack4 output: no repacking on either side.
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
+use crate::layer::shape::gather::scalar_view;
 use crate::layer::shared::group_pipeline::GroupPipeline;
 use crate::layer::shared::groups::{self, GroupExtras, GroupOp, Groups};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::strided_copy::alloc_numpy;
 use crate::layer::shared::view::{numpy_shape, positive_axis};
-use crate::tensor::BlobShape;
+use crate::tensor::{BlobShape, StorageFormat, Strided};
 use crate::tensor::{GpuMat, Mat};
 
 /// A reduction over axes.
@@ -27,6 +32,8 @@ pub struct Reduction {
     axes: Vec<i32>,
     keepdims: bool,
     gpu: Option<GroupPipeline>,
+    /// Whether the device's packed blobs have scalar views (fp32, or fp16 storage).
+    scalar_views: bool,
 }
 
 impl Reduction {
@@ -47,11 +54,65 @@ impl Reduction {
         let out = if out.is_empty() { vec![1] } else { out };
         Ok((Groups::over(np, &reduced), out))
     }
+
+    /// Whether a blob of this shape is reduced over its rows and columns alone: a 3-D blob
+    /// whose channels stay.
+    fn spatial(&self, BlobShape { dims, shape }: BlobShape) -> bool {
+        let np = numpy_shape(dims, shape);
+        let kept = |g: &Groups| g.outer.shape == np[..1] && g.inner.shape == np[1..];
+        dims == 3 && self.plan(&np).is_ok_and(|(g, _)| kept(&g))
+    }
+
+    /// The pack4 forward of a spatial reduction: the groups (one per channel, lane-minor
+    /// within each block of 4) over the scalar views of `bottom` and of a pack4 output.
+    fn forward_gpu_pack4(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        let (_, out) = self.plan(&numpy_shape(bottom.dims, bottom.shape()))?;
+        let ctx = rec.context();
+        let (blocks, plane) = (bottom.c, bottom.w * bottom.h);
+        let top = match out.len() {
+            3 => GpuMat::alloc(ctx, 3, [1, 1, blocks], 4, bottom.options)?,
+            _ => GpuMat::alloc(ctx, 1, [1, 1, blocks], 4, bottom.options)?,
+        };
+        let what = "a pack4 reduction";
+        let (src, dst) = (
+            scalar_view(bottom, "reduce", what)?,
+            scalar_view(&top, "reduce", what)?,
+        );
+        // logical index in the source's view: block · 4·plane + position · 4 + lane
+        let groups = Groups {
+            outer: Strided {
+                offset: 0,
+                shape: vec![blocks, 4],
+                strides: vec![4 * plane as isize, 1],
+            },
+            inner: Strided {
+                offset: 0,
+                shape: vec![plane],
+                strides: vec![4],
+            },
+        };
+        let extras = GroupExtras {
+            coeff: self.coeff,
+            ..GroupExtras::default()
+        };
+        self.gpu
+            .ready()?
+            .record(rec, (&src, &dst, &src), &groups, extras)?;
+        Ok(top)
+    }
 }
 
 impl Layer for Reduction {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
+        Support::ONE_BLOB
+            .gpu(self.gpu.is_some())
+            .packs(Packs::UP_TO_4)
+            .gpu_4d()
+    }
+
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
+        let pack4 = self.scalar_views && bottoms.iter().all(|b| self.spatial(*b));
+        Some(if pack4 { Packs::UP_TO_4 } else { Packs::ONE })
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -78,6 +139,9 @@ impl Layer for Reduction {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.scalar_views = gpu.is_some_and(|g| {
+            StorageFormat::scalar_views(g.options) && !g.options.contains(crate::Opt::Image)
+        });
         self.gpu = gpu
             .map(|g| GroupPipeline::create(g, GroupOp::Reduce(self.op)))
             .transpose()?;
@@ -97,6 +161,9 @@ impl Layer for Reduction {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        if bottom.elempack == 4 {
+            return self.forward_gpu_pack4(bottom, rec);
+        }
         let (groups, out) = self.plan(&numpy_shape(bottom.dims, bottom.shape()))?;
         let top = alloc_numpy(rec, &out, bottom)?;
         let extras = GroupExtras {
