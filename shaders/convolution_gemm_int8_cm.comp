@@ -82,7 +82,7 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
         const int gi = load ? ci * psc(cstep) + y * psc(w) + x : 0;
         if ((int8_storage & 1) != 0)
         {
-            const int q = bottom_int8_data[gi];
+            const int q = int8_stored_levels(bottom_int8_data[gi], input_scale);
             in_v[r] = load ? q : (n_inside && k_inside ? pack_levels(level4(vec4(p.pad_value) * input_scale)) : 0);
         }
         else
