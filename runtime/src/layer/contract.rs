@@ -404,13 +404,13 @@ pub trait Layer: Send + Sync {
         None
     }
 
-    /// The GPU forward with `act` applied to each output as it is written, in place of the
-    /// activation layer after it (the net asks only where nothing else reads the blob
-    /// between them); `None` (the default) where this layer cannot for this input, and has
-    /// recorded nothing.
+    /// The GPU forward (of one input or many, as its flags say) with `act` applied to each
+    /// value of its one output as it is written, in place of the activation layer after it
+    /// (the net asks only where nothing else reads the blob between them); `None` (the
+    /// default) where this layer cannot for these inputs, and has recorded nothing.
     fn forward_gpu_activated(
         &self,
-        _bottom: &GpuMat,
+        _bottoms: &[GpuMat],
         _act: FusedActivation,
         _rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {

@@ -253,11 +253,10 @@ impl Extractor<'_> {
             l.layer.forward_gpu_inplace(&mut m, rec)?;
             vec![m]
         } else {
-            let activated = match (s.one_blob_only, bottoms.first(), fuse) {
-                (true, Some(m), Some((j, act))) => {
-                    (l.layer.forward_gpu_activated(m, act, rec)).map(|top| top.map(|top| (j, top)))
-                }
-                _ => Ok(None),
+            let activated = match fuse {
+                Some((j, act)) => (l.layer.forward_gpu_activated(&bottoms, act, rec))
+                    .map(|top| top.map(|top| (j, top))),
+                None => Ok(None),
             };
             let tops = match activated {
                 Ok(Some((j, top))) => {

@@ -1,8 +1,8 @@
-//! Activation layers folded into the convolution before them on the device: each activation
-//! ncnn's epilogue has (and Swish, which only the net fuses) after dense pack4 (GEMM and
-//! Winograd), depthwise and pack1 convolutions runs in the convolution's dispatch, with the
-//! CPU's outputs; where the blob between them is asked for, or the convolution has an
-//! activation of its own, the activation layer runs by itself.
+//! Activation layers folded into the layer before them on the device: each activation ncnn's
+//! epilogue has (and Swish, which only the net fuses) after dense pack4 (GEMM and Winograd),
+//! depthwise and pack1 convolutions runs in the convolution's dispatch, and after an Eltwise
+//! in its last step, with the CPU's outputs; where the blob between them is asked for, or the
+//! convolution has an activation of its own, the activation layer runs by itself.
 
 use super::*;
 
@@ -114,5 +114,59 @@ fn activations_after_convolutions_run_in_their_dispatch() {
             "{}: the Sigmoid after a ReLU'd convolution did not run: {shaders:?}",
             ctx.describe()
         );
+    }
+}
+
+/// Eltwise (a sum with coefficients, a product, three inputs) with the activation after it in
+/// its last step: no activation dispatch, the CPU's outputs.
+#[test]
+fn activations_after_eltwise_run_in_its_last_step() {
+    let mut rng = Rng(4111);
+    let cases = [
+        ("0=1 -23301=2,2,0.5", 2, "ReLU"),
+        ("0=0", 2, "Sigmoid"),
+        ("0=1 -23301=3,2,0.5,-1", 3, "Clip 0=-0.2 1=0.3"),
+        ("0=2", 3, "Swish"),
+    ];
+    for ctx in gpu_contexts() {
+        ctx.set_timing(true);
+        for (params, n, act) in cases {
+            let names = ["a", "b", "c"];
+            let mut param = format!("7767517\n{} {}\n", n + 2, n + 2);
+            for name in &names[..n] {
+                param += &format!("Input in_{name} 0 1 {name}\n");
+            }
+            param += &format!("Eltwise e {n} 1 {} s {params}\n", names[..n].join(" "));
+            let (act_kind, act_params) = act.split_once(' ').unwrap_or((act, ""));
+            param += &format!("{act_kind} act 1 1 s z {act_params}\n");
+            let inputs: Vec<Input> = (names[..n].iter())
+                .map(|name| Input::new(&mut rng, name, 3, [9, 7, 1, 8]))
+                .collect();
+            for (name, opt, eps) in [
+                ("fp32", packed32(), 1e-5),
+                ("fp16", RunOptions::default(), 1e-2),
+            ] {
+                let what = format!(
+                    "Eltwise {params} of {n} + {act}, {name}, {}",
+                    ctx.describe()
+                );
+                let want = run_net(&param, &[], &inputs, "z", opt, None).unwrap();
+                ctx.take_timings();
+                let got = run_net(&param, &[], &inputs, "z", opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                assert_close(&got.to_values(), &want.to_values(), eps, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                assert_eq!(
+                    shaders.iter().filter(|s| s.starts_with("eltwise")).count(),
+                    n - 1,
+                    "{what}: {shaders:?}"
+                );
+                assert!(
+                    !shaders.iter().any(|s| s.starts_with("unaryop")),
+                    "{what}: the activation ran alone: {shaders:?}"
+                );
+            }
+        }
     }
 }

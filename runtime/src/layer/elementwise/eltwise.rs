@@ -1,10 +1,12 @@
 //! Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums, over inputs of one
 //! shape.
 
+use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::dispatch_flat;
@@ -16,6 +18,7 @@ use crate::shaders::Shader;
 use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat, MatData};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 /// Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums.
 #[derive(Default)]
@@ -24,6 +27,65 @@ pub struct Eltwise {
     coeffs: Vec<f32>,
     /// The flat pipeline: buffer mats, one layout for every input.
     gpu: Option<PackPipelines>,
+    /// The options its pipelines were made with.
+    options: OptionSet,
+    /// The flat pipelines with the activation the net fused into the last step, made at the
+    /// first such forward (a net fuses the same activation every run).
+    activated: OnceLock<(FusedActivation, PackPipelines)>,
+}
+
+impl Eltwise {
+    /// The flat pipelines for `op` with the activation `act` (type 0: none).
+    fn flat_pipelines(&self, gpu: GpuSetup<'_>, act: FusedActivation) -> Result<PackPipelines> {
+        let values = [
+            (0, SpecValue::I32(self.op)),
+            (1, SpecValue::I32(act.kind)),
+            (2, SpecValue::F32(act.params[0])),
+            (3, SpecValue::F32(act.params[1])),
+        ];
+        PackPipelines::default().with_flat(gpu, Shader::EltwiseFlat.module(), &values)
+    }
+
+    /// The steps folding `bottoms` into one output, the last with `last`'s pipelines.
+    fn forward_steps(
+        &self,
+        bottoms: &[GpuMat],
+        last: Option<&PackPipelines>,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        let pipelines = self.gpu.ready()?;
+        let [first, rest @ ..] = bottoms else {
+            return Err(InputError::Count {
+                got: 0,
+                expected: "at least 1",
+            }
+            .into());
+        };
+        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
+        let ctx = rec.context();
+        let mut acc = first.clone();
+        for (i, b) in rest.iter().enumerate() {
+            let top = first.alloc_like(ctx)?;
+            let step = match last {
+                Some(last) if i + 1 == rest.len() => last,
+                _ => pipelines,
+            };
+            let flat = step
+                .flat_for(&[&acc, b, &top])
+                .ok_or_else(|| InputError::Mismatch {
+                    a: first.shape().to_vec(),
+                    b: b.shape().to_vec(),
+                    why: "are not buffer mats of one layout",
+                })?
+                .clone();
+            // the first step scales the first input too
+            let ca = if i == 0 { coeff(0) } else { 1.0 };
+            let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
+            dispatch_flat(rec, &flat, &[&acc, b, &top], &extra)?;
+            acc = top;
+        }
+        Ok(acc)
+    }
 }
 
 impl Layer for Eltwise {
@@ -41,11 +103,10 @@ impl Layer for Eltwise {
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         // flat shaders only: image nets run Eltwise on the CPU
         self.gpu = match gpu {
-            Some(gpu) => Some(PackPipelines::default().with_flat(
-                gpu,
-                Shader::EltwiseFlat.module(),
-                &[(0, SpecValue::I32(self.op))],
-            )?),
+            Some(gpu) => {
+                self.options = gpu.options;
+                Some(self.flat_pipelines(gpu, FusedActivation::new(0, [0.0; 2]))?)
+            }
             _ => None,
         };
         Ok(())
@@ -58,34 +119,35 @@ impl Layer for Eltwise {
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
-        let pipelines = self.gpu.ready()?;
-        let [first, rest @ ..] = bottoms else {
-            return Err(InputError::Count {
-                got: 0,
-                expected: "at least 1",
-            }
-            .into());
-        };
-        let coeff = |i: usize| self.coeffs.get(i).copied().unwrap_or(1.0);
-        let ctx = rec.context();
-        let mut acc = first.clone();
-        for (i, b) in rest.iter().enumerate() {
-            let top = first.alloc_like(ctx)?;
-            let flat = pipelines
-                .flat_for(&[&acc, b, &top])
-                .ok_or_else(|| InputError::Mismatch {
-                    a: first.shape().to_vec(),
-                    b: b.shape().to_vec(),
-                    why: "are not buffer mats of one layout",
-                })?
-                .clone();
-            // the first step scales the first input too
-            let ca = if i == 0 { coeff(0) } else { 1.0 };
-            let extra = [ca.to_bits(), coeff(i + 1).to_bits()];
-            dispatch_flat(rec, &flat, &[&acc, b, &top], &extra)?;
-            acc = top;
+        Ok(vec![self.forward_steps(bottoms, None, rec)?])
+    }
+
+    fn forward_gpu_activated(
+        &self,
+        bottoms: &[GpuMat],
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        if bottoms.len() < 2 {
+            return Ok(None);
         }
-        Ok(vec![acc])
+        let gpu = GpuSetup {
+            ctx: rec.context(),
+            options: self.options,
+        };
+        let made;
+        let last = match self.activated.get() {
+            Some((a, p)) if *a == act => p,
+            Some(_) => {
+                made = self.flat_pipelines(gpu, act)?;
+                &made
+            }
+            None => {
+                let p = self.flat_pipelines(gpu, act)?;
+                &self.activated.get_or_init(|| (act, p)).1
+            }
+        };
+        self.forward_steps(bottoms, Some(last), rec).map(Some)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

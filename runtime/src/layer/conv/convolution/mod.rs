@@ -384,11 +384,14 @@ impl Layer for Convolution {
 
     fn forward_gpu_activated(
         &self,
-        bottom: &GpuMat,
+        bottoms: &[GpuMat],
         act: FusedActivation,
         rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {
         // a float layer without an activation of its own (an int8 layer's epilogue stays)
+        let [bottom] = bottoms else {
+            return Ok(None);
+        };
         if self.window.activation != 0 || self.int8_gpu().is_some() {
             return Ok(None);
         }
