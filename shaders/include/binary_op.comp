@@ -13,7 +13,15 @@
 #define binary_op_f32 vec4
 #endif
 
-binary_op_t binary_op(binary_op_t x, binary_op_t y)
+#include "vulkan_activation.comp"
+
+// the activation after the op (vulkan_activation.comp's types: the activation layer after a
+// BinaryOp, fused by the net); 0 none
+layout (constant_id = 30) const int activation_type = 0;
+layout (constant_id = 31) const float activation_param_0 = 0;
+layout (constant_id = 32) const float activation_param_1 = 0;
+
+binary_op_t binary_combine(binary_op_t x, binary_op_t y)
 {
     if (op_type == 0) return x + y;
     if (op_type == 1) return x - y;
@@ -37,4 +45,16 @@ binary_op_t binary_op(binary_op_t x, binary_op_t y)
     if (op_type == 16) return binary_op_t(floor(b / a));
     if (op_type == 17) return binary_op_t(a - b * roundEven(a / b));
     return binary_op_t(b - a * roundEven(b / a));
+}
+
+binary_op_t binary_op(binary_op_t x, binary_op_t y)
+{
+    const binary_op_t v = binary_combine(x, y);
+    if (activation_type == 0)
+        return v;
+#ifdef BINARY_OP_SCALAR
+    return activation_afp(v, activation_type, activation_param_0, activation_param_1);
+#else
+    return activation_afpvec4(v, activation_type, activation_param_0, activation_param_1);
+#endif
 }

@@ -1,7 +1,7 @@
 //! Activation layers folded into the layer before them on the device: each activation ncnn's
 //! epilogue has (and Swish, which only the net fuses) after dense pack4 (GEMM and Winograd),
-//! depthwise and pack1 convolutions runs in the convolution's dispatch, and after an Eltwise
-//! in its last step, with the CPU's outputs; where the blob between them is asked for, or the
+//! depthwise and pack1 convolutions runs in the convolution's dispatch, after an Eltwise in its
+//! last step and after a BinaryOp of two blobs in its dispatch, with the CPU's outputs; where the blob between them is asked for, or the
 //! convolution has an activation of its own, the activation layer runs by itself.
 
 use super::*;
@@ -165,6 +165,57 @@ fn activations_after_eltwise_run_in_its_last_step() {
                 assert!(
                     !shaders.iter().any(|s| s.starts_with("unaryop")),
                     "{what}: the activation ran alone: {shaders:?}"
+                );
+            }
+        }
+    }
+}
+
+/// BinaryOp of two blobs (equal shapes through the flat shader, a per-channel and a row
+/// broadcast through the packed ones, a broadcast the shaders lack through the stretch) with
+/// the activation after it in the op's dispatch: no activation dispatch, the CPU's outputs.
+#[test]
+fn activations_after_binaryop_run_in_its_dispatch() {
+    let mut rng = Rng(4127);
+    /// `(op_type, a's shape, b's dims and shape, the activation)`.
+    type Case = (i32, [usize; 4], (u8, [usize; 4]), &'static str);
+    let cases: [Case; 4] = [
+        (0, [9, 7, 1, 8], (3, [9, 7, 1, 8]), "ReLU"),
+        (2, [9, 7, 1, 8], (3, [1, 1, 1, 8]), "Sigmoid"),
+        (1, [9, 7, 1, 8], (1, [9, 1, 1, 1]), "HardSwish 0=0.2 1=0.5"),
+        (4, [6, 5, 1, 8], (3, [1, 5, 1, 1]), "ReLU 0=0.1"),
+    ];
+    for ctx in gpu_contexts() {
+        ctx.set_timing(true);
+        for (op, a, (b_dims, b), act) in cases {
+            let (act_kind, act_params) = act.split_once(' ').unwrap_or((act, ""));
+            let param = format!(
+                "7767517\n4 4\nInput in_a 0 1 a\nInput in_b 0 1 b\nBinaryOp op 2 1 a b s 0={op}\n\
+                 {act_kind} act 1 1 s z {act_params}\n"
+            );
+            let inputs = [
+                Input::new(&mut rng, "a", 3, a),
+                Input::new(&mut rng, "b", b_dims, b),
+            ];
+            for (name, opt, eps) in [
+                ("fp32", packed32(), 1e-5),
+                ("fp16", RunOptions::default(), 1e-2),
+            ] {
+                let what = format!(
+                    "BinaryOp {op} {a:?} {b:?} + {act}, {name}, {}",
+                    ctx.describe()
+                );
+                let want = run_net(&param, &[], &inputs, "z", opt, None).unwrap();
+                ctx.take_timings();
+                let got = run_net(&param, &[], &inputs, "z", opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+                assert_close(&got.to_values(), &want.to_values(), eps, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                assert!(
+                    shaders.iter().any(|s| s.starts_with("binaryop"))
+                        && !shaders.iter().any(|s| s.starts_with("unaryop")),
+                    "{what}: {shaders:?}"
                 );
             }
         }

@@ -4,11 +4,15 @@
 //! runs on pack1 buffers, the operands first stretched to the output's shape by the strided
 //! copy shader.
 
+use std::sync::OnceLock;
+
+use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Packs, Support};
 use crate::layer::elementwise::broadcast_rule::{Broadcast, Operand, broadcast_of, paired};
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::dispatch_flat;
 use crate::layer::shared::pipelines::{DeviceSide, PackPipelines, slot};
@@ -19,7 +23,13 @@ use crate::tensor::{GpuMat, Mat, Strided, contiguous_strides};
 
 /// The pipelines of one `op_type`, with `b` a scalar or a second blob.
 pub(crate) struct BinaryGpu {
+    op: i32,
     pipelines: PackPipelines,
+    /// The options the pipelines were made with.
+    options: OptionSet,
+    /// The pipelines with the activation the net fused after the op, made at the first such
+    /// forward (a net fuses the same activation every run).
+    activated: OnceLock<(FusedActivation, PackPipelines)>,
     /// Stretches an operand to the output's shape for the broadcasts the shaders lack
     /// (buffer nets, two blobs).
     stretch: Option<StridedCopy>,
@@ -99,25 +109,12 @@ impl BinaryGpu {
             None if !opt.use_image_storage => Some(StridedCopy::create(gpu, CopyMode::Copy)?),
             _ => None,
         };
-        let pipelines = PackPipelines::create(
-            gpu,
-            &[
-                (1, Shader::Binaryop.module()),
-                (4, Shader::BinaryopPack4.module()),
-                (8, Shader::BinaryopPack8.module()),
-            ],
-            &[(0, SpecValue::I32(op))],
-        )?
-        .with_flat(
-            gpu,
-            Shader::BinaryopFlat.module(),
-            &[
-                (0, SpecValue::I32(op)),
-                (1, SpecValue::I32(i32::from(scalar.is_some()))),
-            ],
-        )?;
+        let none = FusedActivation::new(0, [0.0; 2]);
         Ok(BinaryGpu {
-            pipelines,
+            op,
+            pipelines: pipelines(gpu, (op, scalar.is_some()), none)?,
+            options: gpu.options,
+            activated: OnceLock::new(),
             stretch,
             scalar,
             gpu_scalar: Default::default(),
@@ -161,7 +158,7 @@ impl BinaryGpu {
                 what: "the scalar b on the device",
             })?;
         let top = blob.alloc_like(rec.context())?;
-        self.dispatch(rec, blob, b, &top)?;
+        self.dispatch(&self.pipelines, rec, (blob, b, &top))?;
         *blob = top;
         Ok(())
     }
@@ -169,6 +166,43 @@ impl BinaryGpu {
     /// `a op b` of two blobs.
     pub(crate) fn forward_pair(
         &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        self.forward_pair_with(&self.pipelines, bottoms, rec)
+    }
+
+    /// `act(a op b)` of two blobs: the activation layer after the op, fused by the net.
+    pub(crate) fn forward_pair_activated(
+        &self,
+        bottoms: &[GpuMat],
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        let gpu = GpuSetup {
+            ctx: rec.context(),
+            options: self.options,
+        };
+        let scalar = self.scalar.is_some();
+        let made;
+        let activated = match self.activated.get() {
+            Some((a, p)) if *a == act => p,
+            Some(_) => {
+                made = pipelines(gpu, (self.op, scalar), act)?;
+                &made
+            }
+            None => {
+                let p = pipelines(gpu, (self.op, scalar), act)?;
+                &self.activated.get_or_init(|| (act, p)).1
+            }
+        };
+        self.forward_pair_with(activated, bottoms, rec)
+    }
+
+    /// [`BinaryGpu::forward_pair`] with `pipelines`.
+    fn forward_pair_with(
+        &self,
+        pipelines: &PackPipelines,
         bottoms: &[GpuMat],
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
@@ -180,7 +214,7 @@ impl BinaryGpu {
             .into());
         };
         let Some(out) = gpu_out_view(a.blob_shape(), b.blob_shape()) else {
-            return self.stretch_and_dispatch(rec, a, b);
+            return self.stretch_and_dispatch(pipelines, rec, a, b);
         };
         // the output has the larger operand's dims ([31] against [31, 1, 1] is 3-D)
         let a_fits = view3(a.dims, a.shape()) == out;
@@ -191,14 +225,18 @@ impl BinaryGpu {
             b
         };
         let top = like.alloc_like(rec.context())?;
-        self.dispatch(rec, a, b, &top)?;
+        self.dispatch(pipelines, rec, (a, b, &top))?;
         Ok(top)
     }
 
     /// Records `top = a op b` over `top`'s elements (`a`, `b` broadcast where an extent is 1):
     /// flat over the buffers when `a`, `b` and `top` share one layout, or `b` is the scalar.
-    fn dispatch(&self, rec: &mut Recorder<'_>, a: &GpuMat, b: &GpuMat, top: &GpuMat) -> Result<()> {
-        let pipelines = &self.pipelines;
+    fn dispatch(
+        &self,
+        pipelines: &PackPipelines,
+        rec: &mut Recorder<'_>,
+        (a, b, top): (&GpuMat, &GpuMat, &GpuMat),
+    ) -> Result<()> {
         let flat = match self.scalar {
             // the pack8 scalar's first 16 bytes are the scalar in every flat lane
             Some(_) => pipelines
@@ -240,6 +278,7 @@ impl BinaryGpu {
     /// copied to it (stride 0 along its stretched axes), then the equal-shape shader.
     fn stretch_and_dispatch(
         &self,
+        pipelines: &PackPipelines,
         rec: &mut Recorder<'_>,
         a: &GpuMat,
         b: &GpuMat,
@@ -280,7 +319,38 @@ impl BinaryGpu {
         let a = stretch(rec, a, sa)?;
         let b = stretch(rec, b, sb)?;
         let top = alloc_numpy(rec, &out_np, &a)?;
-        self.dispatch(rec, &a, &b, &top)?;
+        self.dispatch(pipelines, rec, (&a, &b, &top))?;
         Ok(top)
     }
+}
+
+/// The binary shaders of `op` (with `b` a scalar where `scalar`) with the activation `act`
+/// after the op (type 0: none), one per elempack and the flat ones.
+fn pipelines(
+    gpu: GpuSetup<'_>,
+    (op, scalar): (i32, bool),
+    act: FusedActivation,
+) -> Result<PackPipelines> {
+    let activation = [
+        (30, SpecValue::I32(act.kind)),
+        (31, SpecValue::F32(act.params[0])),
+        (32, SpecValue::F32(act.params[1])),
+    ];
+    let mut values = vec![(0, SpecValue::I32(op))];
+    values.extend(activation);
+    let mut flat = vec![
+        (0, SpecValue::I32(op)),
+        (1, SpecValue::I32(i32::from(scalar))),
+    ];
+    flat.extend(activation);
+    PackPipelines::create(
+        gpu,
+        &[
+            (1, Shader::Binaryop.module()),
+            (4, Shader::BinaryopPack4.module()),
+            (8, Shader::BinaryopPack8.module()),
+        ],
+        &values,
+    )?
+    .with_flat(gpu, Shader::BinaryopFlat.module(), &flat)
 }

@@ -8,6 +8,7 @@ use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::elementwise::binary_gpu::{BinaryGpu, binary_support};
 use crate::layer::elementwise::broadcast_rule::broadcast;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::grain::GRAIN;
@@ -242,6 +243,20 @@ impl Layer for BinaryOp {
 
     fn forward_gpu_inplace(&self, blob: &mut GpuMat, rec: &mut Recorder<'_>) -> Result<()> {
         self.gpu.ready()?.forward_scalar(blob, rec)
+    }
+
+    fn forward_gpu_activated(
+        &self,
+        bottoms: &[GpuMat],
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        // two blobs (the scalar form runs in place: the net fuses nothing into it)
+        if bottoms.len() != 2 {
+            return Ok(None);
+        }
+        let gpu = self.gpu.ready()?;
+        gpu.forward_pair_activated(bottoms, act, rec).map(Some)
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
