@@ -70,17 +70,11 @@ void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0
         const int y = y0 + ky * dilation_h;
         const bool load = k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
         const int gi = load ? ci * psc(cstep) + y * psc(w) + x : 0;
-        if ((int8_storage & 1) != 0)
-        {
-            const int q = int8_stored_levels(bottom_int8_data[gi], input_scale);
-            in_v[r] = load ? q : (k_inside ? pack_levels(level4(vec4(p.pad_value) * input_scale)) : 0);
-        }
-        else
-        {
-            const vec4 v = vec4(buffer_ld4(bottom_blob_data, gi));
-            const vec4 x4 = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
-            in_v[r] = pack_levels(level4(x4 * input_scale));
-        }
+        const vec4 v = (int8_storage & 1) != 0
+            ? int8_stored_values(bottom_int8_data[gi], input_scale)
+            : vec4(buffer_ld4(bottom_blob_data, gi));
+        const vec4 x4 = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
+        in_v[r] = pack_levels(level4(x4 * input_scale));
     }
     const int k = k0 + tid / TILE_M;
     const int m = m0 + tid % TILE_M;
