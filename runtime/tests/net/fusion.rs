@@ -44,6 +44,42 @@ fn packed32() -> RunOptions {
     }
 }
 
+/// `param` (weights `weights`) on the CPU and on `ctx` with `opt`, blob `out` of each within
+/// `eps` of the other; the shaders the device ran.
+fn gpu_against_cpu(
+    ctx: &Arc<fpshader::Context>,
+    (param, weights): (&str, &[u8]),
+    inputs: &[Input],
+    (out, opt, eps): (&str, RunOptions, f32),
+    what: &str,
+) -> Vec<String> {
+    let want = run_net(param, weights, inputs, out, opt, None).unwrap();
+    ctx.take_timings();
+    let got = run_net(param, weights, inputs, out, opt, Some(ctx.clone()))
+        .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+    assert_close(
+        &got.to_values(),
+        &want.to_values(),
+        eps,
+        &format!("{what}: {out}"),
+    );
+    ctx.take_timings().into_iter().map(|t| t.shader).collect()
+}
+
+/// Whether `shaders` has a dispatch of the activation alone.
+fn activation_alone(shaders: &[String]) -> bool {
+    shaders.iter().any(|s| s.starts_with("unaryop"))
+}
+
+/// The classes each case runs in: fp32 packed and fp16 (the default options), with their
+/// tolerances.
+fn classes(eps16: f32) -> [(&'static str, RunOptions, f32); 2] {
+    [
+        ("fp32", packed32(), 1e-4),
+        ("fp16", RunOptions::default(), eps16),
+    ]
+}
+
 #[test]
 fn activations_after_convolutions_run_in_their_dispatch() {
     let mut rng = Rng(4099);
@@ -59,29 +95,14 @@ fn activations_after_convolutions_run_in_their_dispatch() {
         for conv in convs {
             for act in ACTIVATIONS {
                 let (param, weights) = net(&mut rng, conv, act);
-                let x = Input::new(&mut rng, "x", 3, [12, 10, 1, conv.1]);
-                let inputs = std::slice::from_ref(&x);
-                for (name, opt, eps) in [
-                    ("fp32", packed32(), 1e-4),
-                    ("fp16", RunOptions::default(), 2e-2),
-                ] {
+                let x = [Input::new(&mut rng, "x", 3, [12, 10, 1, conv.1])];
+                for (name, opt, eps) in classes(2e-2) {
                     let what = format!("{conv:?} + {act}, {name}, {}", ctx.describe());
-                    let cpu = |out| run_net(&param, &weights, inputs, out, opt, None).unwrap();
-                    let gpu = |out| {
-                        ctx.take_timings();
-                        let got = run_net(&param, &weights, inputs, out, opt, Some(ctx.clone()))
-                            .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-                        let shaders: Vec<String> =
-                            ctx.take_timings().into_iter().map(|t| t.shader).collect();
-                        (got.to_values(), shaders)
-                    };
-                    let (z, shaders) = gpu("z");
-                    assert_close(&z, &cpu("z").to_values(), eps, &format!("{what}: z"));
-                    let alone = shaders.iter().filter(|s| s.starts_with("unaryop")).count();
-                    assert_eq!(alone, 0, "{what}: the activation ran alone: {shaders:?}");
+                    let model = (param.as_str(), &weights[..]);
+                    let shaders = gpu_against_cpu(&ctx, model, &x, ("z", opt, eps), &what);
+                    assert!(!activation_alone(&shaders), "{what}: {shaders:?}");
                     // asked for, the blob between them is the convolution's own output
-                    let (y, shaders) = gpu("y");
-                    assert_close(&y, &cpu("y").to_values(), eps, &format!("{what}: y"));
+                    let shaders = gpu_against_cpu(&ctx, model, &x, ("y", opt, eps), &what);
                     assert!(!shaders.is_empty(), "{what}: no dispatch timed");
                 }
             }
@@ -89,31 +110,11 @@ fn activations_after_convolutions_run_in_their_dispatch() {
         // a convolution with an activation of its own keeps the layer after it
         let (param, weights) = net(&mut rng, ("Convolution", 8, 8, 1), "Sigmoid");
         let param = param.replace("6=64", "6=64 9=1");
-        let x = Input::new(&mut rng, "x", 3, [12, 10, 1, 8]);
-        let opt = packed32();
-        let want = run_net(&param, &weights, std::slice::from_ref(&x), "z", opt, None).unwrap();
-        ctx.take_timings();
-        let got = run_net(
-            &param,
-            &weights,
-            std::slice::from_ref(&x),
-            "z",
-            opt,
-            Some(ctx.clone()),
-        )
-        .unwrap();
-        assert_close(
-            &got.to_values(),
-            &want.to_values(),
-            1e-4,
-            "ReLU'd conv + Sigmoid",
-        );
-        let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
-        assert!(
-            shaders.iter().any(|s| s.starts_with("unaryop")),
-            "{}: the Sigmoid after a ReLU'd convolution did not run: {shaders:?}",
-            ctx.describe()
-        );
+        let x = [Input::new(&mut rng, "x", 3, [12, 10, 1, 8])];
+        let what = format!("ReLU'd convolution + Sigmoid, {}", ctx.describe());
+        let model = (param.as_str(), &weights[..]);
+        let shaders = gpu_against_cpu(&ctx, model, &x, ("z", packed32(), 1e-4), &what);
+        assert!(activation_alone(&shaders), "{what}: {shaders:?}");
     }
 }
 
@@ -142,30 +143,15 @@ fn activations_after_eltwise_run_in_its_last_step() {
             let inputs: Vec<Input> = (names[..n].iter())
                 .map(|name| Input::new(&mut rng, name, 3, [9, 7, 1, 8]))
                 .collect();
-            for (name, opt, eps) in [
-                ("fp32", packed32(), 1e-5),
-                ("fp16", RunOptions::default(), 1e-2),
-            ] {
+            for (name, opt, eps) in classes(1e-2) {
                 let what = format!(
                     "Eltwise {params} of {n} + {act}, {name}, {}",
                     ctx.describe()
                 );
-                let want = run_net(&param, &[], &inputs, "z", opt, None).unwrap();
-                ctx.take_timings();
-                let got = run_net(&param, &[], &inputs, "z", opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-                assert_close(&got.to_values(), &want.to_values(), eps, &what);
-                let shaders: Vec<String> =
-                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
-                assert_eq!(
-                    shaders.iter().filter(|s| s.starts_with("eltwise")).count(),
-                    n - 1,
-                    "{what}: {shaders:?}"
-                );
-                assert!(
-                    !shaders.iter().any(|s| s.starts_with("unaryop")),
-                    "{what}: the activation ran alone: {shaders:?}"
-                );
+                let shaders = gpu_against_cpu(&ctx, (&param, &[]), &inputs, ("z", opt, eps), &what);
+                let steps = shaders.iter().filter(|s| s.starts_with("eltwise")).count();
+                assert_eq!(steps, n - 1, "{what}: {shaders:?}");
+                assert!(!activation_alone(&shaders), "{what}: {shaders:?}");
             }
         }
     }
@@ -197,26 +183,14 @@ fn activations_after_binaryop_run_in_its_dispatch() {
                 Input::new(&mut rng, "a", 3, a),
                 Input::new(&mut rng, "b", b_dims, b),
             ];
-            for (name, opt, eps) in [
-                ("fp32", packed32(), 1e-5),
-                ("fp16", RunOptions::default(), 1e-2),
-            ] {
+            for (name, opt, eps) in classes(1e-2) {
                 let what = format!(
                     "BinaryOp {op} {a:?} {b:?} + {act}, {name}, {}",
                     ctx.describe()
                 );
-                let want = run_net(&param, &[], &inputs, "z", opt, None).unwrap();
-                ctx.take_timings();
-                let got = run_net(&param, &[], &inputs, "z", opt, Some(ctx.clone()))
-                    .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
-                assert_close(&got.to_values(), &want.to_values(), eps, &what);
-                let shaders: Vec<String> =
-                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
-                assert!(
-                    shaders.iter().any(|s| s.starts_with("binaryop"))
-                        && !shaders.iter().any(|s| s.starts_with("unaryop")),
-                    "{what}: {shaders:?}"
-                );
+                let shaders = gpu_against_cpu(&ctx, (&param, &[]), &inputs, ("z", opt, eps), &what);
+                let ran = shaders.iter().any(|s| s.starts_with("binaryop"));
+                assert!(ran && !activation_alone(&shaders), "{what}: {shaders:?}");
             }
         }
     }

@@ -4,8 +4,6 @@
 //! runs on pack1 buffers, the operands first stretched to the output's shape by the strided
 //! copy shader.
 
-use std::sync::OnceLock;
-
 use crate::OptionSet;
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
@@ -15,7 +13,7 @@ use crate::layer::elementwise::broadcast_rule::{Broadcast, Operand, broadcast_of
 use crate::layer::epilogue::FusedActivation;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::dispatch_flat;
-use crate::layer::shared::pipelines::{DeviceSide, PackPipelines, slot};
+use crate::layer::shared::pipelines::{ActivatedPipelines, DeviceSide, PackPipelines, slot};
 use crate::layer::shared::strided_copy::{CopyExtras, CopyMode, StridedCopy, alloc_numpy};
 use crate::shaders::Shader;
 use crate::tensor::BlobShape;
@@ -27,9 +25,8 @@ pub(crate) struct BinaryGpu {
     pipelines: PackPipelines,
     /// The options the pipelines were made with.
     options: OptionSet,
-    /// The pipelines with the activation the net fused after the op, made at the first such
-    /// forward (a net fuses the same activation every run).
-    activated: OnceLock<(FusedActivation, PackPipelines)>,
+    /// The pipelines with the activation the net fused after the op.
+    activated: ActivatedPipelines,
     /// Stretches an operand to the output's shape for the broadcasts the shaders lack
     /// (buffer nets, two blobs).
     stretch: Option<StridedCopy>,
@@ -114,7 +111,7 @@ impl BinaryGpu {
             op,
             pipelines: pipelines(gpu, (op, scalar.is_some()), none)?,
             options: gpu.options,
-            activated: OnceLock::new(),
+            activated: ActivatedPipelines::default(),
             stretch,
             scalar,
             gpu_scalar: Default::default(),
@@ -184,19 +181,8 @@ impl BinaryGpu {
             options: self.options,
         };
         let scalar = self.scalar.is_some();
-        let made;
-        let activated = match self.activated.get() {
-            Some((a, p)) if *a == act => p,
-            Some(_) => {
-                made = pipelines(gpu, (self.op, scalar), act)?;
-                &made
-            }
-            None => {
-                let p = pipelines(gpu, (self.op, scalar), act)?;
-                &self.activated.get_or_init(|| (act, p)).1
-            }
-        };
-        self.forward_pair_with(activated, bottoms, rec)
+        let activated = (self.activated).get(act, |a| pipelines(gpu, (self.op, scalar), a))?;
+        self.forward_pair_with(&activated, bottoms, rec)
     }
 
     /// [`BinaryGpu::forward_pair`] with `pipelines`.

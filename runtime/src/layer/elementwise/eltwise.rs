@@ -12,13 +12,12 @@ use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::dispatch_flat;
 use crate::layer::shared::grain::GRAIN;
 use crate::layer::shared::kernels;
-use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
+use crate::layer::shared::pipelines::{ActivatedPipelines, DeviceSide, PackPipelines};
 use crate::layer::shared::view::first_input;
 use crate::shaders::Shader;
 use crate::tensor::BlobShape;
 use crate::tensor::{ElemType, GpuMat, Mat, MatData};
 use rayon::prelude::*;
-use std::sync::OnceLock;
 
 /// Eltwise: `0=op_type` (0 product, 1 sum, 2 max), `1=coeffs` for sums.
 #[derive(Default)]
@@ -29,9 +28,8 @@ pub struct Eltwise {
     gpu: Option<PackPipelines>,
     /// The options its pipelines were made with.
     options: OptionSet,
-    /// The flat pipelines with the activation the net fused into the last step, made at the
-    /// first such forward (a net fuses the same activation every run).
-    activated: OnceLock<(FusedActivation, PackPipelines)>,
+    /// The flat pipelines with the activation the net fused into the last step.
+    activated: ActivatedPipelines,
 }
 
 impl Eltwise {
@@ -135,19 +133,8 @@ impl Layer for Eltwise {
             ctx: rec.context(),
             options: self.options,
         };
-        let made;
-        let last = match self.activated.get() {
-            Some((a, p)) if *a == act => p,
-            Some(_) => {
-                made = self.flat_pipelines(gpu, act)?;
-                &made
-            }
-            None => {
-                let p = self.flat_pipelines(gpu, act)?;
-                &self.activated.get_or_init(|| (act, p)).1
-            }
-        };
-        self.forward_steps(bottoms, Some(last), rec).map(Some)
+        let last = self.activated.get(act, |a| self.flat_pipelines(gpu, a))?;
+        self.forward_steps(bottoms, Some(&last), rec).map(Some)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

@@ -6,16 +6,18 @@ use crate::error::{Error, Result, TensorError};
 use crate::gpu::Pipeline;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::GpuSetup;
+use crate::layer::epilogue::FusedActivation;
 use crate::meta::ShaderModule;
 use crate::tensor::{GpuData, GpuMat, StorageFormat};
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 /// Bytes per invocation of a flat shader: the whole buffer in blocks of 16.
 pub(crate) const FLAT_BYTES: u64 = 16;
 
 /// A layer's pipelines for elempack 1, 4 and 8 (`None` where it has no shader), and the flat
 /// one for buffer mats of one layout, any packing (`shaders/include/flat.comp`).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct PackPipelines {
     by_pack: [Option<Arc<Pipeline>>; 3],
     /// Flat pipelines with the storage format they read, known when made so that dispatches
@@ -202,4 +204,28 @@ pub(crate) fn block_grid(top: &GpuMat) -> [u32; 3] {
 /// What an unsplit GEMM binds as its partial sums, which it never writes.
 pub(crate) fn no_partials(ctx: &crate::gpu::Context) -> Result<GpuMat> {
     GpuMat::alloc(ctx, 1, [4, 1, 1], 4, crate::OptionSet::FP32)
+}
+
+/// The pipelines a layer made for the activation the net fuses after it
+/// ([`Layer::forward_gpu_activated`](crate::layer::Layer::forward_gpu_activated)): made at the
+/// first such forward and kept, as a net fuses the same activation every run.
+#[derive(Default)]
+pub(crate) struct ActivatedPipelines(OnceLock<(FusedActivation, PackPipelines)>);
+
+impl ActivatedPipelines {
+    /// The pipelines for `act`: those kept, or `make(act)`'s (kept where none are).
+    pub(crate) fn get(
+        &self,
+        act: FusedActivation,
+        make: impl FnOnce(FusedActivation) -> Result<PackPipelines>,
+    ) -> Result<Cow<'_, PackPipelines>> {
+        Ok(match self.0.get() {
+            Some((kept, p)) if *kept == act => Cow::Borrowed(p),
+            Some(_) => Cow::Owned(make(act)?),
+            None => {
+                let p = make(act)?;
+                Cow::Borrowed(&self.0.get_or_init(|| (act, p)).1)
+            }
+        })
+    }
 }
