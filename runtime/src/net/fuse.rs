@@ -2,8 +2,8 @@
 //! only output is read by an activation layer alone (not the blob asked for) runs with that
 //! activation in its epilogue ([`Layer::forward_gpu_activated`]), and the activation layer
 //! does not run: one dispatch and one blob fewer (efficientnetv2's 55 convolutions each
-//! followed by a Swish, resnet's and shufflenet's ReLU after each residual Eltwise). The blob between them is never made; an extract that asks for it
-//! runs its layer again, unfused.
+//! followed by a Swish, resnet's and shufflenet's ReLU after each residual Eltwise). The blob
+//! between them is never made; an extract that asks for it runs its layer again, unfused.
 //!
 //! [`Layer::forward_gpu_activated`]: crate::layer::Layer::forward_gpu_activated
 

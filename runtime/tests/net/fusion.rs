@@ -1,8 +1,9 @@
 //! Activation layers folded into the layer before them on the device: each activation ncnn's
 //! epilogue has (and Swish, which only the net fuses) after dense pack4 (GEMM and Winograd),
 //! depthwise and pack1 convolutions runs in the convolution's dispatch, after an Eltwise in its
-//! last step and after a BinaryOp of two blobs in its dispatch, with the CPU's outputs; where the blob between them is asked for, or the
-//! convolution has an activation of its own, the activation layer runs by itself.
+//! last step and after a BinaryOp of two blobs in its dispatch, with the CPU's outputs; where
+//! the blob between them is asked for, or the convolution has an activation of its own, the
+//! activation layer runs by itself.
 
 use super::*;
 
@@ -30,7 +31,8 @@ fn net(rng: &mut Rng, conv: (&str, usize, usize, usize), act: &str) -> (String, 
     };
     let (act_kind, act_params) = act.split_once(' ').unwrap_or((act, ""));
     let param = format!(
-        "7767517\n3 3\nInput in 0 1 x\n{kind} conv 1 1 x y {tail}\n{act_kind} act 1 1 y z {act_params}\n"
+        "7767517\n3 3\nInput in 0 1 x\n{kind} conv 1 1 x y {tail}\n\
+         {act_kind} act 1 1 y z {act_params}\n"
     );
     let weights = bin(&[(&rng.vec(n), true), (&rng.vec(outc), false)]);
     (param, weights)
