@@ -292,7 +292,7 @@ impl Extractor<'_> {
         // a fused activation's output is its layer's top; the blob between was read by it
         let tops_of = match fused_into {
             Some(j) => {
-                self.record.layers.push((j, Placed::Gpu));
+                self.record.layers.push((j, Placed::Fused));
                 l.tops
                     .iter()
                     .for_each(|&t| remaining[t] = remaining[t].saturating_sub(1));

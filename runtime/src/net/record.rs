@@ -14,6 +14,8 @@ pub enum Placed {
     Cpu,
     /// Handed its input on without running (Split).
     Alias,
+    /// An activation run in the epilogue of the GPU layer before it (the net's fusion).
+    Fused,
 }
 
 /// The layers an extractor ran, in order, and the host round trips they cost.
@@ -48,6 +50,15 @@ impl RunRecord {
         self.layers
             .iter()
             .filter(|(_, p)| *p == Placed::Cpu)
+            .map(|(i, _)| *i)
+            .collect()
+    }
+
+    /// The indices of the activation layers that ran in the epilogue of the layer before.
+    pub fn fused_layers(&self) -> Vec<usize> {
+        self.layers
+            .iter()
+            .filter(|(_, p)| *p == Placed::Fused)
             .map(|(i, _)| *i)
             .collect()
     }

@@ -47,7 +47,8 @@ fn packed32() -> RunOptions {
 }
 
 /// `param` (weights `weights`) on the CPU and on `ctx` with `opt`, blob `out` of each within
-/// `eps` of the other; the shaders the device ran.
+/// `eps` of the other; the shaders the device ran. The run's record must list an activation
+/// layer as fused exactly where `out` is the activation's and no activation shader ran.
 fn gpu_against_cpu(
     ctx: &Arc<fpshader::Context>,
     (param, weights): (&str, &[u8]),
@@ -57,7 +58,7 @@ fn gpu_against_cpu(
 ) -> Vec<String> {
     let want = run_net(param, weights, inputs, out, opt, None).unwrap();
     ctx.take_timings();
-    let got = run_net(param, weights, inputs, out, opt, Some(ctx.clone()))
+    let (got, record) = run_net_recorded(param, weights, inputs, out, opt, Some(ctx.clone()))
         .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
     assert_close(
         &got.to_values(),
@@ -65,7 +66,11 @@ fn gpu_against_cpu(
         eps,
         &format!("{what}: {out}"),
     );
-    ctx.take_timings().into_iter().map(|t| t.shader).collect()
+    let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+    let fused = !record.fused_layers().is_empty();
+    let expected = out == "z" && !activation_alone(&shaders);
+    assert_eq!(fused, expected, "{what}: {:?}, {shaders:?}", record.layers);
+    shaders
 }
 
 /// Whether `shaders` has a dispatch of the activation alone.

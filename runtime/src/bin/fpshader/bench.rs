@@ -379,12 +379,14 @@ fn placement(
     let gpu = record
         .layers
         .iter()
-        .filter(|(_, p)| matches!(p, Placed::Gpu | Placed::GpuBands(_)))
+        .filter(|(_, p)| matches!(p, Placed::Gpu | Placed::GpuBands(_) | Placed::Fused))
         .count();
     let banded = record.banded_layers().len();
+    let fused = record.fused_layers().len();
     let mut out = format!(
-        "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows), {} on the CPU; {} \
-         wait(s) for the device and {} download(s) before the output\n",
+        "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows, {fused} activations in \
+         the layer before's dispatch), {} on the CPU; {} wait(s) for the device and {} \
+         download(s) before the output\n",
         cpu.len(),
         record.waits,
         record.downloads
