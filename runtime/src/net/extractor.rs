@@ -5,14 +5,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    CpuTime, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input, threads,
+    CpuTime, Forwarded, Net, Placed, RunRecord, check_tops, convert, err_layer, single_input,
+    threads,
 };
 use crate::error::{BlobError, Error, InputError, Result};
 use crate::gpu::Recorder;
 use crate::layer::RunOptions;
 use crate::tensor::{Bands, ElemType, GpuMat, Mat, PendingDownload};
-
-use super::placement::Forwarded;
 
 /// Inputs in, outputs out, running only the layers a requested blob needs.
 pub struct Extractor<'n> {

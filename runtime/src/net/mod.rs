@@ -23,6 +23,16 @@ use crate::error::{BlobError, Error, InputError, ModelError, Result};
 use crate::gpu::Context;
 use crate::layer::{FeatureMask, Layer, Registry, RunOptions, Support};
 
+/// What the extractor's `forward_gpu` (in `placement`) did.
+enum Forwarded {
+    /// Recorded its forward.
+    Ran,
+    /// Recorded its forward with the activation layer of this index in its epilogue.
+    Fused(usize),
+    /// Met a limit of the device; nothing recorded.
+    DeviceLimit,
+}
+
 /// One layer of a net, with what the net decided about it.
 pub struct NetLayer {
     /// The ncnn type.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::extractor::Extractor;
-use super::{NetLayer, Placed, check_tops, convert, single_input};
+use super::{Forwarded, NetLayer, Placed, check_tops, convert, single_input};
 use crate::OptionSet;
 use crate::error::Result;
 use crate::gpu::Recorder;
@@ -308,16 +308,6 @@ impl Extractor<'_> {
         }
         Ok(fused_into.map_or(Forwarded::Ran, Forwarded::Fused))
     }
-}
-
-/// What [`Extractor::forward_gpu`] did.
-pub(super) enum Forwarded {
-    /// Recorded its forward.
-    Ran,
-    /// Recorded its forward with the activation layer of this index in its epilogue.
-    Fused(usize),
-    /// Met a limit of the device; nothing recorded.
-    DeviceLimit,
 }
 
 /// For a layer taking any packing, one pack for all its inputs: the pack of the largest input
