@@ -222,8 +222,11 @@ fn ncnn_style_shader_reflects_psc_and_names() {
         .unwrap()
         .words;
     let r = reflect(&words).unwrap();
-    assert_eq!(r.spec_constants.len(), 13);
+    // op_type, the twelve shape constants, the fused activation's type and two parameters
+    assert_eq!(r.spec_constants.len(), 16);
     assert_eq!(r.spec_constants[0].name, "op_type");
+    let activation = r.spec_constants.iter().find(|c| c.id == 30);
+    assert_eq!(activation.map(|c| c.name.as_ref()), Some("activation_type"));
     assert_eq!(r.push_constants.as_ref().unwrap().size, 48);
     assert_eq!(r.bindings[2].kind, DescriptorKind::StorageImage);
     // pack1 output: imfmtc1 is r16f with fp16 storage
