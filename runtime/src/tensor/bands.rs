@@ -57,7 +57,8 @@ impl Bands {
         }
         let [w, _, c] = self.shape;
         let p = first.elempack;
-        let dst = GpuMat::alloc(rec.context(), 3, [w, rows.len(), c / p], p, first.options)?;
+        let space = [w, rows.len(), 1, c / p];
+        let dst = GpuMat::alloc_format(rec.context(), 3, space, p, (first.options, first.format))?;
         self.record_copy_rows(rec, rows, &dst, 0)?;
         Ok(Some(dst))
     }
@@ -128,12 +129,12 @@ impl Bands {
         if bytes > limit {
             return Ok(None);
         }
-        let whole = GpuMat::alloc(
+        let whole = GpuMat::alloc_format(
             rec.context(),
             3,
-            [w, h, first.c],
+            [w, h, 1, first.c],
             first.elempack,
-            first.options,
+            (first.options, first.format),
         )?;
         bands.record_copy_rows(rec, 0..h, &whole, 0)?;
         Ok(Some(whole))

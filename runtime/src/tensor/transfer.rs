@@ -154,7 +154,9 @@ impl GpuMat {
         GpuMat::alloc_format(ctx, 3, [w, h, 1, c], elempack, (options, format))
     }
 
-    fn alloc_format(
+    /// [`GpuMat::alloc_space`] in storage format `format` (the format of another mat: a blob's
+    /// rows put together from its bands, int8 storage included).
+    pub(crate) fn alloc_format(
         ctx: &Context,
         dims: u8,
         [w, h, d, c]: [usize; 4],

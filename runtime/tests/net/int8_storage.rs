@@ -134,3 +134,40 @@ fn int8_layers_pass_int8_storage_where_every_reader_takes_it() {
         }
     }
 }
+
+/// On a device of 1 MiB buffers, a requantizing int8 convolution whose input passes a buffer
+/// runs in bands, its int8 storage output put together on the device; the int8 convolution
+/// after it, whose output passes a buffer too, reads that blob (in bands where it can, else on
+/// the CPU, through its values). The outputs are the CPU's.
+#[test]
+fn int8_storage_survives_bands_of_rows() {
+    let Some(ctx) = super::limits::small_device(65535, 1 << 20, None) else {
+        return;
+    };
+    let mut rng = Rng(911);
+    // 200 × 200 × 8 fp32 input: 1.28 MB; the 16-channel int8 output 640 KB
+    let x = Input::new(&mut rng, "x", 3, [200, 200, 1, 8]);
+    let x_scale = absmax_scale(&x.values);
+    let (a, mut weights) = int8_conv(&mut rng, (8, 16, 3), (x_scale, Some(9.5)));
+    let (b, wb) = int8_conv(&mut rng, (16, 8, 1), (9.5, None));
+    weights.extend(wb);
+    let param = format!(
+        "7767517\n3 3\nInput in 0 1 x\nConvolution a 1 1 x y {a}\nConvolution b 1 1 y z {b}\n"
+    );
+    let opt = RunOptions {
+        use_int8_inference: true,
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let inputs = std::slice::from_ref(&x);
+    let want = run_net(&param, &weights, inputs, "z", opt, None).unwrap();
+    let (got, record) = run_net_recorded(&param, &weights, inputs, "z", opt, Some(ctx.clone()))
+        .unwrap_or_else(|e| panic!("{}", e.report()));
+    let banded = record.banded_layers();
+    assert!(
+        banded.contains(&1),
+        "the first convolution: {:?}",
+        record.layers
+    );
+    assert_close(&got.to_values(), &want.to_values(), 1e-3, "int8 in bands");
+}
