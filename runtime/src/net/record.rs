@@ -47,27 +47,23 @@ pub struct CpuTime {
 impl RunRecord {
     /// The indices of the layers that ran on the CPU.
     pub fn cpu_layers(&self) -> Vec<usize> {
-        self.layers
-            .iter()
-            .filter(|(_, p)| *p == Placed::Cpu)
-            .map(|(i, _)| *i)
-            .collect()
+        self.layers_where(|p| p == Placed::Cpu)
     }
 
     /// The indices of the activation layers that ran in the epilogue of the layer before.
     pub fn fused_layers(&self) -> Vec<usize> {
-        self.layers
-            .iter()
-            .filter(|(_, p)| *p == Placed::Fused)
-            .map(|(i, _)| *i)
-            .collect()
+        self.layers_where(|p| p == Placed::Fused)
     }
 
     /// The indices of the layers that ran on the device in bands of rows.
     pub fn banded_layers(&self) -> Vec<usize> {
-        self.layers
-            .iter()
-            .filter(|(_, p)| matches!(p, Placed::GpuBands(_)))
+        self.layers_where(|p| matches!(p, Placed::GpuBands(_)))
+    }
+
+    /// The indices of the layers whose placement `keep` takes.
+    fn layers_where(&self, keep: impl Fn(Placed) -> bool) -> Vec<usize> {
+        (self.layers.iter())
+            .filter(|(_, p)| keep(*p))
             .map(|(i, _)| *i)
             .collect()
     }
