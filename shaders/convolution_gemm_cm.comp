@@ -21,6 +21,7 @@
 #define IN_PACK 4
 #define OUT_PACK 4
 #include "convolution_head.comp"
+#include "convolution_gemm_epilogue.comp"
 
 // partial sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
@@ -106,9 +107,7 @@ void write_out(FRAG_C acc, int sg, int lane, int on0, int om0, int N, int M, int
             }
             else
             {
-                const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
-                const afpvec4 res = activation_afpvec4(afpvec4(s + b), activation_type, activation_param_0, activation_param_1);
-                buffer_st4(top_blob_data, out_base + om * psc(outcstep) + on, res);
+                store_output(s, om, out_base + om * psc(outcstep) + on);
             }
         }
     }

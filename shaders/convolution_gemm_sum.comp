@@ -1,6 +1,5 @@
 // The second pass of a convolution_gemm whose steps were split: per output element (four
-// output channels at one position), the slices' fp32 partial sums, the bias and the
-// activation.
+// output channels at one position), the slices' fp32 partial sums and the GEMM's epilogue.
 #version 450
 
 #include "prelude.comp"
@@ -10,6 +9,8 @@
 layout (binding = 0) readonly buffer partial_blob { vec4 partial_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
 layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+
+#include "convolution_gemm_epilogue.comp"
 
 layout (constant_id = 12) const int splits = 1;
 
@@ -21,9 +22,8 @@ void main()
     if (on >= N || om >= psc(outc))
         return;
 
-    vec4 s = bias_term == 1 ? vec4(buffer_ld4(bias_data, om)) : vec4(0.f);
+    vec4 s = vec4(0.f);
     for (int i = 0; i < splits; i++)
         s += partial_data[(i * psc(outc) + om) * N + on];
-    const afpvec4 res = activation_afpvec4(afpvec4(s), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, om * psc(outcstep) + on, res);
+    store_output(s, om, om * psc(outcstep) + on);
 }

@@ -56,10 +56,11 @@
 //! [`net::Net::opt`] holds ncnn's options (fp16 storage and arithmetic, packing, images,
 //! threads); by default everything the device allows, as in ncnn.
 //!
-//! On the device the net runs an activation layer in the dispatch of the layer before it where
-//! nothing else reads the blob between them and that blob is not the one extracted
-//! ([`net::Placed::Fused`] in the extractor's record); extracting that blob runs its layer
-//! unfused. An int8 model's requantized blobs between int8 convolutions stay int8 on the
+//! On the device the net runs an activation layer in the dispatch of the layer before it, and
+//! a residual sum (Eltwise's plain sum, BinaryOp's add) with the activation after it in the
+//! convolution before it, where nothing else reads the blobs between and none of them is the
+//! one extracted ([`net::Placed::Fused`] in the extractor's record); extracting such a blob
+//! runs its layer unfused. An int8 model's requantized blobs between int8 convolutions stay int8 on the
 //! device ([`StorageFormat::Int8`]); extracted, any blob comes back as its values.
 //!
 //! # Feature flags

@@ -417,6 +417,29 @@ pub trait Layer: Send + Sync {
         Ok(None)
     }
 
+    /// Whether this layer adds its two inputs, value by value, into one output (Eltwise's
+    /// plain sum, BinaryOp's add of two blobs): the layer before one of them may add the
+    /// other in its epilogue ([`Layer::forward_gpu_residual`]). `false` (the default)
+    /// otherwise.
+    fn gpu_residual_sum(&self) -> bool {
+        false
+    }
+
+    /// The GPU forward with `residual` added to each value of its one output, then `act`
+    /// where given, in place of the sum layer after it (and of the activation after that):
+    /// the net asks only where nothing else reads the blobs between. `None` (the default)
+    /// where this layer cannot for these inputs (an output not of the residual's shape and
+    /// layout among them), and has recorded nothing.
+    fn forward_gpu_residual(
+        &self,
+        _bottoms: &[GpuMat],
+        _residual: &GpuMat,
+        _act: Option<FusedActivation>,
+        _rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        Ok(None)
+    }
+
     /// One input, one new output.
     fn forward(&self, _bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         Err(missing("forward"))

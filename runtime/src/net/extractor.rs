@@ -197,14 +197,14 @@ impl<'n> Extractor<'n> {
                         self.forward_chain(&chain, r, &mut remaining, target)
                     }
                     None => {
-                        let fuse = self.fusable_activation(i, &needed, target);
+                        let fuse = self.fusion(i, &needed, target);
                         match self.forward_gpu(i, &shapes, r, (&mut remaining, target), fuse) {
                             // past a limit of the device: in bands, or on the CPU
                             Ok(Forwarded::DeviceLimit) => {
                                 self.banded_or_cpu(i, &mut rec, &mut remaining, target)
                             }
-                            Ok(Forwarded::Fused(j)) => {
-                                chained[j] = true;
+                            Ok(Forwarded::Fused(layers)) => {
+                                layers.into_iter().flatten().for_each(|j| chained[j] = true);
                                 Ok(())
                             }
                             done => done.map(drop),

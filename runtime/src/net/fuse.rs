@@ -5,16 +5,99 @@
 //! followed by a Swish, resnet's and shufflenet's ReLU after each residual Eltwise). The blob
 //! between them is never made; an extract that asks for it runs its layer again, unfused.
 //!
+//! A convolution whose output is read only by a sum of two blobs (Eltwise, BinaryOp add:
+//! resnet's shortcuts) adds the other blob in its epilogue where that one is on the device
+//! already, and applies the activation after the sum too
+//! ([`Layer::forward_gpu_residual`]): resnet50's block is one dispatch fewer, two where a
+//! ReLU follows.
+//!
 //! [`Layer::forward_gpu_activated`]: crate::layer::Layer::forward_gpu_activated
+//! [`Layer::forward_gpu_residual`]: crate::layer::Layer::forward_gpu_residual
 
 use super::extractor::Extractor;
 use crate::layer::FusedActivation;
+use crate::tensor::StorageFormat;
+
+/// What a GPU layer's epilogue takes in from the layers after it this run.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Fusion {
+    /// The activation layer of this index.
+    Activation(usize, FusedActivation),
+    /// The sum layer `sum` adding blob `other` to the layer's output, and the activation
+    /// layer after the sum where there is one.
+    Residual {
+        sum: usize,
+        other: usize,
+        act: Option<(usize, FusedActivation)>,
+    },
+}
+
+impl Fusion {
+    /// The layers it folds in, in order.
+    pub(super) fn layers(&self) -> [Option<usize>; 2] {
+        match *self {
+            Fusion::Activation(j, _) => [Some(j), None],
+            Fusion::Residual { sum, act, .. } => [Some(sum), act.map(|(k, _)| k)],
+        }
+    }
+}
 
 impl Extractor<'_> {
+    /// What GPU layer `i` may fold in this run: a residual sum (and the activation after it)
+    /// where one follows, else an activation.
+    pub(super) fn fusion(&self, i: usize, needed: &[bool], target: usize) -> Option<Fusion> {
+        match self.fusable_residual(i, needed, target) {
+            Some(f) => Some(f),
+            None => (self.fusable_activation(i, needed, target))
+                .map(|(j, act)| Fusion::Activation(j, act)),
+        }
+    }
+
+    /// The sum after GPU layer `i` that `i` may add in its epilogue this run: the one reader
+    /// of `i`'s one output (not `target`), on the device with the same options, a sum of that
+    /// blob and another one on the device now in the storage its options give (what the sum
+    /// would read as it is).
+    fn fusable_residual(&self, i: usize, needed: &[bool], target: usize) -> Option<Fusion> {
+        let net = self.net;
+        let l = &net.layers[i];
+        let [t] = l.tops[..] else {
+            return None;
+        };
+        let [j] = net.blobs[t].consumers[..] else {
+            return None;
+        };
+        let sum = &net.layers[j];
+        let other = match sum.bottoms[..] {
+            [a, b] if a == t && b != t => b,
+            [a, b] if b == t && a != t => a,
+            _ => return None,
+        };
+        let ready = (self.gpu[other].as_ref()).is_some_and(|g| {
+            g.format == StorageFormat::of(l.gpu_options, g.elempack)
+                && g.options.contains(crate::Opt::Image)
+                    == l.gpu_options.contains(crate::Opt::Image)
+        });
+        let fits = t != target
+            && needed[j]
+            && !l.support.inplace
+            && sum.on_gpu
+            && !sum.support.alias
+            && sum.tops.len() == 1
+            && sum.gpu_options == l.gpu_options
+            && ready
+            && self.bands[other].is_none()
+            && sum.layer.gpu_residual_sum();
+        fits.then(|| Fusion::Residual {
+            sum: j,
+            other,
+            act: self.fusable_activation(j, needed, target),
+        })
+    }
+
     /// The activation layer after GPU layer `i` that `i` may apply in its epilogue this run,
     /// and its activation: the one reader of `i`'s one output, which is not `target`, on the
     /// device with the same options, reading that blob alone into one output of its own.
-    pub(super) fn fusable_activation(
+    fn fusable_activation(
         &self,
         i: usize,
         needed: &[bool],

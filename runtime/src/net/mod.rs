@@ -27,8 +27,8 @@ use crate::layer::{FeatureMask, Layer, Registry, RunOptions, Support};
 enum Forwarded {
     /// Recorded its forward.
     Ran,
-    /// Recorded its forward with the activation layer of this index in its epilogue.
-    Fused(usize),
+    /// Recorded its forward with the layers of these indices in its epilogue.
+    Fused([Option<usize>; 2]),
     /// Met a limit of the device; nothing recorded.
     DeviceLimit,
 }

@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use super::extractor::Extractor;
+use super::fuse::Fusion;
 use super::{Forwarded, NetLayer, Placed, check_tops, convert, single_input};
 use crate::OptionSet;
 use crate::error::Result;
 use crate::gpu::Recorder;
-use crate::layer::{FusedActivation, RunOptions};
+use crate::layer::RunOptions;
 use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, StorageFormat};
 
@@ -211,8 +212,8 @@ impl Extractor<'_> {
         Ok(g)
     }
 
-    /// Runs GPU layer `i` into `rec`, its inputs converted first; with `fuse`, the activation
-    /// layer after it in its epilogue where it can ([`fuse`](super::fuse)).
+    /// Runs GPU layer `i` into `rec`, its inputs converted first; with `fuse`, the layers
+    /// after it in its epilogue where it can ([`fuse`](super::fuse)).
     /// [`Forwarded::DeviceLimit`] where the layer met a limit of the device (an output past
     /// the largest buffer, device memory, a grid) before writing anything but its own outputs:
     /// its inputs are back in the extractor and the caller runs it on the CPU.
@@ -222,7 +223,7 @@ impl Extractor<'_> {
         shapes: &[BlobShape],
         rec: &mut Recorder<'_>,
         (remaining, target): (&mut [usize], usize),
-        fuse: Option<(usize, FusedActivation)>,
+        fuse: Option<Fusion>,
     ) -> Result<Forwarded> {
         let net = self.net;
         let l = &net.layers[i];
@@ -230,7 +231,7 @@ impl Extractor<'_> {
         let options = l.gpu_options;
         let s = l.support;
         let layouts = self.gpu_layouts(l, shapes, &opt);
-        let mut fused_into = None;
+        let mut fused = None;
         // the inputs as they are, for the CPU to take if the device cannot hold an output (a
         // layer writing in place has none of its own: its inputs are not kept)
         let originals: Vec<_> = match s.inplace {
@@ -253,14 +254,13 @@ impl Extractor<'_> {
             l.layer.forward_gpu_inplace(&mut m, rec)?;
             vec![m]
         } else {
-            let activated = match fuse {
-                Some((j, act)) => (l.layer.forward_gpu_activated(&bottoms, act, rec))
-                    .map(|top| top.map(|top| (j, top))),
+            let fused_top = match fuse {
+                Some(f) => self.forward_fused(l, &bottoms, f, rec, (remaining, target)),
                 None => Ok(None),
             };
-            let tops = match activated {
-                Ok(Some((j, top))) => {
-                    fused_into = Some(j);
+            let tops = match fused_top {
+                Ok(Some(top)) => {
+                    fused = fuse;
                     Ok(vec![top])
                 }
                 Err(e) => Err(e),
@@ -289,24 +289,53 @@ impl Extractor<'_> {
             }
         };
         check_tops(tops.len(), l.tops.len())?;
-        // a fused activation's output is its layer's top; the blob between was read by it
-        let tops_of = match fused_into {
-            Some(j) => {
-                self.record.layers.push((j, Placed::Fused));
-                l.tops
-                    .iter()
-                    .for_each(|&t| remaining[t] = remaining[t].saturating_sub(1));
-                &net.layers[j].tops
-            }
-            None => &l.tops,
-        };
+        // the output is the last fused layer's top; each blob between was read by the next
+        let mut tops_of = &l.tops;
+        let folded = fused.map(|f| f.layers()).unwrap_or_default();
+        for j in folded.into_iter().flatten() {
+            self.record.layers.push((j, Placed::Fused));
+            (tops_of.iter()).for_each(|&t| remaining[t] = remaining[t].saturating_sub(1));
+            tops_of = &net.layers[j].tops;
+        }
         for (t, m) in tops_of.iter().zip(tops) {
             self.gpu[*t] = Some(m);
             self.cpu[*t] = None;
             self.bands[*t] = None;
             self.shared[*t] = false;
         }
-        Ok(fused_into.map_or(Forwarded::Ran, Forwarded::Fused))
+        Ok(match fused {
+            Some(f) => Forwarded::Fused(f.layers()),
+            None => Forwarded::Ran,
+        })
+    }
+
+    /// GPU layer `l`'s forward of `bottoms` with `fusion` in its epilogue, or `None` where the
+    /// layer cannot take it (nothing recorded; a residual it was to read stays for its sum).
+    fn forward_fused(
+        &mut self,
+        l: &NetLayer,
+        bottoms: &[GpuMat],
+        fusion: Fusion,
+        rec: &mut Recorder<'_>,
+        (remaining, target): (&mut [usize], usize),
+    ) -> Result<Option<GpuMat>> {
+        let (other, act) = match fusion {
+            Fusion::Activation(_, act) => return l.layer.forward_gpu_activated(bottoms, act, rec),
+            Fusion::Residual { other, act, .. } => (other, act.map(|(_, a)| a)),
+        };
+        // the sum's read of the other blob, as it is on the device
+        let pack = self.current_pack(other);
+        let reads = (l.gpu_options, None);
+        let residual =
+            self.gpu_bottom(rec, other, (pack, false), reads, false, remaining, target)?;
+        let top = l.layer.forward_gpu_residual(bottoms, &residual, act, rec);
+        if !matches!(top, Ok(Some(_))) {
+            remaining[other] += 1;
+            if self.gpu[other].is_none() {
+                self.gpu[other] = Some(residual);
+            }
+        }
+        top
     }
 }
 

@@ -384,8 +384,8 @@ fn placement(
     let banded = record.banded_layers().len();
     let fused = record.fused_layers().len();
     let mut out = format!(
-        "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows, {fused} activations in \
-         the layer before's dispatch), {} on the CPU; {} wait(s) for the device and {} \
+        "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows, {fused} folded into \
+         a dispatch before them), {} on the CPU; {} wait(s) for the device and {} \
          download(s) before the output\n",
         cpu.len(),
         record.waits,

@@ -245,6 +245,11 @@ impl Layer for BinaryOp {
         self.gpu.ready()?.forward_scalar(blob, rec)
     }
 
+    fn gpu_residual_sum(&self) -> bool {
+        // ncnn's op_type 0, of two blobs
+        self.op == 0 && self.scalar.is_none()
+    }
+
     fn forward_gpu_activated(
         &self,
         bottoms: &[GpuMat],

@@ -120,6 +120,10 @@ impl Layer for Eltwise {
         Ok(vec![self.forward_steps(bottoms, None, rec)?])
     }
 
+    fn gpu_residual_sum(&self) -> bool {
+        self.op == 1 && self.coeffs.iter().all(|&c| c == 1.0)
+    }
+
     fn forward_gpu_activated(
         &self,
         bottoms: &[GpuMat],

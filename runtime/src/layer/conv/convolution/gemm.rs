@@ -1,5 +1,6 @@
 //! Convolution's implicit GEMM forward (dense pack4 layers): the plan of
-//! [`crate::layer::conv::implicit_gemm`] recorded, with the pass that adds split slices.
+//! [`crate::layer::conv::implicit_gemm`] recorded, with the pass that adds split slices; the
+//! forward with a residual sum in its epilogue.
 
 use super::{Convolution, GpuConvolution};
 use crate::OptionSet;
@@ -7,22 +8,64 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::conv::implicit_gemm::{GemmPlan, Tile, dispatch_grid, shaped};
-use crate::layer::conv::window::Pack4Kind;
-use crate::layer::epilogue::FusedActivation;
+use crate::layer::conv::window::Pack4Kind as Kind;
+use crate::layer::epilogue::{Epilogue, FusedActivation};
+use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::pipelines::fold_into_z;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
 impl Convolution {
+    /// The GEMM forward of pack4 `bottom` with `residual` added to each output value before
+    /// `act` (the net's fused residual sum; the layer has no activation of its own), where
+    /// this input takes the plain GEMM (not Winograd, whole blocks of 4 in and out) and the
+    /// output has the residual's shape and layout; `None`, with nothing recorded, otherwise.
+    pub(super) fn forward_gemm_residual(
+        &self,
+        bottom: &GpuMat,
+        residual: &GpuMat,
+        act: Option<FusedActivation>,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        let state = self.gpu.ready()?;
+        let (Some(weights), Some(bias)) = (&state.weights4, &state.bias4) else {
+            return Ok(None);
+        };
+        let Ok(geo) = self.geometry(bottom.w, bottom.h) else {
+            return Ok(None);
+        };
+        let gemm = state.gemm.is_some()
+            && self.pack4_kind() == Kind::Blocks
+            && (bottom.dims, bottom.elempack) == (3, 4)
+            && bottom.c * 4 == self.window.channels()
+            && !self.winograd_on(state, geo.out);
+        if !gemm {
+            return Ok(None);
+        }
+        let blocks = self.window.num_output / 4;
+        let (top, words) = self.gpu_output(rec.context(), bottom, geo, (3, blocks, 4), None)?;
+        let layout = |m: &GpuMat| (m.dims, [m.w, m.h, m.d, m.c, m.elempack, m.cstep], m.format);
+        if layout(residual) != layout(&top) || residual.options != top.options {
+            return Ok(None);
+        }
+        let epilogue = Epilogue {
+            act,
+            residual: Some(residual),
+        };
+        let buffers = [bottom, &top, weights, bias];
+        self.dispatch_gemm(state, rec, buffers, (&words, epilogue))?;
+        Ok(Some(top))
+    }
+
     /// Records the implicit GEMM (and, when it splits its steps, the pass that adds the
-    /// slices) from pack4 `bottom` into `top`, with `act` for the layer's activation where
-    /// the net fused one.
+    /// slices) from pack4 `bottom` into `top`, with the residual and activation the net fused
+    /// into its epilogue.
     pub(super) fn dispatch_gemm(
         &self,
         state: &GpuConvolution,
         rec: &mut Recorder<'_>,
         [bottom, top, weights, bias]: [&GpuMat; 4],
-        (words, act): (&[u32], Option<FusedActivation>),
+        (words, epilogue): (&[u32], Epilogue<'_>),
     ) -> Result<()> {
         let (Some(no_partials), Some(gemm)) = (&state.no_partials, state.gemm) else {
             return Err(Error::NotLoaded {
@@ -42,9 +85,12 @@ impl Convolution {
         ])?;
         let ctx = rec.context();
         // the split and the tile (the sum pass has none) and the shapes, specialized here
+        // the residual's binding, or a stand-in (read-only, as the bias)
+        let residual = epilogue.residual.unwrap_or(bias);
         let spec = |tile: Option<Tile>| {
-            let mut values = self.window.spec_with(Pack4Kind::Blocks, act);
+            let mut values = self.window.spec_with(Kind::Blocks, epilogue.act);
             values.push((12, SpecValue::I32(splits as i32)));
+            values.push((16, SpecValue::I32(i32::from(epilogue.residual.is_some()))));
             values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
             shaped(values, words)
         };
@@ -54,7 +100,7 @@ impl Convolution {
             let groups = fold_into_z(ctx, &pipeline, groups, 0);
             return rec.dispatch(
                 &pipeline,
-                &[bottom, top, weights, bias, no_partials],
+                &[bottom, top, weights, bias, no_partials, residual],
                 words,
                 groups,
             );
@@ -74,13 +120,13 @@ impl Convolution {
         )?;
         rec.dispatch(
             &pipeline,
-            &[bottom, top, weights, bias, &partials],
+            &[bottom, top, weights, bias, &partials, residual],
             words,
             groups,
         )?;
         rec.dispatch(
             &sum,
-            &[&partials, top, bias],
+            &[&partials, top, bias, residual],
             words,
             grid([positions, top.c, 1])?,
         )

@@ -35,7 +35,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::implicit_gemm::GemmEngine;
 use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
-use crate::layer::epilogue::FusedActivation;
+use crate::layer::epilogue::{Epilogue, FusedActivation};
 use crate::layer::params::{ParamDict, bad_param};
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
@@ -399,6 +399,23 @@ impl Layer for Convolution {
             .map(Some)
     }
 
+    fn forward_gpu_residual(
+        &self,
+        bottoms: &[GpuMat],
+        residual: &GpuMat,
+        act: Option<FusedActivation>,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        // the sum comes after the layer's own activation: a layer with one keeps it apart
+        let [bottom] = bottoms else {
+            return Ok(None);
+        };
+        if self.window.activation != 0 || self.int8_gpu().is_some() {
+            return Ok(None);
+        }
+        self.forward_gemm_residual(bottom, residual, act, rec)
+    }
+
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
         match self.int8_gpu() {
             Some(_) => self.forward_gpu_int8(bottom, rec),
@@ -519,7 +536,13 @@ impl Convolution {
             // the direct pack4-to-pack1 shader, one invocation per position and block, took
             // 312 us on mobilenet_ssd's 10×10×1024 → 126 head on an H200
             let (blocks, words) = output(self.window.num_output.div_ceil(4), 4)?;
-            self.dispatch_gemm(state, rec, [bottom, &blocks, weights, bias], (&words, act))?;
+            let epilogue = Epilogue::activation(act);
+            self.dispatch_gemm(
+                state,
+                rec,
+                [bottom, &blocks, weights, bias],
+                (&words, epilogue),
+            )?;
             return blocks.record_unpacked_channels(rec, self.window.num_output);
         }
         let (top, words) = output(self.window.num_output / pack, pack)?;
@@ -528,7 +551,13 @@ impl Convolution {
             return Ok(top);
         }
         if bottom.elempack == 4 && state.gemm.is_some() {
-            self.dispatch_gemm(state, rec, [bottom, &top, weights, bias], (&words, act))?;
+            let epilogue = Epilogue::activation(act);
+            self.dispatch_gemm(
+                state,
+                rec,
+                [bottom, &top, weights, bias],
+                (&words, epilogue),
+            )?;
             return Ok(top);
         }
         let buffers = [bottom, &top, weights, bias];
