@@ -14,6 +14,7 @@
 #define IN_PACK 4
 #define OUT_PACK 4
 #include "convolution_head.comp"
+#include "convolution_residual.comp"
 
 #define TILE_W 16
 #define TILE_H 8
@@ -61,6 +62,7 @@ void main()
         }
     }
 
-    const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, afpvec4(fake_quant4(vec4(res), quant_out)));
+    const int index = gz * psc(outcstep) + gy * psc(outw) + gx;
+    const afpvec4 res = activation_afpvec4(afpvec4(sum + residual_at(index)), activation_type, activation_param_0, activation_param_1);
+    buffer_st4(top_blob_data, index, afpvec4(fake_quant4(vec4(res), quant_out)));
 }

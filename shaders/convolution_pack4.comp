@@ -10,6 +10,7 @@
 #define IN_PACK 4
 #define OUT_PACK 4
 #include "convolution_head.comp"
+#include "convolution_residual.comp"
 
 #include "convolution_dense4.comp"
 
@@ -17,8 +18,9 @@
 void dense(int ox, int oy, int oz)
 {
     const vec4 sum = dense_sum4(ox, oy, oz);
-    const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, oz * psc(outcstep) + oy * psc(outw) + ox, afpvec4(fake_quant4(vec4(res), quant_out)));
+    const int index = oz * psc(outcstep) + oy * psc(outw) + ox;
+    const afpvec4 res = activation_afpvec4(afpvec4(sum + residual_at(index)), activation_type, activation_param_0, activation_param_1);
+    buffer_st4(top_blob_data, index, afpvec4(fake_quant4(vec4(res), quant_out)));
 }
 
 void main()
@@ -56,6 +58,7 @@ void main()
         }
     }
 
-    const afpvec4 res = activation_afpvec4(afpvec4(sum), activation_type, activation_param_0, activation_param_1);
-    buffer_st4(top_blob_data, gz * psc(outcstep) + gy * psc(outw) + gx, afpvec4(fake_quant4(vec4(res), quant_out)));
+    const int index = gz * psc(outcstep) + gy * psc(outw) + gx;
+    const afpvec4 res = activation_afpvec4(afpvec4(sum + residual_at(index)), activation_type, activation_param_0, activation_param_1);
+    buffer_st4(top_blob_data, index, afpvec4(fake_quant4(vec4(res), quant_out)));
 }

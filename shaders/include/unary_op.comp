@@ -7,7 +7,7 @@
 // 16 Erf, 17 Exp, 18 Log and 19 Power (base or power = param_0, scale = param_1,
 // shift = param_2; base -1 is e), 20 int8 fake quantization (x · param_0 rounded half away
 // from zero as ncnn's SIMD does, clamped to ±127, times param_1), 21 BNLL, 22 Threshold (param_0), 23 Shrink
-// (bias = param_0, lambd = param_1); 32 + k is UnaryOp's operation k (0 abs … 27 log1p;
+// (bias = param_0, lambd = param_1), 24 CELU (alpha = param_0); 32 + k is UnaryOp's operation k (0 abs … 27 log1p;
 // AbsVal is 32).
 // Piecewise-linear ones compute in the arithmetic class (no conversions: they are what
 // bounds fp16 elementwise layers); those with exp/tanh in fp32, which fp16 overflows long
@@ -96,6 +96,7 @@ afpvec4 unary_op(afpvec4 v)
     if (op_type == 10) y = round_fp16(x);
     if (op_type == 12) y = mix(x, param_0 * (exp(x) - 1.f), lessThan(x, vec4(0.f)));
     if (op_type == 13) y = mix(x * param_1, (exp(x) - 1.f) * (param_0 * param_1), lessThan(x, vec4(0.f)));
+    if (op_type == 24) y = mix(x, (exp(x / param_0) - 1.f) * param_0, lessThan(x, vec4(0.f)));
     if (op_type == 14) y = x * tanh(log(exp(x) + 1.f));
     if (op_type == 15) y = log(exp(x) + 1.f);
     if (op_type == 16) y = erf_approx(x);

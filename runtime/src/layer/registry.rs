@@ -10,11 +10,12 @@ use crate::layer::norm::norm_rule::NormLayer;
 use crate::layer::shape::reshape_rule::ShapeLayer;
 use crate::layer::shape::view_rule::ViewLayer;
 use crate::layer::{
-    activation::absval::AbsVal, activation::bnll::BNLL, activation::elu::ELU, activation::erf::Erf,
-    activation::exp::Exp, activation::log::Log, activation::mish::Mish, activation::power::Power,
-    activation::prelu::PReLU, activation::selu::SELU, activation::shrink::Shrink,
-    activation::softplus::Softplus, activation::threshold::Threshold, elementwise::bias::Bias,
-    elementwise::unaryop::UnaryOp, shape::expanddims::ExpandDims, shape::squeeze::Squeeze,
+    activation::absval::AbsVal, activation::bnll::BNLL, activation::celu::CELU,
+    activation::elu::ELU, activation::erf::Erf, activation::exp::Exp, activation::log::Log,
+    activation::mish::Mish, activation::power::Power, activation::prelu::PReLU,
+    activation::selu::SELU, activation::shrink::Shrink, activation::softplus::Softplus,
+    activation::threshold::Threshold, elementwise::bias::Bias, elementwise::unaryop::UnaryOp,
+    shape::expanddims::ExpandDims, shape::squeeze::Squeeze,
 };
 use crate::layer::{
     activation::clip::Clip, activation::dropout::Dropout, activation::gelu::GELU,
@@ -75,6 +76,7 @@ pub const BUILTIN: &[&str] = &[
     "Dropout",
     "Noop",
     "ELU",
+    "CELU",
     "SELU",
     "Mish",
     "Softplus",
@@ -169,6 +171,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Dropout" => Box::<ActivationLayer<Dropout>>::default(),
         "Noop" => Box::<ActivationLayer<Noop>>::default(),
         "ELU" => Box::<ActivationLayer<ELU>>::default(),
+        "CELU" => Box::<ActivationLayer<CELU>>::default(),
         "SELU" => Box::<ActivationLayer<SELU>>::default(),
         "Mish" => Box::<ActivationLayer<Mish>>::default(),
         "Softplus" => Box::<ActivationLayer<Softplus>>::default(),

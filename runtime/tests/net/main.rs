@@ -21,6 +21,7 @@ mod gpu_runs;
 mod int8_storage;
 mod limits;
 mod models;
+mod ncnn_types;
 mod residual;
 mod suite;
 mod suite_activation;

@@ -1,17 +1,19 @@
 //! Residual sums folded into the convolution before them on the device: a convolution whose
 //! output only an Eltwise sum or a BinaryOp add reads, with the other addend on the device
-//! already, adds it in its epilogue (the GEMM's, or the pass adding split slices), and the
-//! activation after the sum too; the CPU's outputs. Where the convolution cannot (Winograd, an
-//! activation of its own), the sum has coefficients, or the blob between is asked for, the
-//! sum runs by itself, with the same outputs.
+//! already, adds it in its epilogue, and the activation after the sum too (the GEMM's
+//! epilogue, or the pass adding split slices; the direct pack4 shaders' of grouped and
+//! depthwise layers); the CPU's outputs. Where the convolution cannot (Winograd, an activation
+//! of its own), the sum has coefficients, or the blob between is asked for, the sum runs by
+//! itself, with the same outputs.
 
 use super::*;
 
-/// One case: the second convolution's input channels, outputs, kernel, the map's side, its
-/// own activation (`9=`), the sum's line after its blobs, whether the other addend comes
-/// first, and whether the sum folds in.
+/// One case: the second convolution's channels (in and out), groups (1: Convolution, else
+/// ConvolutionDepthWise), kernel, the map's side, its own activation (`9=`), the sum's line
+/// after its blobs, whether the other addend comes first, and whether the sum folds in.
 struct Case {
     c: usize,
+    group: usize,
     k: usize,
     side: [usize; 2],
     own_act: i32,
@@ -23,20 +25,27 @@ struct Case {
 /// Input x (`c` channels) → 1×1 convolution `c0` → Split → `c1` (`k`×`k`, same padding) and
 /// the sum of `c1`'s output with the split's other top → ReLU: the param and the weights.
 fn net(rng: &mut Rng, case: &Case) -> (String, Vec<u8>) {
-    let (c, k) = (case.c, case.k);
-    let (kind, params) = case.sum.split_once(' ').unwrap_or((case.sum, ""));
+    let (c, k, g) = (case.c, case.k, case.group);
+    let conv = match g {
+        1 => "Convolution".to_string(),
+        g => format!("ConvolutionDepthWise 7={g}"),
+    };
+    let (kind, group) = conv.split_once(' ').unwrap_or((&conv, ""));
+    let (sum, params) = case.sum.split_once(' ').unwrap_or((case.sum, ""));
     let addends = if case.other_first { "y1 z" } else { "z y1" };
     let param = format!(
         "7767517\n6 7\nInput in 0 1 x\nConvolution c0 1 1 x y 0={c} 1=1 5=1 6={}\n\
-         Split sp 1 2 y y0 y1\nConvolution c1 1 1 y0 z 0={c} 1={k} 4={} 5=1 6={} 9={}\n\
-         {kind} s 2 1 {addends} w {params}\nReLU r 1 1 w v\n",
+         Split sp 1 2 y y0 y1\n{kind} c1 1 1 y0 z 0={c} 1={k} 4={} 5=1 6={} 9={} {group}\n\
+         {sum} s 2 1 {addends} w {params}\nReLU r 1 1 w v\n",
         c * c,
         k / 2,
-        c * c * k * k,
+        c * c / g * k * k,
         case.own_act,
     );
-    let scale = 1.0 / (c * k * k) as f32;
-    let kernel1: Vec<f32> = rng.vec(c * c * k * k).iter().map(|v| v * scale).collect();
+    let scale = 1.0 / (c / g * k * k) as f32;
+    let kernel1: Vec<f32> = (rng.vec(c * c / g * k * k).iter())
+        .map(|v| v * scale)
+        .collect();
     let weights = bin(&[
         (&rng.vec(c * c), true),
         (&rng.vec(c), false),
@@ -51,6 +60,7 @@ fn residual_sums_run_in_the_convolution_before_them() {
     let mut rng = Rng(4201);
     let plain = |c, k, side| Case {
         c,
+        group: 1,
         k,
         side,
         own_act: 0,
@@ -71,6 +81,16 @@ fn residual_sums_run_in_the_convolution_before_them() {
         Case {
             sum: "Eltwise 0=1 -23301=2,1.0,1.0",
             ..plain(8, 1, [6, 5])
+        },
+        // grouped (the direct pack4 shader) and depthwise (its tiled form where local memory
+        // is on)
+        Case {
+            group: 2,
+            ..plain(16, 1, [9, 7])
+        },
+        Case {
+            group: 8,
+            ..plain(8, 3, [11, 9])
         },
         // not folded: Winograd's output transform, the layer's own ReLU, a weighted sum
         Case {
@@ -101,11 +121,12 @@ fn residual_sums_run_in_the_convolution_before_them() {
             for (class, opt, eps) in [("fp32", fp32, 1e-3), ("fp16", RunOptions::default(), 3e-2)] {
                 for out in ["v", "w", "z"] {
                     let what = format!(
-                        "{} after {}×{} on {}, {class}, {out}, {}",
+                        "{} after {}×{} on {} in {} groups, {class}, {out}, {}",
                         case.sum,
                         case.k,
                         case.k,
                         case.c,
+                        case.group,
                         ctx.describe()
                     );
                     let want = run_net(&param, &weights, &x, out, opt, None).unwrap();

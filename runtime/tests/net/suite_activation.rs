@@ -80,6 +80,25 @@ fn ncnn_activation_tests() {
     ] {
         each(kind, params, RANDOM, &mut rng);
     }
+    // test_celu.cpp: its shapes, each with its alpha
+    let celu: [(&[usize], &str); 12] = [
+        (&[3, 8, 12, 18], "0=1.0"),
+        (&[4, 7, 9, 16], "0=0.1"),
+        (&[9, 6, 7, 14], "0=0.1"),
+        (&[7, 6, 18], "0=1.0"),
+        (&[9, 6, 15], "0=0.1"),
+        (&[2, 7, 11], "0=1.0"),
+        (&[12, 18], "0=1.0"),
+        (&[18, 12], "0=0.1"),
+        (&[23, 27], "0=1.0"),
+        (&[128], "0=1.0"),
+        (&[124], "0=0.1"),
+        (&[127], "0=0.2"),
+    ];
+    let group = (celu.iter())
+        .map(|(sizes, params)| unary_case(&mut rng, "CELU", params, sizes, RANDOM))
+        .collect();
+    cases.extend(sample(group, 6));
     check_suite(cases, true);
 }
 

@@ -8,6 +8,7 @@
 
 pub mod absval;
 pub mod bnll;
+pub mod celu;
 pub mod clip;
 pub mod dropout;
 pub mod elu;

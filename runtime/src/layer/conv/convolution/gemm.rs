@@ -1,6 +1,5 @@
 //! Convolution's implicit GEMM forward (dense pack4 layers): the plan of
-//! [`crate::layer::conv::implicit_gemm`] recorded, with the pass that adds split slices; the
-//! forward with a residual sum in its epilogue.
+//! [`crate::layer::conv::implicit_gemm`] recorded, with the pass that adds split slices.
 
 use super::{Convolution, GpuConvolution};
 use crate::OptionSet;
@@ -9,54 +8,12 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::conv::implicit_gemm::{GemmPlan, Tile, dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind as Kind;
-use crate::layer::epilogue::{Epilogue, FusedActivation};
-use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::epilogue::Epilogue;
 use crate::layer::shared::pipelines::fold_into_z;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 
 impl Convolution {
-    /// The GEMM forward of pack4 `bottom` with `residual` added to each output value before
-    /// `act` (the net's fused residual sum; the layer has no activation of its own), where
-    /// this input takes the plain GEMM (not Winograd, whole blocks of 4 in and out) and the
-    /// output has the residual's shape and layout; `None`, with nothing recorded, otherwise.
-    pub(super) fn forward_gemm_residual(
-        &self,
-        bottom: &GpuMat,
-        residual: &GpuMat,
-        act: Option<FusedActivation>,
-        rec: &mut Recorder<'_>,
-    ) -> Result<Option<GpuMat>> {
-        let state = self.gpu.ready()?;
-        let (Some(weights), Some(bias)) = (&state.weights4, &state.bias4) else {
-            return Ok(None);
-        };
-        let Ok(geo) = self.geometry(bottom.w, bottom.h) else {
-            return Ok(None);
-        };
-        let gemm = state.gemm.is_some()
-            && self.pack4_kind() == Kind::Blocks
-            && (bottom.dims, bottom.elempack) == (3, 4)
-            && bottom.c * 4 == self.window.channels()
-            && !self.winograd_on(state, geo.out);
-        if !gemm {
-            return Ok(None);
-        }
-        let blocks = self.window.num_output / 4;
-        let (top, words) = self.gpu_output(rec.context(), bottom, geo, (3, blocks, 4), None)?;
-        let layout = |m: &GpuMat| (m.dims, [m.w, m.h, m.d, m.c, m.elempack, m.cstep], m.format);
-        if layout(residual) != layout(&top) || residual.options != top.options {
-            return Ok(None);
-        }
-        let epilogue = Epilogue {
-            act,
-            residual: Some(residual),
-        };
-        let buffers = [bottom, &top, weights, bias];
-        self.dispatch_gemm(state, rec, buffers, (&words, epilogue))?;
-        Ok(Some(top))
-    }
-
     /// Records the implicit GEMM (and, when it splits its steps, the pass that adds the
     /// slices) from pack4 `bottom` into `top`, with the residual and activation the net fused
     /// into its epilogue.

@@ -21,12 +21,14 @@
 //!
 //! The files: `cpu` (the CPU algorithms), `gemm` (the implicit GEMM's strategy: shader, tile
 //! and split per shape), `winograd` (the GPU's Winograd), `direct` (the direct shaders: pack1,
-//! grouped and depthwise pack4, pack4 to pack1), `weights` (the layouts the shaders read).
+//! grouped and depthwise pack4, pack4 to pack1), `residual` (the forward with the net's fused
+//! residual sum), `weights` (the layouts the shaders read).
 
 mod cpu;
 mod direct;
 mod int8;
 mod int8_gpu;
+mod residual;
 mod weights;
 mod winograd;
 
@@ -413,7 +415,7 @@ impl Layer for Convolution {
         if self.window.activation != 0 || self.int8_gpu().is_some() {
             return Ok(None);
         }
-        self.forward_gemm_residual(bottom, residual, act, rec)
+        self.forward_residual(bottom, residual, act, rec)
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
@@ -561,7 +563,8 @@ impl Convolution {
             return Ok(top);
         }
         let buffers = [bottom, &top, weights, bias];
-        self.dispatch_direct(state, rec, shader, buffers, (&words, quant, act))?;
+        let epilogue = Epilogue::activation(act);
+        self.dispatch_direct(state, rec, shader, buffers, (&words, quant, epilogue))?;
         Ok(top)
     }
 }
