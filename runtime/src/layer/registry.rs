@@ -25,10 +25,11 @@ use crate::layer::{
     elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
     elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
     norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, shape::concat::Concat,
-    shape::crop::Crop, shape::flatten::Flatten, shape::input::Input, shape::interp::Interp,
-    shape::memorydata::MemoryData, shape::packing::Packing, shape::padding::Padding,
-    shape::permute::Permute, shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel,
-    shape::slice::Slice, shape::split::Split,
+    shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold, shape::input::Input,
+    shape::interp::Interp, shape::memorydata::MemoryData, shape::packing::Packing,
+    shape::padding::Padding, shape::permute::Permute, shape::reshape::Reshape,
+    shape::shufflechannel::ShuffleChannel, shape::slice::Slice, shape::split::Split,
+    shape::unfold::Unfold,
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
@@ -149,6 +150,8 @@ pub const BUILTIN: &[&str] = &[
     "Quantize",
     "Dequantize",
     "Requantize",
+    "Fold",
+    "Unfold",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -244,6 +247,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Quantize" => Box::<Quantize>::default(),
         "Dequantize" => Box::<Dequantize>::default(),
         "Requantize" => Box::<Requantize>::default(),
+        "Fold" => Box::<Fold>::default(),
+        "Unfold" => Box::<Unfold>::default(),
         _ => return None,
     })
 }

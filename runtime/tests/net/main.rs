@@ -30,6 +30,7 @@ mod suite_conv;
 mod suite_conv_inputs;
 mod suite_detection;
 mod suite_elementwise;
+mod suite_im2col;
 mod suite_int8;
 mod suite_int8_gpu;
 mod suite_layout;

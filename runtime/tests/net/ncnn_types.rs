@@ -136,8 +136,6 @@ const NOT_YET: &[&str] = &[
     "Deconvolution3D",
     "DeconvolutionDepthWise3D",
     "DeformableConv2D",
-    "Fold",
-    "Unfold",
     "GridSample",
     "Spectrogram",
     "InverseSpectrogram",

@@ -1,5 +1,6 @@
 //! Layers that move values without computing them, and resizing: Concat, Slice, Crop, Permute,
-//! the reshapes, Padding, Tile, Flip, the shuffles, Packing, Input, MemoryData and Interp.
+//! the reshapes, Padding, Tile, Flip, the shuffles, Unfold and Fold (im2col and col2im),
+//! Packing, Input, MemoryData and Interp.
 
 pub mod concat;
 pub mod copyto;
@@ -10,8 +11,10 @@ pub mod diag;
 pub mod expanddims;
 pub mod flatten;
 pub mod flip;
+pub mod fold;
 pub mod gather;
 pub mod glu;
+pub(crate) mod im2col;
 pub mod input;
 pub mod interp;
 pub mod memorydata;
@@ -27,4 +30,5 @@ pub mod slice;
 pub mod split;
 pub mod squeeze;
 pub mod tile;
+pub mod unfold;
 pub mod view_rule;
