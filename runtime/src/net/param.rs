@@ -284,6 +284,17 @@ pub const LAYER_TYPE_INDEX: &[&str] = &[
     "Unfold",
     "GridSample",
     "CumulativeSum",
+    "CopyTo",
+    "Erf",
+    "Diag",
+    "CELU",
+    "Shrink",
+    "RMSNorm",
+    "Spectrogram",
+    "InverseSpectrogram",
+    "Flip",
+    "SDPA",
+    "RotaryEmbed",
 ];
 
 /// The type-index bit that marks a user layer in `.param.bin`.
