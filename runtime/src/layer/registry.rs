@@ -25,11 +25,11 @@ use crate::layer::{
     elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
     elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
     norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, shape::concat::Concat,
-    shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold, shape::input::Input,
-    shape::interp::Interp, shape::memorydata::MemoryData, shape::packing::Packing,
-    shape::padding::Padding, shape::permute::Permute, shape::reshape::Reshape,
-    shape::shufflechannel::ShuffleChannel, shape::slice::Slice, shape::split::Split,
-    shape::unfold::Unfold,
+    shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold, shape::gridsample::GridSample,
+    shape::input::Input, shape::interp::Interp, shape::memorydata::MemoryData,
+    shape::packing::Packing, shape::padding::Padding, shape::permute::Permute,
+    shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel, shape::slice::Slice,
+    shape::split::Split, shape::unfold::Unfold,
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
@@ -152,6 +152,7 @@ pub const BUILTIN: &[&str] = &[
     "Requantize",
     "Fold",
     "Unfold",
+    "GridSample",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -249,6 +250,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Requantize" => Box::<Requantize>::default(),
         "Fold" => Box::<Fold>::default(),
         "Unfold" => Box::<Unfold>::default(),
+        "GridSample" => Box::<GridSample>::default(),
         _ => return None,
     })
 }

@@ -30,7 +30,6 @@ mod suite_conv;
 mod suite_conv_inputs;
 mod suite_detection;
 mod suite_elementwise;
-mod suite_im2col;
 mod suite_int8;
 mod suite_int8_gpu;
 mod suite_layout;
@@ -40,6 +39,7 @@ mod suite_ops;
 mod suite_packed;
 mod suite_proposals;
 mod suite_reduce;
+mod suite_sampling;
 mod suite_shape;
 
 use std::sync::{Arc, Mutex};

@@ -24,7 +24,6 @@ const NOT_YET: &[&str] = &[
     "Deconvolution3D",
     "DeconvolutionDepthWise3D",
     "DeformableConv2D",
-    "GridSample",
     "Spectrogram",
     "InverseSpectrogram",
 ];

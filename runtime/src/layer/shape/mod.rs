@@ -1,5 +1,5 @@
 //! Layers that move values without computing them, and resizing: Concat, Slice, Crop, Permute,
-//! the reshapes, Padding, Tile, Flip, the shuffles, Unfold and Fold (im2col and col2im),
+//! the reshapes, Padding, Tile, Flip, the shuffles, Unfold and Fold (im2col and col2im), GridSample,
 //! Packing, Input, MemoryData and Interp.
 
 pub mod concat;
@@ -14,6 +14,7 @@ pub mod flip;
 pub mod fold;
 pub mod gather;
 pub mod glu;
+pub mod gridsample;
 pub(crate) mod im2col;
 pub mod input;
 pub mod interp;

@@ -1,5 +1,6 @@
-//! ncnn's test_unfold.cpp and test_fold.cpp through the suite (CPU against ncnn's wheel, the
-//! GPU against the CPU), their parameter checks, and inputs that do not fit as typed errors.
+//! ncnn's test_unfold.cpp, test_fold.cpp and test_gridsample.cpp through the suite (CPU
+//! against ncnn's wheel, the GPU against the CPU), their parameter checks, and inputs that do
+//! not fit as typed errors.
 
 use super::suite::*;
 use super::*;
@@ -71,4 +72,58 @@ fn unfold_and_fold_refuse_what_does_not_fit() {
     assert!(rows.contains("rows"), "{rows}");
     let len = layer_error("Fold", "1=3 20=6", &[("x", &[18, 15])]);
     assert!(len.contains("window positions"), "{len}");
+}
+
+#[test]
+fn ncnn_gridsample_tests() {
+    let mut rng = Rng(6911);
+    let mut cases = Vec::new();
+    // test_gridsample.cpp: (image, grid, grid with permute_fusion, sample types)
+    type Group = (&'static [usize], &'static [usize], &'static [usize], i32);
+    let groups: [Group; 4] = [
+        (&[3, 7, 1], &[2, 11, 13], &[11, 13, 2], 3),
+        (&[8, 12, 16], &[2, 24, 16], &[24, 16, 2], 3),
+        (&[5, 7, 11, 13], &[3, 17, 11, 13], &[17, 11, 13, 3], 2),
+        (&[16, 12, 11, 16], &[3, 11, 12, 16], &[11, 12, 16, 3], 2),
+    ];
+    for (image, grid, fused, samples) in groups {
+        let mut group = Vec::new();
+        for permute in 0..2 {
+            for sample in 1..=samples {
+                for padding in 1..=3 {
+                    for align in 0..2 {
+                        let params = format!("0={sample} 1={padding} 2={align} 3={permute}");
+                        let g = if permute == 1 { fused } else { grid };
+                        group.push(case_of(
+                            &mut rng,
+                            "GridSample",
+                            params,
+                            &[image, g],
+                            RANDOM,
+                            1,
+                        ));
+                    }
+                }
+            }
+        }
+        cases.extend(sample(group, 8));
+    }
+    check_suite(cases, false);
+}
+
+#[test]
+fn gridsample_refuses_what_does_not_fit() {
+    // a sample type or padding mode ncnn does not have
+    let sample = load_error("GridSample", &["x", "g"], "0=4");
+    assert!(sample.contains("4"), "{sample}");
+    let padding = load_error("GridSample", &["x", "g"], "1=0");
+    assert!(padding.contains("1"), "{padding}");
+    // a grid of 3 coordinates for a 3-D image; a 2-D grid; bicubic in 3-D
+    let coords = layer_error("GridSample", "", &[("x", &[2, 5, 6]), ("g", &[4, 4, 3])]);
+    assert!(coords.contains("coordinates per grid point"), "{coords}");
+    let flat = layer_error("GridSample", "", &[("x", &[2, 5, 6]), ("g", &[4, 2])]);
+    assert!(flat.contains("do not fit"), "{flat}");
+    let image = &[2, 3, 5, 6][..];
+    let cubic = layer_error("GridSample", "0=3", &[("x", image), ("g", &[2, 3, 4, 3])]);
+    assert!(cubic.contains("bicubic"), "{cubic}");
 }
