@@ -24,12 +24,12 @@ use crate::layer::{
     activation::tanh::TanH, conv::convolution::Convolution, conv::deconvolution::Deconvolution,
     elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
     elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
-    norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, shape::concat::Concat,
-    shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold, shape::gridsample::GridSample,
-    shape::input::Input, shape::interp::Interp, shape::memorydata::MemoryData,
-    shape::packing::Packing, shape::padding::Padding, shape::permute::Permute,
-    shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel, shape::slice::Slice,
-    shape::split::Split, shape::unfold::Unfold,
+    norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, reduce::pooling1d::Pooling1D,
+    shape::concat::Concat, shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold,
+    shape::gridsample::GridSample, shape::input::Input, shape::interp::Interp,
+    shape::memorydata::MemoryData, shape::packing::Packing, shape::padding::Padding,
+    shape::permute::Permute, shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel,
+    shape::slice::Slice, shape::split::Split, shape::unfold::Unfold,
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
@@ -153,6 +153,7 @@ pub const BUILTIN: &[&str] = &[
     "Fold",
     "Unfold",
     "GridSample",
+    "Pooling1D",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -251,6 +252,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Fold" => Box::<Fold>::default(),
         "Unfold" => Box::<Unfold>::default(),
         "GridSample" => Box::<GridSample>::default(),
+        "Pooling1D" => Box::<Pooling1D>::default(),
         _ => return None,
     })
 }

@@ -14,7 +14,6 @@ const NOT_YET: &[&str] = &[
     "LSTM",
     "GRU",
     "Convolution1D",
-    "Pooling1D",
     "ConvolutionDepthWise1D",
     "Convolution3D",
     "ConvolutionDepthWise3D",

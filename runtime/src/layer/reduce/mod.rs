@@ -1,9 +1,10 @@
-//! Reductions over windows, axes and sequences: Pooling, SPP, StatisticsPooling, Reduction,
-//! ArgMax and CumulativeSum.
+//! Reductions over windows, axes and sequences: Pooling, Pooling1D, SPP, StatisticsPooling,
+//! Reduction, ArgMax and CumulativeSum.
 
 pub mod argmax;
 pub mod cumulativesum;
 pub mod pooling;
+pub mod pooling1d;
 pub mod reduction;
 pub mod spp;
 pub mod statisticspooling;
