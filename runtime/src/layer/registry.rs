@@ -25,11 +25,12 @@ use crate::layer::{
     elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
     elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
     norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, reduce::pooling1d::Pooling1D,
-    shape::concat::Concat, shape::crop::Crop, shape::flatten::Flatten, shape::fold::Fold,
-    shape::gridsample::GridSample, shape::input::Input, shape::interp::Interp,
-    shape::memorydata::MemoryData, shape::packing::Packing, shape::padding::Padding,
-    shape::permute::Permute, shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel,
-    shape::slice::Slice, shape::split::Split, shape::unfold::Unfold,
+    reduce::pooling3d::Pooling3D, shape::concat::Concat, shape::crop::Crop,
+    shape::flatten::Flatten, shape::fold::Fold, shape::gridsample::GridSample, shape::input::Input,
+    shape::interp::Interp, shape::memorydata::MemoryData, shape::packing::Packing,
+    shape::padding::Padding, shape::permute::Permute, shape::reshape::Reshape,
+    shape::shufflechannel::ShuffleChannel, shape::slice::Slice, shape::split::Split,
+    shape::unfold::Unfold,
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
@@ -154,6 +155,7 @@ pub const BUILTIN: &[&str] = &[
     "Unfold",
     "GridSample",
     "Pooling1D",
+    "Pooling3D",
 ];
 
 fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
@@ -253,6 +255,7 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Unfold" => Box::<Unfold>::default(),
         "GridSample" => Box::<GridSample>::default(),
         "Pooling1D" => Box::<Pooling1D>::default(),
+        "Pooling3D" => Box::<Pooling3D>::default(),
         _ => return None,
     })
 }

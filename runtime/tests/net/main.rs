@@ -37,7 +37,7 @@ mod suite_matrix;
 mod suite_norm;
 mod suite_ops;
 mod suite_packed;
-mod suite_pooling1d;
+mod suite_pooling_nd;
 mod suite_proposals;
 mod suite_reduce;
 mod suite_sampling;

@@ -17,7 +17,6 @@ const NOT_YET: &[&str] = &[
     "ConvolutionDepthWise1D",
     "Convolution3D",
     "ConvolutionDepthWise3D",
-    "Pooling3D",
     "Deconvolution1D",
     "DeconvolutionDepthWise1D",
     "Deconvolution3D",

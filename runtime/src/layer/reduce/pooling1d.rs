@@ -11,6 +11,7 @@ use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
+use crate::layer::reduce::pool_window::{Axis, AxisParams, axes};
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::tensor::BlobShape;
@@ -34,52 +35,16 @@ pub struct Pooling1D {
     gpu: Option<Arc<Pipeline>>,
 }
 
-/// Where a row of `w` steps is read from: the padding before it, the windows, and the
-/// bordered steps an average leaving out the padding counts, `[from, to)`.
-#[derive(Clone, Copy, Debug)]
-struct Windows {
-    left: usize,
-    outw: usize,
-    counted: [usize; 2],
-}
-
 impl Pooling1D {
-    fn windows(&self, w: usize) -> Result<Windows> {
-        let [pl, pr] = self.pad;
-        let (k, s) = (self.kernel, self.stride);
-        let (left, right, tail) = match self.pad_mode {
-            0 => {
-                let tail = (w + pl + pr).checked_sub(k).map_or(0, |n| n % s);
-                (pl, pr, if tail == 0 { 0 } else { s - tail })
-            }
-            1 => (pl, pr, 0),
-            mode => {
-                let wpad = (k + (w.max(1) - 1) / s * s).saturating_sub(w);
-                let lower = wpad - wpad / 2;
-                if mode == 2 {
-                    (wpad / 2, lower, 0)
-                } else {
-                    (lower, wpad / 2, 0)
-                }
-            }
+    /// The windows along a row of `w`.
+    fn windows(&self, w: usize) -> Result<Axis> {
+        let params = AxisParams {
+            kernel: self.kernel,
+            stride: self.stride,
+            pad: self.pad,
+            lower_first: true,
         };
-        let bordered = w + left + right + tail;
-        if bordered < k {
-            return Err(InputError::Mismatch {
-                a: vec![bordered],
-                b: vec![k],
-                why: "(the padded row) is shorter than the kernel",
-            }
-            .into());
-        }
-        // the tail counts as padding in the full mode only
-        let counted_tail = if self.pad_mode == 0 { tail } else { 0 };
-        let to = bordered.saturating_sub(pr + counted_tail);
-        Ok(Windows {
-            left,
-            outw: (bordered - k) / s + 1,
-            counted: [pl, to],
-        })
+        Ok(axes(&[w], &[params], self.pad_mode)?[0])
     }
 
     /// The output width (`None`: global, one value per row) for rows of `w`.
@@ -87,7 +52,7 @@ impl Pooling1D {
         match (self.global, self.adaptive) {
             (true, _) => Ok(None),
             (false, Some(n)) => Ok(Some(n)),
-            (false, None) => Ok(Some(self.windows(w)?.outw)),
+            (false, None) => Ok(Some(self.windows(w)?.out)),
         }
     }
 
@@ -122,8 +87,8 @@ impl Pooling1D {
         let Ok(win) = self.windows(w) else {
             return 0.0;
         };
-        let value = |sx: usize| match sx.checked_sub(win.left) {
-            Some(i) if i < w => row[i],
+        let value = |sx: usize| match usize::try_from(sx as i64 - win.left) {
+            Ok(i) if i < w => row[i],
             _ if self.average => 0.0,
             _ => f32::MIN,
         };
@@ -136,7 +101,7 @@ impl Pooling1D {
             return taps.fold(0.0, |s, sx| s + value(sx)) / self.kernel as f32;
         }
         let [from, to] = win.counted;
-        let kept = taps.filter(|&sx| sx >= from && sx < to);
+        let kept = taps.filter(|&sx| (from..to).contains(&(sx as i64)));
         let (sum, area) = kept.fold((0.0, 0), |(s, n), sx| (s + value(sx), n + 1));
         sum / area as f32
     }
@@ -229,23 +194,24 @@ impl Layer for Pooling1D {
         };
         let win = match outw.is_some() && self.adaptive.is_none() {
             true => self.windows(w)?,
-            false => Windows {
+            false => Axis {
                 left: 0,
-                outw: n,
-                counted: [0, w],
+                out: n,
+                counted: [0, w as i64],
             },
         };
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
+        let [from, to] = win.counted;
         let fields = [
-            self.kernel,
-            self.stride,
+            self.kernel as i64,
+            self.stride as i64,
             win.left,
-            n,
-            win.counted[0],
-            win.counted[1],
+            n as i64,
+            from,
+            to,
         ];
-        words.extend(fields.map(|v| v as u32));
+        words.extend(fields.map(|v| v as i32 as u32));
         rec.dispatch(pipeline, &[bottom, &top], &words, [n as u32, h as u32, 1])?;
         Ok(top)
     }
