@@ -23,8 +23,34 @@ fn case_of_rows(rng: &mut Rng, kind: &'static str, sizes: &[usize], a: Args) -> 
     unary_case(rng, kind, &params, sizes, RANDOM)
 }
 
-/// The (kernel, stride, pad) table of both tests.
-const KSP: [(i32, i32, i32); 11] = [
+/// The rows (h, or c) and pad modes of both tests' max cases per kernel.
+const MAX_ROWS: [(usize, i32); 8] = [
+    (1, 0),
+    (2, 1),
+    (3, 2),
+    (4, 3),
+    (7, 0),
+    (8, 1),
+    (15, 2),
+    (16, 3),
+];
+
+/// Their average cases: rows, pad mode, whether the padding counts.
+const AVG_ROWS: [(usize, i32, i32); 10] = [
+    (1, 0, 0),
+    (2, 1, 0),
+    (3, 0, 1),
+    (4, 1, 0),
+    (7, 0, 0),
+    (8, 1, 1),
+    (12, 2, 1),
+    (15, 0, 0),
+    (16, 1, 0),
+    (64, 3, 1),
+];
+
+/// The (kernel, stride, pad) table of ncnn's pooling tests (test_pooling.cpp's too).
+pub(crate) const KSP: [(i32, i32, i32); 11] = [
     (2, 1, 0),
     (2, 2, 0),
     (3, 1, 0),
@@ -42,35 +68,13 @@ const KSP: [(i32, i32, i32); 11] = [
 fn ncnn_pooling1d_tests() {
     let mut rng = Rng(6919);
     let mut cases = Vec::new();
-    // test_pooling1d_0 (max) and _1 (average): (h, pad_mode, include_pad) per kernel
-    let max_rows = [
-        (1, 0),
-        (2, 1),
-        (3, 2),
-        (4, 3),
-        (7, 0),
-        (8, 1),
-        (15, 2),
-        (16, 3),
-    ];
-    let avg_rows = [
-        (1, 0, 0),
-        (2, 1, 0),
-        (3, 0, 1),
-        (4, 1, 0),
-        (7, 0, 0),
-        (8, 1, 1),
-        (12, 2, 1),
-        (15, 0, 0),
-        (16, 1, 0),
-        (64, 3, 1),
-    ];
+    // test_pooling1d_0 (max) and _1 (average): (h, pad_mode[, include_pad]) per kernel
     let mut group = Vec::new();
     for (k, s, p) in KSP {
-        for (h, mode) in max_rows {
+        for (h, mode) in MAX_ROWS {
             group.push(case(&mut rng, (9, h, 0, k, s, p, 0, mode, 0, 0, 0)));
         }
-        for (h, mode, include) in avg_rows {
+        for (h, mode, include) in AVG_ROWS {
             group.push(case(&mut rng, (9, h, 1, k, s, p, 0, mode, include, 0, 0)));
         }
     }
@@ -143,39 +147,17 @@ fn ncnn_pooling3d_tests() {
     let case3 = |rng: &mut Rng, [w, h, d, c]: [usize; 4], a: Args| {
         case_of_rows(rng, "Pooling3D", &[w, h, d, c], a)
     };
-    // test_pooling3d_0 (max) and _1 (average) over 9 × 8 × 7: (c, pad_mode, include_pad)
-    let max_rows = [
-        (1, 0),
-        (2, 1),
-        (3, 2),
-        (4, 3),
-        (7, 0),
-        (8, 1),
-        (15, 2),
-        (16, 3),
-    ];
-    let avg_rows = [
-        (1, 0, 0),
-        (2, 1, 0),
-        (3, 0, 1),
-        (4, 1, 0),
-        (7, 0, 0),
-        (8, 1, 1),
-        (12, 2, 1),
-        (15, 0, 0),
-        (16, 1, 0),
-        (64, 3, 1),
-    ];
+    // test_pooling3d_0 (max) and _1 (average) over 9 × 8 × 7: (c, pad_mode[, include_pad])
     let mut group = Vec::new();
     for (k, s, p) in KSP {
-        for (c, mode) in max_rows {
+        for (c, mode) in MAX_ROWS {
             group.push(case3(
                 &mut rng,
                 [9, 8, 7, c],
                 (0, 0, 0, k, s, p, 0, mode, 0, 0, 0),
             ));
         }
-        for (c, mode, include) in avg_rows {
+        for (c, mode, include) in AVG_ROWS {
             let a = (0, 0, 1, k, s, p, 0, mode, include, 0, 0);
             group.push(case3(&mut rng, [9, 8, 7, c], a));
         }

@@ -10,19 +10,6 @@ use super::*;
 fn ncnn_pooling_tests() {
     let mut rng = Rng(401);
     let mut cases = Vec::new();
-    let ksp = [
-        (2, 1, 0),
-        (2, 2, 0),
-        (3, 1, 0),
-        (3, 2, 1),
-        (4, 1, 0),
-        (4, 2, 1),
-        (5, 1, 0),
-        (5, 2, 2),
-        (7, 1, 0),
-        (7, 2, 1),
-        (7, 3, 2),
-    ];
     // (channels, pad mode, count include pad) per pooling type
     let max_sets = [
         (1, 0, 0),
@@ -48,7 +35,7 @@ fn ncnn_pooling_tests() {
     ];
     for (kind, sets) in [(0, &max_sets[..]), (1, &avg_sets[..])] {
         let mut group = Vec::new();
-        for (k, s, p) in ksp {
+        for (k, s, p) in super::suite_pooling_nd::KSP {
             for (c, mode, include) in sets {
                 let params = format!("0={kind} 1={k} 2={s} 3={p} 5={mode} 6={include}");
                 group.push(unary_case(

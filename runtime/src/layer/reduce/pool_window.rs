@@ -5,6 +5,7 @@
 //! soon as one axis needs some, cutting an axis that needs less).
 
 use crate::error::{InputError, Result};
+use crate::gpu::specialize::SpecValue;
 
 /// One axis' kernel, stride and the params' padding before and after it, and whether the
 /// "same lower" mode puts the odd step before it (ncnn's Pooling3D puts it after along d).
@@ -69,4 +70,25 @@ pub(crate) fn axes(extents: &[usize], params: &[AxisParams], mode: i32) -> Resul
             })
         })
         .collect()
+}
+
+/// The specialization of the pooling1d and pooling3d shaders: constant 0 average, 1 the mode
+/// (0 windows over the bordered input, 1 global, 2 adaptive), 2 whether an average counts the
+/// padding.
+pub(crate) fn spec_values(
+    average: bool,
+    global: bool,
+    adaptive: bool,
+    include_pad: bool,
+) -> [(u32, SpecValue); 3] {
+    let mode = match (global, adaptive) {
+        (true, _) => 1,
+        (false, true) => 2,
+        (false, false) => 0,
+    };
+    [
+        (0, SpecValue::I32(i32::from(average))),
+        (1, SpecValue::I32(mode)),
+        (2, SpecValue::I32(i32::from(include_pad))),
+    ]
 }

@@ -7,11 +7,10 @@
 //! between the params' pads (and the full mode's tail), as ncnn.
 
 use crate::error::{Error, InputError, Result};
-use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
-use crate::layer::reduce::pool_window::{Axis, AxisParams, axes};
+use crate::layer::reduce::pool_window::{Axis, AxisParams, axes, spec_values};
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::tensor::BlobShape;
@@ -143,17 +142,8 @@ impl Layer for Pooling1D {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        let i = SpecValue::I32;
-        let mode = match (self.global, self.adaptive) {
-            (true, _) => 1,
-            (false, Some(_)) => 2,
-            (false, None) => 0,
-        };
-        let values = [
-            (0, i(i32::from(self.average))),
-            (1, i(mode)),
-            (2, i(i32::from(self.include_pad))),
-        ];
+        let (a, g, pad) = (self.average, self.global, self.include_pad);
+        let values = spec_values(a, g, self.adaptive.is_some(), pad);
         let module = crate::shaders::Shader::Pooling1d.module();
         self.gpu = gpu.map(|g| g.pipeline(module, &values)).transpose()?;
         Ok(())
