@@ -53,56 +53,11 @@ impl Extractor<'_> {
         }
     }
 
-    /// The sum after GPU layer `i` that `i` may add in its epilogue this run: the one reader
-    /// of `i`'s one output (not `target`), on the device with the same options, a sum of that
-    /// blob and another one on the device now in the storage its options give (what the sum
-    /// would read as it is).
-    fn fusable_residual(&self, i: usize, needed: &[bool], target: usize) -> Option<Fusion> {
-        let net = self.net;
-        let l = &net.layers[i];
-        let [t] = l.tops[..] else {
-            return None;
-        };
-        let [j] = net.blobs[t].consumers[..] else {
-            return None;
-        };
-        let sum = &net.layers[j];
-        let other = match sum.bottoms[..] {
-            [a, b] if a == t && b != t => b,
-            [a, b] if b == t && a != t => a,
-            _ => return None,
-        };
-        let ready = (self.gpu[other].as_ref()).is_some_and(|g| {
-            g.format == StorageFormat::of(l.gpu_options, g.elempack)
-                && g.options.contains(crate::Opt::Image)
-                    == l.gpu_options.contains(crate::Opt::Image)
-        });
-        let fits = t != target
-            && needed[j]
-            && !l.support.inplace
-            && sum.on_gpu
-            && !sum.support.alias
-            && sum.tops.len() == 1
-            && sum.gpu_options == l.gpu_options
-            && ready
-            && self.bands[other].is_none()
-            && sum.layer.gpu_residual_sum();
-        fits.then(|| Fusion::Residual {
-            sum: j,
-            other,
-            act: self.fusable_activation(j, needed, target),
-        })
-    }
-
-    /// The activation layer after GPU layer `i` that `i` may apply in its epilogue this run,
-    /// and its activation: the one reader of `i`'s one output, which is not `target`, on the
-    /// device with the same options, reading that blob alone into one output of its own.
-    fn fusable_activation(
-        &self,
-        i: usize,
-        needed: &[bool],
-        target: usize,
-    ) -> Option<(usize, FusedActivation)> {
+    /// GPU layer `i`'s one output and the one layer reading it, where the net may fold that
+    /// reader into `i`'s dispatch this run: the output is not `target`, `i` does not write in
+    /// place, and the reader is needed, on the device with `i`'s options, not an alias, with
+    /// one output.
+    fn sole_reader(&self, i: usize, needed: &[bool], target: usize) -> Option<(usize, usize)> {
         let net = self.net;
         let l = &net.layers[i];
         let [t] = l.tops[..] else {
@@ -117,9 +72,46 @@ impl Extractor<'_> {
             && !l.support.inplace
             && next.on_gpu
             && !next.support.alias
-            && next.bottoms == [t]
             && next.tops.len() == 1
             && next.gpu_options == l.gpu_options;
-        Some((j, fits.then(|| next.layer.gpu_activation()).flatten()?))
+        fits.then_some((t, j))
+    }
+
+    /// The sum after GPU layer `i` that `i` may add in its epilogue this run: its sole reader
+    /// ([`Self::sole_reader`]), a sum of that blob and another one on the device now in the
+    /// storage the options give (what the sum would read as it is).
+    fn fusable_residual(&self, i: usize, needed: &[bool], target: usize) -> Option<Fusion> {
+        let (t, j) = self.sole_reader(i, needed, target)?;
+        let options = self.net.layers[i].gpu_options;
+        let sum = &self.net.layers[j];
+        let other = match sum.bottoms[..] {
+            [a, b] if a == t && b != t => b,
+            [a, b] if b == t && a != t => a,
+            _ => return None,
+        };
+        let ready = (self.gpu[other].as_ref()).is_some_and(|g| {
+            g.format == StorageFormat::of(options, g.elempack)
+                && g.options.contains(crate::Opt::Image) == options.contains(crate::Opt::Image)
+        });
+        let fits = ready && self.bands[other].is_none() && sum.layer.gpu_residual_sum();
+        fits.then(|| Fusion::Residual {
+            sum: j,
+            other,
+            act: self.fusable_activation(j, needed, target),
+        })
+    }
+
+    /// The activation layer after GPU layer `i` that `i` may apply in its epilogue this run,
+    /// and its activation: its sole reader ([`Self::sole_reader`]), reading that blob alone.
+    fn fusable_activation(
+        &self,
+        i: usize,
+        needed: &[bool],
+        target: usize,
+    ) -> Option<(usize, FusedActivation)> {
+        let (t, j) = self.sole_reader(i, needed, target)?;
+        let next = &self.net.layers[j];
+        let act = (next.bottoms == [t]).then(|| next.layer.gpu_activation());
+        Some((j, act.flatten()?))
     }
 }
