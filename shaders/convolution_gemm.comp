@@ -64,22 +64,16 @@ const int W_PER_LANE = TILE_K * TILE_M * 4 / 256;
 // position (zero past the steps or the positions, the pad value outside the input), and its
 // weight vec4s, consecutive per step. No branch guards a load, so that all of them are in
 // flight at once: outside, a load reads element 0 and its value is replaced.
-void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, int x0, int y0, int tid,
+void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, ivec3 origin, int tid,
     int m0, int M, out vec4 in_v[4], out vec4 w_v[4])
 {
-    const int kk = kernel_w * kernel_h;
     for (int r = 0; r < IN_PER_LANE; r++)
     {
         const int k = k0 + lk + r * (256 / TILE_N);
         const bool k_inside = n_inside && k < k_end;
-        const int ci = k / kk;
-        const int rem = k - ci * kk;
-        const int ky = rem / kernel_w;
-        const int kx = rem - ky * kernel_w;
-        const int x = x0 + kx * dilation_w;
-        const int y = y0 + ky * dilation_h;
-        const bool load = k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? in_base + ci * psc(cstep) + y * psc(w) + x : 0));
+        const int at = window_step(origin, k);
+        const bool load = k_inside && at >= 0;
+        const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? in_base + at : 0));
         in_v[r] = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
     }
     for (int r = 0; r < W_PER_LANE; r++)
@@ -97,8 +91,7 @@ void main()
 {
 #define TILE_ROWS TILE_M
 #include "convolution_gemm_tile.comp"
-    const int kk = kernel_w * kernel_h;
-    const int K = psc(c) * kk;
+    const int K = psc(c) * kernel_w * kernel_h * kernel_d;
     const int per_slice = (K + splits - 1) / splits;
     const int k_begin = slice * per_slice;
     const int k_end = min(K, k_begin + per_slice);
@@ -108,8 +101,7 @@ void main()
     const int lk = tid / TILE_N;
     const int n = n0 + ln;
     const bool n_inside = n < N;
-    const int x0 = (n % psc(outw)) * stride_w - p.pad_left;
-    const int y0 = (n / psc(outw)) * stride_h - p.pad_top;
+    const ivec3 origin = window_origin(n);
 
     // the tile entries this invocation computes: positions tp + LANES_N i, blocks tm + LANES_M j
     const int tp = tid % LANES_N;
@@ -127,7 +119,7 @@ void main()
     // many steps waits on memory once per 8 steps otherwise)
     vec4 next_in[4];
     vec4 next_w[4];
-    load_steps(k_begin, k_end, n_inside, lk, ln, x0, y0, tid, m0, M, next_in, next_w);
+    load_steps(k_begin, k_end, n_inside, lk, ln, origin, tid, m0, M, next_in, next_w);
 
     for (int k0 = k_begin; k0 < k_end; k0 += TILE_K)
     {
@@ -138,7 +130,7 @@ void main()
         barrier();
 
         if (k0 + TILE_K < k_end)
-            load_steps(k0 + TILE_K, k_end, n_inside, lk, ln, x0, y0, tid, m0, M, next_in, next_w);
+            load_steps(k0 + TILE_K, k_end, n_inside, lk, ln, origin, tid, m0, M, next_in, next_w);
 
         for (int sk = 0; sk < TILE_K; sk++)
         {

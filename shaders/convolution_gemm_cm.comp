@@ -63,22 +63,16 @@ shared vec4 tile_c[4 * 16 * LDC];
 // at its position, 4 steps of its output channel's weights. No branch guards a load, so that
 // all 8 are in flight at once (branches around them cost 20% on an H200): outside the steps,
 // the positions or the input a load reads element 0 and its value is replaced.
-void load_steps(int k0, int k_end, bool n_inside, int lk, int x0, int y0, int o,
+void load_steps(int k0, int k_end, bool n_inside, int lk, ivec3 origin, int o,
     bool o_inside, out f16vec4 in_v[PER], out f16vec4 w_v[PER])
 {
-    const int kk = kernel_w * kernel_h;
     for (int r = 0; r < PER; r++)
     {
         const int k = k0 + lk + r * 2;
         const bool k_inside = k < k_end;
-        const int ci = k / kk;
-        const int rem = k - ci * kk;
-        const int ky = rem / kernel_w;
-        const int kx = rem - ky * kernel_w;
-        const int x = x0 + kx * dilation_w;
-        const int y = y0 + ky * dilation_h;
-        const bool load = n_inside && k_inside && x >= 0 && x < psc(w) && y >= 0 && y < psc(h);
-        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? in_base + ci * psc(cstep) + y * psc(w) + x : 0));
+        const int at = window_step(origin, k);
+        const bool load = n_inside && k_inside && at >= 0;
+        const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? in_base + at : 0));
         in_v[r] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
         const bool w_inside = o_inside && k_inside;
         const f16vec4 wv = f16vec4(buffer_ld4(weight_data, w_inside ? w_base + k * psc(outc) * 4 + o : 0));
@@ -119,7 +113,7 @@ void main()
 {
 #define TILE_ROWS TILE_MB
 #include "convolution_gemm_tile.comp"
-    const int K = psc(c) * kernel_w * kernel_h;
+    const int K = psc(c) * kernel_w * kernel_h * kernel_d;
     const int per_slice = (K + splits - 1) / splits;
     const int k_begin = slice * per_slice;
     const int k_end = min(K, k_begin + per_slice);
@@ -130,8 +124,7 @@ void main()
     const int lk = tid / 64;
     const int n = n0 + row;
     const bool n_inside = n < N;
-    const int x0 = (n % psc(outw)) * stride_w - p.pad_left;
-    const int y0 = (n / psc(outw)) * stride_h - p.pad_top;
+    const ivec3 origin = window_origin(n);
     const int o = m0 * 4 + row;
     const bool o_inside = o < M * 4;
 
@@ -147,7 +140,7 @@ void main()
 
     f16vec4 next_in[PER];
     f16vec4 next_w[PER];
-    load_steps(k_begin, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
+    load_steps(k_begin, k_end, n_inside, lk, origin, o, o_inside, next_in, next_w);
 
     for (int k0 = k_begin; k0 < k_end; k0 += STEPS)
     {
@@ -159,7 +152,7 @@ void main()
         barrier();
 
         if (k0 + STEPS < k_end)
-            load_steps(k0 + STEPS, k_end, n_inside, lk, x0, y0, o, o_inside, next_in, next_w);
+            load_steps(k0 + STEPS, k_end, n_inside, lk, origin, o, o_inside, next_in, next_w);
 
         for (int kh = 0; kh < STEPS / 4; kh++)
         {

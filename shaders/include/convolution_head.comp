@@ -32,6 +32,15 @@ layout (constant_id = 27) const int outcstep = 0;
 // output's, each result requantized so; negative: no quantization
 layout (constant_id = 28) const float quant_in = -1.f;
 layout (constant_id = 29) const float quant_out = -1.f;
+// 3-D windows (Convolution3D, Deconvolution3D) over 4-D blobs: the kernel, dilation and stride
+// along d, the front pad, and the input's and output's depths; h and outh are then the 3-D
+// views' h · d (depth slabs of h / depth rows). All 1 (pad 0) for 2-D windows, which fold away.
+layout (constant_id = 30) const int kernel_d = 1;
+layout (constant_id = 31) const int dilation_d = 1;
+layout (constant_id = 32) const int stride_d = 1;
+layout (constant_id = 33) const int pad_front = 0;
+layout (constant_id = 34) const int depth = 1;
+layout (constant_id = 35) const int outdepth = 1;
 
 layout (push_constant) uniform parameter
 {
@@ -49,6 +58,44 @@ layout (binding = 3) readonly buffer bias_blob { sfp_of(IN_PACK) bias_data[]; };
 #endif
 
 #include "int8_levels.comp"
+
+// rows per depth slab of the input and of the output
+int slab_h()
+{
+    return depth == 1 ? psc(h) : psc(h) / depth;
+}
+
+int slab_outh()
+{
+    return outdepth == 1 ? psc(outh) : psc(outh) / outdepth;
+}
+
+// where output position n's window starts in the unpadded input: x, y within a slab, and the
+// slab (n runs over the output's w × h · d rows)
+ivec3 window_origin(int n)
+{
+    const int row = n / psc(outw);
+    const int y = outdepth == 1 ? row : row % slab_outh();
+    const int z = outdepth == 1 ? 0 : row / slab_outh();
+    return ivec3((n % psc(outw)) * stride_w - p.pad_left, y * stride_h - p.pad_top, z * stride_d - pad_front);
+}
+
+// step k of the implicit GEMM (input channel k / taps, then the tap along d, h, w) of the
+// window at `o`: where it reads within its channel's data, or -1 outside the input
+int window_step(ivec3 o, int k)
+{
+    const int plane = kernel_w * kernel_h;
+    const int ci = k / (plane * kernel_d);
+    const int tap = k - ci * plane * kernel_d;
+    const int kz = kernel_d == 1 ? 0 : tap / plane;
+    const int rest = tap - kz * plane;
+    const int ky = rest / kernel_w;
+    const int x = o.x + (rest - ky * kernel_w) * dilation_w;
+    const int y = o.y + ky * dilation_h;
+    const int z = o.z + kz * dilation_d;
+    const bool inside = x >= 0 && x < psc(w) && y >= 0 && y < slab_h() && z >= 0 && z < depth;
+    return inside ? ci * psc(cstep) + (z * slab_h() + y) * psc(w) + x : -1;
+}
 
 // x's int8 level over `scale` (x · scale's level, then over the scale; 0 over a scale of 0, as
 // the CPU), or x itself where the scale is negative

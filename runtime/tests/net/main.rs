@@ -27,6 +27,8 @@ mod suite;
 mod suite_activation;
 mod suite_attention;
 mod suite_conv;
+mod suite_conv_1d;
+mod suite_conv_3d;
 mod suite_conv_inputs;
 mod suite_detection;
 mod suite_elementwise;

@@ -6,7 +6,7 @@ use super::*;
 
 /// The convolution tests' random fused activation: a type 0 to 6 with its two params (alpha
 /// in [-1, 0], or [0, 1] for type 6; beta in [0, 1]).
-fn random_activation(rng: &mut Rng) -> String {
+pub(super) fn random_activation(rng: &mut Rng) -> String {
     let kind = ((rng.next() + 1.0) * 3.5) as i32 % 7;
     let alpha = if kind == 6 {
         (rng.next() + 1.0) / 2.0

@@ -25,8 +25,8 @@ use crate::layer::activation::fused::{activate, activate_all};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::implicit_gemm::{Batched, GemmEngine};
 use crate::layer::conv::window::Pack4Kind;
-use crate::layer::conv::window::Window;
 use crate::layer::conv::window::dynamic_inputs;
+use crate::layer::conv::window::{Rank, Window};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
@@ -275,8 +275,14 @@ impl Layer for Deconvolution {
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
         self.window.load(pd, 28)?;
         let opr = pd.int(18, 0).max(0) as usize;
-        self.output_pad = [opr, pd.int(19, opr as i32).max(0) as usize];
         let ow = pd.int(20, 0).max(0) as usize;
+        if self.window.rank == Rank::One {
+            // one row: no padding below, and an output size of one row where one is given
+            self.output_pad = [opr, 0];
+            self.output_size = [ow, usize::from(ow > 0)];
+            return Ok(());
+        }
+        self.output_pad = [opr, pd.int(19, opr as i32).max(0) as usize];
         self.output_size = [ow, pd.int(21, ow as i32).max(0) as usize];
         Ok(())
     }
@@ -390,7 +396,9 @@ impl Layer for Deconvolution {
         let ctx = rec.context();
         let [ow, oh] = geo.out;
         let out = [ow, oh, self.window.num_output / pack];
-        let top = GpuMat::alloc(ctx, 3, out, pack, bottom.options)?;
+        // the 1-D form's output is 2-D: its 3-D view's one row holds the sequence
+        let dims = if self.window.rank == Rank::One { 2 } else { 3 };
+        let top = GpuMat::alloc(ctx, dims, out, pack, bottom.options)?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.extend([geo.left as u32, geo.top as u32, 0]);

@@ -1,14 +1,18 @@
 //! The implicit GEMM of the dense pack4 convolutions (Convolution, and Deconvolution's taps):
 //! which shader ([`GemmEngine`]), which tile and how many slices of its steps, chosen per
-//! forward shape ([`GemmPlan`]); the batched 1×1 form ([`Batched`]: Winograd's products, a
-//! transposed convolution's taps); the specialization and grid of a forward.
+//! forward shape ([`GemmPlan`]); one layer's forward ([`GemmCall`]); the batched 1×1 form
+//! ([`Batched`]: Winograd's products, a transposed convolution's taps); the specialization and
+//! grid of a forward.
 
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::GpuSetup;
+use crate::layer::conv::window::{Pack4Kind as Kind, Window};
+use crate::layer::epilogue::Epilogue;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::gpu_gemm;
+use crate::layer::shared::pipelines::fold_into_z;
 use crate::shaders::Shader;
 use crate::tensor::GpuMat;
 use crate::{Opt, OptionSet as Options};
@@ -245,4 +249,111 @@ impl Batched {
             dispatch_grid(grid, output)?,
         )
     }
+}
+
+/// One implicit GEMM forward of a dense pack4 layer: its engine and variant, what it binds as
+/// unused partial sums, its window, and the specialization of its shape beyond the `psc()`
+/// words (a 3-D window's pads and depths).
+pub(crate) struct GemmCall<'a> {
+    pub gemm: GemmEngine,
+    pub options: Options,
+    pub no_partials: &'a GpuMat,
+    pub window: &'a Window,
+    pub shape: Vec<(u32, SpecValue)>,
+}
+
+impl GemmCall<'_> {
+    /// Records the GEMM (and, when it splits its steps, the pass that adds the slices) from
+    /// pack4 `bottom` into `top`, with the residual and activation the net fused into its
+    /// epilogue.
+    pub(crate) fn record(
+        &self,
+        rec: &mut Recorder<'_>,
+        [bottom, top, weights, bias]: [&GpuMat; 4],
+        (words, epilogue): (&[u32], Epilogue<'_>),
+    ) -> Result<()> {
+        let gemm = self.gemm;
+        let positions = top.w * top.h;
+        let steps = bottom.c * self.window.taps_count();
+        let plan = GemmPlan::choose(gemm, top.c, positions, steps);
+        let splits = plan.splits;
+        let grid = |v: [usize; 3]| dispatch_grid(v, top);
+        let [tn, tm] = plan.tile_size();
+        let groups = grid([
+            positions.div_ceil(tn) * gemm.invocations(),
+            top.c.div_ceil(tm),
+            splits,
+        ])?;
+        let ctx = rec.context();
+        // the residual's binding, or a stand-in (read-only, as the bias)
+        let residual = epilogue.residual.unwrap_or(bias);
+        // the split and the tile (the sum pass has none) and the shapes, specialized here
+        let spec = |tile: Option<Tile>| {
+            let mut values = self.window.spec_with(Kind::Blocks, epilogue.act);
+            values.push((12, SpecValue::I32(splits as i32)));
+            values.push((16, SpecValue::I32(i32::from(epilogue.residual.is_some()))));
+            values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
+            values.extend(self.shape.iter().copied());
+            shaped(values, words)
+        };
+        let pipeline = ctx.pipeline(gemm.shader().module(), self.options, &spec(plan.tile))?;
+        if splits == 1 {
+            // unsplit, the shader continues its position tiles along z past the device limit
+            let groups = fold_into_z(ctx, &pipeline, groups, 0);
+            return rec.dispatch(
+                &pipeline,
+                &[bottom, top, weights, bias, self.no_partials, residual],
+                words,
+                groups,
+            );
+        }
+        let sum = ctx.pipeline(
+            Shader::ConvolutionGemmSum.module(),
+            self.options,
+            &spec(None),
+        )?;
+        // one row of fp32 values (a 1-D mat's length is its channel count)
+        let partials = GpuMat::alloc(
+            ctx,
+            2,
+            [positions * top.c * splits * 4, 1, 1],
+            1,
+            Options::FP32,
+        )?;
+        rec.dispatch(
+            &pipeline,
+            &[bottom, top, weights, bias, &partials, residual],
+            words,
+            groups,
+        )?;
+        rec.dispatch(
+            &sum,
+            &[&partials, top, bias, residual],
+            words,
+            grid([positions, top.c, 1])?,
+        )
+    }
+}
+
+/// The pack4 weights of the implicit GEMM from ncnn's `[outs][cin][taps]`: per step (input
+/// block of 4 and kernel tap), per output block, four rows (one per output lane) of four input
+/// weights; a last, partial block of inputs or outputs has zeros past them.
+pub(crate) fn gemm_weights(weights: &[f32], cin: usize, taps: usize, outs: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(weights.len());
+    for i4 in 0..cin.div_ceil(4) {
+        for k in 0..taps {
+            for o4 in 0..outs.div_ceil(4) {
+                for lane in 0..4 {
+                    for j in 0..4 {
+                        let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
+                        out.push(match i < cin && o < outs {
+                            true => weights[(o * cin + i) * taps + k],
+                            false => 0.0,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
 }

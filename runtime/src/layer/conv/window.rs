@@ -1,8 +1,10 @@
-//! What the convolution family shares: the params of a kernel sliding over a 3-D blob
+//! What the convolution family shares: the params of a kernel sliding over a blob
 //! (`0=num_output 1=kernel_w 11=kernel_h 2=dilation_w 12=dilation_h 3=stride_w 13=stride_h
 //! 4=pad_left 15=pad_right 14=pad_top 16=pad_bottom 5=bias_term 6=weight_data_size 7=group
-//! 9=activation_type 10=activation_params`), the channels its weights fit, and the
-//! specialization constants of `convolution_head.comp`.
+//! 9=activation_type 10=activation_params`; the 1-D forms read only the `_w` ones and the left
+//! and right pads, the 3-D forms `21=kernel_d 22=dilation_d 23=stride_d 24=pad_front
+//! 17=pad_behind` too), the channels its weights fit, and the specialization constants of
+//! `convolution_head.comp`.
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
@@ -12,13 +14,50 @@ use crate::layer::shared::view::planar;
 use crate::tensor::BlobShape;
 use crate::tensor::Mat;
 
-/// A kernel window's params, as Convolution and Deconvolution (and their depthwise forms) read
-/// them.
+/// How many axes a window slides along: the 1-D, 2-D and 3-D forms of a type
+/// (Convolution1D, Convolution, Convolution3D).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Rank {
+    /// Along the width of a 2-D blob (its rows the channels).
+    One,
+    /// Along the width and height of a 3-D blob.
+    #[default]
+    Two,
+    /// Along the width, height and depth of a 4-D blob.
+    Three,
+}
+
+/// A 3-D window's depth axis (kernel 1, no padding for the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DepthAxis {
+    pub kernel: usize,
+    pub dilation: usize,
+    pub stride: usize,
+    /// Front and behind, as the params give them (-233 / -234: "same").
+    pub pad: [i32; 2],
+}
+
+impl Default for DepthAxis {
+    fn default() -> Self {
+        DepthAxis {
+            kernel: 1,
+            dilation: 1,
+            stride: 1,
+            pad: [0, 0],
+        }
+    }
+}
+
+/// A kernel window's params, as Convolution and Deconvolution (and their depthwise, 1-D and 3-D
+/// forms) read them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Window {
+    /// The axes it slides along.
+    pub rank: Rank,
     /// The depthwise forms: `7=group` is read (the plain ones have one group).
     pub grouped: bool,
     pub num_output: usize,
+    /// `[w, h]`; a 1-D window's height is 1.
     pub kernel: [usize; 2],
     pub dilation: [usize; 2],
     pub stride: [usize; 2],
@@ -32,6 +71,8 @@ pub(crate) struct Window {
     /// Dynamic weights (Convolution's `19=1`, Deconvolution's `28=1`): the weights (and the
     /// bias) come as the second (and third) input, and give the kernel and the outputs.
     pub dynamic: bool,
+    /// The depth axis of a 3-D window.
+    pub depth: DepthAxis,
 }
 
 /// Which pack4 shader a convolution's blocks of 4 channels go through: the `kind`
@@ -52,8 +93,14 @@ pub(crate) enum Pack4Kind {
 
 /// The depthwise form of a windowed layer type: the one that reads `7=group`.
 pub(crate) fn depthwise<L: Default + AsMut<Window>>() -> L {
+    of_rank(Rank::Two, true)
+}
+
+/// A windowed layer type of `rank`, its depthwise form where `grouped`.
+pub(crate) fn of_rank<L: Default + AsMut<Window>>(rank: Rank, grouped: bool) -> L {
     let mut layer = L::default();
-    layer.as_mut().grouped = true;
+    layer.as_mut().rank = rank;
+    layer.as_mut().grouped = grouped;
     layer
 }
 
@@ -82,14 +129,28 @@ impl Window {
         };
         self.num_output = positive(0, pd.int(0, 0))?;
         let kw = pd.int(1, 0);
-        self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
-        let dw = pd.int(2, 1);
-        self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
-        let sw = pd.int(3, 1);
-        self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
-        let pl = pd.int(4, 0);
-        let pt = pd.int(14, pl);
-        self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        let (dw, sw, pl) = (pd.int(2, 1), pd.int(3, 1), pd.int(4, 0));
+        if self.rank == Rank::One {
+            self.kernel = [positive(1, kw)?, 1];
+            self.dilation = [positive(2, dw)?, 1];
+            self.stride = [positive(3, sw)?, 1];
+            self.pad = [pl, pd.int(15, pl), 0, 0];
+        } else {
+            self.kernel = [positive(1, kw)?, positive(11, pd.int(11, kw))?];
+            self.dilation = [positive(2, dw)?, positive(12, pd.int(12, dw))?];
+            self.stride = [positive(3, sw)?, positive(13, pd.int(13, sw))?];
+            let pt = pd.int(14, pl);
+            self.pad = [pl, pd.int(15, pl), pt, pd.int(16, pt)];
+        }
+        if self.rank == Rank::Three {
+            let front = pd.int(24, pl);
+            self.depth = DepthAxis {
+                kernel: positive(21, pd.int(21, kw))?,
+                dilation: positive(22, pd.int(22, dw))?,
+                stride: positive(23, pd.int(23, sw))?,
+                pad: [front, pd.int(17, front)],
+            };
+        }
         self.bias_term = pd.int(5, 0) != 0;
         self.weight_data_size = pd.int(6, 0).max(0) as usize;
         self.group = if self.grouped {
@@ -104,7 +165,9 @@ impl Window {
         };
         self.activation_params = pd.floats(10);
         // a kernel or output count whose products overflow fits no weights either
-        let per_output = self.kernel[0].checked_mul(self.kernel[1]);
+        let per_output = self.kernel[0]
+            .checked_mul(self.kernel[1])
+            .and_then(|k| k.checked_mul(self.depth.kernel));
         let per_input = per_output.and_then(|k| k.checked_mul(self.num_output));
         if dynamic {
             return match per_output {
@@ -157,10 +220,14 @@ impl Window {
         Ok(w)
     }
 
+    /// Kernel taps: its width × height × depth.
+    pub fn taps_count(&self) -> usize {
+        self.kernel[0] * self.kernel[1] * self.depth.kernel
+    }
+
     /// Input channels per group, from the weight count.
     pub fn channels_per_group(&self) -> usize {
-        let [kw, kh] = self.kernel;
-        self.weight_data_size / (self.num_output * kw * kh).max(1)
+        self.weight_data_size / (self.num_output * self.taps_count()).max(1)
     }
 
     /// The input channels the weights fit.
@@ -197,12 +264,12 @@ impl Window {
         Ok(())
     }
 
-    /// `convolution_head.comp`'s specialization constants (ids 0–11), with `kind` its pack4
-    /// shader's algorithm.
+    /// `convolution_head.comp`'s specialization constants (ids 0–11, and a 3-D window's depth
+    /// axis, 30–32), with `kind` its pack4 shader's algorithm.
     pub fn spec(&self, kind: Pack4Kind) -> Vec<(u32, SpecValue)> {
         let p = |i: usize| self.activation_params.get(i).copied().unwrap_or(0.0);
         let i = |v: usize| SpecValue::I32(v as i32);
-        vec![
+        let mut values = vec![
             (0, SpecValue::I32(i32::from(self.bias_term))),
             (1, SpecValue::I32(self.activation)),
             (2, SpecValue::F32(p(0))),
@@ -215,7 +282,14 @@ impl Window {
             (9, i(self.stride[1])),
             (10, i(self.group)),
             (11, SpecValue::I32(kind as i32)),
-        ]
+        ];
+        // (only the shaders 3-D windows take read the depth axis: the others' optimized
+        // modules have no such constants)
+        if self.rank == Rank::Three {
+            let d = self.depth;
+            values.extend([(30, i(d.kernel)), (31, i(d.dilation)), (32, i(d.stride))]);
+        }
+        values
     }
 
     /// [`Window::spec`] with the activation `act` in place of the layer's own, where the net

@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::implicit_gemm::GemmEngine;
-use crate::layer::conv::window::{Pack4Kind, Window, dynamic_inputs};
+use crate::layer::conv::window::{Pack4Kind, Rank, Window, dynamic_inputs};
 use crate::layer::epilogue::{Epilogue, FusedActivation};
 use crate::layer::params::{ParamDict, bad_param};
 use crate::layer::rows::Rows;
@@ -156,6 +156,15 @@ impl Convolution {
             padded: [pw, ph],
             out: [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1],
         })
+    }
+
+    /// The dims of its GPU outputs: 2 for the 1-D form (its 3-D view's one row holds the
+    /// sequence), else 3.
+    fn out_dims(&self) -> u8 {
+        match self.window.rank {
+            Rank::One => 2,
+            _ => 3,
+        }
     }
 
     /// Whether every input channel feeds only its own output channel.
@@ -529,7 +538,7 @@ impl Convolution {
                 }
                 (.., p) => return Err(Error::NoShader { elempack: p }),
             };
-        let dims = if one_d { 1 } else { 3 };
+        let dims = if one_d { 1 } else { self.out_dims() };
         let output =
             |c: usize, pack: usize| self.gpu_output(ctx, bottom, geo, (dims, c, pack), None);
         if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {

@@ -43,7 +43,13 @@ impl Convolution {
             return Ok(None);
         }
         let blocks = self.window.num_output / 4;
-        let (top, words) = self.gpu_output(rec.context(), bottom, geo, (3, blocks, 4), None)?;
+        let (top, words) = self.gpu_output(
+            rec.context(),
+            bottom,
+            geo,
+            (self.out_dims(), blocks, 4),
+            None,
+        )?;
         let layout = |m: &GpuMat| (m.dims, [m.w, m.h, m.d, m.c, m.elempack, m.cstep], m.format);
         if layout(residual) != layout(&top) || residual.options != top.options {
             return Ok(None);

@@ -1,6 +1,7 @@
 //! The weight layouts the GPU shaders read, made once at upload.
 
 use super::Convolution;
+use crate::layer::conv::implicit_gemm::gemm_weights;
 
 impl Convolution {
     /// The pack4 weights of the dense and grouped shader (and of the pack4-to-pack1 one): per
@@ -30,30 +31,11 @@ impl Convolution {
         out
     }
 
-    /// The pack4 weights of the GEMM: per step (input block of 4 and kernel position), per
-    /// output block, four rows (one per output lane) of four input weights; a last, partial
-    /// block of outputs has zero rows past them.
+    /// The pack4 weights of the GEMM ([`gemm_weights`]).
     pub(super) fn weights_gemm(&self) -> Vec<f32> {
         let [kw, kh] = self.window.kernel;
-        let (cin, kk) = (self.window.channels_per_group(), kw * kh);
-        let mut out = Vec::with_capacity(self.weights.len());
-        // a last, partial block of input channels has zero weights past the channels
-        for i4 in 0..cin.div_ceil(4) {
-            for k in 0..kk {
-                for o4 in 0..self.window.num_output.div_ceil(4) {
-                    for lane in 0..4 {
-                        for j in 0..4 {
-                            let (o, i) = (o4 * 4 + lane, i4 * 4 + j);
-                            out.push(match i < cin && o < self.window.num_output {
-                                true => self.weights[(o * cin + i) * kk + k],
-                                false => 0.0,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        out
+        let cin = self.window.channels_per_group();
+        gemm_weights(&self.weights, cin, kw * kh, self.window.num_output)
     }
 
     /// The pack4 weights of the depthwise shader: per channel block and kernel position, the

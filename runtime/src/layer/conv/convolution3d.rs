@@ -1,0 +1,408 @@
+//! Convolution3D and ConvolutionDepthWise3D: `0=num_output 1=kernel_w 11=kernel_h 21=kernel_d
+//! 2=dilation_w 12=dilation_h 22=dilation_d 3=stride_w 13=stride_h 23=stride_d 4=pad_left
+//! 15=pad_right 14=pad_top 16=pad_bottom 24=pad_front 17=pad_behind` (-233 / -234: ncnn's
+//! "same" padding, upper / lower) `18=pad_value 5=bias_term 6=weight_data_size 7=group`
+//! (depthwise) `9=activation_type 10=activation_params`, over 4-D blobs; weights
+//! `[num_output][channels / group][kernel_d][kernel_h][kernel_w]`, then the bias.
+//!
+//! ncnn's "same lower" padding splits the width and height with the odd one first but the
+//! depth with the odd one last (its `copy_make_border_3d` call takes `dpad / 2` in front);
+//! fpshader splits them as ncnn does.
+//!
+//! CPU: per group and output slab, the windows as columns (im2col) and one GEMM with the
+//! weights. GPU: dense layers over whole blocks of 4 channels through the 2-D convolutions'
+//! implicit GEMM (tensor cores where those take them), whose steps run over the depth taps
+//! too (`convolution_head.comp`'s depth constants); other layers through the direct pack1
+//! shader, which sums the same window.
+
+use rayon::prelude::*;
+
+use crate::OptionSet;
+use crate::error::InputError;
+use crate::error::{Error, Result};
+use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
+use crate::layer::activation::fused::activate_all;
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::conv::implicit_gemm::{GemmCall, GemmEngine, gemm_weights, shaped};
+use crate::layer::conv::window::{Pack4Kind, Rank, Window, of_rank};
+use crate::layer::epilogue::{Epilogue, FusedActivation};
+use crate::layer::params::ParamDict;
+use crate::layer::run_options::RunOptions;
+use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::shared::pipelines::{DeviceSide, no_partials};
+use crate::layer::shared::view::{channel_planes, kernel_fits};
+use crate::layer::weights::Weights;
+use crate::shaders::Shader;
+use crate::tensor::{BlobShape, GpuMat, Mat};
+
+/// A 3-D convolution (dense, grouped or depthwise).
+#[derive(Default)]
+pub struct Convolution3D {
+    window: Window,
+    pad_value: f32,
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+    gpu: Option<GpuConvolution3D>,
+}
+
+/// The device side: the pack1 weights for the direct shader, and for dense layers over whole
+/// blocks the GEMM's.
+struct GpuConvolution3D {
+    options: OptionSet,
+    /// The GEMM pack4 blobs go through (dense layers over whole blocks of 4 channels).
+    gemm: Option<GemmEngine>,
+    weights1: Option<GpuMat>,
+    bias1: Option<GpuMat>,
+    weights4: Option<GpuMat>,
+    bias4: Option<GpuMat>,
+    no_partials: Option<GpuMat>,
+}
+
+/// Where one forward's windows lie, per axis `[w, h, d]`: the padding before the input, and
+/// the output's extent.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    before: [usize; 3],
+    out: [usize; 3],
+}
+
+impl AsMut<Window> for Convolution3D {
+    fn as_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+}
+
+impl Convolution3D {
+    /// A Convolution3D layer.
+    pub fn dense() -> Self {
+        of_rank(Rank::Three, false)
+    }
+
+    /// A ConvolutionDepthWise3D layer (the form that reads `7=group`).
+    pub fn depthwise() -> Self {
+        of_rank(Rank::Three, true)
+    }
+
+    /// Kernel, dilation and stride along w, h, d.
+    fn axes(&self) -> [[usize; 3]; 3] {
+        let w = &self.window;
+        let d = w.depth;
+        [
+            [w.kernel[0], w.kernel[1], d.kernel],
+            [w.dilation[0], w.dilation[1], d.dilation],
+            [w.stride[0], w.stride[1], d.stride],
+        ]
+    }
+
+    /// The window geometry over an input of `[w, h, d]`.
+    fn geometry(&self, size: [usize; 3]) -> Result<Geometry> {
+        let [kernel, dilation, stride] = self.axes();
+        let [l, r, t, b] = self.window.pad;
+        let [f, k] = self.window.depth.pad;
+        let extent = |i: usize| dilation[i] * (kernel[i] - 1) + 1;
+        let pads: [[usize; 2]; 3] = if l == -233 || l == -234 {
+            let excess = |i: usize| {
+                let n = size[i].max(1);
+                (extent(i) + (n - 1) / stride[i] * stride[i]).saturating_sub(size[i])
+            };
+            let [pw, ph, pd] = [excess(0), excess(1), excess(2)];
+            if l == -233 {
+                [
+                    [pw / 2, pw - pw / 2],
+                    [ph / 2, ph - ph / 2],
+                    [pd / 2, pd - pd / 2],
+                ]
+            } else {
+                // ncnn's lower split of w and h, its upper one of d
+                [
+                    [pw - pw / 2, pw / 2],
+                    [ph - ph / 2, ph / 2],
+                    [pd / 2, pd - pd / 2],
+                ]
+            }
+        } else {
+            let p = |v: i32| v.max(0) as usize;
+            [[p(l), p(r)], [p(t), p(b)], [p(f), p(k)]]
+        };
+        let padded = [0, 1, 2].map(|i| size[i] + pads[i][0] + pads[i][1]);
+        kernel_fits(
+            "dilated kernel",
+            [extent(0), extent(1)],
+            [padded[0], padded[1]],
+        )?;
+        kernel_fits("dilated kernel depth", [extent(2), 1], [padded[2], 1])?;
+        Ok(Geometry {
+            before: pads.map(|p| p[0]),
+            out: [0, 1, 2].map(|i| (padded[i] - extent(i)) / stride[i] + 1),
+        })
+    }
+
+    /// Whether pack4 blobs go through the GEMM: one group over whole blocks of 4 channels
+    /// each side.
+    fn dense_blocks(&self) -> bool {
+        let w = &self.window;
+        w.group == 1 && w.channels().is_multiple_of(4) && w.num_output.is_multiple_of(4)
+    }
+
+    /// Checks a `dims`-D input of `c` channels.
+    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
+        if dims != 4 {
+            return Err(InputError::Dims {
+                got: dims,
+                takes: "4-D blobs",
+            }
+            .into());
+        }
+        self.window.check_input(3, c)
+    }
+}
+
+impl Layer for Convolution3D {
+    fn support(&self) -> Support {
+        let pack4 = self.gpu.as_ref().is_some_and(|g| g.gemm.is_some());
+        let packs = if pack4 { Packs::UP_TO_4 } else { Packs::ONE };
+        Support::ONE_BLOB
+            .gpu(self.gpu.is_some())
+            .packs(packs)
+            .gpu_4d()
+    }
+
+    fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
+        // (ncnn's 3-D convolutions take no dynamic weights: id 19 is unused)
+        self.window.load(pd, 19)?;
+        if self.window.dynamic {
+            return Err(Error::BadParam {
+                id: 19,
+                value: "1".into(),
+                allowed: "0: the 3-D convolutions take no weights as inputs",
+            });
+        }
+        self.pad_value = pd.float(18, 0.0);
+        Ok(())
+    }
+
+    fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        self.weights = weights.load(self.window.weight_data_size, 0)?;
+        if self.window.bias_term {
+            self.bias = weights.load(self.window.num_output, 1)?;
+        }
+        Ok(())
+    }
+
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = match gpu {
+            Some(gpu) => {
+                let gemm = self.dense_blocks().then(|| GemmEngine::choose(gpu, opt));
+                let shaders = [Some(Shader::Convolution), gemm.map(GemmEngine::shader)];
+                for shader in shaders.into_iter().flatten() {
+                    gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
+                }
+                Some(GpuConvolution3D {
+                    options: gpu.options,
+                    gemm,
+                    weights1: None,
+                    bias1: None,
+                    weights4: None,
+                    bias4: None,
+                    no_partials: None,
+                })
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        let w = &self.window;
+        let bias = w.bias_or_zeros(&self.bias);
+        let (cin, taps) = (w.channels_per_group(), w.taps_count());
+        let packed = gemm_weights(&self.weights, cin, taps, w.num_output);
+        let Some(state) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
+        state.bias1 = Some(gpu.upload_values(&bias, 1)?);
+        if state.gemm.is_some() {
+            state.weights4 = Some(gpu.upload_values(&packed, 4)?);
+            state.bias4 = Some(gpu.upload_values(&bias, 4)?);
+            state.no_partials = Some(no_partials(gpu.ctx)?);
+        }
+        Ok(())
+    }
+
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
+        bottoms.iter().all(|b| {
+            let [w, h, d, c] = b.shape;
+            b.dims == 4 && c == self.window.channels() && self.geometry([w, h, d]).is_ok()
+        })
+    }
+
+    fn forward_gpu_activated(
+        &self,
+        bottoms: &[GpuMat],
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        match bottoms {
+            [bottom] if self.window.activation == 0 => {
+                self.forward_gpu_with(bottom, Some(act), rec).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
+        self.forward_gpu_with(bottom, None, rec)
+    }
+
+    fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
+        let [w, h, d, c] = bottom.shape();
+        self.check_input(bottom.dims, c)?;
+        let geo = self.geometry([w, h, d])?;
+        let [ow, oh, od] = geo.out;
+        let win = &self.window;
+        let (group, cin_g) = (win.group, win.channels_per_group());
+        let cout_g = win.num_output / group;
+        let taps = win.taps_count();
+        let steps = cin_g * taps;
+        let slab = ow * oh;
+        let (x, step) = channel_planes(bottom);
+        let mut top = Mat::new_4d(ow, oh, od, win.num_output, 1)?;
+        let cstep = top.cstep;
+        let out = top.f32_mut()?;
+        // one slab of outputs at a time: its columns take steps × slab values
+        let mut cols = vec![0.0f32; steps * slab];
+        for g in 0..group {
+            let weights = &self.weights[g * cout_g * steps..(g + 1) * cout_g * steps];
+            for oz in 0..od {
+                self.columns(&x, step, g * cin_g, [w, h, d], (geo, oz), &mut cols);
+                let dst = &mut out[g * cout_g * cstep + oz * slab..];
+                gemm(
+                    MatRef::rows(weights, cout_g, steps, steps),
+                    MatRef::rows(&cols, steps, slab, slab),
+                    MatMut::rows(dst, cout_g, slab, cstep),
+                    false,
+                );
+            }
+        }
+        let (act, params) = (win.activation, &win.activation_params);
+        out.par_chunks_mut(cstep.max(1))
+            .enumerate()
+            .for_each(|(p, plane)| {
+                let plane = &mut plane[..ow * oh * od];
+                let b = self.bias.get(p).copied().unwrap_or(0.0);
+                plane.iter_mut().for_each(|v| *v += b);
+                activate_all(act, params, plane);
+            });
+        Ok(top)
+    }
+}
+
+impl Convolution3D {
+    /// The windows of output slab `oz` as columns: row `(ci · taps + tap)`, column the
+    /// slab's position, over the group's input channels from `first` on of `x` (planes `step`
+    /// apart, each `[w, h, d]`), the pad value outside.
+    fn columns(
+        &self,
+        x: &[f32],
+        step: usize,
+        first: usize,
+        [w, h, d]: [usize; 3],
+        (geo, oz): (Geometry, usize),
+        cols: &mut [f32],
+    ) {
+        let [[kw, kh, kd], [dw, dh, dd], [sw, sh, sd]] = self.axes();
+        let [ow, oh, _] = geo.out;
+        let [bw, bh, bd] = geo.before;
+        let pad = self.pad_value;
+        cols.par_chunks_mut((ow * oh).max(1))
+            .enumerate()
+            .for_each(|(row, dst)| {
+                let (ci, tap) = (row / (kw * kh * kd), row % (kw * kh * kd));
+                let (kz, ky, kx) = (tap / (kw * kh), tap / kw % kh, tap % kw);
+                let plane = &x[(first + ci) * step..];
+                let z = (oz * sd + kz * dd).checked_sub(bd).filter(|&z| z < d);
+                for oy in 0..oh {
+                    let y = (oy * sh + ky * dh).checked_sub(bh).filter(|&y| y < h);
+                    let line = &mut dst[oy * ow..(oy + 1) * ow];
+                    let (Some(z), Some(y)) = (z, y) else {
+                        line.fill(pad);
+                        continue;
+                    };
+                    let src = &plane[(z * h + y) * w..(z * h + y + 1) * w];
+                    for (ox, v) in line.iter_mut().enumerate() {
+                        let xi = (ox * sw + kx * dw).checked_sub(bw).filter(|&xi| xi < w);
+                        *v = xi.map_or(pad, |xi| src[xi]);
+                    }
+                }
+            });
+    }
+
+    /// The forward on the device, `act` in place of the layer's own activation where given.
+    fn forward_gpu_with(
+        &self,
+        bottom: &GpuMat,
+        act: Option<FusedActivation>,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
+        let state = self.gpu.ready()?;
+        self.check_input(bottom.dims, bottom.c * bottom.elempack)?;
+        let [w, h, d, _] = bottom.space();
+        let geo = self.geometry([w, h, d])?;
+        let ctx = rec.context();
+        let [ow, oh, od] = geo.out;
+        let pack = bottom.elempack;
+        let outc = self.window.num_output / pack;
+        let top = GpuMat::alloc_space(ctx, 4, [ow, oh, od, outc], pack, bottom.options)?;
+        let mut words = bottom.shape_words().to_vec();
+        words.extend(top.shape_words());
+        words.extend([
+            geo.before[0] as u32,
+            geo.before[1] as u32,
+            self.pad_value.to_bits(),
+        ]);
+        let int = |v: usize| SpecValue::I32(v as i32);
+        let shape = vec![(33, int(geo.before[2])), (34, int(d)), (35, int(od))];
+        let not_loaded = || Error::NotLoaded {
+            what: "the weights on the device",
+        };
+        let epilogue = Epilogue::activation(act);
+        if let (4, Some(gemm)) = (pack, state.gemm) {
+            let (Some(weights), Some(bias), Some(no_partials)) =
+                (&state.weights4, &state.bias4, &state.no_partials)
+            else {
+                return Err(not_loaded());
+            };
+            let call = GemmCall {
+                gemm,
+                options: state.options,
+                no_partials,
+                window: &self.window,
+                shape,
+            };
+            call.record(rec, [bottom, &top, weights, bias], (&words, epilogue))?;
+            return Ok(top);
+        }
+        if pack != 1 {
+            return Err(Error::NoShader { elempack: pack });
+        }
+        let (Some(weights), Some(bias)) = (&state.weights1, &state.bias1) else {
+            return Err(not_loaded());
+        };
+        let mut values = self.window.spec_with(Pack4Kind::None, epilogue.act);
+        values.extend(shape);
+        let pipeline = ctx.pipeline(
+            Shader::Convolution.module(),
+            state.options,
+            &shaped(values, &words),
+        )?;
+        rec.dispatch(
+            &pipeline,
+            &[bottom, &top, weights, bias],
+            &words,
+            top.grid(),
+        )?;
+        Ok(top)
+    }
+}
