@@ -24,6 +24,7 @@ pub mod elementwise;
 pub mod matrix;
 pub mod norm;
 pub mod quant;
+pub mod recurrent;
 pub mod reduce;
 pub mod shape;
 

@@ -26,7 +26,8 @@ use crate::layer::{
     conv::deconvolution1d::Deconvolution1D, conv::deconvolution3d::Deconvolution3D,
     elementwise::binaryop::BinaryOp, elementwise::cast::Cast, elementwise::eltwise::Eltwise,
     elementwise::scale::Scale, matrix::innerproduct::InnerProduct, norm::batchnorm::BatchNorm,
-    norm::lrn::Lrn, norm::softmax::Softmax, reduce::pooling::Pooling, reduce::pooling1d::Pooling1D,
+    norm::lrn::Lrn, norm::softmax::Softmax, recurrent::gru::Gru, recurrent::lstm::Lstm,
+    recurrent::rnn::Rnn, reduce::pooling::Pooling, reduce::pooling1d::Pooling1D,
     reduce::pooling3d::Pooling3D, shape::concat::Concat, shape::crop::Crop,
     shape::flatten::Flatten, shape::fold::Fold, shape::gridsample::GridSample, shape::input::Input,
     shape::interp::Interp, shape::memorydata::MemoryData, shape::packing::Packing,
@@ -165,6 +166,9 @@ pub const BUILTIN: &[&str] = &[
     "Unfold",
     "GridSample",
     "Pooling1D",
+    "RNN",
+    "LSTM",
+    "GRU",
     "Pooling3D",
 ];
 
@@ -273,6 +277,9 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "Unfold" => Box::<Unfold>::default(),
         "GridSample" => Box::<GridSample>::default(),
         "Pooling1D" => Box::<Pooling1D>::default(),
+        "RNN" => Box::<Rnn>::default(),
+        "LSTM" => Box::<Lstm>::default(),
+        "GRU" => Box::<Gru>::default(),
         "Pooling3D" => Box::<Pooling3D>::default(),
         _ => return None,
     })

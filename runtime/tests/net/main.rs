@@ -41,6 +41,7 @@ mod suite_ops;
 mod suite_packed;
 mod suite_pooling_nd;
 mod suite_proposals;
+mod suite_recurrent;
 mod suite_reduce;
 mod suite_sampling;
 mod suite_shape;

@@ -1,0 +1,290 @@
+//! Recurrent layers: RNN, LSTM and GRU over a 2-D blob of `T` rows (time steps) of `size`
+//! values, `0=num_output 1=weight_data_size 2=direction` (0 forward, 1 reverse, 2 both, their
+//! outputs side by side) `8=int8_scale_term`; LSTM's `3=hidden_size` too. Inputs: the sequence,
+//! and optionally the initial hidden state (and LSTM's cell state), one row per direction;
+//! outputs: the `T × (num_output · directions)` sequence, and with two (three) tops the final
+//! states. What they share is here ([`Recurrent`]): the weights per direction, the input's
+//! products for every step at once (one GEMM), the hidden state's per step, and ncnn's int8
+//! inference (weights as int8 levels with per-row scales; the input and the hidden state
+//! quantized dynamically per step, `127 / absmax`, their level products summed exactly and
+//! descaled). Each type's file holds its cell.
+
+pub mod gru;
+pub mod lstm;
+pub mod rnn;
+
+use crate::error::{Error, InputError, Result};
+use crate::layer::params::ParamDict;
+use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
+use crate::layer::shared::int8::scale_for;
+use crate::layer::shared::int8_scales::level;
+use crate::layer::weights::Weights;
+use crate::tensor::Mat;
+
+/// A state per direction (hidden or cell).
+pub(crate) type States = Vec<Vec<f32>>;
+
+/// One direction's weights: the input's `[rows][size]`, the bias `[bias rows][hidden]`, the
+/// hidden state's `[rows][num_output]`, LSTM's projection `[num_output][hidden]` (empty
+/// without one); int8: the two products' per-row scales.
+#[derive(Default)]
+pub(crate) struct DirectionWeights {
+    pub xc: Vec<f32>,
+    pub bias: Vec<f32>,
+    pub hc: Vec<f32>,
+    pub hr: Vec<f32>,
+    pub scales: Option<[Vec<f32>; 2]>,
+}
+
+/// The params and weights of a recurrent layer, and the products its cells take.
+#[derive(Default)]
+pub(crate) struct Recurrent {
+    pub num_output: usize,
+    /// The cell's width (LSTM's `3=hidden_size`; the others' `num_output`).
+    pub hidden: usize,
+    pub weight_data_size: usize,
+    pub direction: i32,
+    pub int8: bool,
+    /// Input values per step, from the weights.
+    pub size: usize,
+    pub dirs: Vec<DirectionWeights>,
+}
+
+impl Recurrent {
+    /// Reads the params of a cell of `gates` gate rows per hidden unit; `hidden_id` the type's
+    /// hidden-size param, if any. The weight count must fit the directions and gate rows.
+    pub fn load_param(
+        &mut self,
+        pd: &ParamDict,
+        hidden_id: Option<u32>,
+        gates: usize,
+    ) -> Result<()> {
+        let positive = |id: u32, v: i32| match v {
+            1.. => Ok(v as usize),
+            _ => Err(Error::BadParam {
+                id,
+                value: v.to_string(),
+                allowed: "a positive count",
+            }),
+        };
+        self.num_output = positive(0, pd.int(0, 0))?;
+        self.weight_data_size = positive(1, pd.int(1, 0))?;
+        self.direction = pd.int_in(2, 0, 0..=2, "0 forward, 1 reverse or 2 both")?;
+        self.hidden = match hidden_id {
+            Some(id) => positive(id, pd.int(id, self.num_output as i32))?,
+            None => self.num_output,
+        };
+        self.int8 = pd.int(8, 0) != 0;
+        let rows = self.directions() * gates * self.hidden;
+        if !self.weight_data_size.is_multiple_of(rows) {
+            return Err(Error::BadParam {
+                id: 1,
+                value: self.weight_data_size.to_string(),
+                allowed: "a weight_data_size of directions x gates x hidden x input size",
+            });
+        }
+        self.size = self.weight_data_size / rows;
+        Ok(())
+    }
+
+    /// Directions: 2 for `direction` 2, else 1.
+    pub fn directions(&self) -> usize {
+        if self.direction == 2 { 2 } else { 1 }
+    }
+
+    /// Reads the weights in ncnn's order for a cell of `gates` gate rows per hidden unit (as
+    /// given to `load_param`) and `bias_rows` bias rows, with LSTM's projection where `hidden`
+    /// differs from the outputs.
+    pub fn load_model(
+        &mut self,
+        w: &mut Weights<'_>,
+        gates: usize,
+        bias_rows: usize,
+    ) -> Result<()> {
+        let dirs = self.directions();
+        let rows = gates * self.hidden;
+        let split = |v: Vec<f32>, n: usize| -> Vec<Vec<f32>> {
+            v.chunks_exact(n.max(1)).map(<[f32]>::to_vec).collect()
+        };
+        let xc = split(w.load(self.size * rows * dirs, 0)?, self.size * rows);
+        let bias = split(
+            w.load(self.hidden * bias_rows * dirs, 0)?,
+            self.hidden * bias_rows,
+        );
+        let hc = split(
+            w.load(self.num_output * rows * dirs, 0)?,
+            self.num_output * rows,
+        );
+        let hr = match self.num_output != self.hidden {
+            true => split(
+                w.load(self.hidden * self.num_output * dirs, 0)?,
+                self.hidden * self.num_output,
+            ),
+            false => vec![Vec::new(); dirs],
+        };
+        let scales = match self.int8 {
+            true => {
+                let x = split(w.load(rows * dirs, 1)?, rows);
+                let h = split(w.load(rows * dirs, 1)?, rows);
+                x.into_iter().zip(h).map(|(x, h)| Some([x, h])).collect()
+            }
+            false => vec![None; dirs],
+        };
+        self.dirs = (0..dirs)
+            .map(|d| DirectionWeights {
+                xc: xc[d].clone(),
+                bias: bias[d].clone(),
+                hc: hc[d].clone(),
+                hr: hr[d].clone(),
+                scales: scales[d].clone(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Checks the sequence (2-D, `size` wide) and gives its steps.
+    pub fn steps(&self, x: &Mat) -> Result<usize> {
+        if x.dims != 2 {
+            return Err(InputError::Dims {
+                got: x.dims,
+                takes: "2-D blobs (one row of input values per time step)",
+            }
+            .into());
+        }
+        if x.w != self.size {
+            return Err(InputError::Values {
+                what: "values per time step (the input weights' width)",
+                got: x.w,
+                expected: self.size,
+            }
+            .into());
+        }
+        Ok(x.h)
+    }
+
+    /// The initial state of `width` per direction: the given blob's rows (one per direction,
+    /// `what` naming it for errors), or zeros.
+    pub fn initial(
+        &self,
+        given: Option<&Mat>,
+        width: usize,
+        what: &'static str,
+    ) -> Result<Vec<Vec<f32>>> {
+        let dirs = self.directions();
+        let Some(m) = given else {
+            return Ok(vec![vec![0.0; width]; dirs]);
+        };
+        let v = m.to_values();
+        if v.len() != width * dirs {
+            return Err(InputError::Values {
+                what,
+                got: v.len(),
+                expected: width * dirs,
+            }
+            .into());
+        }
+        Ok(v.chunks_exact(width).map(<[f32]>::to_vec).collect())
+    }
+
+    /// The input's gate sums for every step of direction `d`: `[T][rows]`, `W_xc · x_t` (int8:
+    /// the levels' exact sums, descaled by the step's and the row's scales).
+    pub fn input_sums(&self, d: usize, x: &[f32], steps: usize) -> Vec<f32> {
+        let dw = &self.dirs[d];
+        let rows = dw.xc.len() / self.size.max(1);
+        let mut out = vec![0.0f32; steps * rows];
+        match &dw.scales {
+            None => gemm(
+                MatRef::rows(x, steps, self.size, self.size),
+                MatRef::rows(&dw.xc, rows, self.size, self.size).t(),
+                MatMut::rows(&mut out, steps, rows, rows),
+                false,
+            ),
+            Some([xs, _]) => {
+                for (t, o) in out.chunks_exact_mut(rows.max(1)).enumerate() {
+                    let row = &x[t * self.size..(t + 1) * self.size];
+                    // ncnn's per-step scale: 127 / absmax
+                    let s = scale_for(row.iter().fold(0.0f32, |m, v| m.max(v.abs())));
+                    let q: Vec<f32> = row.iter().map(|v| level(v * s)).collect();
+                    for (r, o) in o.iter_mut().enumerate() {
+                        let w = &dw.xc[r * self.size..(r + 1) * self.size];
+                        let sum: f32 = w.iter().zip(&q).map(|(a, b)| a * b).sum();
+                        *o = sum * (1.0 / s * (1.0 / xs[r]));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The hidden state's gate sums of direction `d`: `W_hc · h` per row (int8: `h` quantized
+    /// with its own scale, 1 where it is all zero).
+    pub fn hidden_sums(&self, d: usize, h: &[f32], out: &mut [f32]) {
+        let dw = &self.dirs[d];
+        let n = self.num_output;
+        match &dw.scales {
+            None => {
+                for (r, o) in out.iter_mut().enumerate() {
+                    let w = &dw.hc[r * n..(r + 1) * n];
+                    *o = w.iter().zip(h).map(|(a, b)| a * b).sum();
+                }
+            }
+            Some([_, hs]) => {
+                let s = scale_for(h.iter().fold(0.0f32, |m, v| m.max(v.abs())));
+                let q: Vec<f32> = h.iter().map(|v| level(v * s)).collect();
+                for (r, o) in out.iter_mut().enumerate() {
+                    let w = &dw.hc[r * n..(r + 1) * n];
+                    let sum: f32 = w.iter().zip(&q).map(|(a, b)| a * b).sum();
+                    *o = sum * (1.0 / s * (1.0 / hs[r]));
+                }
+            }
+        }
+    }
+
+    /// Runs every direction: `step(d, xs_t, h, state, out_t)` advances one step of direction
+    /// `d` given its input sums (updating `h`, its own `state` and writing the output row
+    /// `out_t`), forward for direction 0 (unless `direction` is 1) and reverse for the second.
+    /// The output `[T][num_output · directions]`, and the final hidden states and states.
+    pub fn run(
+        &self,
+        x: &Mat,
+        mut hidden: Vec<Vec<f32>>,
+        mut state: Vec<Vec<f32>>,
+        step: impl Fn(usize, &[f32], &mut Vec<f32>, &mut Vec<f32>, &mut [f32]),
+    ) -> Result<(Mat, States, States)> {
+        let steps = self.steps(x)?;
+        let values = x.to_values();
+        let dirs = self.directions();
+        let width = self.num_output * dirs;
+        let mut out = vec![0.0f32; steps * width];
+        for d in 0..dirs {
+            let sums = self.input_sums(d, &values, steps);
+            let rows = sums.len() / steps.max(1);
+            let reverse = self.direction == 1 || d == 1;
+            let mut row = vec![0.0f32; self.num_output];
+            for t in 0..steps {
+                let ti = if reverse { steps - 1 - t } else { t };
+                step(
+                    d,
+                    &sums[ti * rows..(ti + 1) * rows],
+                    &mut hidden[d],
+                    &mut state[d],
+                    &mut row,
+                );
+                out[ti * width + d * self.num_output..][..self.num_output].copy_from_slice(&row);
+            }
+        }
+        let top = Mat::from_shape_values(2, [width, steps, 1, 1], &out)?;
+        Ok((top, hidden, state))
+    }
+
+    /// The final states as blobs of one row per direction.
+    pub fn state_blob(rows: &[Vec<f32>]) -> Result<Mat> {
+        let w = rows.first().map_or(0, Vec::len);
+        Mat::from_shape_values(2, [w, rows.len(), 1, 1], &rows.concat())
+    }
+}
+
+/// The logistic function, as ncnn's cells take it.
+pub(crate) fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}

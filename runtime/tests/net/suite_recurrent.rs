@@ -1,0 +1,132 @@
+//! ncnn's test_rnn.cpp, test_lstm.cpp and test_gru.cpp through the suite (on the CPU, against
+//! ncnn's wheel): every shape of their tables in each direction, with the initial states as
+//! inputs, the final ones as outputs, both or neither; LSTM's projected cells; inputs that do
+//! not fit as typed errors.
+
+use super::suite::*;
+use super::*;
+
+/// `(size, T, num_output, hidden_size)`: the plain tests' shapes (test_*_0, _2, _3).
+const PLAIN: [(usize, usize, usize, usize); 10] = [
+    (4, 1, 2, 0),
+    (8, 2, 2, 0),
+    (16, 8, 7, 0),
+    (17, 8, 8, 0),
+    (19, 15, 8, 0),
+    (5, 16, 16, 0),
+    (3, 16, 8, 0),
+    (8, 16, 16, 0),
+    (31, 3, 31, 0),
+    (2, 5, 17, 15),
+];
+
+/// The state tests' shapes (test_*_1): the last one's LSTM projects 33 cells to 79 outputs
+/// in two directions, 15 to 17 in the forward one.
+const WITH_STATES: [(usize, usize, usize, usize); 8] = [
+    (4, 4, 1, 0),
+    (8, 2, 2, 0),
+    (16, 8, 7, 0),
+    (17, 8, 8, 0),
+    (19, 15, 8, 0),
+    (5, 16, 16, 0),
+    (3, 16, 8, 0),
+    (2, 5, 79, 33),
+];
+
+/// Gate rows per unit and bias rows of each type.
+fn cell(kind: &str) -> (usize, usize) {
+    match kind {
+        "RNN" => (1, 1),
+        "GRU" => (3, 4),
+        _ => (4, 4),
+    }
+}
+
+/// One layer: `(size, T, num_output, hidden)` in `direction`; `states_in` feeds the initial
+/// states, `states_out` asks for the final ones.
+fn case(
+    rng: &mut Rng,
+    kind: &'static str,
+    (size, t, outch, hidden): (usize, usize, usize, usize),
+    direction: usize,
+    (states_in, states_out): (bool, bool),
+) -> Case {
+    let lstm = kind == "LSTM";
+    let hidden = if lstm && hidden > 0 { hidden } else { outch };
+    let dirs = if direction == 2 { 2 } else { 1 };
+    let (gates, bias_rows) = cell(kind);
+    let xc = gates * hidden * size * dirs;
+    let mut params = format!("0={outch} 1={xc} 2={direction}");
+    if lstm {
+        params += &format!(" 3={hidden}");
+    }
+    let mut sizes: Vec<Vec<usize>> = vec![vec![size, t]];
+    let states = if lstm { 3 } else { 2 };
+    if states_in {
+        sizes.push(vec![outch, dirs]);
+        if lstm {
+            sizes.push(vec![hidden, dirs]);
+        }
+    }
+    let refs: Vec<&[usize]> = sizes.iter().map(Vec::as_slice).collect();
+    let tops = if states_out { states } else { 1 };
+    let mut case = case_of(rng, kind, params, &refs, RANDOM, tops);
+    let mut weights = tagged_weights(rng, xc, 0);
+    weights.extend(tagged_weights(rng, bias_rows * hidden * dirs, 0));
+    weights.extend(tagged_weights(rng, gates * hidden * outch * dirs, 0));
+    if lstm && hidden != outch {
+        weights.extend(tagged_weights(rng, hidden * outch * dirs, 0));
+    }
+    case.weights = weights;
+    case
+}
+
+fn cases_of(rng: &mut Rng, kind: &'static str) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for direction in [2, 0, 1] {
+        for shape in PLAIN {
+            cases.push(case(rng, kind, shape, direction, (false, false)));
+        }
+    }
+    for states in [(true, true), (true, false), (false, true)] {
+        for direction in [2, 1, 0] {
+            for shape in WITH_STATES {
+                cases.push(case(rng, kind, shape, direction, states));
+            }
+        }
+    }
+    cases
+}
+
+#[test]
+fn ncnn_recurrent_tests() {
+    let mut rng = Rng(1901);
+    let mut cases = Vec::new();
+    for kind in ["RNN", "LSTM", "GRU"] {
+        cases.extend(sample(cases_of(&mut rng, kind), 24));
+    }
+    check_suite_cpu_only(cases);
+}
+
+#[test]
+fn recurrent_layers_refuse_what_does_not_fit() {
+    // (numpy shapes) a 3-D sequence, steps of another width, a hidden state of another size,
+    // a weight count that fits no input width
+    let params = "0=4 1=48 2=0";
+    let planes = layer_error("RNN", params, &[("x", &[2, 3, 12])]);
+    assert!(planes.contains("2-D"), "{planes}");
+    let width = layer_error("GRU", "0=4 1=144 2=0", &[("x", &[3, 11])]);
+    assert!(
+        width.contains("values per time step") && width.contains("11"),
+        "{width}"
+    );
+    let state = layer_error("RNN", params, &[("x", &[3, 12]), ("h", &[1, 5])]);
+    assert!(state.contains("hidden state"), "{state}");
+    let weights = load_error("LSTM", &["x"], "0=4 1=50 2=0");
+    assert!(weights.contains("weight_data_size"), "{weights}");
+    let direction = load_error("LSTM", &["x"], "0=4 1=64 2=3");
+    assert!(
+        direction.contains("direction") || direction.contains("2"),
+        "{direction}"
+    );
+}
