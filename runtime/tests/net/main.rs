@@ -30,6 +30,7 @@ mod suite_conv;
 mod suite_conv_1d;
 mod suite_conv_3d;
 mod suite_conv_inputs;
+mod suite_deformable;
 mod suite_detection;
 mod suite_elementwise;
 mod suite_int8;

@@ -8,5 +8,6 @@ pub mod convolution3d;
 pub mod deconvolution;
 pub mod deconvolution1d;
 pub mod deconvolution3d;
+pub mod deformableconv2d;
 pub(crate) mod implicit_gemm;
 pub(crate) mod window;
