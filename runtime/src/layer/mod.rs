@@ -27,6 +27,7 @@ pub mod quant;
 pub mod recurrent;
 pub mod reduce;
 pub mod shape;
+pub mod signal;
 
 // what several families share
 pub mod shared;

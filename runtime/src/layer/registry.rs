@@ -34,6 +34,7 @@ use crate::layer::{
     shape::memorydata::MemoryData, shape::packing::Packing, shape::padding::Padding,
     shape::permute::Permute, shape::reshape::Reshape, shape::shufflechannel::ShuffleChannel,
     shape::slice::Slice, shape::split::Split, shape::unfold::Unfold,
+    signal::inversespectrogram::InverseSpectrogram, signal::spectrogram::Spectrogram,
 };
 use crate::layer::{
     detection::detectionoutput::DetectionOutput, detection::priorbox::PriorBox,
@@ -170,6 +171,8 @@ pub const BUILTIN: &[&str] = &[
     "RNN",
     "LSTM",
     "GRU",
+    "Spectrogram",
+    "InverseSpectrogram",
     "Pooling3D",
 ];
 
@@ -282,6 +285,8 @@ fn builtin(kind: &str) -> Option<Box<dyn Layer>> {
         "RNN" => Box::<Rnn>::default(),
         "LSTM" => Box::<Lstm>::default(),
         "GRU" => Box::<Gru>::default(),
+        "Spectrogram" => Box::<Spectrogram>::default(),
+        "InverseSpectrogram" => Box::<InverseSpectrogram>::default(),
         "Pooling3D" => Box::<Pooling3D>::default(),
         _ => return None,
     })

@@ -46,6 +46,7 @@ mod suite_recurrent;
 mod suite_reduce;
 mod suite_sampling;
 mod suite_shape;
+mod suite_signal;
 
 use std::sync::{Arc, Mutex};
 
