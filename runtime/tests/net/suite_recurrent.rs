@@ -1,7 +1,7 @@
-//! ncnn's test_rnn.cpp, test_lstm.cpp and test_gru.cpp through the suite (on the CPU, against
-//! ncnn's wheel): every shape of their tables in each direction, with the initial states as
-//! inputs, the final ones as outputs, both or neither; LSTM's projected cells; inputs that do
-//! not fit as typed errors.
+//! ncnn's test_rnn.cpp, test_lstm.cpp and test_gru.cpp through the suite (CPU against ncnn's
+//! wheel, the GPU against the CPU): every shape of their tables in each direction, with the
+//! initial states as inputs, the final ones as outputs, both or neither; LSTM's projected
+//! cells; their int8 cases; inputs that do not fit as typed errors.
 
 use super::suite::*;
 use super::*;
@@ -105,7 +105,7 @@ fn ncnn_recurrent_tests() {
     for kind in ["RNN", "LSTM", "GRU"] {
         cases.extend(sample(cases_of(&mut rng, kind), 24));
     }
-    check_suite_cpu_only(cases);
+    check_suite(cases, false);
 }
 
 #[test]
@@ -129,4 +129,38 @@ fn recurrent_layers_refuse_what_does_not_fit() {
         direction.contains("direction") || direction.contains("2"),
         "{direction}"
     );
+}
+
+/// test_rnn/test_lstm/test_gru.cpp's int8 cases (`8=2`): int8 matrices with per-row scales
+/// in [100, 200], the input `RandomizeA(a, 10)`'s (no value near half a level under its step's
+/// scale); on the CPU against the wheel at the int8 tolerance (the hidden state is quantized
+/// again each step, so a value within rounding of half a level may go either way).
+#[test]
+fn ncnn_recurrent_int8_tests() {
+    let mut rng = Rng(1902);
+    let mut cases = Vec::new();
+    for kind in ["RNN", "LSTM", "GRU"] {
+        let lstm = kind == "LSTM";
+        let (gates, bias_rows) = cell(kind);
+        for (direction, &(size, t, outch, hidden)) in [2, 0, 1].iter().cycle().zip(&PLAIN) {
+            let hidden = if lstm && hidden > 0 { hidden } else { outch };
+            let dirs = if *direction == 2 { 2 } else { 1 };
+            let rows = gates * hidden * dirs;
+            let mut params = format!("0={outch} 1={} 2={direction} 8=2", rows * size);
+            if lstm {
+                params += &format!(" 3={hidden}");
+            }
+            let mut x = random_mat(&mut rng, "x", &[size, t], RANDOM);
+            x.values = int8_operand(&mut rng, (t, size), Absmax::Rows, 10.0);
+            let mut weights = s8_weights(&mut rng, rows * size);
+            weights.extend(tagged_weights(&mut rng, bias_rows * hidden * dirs, 0));
+            weights.extend(s8_weights(&mut rng, rows * outch));
+            if lstm && hidden != outch {
+                weights.extend(tagged_weights(&mut rng, hidden * outch * dirs, 0));
+            }
+            weights.extend(random_values(&mut rng, 2 * rows, (100.0, 200.0)));
+            cases.push(case_with(kind, params, vec![x], vec![weights]));
+        }
+    }
+    check_suite_cpu_only_int8(cases, 0.01);
 }

@@ -6,25 +6,49 @@
 //! scales). Inputs: the sequence and optionally the initial hidden state; outputs: the sequence
 //! and, with two tops, the final hidden state.
 
-use super::{Recurrent, sigmoid};
+use super::{GpuRecurrent, Recurrent, sigmoid};
 use crate::error::Result;
-use crate::layer::contract::{Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
+use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::first_input;
 use crate::layer::weights::Weights;
-use crate::tensor::Mat;
+use crate::tensor::{BlobShape, GpuMat, Mat};
 
 /// A gated recurrent unit layer.
 #[derive(Default)]
 pub struct Gru {
     r: Recurrent,
     tops: usize,
+    gpu: Option<GpuRecurrent>,
 }
 
 impl Layer for Gru {
     fn support(&self) -> Support {
-        Support::MANY
+        Support::MANY.gpu_pack1(self.gpu.is_some())
+    }
+
+    fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
+        self.gpu = self.r.create_gpu(2, gpu, opt)?;
+        Ok(())
+    }
+
+    fn upload_model(&mut self, gpu: GpuSetup<'_>, _opt: &RunOptions) -> Result<()> {
+        match self.gpu.as_mut() {
+            Some(state) => self.r.upload_gpu(state, gpu),
+            None => Ok(()),
+        }
+    }
+
+    fn gpu_accepts(&self, bottoms: &[BlobShape]) -> bool {
+        self.r.gpu_accepts(bottoms, 1)
+    }
+
+    fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        self.r
+            .forward_gpu(self.gpu.ready()?, self.tops, bottoms, rec)
     }
 
     fn set_top_count(&mut self, count: usize) {

@@ -7,11 +7,14 @@
 //! products for every step at once (one GEMM), the hidden state's per step, and ncnn's int8
 //! inference (weights as int8 levels with per-row scales; the input and the hidden state
 //! quantized dynamically per step, `127 / absmax`, their level products summed exactly and
-//! descaled). Each type's file holds its cell.
+//! descaled). Each type's file holds its cell; `gpu` the device side all three share.
 
+mod gpu;
 pub mod gru;
 pub mod lstm;
 pub mod rnn;
+
+pub(crate) use gpu::GpuRecurrent;
 
 use crate::error::{Error, InputError, Result};
 use crate::layer::params::ParamDict;
