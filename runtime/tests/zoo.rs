@@ -370,13 +370,23 @@ model_tests!(pnnx_matches_pytorch_and_ncnn_and_stays_on_the_gpu, pnnx_network {
     vit;
     efficientvit;
     efficientvit_msra;
+    crnn;
+    gru_seq;
+    audio1d;
+    r3d;
+    stn;
+    deform;
+    stft;
+    spectrum;
 });
 
 /// A network of `tests/pnnx/` (torchvision's ConvNeXt and ViT, timm's EfficientViTs, scaled
-/// down, random weights, converted by pnnx: `make_models.py`): fpshader's CPU against PyTorch's
-/// output and ncnn's wheel, and every GPU context in fp32 and fp16 ([`gpu_classes`]) against
-/// them, on the GPU from input to output (ConvNeXt's head normalizes a 4-D blob, `1×64×1×1`
-/// permuted).
+/// down, random weights, converted by pnnx: `make_models.py`; a CRNN with bidirectional LSTMs,
+/// a GRU model, a 1-D convolutional audio net, r3d_18's structure in 3-D, a spatial
+/// transformer, DeformConv2d, stft/istft and a power spectrum: `make_seq_models.py`):
+/// fpshader's CPU against PyTorch's output and ncnn's wheel, and every GPU context in fp32 and
+/// fp16 ([`gpu_classes`]) against them, on the GPU from input to output (ConvNeXt's head
+/// normalizes a 4-D blob, `1×64×1×1` permuted). Inputs of 1 to 4 axes, as their numpy shapes.
 fn pnnx_network(name: &str) {
     let dir = format!("{}/../tests/pnnx", env!("CARGO_MANIFEST_DIR"));
     let read = |ext: &str| {
@@ -384,14 +394,18 @@ fn pnnx_network(name: &str) {
         std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
     };
     let (param, weights) = (String::from_utf8(read("param")).unwrap(), read("bin"));
-    let (shape, values) = npy(&format!("{dir}/{name}.input.npy"));
-    let [c, h, w] = shape[..] else {
-        panic!("{name}: input of numpy shape {shape:?}");
+    let (np, values) = npy(&format!("{dir}/{name}.input.npy"));
+    let (dims, shape) = match np[..] {
+        [w] => (1, [w, 1, 1, 1]),
+        [h, w] => (2, [w, h, 1, 1]),
+        [c, h, w] => (3, [w, h, 1, c]),
+        [c, d, h, w] => (4, [w, h, d, c]),
+        _ => panic!("{name}: input of numpy shape {np:?}"),
     };
     let x = Input {
         name: "in0",
-        dims: 3,
-        shape: [w, h, 1, c],
+        dims,
+        shape,
         values,
         int: false,
     };
