@@ -108,6 +108,28 @@ fn ncnn_recurrent_tests() {
     check_suite(cases, false);
 }
 
+/// Layers of at least 64 × 64 weights per gate run a dispatch per step on the device (LSTM's
+/// projection a second one): each type, both directions, states in and out, a projected LSTM.
+/// Their weights are scaled to ±0.18, as a trained layer's (about 1 / sqrt(units)): at
+/// RandomMat's ±1.2 over 72 units the gates saturate and the sequence is chaotic, so that fp16
+/// storage's rounding of one step's sums grows past any tolerance a few steps on.
+#[test]
+fn large_recurrent_layers_match_a_dispatch_per_step() {
+    let mut rng = Rng(1903);
+    let mut cases = Vec::new();
+    for kind in ["RNN", "LSTM", "GRU"] {
+        cases.push(case(&mut rng, kind, (24, 7, 72, 0), 2, (true, true)));
+        cases.push(case(&mut rng, kind, (9, 5, 64, 0), 1, (false, false)));
+    }
+    cases.push(case(&mut rng, "LSTM", (8, 6, 72, 80), 2, (true, true)));
+    cases.push(case(&mut rng, "LSTM", (8, 6, 72, 80), 0, (false, true)));
+    for case in &mut cases {
+        // (the zero tags stay zero)
+        case.weights.iter_mut().for_each(|w| *w *= 0.15);
+    }
+    check_suite(cases, false);
+}
+
 #[test]
 fn recurrent_layers_refuse_what_does_not_fit() {
     // (numpy shapes) a 3-D sequence, steps of another width, a hidden state of another size,

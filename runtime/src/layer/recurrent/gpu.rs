@@ -1,8 +1,11 @@
 //! The recurrent layers on the device: the input's gate sums for every step and direction in
-//! one GEMM (the matrix layers', bias added per column), then `recurrent`, one workgroup per
-//! direction stepping through the sequence with the state in shared memory: two dispatches per
-//! layer, whatever the length. Layers of more than `MAX_UNITS` (512) units, and int8 ones (whose
-//! per-step dynamic quantization ncnn runs on the CPU), stay on the CPU.
+//! one GEMM (the matrix layers', bias added per column), then the steps ([`Steps`]): small
+//! layers in one dispatch (`recurrent`: a workgroup per direction steps through the sequence,
+//! the state in shared memory), larger ones a dispatch per step spread over the device
+//! (`recurrent_step`: the dependency between steps allows no fewer without a device-wide
+//! barrier, which Vulkan has only between dispatches). On an H200 an LSTM of 512 units over 256
+//! steps took 140 ms in the one workgroup. Layers of more than `MAX_UNITS` (512) units, and int8
+//! ones (whose per-step dynamic quantization ncnn runs on the CPU), stay on the CPU.
 
 use std::sync::Arc;
 
@@ -20,10 +23,27 @@ use crate::tensor::{BlobShape, GpuMat};
 /// The most units (outputs or cells) the shader's shared arrays hold.
 const MAX_UNITS: usize = 512;
 
+/// From this many weights per gate (units × outputs) a layer takes a dispatch per step.
+const PER_STEP_WEIGHTS: usize = 64 * 64;
+
+/// How a layer's steps run on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Steps {
+    /// `recurrent`: one workgroup per direction through the whole sequence.
+    OneDispatch,
+    /// `recurrent_step`: a dispatch per step (two with LSTM's projection) over the device.
+    PerStep,
+}
+
+/// Units a workgroup of `recurrent_step` updates.
+const STEP_UNITS: usize = 8;
+
 /// The device side: the GEMM's and the steps' pipelines (without and with initial states),
 /// and the weights.
 pub(crate) struct GpuRecurrent {
     gemm: Pipelines,
+    plan: Steps,
+    /// `recurrent` without and with initial states, or `recurrent_step`'s two stages.
     steps: [Arc<Pipeline>; 2],
     weights: Option<[GpuMat; 5]>,
 }
@@ -54,13 +74,22 @@ impl Recurrent {
                 (4, i(init)),
             ]
         };
-        let module = Shader::Recurrent.module();
+        let plan = match self.hidden * self.num_output >= PER_STEP_WEIGHTS {
+            true => Steps::PerStep,
+            false => Steps::OneDispatch,
+        };
+        // constant 4: the initial states given, or recurrent_step's stage
+        let module = match plan {
+            Steps::OneDispatch => Shader::Recurrent.module(),
+            Steps::PerStep => Shader::RecurrentStep.module(),
+        };
         let form = Form {
             trans_b: true,
             ..Form::PLAIN
         };
         Ok(Some(GpuRecurrent {
             gemm: form.pipeline(gpu, opt)?,
+            plan,
             steps: [
                 gpu.pipeline(module, &spec(0))?,
                 gpu.pipeline(module, &spec(1))?,
@@ -167,19 +196,53 @@ impl Recurrent {
         let alloc_final = |n: usize| match finals {
             true => GpuMat::alloc(ctx, 2, [n, 1, dirs], 1, x.options),
             // writable stand-ins the shader does not write
-            false => GpuMat::alloc(ctx, 1, [1, 1, 4], 1, OptionSet::FP32),
+            false => scratch(ctx, 4),
         };
         let final_h = alloc_final(self.num_output)?;
         let final_c = alloc_final(self.hidden)?;
         let init = bottoms.len() > 1;
         let init_h = bottoms.get(1).unwrap_or(x);
         let init_c = bottoms.get(2).unwrap_or(x);
-        rec.dispatch(
-            &state.steps[usize::from(init)],
-            &[&xs, hc, hr, bias, init_h, init_c, &top, &final_h, &final_c],
-            &[steps as u32, u32::from(finals)],
-            [256 * dirs as u32, 1, 1],
-        )?;
+        match state.plan {
+            Steps::OneDispatch => rec.dispatch(
+                &state.steps[usize::from(init)],
+                &[&xs, hc, hr, bias, init_h, init_c, &top, &final_h, &final_c],
+                &[steps as u32, u32::from(finals)],
+                [256 * dirs as u32, 1, 1],
+            )?,
+            Steps::PerStep => {
+                // the state in fp32: h in a pair of buffers (read one, write the other), c and
+                // LSTM's units before their projection
+                let h = [
+                    scratch(ctx, dirs * self.num_output)?,
+                    scratch(ctx, dirs * self.num_output)?,
+                ];
+                let c = scratch(ctx, dirs * self.hidden)?;
+                let units = scratch(ctx, dirs * self.hidden)?;
+                let projected = hr.c * hr.elempack > 1;
+                let groups = |n: usize| (256 * n.div_ceil(STEP_UNITS)) as u32;
+                for t in 0..steps {
+                    let (prev, next) = (&h[t % 2], &h[(t + 1) % 2]);
+                    let buffers = [
+                        &xs, hc, bias, prev, next, &c, &top, &final_h, &final_c, init_h, init_c,
+                        &units, hr,
+                    ];
+                    let push = [
+                        t,
+                        steps,
+                        usize::from(init),
+                        usize::from(finals && t + 1 == steps),
+                    ]
+                    .map(|v| v as u32);
+                    let grid = [groups(self.hidden), dirs as u32, 1];
+                    rec.dispatch(&state.steps[0], &buffers, &push, grid)?;
+                    if projected {
+                        let grid = [groups(self.num_output), dirs as u32, 1];
+                        rec.dispatch(&state.steps[1], &buffers, &push, grid)?;
+                    }
+                }
+            }
+        }
         let mut out = vec![top];
         if finals {
             out.push(final_h);
@@ -189,4 +252,9 @@ impl Recurrent {
         }
         Ok(out)
     }
+}
+
+/// A writable fp32 buffer of `n` values for the state between steps (or a stand-in).
+fn scratch(ctx: &crate::gpu::Context, n: usize) -> Result<GpuMat> {
+    GpuMat::alloc(ctx, 1, [1, 1, n.max(4)], 1, OptionSet::FP32)
 }
