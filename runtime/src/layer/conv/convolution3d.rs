@@ -18,7 +18,6 @@
 use rayon::prelude::*;
 
 use crate::OptionSet;
-use crate::error::InputError;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
@@ -84,20 +83,9 @@ impl Convolution3D {
         of_rank(Rank::Three, true)
     }
 
-    /// Kernel, dilation and stride along w, h, d.
-    fn axes(&self) -> [[usize; 3]; 3] {
-        let w = &self.window;
-        let d = w.depth;
-        [
-            [w.kernel[0], w.kernel[1], d.kernel],
-            [w.dilation[0], w.dilation[1], d.dilation],
-            [w.stride[0], w.stride[1], d.stride],
-        ]
-    }
-
     /// The window geometry over an input of `[w, h, d]`.
     fn geometry(&self, size: [usize; 3]) -> Result<Geometry> {
-        let [kernel, dilation, stride] = self.axes();
+        let [kernel, dilation, stride] = self.window.axes3();
         let [l, r, t, b] = self.window.pad;
         let [f, k] = self.window.depth.pad;
         let extent = |i: usize| dilation[i] * (kernel[i] - 1) + 1;
@@ -143,18 +131,6 @@ impl Convolution3D {
     fn dense_blocks(&self) -> bool {
         let w = &self.window;
         w.group == 1 && w.channels().is_multiple_of(4) && w.num_output.is_multiple_of(4)
-    }
-
-    /// Checks a `dims`-D input of `c` channels.
-    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
-        if dims != 4 {
-            return Err(InputError::Dims {
-                got: dims,
-                takes: "4-D blobs",
-            }
-            .into());
-        }
-        self.window.check_input(3, c)
     }
 }
 
@@ -258,7 +234,7 @@ impl Layer for Convolution3D {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let [w, h, d, c] = bottom.shape();
-        self.check_input(bottom.dims, c)?;
+        self.window.check_volume(bottom.dims, c)?;
         let geo = self.geometry([w, h, d])?;
         let [ow, oh, od] = geo.out;
         let win = &self.window;
@@ -312,7 +288,7 @@ impl Convolution3D {
         (geo, oz): (Geometry, usize),
         cols: &mut [f32],
     ) {
-        let [[kw, kh, kd], [dw, dh, dd], [sw, sh, sd]] = self.axes();
+        let [[kw, kh, kd], [dw, dh, dd], [sw, sh, sd]] = self.window.axes3();
         let [ow, oh, _] = geo.out;
         let [bw, bh, bd] = geo.before;
         let pad = self.pad_value;
@@ -347,7 +323,8 @@ impl Convolution3D {
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
-        self.check_input(bottom.dims, bottom.c * bottom.elempack)?;
+        self.window
+            .check_volume(bottom.dims, bottom.c * bottom.elempack)?;
         let [w, h, d, _] = bottom.space();
         let geo = self.geometry([w, h, d])?;
         let ctx = rec.context();

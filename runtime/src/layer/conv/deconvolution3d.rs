@@ -82,17 +82,6 @@ impl Deconvolution3D {
         of_rank(Rank::Three, true)
     }
 
-    /// Kernel, dilation and stride along w, h, d.
-    fn axes(&self) -> [[usize; 3]; 3] {
-        let w = &self.window;
-        let d = w.depth;
-        [
-            [w.kernel[0], w.kernel[1], d.kernel],
-            [w.dilation[0], w.dilation[1], d.dilation],
-            [w.stride[0], w.stride[1], d.stride],
-        ]
-    }
-
     fn geometry(&self, size: [usize; 3]) -> Result<Geometry> {
         if size.contains(&0) {
             return Err(InputError::Output {
@@ -101,7 +90,7 @@ impl Deconvolution3D {
             }
             .into());
         }
-        let [kernel, dilation, stride] = self.axes();
+        let [kernel, dilation, stride] = self.window.axes3();
         let full = [0, 1, 2].map(|i| {
             (size[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 + self.output_pad[i]
         });
@@ -139,18 +128,6 @@ impl Deconvolution3D {
             out: [0, 1, 2].map(|i| full[i] - cut[i][0] - cut[i][1]),
             before: cut.map(|c| c[0]),
         })
-    }
-
-    /// Checks a `dims`-D input of `c` channels.
-    fn check_input(&self, dims: u8, c: usize) -> Result<()> {
-        if dims != 4 {
-            return Err(InputError::Dims {
-                got: dims,
-                takes: "4-D blobs",
-            }
-            .into());
-        }
-        self.window.check_input(3, c)
     }
 }
 
@@ -224,7 +201,7 @@ impl Layer for Deconvolution3D {
                 elempack: bottom.elempack,
             });
         }
-        self.check_input(bottom.dims, bottom.c)?;
+        self.window.check_volume(bottom.dims, bottom.c)?;
         let [w, h, d, _] = bottom.space();
         let geo = self.geometry([w, h, d])?;
         let (Some(weights), Some(bias)) = (&state.weights, &state.bias) else {
@@ -263,10 +240,10 @@ impl Layer for Deconvolution3D {
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         let [w, h, d, c] = bottom.shape();
-        self.check_input(bottom.dims, c)?;
+        self.window.check_volume(bottom.dims, c)?;
         let geo = self.geometry([w, h, d])?;
         let win = &self.window;
-        let [[kw, kh, _], [dw, dh, dd], [sw, sh, sd]] = self.axes();
+        let [[kw, kh, _], [dw, dh, dd], [sw, sh, sd]] = self.window.axes3();
         let (group, cin_g) = (win.group, win.channels_per_group());
         let cout_g = win.num_output / group;
         let taps = win.taps_count();

@@ -220,6 +220,28 @@ impl Window {
         Ok(w)
     }
 
+    /// Kernel, dilation and stride along w, h and d (a 3-D window's).
+    pub fn axes3(&self) -> [[usize; 3]; 3] {
+        let d = self.depth;
+        [
+            [self.kernel[0], self.kernel[1], d.kernel],
+            [self.dilation[0], self.dilation[1], d.dilation],
+            [self.stride[0], self.stride[1], d.stride],
+        ]
+    }
+
+    /// Checks a `c`-channel `dims`-D input of a 3-D window (4-D blobs) against the weights.
+    pub fn check_volume(&self, dims: u8, c: usize) -> Result<()> {
+        if dims != 4 {
+            return Err(InputError::Dims {
+                got: dims,
+                takes: "4-D blobs",
+            }
+            .into());
+        }
+        self.check_input(3, c)
+    }
+
     /// Kernel taps: its width × height × depth.
     pub fn taps_count(&self) -> usize {
         self.kernel[0] * self.kernel[1] * self.depth.kernel

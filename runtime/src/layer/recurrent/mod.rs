@@ -7,10 +7,12 @@
 //! products for every step at once (one GEMM), the hidden state's per step, and ncnn's int8
 //! inference (weights as int8 levels with per-row scales; the input and the hidden state
 //! quantized dynamically per step, `127 / absmax`, their level products summed exactly and
-//! descaled). Each type's file holds its cell; `gpu` the device side all three share.
+//! descaled). Each type's file holds its cell; `layer` the Layer all three are, over it; `gpu`
+//! the device side they share.
 
 mod gpu;
 pub mod gru;
+pub mod layer;
 pub mod lstm;
 pub mod rnn;
 
@@ -40,24 +42,25 @@ pub(crate) struct DirectionWeights {
     pub scales: Option<[Vec<f32>; 2]>,
 }
 
-/// The params and weights of a recurrent layer, and the products its cells take.
+/// The params and weights of a recurrent layer, and the products its cells take (opaque outside
+/// the crate: what a [`layer::Cell`] reads).
 #[derive(Default)]
-pub(crate) struct Recurrent {
-    pub num_output: usize,
+pub struct Recurrent {
+    pub(crate) num_output: usize,
     /// The cell's width (LSTM's `3=hidden_size`; the others' `num_output`).
-    pub hidden: usize,
-    pub weight_data_size: usize,
-    pub direction: i32,
-    pub int8: bool,
+    pub(crate) hidden: usize,
+    pub(crate) weight_data_size: usize,
+    pub(crate) direction: i32,
+    pub(crate) int8: bool,
     /// Input values per step, from the weights.
-    pub size: usize,
-    pub dirs: Vec<DirectionWeights>,
+    pub(crate) size: usize,
+    pub(crate) dirs: Vec<DirectionWeights>,
 }
 
 impl Recurrent {
     /// Reads the params of a cell of `gates` gate rows per hidden unit; `hidden_id` the type's
     /// hidden-size param, if any. The weight count must fit the directions and gate rows.
-    pub fn load_param(
+    pub(crate) fn load_param(
         &mut self,
         pd: &ParamDict,
         hidden_id: Option<u32>,
@@ -92,14 +95,14 @@ impl Recurrent {
     }
 
     /// Directions: 2 for `direction` 2, else 1.
-    pub fn directions(&self) -> usize {
+    pub(crate) fn directions(&self) -> usize {
         if self.direction == 2 { 2 } else { 1 }
     }
 
     /// Reads the weights in ncnn's order for a cell of `gates` gate rows per hidden unit (as
     /// given to `load_param`) and `bias_rows` bias rows, with LSTM's projection where `hidden`
     /// differs from the outputs.
-    pub fn load_model(
+    pub(crate) fn load_model(
         &mut self,
         w: &mut Weights<'_>,
         gates: usize,
@@ -147,7 +150,7 @@ impl Recurrent {
     }
 
     /// Checks the sequence (2-D, `size` wide) and gives its steps.
-    pub fn steps(&self, x: &Mat) -> Result<usize> {
+    pub(crate) fn steps(&self, x: &Mat) -> Result<usize> {
         if x.dims != 2 {
             return Err(InputError::Dims {
                 got: x.dims,
@@ -168,7 +171,7 @@ impl Recurrent {
 
     /// The initial state of `width` per direction: the given blob's rows (one per direction,
     /// `what` naming it for errors), or zeros.
-    pub fn initial(
+    pub(crate) fn initial(
         &self,
         given: Option<&Mat>,
         width: usize,
@@ -192,7 +195,7 @@ impl Recurrent {
 
     /// The input's gate sums for every step of direction `d`: `[T][rows]`, `W_xc · x_t` (int8:
     /// the levels' exact sums, descaled by the step's and the row's scales).
-    pub fn input_sums(&self, d: usize, x: &[f32], steps: usize) -> Vec<f32> {
+    pub(crate) fn input_sums(&self, d: usize, x: &[f32], steps: usize) -> Vec<f32> {
         let dw = &self.dirs[d];
         let rows = dw.xc.len() / self.size.max(1);
         let mut out = vec![0.0f32; steps * rows];
@@ -222,7 +225,7 @@ impl Recurrent {
 
     /// The hidden state's gate sums of direction `d`: `W_hc · h` per row (int8: `h` quantized
     /// with its own scale, 1 where it is all zero).
-    pub fn hidden_sums(&self, d: usize, h: &[f32], out: &mut [f32]) {
+    pub(crate) fn hidden_sums(&self, d: usize, h: &[f32], out: &mut [f32]) {
         let dw = &self.dirs[d];
         let n = self.num_output;
         match &dw.scales {
@@ -252,7 +255,7 @@ impl Recurrent {
     /// `d` given its input sums (updating `h`, its own `state` and writing the output row
     /// `out_t`), forward for direction 0 (unless `direction` is 1) and reverse for the second.
     /// The output `[T][num_output · directions]`, and the final hidden states and states.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         x: &Mat,
         mut hidden: Vec<Vec<f32>>,
@@ -286,7 +289,7 @@ impl Recurrent {
     }
 
     /// The final states as blobs of one row per direction.
-    pub fn state_blob(rows: &[Vec<f32>]) -> Result<Mat> {
+    pub(crate) fn state_blob(rows: &[Vec<f32>]) -> Result<Mat> {
         let w = rows.first().map_or(0, Vec::len);
         Mat::from_shape_values(2, [w, rows.len(), 1, 1], &rows.concat())
     }
