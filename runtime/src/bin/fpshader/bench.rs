@@ -41,9 +41,10 @@ pub struct BenchArgs {
     /// The shader path.
     #[arg(long, value_name = "naga|passthrough")]
     path: Option<ShaderPath>,
-    /// The input as W,H,C, or W,H / W for a 2-D / 1-D one; `NAME=W,H,C` for one of several
-    /// inputs (repeatable). Default: each Input layer's 0=w 1=h 2=c.
-    #[arg(long, value_name = "[NAME=]W[,H[,C]]")]
+    /// The input as W,H,C, or W,H / W for a 2-D / 1-D one, W,H,D,C for a 4-D one;
+    /// `NAME=W,H,C` for one of several inputs (repeatable). Default: each Input layer's 0=w
+    /// 1=h (11=d) 2=c.
+    #[arg(long, value_name = "[NAME=]W[,H[,D,C]]")]
     shape: Vec<String>,
     /// Where a model's time goes, per layer in order and per layer type: on the GPU each
     /// layer's device time (timestamps), on the CPU each layer's own conversion and forward
@@ -74,29 +75,36 @@ struct Timing {
 /// Each `Input` layer's blob and shape as `[w, h, c]` with its dims (1–3): `--shape NAME=…`
 /// for that blob, a bare `--shape W[,H[,C]]` for a model's only input, else the layer's own
 /// `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
-/// 1–3 positive extents, w first: the dims and `[w, h, c]`.
-fn dims_of(v: &[usize]) -> Option<(u8, [usize; 3])> {
-    (!v.is_empty() && v.len() <= 3 && v.iter().all(|&e| e > 0)).then(|| {
+/// 1–4 positive extents, w first (`W,H,D,C` for 4-D): the dims and `[w, h, d, c]`.
+fn dims_of(v: &[usize]) -> Option<(u8, [usize; 4])> {
+    (!v.is_empty() && v.len() <= 4 && v.iter().all(|&e| e > 0)).then(|| {
         let at = |i: usize| v.get(i).copied().unwrap_or(1);
-        (v.len() as u8, [at(0), at(1), at(2)])
+        match v.len() {
+            4 => (4, [at(0), at(1), at(2), at(3)]),
+            n => (n as u8, [at(0), at(1), 1, at(2)]),
+        }
     })
 }
 
-/// `W[,H[,C]]` as [`dims_of`] takes the extents, else a usage error.
-fn parse_extents(text: &str) -> Result<(u8, [usize; 3]), CliError> {
+/// `W[,H[,C]]` (or `W,H,D,C`) as [`dims_of`] takes the extents, else a usage error.
+fn parse_extents(text: &str) -> Result<(u8, [usize; 4]), CliError> {
     text.split(',')
         .map(|s| s.trim().parse::<usize>())
         .collect::<Result<Vec<_>, _>>()
         .ok()
         .and_then(|v| dims_of(&v))
-        .ok_or_else(|| CliError::Usage(format!("--shape {text}: expected [NAME=]W[,H[,C]]")))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--shape {text}: expected [NAME=]W[,H[,C]] or W,H,D,C"
+            ))
+        })
 }
 
-/// The values of an input of `[w, h, c]`, if the host can hold them (filled once, then copied
-/// into a mat): an absurd shape is refused before anything is filled.
-fn input_values(name: &str, [w, h, c]: [usize; 3]) -> Result<usize, CliError> {
-    let n = (w.checked_mul(h).and_then(|n| n.checked_mul(c)))
-        .ok_or_else(|| CliError::Usage(format!("input {name}: {w}×{h}×{c} overflows")))?;
+/// The values of an input of `[w, h, d, c]`, if the host can hold them (filled once, then
+/// copied into a mat): an absurd shape is refused before anything is filled.
+fn input_values(name: &str, shape: [usize; 4]) -> Result<usize, CliError> {
+    let n = (shape.iter().try_fold(1usize, |n, &e| n.checked_mul(e)))
+        .ok_or_else(|| CliError::Usage(format!("input {name}: {shape:?} overflows")))?;
     fpshader::host::check((n as u64).saturating_mul(8))?;
     Ok(n)
 }
@@ -105,7 +113,7 @@ fn input_shapes(
     net: &Net,
     param: &Path,
     shapes: &[String],
-) -> Result<Vec<(String, u8, [usize; 3])>, CliError> {
+) -> Result<Vec<(String, u8, [usize; 4])>, CliError> {
     // the Input lines of the text, by their blob: `Input name 0 1 blob 0=w 1=h 2=c`
     let text = std::fs::read(param)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -129,12 +137,13 @@ fn input_shapes(
                 .and_then(|v| v.parse::<usize>().ok())
                 .filter(|&e| e > 0)
         };
-        // the declared extents up to the first missing one
-        ["0=", "1=", "2="]
-            .map(get)
-            .into_iter()
-            .map_while(|e| e)
-            .collect()
+        // the declared extents up to the first missing one (`11=d` making a 4-D input)
+        let keys: &[&str] = if get("11=").is_some() {
+            &["0=", "1=", "11=", "2="]
+        } else {
+            &["0=", "1=", "2="]
+        };
+        keys.iter().map(|k| get(k)).map_while(|e| e).collect()
     };
     let inputs: Vec<String> = net
         .layers()
@@ -236,9 +245,9 @@ fn bench_net(net: &Net, param: &Path, args: &BenchArgs) -> Result<Timing, CliErr
     // input costs nothing per run either)
     let inputs = shapes
         .iter()
-        .map(|(name, dims, [w, h, c])| {
-            let values = vec![0.5; input_values(name, [*w, *h, *c])?];
-            let mat = Mat::from_shape_values(*dims, [*w, *h, 1, *c], &values)?;
+        .map(|(name, dims, shape)| {
+            let values = vec![0.5; input_values(name, *shape)?];
+            let mat = Mat::from_shape_values(*dims, *shape, &values)?;
             Ok((name.clone(), std::sync::Arc::new(mat)))
         })
         .collect::<Result<Vec<_>, CliError>>()?;
