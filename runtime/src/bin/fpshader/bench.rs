@@ -72,9 +72,6 @@ struct Timing {
     max: f64,
 }
 
-/// Each `Input` layer's blob and shape as `[w, h, c]` with its dims (1–3): `--shape NAME=…`
-/// for that blob, a bare `--shape W[,H[,C]]` for a model's only input, else the layer's own
-/// `0=w 1=h 2=c`, whose missing trailing entries make fewer dims as ncnn's Input does.
 /// 1–4 positive extents, w first (`W,H,D,C` for 4-D): the dims and `[w, h, d, c]`.
 fn dims_of(v: &[usize]) -> Option<(u8, [usize; 4])> {
     (!v.is_empty() && v.len() <= 4 && v.iter().all(|&e| e > 0)).then(|| {
@@ -109,6 +106,8 @@ fn input_values(name: &str, shape: [usize; 4]) -> Result<usize, CliError> {
     Ok(n)
 }
 
+/// Each `Input` layer's blob, dims and `[w, h, d, c]`: `--shape NAME=…` for that blob, a bare
+/// `--shape` for a model's only input, else the layer's own `0=w 1=h (11=d) 2=c`.
 fn input_shapes(
     net: &Net,
     param: &Path,
