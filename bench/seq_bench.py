@@ -117,7 +117,7 @@ class Stft(nn.Module):
     """torch.stft (n_fft 512, hop 128, Hann) over 16000 samples and back through torch.istft."""
 
     def forward(self, x):
-        window = torch.hann_window(512)
+        window = torch.hann_window(512, device=x.device, dtype=x.dtype)
         spec = torch.view_as_real(torch.stft(x, 512, 128, window=window, return_complex=True))
         return torch.istft(torch.view_as_complex(spec), 512, 128, window=window)
 
