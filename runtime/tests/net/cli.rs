@@ -140,13 +140,14 @@ fn cli_runs_a_model_from_npy_files_like_ncnn() {
 }
 
 /// `fpshader bench` takes the input the `Input` layer declares in 1 to 3 dims (a Gemm on a
-/// 2-D blob) or as `--shape W[,H[,C]]`; other shapes are messages, not panics.
+/// 2-D blob) or as `--shape W[,H[,C]]` (`W,H,D,C` for 4-D); other shapes are messages, not
+/// panics.
 #[test]
 #[cfg_attr(
     fpshader_emulated,
     ignore = "spawns the CLI, an aarch64 binary the emulator does not follow into"
 )]
-fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
+fn bench_takes_1d_to_4d_inputs_and_refuses_bad_shapes() {
     let exe = env!("CARGO_BIN_EXE_fpshader");
     let dir = scratch();
     let gemm = |input: &str| {
@@ -176,6 +177,7 @@ fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
         vec!["none.param", "--shape", "16,8"],
         vec!["row.param"],
         vec!["row.param", "--shape", "4,2,3"],
+        vec!["row.param", "--shape", "4,3,2,2"],
     ] {
         let run = bench(&args);
         let (out, err) = (
@@ -187,7 +189,7 @@ fn bench_takes_1d_to_3d_inputs_and_refuses_bad_shapes() {
     }
     for (args, needle) in [
         (vec!["none.param"], "--shape"),
-        (vec!["g.param", "--shape", "16,8,1,1"], "16,8,1,1"),
+        (vec!["g.param", "--shape", "16,8,1,1,1"], "16,8,1,1,1"),
         (vec!["g.param", "--shape", "0,8"], "0,8"),
         (vec!["g.param", "--shape", "a,b"], "a,b"),
     ] {
