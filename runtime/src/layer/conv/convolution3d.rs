@@ -126,11 +126,18 @@ impl Convolution3D {
         })
     }
 
-    /// Whether pack4 blobs go through the GEMM: one group over whole blocks of 4 channels
-    /// each side.
+    /// Whether pack4 blobs go through the GEMM: one group, outputs in whole blocks of 4 (an
+    /// input of other channel counts, a clip's RGB, padded to blocks with zeros).
     fn dense_blocks(&self) -> bool {
         let w = &self.window;
-        w.group == 1 && w.channels().is_multiple_of(4) && w.num_output.is_multiple_of(4)
+        w.group == 1 && w.num_output.is_multiple_of(4)
+    }
+
+    /// Whether the GEMM takes a pack1 input padded to whole blocks of 4 channels (r3d_18's
+    /// 3-channel stem took 42% of the network's device time in the direct pack1 shader on an
+    /// H200).
+    fn pads_input(&self) -> bool {
+        self.dense_blocks() && !self.window.channels().is_multiple_of(4)
     }
 }
 
@@ -138,10 +145,13 @@ impl Layer for Convolution3D {
     fn support(&self) -> Support {
         let pack4 = self.gpu.as_ref().is_some_and(|g| g.gemm.is_some());
         let packs = if pack4 { Packs::UP_TO_4 } else { Packs::ONE };
-        Support::ONE_BLOB
-            .gpu(self.gpu.is_some())
-            .packs(packs)
-            .gpu_4d()
+        Support {
+            vulkan_pad_to_pack4: pack4 && self.pads_input(),
+            ..Support::ONE_BLOB
+                .gpu(self.gpu.is_some())
+                .packs(packs)
+                .gpu_4d()
+        }
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -323,8 +333,17 @@ impl Convolution3D {
         rec: &mut Recorder<'_>,
     ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
-        self.window
-            .check_volume(bottom.dims, bottom.c * bottom.elempack)?;
+        // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
+        let channels = bottom.c * bottom.elempack;
+        let padded = bottom.elempack == 4
+            && self.pads_input()
+            && channels == self.window.channels().next_multiple_of(4);
+        let channels = if padded {
+            self.window.channels()
+        } else {
+            channels
+        };
+        self.window.check_volume(bottom.dims, channels)?;
         let [w, h, d, _] = bottom.space();
         let geo = self.geometry([w, h, d])?;
         let ctx = rec.context();
