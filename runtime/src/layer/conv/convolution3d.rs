@@ -232,14 +232,33 @@ impl Layer for Convolution3D {
     ) -> Result<Option<GpuMat>> {
         match bottoms {
             [bottom] if self.window.activation == 0 => {
-                self.forward_gpu_with(bottom, Some(act), rec).map(Some)
+                self.forward_gpu_with(bottom, (Some(act), None), rec)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn forward_gpu_residual(
+        &self,
+        bottoms: &[GpuMat],
+        residual: &GpuMat,
+        act: Option<FusedActivation>,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        // the sum comes after the layer's own activation: a layer with one keeps it apart
+        match bottoms {
+            [bottom] if self.window.activation == 0 => {
+                self.forward_gpu_with(bottom, (act, Some(residual)), rec)
             }
             _ => Ok(None),
         }
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        self.forward_gpu_with(bottom, None, rec)
+        self.forward_gpu_with(bottom, (None, None), rec)?
+            .ok_or(Error::NoShader {
+                elempack: bottom.elempack,
+            })
     }
 
     fn forward(&self, bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
@@ -326,12 +345,15 @@ impl Convolution3D {
     }
 
     /// The forward on the device, `act` in place of the layer's own activation where given.
+    /// With `residual`, that blob is added before the activation in the GEMM's epilogue (the
+    /// net's fused sum): `None`, with nothing recorded, where this input does not take the GEMM
+    /// or the output would not have the residual's layout.
     fn forward_gpu_with(
         &self,
         bottom: &GpuMat,
-        act: Option<FusedActivation>,
+        (act, residual): (Option<FusedActivation>, Option<&GpuMat>),
         rec: &mut Recorder<'_>,
-    ) -> Result<GpuMat> {
+    ) -> Result<Option<GpuMat>> {
         let state = self.gpu.ready()?;
         // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
         let channels = bottom.c * bottom.elempack;
@@ -363,7 +385,12 @@ impl Convolution3D {
         let not_loaded = || Error::NotLoaded {
             what: "the weights on the device",
         };
-        let epilogue = Epilogue::activation(act);
+        let layout = |m: &GpuMat| (m.dims, m.space(), m.elempack, m.cstep, m.format, m.options);
+        let gemm_path = pack == 4 && state.gemm.is_some();
+        if residual.is_some_and(|r| !gemm_path || layout(r) != layout(&top)) {
+            return Ok(None);
+        }
+        let epilogue = Epilogue { act, residual };
         if let (4, Some(gemm)) = (pack, state.gemm) {
             let (Some(weights), Some(bias), Some(no_partials)) =
                 (&state.weights4, &state.bias4, &state.no_partials)
@@ -378,7 +405,7 @@ impl Convolution3D {
                 shape,
             };
             call.record(rec, [bottom, &top, weights, bias], (&words, epilogue))?;
-            return Ok(top);
+            return Ok(Some(top));
         }
         if pack != 1 {
             return Err(Error::NoShader { elempack: pack });
@@ -399,6 +426,6 @@ impl Convolution3D {
             &words,
             top.grid(),
         )?;
-        Ok(top)
+        Ok(Some(top))
     }
 }
