@@ -20,30 +20,38 @@ struct Case {
     sum: &'static str,
     other_first: bool,
     folds: bool,
+    /// A 3-D case's depth (Convolution3D over a 4-D blob); 0 for 2-D.
+    depth: usize,
 }
 
 /// Input x (`c` channels) → 1×1 convolution `c0` → Split → `c1` (`k`×`k`, same padding) and
 /// the sum of `c1`'s output with the split's other top → ReLU: the param and the weights.
 fn net(rng: &mut Rng, case: &Case) -> (String, Vec<u8>) {
     let (c, k, g) = (case.c, case.k, case.group);
-    let conv = match g {
-        1 => "Convolution".to_string(),
-        g => format!("ConvolutionDepthWise 7={g}"),
+    let conv = match (g, case.depth) {
+        (1, 0) => "Convolution".to_string(),
+        (1, _) => "Convolution3D".to_string(),
+        (g, _) => format!("ConvolutionDepthWise 7={g}"),
+    };
+    // a 3-D case's kernels are cubes, its 1×1 layer a Convolution3D too
+    let (taps, c0) = match case.depth {
+        0 => (k * k, "Convolution"),
+        _ => (k * k * k, "Convolution3D"),
     };
     let (kind, group) = conv.split_once(' ').unwrap_or((&conv, ""));
     let (sum, params) = case.sum.split_once(' ').unwrap_or((case.sum, ""));
     let addends = if case.other_first { "y1 z" } else { "z y1" };
     let param = format!(
-        "7767517\n6 7\nInput in 0 1 x\nConvolution c0 1 1 x y 0={c} 1=1 5=1 6={}\n\
+        "7767517\n6 7\nInput in 0 1 x\n{c0} c0 1 1 x y 0={c} 1=1 5=1 6={}\n\
          Split sp 1 2 y y0 y1\n{kind} c1 1 1 y0 z 0={c} 1={k} 4={} 5=1 6={} 9={} {group}\n\
          {sum} s 2 1 {addends} w {params}\nReLU r 1 1 w v\n",
         c * c,
         k / 2,
-        c * c / g * k * k,
+        c * c / g * taps,
         case.own_act,
     );
-    let scale = 1.0 / (c / g * k * k) as f32;
-    let kernel1: Vec<f32> = (rng.vec(c * c / g * k * k).iter())
+    let scale = 1.0 / (c / g * taps) as f32;
+    let kernel1: Vec<f32> = (rng.vec(c * c / g * taps).iter())
         .map(|v| v * scale)
         .collect();
     let weights = bin(&[
@@ -67,6 +75,7 @@ fn residual_sums_run_in_the_convolution_before_them() {
         sum: "Eltwise 0=1",
         other_first: false,
         folds: true,
+        depth: 0,
     };
     let cases = [
         // the GEMM in one pass, as resnet's 1×1 expansions
@@ -92,6 +101,11 @@ fn residual_sums_run_in_the_convolution_before_them() {
             group: 8,
             ..plain(8, 3, [11, 9])
         },
+        // a 3-D convolution's GEMM (Convolution3D over a 4-D blob)
+        Case {
+            depth: 5,
+            ..plain(8, 3, [7, 6])
+        },
         // not folded: Winograd's output transform, the layer's own ReLU, a weighted sum
         Case {
             folds: false,
@@ -113,7 +127,10 @@ fn residual_sums_run_in_the_convolution_before_them() {
         for case in &cases {
             let (param, weights) = net(&mut rng, case);
             let [w, h] = case.side;
-            let x = [Input::new(&mut rng, "x", 3, [w, h, 1, case.c])];
+            let x = [match case.depth {
+                0 => Input::new(&mut rng, "x", 3, [w, h, 1, case.c]),
+                d => Input::new(&mut rng, "x", 4, [w, h, d, case.c]),
+            }];
             let fp32 = RunOptions {
                 use_packing_layout: true,
                 ..RunOptions::fp32()
