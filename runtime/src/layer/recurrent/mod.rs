@@ -209,14 +209,7 @@ impl Recurrent {
             Some([xs, _]) => {
                 for (t, o) in out.chunks_exact_mut(rows.max(1)).enumerate() {
                     let row = &x[t * self.size..(t + 1) * self.size];
-                    // ncnn's per-step scale: 127 / absmax
-                    let s = scale_for(row.iter().fold(0.0f32, |m, v| m.max(v.abs())));
-                    let q: Vec<f32> = row.iter().map(|v| level(v * s)).collect();
-                    for (r, o) in o.iter_mut().enumerate() {
-                        let w = &dw.xc[r * self.size..(r + 1) * self.size];
-                        let sum: f32 = w.iter().zip(&q).map(|(a, b)| a * b).sum();
-                        *o = sum * (1.0 / s * (1.0 / xs[r]));
-                    }
+                    int8_products(&dw.xc, row, xs, o);
                 }
             }
         }
@@ -239,15 +232,7 @@ impl Recurrent {
                     out.iter_mut().enumerate().for_each(row);
                 }
             }
-            Some([_, hs]) => {
-                let s = scale_for(h.iter().fold(0.0f32, |m, v| m.max(v.abs())));
-                let q: Vec<f32> = h.iter().map(|v| level(v * s)).collect();
-                for (r, o) in out.iter_mut().enumerate() {
-                    let w = &dw.hc[r * n..(r + 1) * n];
-                    let sum: f32 = w.iter().zip(&q).map(|(a, b)| a * b).sum();
-                    *o = sum * (1.0 / s * (1.0 / hs[r]));
-                }
-            }
+            Some([_, hs]) => int8_products(&dw.hc, h, hs, out),
         }
     }
 
@@ -292,6 +277,20 @@ impl Recurrent {
     pub(crate) fn state_blob(rows: &[Vec<f32>]) -> Result<Mat> {
         let w = rows.first().map_or(0, Vec::len);
         Mat::from_shape_values(2, [w, rows.len(), 1, 1], &rows.concat())
+    }
+}
+
+/// ncnn's int8 products of one vector (the step's input or the hidden state): `v` quantized
+/// with its own scale (`127 / absmax`, 1 where all are zero), each row of the int8 `weights`
+/// (levels, `v.len()` a row) summed exactly with those levels, descaled by both scales.
+fn int8_products(weights: &[f32], v: &[f32], row_scales: &[f32], out: &mut [f32]) {
+    let n = v.len();
+    let s = scale_for(v.iter().fold(0.0f32, |m, x| m.max(x.abs())));
+    let q: Vec<f32> = v.iter().map(|x| level(x * s)).collect();
+    for (r, o) in out.iter_mut().enumerate() {
+        let w = &weights[r * n..(r + 1) * n];
+        let sum: f32 = w.iter().zip(&q).map(|(a, b)| a * b).sum();
+        *o = sum * (1.0 / s * (1.0 / row_scales[r]));
     }
 }
 
