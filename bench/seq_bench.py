@@ -4,7 +4,8 @@ in PyTorch eager (CUDA; fp32 and fp16, CUDA events, the best of LOOPS after a wa
 ncnn's wheel on Vulkan (the best of LOOPS extracts; ncnn's LSTM and GRU run on its CPU).
 
 python3 bench/seq_bench.py OUT_DIR [LOOPS]. Prints `shape NAME W,H[,C]` (the input as
-`fpshader bench --shape` takes it), `torch NAME fp32|fp16 ms` and `ncnn NAME ms` lines; then run
+`fpshader bench --shape` takes it), `torch NAME fp32|fp16 ms` (on the device), `torch-host NAME fp32|fp16 ms` (from a host tensor
+to a host tensor, as `fpshader bench` times) and `ncnn NAME ms` lines; then run
 `fpshader bench OUT_DIR/NAME.ncnn.param --bin OUT_DIR/NAME.ncnn.bin --shape ...` for each.
 Needs torch, torchvision, pnnx and ncnn (PyPI).
 """
@@ -151,6 +152,21 @@ def torch_time(net, x, dtype, loops):
     return best
 
 
+def torch_host_time(net, x, dtype, loops):
+    """As torch_time, from a host tensor to a host tensor (the copies in, as `fpshader bench`
+    times its runs), by the host's clock after a synchronize."""
+    net = net.to("cuda", dtype)
+    best = float("inf")
+    with torch.no_grad():
+        for i in range(loops + 3):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            net(x.to("cuda", dtype)).float().cpu()
+            if i >= 3:
+                best = min(best, (time.perf_counter() - t) * 1000)
+    return best
+
+
 def ncnn_time(param, weights, x, loops):
     net = ncnn.Net()
     net.opt.use_vulkan_compute = True
@@ -176,10 +192,12 @@ def main():
     for name, (net, shape, fp_shape) in networks().items():
         net.eval()
         x = torch.rand(shape) * 2 - 1
-        with tempfile.TemporaryDirectory() as work:
-            pnnx.export(net, os.path.join(work, name + ".pt"), (x,), check_trace=False, fp16=False)
-            for ext in ("param", "bin"):
-                shutil.copy(os.path.join(work, f"{name}.ncnn.{ext}"), os.path.join(out, f"{name}.ncnn.{ext}"))
+        # a second round over the same OUT_DIR keeps the first's conversion (the same seed)
+        if not os.path.exists(os.path.join(out, f"{name}.ncnn.bin")):
+            with tempfile.TemporaryDirectory() as work:
+                pnnx.export(net, os.path.join(work, name + ".pt"), (x,), check_trace=False, fp16=False)
+                for ext in ("param", "bin"):
+                    shutil.copy(os.path.join(work, f"{name}.ncnn.{ext}"), os.path.join(out, f"{name}.ncnn.{ext}"))
         if fp_shape is None:
             # a 4-D input: fpshader bench takes its shape from the Input layer's params
             fp_shape = ",".join(str(v) for v in reversed(shape[1:]))
@@ -190,6 +208,7 @@ def main():
         for dtype, label in ((torch.float32, "fp32"), (torch.float16, "fp16")):
             try:
                 print("torch", name, label, f"{torch_time(net, x, dtype, loops):.3f}", flush=True)
+                print("torch-host", name, label, f"{torch_host_time(net, x, dtype, loops):.3f}", flush=True)
             except RuntimeError as e:  # an op without a half kernel
                 print("torch", name, label, "n/a", repr(e)[:80], flush=True)
 

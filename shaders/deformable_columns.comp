@@ -3,14 +3,23 @@
 // at (y, x) = (n's window origin + tap · dilation + the offset blob's (dy, dx) for (k, n)),
 // bilinearly over the four neighbours inside the input (zero outside, nothing where the point
 // lies a whole pixel or more outside), times the mask's (k, n) where there is one. The GEMM
-// with the weights then makes the output. Dispatch [positions, rows, 1].
+// with the weights then makes the output.
+//
+// One invocation takes one (position, tap) over a group of CHANNELS channels: the offsets, the
+// mask, the four neighbours' indices and weights are the same for every channel, so they are
+// read and computed once per group (an invocation per column value read the offsets once per
+// channel: 134 us for a 128-channel 3x3 layer over 128 x 128 on an H200). Positions run along
+// x, so each channel's reads and writes are contiguous across a subgroup.
+// Dispatch [positions, taps, channel groups].
 #version 450
 
 #include "prelude.comp"
 
 layout (constant_id = 0) const int has_mask = 0;
 
-layout (local_size_x = 64, local_size_y = 4) in;
+#define CHANNELS 8
+
+layout (local_size_x = 64) in;
 
 layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
 layout (binding = 1) readonly buffer offset_blob { sfp offset_data[]; };
@@ -28,13 +37,12 @@ layout (push_constant) uniform parameter
 void main()
 {
     const int n = int(gl_GlobalInvocationID.x);
-    const int r = int(gl_GlobalInvocationID.y);
+    const int k = int(gl_GlobalInvocationID.y);
     const int taps = p.kernel_w * p.kernel_h;
-    if (n >= p.positions || r >= p.c * taps)
+    const int c0 = int(gl_GlobalInvocationID.z) * CHANNELS;
+    if (n >= p.positions || k >= taps || c0 >= p.c)
         return;
 
-    const int ch = r / taps;
-    const int k = r - ch * taps;
     const int i = k / p.kernel_w;
     const int j = k - i * p.kernel_w;
     const int oy = n / p.outw;
@@ -45,23 +53,34 @@ void main()
     const float y = float(oy * p.stride_h - p.pad_top + i * p.dilation_h) + dy;
     const float x = float(ox * p.stride_w - p.pad_left + j * p.dilation_w) + dx;
 
-    float v = 0.f;
+    // the four neighbours' weights (times the mask), offsets within a channel and whether each
+    // lies inside the input (one outside is never read: an inf there would make 0 · inf)
+    vec4 wt = vec4(0.f);
+    ivec4 at = ivec4(0);
+    bvec4 inside = bvec4(false);
     if (y > -1.f && x > -1.f && y < float(p.h) && x < float(p.w))
     {
         const int y0 = int(floor(y));
         const int x0 = int(floor(x));
         const float ly = y - float(y0);
         const float lx = x - float(x0);
-        const int base = ch * p.cstep;
         const bool top = y0 >= 0;
         const bool bottom = y0 + 1 <= p.h - 1;
         const bool left = x0 >= 0;
         const bool right = x0 + 1 <= p.w - 1;
-        const float v1 = top && left ? float(buffer_ld1(bottom_blob_data, base + y0 * p.w + x0)) : 0.f;
-        const float v2 = top && right ? float(buffer_ld1(bottom_blob_data, base + y0 * p.w + x0 + 1)) : 0.f;
-        const float v3 = bottom && left ? float(buffer_ld1(bottom_blob_data, base + (y0 + 1) * p.w + x0)) : 0.f;
-        const float v4 = bottom && right ? float(buffer_ld1(bottom_blob_data, base + (y0 + 1) * p.w + x0 + 1)) : 0.f;
-        v = (1.f - ly) * (1.f - lx) * v1 + (1.f - ly) * lx * v2 + ly * (1.f - lx) * v3 + ly * lx * v4;
+        inside = bvec4(top && left, top && right, bottom && left, bottom && right);
+        wt = vec4((1.f - ly) * (1.f - lx), (1.f - ly) * lx, ly * (1.f - lx), ly * lx) * m;
+        at = ivec4(y0 * p.w + x0, y0 * p.w + x0 + 1, (y0 + 1) * p.w + x0, (y0 + 1) * p.w + x0 + 1);
     }
-    buffer_st1(top_blob_data, r * p.positions + n, afp(v * m));
+
+    const int c_end = min(p.c, c0 + CHANNELS);
+    for (int ch = c0; ch < c_end; ch++)
+    {
+        const int base = ch * p.cstep;
+        const vec4 v = vec4(inside.x ? float(buffer_ld1(bottom_blob_data, base + at.x)) : 0.f,
+                            inside.y ? float(buffer_ld1(bottom_blob_data, base + at.y)) : 0.f,
+                            inside.z ? float(buffer_ld1(bottom_blob_data, base + at.z)) : 0.f,
+                            inside.w ? float(buffer_ld1(bottom_blob_data, base + at.w)) : 0.f);
+        buffer_st1(top_blob_data, (ch * taps + k) * p.positions + n, afp(dot(wt, v)));
+    }
 }

@@ -293,7 +293,8 @@ impl Layer for DeformableConv2D {
         .map(|v| v as u32)
         .to_vec();
         let pipeline = &state.columns[usize::from(mask.is_some())];
-        let grid = [positions as u32, steps as u32, 1];
+        // a (position, tap) per invocation over a group of 8 channels (the shader's CHANNELS)
+        let grid = [positions as u32, taps as u32, c.div_ceil(8) as u32];
         rec.dispatch(
             pipeline,
             &[image, offsets, mask.unwrap_or(offsets), &cols],
