@@ -27,6 +27,13 @@ use crate::shaders::Shader;
 use crate::tensor::{BlobShape, GpuMat, Mat};
 
 /// An inverse short-time Fourier transform.
+/// The GPU pipelines: each frame's windowed values, per one-sidedness (false, true), then the
+/// overlap-add.
+struct GpuStages {
+    frames: [Arc<Pipeline>; 2],
+    overlap: Arc<Pipeline>,
+}
+
 #[derive(Default)]
 pub struct InverseSpectrogram {
     frames: Frames,
@@ -34,8 +41,9 @@ pub struct InverseSpectrogram {
     window: Vec<f32>,
     /// The spectrum's scale (the normalization undone).
     scale: f32,
-    /// Per one-sidedness (false, true), the pipeline; the window on the device.
-    gpu: Option<([Arc<Pipeline>; 2], Option<GpuMat>)>,
+    /// The frames' values per one-sidedness (false, true) and the overlap-add (the shader's
+    /// stages 0 and 1); the window on the device.
+    gpu: Option<(GpuStages, Option<GpuMat>)>,
 }
 
 impl InverseSpectrogram {
@@ -84,7 +92,7 @@ impl Layer for InverseSpectrogram {
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let i = SpecValue::I32;
-        let spec = |onesided: bool| {
+        let spec = |onesided: bool, stage: i32| {
             [
                 (0, i(self.frames.n_fft as i32)),
                 (1, i(self.returns)),
@@ -92,16 +100,20 @@ impl Layer for InverseSpectrogram {
                 (3, i(i32::from(self.frames.center))),
                 (4, i(i32::from(onesided))),
                 (5, SpecValue::F32(self.scale)),
+                (6, i(stage)),
             ]
         };
         self.gpu = match gpu {
             Some(g) => {
                 let module = Shader::Inversespectrogram.module();
-                let both = [
-                    g.pipeline(module, &spec(false))?,
-                    g.pipeline(module, &spec(true))?,
-                ];
-                Some((both, None))
+                let stages = GpuStages {
+                    frames: [
+                        g.pipeline(module, &spec(false, 0))?,
+                        g.pipeline(module, &spec(true, 0))?,
+                    ],
+                    overlap: g.pipeline(module, &spec(false, 1))?,
+                };
+                Some((stages, None))
             }
             None => None,
         };
@@ -198,11 +210,22 @@ impl Layer for InverseSpectrogram {
             0 => GpuMat::alloc(ctx, 2, [2, 1, outsize], 1, bottom.options)?,
             _ => GpuMat::alloc(ctx, 1, [1, 1, outsize], 1, bottom.options)?,
         };
-        let words = [frames, bottom.cstep, outsize].map(|v| v as u32);
-        let pipeline = &pipelines[usize::from(onesided)];
+        // each frame's n_fft complex values, a row per frame
+        let n = self.frames.n_fft;
+        let scratch = GpuMat::alloc(ctx, 2, [2 * n, 1, frames], 1, bottom.options)?;
+        let words = [frames, bottom.cstep, outsize, scratch.cstep].map(|v| v as u32);
+        // 64 values by one frame a workgroup; the shader strides over frames past the grid's
+        // height
+        let high = ctx.limits().max_compute_workgroups_per_dimension;
         rec.dispatch(
-            pipeline,
-            &[bottom, window, &top],
+            &pipelines.frames[usize::from(onesided)],
+            &[bottom, window, &scratch],
+            &words,
+            [n as u32, (frames as u32).min(high), 1],
+        )?;
+        rec.dispatch(
+            &pipelines.overlap,
+            &[&scratch, window, &top],
             &words,
             [outsize as u32, 1, 1],
         )?;

@@ -212,7 +212,10 @@ impl Layer for Spectrogram {
             _ => GpuMat::alloc(ctx, 2, [frames, 1, freqs], 1, bottom.options)?,
         };
         let words = [size, frames, freqs, top.cstep].map(|v| v as u32);
-        let grid = [frames as u32, freqs as u32, 1];
+        // 64 frequencies by one frame a workgroup; the shader strides over frames past the
+        // grid's height
+        let high = rec.context().limits().max_compute_workgroups_per_dimension;
+        let grid = [freqs as u32, (frames as u32).min(high), 1];
         rec.dispatch(pipeline, &[bottom, window, &top], &words, grid)?;
         Ok(top)
     }
