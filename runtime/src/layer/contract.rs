@@ -370,6 +370,36 @@ pub trait Layer: Send + Sync {
         None
     }
 
+    /// Where the layer only reorders the channels of its one 3-D or 4-D input by an order
+    /// their count alone sets (ShuffleChannel): for `channels` channels, output channel `q` is
+    /// input channel `order[q]`. `None` (the default) otherwise, or for a count it refuses.
+    /// The net absorbs such an order into the layer before it ([`Layer::reorder_outputs`]).
+    fn channel_order(&self, _channels: usize) -> Option<Vec<usize>> {
+        None
+    }
+
+    /// Makes a layer with a [`Layer::channel_order`] apply that order's inverse (or, called
+    /// again, the order itself): what the net runs where the blob before an absorbed order
+    /// is asked for. `false` (the default) where it cannot.
+    fn invert_channel_order(&mut self) -> bool {
+        false
+    }
+
+    /// The channels of its output, where its parameters set them whatever the input
+    /// (a convolution's `num_output`); `None` (the default) otherwise.
+    fn output_channels(&self) -> Option<usize> {
+        None
+    }
+
+    /// After `load_model`, before `create_pipeline`: reorders its output channels so that
+    /// output `q` is what output `order[q]` was (a grouped convolution becomes a dense one
+    /// whose weights are zero outside each output's group), so that a channel order after it
+    /// needs no pass of its own. `false` (the default) where it cannot; nothing changed then.
+    /// `load_model` again restores the form of its parameters.
+    fn reorder_outputs(&mut self, _order: &[usize]) -> bool {
+        false
+    }
+
     /// How the GPU forward's output rows read the rows of a 3-D input of this shape, where it
     /// can run on bands of rows, each a forward of its own (a window with fixed padding, an
     /// integral upscale, an elementwise function); `None` (the default) where an output row

@@ -53,8 +53,8 @@ impl Extractor<'_> {
         }
     }
 
-    /// GPU layer `i`'s one output and the one layer reading it, where the net may fold that
-    /// reader into `i`'s dispatch this run: the output is not `target`, `i` does not write in
+    /// GPU layer `i`'s one output and the one layer this run reads it with, where the net may
+    /// fold that reader into `i`'s dispatch this run: the output is not `target`, `i` does not write in
     /// place, and the reader is needed, on the device with `i`'s options, not an alias, with
     /// one output.
     fn sole_reader(&self, i: usize, needed: &[bool], target: usize) -> Option<(usize, usize)> {
@@ -63,7 +63,9 @@ impl Extractor<'_> {
         let [t] = l.tops[..] else {
             return None;
         };
-        let [j] = net.blobs[t].consumers[..] else {
+        // readers this run does not need do not read it (an absorbed channel order's inverse)
+        let mut readers = net.blobs[t].consumers.iter().filter(|&&r| needed[r]);
+        let (Some(&j), None) = (readers.next(), readers.next()) else {
             return None;
         };
         let next = &net.layers[j];

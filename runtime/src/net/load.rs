@@ -116,6 +116,7 @@ impl Net {
         }
         self.layers = layers;
         self.blobs = blobs;
+        self.absorbed.clear();
         self.ready = false;
         Ok(())
     }
@@ -148,6 +149,7 @@ impl Net {
                 .load_model(&mut weights)
                 .map_err(|e| err_layer(l, e))?;
         }
+        self.absorb_channel_orders();
         self.create_pipelines()
     }
 

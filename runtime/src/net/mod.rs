@@ -1,6 +1,7 @@
 //! Nets: ncnn models loaded from `.param`/`.bin`, the graph of layers and blobs, layout
 //! conversion per layer flags, and execution on the GPU with CPU fallback ([`Extractor`]).
 
+mod absorb;
 mod bands;
 mod chain;
 pub mod convert;
@@ -86,6 +87,8 @@ pub struct Net {
     ready: bool,
     /// The channel gathers' tables on the device ([`chain`]).
     tables: chain::Tables,
+    /// The channel orders absorbed into the layers before them ([`absorb`]).
+    absorbed: Vec<absorb::Absorbed>,
 }
 
 impl Default for Net {
@@ -150,6 +153,7 @@ impl Net {
             gpu_options: OptionSet::FP32,
             ready: false,
             tables: chain::Tables::default(),
+            absorbed: Vec::new(),
         }
     }
 

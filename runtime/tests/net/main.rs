@@ -6,6 +6,7 @@
 //! `FPSHADER_NCNN_PYTHON`); without it these tests fail unless `FPSHADER_SKIP_NCNN=1`.
 //! GPU tests need a device (lavapipe in CI) unless `FPSHADER_SKIP_GPU=1`.
 
+mod absorb;
 mod bands;
 mod cli;
 mod cli_tools;

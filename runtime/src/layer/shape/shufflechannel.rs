@@ -33,7 +33,8 @@ impl ShuffleChannel {
             }
             .into());
         }
-        if !channels.is_multiple_of(self.group) {
+        // no channels would make a group of none (reversed)
+        if channels == 0 || !channels.is_multiple_of(self.group) {
             return Err(InputError::Values {
                 what: "channels",
                 got: channels,
@@ -82,7 +83,6 @@ impl Layer for ShuffleChannel {
     }
 
     fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
-        // output channel q * group + i is input channel i * (c / group) + q
         let &[
             BlobShape {
                 dims,
@@ -92,11 +92,26 @@ impl Layer for ShuffleChannel {
         else {
             return None;
         };
-        let group = self.groups(dims, c).ok()?;
-        let per = c / group;
-        Some(vec![
-            (0..c).map(|q| (0, (q % group) * per + q / group)).collect(),
-        ])
+        self.groups(dims, c).ok()?;
+        let order = self.channel_order(c)?;
+        Some(vec![order.into_iter().map(|i| (0, i)).collect()])
+    }
+
+    fn channel_order(&self, channels: usize) -> Option<Vec<usize>> {
+        // output channel q * group + i is input channel i * (c / group) + q
+        let group = self.groups(3, channels).ok()?;
+        let per = channels / group;
+        Some(
+            (0..channels)
+                .map(|q| (q % group) * per + q / group)
+                .collect(),
+        )
+    }
+
+    fn invert_channel_order(&mut self) -> bool {
+        // channels seen as g × (c / g) and transposed come back seen as (c / g) × g
+        self.reverse = !self.reverse;
+        true
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {

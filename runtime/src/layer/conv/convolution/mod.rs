@@ -28,6 +28,7 @@ mod cpu;
 mod direct;
 mod int8;
 mod int8_gpu;
+mod reorder;
 mod residual;
 mod weights;
 mod winograd;
@@ -74,6 +75,8 @@ pub struct Convolution {
     packed_taps: cpu::PackedTaps,
     /// With `int8_scale_term`: the scales and kernel levels (ncnn's int8 inference).
     int8: Option<Box<int8::Int8Conv>>,
+    /// Where the outputs were reordered into a dense layer: the parameters' form.
+    params_form: Option<reorder::ParamsForm>,
     gpu: Option<GpuConvolution>,
 }
 
@@ -275,6 +278,7 @@ impl Layer for Convolution {
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
+        self.restore_params_form();
         if self.window.dynamic {
             return Ok(());
         }
@@ -287,6 +291,14 @@ impl Layer for Convolution {
         }
         self.weights = kernel.0;
         Ok(())
+    }
+
+    fn output_channels(&self) -> Option<usize> {
+        Some(self.window.num_output)
+    }
+
+    fn reorder_outputs(&mut self, order: &[usize]) -> bool {
+        self.reorder(order)
     }
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {

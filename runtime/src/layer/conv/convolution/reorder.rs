@@ -1,0 +1,75 @@
+//! Output channels reordered at load ([`Layer::reorder_outputs`]): a channel shuffle after a
+//! grouped convolution (shufflenet's 1×1 group convolutions, each followed by a
+//! ShuffleChannel) becomes part of the convolution's weights, so the shuffle needs no pass of
+//! its own. Reordered across groups, an output no longer reads its own group's inputs only:
+//! the layer becomes a dense one whose weights are zero outside each output's group (group
+//! times the products, which the GEMM engines take at a fraction of a separate pass's time
+//! on the small maps these run over).
+//!
+//! [`Layer::reorder_outputs`]: crate::layer::Layer::reorder_outputs
+
+use super::Convolution;
+use crate::layer::conv::window::Rank;
+
+/// The group and weight count a reordered layer's parameters gave (`load_model` reads weights
+/// in that form again).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ParamsForm {
+    group: usize,
+    weight_data_size: usize,
+}
+
+impl Convolution {
+    /// [`Layer::reorder_outputs`](crate::layer::Layer::reorder_outputs): dense and grouped 2-D
+    /// float layers with their weights loaded (not depthwise ones, whose outputs are their
+    /// inputs' channels, nor int8 or dynamic-weight ones).
+    pub(super) fn reorder(&mut self, order: &[usize]) -> bool {
+        let w = &self.window;
+        let outs = w.num_output;
+        let taps = w.taps_count();
+        let cin_g = w.channels_per_group();
+        let fits = w.rank == Rank::Two
+            && !w.dynamic
+            && self.int8_scale_term == 0
+            && !self.is_depthwise()
+            && w.group > 0
+            && outs.is_multiple_of(w.group)
+            && self.weights.len() == outs * cin_g * taps
+            && self.weights.len() == w.weight_data_size
+            && order.len() == outs
+            && order.iter().all(|&o| o < outs)
+            && (self.bias.is_empty() || self.bias.len() == outs);
+        if !fits {
+            return false;
+        }
+        let (group, per_group) = (w.group, outs / w.group);
+        let cin = cin_g * group;
+        let row = cin_g * taps;
+        let mut dense = vec![0.0; outs * cin * taps];
+        for (q, &o) in order.iter().enumerate() {
+            // output o reads input channels g · cin_g .. (g + 1) · cin_g of its group g
+            let g = o / per_group;
+            let at = (q * cin + g * cin_g) * taps;
+            dense[at..at + row].copy_from_slice(&self.weights[o * row..(o + 1) * row]);
+        }
+        if !self.bias.is_empty() {
+            self.bias = order.iter().map(|&o| self.bias[o]).collect();
+        }
+        self.params_form.get_or_insert(ParamsForm {
+            group,
+            weight_data_size: w.weight_data_size,
+        });
+        self.window.group = 1;
+        self.window.weight_data_size = dense.len();
+        self.weights = dense;
+        true
+    }
+
+    /// Puts back the group and weight count of the parameters before weights are read again.
+    pub(super) fn restore_params_form(&mut self) {
+        if let Some(form) = self.params_form.take() {
+            self.window.group = form.group;
+            self.window.weight_data_size = form.weight_data_size;
+        }
+    }
+}
