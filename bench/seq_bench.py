@@ -3,7 +3,7 @@
 in PyTorch eager (CUDA; fp32 and fp16, CUDA events, the best of LOOPS after a warm-up) and in
 ncnn's wheel on Vulkan (the best of LOOPS extracts; ncnn's LSTM and GRU run on its CPU).
 
-python3 bench/seq_bench.py OUT_DIR [LOOPS]. Prints `shape NAME W,H[,C]` (the input as
+python3 bench/seq_bench.py OUT_DIR [LOOPS [NAME,...]]. Prints `shape NAME W,H[,C]` (the input as
 `fpshader bench --shape` takes it), `torch NAME fp32|fp16 ms` (on the device), `torch-host NAME fp32|fp16 ms` (from a host tensor
 to a host tensor, as `fpshader bench` times) and `ncnn NAME ms` lines; then run
 `fpshader bench OUT_DIR/NAME.ncnn.param --bin OUT_DIR/NAME.ncnn.bin --shape ...` for each.
@@ -187,11 +187,15 @@ def ncnn_time(param, weights, x, loops):
 def main():
     out = sys.argv[1]
     loops = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(69)
     for name, (net, shape, fp_shape) in networks().items():
+        # every network and input is made (the seed's sequence), only those named are timed
         net.eval()
         x = torch.rand(shape) * 2 - 1
+        if only is not None and name not in only:
+            continue
         # a second round over the same OUT_DIR keeps the first's conversion (the same seed)
         if not os.path.exists(os.path.join(out, f"{name}.ncnn.bin")):
             with tempfile.TemporaryDirectory() as work:
