@@ -109,7 +109,8 @@ fn ncnn_recurrent_tests() {
 }
 
 /// Layers of at least 64 × 64 weights per gate run a dispatch per step on the device (LSTM's
-/// projection a second one): each type, both directions, states in and out, a projected LSTM.
+/// projection a second one), and larger ones their CPU sums across the threads: each type,
+/// both directions, states in and out, a projected LSTM.
 /// Their weights are scaled to ±0.18, as a trained layer's (about 1 / sqrt(units)): at
 /// RandomMat's ±1.2 over 72 units the gates saturate and the sequence is chaotic, so that fp16
 /// storage's rounding of one step's sums grows past any tolerance a few steps on.
@@ -123,6 +124,11 @@ fn large_recurrent_layers_match_a_dispatch_per_step() {
     }
     cases.push(case(&mut rng, "LSTM", (8, 6, 72, 80), 2, (true, true)));
     cases.push(case(&mut rng, "LSTM", (8, 6, 72, 80), 0, (false, true)));
+    // from 65536 weights a step the CPU's hidden sums run across the threads
+    // (counts no thread count divides)
+    cases.push(case(&mut rng, "LSTM", (16, 3, 137, 0), 2, (true, true)));
+    cases.push(case(&mut rng, "GRU", (16, 3, 161, 0), 0, (false, false)));
+    cases.push(case(&mut rng, "RNN", (16, 3, 263, 0), 1, (false, true)));
     for case in &mut cases {
         // (the zero tags stay zero)
         case.weights.iter_mut().for_each(|w| *w *= 0.15);
