@@ -92,13 +92,20 @@ impl<'a> Weights<'a> {
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// `n` zero weights (a model loaded without its `.bin`), refused past the host's memory:
+    /// their count is the params', which nothing else bounds.
+    fn zero_values(&self, n: usize) -> Result<Vec<f32>> {
+        crate::host::values(&[n]).map_err(|e| self.fail(format!("{n} zero weights: {e}")))?;
+        Ok(written_zeros(n))
+    }
+
     fn f32s(&mut self, n: usize) -> Result<Vec<f32>> {
         let bytes = n
             .checked_mul(4)
             .ok_or_else(|| self.fail(format!("{n} weights is too many")))?;
         let b = self.take(bytes)?;
         if b.is_empty() {
-            return Ok(written_zeros(n));
+            return self.zero_values(n);
         }
         Ok(b.chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -117,7 +124,7 @@ impl<'a> Weights<'a> {
             1 => Ok((self.f32s(n)?, false)),
             0 => {
                 if matches!(self.source, Source::Zeros) {
-                    return Ok((written_zeros(n), false));
+                    return Ok((self.zero_values(n)?, false));
                 }
                 let tag = self.take_u32()?;
                 let values = match tag {

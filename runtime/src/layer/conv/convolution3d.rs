@@ -271,13 +271,13 @@ impl Layer for Convolution3D {
         let cout_g = win.num_output / group;
         let taps = win.taps_count();
         let steps = cin_g * taps;
-        let slab = ow * oh;
+        let slab = crate::host::values(&[ow, oh])?;
         let (x, step) = channel_planes(bottom);
         let mut top = Mat::new_4d(ow, oh, od, win.num_output, 1)?;
         let cstep = top.cstep;
         let out = top.f32_mut()?;
         // one slab of outputs at a time: its columns take steps × slab values
-        let mut cols = vec![0.0f32; steps * slab];
+        let mut cols = vec![0.0f32; crate::host::values(&[steps, slab])?];
         for g in 0..group {
             let weights = &self.weights[g * cout_g * steps..(g + 1) * cout_g * steps];
             for oz in 0..od {

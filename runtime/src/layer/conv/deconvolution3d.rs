@@ -248,7 +248,8 @@ impl Layer for Deconvolution3D {
         let cout_g = win.num_output / group;
         let taps = win.taps_count();
         let [fw, fh, fd] = geo.full;
-        let full_plane = fw * fh * fd;
+        // the padded output's size follows the params: refused past the host's memory
+        let full_plane = crate::host::values(&[fw, fh, fd])?;
         let weights = self.weights_gemm.get_or_init(|| {
             // [output][input][tap] → [output][tap][input], per output across the groups
             let mut t = vec![0.0f32; self.weights.len()];
@@ -263,11 +264,11 @@ impl Layer for Deconvolution3D {
         });
         let (x, step) = channel_planes(bottom);
         let slab = w * h;
-        let mut full = vec![0.0f32; win.num_output * full_plane];
+        let mut full = vec![0.0f32; crate::host::values(&[win.num_output, full_plane])?];
         full.par_chunks_mut(full_plane.max(1))
             .enumerate()
             .for_each(|(p, plane)| plane.fill(self.bias.get(p).copied().unwrap_or(0.0)));
-        let mut cols = vec![0.0f32; cout_g * taps * slab];
+        let mut cols = vec![0.0f32; crate::host::values(&[cout_g, taps, slab])?];
         for g in 0..group {
             let wg = &weights[g * cout_g * taps * cin_g..(g + 1) * cout_g * taps * cin_g];
             for z in 0..d {

@@ -104,7 +104,13 @@ impl DeformableConv2D {
 
     /// The columns on the CPU: row `c · taps + k`, the image's channel `c` at tap `k` of each
     /// output position.
-    fn columns(&self, geo: Geometry, x: &[f32], offsets: &[f32], mask: Option<&[f32]>) -> Vec<f32> {
+    fn columns(
+        &self,
+        geo: Geometry,
+        x: &[f32],
+        offsets: &[f32],
+        mask: Option<&[f32]>,
+    ) -> Result<Vec<f32>> {
         let ([kw, kh], [dw, dh], [sw, sh]) = self.window.taps();
         let [w, h, c] = geo.image;
         let [ow, oh] = geo.out;
@@ -113,7 +119,7 @@ impl DeformableConv2D {
             self.window.pad[2].max(0) as f32,
         );
         let (taps, positions) = (kw * kh, ow * oh);
-        let mut cols = vec![0.0f32; c * taps * positions];
+        let mut cols = vec![0.0f32; crate::host::values(&[c, taps, positions])?];
         cols.par_chunks_mut(positions.max(1))
             .enumerate()
             .for_each(|(r, row)| {
@@ -130,7 +136,7 @@ impl DeformableConv2D {
                     *v = bilinear(plane, [w, h], y, xf) * m;
                 }
             });
-        cols
+        Ok(cols)
     }
 }
 
@@ -229,7 +235,7 @@ impl Layer for DeformableConv2D {
         let x = bottoms[0].to_values();
         let offsets = bottoms[1].to_values();
         let mask = bottoms.get(2).map(Mat::to_values);
-        let cols = self.columns(geo, &x, &offsets, mask.as_deref());
+        let cols = self.columns(geo, &x, &offsets, mask.as_deref())?;
         let [ow, oh] = geo.out;
         let (outc, positions) = (self.window.num_output, ow * oh);
         let steps = cols.len() / positions.max(1);

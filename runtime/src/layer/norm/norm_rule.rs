@@ -138,11 +138,15 @@ impl<R: NormRule> NormLayer<R> {
         let plan = self.rule.plan(np)?;
         let (len, _) = self.rule.weights();
         let i = plan.index;
-        let reach = if len == 0 || plan.groups.count() == 0 {
+        // an empty blob (groups of no values) reads no weights
+        let (count, size) = (plan.groups.count(), plan.groups.size());
+        let reach = if len == 0 || count == 0 || size == 0 || i.div == 0 || i.modulo == 0 {
             0
         } else {
-            let within = ((plan.groups.size() - 1) / i.div).min(i.modulo - 1);
-            within + (plan.groups.count() - 1) * i.mul + 1
+            let within = ((size - 1) / i.div).min(i.modulo - 1);
+            ((count - 1).saturating_mul(i.mul))
+                .saturating_add(within)
+                .saturating_add(1)
         };
         if reach > len {
             return Err(InputError::Values {

@@ -159,7 +159,7 @@ impl Layer for Pooling1D {
         let outw = self.out_width(w)?;
         let n = outw.unwrap_or(1);
         let x = bottom.to_values();
-        let mut out = vec![0.0; n * h];
+        let mut out = vec![0.0; crate::host::values(&[n, h])?];
         out.par_chunks_mut(n).enumerate().for_each(|(q, row)| {
             let input = &x[q * w..][..w];
             for (j, o) in row.iter_mut().enumerate() {

@@ -211,8 +211,9 @@ impl Layer for Pooling3D {
         };
         let [ow, oh, od] = win.map(|a| a.out);
         let x = bottom.to_values();
-        let mut out = vec![0.0; c * ow * oh * od];
-        out.par_chunks_mut((ow * oh * od).max(1))
+        let volume = crate::host::values(&[ow, oh, od])?;
+        let mut out = vec![0.0; crate::host::values(&[c, volume])?];
+        out.par_chunks_mut(volume.max(1))
             .enumerate()
             .for_each(|(q, plane)| {
                 let v = &x[q * w * h * d..][..w * h * d];

@@ -107,8 +107,10 @@ impl Layer for Fold {
             let s = at.checked_sub(offset)?;
             (s % stride == 0 && s / stride < n).then_some(s / stride)
         };
-        let mut out = vec![0.0; c * w * h];
-        out.par_chunks_mut(w * h)
+        // the output size is the params': refused past the host's memory
+        let plane = crate::host::values(&[w, h])?;
+        let mut out = vec![0.0; crate::host::values(&[c, plane])?];
+        out.par_chunks_mut(plane)
             .enumerate()
             .for_each(|(q, plane)| {
                 for (n, o) in plane.iter_mut().enumerate() {

@@ -72,8 +72,9 @@ impl Layer for Unfold {
         let x = bottom.to_values();
         let wd = &self.window;
         let [kw, kh] = wd.kernel;
-        let size = ow * oh;
-        let mut out = vec![0.0; c * wd.taps() * size];
+        // a mutated pad makes any number of positions: refused past the host's memory
+        let size = crate::host::values(&[ow, oh])?;
+        let mut out = vec![0.0; crate::host::values(&[c, wd.taps(), size])?];
         // one output row per channel and tap: the tap's value at each window position
         out.par_chunks_mut(size.max(1))
             .enumerate()

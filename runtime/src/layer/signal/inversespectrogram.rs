@@ -68,7 +68,13 @@ impl InverseSpectrogram {
             .into());
         }
         let tail = if self.frames.center { n % 2 } else { n };
-        Ok((onesided, frames, (frames - 1) * self.frames.hoplen + tail))
+        // a mutated hop makes any length: refused past the host's memory (the output's two
+        // values a sample)
+        let outsize = ((frames - 1).checked_mul(self.frames.hoplen))
+            .and_then(|v| v.checked_add(tail))
+            .unwrap_or(usize::MAX);
+        crate::host::values(&[outsize, 2])?;
+        Ok((onesided, frames, outsize))
     }
 }
 

@@ -36,6 +36,8 @@ impl Frames {
         let n_fft = positive(0, pd.int(0, 0), "an n_fft of at least 1")?;
         let hoplen = positive(2, pd.int(2, n_fft as i32 / 4), "a hop of at least 1")?;
         let winlen = positive(3, pd.int(3, n_fft as i32), "a window of 1 to n_fft values")?;
+        // its window is allocated at load: an n_fft past the host's memory is refused
+        crate::host::values(&[n_fft])?;
         if winlen > n_fft {
             return Err(Error::BadParam {
                 id: 3,

@@ -153,11 +153,14 @@ impl Convolution {
         };
         let (pw, ph) = (w + pl + pr, h + pt + pb);
         kernel_fits("dilated kernel", [ext_w, ext_h], [pw, ph])?;
+        let out = [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1];
+        // a mutated pad makes planes no one can hold (nor count: their product overflows)
+        crate::host::values(&out)?;
         Ok(Geometry {
             pad_left: pl,
             pad_top: pt,
             padded: [pw, ph],
-            out: [(pw - ext_w) / sw + 1, (ph - ext_h) / sh + 1],
+            out,
         })
     }
 
