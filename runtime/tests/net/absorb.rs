@@ -2,7 +2,8 @@
 //! blocks: a grouped 1×1 convolution, then ShuffleChannel): the convolution writes the
 //! shuffled channels and no gather runs, with the CPU's outputs (where nothing is absorbed);
 //! the blob between them, asked for, is the convolution's own output (the shuffle's inverse
-//! runs); a second `load_model` (other weights) reads the parameters' form again.
+//! runs); a second `load_model` (other weights) reads the parameters' form again, and on the
+//! CPU drops the layouts made of the first weights.
 
 use super::*;
 
@@ -79,15 +80,22 @@ fn a_second_load_model_reads_the_parameters_form() {
     let (first, second) = (weights(&mut rng, 3), weights(&mut rng, 3));
     let x = [Input::new(&mut rng, "x", 3, [9, 7, 1, 24])];
     let opt = RunOptions::fp32();
-    for ctx in gpu_contexts() {
-        let mut net = load_net(&param, &first, opt, Some(ctx.clone())).unwrap();
+    let run = |net: &fpshader::net::Net, out: &str| {
+        let mut ex = net.create_extractor().unwrap();
+        ex.input("x", x[0].mat()).unwrap();
+        ex.extract(out).unwrap()
+    };
+    // the CPU too: a forward before the reload makes its layouts of the first weights
+    let devices = gpu_contexts().into_iter().map(Some).chain([None]);
+    for ctx in devices {
+        let mut net = load_net(&param, &first, opt, ctx.clone()).unwrap();
+        run(&net, "z");
         net.load_model_bytes(&second).unwrap();
         for out in ["z", "y"] {
             let want = run_net(&param, &second, &x, out, opt, None).unwrap();
-            let mut ex = net.create_extractor().unwrap();
-            ex.input("x", x[0].mat()).unwrap();
-            let got = ex.extract(out).unwrap();
-            let what = format!("reloaded, {out}, {}", ctx.describe());
+            let got = run(&net, out);
+            let on = ctx.as_ref().map_or("the CPU".to_string(), |c| c.describe());
+            let what = format!("reloaded, {out}, {on}");
             assert_close(&got.to_values(), &want.to_values(), 1e-4, &what);
         }
     }

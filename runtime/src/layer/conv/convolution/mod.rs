@@ -281,7 +281,7 @@ impl Layer for Convolution {
     }
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
-        self.restore_params_form();
+        self.reset_for_load();
         if self.window.dynamic {
             return Ok(());
         }

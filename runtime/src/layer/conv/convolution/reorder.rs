@@ -65,11 +65,17 @@ impl Convolution {
         true
     }
 
-    /// Puts back the group and weight count of the parameters before weights are read again.
-    pub(super) fn restore_params_form(&mut self) {
+    /// Before weights are read (again): puts back the group and weight count of the
+    /// parameters, and drops the CPU's layouts of the last weights (made on first use, they
+    /// would outlive a reload).
+    pub(super) fn reset_for_load(&mut self) {
         if let Some(form) = self.params_form.take() {
             self.window.group = form.group;
             self.window.weight_data_size = form.weight_data_size;
         }
+        self.winograd = Default::default();
+        self.lane_weights = Default::default();
+        self.packed_panels = Default::default();
+        self.packed_taps = Default::default();
     }
 }
