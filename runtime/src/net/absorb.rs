@@ -38,13 +38,20 @@ impl Net {
                 let channels = self.layers[a.producer].layer.output_channels()?;
                 Some((a, channels))
             });
-            if let Some((a, channels)) = found {
-                let order = self.layers[j].layer.channel_order(channels);
-                let reordered =
-                    order.is_some_and(|o| self.layers[a.producer].layer.reorder_outputs(&o));
-                if reordered && self.layers[j].layer.invert_channel_order() {
+            let Some((a, channels)) = found else {
+                continue;
+            };
+            let Some(order) = self.layers[j].layer.channel_order(channels) else {
+                continue;
+            };
+            // the order's layer inverted first, so that a producer that declines leaves
+            // nothing half done (the inversion is undone)
+            if self.layers[j].layer.invert_channel_order() {
+                if self.layers[a.producer].layer.reorder_outputs(&order) {
                     self.rewire(a, true);
                     self.absorbed.push(a);
+                } else {
+                    self.layers[j].layer.invert_channel_order();
                 }
             }
         }
