@@ -355,16 +355,8 @@ impl Convolution3D {
         rec: &mut Recorder<'_>,
     ) -> Result<Option<GpuMat>> {
         let state = self.gpu.ready()?;
-        // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
-        let channels = bottom.c * bottom.elempack;
-        let padded = bottom.elempack == 4
-            && self.pads_input()
-            && channels == self.window.channels().next_multiple_of(4);
-        let channels = if padded {
-            self.window.channels()
-        } else {
-            channels
-        };
+        let channels =
+            (self.window).unpadded_channels(bottom.c, bottom.elempack, self.pads_input());
         self.window.check_volume(bottom.dims, channels)?;
         let [w, h, d, _] = bottom.space();
         let geo = self.geometry([w, h, d])?;

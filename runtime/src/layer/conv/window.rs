@@ -257,6 +257,14 @@ impl Window {
         self.channels_per_group() * self.group
     }
 
+    /// The channels of a GPU input of `c` blocks of `elempack`: where the layer `pads` its
+    /// input (vulkan_pad_to_pack4), the up to 3 zero channels past the weights' are not counted.
+    pub(crate) fn unpadded_channels(&self, c: usize, elempack: usize, pads: bool) -> usize {
+        let channels = c * elempack;
+        let padded = elempack == 4 && pads && channels == self.channels().next_multiple_of(4);
+        if padded { self.channels() } else { channels }
+    }
+
     /// `gpu_accepts` of the convolution family: 3-D blobs of the window's channels whose
     /// output `geometry` can place.
     pub(crate) fn accepts<T>(

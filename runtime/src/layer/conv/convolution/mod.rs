@@ -512,16 +512,8 @@ impl Convolution {
         (quant, act): ([Option<f32>; 2], Option<FusedActivation>),
     ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
-        let channels = bottom.c * bottom.elempack;
-        // a padded input (vulkan_pad_to_pack4) has up to 3 zero channels more
-        let padded = bottom.elempack == 4
-            && self.gemm_pads_input()
-            && channels == self.window.channels().next_multiple_of(4);
-        let channels = if padded {
-            self.window.channels()
-        } else {
-            channels
-        };
+        let channels =
+            (self.window).unpadded_channels(bottom.c, bottom.elempack, self.gemm_pads_input());
         // a 1-D GPU mat is one position of `c` channels, one element apart
         let one_d = bottom.dims == 1 && self.inner_product(1, channels);
         self.window
