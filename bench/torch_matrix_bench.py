@@ -8,11 +8,16 @@ best round printed; a round is 20 repeats between CUDA events after 3 warm-ups.
 - `torch_matrix sdpa_1024 …`: `F.scaled_dot_product_attention` fp16, 16 heads × 1024 tokens ×
   64 (4·H·L²·D FLOPs);
 - `torch_matrix mha_1024 …`: `nn.MultiheadAttention(1024, 16)` fp16 self-attention on 1024 tokens;
+- `torch_matrix NAME linear …` for each Gemm of `bench/matrix/*.param` (`NAME.param`: an
+  M × K input times a constant N × K weight, `F.linear` fp16 with bias), the shapes
+  `fpshader bench bench/matrix/NAME.param --profile` times;
 - `torch_net NAME DTYPE device_ms D host_ms H`: torchvision's `convnext_tiny()` and `vit_b_16()`
   (random weights), batch 1, 224², eager fp32 and fp16; device_ms with the input already on the
   GPU, host_ms with the input uploaded from and the output read back to host memory, as
   `fpshader bench` and ncnn's extract measure (best of ROUNDS × 20 forwards).
 """
+import glob
+import os
 import sys
 import time
 
@@ -32,6 +37,19 @@ def report(name, ms, flops):
     print(f"torch_matrix {name} ms {ms:.4f} TFLOPs {flops / ms / 1e9:.1f}")
 
 
+def gemm_shape(path):
+    """(M, N, K) of a `bench/matrix` param's Gemm with a constant B (its input's 1=h rows of 0=w),
+    None for another model."""
+    fields = {}
+    for line in open(path):
+        f = line.split()
+        if f and f[0] in ("Input", "Gemm"):
+            fields[f[0]] = dict(x.split("=", 1) for x in f if "=" in x)
+    if "Gemm" not in fields or fields["Gemm"].get("5") != "1":
+        return None
+    return int(fields["Input"]["1"]), int(fields["Gemm"]["8"]), int(fields["Gemm"]["9"])
+
+
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     dev = torch.device("cuda")
@@ -48,6 +66,16 @@ def main():
         a1 = torch.randn(m, m, device=dev, dtype=h)
         b1 = torch.randn(m, m, device=dev, dtype=h)
         report("matmul_1024 matmul", best_ms(lambda: torch.matmul(a1, b1), rounds), 2 * m**3)
+        for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "matrix", "*.param"))):
+            shape = gemm_shape(path)
+            if shape is None:
+                continue
+            mm, nn, kk = shape
+            x = torch.randn(mm, kk, device=dev, dtype=h)
+            w = torch.randn(nn, kk, device=dev, dtype=h)
+            wb = torch.randn(nn, device=dev, dtype=h)
+            name = os.path.basename(path)[: -len(".param")]
+            report(f"{name} linear", best_ms(lambda: F.linear(x, w, wb), rounds), 2 * mm * nn * kk)
         q, k, v = (torch.randn(1, 16, 1024, 64, device=dev, dtype=h) for _ in range(3))
         report(
             "sdpa_1024 sdpa",

@@ -88,7 +88,7 @@ impl Compiler {
         let set = set.canonicalize()?;
         let expanded = source.expand(set)?;
         let includes = IncludeResolver::new(source, &self.settings.include_dirs);
-        let options = self.options(&includes)?;
+        let options = self.options(&includes, &expanded)?;
         let result = self
             .inner
             .preprocess(&expanded, &source.name, "main", Some(&options));
@@ -125,7 +125,7 @@ impl Compiler {
     pub fn compile_hlsl(&self, name: &str, text: &str, entry: &str) -> Result<Vec<u32>> {
         let source = Source::from_str(name, text)?;
         let includes = IncludeResolver::new(&source, &self.settings.include_dirs);
-        let mut options = self.options(&includes)?;
+        let mut options = self.options(&includes, text)?;
         options.set_source_language(shaderc::SourceLanguage::HLSL);
         let result = self.inner.compile_into_spirv(
             text,
@@ -154,7 +154,7 @@ impl Compiler {
         set: OptionSet,
     ) -> Result<Compiled> {
         let includes = IncludeResolver::new(source, &self.settings.include_dirs);
-        let options = self.options(&includes)?;
+        let options = self.options(&includes, expanded)?;
         let result = self.inner.compile_into_spirv(
             expanded,
             shaderc::ShaderKind::Compute,
@@ -173,13 +173,17 @@ impl Compiler {
         }
     }
 
-    fn options<'a>(&self, includes: &'a IncludeResolver) -> Result<shaderc::CompileOptions<'a>> {
+    fn options<'a>(
+        &self,
+        includes: &'a IncludeResolver,
+        expanded: &str,
+    ) -> Result<shaderc::CompileOptions<'a>> {
         let mut o = shaderc::CompileOptions::new().map_err(|e| Error::Internal {
             what: "creating compile options",
             message: e.to_string(),
         })?;
         o.set_source_language(shaderc::SourceLanguage::GLSL);
-        let env = match self.settings.target_env {
+        let env = match self.settings.target_env.max(least_target_env(expanded)) {
             TargetEnv::Vulkan1_0 => shaderc::EnvVersion::Vulkan1_0,
             TargetEnv::Vulkan1_1 => shaderc::EnvVersion::Vulkan1_1,
             TargetEnv::Vulkan1_2 => shaderc::EnvVersion::Vulkan1_2,
@@ -199,6 +203,27 @@ impl Compiler {
         });
         Ok(o)
     }
+}
+
+/// GLSL extensions glslang takes only from a newer SPIR-V than the default target's, and the
+/// target each needs: a shader enabling one (in its own file, not an include) is compiled
+/// for that target whatever the settings ask, since it cannot be compiled for less.
+const NEWER_SPIRV: [(&str, TargetEnv); 1] = [("GL_NV_cooperative_matrix2", TargetEnv::Vulkan1_3)];
+
+/// The least target `source`'s `#extension` lines need ([`NEWER_SPIRV`]).
+fn least_target_env(source: &str) -> TargetEnv {
+    source
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("#extension"))
+        .filter_map(|rest| {
+            let name = rest.split(':').next()?.trim();
+            NEWER_SPIRV
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, e)| *e)
+        })
+        .max()
+        .unwrap_or(TargetEnv::Vulkan1_0)
 }
 
 /// Why an include failed, kept so the error can be typed instead of glslang's generic message.

@@ -297,8 +297,11 @@ impl Features {
     /// Integer dot products (`DotProduct`, `DotProductInput4x8BitPacked`, …:
     /// VK_KHR_shader_integer_dot_product, core in Vulkan 1.3).
     pub const INTEGER_DOT_PRODUCT: Features = Features(1 << 11);
+    /// Workgroup-scope cooperative matrices addressed as tensors (VK_NV_cooperative_matrix2:
+    /// `CooperativeMatrixTensorAddressingNV`, `TensorAddressingNV`, …).
+    pub const COOPERATIVE_MATRIX2: Features = Features(1 << 12);
 
-    const NAMES: [(Features, &'static str); 12] = [
+    const NAMES: [(Features, &'static str); 13] = [
         (Features::FLOAT16, "float16"),
         (Features::STORAGE_16BIT, "storage_16bit"),
         (Features::PUSH_CONSTANT_16BIT, "push_constant_16bit"),
@@ -314,6 +317,7 @@ impl Features {
         ),
         (Features::COOPERATIVE_MATRIX, "cooperative_matrix"),
         (Features::INTEGER_DOT_PRODUCT, "integer_dot_product"),
+        (Features::COOPERATIVE_MATRIX2, "cooperative_matrix2"),
     ];
 
     /// No features.

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use crate::error::Error;
 
 /// The Vulkan version the SPIR-V is for; it fixes the SPIR-V version too.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TargetEnv {
     /// Vulkan 1.0, SPIR-V 1.0.
     Vulkan1_0,

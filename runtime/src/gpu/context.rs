@@ -77,6 +77,14 @@ pub struct ContextOptions {
     /// ([`Context::int8_cooperative_matrix`]); default: wherever the device has them. `false`
     /// runs the exact fallback shaders, as a device without them would.
     pub int8_arithmetic: Option<bool>,
+    /// Whether to open a Vulkan device with VK_NV_cooperative_matrix2 (workgroup-scope
+    /// matrices loaded as tensors: the GEMMs' fastest tiles on NVIDIA) where the adapter
+    /// offers it; default: `FPSHADER_MATRIX2` (`0` or `1`), else yes. wgpu has no feature for
+    /// the extension, so the device is opened through wgpu-hal (`open_with_callback`) with
+    /// everything wgpu would enable plus the extension; a device of the program's own
+    /// ([`Context::from_wgpu`]) never takes these shaders. `false` opens it as wgpu alone
+    /// would, and the GEMMs take VK_KHR_cooperative_matrix's subgroup tiles.
+    pub workgroup_matrices: Option<bool>,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -108,6 +116,8 @@ pub struct Context {
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
+    /// Whether VK_NV_cooperative_matrix2's shaders can run ([`Context::workgroup_matrices`]).
+    matrix2: bool,
     /// The device's int8 abilities (passthrough path only; its dot products and matrices off
     /// where [`ContextOptions::int8_arithmetic`] is `false`).
     int8: super::vulkan_caps::Int8Caps,
@@ -212,23 +222,39 @@ impl Context {
             .into());
         }
         let features = adapter.features() & wanted_features();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        let desc = wgpu::DeviceDescriptor {
             label: Some("fpshader"),
             required_features: features,
             required_limits: opts.limits.clone().unwrap_or_else(|| adapter.limits()),
             // SAFETY: the one experimental feature requested is cooperative matrices, which
             // only reach the device as passthrough SPIR-V that glslang wrote and the
             // Vulkan driver validates; wgpu's own (naga) code for them is never used
-            experimental_features:
-                if features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
-                    unsafe { wgpu::ExperimentalFeatures::enabled() }
-                } else {
-                    wgpu::ExperimentalFeatures::disabled()
-                },
+            experimental_features: if features
+                .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            {
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            },
             ..Default::default()
-        }))
-        .map_err(DeviceError::RequestDevice)?;
-        Context::from_wgpu(&adapter, device, queue, opts)
+        };
+        let matrix2 = match opts.workgroup_matrices {
+            Some(on) => on,
+            None => env_flag("FPSHADER_MATRIX2")?.unwrap_or(true),
+        } && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            && super::matrix2::probe(&adapter).is_some();
+        // a device the extension could not open with is opened as wgpu alone would
+        let opened = match matrix2 {
+            true => super::matrix2::open(&adapter, &desc).ok(),
+            false => None,
+        };
+        let matrix2 = opened.is_some();
+        let (device, queue) = match opened {
+            Some(pair) => pair,
+            None => pollster::block_on(adapter.request_device(&desc))
+                .map_err(DeviceError::RequestDevice)?,
+        };
+        Context::open(&adapter, device, queue, opts, matrix2)
     }
 
     /// Wraps a device the program already has; features fpshader needs must have been requested
@@ -238,6 +264,18 @@ impl Context {
         device: wgpu::Device,
         queue: wgpu::Queue,
         opts: ContextOptions,
+    ) -> Result<Context> {
+        Context::open(adapter, device, queue, opts, false)
+    }
+
+    /// [`from_wgpu`](Self::from_wgpu) for a device opened with VK_NV_cooperative_matrix2
+    /// (`matrix2`) or not.
+    fn open(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        opts: ContextOptions,
+        matrix2: bool,
     ) -> Result<Context> {
         let adapter_info = adapter.get_info();
         let features = device.features();
@@ -285,6 +323,7 @@ impl Context {
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
+        let matrix2 = matrix2 && cooperative_matrix;
         // passthrough only: naga reads no integer dot products, int8 types or matrices
         let mut int8 = match path {
             ShaderPath::Passthrough => super::vulkan_caps::int8_caps(adapter),
@@ -324,6 +363,7 @@ impl Context {
             stats: StatCounters::default(),
             dummy,
             cooperative_matrix,
+            matrix2,
             int8,
             health,
             wait_timeout,
@@ -362,6 +402,7 @@ impl Context {
     pub fn supports(&self, needed: Features) -> bool {
         let int8_matrices = Features::COOPERATIVE_MATRIX.union(Features::INT8);
         (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
+            && (self.matrix2 || !needed.contains(Features::COOPERATIVE_MATRIX2))
             && (self.int8.int8 || !needed.contains(Features::INT8))
             && (self.int8_cooperative_matrix() || !needed.contains(int8_matrices))
             && (self.int8.dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
@@ -374,6 +415,13 @@ impl Context {
     /// subgroup a fixed share of a workgroup).
     pub fn cooperative_matrix(&self) -> bool {
         self.cooperative_matrix
+    }
+
+    /// Whether the GEMMs' VK_NV_cooperative_matrix2 shaders run here: those of
+    /// [`cooperative_matrix`](Self::cooperative_matrix), on a device [`Context::new`] opened
+    /// with the extension ([`ContextOptions::workgroup_matrices`]).
+    pub fn workgroup_matrices(&self) -> bool {
+        self.matrix2
     }
 
     /// Whether the built-in int8 dot-product shaders run here: the passthrough path on a
@@ -445,10 +493,10 @@ impl Context {
             self.adapter_info.backend,
             self.path,
             self.allowed.name(),
-            if self.cooperative_matrix {
-                ", cooperative matrices"
-            } else {
-                ""
+            match (self.matrix2, self.cooperative_matrix) {
+                (true, _) => ", workgroup cooperative matrices",
+                (false, true) => ", cooperative matrices",
+                _ => "",
             },
             match (self.int8_cooperative_matrix(), self.int8.dot_product) {
                 (true, _) => ", int8 matrices",
@@ -456,6 +504,21 @@ impl Context {
                 _ => "",
             }
         )
+    }
+}
+
+/// An on/off environment variable: `0` or `1`, unset or empty for none.
+fn env_flag(name: &'static str) -> Result<Option<bool>> {
+    match std::env::var(name) {
+        Ok(v) if v == "0" => Ok(Some(false)),
+        Ok(v) if v == "1" => Ok(Some(true)),
+        Ok(v) if !v.is_empty() => Err(DeviceError::Config {
+            setting: name,
+            value: v,
+            expected: "0 or 1",
+        }
+        .into()),
+        _ => Ok(None),
     }
 }
 

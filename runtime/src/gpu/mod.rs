@@ -7,6 +7,7 @@ mod compile;
 pub(crate) mod context;
 mod faults;
 pub(crate) mod health;
+pub(crate) mod matrix2;
 pub(crate) mod options;
 pub(crate) mod pipeline;
 pub(crate) mod pool;

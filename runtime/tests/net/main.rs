@@ -62,6 +62,7 @@ use fpshader::{ElemType, Error, Mat, ModelError, ShaderPath};
 /// passthrough context without them fails the test.
 fn time_tensor_core_context(ctx: &fpshader::Context) {
     let require = std::env::var_os("FPSHADER_REQUIRE_COOPMAT").is_some();
+
     assert!(
         !require || ctx.cooperative_matrix() || ctx.path() == ShaderPath::Naga,
         "FPSHADER_REQUIRE_COOPMAT is set but {} has no cooperative matrices",
@@ -77,7 +78,9 @@ fn time_tensor_core_context(ctx: &fpshader::Context) {
 /// `param` on every GPU context in three tuples against `want` (the CPU's output): fp16
 /// storage (on tensor cores where `fits` and the context has cooperative matrices, within
 /// `eps16`), fp16 with cooperative matrices off (`eps16`) and fp32 (1e-3); each run must have
-/// taken `{family}_cm` exactly where tensor cores were expected and `{family}` elsewhere.
+/// taken `{family}_cm2` where the context has workgroup matrices (`gemm` only),
+/// `{family}_cm` where it has subgroup ones and `{family}` elsewhere. Where a context has
+/// workgroup matrices, the same device opened without them is checked too (the KHR tiles).
 fn check_tensor_core_choice(
     param: &str,
     inputs: &[Input],
@@ -94,9 +97,30 @@ fn check_tensor_core_choice(
         use_cooperative_matrix: false,
         ..fp16
     };
-    let cm = format!("{family}_cm");
-    for ctx in gpu_contexts() {
+    let mut contexts = gpu_contexts();
+    // set where the device has VK_NV_cooperative_matrix2 (NVIDIA)
+    assert!(
+        std::env::var_os("FPSHADER_REQUIRE_MATRIX2").is_none()
+            || contexts.iter().any(|c| c.workgroup_matrices()),
+        "FPSHADER_REQUIRE_MATRIX2 is set but no context has workgroup matrices"
+    );
+    if let Some(ctx) = contexts.iter().find(|c| c.workgroup_matrices()) {
+        let without = fpshader::Context::new(fpshader::ContextOptions {
+            adapter_name: Some(ctx.adapter_info.name.clone()),
+            path: Some(ShaderPath::Passthrough),
+            workgroup_matrices: Some(false),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(!without.workgroup_matrices() && without.cooperative_matrix());
+        contexts.push(Arc::new(without));
+    }
+    for ctx in contexts {
         time_tensor_core_context(&ctx);
+        let cm = match (family, ctx.workgroup_matrices()) {
+            ("gemm", true) => format!("{family}_cm2"),
+            _ => format!("{family}_cm"),
+        };
         for (opt, tensor_cores, eps) in [
             (fp16, fits && ctx.cooperative_matrix(), eps16),
             (no_cm, false, eps16),

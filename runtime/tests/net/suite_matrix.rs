@@ -449,11 +449,13 @@ fn ncnn_matmul_tests() {
     check_suite(cases, false);
 }
 
-/// Gemm and MatMul run on tensor cores (`gemm_cm`) exactly where the context has cooperative
-/// matrices and the blobs are fp16 storage, on the FMA GEMM everywhere else, with both tile
-/// sizes of either (a batched product of 256 128 × 128 tiles; a Gemm with every transpose,
-/// alpha, beta and a whole C in one tile; one whose operands load 8 values at a time) checked
-/// against the CPU. `FPSHADER_REQUIRE_COOPMAT`
+/// Gemm and MatMul run on tensor cores (`gemm_cm2` where the context has workgroup matrices,
+/// else `gemm_cm`) exactly where the context has cooperative matrices and the blobs are fp16
+/// storage, on the FMA GEMM everywhere else, with every tile size of each (batched products
+/// of 128 tiles of 128 × 256 and of 128 × 128, wholly inside the operands with K a multiple of
+/// 64, and of 256 128 × 128 tiles with edges; a Gemm with every transpose, alpha, beta and a
+/// whole C in one tile; one whose operands load 8 values at a time, and one whose transposed
+/// B fills its 64 × 64 tiles) checked against the CPU. `FPSHADER_REQUIRE_COOPMAT`
 /// (set on machines that have them) makes a passthrough context without them fail the test.
 #[test]
 fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
@@ -465,6 +467,20 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
     // operands; B of the MatMul, along its rows) and one at a time elsewhere; gemm_nt takes
     // the pipeline compiled without the one-at-a-time path (both operands aligned)
     let models = [
+        (
+            matmul.clone(),
+            vec![
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 128]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 128]),
+            ],
+        ),
+        (
+            matmul.clone(),
+            vec![
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 64]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 64]),
+            ],
+        ),
         (
             matmul,
             vec![
@@ -481,10 +497,17 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
             ],
         ),
         (
-            gemm_nt,
+            gemm_nt.clone(),
             vec![
                 Input::new(&mut rng, "a", 2, [96, 40, 1, 1]),
                 Input::new(&mut rng, "b", 2, [96, 64, 1, 1]),
+            ],
+        ),
+        (
+            gemm_nt,
+            vec![
+                Input::new(&mut rng, "a", 2, [128, 256, 1, 1]),
+                Input::new(&mut rng, "b", 2, [128, 512, 1, 1]),
             ],
         ),
     ];

@@ -119,6 +119,12 @@ impl Module {
     pub(super) fn features(&self) -> Features {
         let mut f = Features::NONE;
         for cap in &self.capabilities {
+            // VK_NV_cooperative_matrix2's capabilities, newer than the `spirv` crate:
+            // CooperativeMatrixReductionsNV … CooperativeMatrixBlockLoadsNV, TensorAddressingNV
+            if (5430..=5434).contains(cap) || *cap == 5439 {
+                f = f.union(Features::COOPERATIVE_MATRIX2);
+                continue;
+            }
             let Some(cap) = Capability::from_u32(*cap) else {
                 continue;
             };

@@ -50,45 +50,54 @@ impl Form {
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
         let engine = Engine::choose(gpu, opt);
         let flag = |b: bool| SpecValue::I32(i32::from(b));
-        let tiled = |per: usize, loads: Loads| -> Result<Tiled> {
+        let tiled = |size: usize, loads: Loads| -> Result<Tiled> {
             let mut spec = vec![
                 (0, flag(self.trans_a)),
                 (1, flag(self.trans_b)),
                 (2, flag(self.out_trans)),
                 (3, SpecValue::F32(self.alpha)),
                 (4, SpecValue::F32(self.beta)),
-                (5, SpecValue::I32(per as i32)),
                 (6, SpecValue::I32(self.activation.0)),
                 (7, SpecValue::F32(self.activation.1[0])),
                 (8, SpecValue::F32(self.activation.1[1])),
                 (9, flag(self.int8)),
             ];
-            if engine == Engine::CooperativeMatrix {
-                spec.push((10, SpecValue::I32(loads as i32)));
+            match engine {
+                Engine::Fma => spec.push((5, SpecValue::I32(PER[size]))),
+                Engine::CooperativeMatrix => {
+                    spec.push((5, SpecValue::I32(PER[size])));
+                    spec.push((10, SpecValue::I32(loads as i32)));
+                }
+                Engine::WorkgroupMatrix => spec.push((11, SpecValue::I32(size as i32))),
             }
             let pipeline = gpu.pipeline(engine.shader().module(), &spec)?;
             Ok(Tiled {
                 pipeline,
-                tile: engine.tile(per),
+                tile: engine.tile(size),
                 threads: engine.threads(),
-                depth: engine.depth(per),
+                depth: engine.depth(size),
             })
         };
+        let sizes = |loads| {
+            (0..engine.sizes())
+                .map(|size| tiled(size, loads))
+                .collect::<Result<Vec<_>>>()
+        };
         let aligned = match engine {
-            Engine::CooperativeMatrix => {
-                let pair = |loads| Ok::<_, crate::Error>([tiled(4, loads)?, tiled(2, loads)?]);
-                Some([pair(Loads::Aligned)?, pair(Loads::WholeStages)?])
-            }
-            Engine::Fma => None,
+            Engine::CooperativeMatrix => Some([sizes(Loads::Aligned)?, sizes(Loads::WholeStages)?]),
+            Engine::Fma | Engine::WorkgroupMatrix => None,
         };
         Ok(Pipelines {
-            any: [tiled(4, Loads::Any)?, tiled(2, Loads::Any)?],
+            any: sizes(Loads::Any)?,
             aligned,
             trans_a: self.trans_a,
             trans_b: self.trans_b,
         })
     }
 }
+
+/// `gemm`'s and `gemm_cm`'s constant 5 for each of their tile sizes, largest first.
+const PER: [i32; 2] = [4, 2];
 
 /// What `gemm_cm`'s loads may assume (its constant 10): a specialization per case, since the
 /// mere presence of a load path the operands do not need slows every product.
@@ -102,7 +111,7 @@ enum Loads {
     WholeStages = 2,
 }
 
-/// The GEMM's two shaders.
+/// The GEMM's shaders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Engine {
     /// `gemm`: fp32 FMA tiles, any device and path.
@@ -110,6 +119,9 @@ pub(crate) enum Engine {
     /// `gemm_cm`: fp16 products on cooperative matrices (tensor cores), for fp16 blobs where
     /// [`crate::Context::cooperative_matrix`] holds.
     CooperativeMatrix,
+    /// `gemm_cm2`: the same on VK_NV_cooperative_matrix2's workgroup-scope matrices, loaded
+    /// by the driver as tensors, where [`crate::Context::workgroup_matrices`] holds.
+    WorkgroupMatrix,
 }
 
 /// Whether a GEMM takes tensor cores: they multiply fp16, so only operands that are fp16
@@ -122,10 +134,10 @@ pub(crate) fn tensor_cores(gpu: GpuSetup<'_>, opt: &RunOptions, fp16_blobs: bool
 impl Engine {
     /// The engine for this layer's variant: pack1 blobs are fp16 with fp16 storage.
     pub fn choose(gpu: GpuSetup<'_>, opt: &RunOptions) -> Engine {
-        if tensor_cores(gpu, opt, gpu.options.contains(Opt::Fp16Storage)) {
-            Engine::CooperativeMatrix
-        } else {
-            Engine::Fma
+        match tensor_cores(gpu, opt, gpu.options.contains(Opt::Fp16Storage)) {
+            true if gpu.ctx.workgroup_matrices() => Engine::WorkgroupMatrix,
+            true => Engine::CooperativeMatrix,
+            false => Engine::Fma,
         }
     }
 
@@ -133,14 +145,24 @@ impl Engine {
         match self {
             Engine::Fma => Shader::Gemm,
             Engine::CooperativeMatrix => Shader::GemmCm,
+            Engine::WorkgroupMatrix => Shader::GemmCm2,
         }
     }
 
-    /// Steps of K per stage of the pipeline specialized with `per` (`gemm_cm`'s `DEPTH`).
-    fn depth(self, per: usize) -> usize {
+    /// How many tile sizes the engine has.
+    fn sizes(self) -> usize {
+        match self {
+            Engine::Fma | Engine::CooperativeMatrix => PER.len(),
+            Engine::WorkgroupMatrix => 3,
+        }
+    }
+
+    /// Steps of K per stage of tile size `size` (`gemm_cm`'s `DEPTH`).
+    fn depth(self, size: usize) -> usize {
         match self {
             Engine::Fma => 16,
-            Engine::CooperativeMatrix => 256 / per,
+            Engine::CooperativeMatrix => 256 / PER[size] as usize,
+            Engine::WorkgroupMatrix => 64,
         }
     }
 
@@ -149,42 +171,46 @@ impl Engine {
         match self {
             Engine::Fma => 256,
             Engine::CooperativeMatrix => 128,
+            Engine::WorkgroupMatrix => crate::gpu::matrix2::WORKGROUP as usize,
         }
     }
 
-    /// The square tile of the pipeline specialized with `per` (constant 5).
-    fn tile(self, per: usize) -> usize {
+    /// The output block (rows, columns) of tile size `size`.
+    fn tile(self, size: usize) -> [usize; 2] {
         match self {
-            Engine::Fma => 16 * per,
-            Engine::CooperativeMatrix => 32 * per,
+            Engine::Fma => [16 * PER[size] as usize; 2],
+            Engine::CooperativeMatrix => [32 * PER[size] as usize; 2],
+            // gemm_cm2's constant 11
+            Engine::WorkgroupMatrix => [[128, 256], [128, 128], [64, 64]][size],
         }
     }
 }
 
-/// One pipeline and the square block of the output each of its workgroups computes.
+/// One pipeline and the block of the output (rows, columns) each of its workgroups computes.
 struct Tiled {
     pipeline: Arc<Pipeline>,
-    tile: usize,
+    tile: [usize; 2],
     threads: usize,
     depth: usize,
 }
 
-/// One form's pipelines, each pair wide then narrow: large tiles (FMA 64 × 64, 4 × 4 outputs
-/// per invocation; tensor cores 128 × 128) and ones half as wide for products whose large
-/// tiles would leave most of a large device idle.
+/// One form's pipelines, one per tile size, largest first: large tiles (FMA 64 × 64, 4 × 4
+/// outputs per invocation; tensor cores 128 × 128, or 128 × 256 and 128 × 128 on workgroup
+/// matrices) and smaller ones for products whose large tiles would leave most of a large
+/// device idle.
 pub(crate) struct Pipelines {
     /// For any operands.
-    any: [Tiled; 2],
+    any: Vec<Tiled>,
     /// `gemm_cm`'s pairs for operands whose every group of 8 is one aligned 16-byte load
     /// ([`Operand::aligned`]), then for those with K a multiple of the tile's depth as well:
     /// without its 8-load fallback that shader ran the 4096³ product in 0.86 ms instead of 2.0
     /// on an H100, and without zeroing the loads past K in 0.62 instead of 0.92.
-    aligned: Option<[[Tiled; 2]; 2]>,
+    aligned: Option<[Vec<Tiled>; 2]>,
     trans_a: bool,
     trans_b: bool,
 }
 
-/// Below this many large tiles a product takes the narrow ones. Measured on an H200 (132
+/// Below this many tiles of a size a product takes the next smaller size. Measured on an H200 (132
 /// SMs): ViT-B's 197 × 3072 MLP products (192 tiles) run faster in 64 × 64 FMA tiles, its
 /// 197 × 768 projections (48 tiles) and ConvNeXt-tiny's late stages in 32 × 32 ones; small
 /// devices (lavapipe) lose little either way.
@@ -309,14 +335,16 @@ pub(crate) fn record(
     // C's broadcast (-1: none), then the batch groups
     push.push(c_type as u32);
     push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
-    let big = pipelines.any[0].tile;
-    let wide = m.div_ceil(big) * n.div_ceil(big) * batches >= WIDE_TILES_MIN;
-    let size = usize::from(!wide);
+    let tiles = |t: &Tiled| m.div_ceil(t.tile[0]) * n.div_ceil(t.tile[1]) * batches;
+    let last = pipelines.any.len() - 1;
+    let size = (0..last)
+        .find(|s| tiles(&pipelines.any[*s]) >= WIDE_TILES_MIN)
+        .unwrap_or(last);
     let aligned = a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b);
     let tiled = match &pipelines.aligned {
-        Some(pairs) if aligned => {
-            let exact = k.is_multiple_of(pairs[1][size].depth);
-            &pairs[usize::from(exact)][size]
+        Some(sets) if aligned => {
+            let exact = k.is_multiple_of(sets[1][size].depth);
+            &sets[usize::from(exact)][size]
         }
         _ => &pipelines.any[size],
     };
@@ -327,8 +355,8 @@ pub(crate) fn record(
         ..
     } = tiled;
     let grid = [
-        (n.div_ceil(*tile) * threads) as u32,
-        m.div_ceil(*tile) as u32,
+        (n.div_ceil(tile[1]) * threads) as u32,
+        m.div_ceil(tile[0]) as u32,
         batches as u32,
     ];
     // an fp32 form binds any buffer for the descales it does not read
