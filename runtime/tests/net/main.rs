@@ -78,14 +78,15 @@ fn time_tensor_core_context(ctx: &fpshader::Context) {
 /// `param` on every GPU context in three tuples against `want` (the CPU's output): fp16
 /// storage (on tensor cores where `fits` and the context has cooperative matrices, within
 /// `eps16`), fp16 with cooperative matrices off (`eps16`) and fp32 (1e-3); each run must have
-/// taken `{family}_cm2` where the context has workgroup matrices (`gemm` only),
-/// `{family}_cm` where it has subgroup ones and `{family}` elsewhere. Where a context has
+/// taken `{family}_cm2` where the context has workgroup matrices and `workgroup` says the
+/// product is large enough for them, `{family}_cm` where it has subgroup ones (or the
+/// product is not) and `{family}` elsewhere. Where a context has
 /// workgroup matrices, the same device opened without them is checked too (the KHR tiles).
 fn check_tensor_core_choice(
     param: &str,
     inputs: &[Input],
     want: &[f32],
-    (family, fits): (&str, bool),
+    (family, fits, workgroup): (&str, bool, bool),
     eps16: f32,
 ) {
     let fp16 = RunOptions {
@@ -117,9 +118,9 @@ fn check_tensor_core_choice(
     }
     for ctx in contexts {
         time_tensor_core_context(&ctx);
-        let cm = match (family, ctx.workgroup_matrices()) {
-            ("gemm", true) => format!("{family}_cm2"),
-            _ => format!("{family}_cm"),
+        let cm = match workgroup && ctx.workgroup_matrices() {
+            true => format!("{family}_cm2"),
+            false => format!("{family}_cm"),
         };
         for (opt, tensor_cores, eps) in [
             (fp16, fits && ctx.cooperative_matrix(), eps16),

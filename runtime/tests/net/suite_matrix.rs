@@ -449,14 +449,16 @@ fn ncnn_matmul_tests() {
     check_suite(cases, false);
 }
 
-/// Gemm and MatMul run on tensor cores (`gemm_cm2` where the context has workgroup matrices,
-/// else `gemm_cm`) exactly where the context has cooperative matrices and the blobs are fp16
-/// storage, on the FMA GEMM everywhere else, with every tile size of each (batched products
-/// of 128 tiles of 128 × 256 and of 128 × 128, wholly inside the operands with K a multiple of
-/// 64, and of 256 128 × 128 tiles with edges; a Gemm with every transpose, alpha, beta and a
-/// whole C in one tile; one whose operands load 8 values at a time, and one whose transposed
-/// B fills its 64 × 64 tiles) checked against the CPU. `FPSHADER_REQUIRE_COOPMAT`
-/// (set on machines that have them) makes a passthrough context without them fail the test.
+/// Gemm and MatMul run on tensor cores exactly where the context has cooperative matrices and
+/// the blobs are fp16 storage (`gemm_cm2` where it has workgroup matrices and the product has
+/// enough tiles for them, else `gemm_cm`), on the FMA GEMM everywhere else, checked against
+/// the CPU: on workgroup matrices, batched products of 192 128 × 256 tiles and of 192 128 × 128
+/// ones, wholly inside the operands with K a multiple of 64, 192 128 × 256 tiles with edges on
+/// every side, and a Gemm with a transposed B in 192 64 × 64 tiles, 512 deep (steps of 4 × 64);
+/// on subgroup ones, a batched product of 128 64 × 64 tiles, a Gemm with every transpose, alpha, beta and a whole C in
+/// one tile and one whose operands load 8 values at a time. `FPSHADER_REQUIRE_COOPMAT`
+/// (set on machines that have them) makes a passthrough context without them fail the test,
+/// `FPSHADER_REQUIRE_MATRIX2` one without workgroup matrices.
 #[test]
 fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
     let mut rng = Rng(2611);
@@ -470,23 +472,34 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
         (
             matmul.clone(),
             vec![
-                Input::new(&mut rng, "a", 3, [64, 128, 1, 128]),
-                Input::new(&mut rng, "b", 3, [256, 64, 1, 128]),
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 192]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 192]),
             ],
+            true,
         ),
         (
             matmul.clone(),
             vec![
-                Input::new(&mut rng, "a", 3, [64, 128, 1, 64]),
-                Input::new(&mut rng, "b", 3, [256, 64, 1, 64]),
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 96]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 96]),
             ],
+            true,
+        ),
+        (
+            matmul.clone(),
+            vec![
+                Input::new(&mut rng, "a", 3, [70, 130, 1, 96]),
+                Input::new(&mut rng, "b", 3, [136, 70, 1, 96]),
+            ],
+            true,
         ),
         (
             matmul,
             vec![
-                Input::new(&mut rng, "a", 3, [70, 130, 1, 64]),
-                Input::new(&mut rng, "b", 3, [136, 70, 1, 64]),
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 32]),
+                Input::new(&mut rng, "b", 3, [128, 64, 1, 32]),
             ],
+            false,
         ),
         (
             gemm,
@@ -495,6 +508,7 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
                 Input::new(&mut rng, "b", 2, [77, 90, 1, 1]),
                 Input::new(&mut rng, "c", 2, [90, 100, 1, 1]),
             ],
+            false,
         ),
         (
             gemm_nt.clone(),
@@ -502,20 +516,22 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
                 Input::new(&mut rng, "a", 2, [96, 40, 1, 1]),
                 Input::new(&mut rng, "b", 2, [96, 64, 1, 1]),
             ],
+            false,
         ),
         (
             gemm_nt,
             vec![
-                Input::new(&mut rng, "a", 2, [128, 256, 1, 1]),
-                Input::new(&mut rng, "b", 2, [128, 512, 1, 1]),
+                Input::new(&mut rng, "a", 2, [512, 1024, 1, 1]),
+                Input::new(&mut rng, "b", 2, [512, 768, 1, 1]),
             ],
+            true,
         ),
     ];
-    for (param, inputs) in &models {
+    for (param, inputs, workgroup) in &models {
         let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
-        check_tensor_core_choice(param, inputs, &want, ("gemm", true), 0.1);
+        check_tensor_core_choice(param, inputs, &want, ("gemm", true, *workgroup), 0.1);
     }
 }
 

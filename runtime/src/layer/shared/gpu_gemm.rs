@@ -46,9 +46,25 @@ impl Form {
     };
 
     /// The pipelines of this form in the layer's variant, one per tile size, on the engine
-    /// [`Engine::choose`] picks.
+    /// [`Engine::choose`] picks (and on `gemm_cm` as well where that is `gemm_cm2`, for the
+    /// products it runs faster: [`MATRIX2_TILES_MIN`]).
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
         let engine = Engine::choose(gpu, opt);
+        let preferred = self.engine_set(gpu, engine)?;
+        let subgroup = match engine {
+            Engine::WorkgroupMatrix => Some(self.engine_set(gpu, Engine::CooperativeMatrix)?),
+            _ => None,
+        };
+        Ok(Pipelines {
+            preferred,
+            subgroup,
+            trans_a: self.trans_a,
+            trans_b: self.trans_b,
+        })
+    }
+
+    /// This form's pipelines on `engine`.
+    fn engine_set(&self, gpu: GpuSetup<'_>, engine: Engine) -> Result<EngineSet> {
         let flag = |b: bool| SpecValue::I32(i32::from(b));
         let tiled = |size: usize, loads: Loads| -> Result<Tiled> {
             let mut spec = vec![
@@ -87,11 +103,9 @@ impl Form {
             Engine::CooperativeMatrix => Some([sizes(Loads::Aligned)?, sizes(Loads::WholeStages)?]),
             Engine::Fma | Engine::WorkgroupMatrix => None,
         };
-        Ok(Pipelines {
+        Ok(EngineSet {
             any: sizes(Loads::Any)?,
             aligned,
-            trans_a: self.trans_a,
-            trans_b: self.trans_b,
         })
     }
 }
@@ -194,11 +208,11 @@ struct Tiled {
     depth: usize,
 }
 
-/// One form's pipelines, one per tile size, largest first: large tiles (FMA 64 × 64, 4 × 4
-/// outputs per invocation; tensor cores 128 × 128, or 128 × 256 and 128 × 128 on workgroup
-/// matrices) and smaller ones for products whose large tiles would leave most of a large
-/// device idle.
-pub(crate) struct Pipelines {
+/// One form's pipelines on one engine, one per tile size, largest first: large tiles (FMA
+/// 64 × 64, 4 × 4 outputs per invocation; tensor cores 128 × 128, or 128 × 256 and 128 × 128
+/// on workgroup matrices) and smaller ones for products whose large tiles would leave most of
+/// a large device idle.
+struct EngineSet {
     /// For any operands.
     any: Vec<Tiled>,
     /// `gemm_cm`'s pairs for operands whose every group of 8 is one aligned 16-byte load
@@ -206,9 +220,38 @@ pub(crate) struct Pipelines {
     /// without its 8-load fallback that shader ran the 4096³ product in 0.86 ms instead of 2.0
     /// on an H100, and without zeroing the loads past K in 0.62 instead of 0.92.
     aligned: Option<[Vec<Tiled>; 2]>,
+}
+
+impl EngineSet {
+    /// The tile size a product of `tiles(size)` tiles takes: the largest with at least
+    /// [`WIDE_TILES_MIN`], else the smallest.
+    fn size(&self, tiles: impl Fn(&Tiled) -> usize) -> usize {
+        let last = self.any.len() - 1;
+        (0..last)
+            .find(|s| tiles(&self.any[*s]) >= WIDE_TILES_MIN)
+            .unwrap_or(last)
+    }
+}
+
+/// One form's pipelines.
+pub(crate) struct Pipelines {
+    /// On the engine [`Engine::choose`] picked.
+    preferred: EngineSet,
+    /// Where that is `gemm_cm2`: on `gemm_cm`, for the products with fewer than
+    /// [`MATRIX2_TILES_MIN`] workgroup-matrix tiles.
+    subgroup: Option<EngineSet>,
     trans_a: bool,
     trans_b: bool,
 }
+
+/// Below this many tiles (of the size chosen) a product takes `gemm_cm`'s subgroup tiles
+/// rather than `gemm_cm2`'s workgroup matrices. Measured on an H200 (µs, cm2 / cm), more
+/// tiles: 4096³ (512 of 128 × 256) 605 / 645, 256 × 3072 × 1024 (192 of 64 × 64) 25.3 / 27.7,
+/// 1024³ (256) 25.0 / 28.0; fewer: 197 × 2304 × 768 (144) 24.3 / 22.4, 256 × 2048 × 1024
+/// (128) 19.1 / 17.5, 256 × 1024 × 3072 (64) 35.9 / 31.1, 197 × 768 × 3072 (48) 52.5 / 31.0
+/// (a workgroup of 256 over a few long products leaves most of the device idle, where
+/// `gemm_cm`'s 128-invocation tiles 128 deep fill it better).
+const MATRIX2_TILES_MIN: usize = 192;
 
 /// Below this many tiles of a size a product takes the next smaller size. Measured on an H200 (132
 /// SMs): ViT-B's 197 × 3072 MLP products (192 tiles) run faster in 64 × 64 FMA tiles, its
@@ -219,7 +262,7 @@ const WIDE_TILES_MIN: usize = 128;
 impl Pipelines {
     /// The variant options its blobs are in.
     pub fn options(&self) -> crate::OptionSet {
-        self.any[0].pipeline.options
+        self.preferred.any[0].pipeline.options
     }
 }
 
@@ -336,17 +379,21 @@ pub(crate) fn record(
     push.push(c_type as u32);
     push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
     let tiles = |t: &Tiled| m.div_ceil(t.tile[0]) * n.div_ceil(t.tile[1]) * batches;
-    let last = pipelines.any.len() - 1;
-    let size = (0..last)
-        .find(|s| tiles(&pipelines.any[*s]) >= WIDE_TILES_MIN)
-        .unwrap_or(last);
+    let mut set = &pipelines.preferred;
+    let mut size = set.size(tiles);
+    if let Some(subgroup) = &pipelines.subgroup
+        && tiles(&set.any[size]) < MATRIX2_TILES_MIN
+    {
+        set = subgroup;
+        size = set.size(tiles);
+    }
     let aligned = a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b);
-    let tiled = match &pipelines.aligned {
+    let tiled = match &set.aligned {
         Some(sets) if aligned => {
             let exact = k.is_multiple_of(sets[1][size].depth);
             &sets[usize::from(exact)][size]
         }
-        _ => &pipelines.any[size],
+        _ => &set.any[size],
     };
     let Tiled {
         pipeline,
