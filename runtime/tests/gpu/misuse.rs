@@ -53,3 +53,47 @@ fn bad_use_is_an_error_not_a_panic() {
         ));
     }
 }
+
+/// Asking for VK_NV_cooperative_matrix2 (`workgroup_matrices`) where the adapter lacks it
+/// (lavapipe in CI) opens the device as wgpu alone would, and it runs; asking for none never
+/// takes it, wherever it is offered.
+#[test]
+fn workgroup_matrices_are_taken_only_where_offered() {
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
+        return;
+    }
+    for want in [true, false] {
+        let ctx = Context::new(ContextOptions {
+            backends: Some(wgpu::Backends::VULKAN),
+            path: Some(ShaderPath::Passthrough),
+            allow_cpu_adapter: true,
+            workgroup_matrices: Some(want),
+            ..Default::default()
+        })
+        .unwrap();
+        let what = ctx.describe();
+        assert!(want || !ctx.workgroup_matrices(), "{what}");
+        assert!(
+            !ctx.workgroup_matrices() || ctx.cooperative_matrix(),
+            "{what}"
+        );
+        if ctx.adapter_info.device_type == wgpu::DeviceType::Cpu {
+            assert!(!ctx.workgroup_matrices(), "{what}");
+        }
+        assert_eq!(
+            what.contains("workgroup cooperative matrices"),
+            ctx.workgroup_matrices()
+        );
+        // the device runs
+        let spec = Specialization::default();
+        let pipeline = ctx.pipeline(RELU, OptionSet::FP32, &spec).unwrap();
+        let (a, b) = (
+            ctx.storage_buffer(64).unwrap(),
+            ctx.storage_buffer(64).unwrap(),
+        );
+        let mut rec = ctx.recorder();
+        rec.dispatch(&pipeline, &[&a, &b], &[16, 1, 1, 1], [16, 1, 1])
+            .unwrap();
+        rec.submit_and_wait().unwrap();
+    }
+}
