@@ -23,6 +23,7 @@ mod int8_storage;
 mod limits;
 mod models;
 mod ncnn_types;
+mod reload;
 mod residual;
 mod suite;
 mod suite_activation;

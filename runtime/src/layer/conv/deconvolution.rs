@@ -292,6 +292,8 @@ impl Layer for Deconvolution {
             return Ok(());
         }
         self.weights = weights.load(self.window.weight_data_size, 0)?;
+        // the CPU's GEMM rows were laid out from the weights a second load replaces
+        self.weights_gemm = OnceLock::new();
         if self.window.bias_term {
             self.bias = weights.load(self.window.num_output, 1)?;
         }

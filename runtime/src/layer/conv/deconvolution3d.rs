@@ -156,6 +156,8 @@ impl Layer for Deconvolution3D {
 
     fn load_model(&mut self, weights: &mut Weights<'_>) -> Result<()> {
         self.weights = weights.load(self.window.weight_data_size, 0)?;
+        // the CPU's GEMM rows were laid out from the weights a second load replaces
+        self.weights_gemm = OnceLock::new();
         if self.window.bias_term {
             self.bias = weights.load(self.window.num_output, 1)?;
         }
