@@ -50,10 +50,17 @@ impl Form {
     /// products it runs faster: [`MATRIX2_TILES_MIN`]).
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
         let engine = Engine::choose(gpu, opt);
-        let preferred = self.engine_set(gpu, engine)?;
-        let subgroup = match engine {
-            Engine::WorkgroupMatrix => Some(self.engine_set(gpu, Engine::CooperativeMatrix)?),
-            _ => None,
+        let (preferred, subgroup) = match engine {
+            Engine::WorkgroupMatrix => {
+                let subgroup = self.engine_set(gpu, Engine::CooperativeMatrix)?;
+                // a driver that offers the extension but refuses the pipelines (an older
+                // one's flexible sizes) leaves the subgroup tiles, which it took
+                match self.engine_set(gpu, engine) {
+                    Ok(workgroup) => (workgroup, Some(subgroup)),
+                    Err(_) => (subgroup, None),
+                }
+            }
+            _ => (self.engine_set(gpu, engine)?, None),
         };
         Ok(Pipelines {
             preferred,
