@@ -194,6 +194,8 @@ const POOLING_MODES: &[&str] = &[
     "7=1 8=3 18=2",
     // one window over the whole plane (resnet50's pool5)
     "1=7 11=6 2=1",
+    // a stride past the plane: one window along each axis
+    "1=3 2=1000 5=1",
 ];
 
 #[test]

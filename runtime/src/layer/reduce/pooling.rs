@@ -348,6 +348,7 @@ impl Layer for Pooling {
         };
         crate::host::values(&[pw, ph])?;
         let phases = Phases::new([pw, ph], [sw, sh]);
+        crate::host::values(&[phases.len()])?;
         let at = phases.taps([kw, kh], [1, 1]);
         let n = phases.flat_len([ow, oh]);
         let (fill, combine) = if self.max {

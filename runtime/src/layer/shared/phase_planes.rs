@@ -35,8 +35,11 @@ pub(crate) struct Phases {
 
 impl Phases {
     /// The phases of a padded plane of `padded` (`[w, h]`) read at `stride` (`[sw, sh]`).
+    /// A stride past the plane's extent reads one window along that axis, whose phases are
+    /// the extent's: laying out a phase per stride step (65536² of them for a pooling stride
+    /// of 65536) would size the layout by the stride, not the data.
     pub fn new(padded: [usize; 2], stride: [usize; 2]) -> Self {
-        let [sw, sh] = stride.map(|s| s.max(1));
+        let [sw, sh] = [0, 1].map(|i| stride[i].clamp(1, padded[i].max(1)));
         Phases {
             w: padded[0].div_ceil(sw),
             h: padded[1].div_ceil(sh),
