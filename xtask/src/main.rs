@@ -75,7 +75,7 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: cargo xtask <command>
-  test [ARGS]    install missing system packages, then fmt check, clippy and cargo test
+  test [ARGS]    install missing system packages, then fmt check, clippy, docs and cargo test
                  (ARGS go to cargo test, e.g. `cargo xtask test -p fpshader-build`);
                  without ARGS also the CPU tests for aarch64 under qemu (x86_64 Linux hosts;
                  FPSHADER_SKIP_AARCH64=1 skips them)
@@ -171,6 +171,9 @@ fn test(extra: &[&str], aarch64: bool) -> Result<(), String> {
         "-D",
         "warnings",
     ])?;
+    // the crate docs are the manual: no link in them may dangle or point at a private item
+    let doc = ["doc", "--workspace", "--no-deps", "--all-features"];
+    run(cargo_command(&doc).env("RUSTDOCFLAGS", "-D warnings"))?;
     // all features: the runtime-compile path is tested too
     let mut args = vec!["test", "--workspace", "--all-features"];
     args.extend_from_slice(extra);

@@ -149,7 +149,7 @@ impl Context {
     }
 
     /// The bytes of a readback buffer whose copy has completed (see
-    /// [`Recorder::record_readback`]).
+    /// [`Recorder::record_readback`](crate::gpu::Recorder::record_readback)).
     pub fn read_mapped(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>> {
         self.read_mapped_with(staging, <[u8]>::to_vec)
     }

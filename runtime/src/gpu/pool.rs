@@ -143,7 +143,7 @@ fn free_bytes(free: &BTreeMap<u64, BTreeMap<wgpu::Buffer, u64>>) -> u64 {
 /// A storage buffer shared by the mats that hold it; the last one dropped returns it to the
 /// pool of the context that made it. Safe because the queue runs recorded work in submission
 /// order, and a pooled buffer is handed out only once the work that may still read it is
-/// handed over (to a recorder) or submitted (to a queue write): [`Tickets`].
+/// handed over (to a recorder) or submitted (to a queue write): its tickets.
 #[derive(Clone, Debug)]
 pub struct DeviceBuffer(Arc<Pooled>);
 

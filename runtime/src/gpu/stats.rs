@@ -41,7 +41,7 @@ impl StatCounters {
     }
 }
 
-/// What [`Context::submission_stats`] reports; subtract two to measure what lies between.
+/// What [`Context::submission_stats`](crate::Context::submission_stats) reports; subtract two to measure what lies between.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubmissionStats {
     /// Command buffers submitted: a recorder's chunks, the last of each waited for.

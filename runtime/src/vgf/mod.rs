@@ -1,5 +1,5 @@
 //! Running VGF files on any wgpu GPU: every compute segment becomes a pipeline at load, every
-//! data-graph segment a chain of lowered compute shaders ([`graph`]), constants buffers of the
+//! data-graph segment a chain of lowered compute shaders (its `graph` module), constants buffers of the
 //! model's own (uploaded once), every other resource a storage buffer per run (resources of
 //! one alias group share one), and a run records the steps in sequence
 //! order in one recording; wgpu's barriers between dispatches give the ordering the seed asks

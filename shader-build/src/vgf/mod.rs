@@ -2,7 +2,7 @@
 //! conversion of TOSA models with `com.arm.VulkanCustomShader` operations into it.
 //!
 //! Only the stages that compile shaders ([`materialize`], [`convert`]) need the `compiler`
-//! feature; the rest is shared with the runtime, which executes what the [`reader`] returns
+//! feature; the rest is shared with the runtime, which executes what the [`reader`](file::reader) returns
 //! (graph segments through [`tosa::spirv`] and [`lower`]). The conversion runs in stages, one
 //! module each: [`tosa`] parses the model, [`custom_op`] validates the shader operations'
 //! attributes (and writes them for a compiled shader), [`partition`] splits the graph,

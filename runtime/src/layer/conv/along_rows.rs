@@ -3,7 +3,7 @@
 //! is the same memory (a 2-D GPU mat's 3-D view is `w × 1 × h`, rows `w` apart, which the
 //! shaders read through its channel step), so only the dims are relabelled; on the host the
 //! rows are copied into aligned channels and back. The inner layer, made with
-//! [`Rank::One`](super::window::Rank), writes 2-D outputs on the device itself.
+//! `Rank::One` (the `window` module's), writes 2-D outputs on the device itself.
 
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;

@@ -11,12 +11,12 @@
 //! `M×1` blob), 3 the whole `M×N`, 4 one value per column (`N` or `1×N`); an input C's
 //! type comes from its shape, checked in ncnn's order (a 1-D C of `M == N` values is per column).
 //! The tiles (20-22) and output layout hints (12, 13) are ncnn's CPU tuning, read only. With
-//! an int8 term (18) the product is ncnn's int8 one ([`crate::layer::shared::int8`]): A's levels
+//! an int8 term (18) the product is ncnn's int8 one (`layer::shared::int8`): A's levels
 //! per row, B's as a whole (quantized dynamically, or int8 in the model with A's per-row scales
 //! and B's one scale after the weights), their exact product on the same GEMM, scaled by the
 //! descales before C; on the GPU the dynamic quantization is one `reduce.comp` pass per input
-//! operand and the GEMM applies the descales. On the CPU through the project's GEMM ([`crate::layer::shared::cpu_gemm`]), on the net's threads;
-//! on the GPU through the shared [`crate::layer::shared::gpu_gemm`] (transposes, C and the scaling in
+//! operand and the GEMM applies the descales. On the CPU through the project's GEMM (`layer::shared::cpu_gemm`), on the net's threads;
+//! on the GPU through the shared `layer::shared::gpu_gemm` (transposes, C and the scaling in
 //! the shader's one pass; constant operands uploaded once), pack1 buffers.
 
 use std::borrow::Cow;

@@ -4,7 +4,7 @@
 //! one side has 1 or none. A 1-D A is one row and a 1-D B one column, and their axis leaves
 //! the output (two 1-D blobs give their dot product as one value). On the CPU through the
 //! project's GEMM, one per batch matrix, the batches spread over the net's threads; on the GPU
-//! (the shared [`crate::layer::shared::gpu_gemm`]: FMA tiles of 64 × 64 through shared memory, or
+//! (the shared `layer::shared::gpu_gemm`: FMA tiles of 64 × 64 through shared memory, or
 //! tensor cores; pack1 buffers), a 4-D blob's channels and depth as the GEMM's two batch axes.
 
 use std::borrow::Cow;

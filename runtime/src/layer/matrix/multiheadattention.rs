@@ -14,7 +14,7 @@
 //! A nonzero int8_scale_term (18) is ncnn's int8 attention: int8 weights with a scale per
 //! output row (query, key, value) or one (output) after the biases, each projection's input
 //! quantized as a whole (the output projection's per row), the heads as
-//! [`crate::layer::matrix::attention`] quantizes them; on the CPU only, as ncnn's Vulkan layer leaves it.
+//! `layer::matrix::attention` quantizes them; on the CPU only, as ncnn's Vulkan layer leaves it.
 //!
 //! On the GPU: the projections on the shared GPU GEMM (bias as C; self-attention's q, k and v
 //! as one stacked product), the heads read where they lie side by side in the projected rows

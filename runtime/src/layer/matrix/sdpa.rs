@@ -7,7 +7,7 @@
 //! keys and values are concatenated along the sequence and given out as the second and third
 //! outputs, the cache for the next step.
 //!
-//! A nonzero int8_scale_term is ncnn's int8 attention ([`crate::layer::matrix::attention`]), on the CPU
+//! A nonzero int8_scale_term is ncnn's int8 attention (`layer::matrix::attention`), on the CPU
 //! only (ncnn's Vulkan SDPA turns itself off for it).
 //!
 //! On the GPU (`sdpa.comp`, pack1 buffers) in one pass over blocks of keys: the scores stay in

@@ -5,7 +5,7 @@
 //! (ncnn's defaults: `_h` and `_d` their `_w`, right as left, top as left, bottom as top,
 //! front as top, behind as front). Global pooling gives one value per channel; adaptive
 //! pooling `out` windows `[⌊n·j/out⌋, ⌈n·(j+1)/out⌉)` per axis. Pad modes as Pooling1D's
-//! ([`pool_window`](super::pool_window)).
+//! (the `pool_window` module).
 
 use crate::error::{InputError, Result};
 use crate::gpu::{Pipeline, Recorder};

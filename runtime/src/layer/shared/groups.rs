@@ -346,11 +346,11 @@ pub enum GroupOp {
     /// Running sums.
     Scan,
     /// Every value at its int8 level under the group's dynamic scale, as level / scale (see
-    /// [`crate::layer::shared::int8`]).
+    /// `layer::shared::int8`).
     Int8,
 }
 
-/// The numbers a [`GroupPipeline`] dispatch takes besides the groups.
+/// The numbers a [`GroupPipeline`](super::group_pipeline::GroupPipeline) dispatch takes besides the groups.
 #[derive(Clone, Copy, Debug)]
 pub struct GroupExtras {
     /// [`GroupOp::Reduce`]: the output's logical index of group 0.

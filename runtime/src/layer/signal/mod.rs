@@ -1,7 +1,7 @@
 //! Signal layers: Spectrogram (a short-time Fourier transform) and InverseSpectrogram (its
 //! overlap-add inverse), `0=n_fft 2=hoplen 3=winlen 4=window_type 5=center 7=normalized`, with
 //! the window ncnn builds: `winlen` values of ones (0), Hann (1) or Hamming (2), centred in
-//! `n_fft` with zeros either side ([`window`]). Both are direct DFTs, as ncnn's: each frequency
+//! `n_fft` with zeros either side (its `window` module). Both are direct DFTs, as ncnn's: each frequency
 //! and frame (each output sample) sums its `n_fft` terms, with the angle `2π · (f · k mod n) / n`
 //! reduced before its cosine so that fp32 shaders keep the precision the CPU has.
 

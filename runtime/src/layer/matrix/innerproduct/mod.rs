@@ -3,7 +3,7 @@
 //! bias (type 1), then with `int8_scale_term` a scale per output and the input's: ncnn's int8
 //! inference (the input quantized, the kernel's levels summed exactly over the CPU's dot
 //! products, each output dequantized, biased and activated); on the GPU the same int8 sums
-//! where the layer runs its GEMV ([`int8_gpu`]), else the input's levels over its scale
+//! where the layer runs its GEMV (its `int8_gpu` module), else the input's levels over its scale
 //! (`unaryop` op 20) and the float layer of the kernel's levels over theirs.
 //! On the GPU, buffer storage, any input of `num_input` values (others than 1-D or 1×1×c are
 //! flattened first, as ncnn's InnerProduct does with its Flatten): a GEMV over vec4 rows when
