@@ -17,6 +17,7 @@ mod convolution;
 mod cpu_layers;
 mod errors;
 mod fusion;
+mod gemm_engines;
 mod gpu_layers;
 mod gpu_runs;
 mod int8_storage;
