@@ -1,6 +1,7 @@
 // gemm.comp on VK_NV_cooperative_matrix2: the same product, operands, strides, C broadcasts
-// and specialization constants 0-8, for fp16 storage blobs (A and B are read as fp16 whatever
-// the variant; products summed in fp32), on a device opened with the extension.
+// and specialization constants 0-8 (not Gemm's int8 product, 9: those stay on gemm_cm), for
+// fp16 storage blobs (A and B are read as fp16 whatever the variant; products summed in
+// fp32), on a device opened with the extension.
 //
 // A workgroup of 256 invocations computes one TM × TN block of out as one workgroup-scope
 // accumulator: per step of K the driver loads A's TM × DEPTH block and B's DEPTH × TN block

@@ -49,7 +49,11 @@ impl Form {
     /// [`Engine::choose`] picks (and on `gemm_cm` as well where that is `gemm_cm2`, for the
     /// products it runs faster: [`MATRIX2_TILES_MIN`]).
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
-        let engine = Engine::choose(gpu, opt);
+        let engine = match Engine::choose(gpu, opt) {
+            // gemm_cm2 reads no descales (constant 9): int8 products stay on gemm_cm
+            Engine::WorkgroupMatrix if self.int8 => Engine::CooperativeMatrix,
+            engine => engine,
+        };
         let (preferred, subgroup) = match engine {
             Engine::WorkgroupMatrix => {
                 let subgroup = self.engine_set(gpu, Engine::CooperativeMatrix)?;
