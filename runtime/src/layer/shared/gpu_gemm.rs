@@ -50,8 +50,12 @@ impl Form {
     /// products it runs faster: [`MATRIX2_TILES_MIN`]).
     pub fn pipeline(&self, gpu: GpuSetup<'_>, opt: &RunOptions) -> Result<Pipelines> {
         let engine = match Engine::choose(gpu, opt) {
-            // gemm_cm2 reads no descales (constant 9): int8 products stay on gemm_cm
-            Engine::WorkgroupMatrix if self.int8 => Engine::CooperativeMatrix,
+            // gemm_cm2 reads no descales (constant 9): int8 products stay on gemm_cm; so do
+            // the forms its epilogue has not been checked on against the CPU on a device yet
+            // (a transposed A or output, alpha, an activation; C: see `record`)
+            Engine::WorkgroupMatrix if self.int8 || !self.matrix2_checked() => {
+                Engine::CooperativeMatrix
+            }
             engine => engine,
         };
         let (preferred, subgroup) = match engine {
@@ -72,6 +76,12 @@ impl Form {
             trans_a: self.trans_a,
             trans_b: self.trans_b,
         })
+    }
+
+    /// Whether `gemm_cm2` has been checked on NVIDIA against the CPU for this form: `A · op(B)`
+    /// into a plain output (`gemm_engines`' workgroup-matrix cases).
+    fn matrix2_checked(&self) -> bool {
+        !self.trans_a && !self.out_trans && self.alpha == 1.0 && self.activation.0 == 0
     }
 
     /// This form's pipelines on `engine`.
@@ -392,8 +402,9 @@ pub(crate) fn record(
     let tiles = |t: &Tiled| m.div_ceil(t.tile[0]) * n.div_ceil(t.tile[1]) * batches;
     let mut set = &pipelines.preferred;
     let mut size = set.size(tiles);
+    // C through gemm_cm2's epilogue is not yet checked on a device (`Form::matrix2_checked`)
     if let Some(subgroup) = &pipelines.subgroup
-        && tiles(&set.any[size]) < MATRIX2_TILES_MIN
+        && (tiles(&set.any[size]) < MATRIX2_TILES_MIN || c.is_some())
     {
         set = subgroup;
         size = set.size(tiles);
