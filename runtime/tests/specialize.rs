@@ -23,13 +23,12 @@ fn spirv_val(words: &[u32], what: &str) {
     // cooperative matrices; the module goes through its standard input (no file for
     // checks running side by side to share)
     let tool = std::env::var_os("FPSHADER_SPIRV_VAL").unwrap_or_else(|| "spirv-val".into());
-    // the Vulkan version of the module's SPIR-V version (word 1: 0x00MMmm00): 1.3 for the
-    // default target, 1.6 where a shader's extension needs it (VK_NV_cooperative_matrix2)
-    let env = match words.get(1).map(|w| (w >> 8) & 0xffff) {
-        Some(v) if v >= 0x0106 => "vulkan1.3",
-        Some(v) if v >= 0x0105 => "vulkan1.2",
-        _ => "vulkan1.1",
-    };
+    // the target of the module's SPIR-V version: 1.3 for the default target, 1.6 where a
+    // shader's extension needs it (VK_NV_cooperative_matrix2)
+    let env = fpshader_build::TargetEnv::of_module(words)
+        .unwrap_or_default()
+        .max(fpshader_build::TargetEnv::Vulkan1_1)
+        .name();
     let mut child = Command::new(&tool)
         .args(["--target-env", env, "-"])
         .stdin(Stdio::piped())

@@ -49,6 +49,16 @@ impl TargetEnv {
             TargetEnv::Vulkan1_3 => (1, 6),
         }
     }
+
+    /// The oldest target whose SPIR-V holds a module of SPIR-V `words` (its version word,
+    /// `0x00MMmm00`); `None` for no module or a version newer than every target's.
+    pub fn of_module(words: &[u32]) -> Option<TargetEnv> {
+        let v = words.get(1)?;
+        let version = (((v >> 16) & 0xff) as u8, ((v >> 8) & 0xff) as u8);
+        TargetEnv::ALL
+            .into_iter()
+            .find(|t| t.spirv_version() >= version)
+    }
 }
 
 impl fmt::Display for TargetEnv {

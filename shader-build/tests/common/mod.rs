@@ -39,12 +39,8 @@ pub fn validate(words: &[u32], env: TargetEnv, what: &str) {
     std::fs::write(&file, words_as_bytes(words)).expect("write spv");
     let tool = std::env::var_os("FPSHADER_SPIRV_VAL").unwrap_or_else(|| "spirv-val".into());
     // a shader whose extension needs a newer SPIR-V is compiled for it whatever the settings
-    // say (VK_NV_cooperative_matrix2: SPIR-V 1.6): the module's version word (0x00MMmm00) says
-    let env = match words.get(1).map(|w| (w >> 8) & 0xffff) {
-        Some(v) if v >= 0x0106 => env.max(TargetEnv::Vulkan1_3),
-        Some(v) if v >= 0x0105 => env.max(TargetEnv::Vulkan1_2),
-        _ => env,
-    };
+    // say (VK_NV_cooperative_matrix2: SPIR-V 1.6)
+    let env = env.max(TargetEnv::of_module(words).unwrap_or(env));
     let out = Command::new(&tool)
         .args(["--target-env", env.name()])
         .arg(&file)
