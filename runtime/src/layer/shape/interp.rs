@@ -7,19 +7,18 @@
 //! `5=dynamic_target_size`: the size is a second blob's w and h; `9=` a size expression over the
 //! inputs' extents (`"*(0w,2),0h"`: w, then h, which defaults to the input's).
 
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
-use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::gpu::Recorder;
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::expression::{Extents, eval_list, inputs_read};
-use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::shaders::Shader;
 use crate::tensor::BlobShape;
 use crate::tensor::{GpuMat, Mat};
@@ -36,7 +35,7 @@ pub struct Interp {
     dynamic: bool,
     /// `9=`: the output size as an expression, and how many inputs it reads.
     size_expr: Option<(String, usize)>,
-    gpu: Option<Arc<Pipeline>>,
+    gpu: Option<PackPipelines>,
 }
 
 /// One forward's output size, and whether the steps come from the sizes (else the scales).
@@ -247,8 +246,15 @@ impl Layer for Interp {
         let many = self.dynamic || self.size_expr.as_ref().is_some_and(|(_, n)| *n > 1);
         Support {
             one_blob_only: !many,
-            ..Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+            ..Support::ONE_BLOB
+                .gpu(self.gpu.is_some())
+                .packs(Packs::UP_TO_4)
         }
+    }
+
+    /// Pack4 for images (3-D), a lane per channel; 1-D and 2-D blobs resize as pack1.
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
+        (bottoms.first().map_or(0, |b| b.dims) != 3).then_some(Packs::ONE)
     }
 
     fn forward_many(&self, bottoms: &[Mat], _opt: &RunOptions) -> Result<Vec<Mat>> {
@@ -285,7 +291,16 @@ impl Layer for Interp {
             (1, SpecValue::I32(i32::from(self.align_corner))),
         ];
         self.gpu = gpu
-            .map(|gpu| gpu.pipeline(Shader::Interp.module(), &values))
+            .map(|gpu| {
+                PackPipelines::create(
+                    gpu,
+                    &[
+                        (1, Shader::Interp.module()),
+                        (4, Shader::InterpPack4.module()),
+                    ],
+                    &values,
+                )
+            })
             .transpose()?;
         Ok(())
     }
@@ -349,7 +364,7 @@ impl Interp {
         bottom: &GpuMat,
         sizing: Sizing,
     ) -> Result<GpuMat> {
-        let pipeline = self.gpu.ready()?.clone();
+        let pipeline = self.gpu.ready()?.for_mat(bottom)?.clone();
         let ctx = rec.context();
         let (w, h) = (bottom.w, bottom.h);
         let Sizing { mut out, by_size } = sizing;
@@ -360,7 +375,7 @@ impl Interp {
         }
         self.check_size(w, h, out)?;
         let view = [out[0], out[1], bottom.c];
-        let top = GpuMat::alloc(ctx, bottom.dims, view, 1, bottom.options)?;
+        let top = GpuMat::alloc(ctx, bottom.dims, view, bottom.elempack, bottom.options)?;
         let mut words = bottom.shape_words().to_vec();
         words.extend(top.shape_words());
         words.push((self.step(0, w, out[0], by_size) as f32).to_bits());
