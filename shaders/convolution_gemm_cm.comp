@@ -5,15 +5,25 @@
 // variants whose blobs are fp16 already take it (the runtime picks it for those).
 //
 // A workgroup of 4 subgroups (of 32: the runtime takes this shader only where subgroups are
-// 32 wide) computes 64 output channels × 64 positions; each subgroup a 32 × 32 quarter as
-// 2 × 2 16 × 16 fp32 accumulators. Per 8 steps (32 input channels · kernel positions) every
-// invocation stages 4 weight vec4 and 4 input vec4 (the window, zero past the steps or the
-// positions, the pad value outside the input) as fp16 in shared memory, weights row-major
-// [output][step], inputs column-major [position][step], both rows padded to 80 bytes (16-byte
-// aligned, as the loads need, and off the 64-byte bank period). Each accumulator goes through
-// a 1 KiB scratch of its subgroup to be written as vec4 of 4 channels with the bias and the
-// activation: a whole-tile result array (17 KiB) halved the workgroups an SM holds, and with
-// them the loads in flight, and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200.
+// 32 wide) computes TM output channels × TN positions, the tile of constant 13. The runtime
+// takes two: 0, 64 × 64 (2 × 2 subgroups of 32 × 32), and 4, 16 × 128 (1 × 4 subgroups of
+// 16 × 32) for layers of at most 16 outputs over many positions (an SR model's last
+// convolution, to RGB at 1024²: 2.0 ms in the 64-row tile, its rows past the 3 outputs
+// multiplied too). Tiles 1-3 (128 × 128, 64 × 256, 32 × 256: subgroups of 64 × 64 or 32 × 64)
+// pass the same tests but lost on every network measured on an H200 (vgg16 4.7 ms against 1.0
+// with 128 × 128 everywhere; kept to layers of enough workgroups, RRDBNet-6 21 ms against 17.5,
+// resnet50's device time unchanged), so the runtime does not take them; they stay for other
+// devices' measurements. This one body for every tile (arrays of the largest size, loops of
+// literal bounds cut at the tile's) also runs tile 0 faster than a body written for 64 × 64
+// alone: RRDBNet-6 14.3 against 16.6 ms, RRDBNet-23 41.2 against 49.2, in one H200 run.
+// Per 8 steps (32 input channels · kernel positions) every invocation stages its share of the
+// weights and of the inputs (the window, zero past the steps or the positions, the pad value
+// outside the input) as fp16 in shared memory, weights row-major [output][step], inputs
+// column-major [position][step], both rows padded to 80 bytes (16-byte aligned, as the loads
+// need, and off the 64-byte bank period). Each accumulator goes through a 1 KiB scratch of its
+// subgroup to be written as vec4 of 4 channels with the bias and the activation: a whole-tile
+// result array (17 KiB) halved the workgroups an SM holds, and with them the loads in flight,
+// and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200.
 #version 450
 
 #include "prelude_coopmat.comp"
@@ -37,21 +47,35 @@ int in_base = 0;
 int out_base = 0;
 int w_base = 0;
 
-// output blocks of 4 and positions per workgroup, steps per stage
-#define TILE_MB 16
-#define TILE_N 64
-// (16 steps per stage, more loads in flight per invocation, took resnet50 from 1.6 to 4.1 ms)
+// the tile: 0 64 × 64, 1 128 × 128, 2 64 × 256, 3 32 × 256, 4 16 × 128 (output channels ×
+// positions)
+layout (constant_id = 13) const int tile = 0;
+// subgroups along the outputs (the other 4 / SG_M along the positions), 16 × 16 accumulators
+// per subgroup along the outputs and the positions
+const int SG_M = tile >= 2 ? 1 : 2;
+const int FM = tile == 1 || tile == 2 ? 4 : tile == 4 ? 1 : 2;
+const int FN = tile == 0 || tile == 4 ? 2 : 4;
+const int TM = SG_M * FM * 16;
+const int TN = (4 / SG_M) * FN * 16;
+// output blocks of 4 and positions per workgroup
+const int TILE_MB = TM / 4;
+#define TILE_N TN
+// steps per stage (16 steps with the 64 × 64 tile took resnet50 from 1.6 to 4.1 ms: fewer
+// workgroups in flight)
 #define STEPS 8
-// steps each invocation stages per operand and stage
-#define PER (STEPS / 2)
 // a staged row: 8 steps of f16vec4 and 2 of padding
 #define LD (STEPS + 2)
+// loads each invocation makes per stage, of the inputs and of the weights (at most 16 and 8)
+const int LOADS_N = TN * STEPS / 128;
+const int LOADS_M = TM * STEPS / 128;
+#define MAX_LOADS_N 16
+#define MAX_LOADS_M 8
 // a result row (one position) of a subgroup's scratch: 4 vec4 and 1 of padding
 #define LDC 5
 layout (local_size_x = 128) in;
 
-shared f16vec4 tile_a[TILE_MB * 4 * LD];
-shared f16vec4 tile_b[TILE_N * LD];
+shared f16vec4 tile_a[TM * LD];
+shared f16vec4 tile_b[TN * LD];
 // per subgroup, 16 positions of one accumulator
 shared vec4 tile_c[4 * 16 * LDC];
 
@@ -59,24 +83,46 @@ shared vec4 tile_c[4 * 16 * LDC];
 #define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 #define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
 
-// loads this invocation's share of steps k0 .. k0 + 7 of both operands: 4 steps of the input
-// at its position, 4 steps of its output channel's weights. No branch guards a load, so that
-// all 8 are in flight at once (branches around them cost 20% on an H200): outside the steps,
-// the positions or the input a load reads element 0 and its value is replaced.
-void load_steps(int k0, int k_end, bool n_inside, int lk, ivec3 origin, int o,
-    bool o_inside, out f16vec4 in_v[PER], out f16vec4 w_v[PER])
+// Load j of this invocation (its element tid + 128 j of the stage, line-major over TN positions
+// or TM outputs) lies on line (tid + 128 j) % lines, step (tid + 128 j) / lines: with 256
+// positions, two lines (q 0 and 1), else one.
+int load_line(int tid, int j, int lines)
 {
-    for (int r = 0; r < PER; r++)
+    return (tid + 128 * j) % lines;
+}
+
+int load_step(int tid, int j, int lines)
+{
+    return (tid + 128 * j) / lines;
+}
+
+// loads this invocation's share of steps k0 .. k0 + 7 of both operands. No branch guards a
+// load, so that all are in flight at once (branches around them cost 20% on an H200): outside
+// the steps, the positions or the input a load reads element 0 and its value is replaced.
+void load_steps(int tid, int k0, int k_end, int n0, int N, ivec3 origin[2], int m0, int M,
+    out f16vec4 in_v[MAX_LOADS_N], out f16vec4 w_v[MAX_LOADS_M])
+{
+    [[unroll]] for (int j = 0; j < MAX_LOADS_N; j++)
     {
-        const int k = k0 + lk + r * 2;
+        if (j >= LOADS_N)
+            break;
+        const int k = k0 + load_step(tid, j, TN);
+        const bool n_inside = n0 + load_line(tid, j, TN) < N;
         const bool k_inside = k < k_end;
-        const int at = window_step(origin, k);
+        const int at = window_step(origin[TN > 128 ? j % 2 : 0], k);
         const bool load = n_inside && k_inside && at >= 0;
         const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? in_base + at : 0));
-        in_v[r] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
-        const bool w_inside = o_inside && k_inside;
+        in_v[j] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
+    }
+    [[unroll]] for (int j = 0; j < MAX_LOADS_M; j++)
+    {
+        if (j >= LOADS_M)
+            break;
+        const int k = k0 + load_step(tid, j, TM);
+        const int o = m0 * 4 + load_line(tid, j, TM);
+        const bool w_inside = o < M * 4 && k < k_end;
         const f16vec4 wv = f16vec4(buffer_ld4(weight_data, w_inside ? w_base + k * psc(outc) * 4 + o : 0));
-        w_v[r] = w_inside ? wv : f16vec4(0.hf);
+        w_v[j] = w_inside ? wv : f16vec4(0.hf);
     }
 }
 
@@ -118,64 +164,87 @@ void main()
     const int k_begin = slice * per_slice;
     const int k_end = min(K, k_begin + per_slice);
 
-    // what this invocation stages: the input at position n0 + row and the weights of output
-    // channel m0 · 4 + row, steps lk, lk + 2, lk + 4, lk + 6 of each stage
-    const int row = tid % 64;
-    const int lk = tid / 64;
-    const int n = n0 + row;
-    const bool n_inside = n < N;
-    const ivec3 origin = window_origin(n);
-    const int o = m0 * 4 + row;
-    const bool o_inside = o < M * 4;
+    // the windows of the positions this invocation stages (the second only with 256)
+    ivec3 origin[2];
+    origin[0] = window_origin(n0 + load_line(tid, 0, TN));
+    origin[1] = TN > 128 ? window_origin(n0 + load_line(tid, 1, TN)) : origin[0];
 
-    // this subgroup's quarter: output channels sm .. sm + 31, positions sn .. sn + 31
+    // this subgroup's block: output channels sm .. sm + 16 FM - 1, positions sn .. sn + 16 FN - 1
     const int sg = int(gl_SubgroupID);
-    const int sm = (sg % 2) * 32;
-    const int sn = (sg / 2) * 32;
+    const int sm = (sg % SG_M) * 16 * FM;
+    const int sn = (sg / SG_M) * 16 * FN;
 
-    FRAG_C c00 = FRAG_C(0.f);
-    FRAG_C c01 = FRAG_C(0.f);
-    FRAG_C c10 = FRAG_C(0.f);
-    FRAG_C c11 = FRAG_C(0.f);
+    // arrays of the largest size, with loops of literal bounds over them, so that every index
+    // is a constant once the loops unroll
+    FRAG_C acc[16];
+    [[unroll]] for (int i = 0; i < 16; i++)
+        acc[i] = FRAG_C(0.f);
 
-    f16vec4 next_in[PER];
-    f16vec4 next_w[PER];
-    load_steps(k_begin, k_end, n_inside, lk, origin, o, o_inside, next_in, next_w);
+    f16vec4 next_in[MAX_LOADS_N];
+    f16vec4 next_w[MAX_LOADS_M];
+    load_steps(tid, k_begin, k_end, n0, N, origin, m0, M, next_in, next_w);
 
     for (int k0 = k_begin; k0 < k_end; k0 += STEPS)
     {
-        for (int r = 0; r < PER; r++)
+        [[unroll]] for (int j = 0; j < MAX_LOADS_N; j++)
         {
-            tile_b[row * LD + lk + r * 2] = next_in[r];
-            tile_a[row * LD + lk + r * 2] = next_w[r];
+            if (j >= LOADS_N)
+                break;
+            tile_b[load_line(tid, j, TN) * LD + load_step(tid, j, TN)] = next_in[j];
+        }
+        [[unroll]] for (int j = 0; j < MAX_LOADS_M; j++)
+        {
+            if (j >= LOADS_M)
+                break;
+            tile_a[load_line(tid, j, TM) * LD + load_step(tid, j, TM)] = next_w[j];
         }
         barrier();
 
         if (k0 + STEPS < k_end)
-            load_steps(k0 + STEPS, k_end, n_inside, lk, origin, o, o_inside, next_in, next_w);
+            load_steps(tid, k0 + STEPS, k_end, n0, N, origin, m0, M, next_in, next_w);
 
-        for (int kh = 0; kh < STEPS / 4; kh++)
+        [[unroll]] for (int kh = 0; kh < STEPS / 4; kh++)
         {
-            FRAG_A a0;
-            FRAG_A a1;
-            FRAG_B b0;
-            FRAG_B b1;
-            coopMatLoad(a0, tile_a, sm * LD + kh * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatLoad(a1, tile_a, (sm + 16) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
-            coopMatLoad(b0, tile_b, sn * LD + kh * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
-            coopMatLoad(b1, tile_b, (sn + 16) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
-            c00 = coopMatMulAdd(a0, b0, c00);
-            c01 = coopMatMulAdd(a0, b1, c01);
-            c10 = coopMatMulAdd(a1, b0, c10);
-            c11 = coopMatMulAdd(a1, b1, c11);
+            FRAG_A a[4];
+            FRAG_B b[4];
+            [[unroll]] for (int i = 0; i < 4; i++)
+            {
+                if (i >= FM)
+                    break;
+                coopMatLoad(a[i], tile_a, (sm + 16 * i) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutRowMajor);
+            }
+            [[unroll]] for (int j = 0; j < 4; j++)
+            {
+                if (j >= FN)
+                    break;
+                coopMatLoad(b[j], tile_b, (sn + 16 * j) * LD + kh * 4, LD, gl_CooperativeMatrixLayoutColumnMajor);
+            }
+            [[unroll]] for (int i = 0; i < 4; i++)
+            {
+                if (i >= FM)
+                    break;
+                [[unroll]] for (int j = 0; j < 4; j++)
+                {
+                    if (j >= FN)
+                        break;
+                    acc[i * 4 + j] = coopMatMulAdd(a[i], b[j], acc[i * 4 + j]);
+                }
+            }
         }
         barrier();
     }
 
     // each accumulator through this subgroup's scratch
     const int lane = int(gl_SubgroupInvocationID);
-    write_out(c00, sg, lane, n0 + sn, m0 + sm / 4, N, M, slice);
-    write_out(c01, sg, lane, n0 + sn + 16, m0 + sm / 4, N, M, slice);
-    write_out(c10, sg, lane, n0 + sn, m0 + sm / 4 + 4, N, M, slice);
-    write_out(c11, sg, lane, n0 + sn + 16, m0 + sm / 4 + 4, N, M, slice);
+    [[unroll]] for (int i = 0; i < 4; i++)
+    {
+        if (i >= FM)
+            break;
+        [[unroll]] for (int j = 0; j < 4; j++)
+        {
+            if (j >= FN)
+                break;
+            write_out(acc[i * 4 + j], sg, lane, n0 + sn + 16 * j, m0 + sm / 4 + 4 * i, N, M, slice);
+        }
+    }
 }

@@ -125,59 +125,70 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
 }
 
 /// Dense pack4 convolutions run on tensor cores (`convolution_gemm_cm`) exactly where the
-/// context has cooperative matrices and the blobs are fp16, on the FMA GEMM everywhere else:
-/// every case of [`convolution_cases`] checks the results of either on the contexts at hand.
-/// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a context without them
-/// fail the test.
+/// context has cooperative matrices and the blobs are fp16, on the FMA GEMM everywhere else,
+/// and match the CPU: 72 outputs (the 64 × 64 tile, a partial block of outputs) and 3 outputs
+/// over 40000 positions (the 16 × 128 tile, a pack1 output). `FPSHADER_REQUIRE_COOPMAT` (set
+/// on machines that have them) makes a context without them fail the test.
 #[test]
 fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     let mut rng = Rng(107);
-    let case: ConvCase = ([40, 30, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]);
-    let (param, weights) = convolution_model(&mut rng, &case);
-    let x = Input::new(&mut rng, "data", 3, case.0);
+    let cases: [ConvCase; 2] = [
+        ([40, 30, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]),
+        ([200, 200, 1, 16], "4=1".to_string(), 1, 3, [3, 3]),
+    ];
     let fp16 = RunOptions {
         use_packing_layout: true,
         use_fp16_packed: true,
         use_fp16_storage: true,
         ..RunOptions::fp32()
     };
-    for ctx in gpu_contexts() {
-        time_tensor_core_context(&ctx);
-        for (opt, tensor_cores) in [
-            (fp16, ctx.cooperative_matrix()),
-            (
-                RunOptions {
-                    use_cooperative_matrix: false,
-                    ..fp16
-                },
-                false,
-            ),
-            (
-                RunOptions {
-                    use_packing_layout: true,
-                    ..RunOptions::fp32()
-                },
-                false,
-            ),
-        ] {
-            let input = std::slice::from_ref(&x);
-            run_net(&param, &weights, input, "out", opt, Some(ctx.clone())).unwrap();
-            let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
-            let want = if tensor_cores {
-                "convolution_gemm_cm"
-            } else {
-                "convolution_gemm"
-            };
-            assert!(
-                shaders.iter().any(|s| s == want)
-                    && !shaders
-                        .iter()
-                        .any(|s| s.contains("gemm") && s != want && !s.ends_with("_sum")),
-                "{}, {opt:?}: ran {shaders:?}, expected {want}",
-                ctx.describe()
-            );
+    let contexts = gpu_contexts();
+    for case in cases {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let x = Input::new(&mut rng, "data", 3, case.0);
+        let input = std::slice::from_ref(&x);
+        let want = run_net(&param, &weights, input, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        for ctx in &contexts {
+            time_tensor_core_context(ctx);
+            for (opt, tensor_cores) in [
+                (fp16, ctx.cooperative_matrix()),
+                (
+                    RunOptions {
+                        use_cooperative_matrix: false,
+                        ..fp16
+                    },
+                    false,
+                ),
+                (
+                    RunOptions {
+                        use_packing_layout: true,
+                        ..RunOptions::fp32()
+                    },
+                    false,
+                ),
+            ] {
+                let what = format!("{} outputs, {opt:?}, {}", case.3, ctx.describe());
+                let got = run_net(&param, &weights, input, "out", opt, Some(ctx.clone())).unwrap();
+                assert_close(&got.to_values(), &want, 0.05, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                let gemm = if tensor_cores {
+                    "convolution_gemm_cm"
+                } else {
+                    "convolution_gemm"
+                };
+                assert!(
+                    shaders.iter().any(|s| s == gemm)
+                        && !shaders
+                            .iter()
+                            .any(|s| s.contains("gemm") && s != gemm && !s.ends_with("_sum")),
+                    "{what}: ran {shaders:?}, expected {gemm}"
+                );
+            }
+            ctx.set_timing(false);
         }
-        ctx.set_timing(false);
     }
 }
 

@@ -7,12 +7,11 @@
 //! `5=dynamic_target_size`: the size is a second blob's w and h; `9=` a size expression over the
 //! inputs' extents (`"*(0w,2),0h"`: w, then h, which defaults to the input's).
 
-
 use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
-use crate::gpu::specialize::SpecValue;
 use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::rows::Rows;
