@@ -6,16 +6,16 @@
 //
 // A workgroup of 4 subgroups (of 32: the runtime takes this shader only where subgroups are
 // 32 wide) computes TM output channels × TN positions, the tile of constant 13. The runtime
-// takes two: 0, 64 × 64 (2 × 2 subgroups of 32 × 32), and 4, 16 × 128 (1 × 4 subgroups of
-// 16 × 32) for layers of at most 16 outputs over many positions (an SR model's last
-// convolution, to RGB at 1024²: 2.0 ms in the 64-row tile, its rows past the 3 outputs
-// multiplied too). Tiles 1-3 (128 × 128, 64 × 256, 32 × 256: subgroups of 64 × 64 or 32 × 64)
-// pass the same tests but lost on every network measured on an H200 (vgg16 4.7 ms against 1.0
-// with 128 × 128 everywhere; kept to layers of enough workgroups, RRDBNet-6 21 ms against 17.5,
-// resnet50's device time unchanged), so the runtime does not take them; they stay for other
-// devices' measurements. This one body for every tile (arrays of the largest size, loops of
-// literal bounds cut at the tile's) also runs tile 0 faster than a body written for 64 × 64
-// alone: RRDBNet-6 14.3 against 16.6 ms, RRDBNet-23 41.2 against 49.2, in one H200 run.
+// takes tile 0, 64 × 64 (2 × 2 subgroups of 32 × 32). The others pass the same tests on an H200
+// but did not win there: 1-3 (128 × 128, 64 × 256, 32 × 256: subgroups of 64 × 64 or 32 × 64)
+// lost on every network measured (vgg16 4.7 ms against 1.0 with 128 × 128 everywhere; kept to
+// layers of enough workgroups, RRDBNet-6 21 ms against 17.5, resnet50's device time unchanged),
+// and 4 (16 × 128, 1 × 4 subgroups of 16 × 32), a quarter of tile 0's products on layers of at
+// most 16 outputs, left an SR model's last convolution (64 to 3 channels at 1024²) at 1.21 ms
+// against 1.18 (two runs): the loads bound it, not the products. They stay for other devices'
+// measurements. This one body for every tile (arrays of the largest size, loops of literal
+// bounds cut at the tile's) also runs tile 0 faster than a body written for 64 × 64 alone:
+// RRDBNet-6 14.3 against 16.6 ms, RRDBNet-23 41.2 against 49.2, in one H200 run.
 // Per 8 steps (32 input channels · kernel positions) every invocation stages its share of the
 // weights and of the inputs (the window, zero past the steps or the positions, the pad value
 // outside the input) as fp16 in shared memory, weights row-major [output][step], inputs

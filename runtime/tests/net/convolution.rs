@@ -126,9 +126,9 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
 
 /// Dense pack4 convolutions run on tensor cores (`convolution_gemm_cm`) exactly where the
 /// context has cooperative matrices and the blobs are fp16, on the FMA GEMM everywhere else,
-/// and match the CPU: 72 outputs (the 64 × 64 tile, a partial block of outputs) and 3 outputs
-/// over 40000 positions (the 16 × 128 tile, a pack1 output). `FPSHADER_REQUIRE_COOPMAT` (set
-/// on machines that have them) makes a context without them fail the test.
+/// and match the CPU: 72 outputs (a partial block of outputs) and 3 outputs over 40000 positions
+/// (a pack1 output). `FPSHADER_REQUIRE_COOPMAT` (set on machines that have
+/// them) makes a context without them fail the test.
 #[test]
 fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     let mut rng = Rng(107);

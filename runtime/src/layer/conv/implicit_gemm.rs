@@ -117,44 +117,8 @@ impl Tile {
     }
 }
 
-/// The cooperative-matrix GEMM's tile (its constant 13): output channels × positions per
-/// workgroup of 4 subgroups. The shader has three larger ones, which lost on every network
-/// measured (see its header).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MatrixTile {
-    /// 64 × 64 (subgroups of 32 × 32).
-    Small = 0,
-    /// 16 × 128 (subgroups of 16 × 32): layers of at most 16 outputs, which the small tile
-    /// pads to 64 (an SR model's last convolution, to RGB at 1024²: 2.0 ms on an H200).
-    Thin = 4,
-}
-
-impl MatrixTile {
-    /// Positions × output blocks of 4.
-    fn size(self) -> [usize; 2] {
-        match self {
-            MatrixTile::Small => [64, 16],
-            MatrixTile::Thin => [128, 4],
-        }
-    }
-
-    /// The tile for `batches` products of `blocks` output blocks over `positions` outputs:
-    /// the thin one for at most 4 blocks where it still makes [`THIN_TILES_MIN`] workgroups.
-    /// (Larger tiles than the small one lost on every network measured: see the shader.)
-    fn choose(blocks: usize, positions: usize, batches: usize) -> MatrixTile {
-        let [tn, tm] = MatrixTile::Thin.size();
-        let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm) * batches;
-        if blocks <= tm && tiles >= THIN_TILES_MIN {
-            MatrixTile::Thin
-        } else {
-            MatrixTile::Small
-        }
-    }
-}
-
-/// Workgroups the thin tile must make to be taken: two per multiprocessor of a large GPU,
-/// below which the small tile's four times as many workgroups fill the device better.
-const THIN_TILES_MIN: usize = 264;
+/// The cooperative-matrix GEMM's one tile: positions × output blocks of 4.
+const CM_TILE: [usize; 2] = [64, 16];
 /// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
 /// GPU), and the fewest steps a slice keeps.
 const TARGET_GROUPS: usize = 512;
@@ -162,86 +126,40 @@ const MIN_SLICE_STEPS: usize = 16;
 /// Output positions from which [`Tile::Big`] is taken.
 const BIG_POSITIONS: usize = 8192;
 
-/// The slices (a power of two) the steps of a GEMM of `tiles` workgroups over `steps` steps
-/// are split into, so that a small output still fills the device.
-pub(crate) fn splits(tiles: usize, steps: usize) -> usize {
-    let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
-    let most = (steps / MIN_SLICE_STEPS).max(1);
-    // a power of two, so that few split counts (pipelines) exist
-    let s = wanted.min(most).max(1);
-    if s.is_power_of_two() {
-        s
-    } else {
-        s.next_power_of_two() / 2
-    }
-}
-
-/// The tile of either engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum PlanTile {
-    /// The FMA GEMM's.
-    Fma(Tile),
-    /// The cooperative-matrix GEMM's.
-    Matrix(MatrixTile),
-}
-
-impl PlanTile {
-    /// Positions × output blocks of 4 per workgroup.
-    fn size(self) -> [usize; 2] {
-        match self {
-            PlanTile::Fma(t) => t.size(),
-            PlanTile::Matrix(t) => t.size(),
-        }
-    }
-
-    /// Its specialization (constant 13 of either shader).
-    fn spec(self) -> (u32, SpecValue) {
-        let v = match self {
-            PlanTile::Fma(t) => t as i32,
-            PlanTile::Matrix(t) => t as i32,
-        };
-        (13, SpecValue::I32(v))
-    }
-}
-
 /// How one forward runs the GEMM: the shader, its tile and the slices its steps are split
 /// into (each slice's partial sums added by `convolution_gemm_sum` when more than one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct GemmPlan {
     /// The shader.
     pub gemm: GemmEngine,
-    /// Its tile.
-    pub tile: PlanTile,
+    /// The FMA GEMM's tile (the cooperative-matrix one has one).
+    pub tile: Option<Tile>,
     /// Slices of the steps: a power of two.
     pub splits: usize,
 }
 
 impl GemmPlan {
-    /// The plan for `batches` products of `blocks` output blocks of 4 over `positions` outputs
-    /// and `steps` steps (input blocks × kernel positions).
-    pub fn choose(
-        gemm: GemmEngine,
-        [blocks, positions, batches]: [usize; 3],
-        steps: usize,
-    ) -> GemmPlan {
-        let tile = match gemm {
-            GemmEngine::Fma => PlanTile::Fma(Tile::choose(blocks, positions)),
-            GemmEngine::CooperativeMatrix => {
-                PlanTile::Matrix(MatrixTile::choose(blocks, positions, batches))
-            }
-        };
-        let [tn, tm] = tile.size();
+    /// The plan for `blocks` output blocks of 4 over `positions` outputs and `steps` steps
+    /// (input blocks × kernel positions).
+    pub fn choose(gemm: GemmEngine, blocks: usize, positions: usize, steps: usize) -> GemmPlan {
+        let tile = (gemm == GemmEngine::Fma).then(|| Tile::choose(blocks, positions));
+        let [tn, tm] = tile.map_or(CM_TILE, Tile::size);
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
-        GemmPlan {
-            gemm,
-            tile,
-            splits: splits(tiles, steps),
-        }
+        let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
+        let most = (steps / MIN_SLICE_STEPS).max(1);
+        // a power of two, so that few split counts (pipelines) exist
+        let s = wanted.min(most).max(1);
+        let splits = if s.is_power_of_two() {
+            s
+        } else {
+            s.next_power_of_two() / 2
+        };
+        GemmPlan { gemm, tile, splits }
     }
 
     /// Positions × output blocks per workgroup.
     pub fn tile_size(&self) -> [usize; 2] {
-        self.tile.size()
+        self.tile.map_or(CM_TILE, Tile::size)
     }
 }
 
@@ -307,13 +225,13 @@ impl Batched {
         .iter()
         .map(|&x| x as u32)
         .collect();
-        let plan = GemmPlan::choose(gemm, [self.out_blocks, self.positions, self.batches], 1);
+        let plan = GemmPlan::choose(gemm, self.out_blocks, self.positions, 1);
         let int = |v: usize| SpecValue::I32(v as i32);
         let mut values = vec![(0, int(0)), (1, int(0))];
         values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
         values.extend((4..12).map(|id| (id, int(1))));
         values.extend([(12, int(1)), (14, int(1))]);
-        values.push(plan.tile.spec());
+        values.extend(plan.tile.map(|t| (13, int(t as usize))));
         let pipeline =
             rec.context()
                 .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
@@ -357,7 +275,7 @@ impl GemmCall<'_> {
         let gemm = self.gemm;
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.taps_count();
-        let plan = GemmPlan::choose(gemm, [top.c, positions, 1], steps);
+        let plan = GemmPlan::choose(gemm, top.c, positions, steps);
         let splits = plan.splits;
         let grid = |v: [usize; 3]| dispatch_grid(v, top);
         let [tn, tm] = plan.tile_size();
@@ -370,16 +288,15 @@ impl GemmCall<'_> {
         // the residual's binding, or a stand-in (read-only, as the bias)
         let residual = epilogue.residual.unwrap_or(bias);
         // the split and the tile (the sum pass has none) and the shapes, specialized here
-        let spec = |tile: Option<PlanTile>| {
+        let spec = |tile: Option<Tile>| {
             let mut values = self.window.spec_with(Kind::Blocks, epilogue.act);
             values.push((12, SpecValue::I32(splits as i32)));
             values.push((16, SpecValue::I32(i32::from(epilogue.residual.is_some()))));
-            values.extend(tile.map(PlanTile::spec));
+            values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
             values.extend(self.shape.iter().copied());
             shaped(values, words)
         };
-        let pipeline =
-            ctx.pipeline(gemm.shader().module(), self.options, &spec(Some(plan.tile)))?;
+        let pipeline = ctx.pipeline(gemm.shader().module(), self.options, &spec(plan.tile))?;
         if splits == 1 {
             // unsplit, the shader continues its position tiles along z past the device limit
             let groups = fold_into_z(ctx, &pipeline, groups, 0);
@@ -439,36 +356,4 @@ pub(crate) fn gemm_weights(weights: &[f32], cin: usize, taps: usize, outs: usize
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The thin tile takes layers of at most 16 outputs over enough positions to fill the
-    /// device with it; everything else, and the FMA engine, keeps its tiles.
-    #[test]
-    fn tensor_core_tiles_follow_the_outputs_and_the_positions() {
-        let plan = |gemm, blocks, positions| GemmPlan::choose(gemm, [blocks, positions, 1], 144);
-        let matrix = GemmEngine::CooperativeMatrix;
-        // an SR model's last convolution to RGB at 1024²
-        assert_eq!(
-            plan(matrix, 1, 1 << 20).tile,
-            PlanTile::Matrix(MatrixTile::Thin)
-        );
-        assert_eq!(plan(matrix, 4, 264 * 128).tile_size(), [128, 4]);
-        // too few positions, or too many outputs
-        assert_eq!(
-            plan(matrix, 1, 263 * 128).tile,
-            PlanTile::Matrix(MatrixTile::Small)
-        );
-        assert_eq!(plan(matrix, 5, 1 << 20).tile_size(), [64, 16]);
-        // Winograd's 36 products count together
-        let winograd = GemmPlan::choose(matrix, [1, 1024, 36], 1);
-        assert_eq!(winograd.tile, PlanTile::Matrix(MatrixTile::Thin));
-        assert!(matches!(
-            plan(GemmEngine::Fma, 1, 1 << 20).tile,
-            PlanTile::Fma(_)
-        ));
-    }
 }

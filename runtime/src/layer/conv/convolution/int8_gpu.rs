@@ -17,7 +17,7 @@ use crate::error::{Error, Result, TensorError};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{DeviceBuffer, Recorder, Resource};
 use crate::layer::contract::GpuSetup;
-use crate::layer::conv::implicit_gemm::{self, dispatch_grid, shaped};
+use crate::layer::conv::implicit_gemm::{GemmEngine, GemmPlan, dispatch_grid, shaped};
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::int8_scales::Int8Scales;
@@ -185,11 +185,9 @@ impl Convolution {
         // device (resnet's last stage: 49 positions), as the fp16 GEMM does
         let positions = ow * oh;
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
-        let ([tn, tm], invocations) = gemm.engine.tile();
         let splits = match gemm.engine {
             Int8Engine::CooperativeMatrix => {
-                let tiles = positions.div_ceil(tn) * top.c.div_ceil(tm);
-                implicit_gemm::splits(tiles, steps)
+                GemmPlan::choose(GemmEngine::CooperativeMatrix, top.c, positions, steps).splits
             }
             _ => 1,
         };
@@ -212,6 +210,7 @@ impl Convolution {
         };
         let shader = gemm.engine.shader();
         let pipeline = ctx.pipeline(shader.module(), state.options, &spec(false))?;
+        let ([tn, tm], invocations) = gemm.engine.tile();
         let groups = dispatch_grid(
             [
                 positions.div_ceil(tn) * invocations,
