@@ -79,14 +79,12 @@ class Writer:
         return y
 
     def rdb(self, x):
-        x_conv, x_cat, x_res = self.split(x, 3)
-        cat, cin, first = x_cat, 64, x_conv
+        x_conv, cat, x_res = self.split(x, 3)
+        cin = 64
         for i in range(4):
-            src = first if i == 0 else None
-            if src is None:
-                src, cat = self.split(cat, 2)
-            g = self.conv(src, cin, 32, True)
-            cat = self.concat(cat, g)
+            # the first growth convolution reads x; the others the concat so far
+            src, cat = (x_conv, cat) if i == 0 else self.split(cat, 2)
+            cat = self.concat(cat, self.conv(src, cin, 32, True))
             cin += 32
         out = self.conv(cat, cin, 64, False)
         return self.scaled_sum(out, x_res)

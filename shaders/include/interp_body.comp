@@ -7,14 +7,8 @@
 layout (constant_id = 0) const int resize_type = 1;
 layout (constant_id = 1) const int align_corner = 0;
 
+// an element's value in fp32 (fpN): a lane per channel of its block
 #include "packed_names.comp"
-
-// an element's value in fp32: a lane per channel of its block
-#if PACK == 1
-#define fpN float
-#else
-#define fpN vec4
-#endif
 
 layout (binding = 0) readonly buffer bottom_blob { sfpN bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfpN top_blob_data[]; };

@@ -16,11 +16,7 @@ layout (binding = 1) writeonly buffer top_blob { sfpN top_blob_data[]; };
 
 // the arithmetic type, the fp32 type global pooling sums in, and one element in and out
 #define T afpN
-#if PACK == 1
-#define F float
-#else
-#define F vec4
-#endif
+#define F fpN
 #define LOAD(i) buffer_ldN(bottom_blob_data, i)
 #define STORE(i, v) buffer_stN(top_blob_data, i, v)
 

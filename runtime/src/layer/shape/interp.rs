@@ -251,7 +251,7 @@ impl Layer for Interp {
         }
     }
 
-    /// Pack4 for images (3-D), a lane per channel; 1-D and 2-D blobs resize as pack1.
+    /// Pack4 for 3-D blobs, a lane per channel; 1-D and 2-D blobs resize as pack1.
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
         (bottoms.first().map_or(0, |b| b.dims) != 3).then_some(Packs::ONE)
     }
