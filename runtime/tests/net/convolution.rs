@@ -192,6 +192,62 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     }
 }
 
+/// A pack4 input to one block of outputs (an upscaler's RGB) over 256² positions takes the
+/// direct pack4-to-pack1 shader, not the GEMM into blocks (which the 200² case above keeps),
+/// and matches the CPU on every context, with and without tensor cores: 3 outputs with an
+/// activation, 2 over 30 input blocks (two stages of staged weights, the pad value), 1 of a
+/// 1×1 kernel.
+#[test]
+fn an_rgb_output_over_a_large_map_takes_the_direct_shader() {
+    let mut rng = Rng(114);
+    let cases: [ConvCase; 3] = [
+        (
+            [256, 256, 1, 16],
+            "4=1 9=2 -23310=1,0.1".to_string(),
+            1,
+            3,
+            [3, 3],
+        ),
+        ([256, 256, 1, 120], "4=1 18=0.5".to_string(), 1, 2, [3, 3]),
+        ([256, 256, 1, 8], String::new(), 1, 1, [1, 1]),
+    ];
+    let fp16 = RunOptions {
+        use_packing_layout: true,
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..RunOptions::fp32()
+    };
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let contexts = gpu_contexts();
+    for case in cases {
+        let (param, weights) = convolution_model(&mut rng, &case);
+        let x = Input::new(&mut rng, "data", 3, case.0);
+        let input = std::slice::from_ref(&x);
+        let want = run_net(&param, &weights, input, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        for ctx in &contexts {
+            ctx.set_timing(true);
+            for opt in [fp16, packed] {
+                let what = format!("{} outputs, {opt:?}, {}", case.3, ctx.describe());
+                let got = run_net(&param, &weights, input, "out", opt, Some(ctx.clone())).unwrap();
+                assert_close(&got.to_values(), &want, 0.05, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                assert!(
+                    shaders.iter().any(|s| s == "convolution_pack4to1")
+                        && !shaders.iter().any(|s| s.contains("gemm")),
+                    "{what}: ran {shaders:?}"
+                );
+            }
+            ctx.set_timing(false);
+        }
+    }
+}
+
 /// One net, one GPU context, inputs of three shapes in turn and the first again: the shapes
 /// fold into each forward's pipelines (`psc()`), so a pipeline cached for one shape must never
 /// serve another. Dense (the GEMM, split and whole), depthwise (shared-memory tiles) and pack1.

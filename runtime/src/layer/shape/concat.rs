@@ -1,7 +1,9 @@
 //! Concat: `0=axis`. Inputs agreeing on every other axis, joined along it.
 
+use crate::OptionSet;
 use crate::error::{InputError, Result};
 use crate::gpu::Recorder;
+use crate::gpu::specialize::Specialization;
 use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
@@ -105,6 +107,9 @@ impl Layer for Concat {
             },
             _ => m.clone(),
         };
+        if at == 2 && dims > 1 && flat_channels(rec, bottoms, &top)? {
+            return Ok(vec![top]);
+        }
         let (at, whole, bottoms) = match dims {
             1 => (0, row(&top), bottoms.iter().map(row).collect::<Vec<_>>()),
             _ => (at, top.clone(), bottoms.to_vec()),
@@ -222,6 +227,43 @@ impl Concat {
 
 /// The numpy shape of `shapes` joined along `axis`, or the first that differs from the
 /// others off it.
+/// Along the channels, where every input lies as the output's channels do (its width, height,
+/// channel step, packing and storage) in channel blocks of whole 16-byte groups: each pair of
+/// inputs' bytes copied as they lie to the first input's place in the output, 16 bytes per
+/// invocation (`concat_flat`). `false`, with nothing recorded, where they do not lie so.
+fn flat_channels(rec: &mut Recorder<'_>, bottoms: &[GpuMat], top: &GpuMat) -> Result<bool> {
+    let block = top.cstep * top.elempack * top.format.size();
+    let lies = |m: &GpuMat| {
+        m.buffer().is_some()
+            && (m.w, m.h, m.cstep, m.elempack, m.format)
+                == (top.w, top.h, top.cstep, top.elempack, top.format)
+    };
+    let groups = top.c * block / 16;
+    if !block.is_multiple_of(16)
+        || !lies(top)
+        || !bottoms.iter().all(lies)
+        || groups > i32::MAX as usize
+    {
+        return Ok(false);
+    }
+    let ctx = rec.context();
+    let module = Shader::ConcatFlat.module();
+    let pipeline = ctx.pipeline(module, OptionSet::FP32, &Specialization::default())?;
+    let mut at = 0;
+    for pair in bottoms.chunks(2) {
+        let a = &pair[0];
+        let b = pair.get(1);
+        let [na, nb] = [Some(a), b].map(|m| m.map_or(0, |m| m.c * block / 16));
+        let n = na + nb;
+        let row = n.clamp(1, 1 << 20);
+        let words = [na, nb, row, at].map(|v| v as u32);
+        let grid = [row as u32, n.div_ceil(row) as u32, 1];
+        rec.dispatch(&pipeline, &[a, b.unwrap_or(a), top], &words, grid)?;
+        at += n;
+    }
+    Ok(true)
+}
+
 fn joined(shapes: &[Vec<usize>], axis: usize) -> Result<Vec<usize>> {
     let first = shapes.first().map_or(&[][..], Vec::as_slice);
     let mut out = first.to_vec();

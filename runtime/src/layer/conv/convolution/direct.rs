@@ -5,6 +5,7 @@
 use crate::error::Result;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
+use crate::layer::contract::GpuSetup;
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::epilogue::Epilogue;
 use crate::layer::shared::pipelines::block_grid;
@@ -14,7 +15,44 @@ use crate::tensor::GpuMat;
 use super::{Convolution, GpuConvolution};
 use crate::layer::conv::implicit_gemm::shaped;
 
+/// The fewest output positions for which a pack1 output of one block of 4 channels takes the
+/// direct shader (`convolution_pack4to1`) over the GEMM.
+const DIRECT_TO_PACK1_POSITIONS: usize = 1 << 16;
+
 impl Convolution {
+    /// The direct shader's weights where a pack4 input's forward to a pack1 output of
+    /// `ow × oh` takes it rather than the GEMM into blocks: one block of outputs (an
+    /// upscaler's RGB) over a map large enough to fill the device with one invocation per
+    /// position. The GEMM's tiles there run 1/16 full and gather each window once per tile:
+    /// 64 → 3 channels at 1024² took 1.2 ms through it on an H200, where the direct shader
+    /// reads each window once.
+    pub(super) fn direct_to_pack1<'a>(
+        &self,
+        state: &'a GpuConvolution,
+        bottom: &GpuMat,
+        [ow, oh]: [usize; 2],
+    ) -> Option<&'a GpuMat> {
+        let large = ow.saturating_mul(oh) >= DIRECT_TO_PACK1_POSITIONS;
+        state
+            .to_pack1
+            .as_ref()
+            .filter(|_| bottom.elempack == 4 && large)
+    }
+
+    /// Uploads `convolution_pack4to1`'s weights for a GEMM layer of one block of pack1
+    /// outputs ([`Self::direct_to_pack1`]); `None` for other layers.
+    pub(super) fn upload_to_pack1(&self, gpu: GpuSetup<'_>) -> Result<Option<GpuMat>> {
+        let one_block = self.uses_gemm()
+            && self.pack4_kind() == Pack4Kind::ToPack1
+            && self.window.num_output <= 4;
+        if !one_block {
+            return Ok(None);
+        }
+        let module = Shader::ConvolutionPack4to1.module();
+        gpu.ctx.fitting_variants(module, gpu.options)?;
+        Ok(Some(gpu.upload_values(&self.weights_pack4(), 4)?))
+    }
+
     /// Records `shader` from `bottom` into `top`, one invocation per output value (block);
     /// with an int8 layer's input and output scales in `quant`, its input and output
     /// fake-quantized in the same dispatch; with the epilogue's activation in place of the

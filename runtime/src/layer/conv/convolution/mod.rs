@@ -98,6 +98,8 @@ struct GpuConvolution {
     no_partials: Option<GpuMat>,
     /// Winograd F(4,3) for large maps, where the layer fits it.
     winograd: Option<winograd::GpuWinograd>,
+    /// `convolution_pack4to1`'s weights, where a GEMM layer has one block of pack1 outputs.
+    to_pack1: Option<GpuMat>,
 }
 
 /// Where the output's windows lie in the padded input of one forward.
@@ -338,6 +340,7 @@ impl Layer for Convolution {
                     bias: None,
                     bias4: None,
                     no_partials: None,
+                    to_pack1: None,
                 })
             }
             _ => None,
@@ -361,6 +364,7 @@ impl Layer for Convolution {
             Pack4Kind::Depthwise => Some(self.weights_depthwise_pack4()),
             Pack4Kind::None => None,
         };
+        let to_pack1 = self.upload_to_pack1(gpu)?;
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
@@ -375,6 +379,7 @@ impl Layer for Convolution {
         }
         if state.gemm.is_some() {
             state.no_partials = Some(no_partials(gpu.ctx)?);
+            state.to_pack1 = to_pack1;
         }
         self.upload_int8(gpu)
     }
@@ -548,7 +553,10 @@ impl Convolution {
         let dims = if one_d { 1 } else { self.out_dims() };
         let output =
             |c: usize, pack: usize| self.gpu_output(ctx, bottom, geo, (dims, c, pack), None);
-        if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() {
+        let direct1 = self.direct_to_pack1(state, bottom, geo.out);
+        let (shader, weights) =
+            direct1.map_or((shader, weights), |w| (Shader::ConvolutionPack4to1, w));
+        if bottom.elempack == 4 && pack == 1 && state.gemm.is_some() && direct1.is_none() {
             // a pack1 output (outputs not in whole blocks of 4, an SSD head's 126): the GEMM
             // into whole blocks (zero weights past the outputs), then the outputs unpacked;
             // the direct pack4-to-pack1 shader, one invocation per position and block, took
@@ -568,7 +576,7 @@ impl Convolution {
             self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, act))?;
             return Ok(top);
         }
-        if bottom.elempack == 4 && state.gemm.is_some() {
+        if bottom.elempack == 4 && pack == 4 && state.gemm.is_some() {
             let epilogue = Epilogue::activation(act);
             self.dispatch_gemm(
                 state,
