@@ -1,5 +1,4 @@
-// What convolution_pack4.comp and convolution_pack4to1.comp share: the dense window sum over a
-// pack4 input.
+// convolution_pack4.comp's dense window sum over a pack4 input.
 
 // the bias and window products of output block oz at (ox, oy), in fp32: per input block of its
 // group and kernel position, four weight rows (one per output lane)

@@ -192,23 +192,29 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
     }
 }
 
-/// A pack4 input to one block of outputs (an upscaler's RGB) over 256² positions takes the
-/// direct pack4-to-pack1 shader, not the GEMM into blocks (which the 200² case above keeps),
-/// and matches the CPU on every context, with and without tensor cores: 3 outputs with an
-/// activation, 2 over 30 input blocks (two stages of staged weights, the pad value), 1 of a
-/// 1×1 kernel.
+/// A pack4 input to one block of outputs (an upscaler's RGB) over at least 256² positions
+/// takes the direct pack4-to-pack1 shader, not the GEMM into blocks (which the 200² case above
+/// keeps), and matches the CPU on every context, with and without tensor cores: 3 outputs with
+/// an activation on a width that is not a multiple of the shader's 4 positions, 2 of stride 2
+/// over 30 input blocks with a pad value, 1 of a 1×1 kernel.
 #[test]
 fn an_rgb_output_over_a_large_map_takes_the_direct_shader() {
     let mut rng = Rng(114);
     let cases: [ConvCase; 3] = [
         (
-            [256, 256, 1, 16],
+            [259, 256, 1, 16],
             "4=1 9=2 -23310=1,0.1".to_string(),
             1,
             3,
             [3, 3],
         ),
-        ([256, 256, 1, 120], "4=1 18=0.5".to_string(), 1, 2, [3, 3]),
+        (
+            [516, 516, 1, 120],
+            "3=2 4=1 18=0.5".to_string(),
+            1,
+            2,
+            [3, 3],
+        ),
         ([256, 256, 1, 8], String::new(), 1, 1, [1, 1]),
     ];
     let fp16 = RunOptions {

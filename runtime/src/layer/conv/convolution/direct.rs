@@ -19,6 +19,9 @@ use crate::layer::conv::implicit_gemm::shaped;
 /// direct shader (`convolution_pack4to1`) over the GEMM.
 const DIRECT_TO_PACK1_POSITIONS: usize = 1 << 16;
 
+/// Output positions along x per invocation of `convolution_pack4to1` (its PX).
+const PACK4_TO_1_PX: u32 = 4;
+
 impl Convolution {
     /// The direct shader's weights where a pack4 input's forward to a pack1 output of
     /// `ow × oh` takes it rather than the GEMM into blocks: one block of outputs (an
@@ -83,8 +86,13 @@ impl Convolution {
         let pipeline = rec
             .context()
             .pipeline(shader.module(), state.options, &spec)?;
-        let grid = match bottom.elempack {
-            4 => block_grid(top),
+        let grid = match (bottom.elempack, shader) {
+            // PX positions per invocation along x
+            (4, Shader::ConvolutionPack4to1) => {
+                let [w, h, blocks] = block_grid(top);
+                [w.div_ceil(PACK4_TO_1_PX), h, blocks]
+            }
+            (4, _) => block_grid(top),
             _ => top.grid(),
         };
         if residual {
