@@ -4,7 +4,8 @@
 // weights and bias and are not written), so that each input vec4 serves four outputs and each
 // weight load PX positions. Weights as convolution_pack4.comp's dense ones over the channels
 // rounded up to blocks of 4: per input block and kernel position, four rows (one per output
-// lane) of four input weights.
+// lane) of four input weights. (Staging the weights in shared memory as fp32 took an upscaler's
+// 64 → 3 layer at 1024² from 385 to 659 us on an H200; four positions per invocation, to 284.)
 // Dispatch: global [ceil(outw / PX), outh, output blocks].
 #version 450
 

@@ -117,7 +117,10 @@ impl Tile {
     }
 }
 
-/// The cooperative-matrix GEMM's one tile: positions × output blocks of 4.
+/// The cooperative-matrix GEMM's one tile: positions × output blocks of 4. (A 128 × 8 tile,
+/// 1 × 4 subgroups of 32 × 32, for layers of at most 8 output blocks, which leave half of this
+/// one's products unused, took RRDBNet's 32-output Winograd products from 28 to 36 us on an
+/// H200, and RRDBNet-6 from 13.2 to 15.5 ms.)
 const CM_TILE: [usize; 2] = [64, 16];
 /// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
 /// GPU), and the fewest steps a slice keeps.
