@@ -124,6 +124,33 @@ fn convolution_runs_on_the_gpu_in_every_mode() {
     }
 }
 
+/// fp16 storage in packed layouts: the blobs the tensor-core GEMM takes.
+fn fp16_packed() -> RunOptions {
+    RunOptions {
+        use_packing_layout: true,
+        use_fp16_packed: true,
+        use_fp16_storage: true,
+        ..RunOptions::fp32()
+    }
+}
+
+/// A case's model and a random input, with the CPU's fp32 output for it.
+fn with_cpu_output(rng: &mut Rng, case: &ConvCase) -> (String, Vec<u8>, Input, Vec<f32>) {
+    let (param, weights) = convolution_model(rng, case);
+    let x = Input::new(rng, "data", 3, case.0);
+    let want = run_net(
+        &param,
+        &weights,
+        std::slice::from_ref(&x),
+        "out",
+        RunOptions::fp32(),
+        None,
+    )
+    .unwrap()
+    .to_values();
+    (param, weights, x, want)
+}
+
 /// Dense pack4 convolutions run on tensor cores (`convolution_gemm_cm`) exactly where the
 /// context has cooperative matrices and the blobs are fp16, on the FMA GEMM everywhere else,
 /// and match the CPU: 72 outputs (a partial block of outputs) and 3 outputs over 40000 positions
@@ -136,20 +163,11 @@ fn convolution_takes_cooperative_matrices_where_the_device_has_them() {
         ([40, 30, 1, 16], "4=1 9=1".to_string(), 1, 72, [3, 3]),
         ([200, 200, 1, 16], "4=1".to_string(), 1, 3, [3, 3]),
     ];
-    let fp16 = RunOptions {
-        use_packing_layout: true,
-        use_fp16_packed: true,
-        use_fp16_storage: true,
-        ..RunOptions::fp32()
-    };
+    let fp16 = fp16_packed();
     let contexts = gpu_contexts();
     for case in cases {
-        let (param, weights) = convolution_model(&mut rng, &case);
-        let x = Input::new(&mut rng, "data", 3, case.0);
+        let (param, weights, x, want) = with_cpu_output(&mut rng, &case);
         let input = std::slice::from_ref(&x);
-        let want = run_net(&param, &weights, input, "out", RunOptions::fp32(), None)
-            .unwrap()
-            .to_values();
         for ctx in &contexts {
             time_tensor_core_context(ctx);
             for (opt, tensor_cores) in [
@@ -217,27 +235,17 @@ fn an_rgb_output_over_a_large_map_takes_the_direct_shader() {
         ),
         ([256, 256, 1, 8], String::new(), 1, 1, [1, 1]),
     ];
-    let fp16 = RunOptions {
-        use_packing_layout: true,
-        use_fp16_packed: true,
-        use_fp16_storage: true,
-        ..RunOptions::fp32()
-    };
     let packed = RunOptions {
         use_packing_layout: true,
         ..RunOptions::fp32()
     };
     let contexts = gpu_contexts();
     for case in cases {
-        let (param, weights) = convolution_model(&mut rng, &case);
-        let x = Input::new(&mut rng, "data", 3, case.0);
+        let (param, weights, x, want) = with_cpu_output(&mut rng, &case);
         let input = std::slice::from_ref(&x);
-        let want = run_net(&param, &weights, input, "out", RunOptions::fp32(), None)
-            .unwrap()
-            .to_values();
         for ctx in &contexts {
             ctx.set_timing(true);
-            for opt in [fp16, packed] {
+            for opt in [fp16_packed(), packed] {
                 let what = format!("{} outputs, {opt:?}, {}", case.3, ctx.describe());
                 let got = run_net(&param, &weights, input, "out", opt, Some(ctx.clone())).unwrap();
                 assert_close(&got.to_values(), &want, 0.05, &what);
