@@ -261,7 +261,14 @@ fn channel_moving_chains_run_as_one_gather() {
                         ctx.take_timings().into_iter().map(|t| t.shader).collect();
                     let gathered = shaders.iter().any(|s| s == "channel_gather");
                     let layered = shaders.iter().any(|s| {
-                        ["concat", "concat_pack4", "gather", "slice_pair"].contains(&s.as_str())
+                        [
+                            "concat",
+                            "concat_pack4",
+                            "concat_flat",
+                            "gather",
+                            "slice_pair",
+                        ]
+                        .contains(&s.as_str())
                     });
                     let fused = *fuses && light;
                     assert!(
