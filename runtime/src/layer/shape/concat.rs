@@ -225,8 +225,6 @@ impl Concat {
     }
 }
 
-/// The numpy shape of `shapes` joined along `axis`, or the first that differs from the
-/// others off it.
 /// Along the channels, where every input lies as the output's channels do (its width, height,
 /// channel step, packing and storage) in channel blocks of whole 16-byte groups: each pair of
 /// inputs' bytes copied as they lie to the first input's place in the output, 16 bytes per
@@ -264,6 +262,8 @@ fn flat_channels(rec: &mut Recorder<'_>, bottoms: &[GpuMat], top: &GpuMat) -> Re
     Ok(true)
 }
 
+/// The numpy shape of `shapes` joined along `axis`, or the first that differs from the
+/// others off it.
 fn joined(shapes: &[Vec<usize>], axis: usize) -> Result<Vec<usize>> {
     let first = shapes.first().map_or(&[][..], Vec::as_slice);
     let mut out = first.to_vec();

@@ -27,8 +27,7 @@ impl Convolution {
     /// `ow × oh` takes it rather than the GEMM into blocks: one block of outputs (an
     /// upscaler's RGB) over a map large enough to fill the device with one invocation per
     /// position. The GEMM's tiles there run 1/16 full and gather each window once per tile:
-    /// 64 → 3 channels at 1024² took 1.2 ms through it on an H200, where the direct shader
-    /// reads each window once.
+    /// 64 → 3 channels at 1024² took 1.16 ms through it on an H200, 0.28 ms direct.
     pub(super) fn direct_to_pack1<'a>(
         &self,
         state: &'a GpuConvolution,
