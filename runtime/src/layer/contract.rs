@@ -470,6 +470,31 @@ pub trait Layer: Send + Sync {
         Ok(None)
     }
 
+    /// Whether the GPU forward can write its output into its first input's buffer, past that
+    /// input's values, where the net hands that buffer over ([`Layer::forward_gpu_appended`]):
+    /// a Concat along the channels appends its other inputs there. `false` (the default)
+    /// otherwise.
+    fn gpu_appends_to_first(&self) -> bool {
+        false
+    }
+
+    /// Told once by the net after `create_pipeline`: whether the output is the first input of
+    /// a layer that appends to it ([`Layer::gpu_appends_to_first`]), so that the GPU forward
+    /// leaves room past it in its buffer (a chain of concats then copies each input once).
+    fn set_gpu_output_appended(&mut self, _on: bool) {}
+
+    /// The GPU forward where the first input's buffer is the layer's to write past that
+    /// input's values (no other reader, no alias, not the blob asked for); the output may be
+    /// a mat of that buffer. `None` (the default) where it cannot for these inputs (too little
+    /// room, another layout), with nothing recorded: the net then calls the plain forward.
+    fn forward_gpu_appended(
+        &self,
+        _bottoms: &[GpuMat],
+        _rec: &mut Recorder<'_>,
+    ) -> Result<Option<Vec<GpuMat>>> {
+        Ok(None)
+    }
+
     /// One input, one new output.
     fn forward(&self, _bottom: &Mat, _opt: &RunOptions) -> Result<Mat> {
         Err(missing("forward"))

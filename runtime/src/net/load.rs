@@ -192,6 +192,7 @@ impl Net {
             }
         }
         self.plan_int8_storage();
+        self.plan_appends();
         self.ready = true;
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! conversion per layer flags, and execution on the GPU with CPU fallback ([`Extractor`]).
 
 mod absorb;
+mod append;
 mod bands;
 mod chain;
 pub mod convert;

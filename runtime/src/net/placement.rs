@@ -232,6 +232,10 @@ impl Extractor<'_> {
         let s = l.support;
         let layouts = self.gpu_layouts(l, shapes, &opt);
         let mut fused = None;
+        // a layer that appends to its first input gets that buffer where it is the layer's
+        // alone (asked before the inputs below hold a second handle on it)
+        let appends = l.layer.gpu_appends_to_first()
+            && (l.bottoms.first()).is_some_and(|&b| self.handed_over(b, remaining, target));
         // the inputs as they are, for the CPU to take if the device cannot hold an output (a
         // layer writing in place has none of its own: its inputs are not kept)
         let originals: Vec<_> = match s.inplace {
@@ -249,7 +253,16 @@ impl Extractor<'_> {
             let overwrites = s.inplace && !s.vulkan_inplace_new;
             bottoms.push(self.gpu_bottom(rec, *b, layout, reads, overwrites, remaining, target)?);
         }
-        let tops = if s.one_blob_only && s.inplace {
+        let appended = match appends {
+            true => l.layer.forward_gpu_appended(&bottoms, rec)?,
+            false => None,
+        };
+        let tops = if let Some(tops) = appended {
+            if let Some(last) = self.record.layers.last_mut() {
+                last.1 = Placed::GpuAppended;
+            }
+            tops
+        } else if s.one_blob_only && s.inplace {
             let mut m = single_input(bottoms)?;
             l.layer.forward_gpu_inplace(&mut m, rec)?;
             vec![m]

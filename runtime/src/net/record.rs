@@ -16,6 +16,9 @@ pub enum Placed {
     Alias,
     /// An activation run in the epilogue of the GPU layer before it (the net's fusion).
     Fused,
+    /// Recorded on the device, its output written past its first input's values in that
+    /// input's buffer (a Concat appending to the concat before it).
+    GpuAppended,
 }
 
 /// The layers an extractor ran, in order, and the host round trips they cost.
@@ -53,6 +56,11 @@ impl RunRecord {
     /// The indices of the activation layers that ran in the epilogue of the layer before.
     pub fn fused_layers(&self) -> Vec<usize> {
         self.layers_where(|p| p == Placed::Fused)
+    }
+
+    /// The indices of the layers whose output was written past their first input's values.
+    pub fn appended_layers(&self) -> Vec<usize> {
+        self.layers_where(|p| p == Placed::GpuAppended)
     }
 
     /// The indices of the layers that ran on the device in bands of rows.

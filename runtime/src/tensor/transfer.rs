@@ -142,6 +142,33 @@ impl GpuMat {
         GpuMat::alloc_format(ctx, dims, space, elempack, (options, format))
     }
 
+    /// [`GpuMat::alloc_space`] with its buffer sized for `spare` more channels (blocks of
+    /// `elempack`) past its own, where that still fits one binding of the device (else
+    /// without): room for a layer to append to it in place.
+    pub(crate) fn alloc_space_with_room(
+        ctx: &Context,
+        dims: u8,
+        [w, h, d, c]: [usize; 4],
+        (elempack, spare): (usize, usize),
+        options: OptionSet,
+    ) -> Result<GpuMat> {
+        let format = StorageFormat::of(options, elempack);
+        // (the product checked first, as alloc_format does, before gpu_cstep multiplies)
+        let total = (w.checked_mul(h).and_then(|p| p.checked_mul(d)))
+            .and_then(|p| p.checked_mul(c.checked_add(spare)?))
+            .and_then(|n| n.checked_mul(elempack * 4 + 64));
+        let bytes = total.map(|_| {
+            let cstep = gpu_cstep(dims, w, h * d, elempack);
+            ((c + spare) * cstep * elempack * format.size()) as u64
+        });
+        let room = spare > 0 && bytes.is_some_and(|b| b + 32 <= ctx.largest_mat_bytes());
+        let blocks = if room { c + spare } else { c };
+        let mut m =
+            GpuMat::alloc_format(ctx, dims, [w, h, d, blocks], elempack, (options, format))?;
+        m.c = c;
+        Ok(m)
+    }
+
     /// A new 3-D buffer mat of int8 storage at `scale` (contents undefined): `w × h`, `c`
     /// channels of `elempack` levels, for shaders of `options` that write int8 storage.
     pub fn alloc_int8(

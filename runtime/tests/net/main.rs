@@ -7,6 +7,7 @@
 //! GPU tests need a device (lavapipe in CI) unless `FPSHADER_SKIP_GPU=1`.
 
 mod absorb;
+mod appends;
 mod bands;
 mod cli;
 mod cli_tools;

@@ -387,14 +387,20 @@ fn placement(
     let gpu = record
         .layers
         .iter()
-        .filter(|(_, p)| matches!(p, Placed::Gpu | Placed::GpuBands(_) | Placed::Fused))
+        .filter(|(_, p)| {
+            matches!(
+                p,
+                Placed::Gpu | Placed::GpuBands(_) | Placed::Fused | Placed::GpuAppended
+            )
+        })
         .count();
     let banded = record.banded_layers().len();
     let fused = record.fused_layers().len();
+    let appended = record.appended_layers().len();
     let mut out = format!(
         "placement: {gpu} layer(s) on the GPU ({banded} in bands of rows, {fused} folded into \
-         a dispatch before them), {} on the CPU; {} wait(s) for the device and {} \
-         download(s) before the output\n",
+         a dispatch before them, {appended} written past their first input), {} on the CPU; \
+         {} wait(s) for the device and {} download(s) before the output\n",
         cpu.len(),
         record.waits,
         record.downloads

@@ -26,6 +26,9 @@ pub struct Concat {
     /// The pack1 strided copy for an axis that is none of the 3-D view's (a 4-D blob's h
     /// between slabs).
     copy: Option<StridedCopy>,
+    /// Whether the output is the first input of a layer that appends to it (a chain of
+    /// concats): a channel concat's buffer then has room for as many channels again.
+    room: bool,
 }
 
 impl Layer for Concat {
@@ -89,11 +92,16 @@ impl Layer for Concat {
         // the net gives every input one packing (vulkan_same_packing)
         let pack = first.elempack;
         let [w, h, d, c] = to_space(dims, &out, 1);
-        let top = GpuMat::alloc_space(
+        let spare = if self.room && at == 2 && dims > 1 {
+            c / pack
+        } else {
+            0
+        };
+        let top = GpuMat::alloc_space_with_room(
             rec.context(),
             dims,
             [w, h, d, c / pack],
-            pack,
+            (pack, spare),
             first.options,
         )?;
         // a 1-D blob's elements lie along c (cstep 1), where grids are short (65535 workgroups
@@ -107,7 +115,7 @@ impl Layer for Concat {
             },
             _ => m.clone(),
         };
-        if at == 2 && dims > 1 && flat_channels(rec, bottoms, &top)? {
+        if at == 2 && dims > 1 && flat_channels(rec, bottoms, &top, 0)? {
             return Ok(vec![top]);
         }
         let (at, whole, bottoms) = match dims {
@@ -140,6 +148,42 @@ impl Layer for Concat {
             offset += grid[at] as usize;
         }
         Ok(vec![top])
+    }
+
+    fn gpu_appends_to_first(&self) -> bool {
+        self.gpu.is_some()
+    }
+
+    fn set_gpu_output_appended(&mut self, on: bool) {
+        self.room = on;
+    }
+
+    /// Along the channels, where the first input's buffer has room: the others written past
+    /// its channels, so that a chain of concats copies each input once.
+    fn forward_gpu_appended(
+        &self,
+        bottoms: &[GpuMat],
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<Vec<GpuMat>>> {
+        let first = first_input(bottoms)?;
+        let dims = first.dims;
+        let axis = positive_axis(self.axis, usize::from(dims))?;
+        if dims == 1 || concat_axis(dims, first.shape(), axis) != Some(2) {
+            return Ok(None);
+        }
+        // inputs that do not agree off the axis are refused as the plain forward refuses them
+        joined(&gpu_shapes(bottoms), axis)?;
+        let top = GpuMat {
+            c: bottoms.iter().map(|m| m.c).sum(),
+            ..first.clone()
+        };
+        let room = first.buffer().is_some_and(|b| b.size() >= top.byte_size());
+        let block = first.cstep * first.elempack * first.format.size();
+        let after = first.c * block / 16;
+        if !room || !flat_channels(rec, &bottoms[1..], &top, after)? {
+            return Ok(None);
+        }
+        Ok(Some(vec![top]))
     }
 
     fn channel_moves(&self, bottoms: &[BlobShape]) -> Option<ChannelMoves> {
@@ -227,9 +271,15 @@ impl Concat {
 
 /// Along the channels, where every input lies as the output's channels do (its width, height,
 /// channel step, packing and storage) in channel blocks of whole 16-byte groups: each pair of
-/// inputs' bytes copied as they lie to the first input's place in the output, 16 bytes per
-/// invocation (`concat_flat`). `false`, with nothing recorded, where they do not lie so.
-fn flat_channels(rec: &mut Recorder<'_>, bottoms: &[GpuMat], top: &GpuMat) -> Result<bool> {
+/// inputs' bytes copied as they lie to their place in the output, from 16-byte group `at0`
+/// on, 16 bytes per invocation (`concat_flat`). `false`, with nothing recorded, where they do
+/// not lie so.
+fn flat_channels(
+    rec: &mut Recorder<'_>,
+    bottoms: &[GpuMat],
+    top: &GpuMat,
+    at0: usize,
+) -> Result<bool> {
     let block = top.cstep * top.elempack * top.format.size();
     let lies = |m: &GpuMat| {
         m.buffer().is_some()
@@ -247,7 +297,7 @@ fn flat_channels(rec: &mut Recorder<'_>, bottoms: &[GpuMat], top: &GpuMat) -> Re
     let ctx = rec.context();
     let module = Shader::ConcatFlat.module();
     let pipeline = ctx.pipeline(module, OptionSet::FP32, &Specialization::default())?;
-    let mut at = 0;
+    let mut at = at0;
     for pair in bottoms.chunks(2) {
         let a = &pair[0];
         let b = pair.get(1);
