@@ -53,6 +53,12 @@ impl RunRecord {
         self.layers_where(|p| p == Placed::Cpu)
     }
 
+    /// The indices of the layers that ran on the device: recorded there whole, in bands,
+    /// appended, or folded into the layer before.
+    pub fn gpu_layers(&self) -> Vec<usize> {
+        self.layers_where(|p| !matches!(p, Placed::Cpu | Placed::Alias))
+    }
+
     /// The indices of the activation layers that ran in the epilogue of the layer before.
     pub fn fused_layers(&self) -> Vec<usize> {
         self.layers_where(|p| p == Placed::Fused)

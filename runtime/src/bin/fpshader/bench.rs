@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use fpshader::layer::RunOptions;
-use fpshader::net::{CpuTime, Net, Placed};
+use fpshader::net::{CpuTime, Net};
 use fpshader::{Context, DispatchTime, Mat, MemoryStats, ShaderPath};
 
 use crate::concurrent::throughput;
@@ -384,16 +384,7 @@ fn placement(
     ex.extract(output)?;
     let record = ex.record();
     let cpu = record.cpu_layers();
-    let gpu = record
-        .layers
-        .iter()
-        .filter(|(_, p)| {
-            matches!(
-                p,
-                Placed::Gpu | Placed::GpuBands(_) | Placed::Fused | Placed::GpuAppended
-            )
-        })
-        .count();
+    let gpu = record.gpu_layers().len();
     let banded = record.banded_layers().len();
     let fused = record.fused_layers().len();
     let appended = record.appended_layers().len();
