@@ -247,17 +247,17 @@ impl GpuMat {
                     rec.copy_buffer(from, to)
                 } else {
                     // a shader, not a transfer command: NVIDIA's copy ran at a fifth of the
-                    // memory's bandwidth (copy_flat.comp)
+                    // memory's bandwidth (concat_flat.comp with one input, from group 0)
                     let ctx = rec.context();
-                    let module = Shader::CopyFlat.module();
+                    let module = Shader::ConcatFlat.module();
                     let pipeline =
                         ctx.pipeline(module, OptionSet::FP32, &Specialization::default())?;
                     let n = (bytes / 16) as usize;
                     let row = n.clamp(1, 1 << 20);
                     rec.dispatch(
                         &pipeline,
-                        &[self, &copy],
-                        &[n as u32, row as u32],
+                        &[self, self, &copy],
+                        &[n as u32, 0, row as u32, 0],
                         [row as u32, n.div_ceil(row) as u32, 1],
                     )?;
                 }

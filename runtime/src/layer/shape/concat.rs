@@ -178,9 +178,7 @@ impl Layer for Concat {
             ..first.clone()
         };
         let room = first.buffer().is_some_and(|b| b.size() >= top.byte_size());
-        let block = first.cstep * first.elempack * first.format.size();
-        let after = first.c * block / 16;
-        if !room || !flat_channels(rec, &bottoms[1..], &top, after)? {
+        if !room || !flat_channels(rec, &bottoms[1..], &top, first.c)? {
             return Ok(None);
         }
         Ok(Some(vec![top]))
@@ -271,14 +269,14 @@ impl Concat {
 
 /// Along the channels, where every input lies as the output's channels do (its width, height,
 /// channel step, packing and storage) in channel blocks of whole 16-byte groups: each pair of
-/// inputs' bytes copied as they lie to their place in the output, from 16-byte group `at0`
-/// on, 16 bytes per invocation (`concat_flat`). `false`, with nothing recorded, where they do
-/// not lie so.
+/// inputs' bytes copied as they lie to their place in the output, from its channel block
+/// `first` on, 16 bytes per invocation (`concat_flat`). `false`, with nothing recorded, where
+/// they do not lie so.
 fn flat_channels(
     rec: &mut Recorder<'_>,
     bottoms: &[GpuMat],
     top: &GpuMat,
-    at0: usize,
+    first: usize,
 ) -> Result<bool> {
     let block = top.cstep * top.elempack * top.format.size();
     let lies = |m: &GpuMat| {
@@ -297,7 +295,7 @@ fn flat_channels(
     let ctx = rec.context();
     let module = Shader::ConcatFlat.module();
     let pipeline = ctx.pipeline(module, OptionSet::FP32, &Specialization::default())?;
-    let mut at = at0;
+    let mut at = first * block / 16;
     for pair in bottoms.chunks(2) {
         let a = &pair[0];
         let b = pair.get(1);
