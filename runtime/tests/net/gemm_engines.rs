@@ -3,6 +3,7 @@
 //! the product's shape say, against the CPU.
 
 use super::*;
+use crate::suite::{RANDOM, random_values};
 
 /// Gemm and MatMul run on tensor cores exactly where the context has cooperative matrices and
 /// the blobs are fp16 storage (`gemm_cm2` where it has workgroup matrices and the product has
@@ -86,6 +87,58 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
         let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
-        check_tensor_core_choice(param, inputs, &want, ("gemm", true, *workgroup), 0.1);
+        check_tensor_core_choice(
+            (param, &[]),
+            inputs,
+            &want,
+            ("gemm", true, *workgroup),
+            (RunOptions::fp32(), 0.1),
+        );
+    }
+}
+
+/// Grouped convolutions of a few groups whose outputs each sum at least 256 products
+/// (alexnet's 2-group 5×5 and 3×3 layers) run on the device as one dense implicit GEMM, zero
+/// weights outside each output's group: on tensor cores where fp16 blobs and the device
+/// allow, else the FMA tiles, against the CPU's grouped convolution, each with its bias and a
+/// ReLU. A 3-group 1×1 layer of 40 channels a group (shufflenet's) keeps the direct shader.
+#[test]
+fn few_large_groups_take_the_convolution_gemm() {
+    let mut rng = Rng(2612);
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    // (channels, outputs, kernel, pad, groups, width)
+    for (c, outch, k, p, group, w) in [
+        (96, 256, 5, 2, 2, 13),
+        (64, 96, 3, 1, 2, 9),
+        (128, 64, 3, 1, 4, 7),
+    ] {
+        let size = outch * (c / group) * k * k;
+        let params = format!("0={outch} 1={k} 4={p} 5=1 6={size} 7={group} 9=1");
+        let param = one_layer("ConvolutionDepthWise", &["data"], &params);
+        let weights = random_values(&mut rng, size, RANDOM);
+        let bias = random_values(&mut rng, outch, RANDOM);
+        let weights = bin(&[(&weights, true), (&bias, false)]);
+        let inputs = [Input::new(&mut rng, "data", 3, [w, w, 1, c])];
+        let want = run_net(&param, &weights, &inputs, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        let family = ("convolution_gemm", true, false);
+        check_tensor_core_choice((&param, &weights), &inputs, &want, family, (packed, 0.1));
+    }
+    let (c, outch, group) = (120, 240, 3);
+    let size = outch * c / group;
+    let params = format!("0={outch} 1=1 5=0 6={size} 7={group}");
+    let param = one_layer("ConvolutionDepthWise", &["data"], &params);
+    let weights = bin(&[(&random_values(&mut rng, size, RANDOM), true)]);
+    let inputs = [Input::new(&mut rng, "data", 3, [14, 14, 1, c])];
+    for ctx in gpu_contexts() {
+        time_tensor_core_context(&ctx);
+        run_net(&param, &weights, &inputs, "out", packed, Some(ctx.clone())).unwrap();
+        let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+        assert_eq!(shaders, ["convolution_pack4"], "{}", ctx.describe());
+        ctx.set_timing(false);
     }
 }

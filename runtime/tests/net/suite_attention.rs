@@ -143,7 +143,13 @@ fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
         let want = run_net(&param, &[], &inputs, "out", RunOptions::fp32(), None)
             .unwrap()
             .to_values();
-        check_tensor_core_choice(&param, &inputs, &want, ("sdpa", fits, false), 0.05);
+        check_tensor_core_choice(
+            (&param, &[]),
+            &inputs,
+            &want,
+            ("sdpa", fits, false),
+            (RunOptions::fp32(), 0.05),
+        );
     }
 }
 

@@ -14,8 +14,9 @@
 //! the output has too few tiles to fill the device; on fp16 blobs where the device has
 //! cooperative matrices, `convolution_gemm_cm` on tensor cores instead), 3×3 stride-1 ones of
 //! at least 16 channels each side on large maps as Winograd F(4,3) whose 36 products go through
-//! the same GEMM (`winograd`); grouped and depthwise pack4 layers, dense ones from pack4 to
-//! pack1 outputs and pack1 layers as direct convolutions. Every shader reads the shapes through
+//! the same GEMM (`winograd`); grouped layers of a few large groups as dense ones (zero weights
+//! outside each group: `reorder`), other grouped and depthwise pack4 layers, dense ones from
+//! pack4 to pack1 outputs and pack1 layers as direct convolutions. Every shader reads the shapes through
 //! `psc()`, and each forward specializes them, so they fold at pipeline time (one pipeline per
 //! shape, from the context's cache after the first forward).
 //!
@@ -308,6 +309,10 @@ impl Layer for Convolution {
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let gpu = gpu.filter(|_| !self.window.dynamic);
+        if gpu.is_some() && self.few_large_groups() {
+            let identity: Vec<usize> = (0..self.window.num_output).collect();
+            self.reorder(&identity);
+        }
         self.prepare_int8(opt, gpu)?;
         self.gpu = match gpu {
             Some(gpu) => {

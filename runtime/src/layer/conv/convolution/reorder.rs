@@ -4,12 +4,18 @@
 //! its own. Reordered across groups, an output no longer reads its own group's inputs only:
 //! the layer becomes a dense one whose weights are zero outside each output's group (group
 //! times the products, which the GEMM engines take at a fraction of a separate pass's time
-//! on the small maps these run over).
+//! on the small maps these run over). The same form, in the identity order, lets a layer of a
+//! few large groups take the device's implicit GEMM ([`Convolution::few_large_groups`]).
 //!
 //! [`Layer::reorder_outputs`]: crate::layer::Layer::reorder_outputs
 
 use super::Convolution;
 use crate::layer::conv::window::Rank;
+
+/// The most groups a grouped layer may have to run as a dense one on the device.
+const MAX_DENSE_GROUPS: usize = 4;
+/// The fewest products per output (channels per group × kernel taps) for that.
+const MIN_DENSE_PRODUCTS: usize = 256;
 
 /// The group and weight count a reordered layer's parameters gave (`load_model` reads weights
 /// in that form again).
@@ -20,6 +26,23 @@ pub(super) struct ParamsForm {
 }
 
 impl Convolution {
+    /// Whether the device runs this grouped layer as a dense one (zero weights outside each
+    /// output's group): a few groups of whole blocks of 4 channels whose outputs each sum at
+    /// least [`MIN_DENSE_PRODUCTS`] products, as alexnet's 2-group 5×5 and 3×3 layers. The
+    /// implicit GEMM does group times the products and still beats the direct grouped shader
+    /// by far there (on an H200, alexnet's three took 95 us instead of 418); shufflenet's
+    /// 3-group 1×1 layers of 40 channels a group took 13 us instead of 10, and many small
+    /// groups (ResNeXt's, RegNet's) would multiply the work further.
+    pub(super) fn few_large_groups(&self) -> bool {
+        let w = &self.window;
+        let cin_g = w.channels_per_group();
+        (2..=MAX_DENSE_GROUPS).contains(&w.group)
+            && !self.is_depthwise()
+            && cin_g * w.taps_count() >= MIN_DENSE_PRODUCTS
+            && cin_g.is_multiple_of(4)
+            && (w.num_output / w.group).is_multiple_of(4)
+    }
+
     /// [`Layer::reorder_outputs`](crate::layer::Layer::reorder_outputs): dense and grouped 2-D
     /// float layers with their weights loaded (not depthwise ones, whose outputs are their
     /// inputs' channels, nor int8 or dynamic-weight ones).
