@@ -197,12 +197,23 @@ impl Extractor<'_> {
         } else {
             g
         };
+        // each conversion's input dropped at once: a view of the same buffer (a 1-D blob
+        // repacked) must be its only handle for `exclusive` below, or an in-place reader
+        // copies it
         let g = if g.elempack == pack {
             g
         } else {
-            g.record_packing(rec, pack)?
+            let packed = g.record_packing(rec, pack)?;
+            drop(g);
+            packed
         };
-        let g = if pad { g.record_padded_pack4(rec)? } else { g };
+        let g = if pad {
+            let padded = g.record_padded_pack4(rec)?;
+            drop(g);
+            padded
+        } else {
+            g
+        };
         // the reader may write the blob only when no one else can see it (the mat taken out
         // of the extractor is the only handle unless another blob or the user aliases it)
         let exclusive = last && !self.shared[b] && !g.buffer_is_shared();

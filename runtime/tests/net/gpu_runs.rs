@@ -319,3 +319,39 @@ fn an_input_split_to_many_gpu_readers_is_uploaded_once() {
         }
     }
 }
+
+/// An in-place layer after a 1-D blob that changes packing for it (alexnet's Softmax after its
+/// last InnerProduct: pack1 out, pack4 in, one buffer seen two ways) writes that buffer
+/// itself, with no copy first, and the result still matches the CPU.
+#[test]
+fn an_in_place_layer_after_a_repacked_vector_takes_no_copy() {
+    let mut rng = Rng(90);
+    let (k, n) = (64, 1000);
+    let param = format!(
+        "7767517\n3 3\nInput in 0 1 a\nInnerProduct fc 1 1 a f 0={n} 1=1 2={}\n\
+         Softmax out 1 1 f out\n",
+        k * n
+    );
+    let weights = bin(&[(&rng.vec(k * n), true), (&rng.vec(n), false)]);
+    let ins = [Input::new(&mut rng, "a", 1, [k, 1, 1, 1])];
+    let want = run_net(&param, &weights, &ins, "out", RunOptions::fp32(), None)
+        .unwrap()
+        .to_values();
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    for ctx in gpu_contexts() {
+        assert!(ctx.set_timing(true), "{}", ctx.describe());
+        let got = run_net(&param, &weights, &ins, "out", packed, Some(ctx.clone())).unwrap();
+        let what = ctx.describe();
+        assert_close(&got.to_values(), &want, 1e-5, &what);
+        let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+        assert!(
+            shaders.last().is_some_and(|s| s == "softmax_pack4")
+                && !shaders.iter().any(|s| s == "concat_flat"),
+            "{what}: ran {shaders:?}"
+        );
+        ctx.set_timing(false);
+    }
+}

@@ -3,20 +3,18 @@
 //! `local_size` channels around (n = local_size) or the `local_size²` window around, zeros
 //! outside (n = local_size²).
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
-use crate::gpu::{Pipeline, Recorder};
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::flat::per_element;
 use crate::layer::shared::grain::min_items;
 use crate::layer::shared::kernels;
-use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::pipelines::{DeviceSide, PackPipelines};
 use crate::layer::shared::view::{channel_planes, planar};
 use crate::shaders::Shader;
 use crate::tensor::BlobShape;
@@ -31,7 +29,9 @@ pub struct Lrn {
     alpha: f32,
     beta: f32,
     bias: f32,
-    gpu: Option<Arc<Pipeline>>,
+    /// pack1 and pack4 buffer pipelines (alexnet's LRNs sit between pack4 convolutions and
+    /// poolings: two repacking passes each without the pack4 one).
+    gpu: Option<PackPipelines>,
 }
 
 impl Lrn {
@@ -53,7 +53,9 @@ impl Lrn {
 
 impl Layer for Lrn {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some())
+        Support::ONE_BLOB
+            .gpu(self.gpu.is_some())
+            .packs(Packs::UP_TO_4)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -74,8 +76,9 @@ impl Layer for Lrn {
             (3, SpecValue::F32(self.beta)),
             (4, SpecValue::F32(self.bias)),
         ];
+        let modules = [(1, Shader::Lrn.module()), (4, Shader::LrnPack4.module())];
         self.gpu = gpu
-            .map(|gpu| gpu.pipeline(Shader::Lrn.module(), &values))
+            .map(|gpu| PackPipelines::create(gpu, &modules, &values))
             .transpose()?;
         Ok(())
     }
@@ -85,7 +88,7 @@ impl Layer for Lrn {
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        let pipeline = self.gpu.ready()?.clone();
+        let pipeline = self.gpu.ready()?.for_mat(bottom)?.clone();
         let top = bottom.alloc_like(rec.context())?;
         per_element(rec, &pipeline, bottom, top)
     }

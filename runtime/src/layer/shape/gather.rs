@@ -329,6 +329,39 @@ pub(crate) fn flatten_packed(
     Ok(Some(top))
 }
 
+/// A packed 3-D `bottom`'s values in ncnn's flatten order (channel by channel, rows within) as a
+/// 1-D mat of elempack `pack`: `unpack`, a shift gather, reads `bottom` through its scalar view
+/// and writes the output's scalars as a 3-D pack1 mat of planes `w · h` apart, which is the
+/// 1-D mat's memory (one dispatch where unpacking to pack1 and flattening took two). `None`
+/// where the storage holds no scalar views or the values do not fill whole packs.
+pub(crate) fn flatten_unpacked(
+    rec: &mut Recorder<'_>,
+    unpack: &Gather,
+    bottom: &GpuMat,
+    pack: usize,
+) -> Result<Option<GpuMat>> {
+    let [w, h, _, c] = bottom.space();
+    let n = w * h * c * bottom.elempack;
+    if bottom.dims != 3 || !unpack.takes_packed() || !n.is_multiple_of(pack) {
+        return Ok(None);
+    }
+    let top = GpuMat::alloc(rec.context(), 1, [1, 1, n / pack], pack, bottom.options)?;
+    let Some(view) = scalars_of(&top).filter(|v| v.format == bottom.format) else {
+        return Ok(None);
+    };
+    let planes = GpuMat {
+        dims: 3,
+        w,
+        h,
+        d: 1,
+        c: c * bottom.elempack,
+        cstep: w * h,
+        ..view
+    };
+    unpack.record_into(rec, bottom, &planes, GatherMap::shift([0; 4]))?;
+    Ok(Some(top))
+}
+
 /// `m` (elempack `p`) as the pack1 view of its scalars (3-D, or 4-D as `m` is): each
 /// element's `p` values side by side along w. Only where the storage holds scalars as it holds packed values (not fp16
 /// packed without fp16 storage, whose pack1 blobs are fp32).

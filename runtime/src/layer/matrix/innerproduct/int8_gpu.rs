@@ -145,7 +145,7 @@ impl InnerProduct {
         if values != k {
             return Ok(None);
         }
-        let Some(x) = vec4_rows(&state.flatten, bottom, rec)? else {
+        let Some(x) = vec4_rows((&state.flatten, &state.unpack), bottom, rec)? else {
             return Ok(None);
         };
         let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;

@@ -27,7 +27,9 @@ use crate::layer::activation::fused::{activate, activate_all};
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
-use crate::layer::shape::gather::{Gather, GatherMap, flatten_packed, gather_for, reshape};
+use crate::layer::shape::gather::{
+    Border, Gather, GatherMap, flatten_packed, flatten_unpacked, gather_for, reshape,
+};
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::flat::unary;
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Sizes};
@@ -54,12 +56,17 @@ fn flat_values(dims: u8, [w, h, d, c]: [usize; 4]) -> Option<usize> {
 
 /// A flat input as the GEMV's vec4 rows (a 1-D pack4 mat): a pack4 one as it is, a 1-D pack1
 /// one read as such where its storage is pack4's, any other pack1 input gathered into them
-/// (the flatten ncnn's InnerProduct runs, written packed). `None` where they cannot be
-/// written so (fp16 packed without fp16 storage).
-fn vec4_rows(flatten: &Gather, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<Option<GpuMat>> {
+/// and a 3-D pack4 one unpacked into them (the flatten ncnn's InnerProduct runs, written
+/// packed). `None` where they cannot be written so (fp16 packed without fp16 storage).
+fn vec4_rows(
+    (flatten, unpack): (&Gather, &Gather),
+    bottom: &GpuMat,
+    rec: &mut Recorder<'_>,
+) -> Result<Option<GpuMat>> {
     let flat = flat_values(bottom.dims, bottom.shape()).is_some();
     match bottom.elempack {
         4 if flat => Ok(Some(bottom.clone())),
+        4 => flatten_unpacked(rec, unpack, bottom, 4),
         1 if bottom.dims == 1 && bottom.c.is_multiple_of(4) && bottom.packs_in_place(4) => {
             bottom.record_packing(rec, 4).map(Some)
         }
@@ -119,6 +126,8 @@ struct GpuInnerProduct {
     pointwise: Option<Arc<Pipeline>>,
     /// Flattens inputs that are not flat.
     flatten: Gather,
+    /// Flattens packed 3-D inputs (a shift map that reads them through their scalar views).
+    unpack: Gather,
     /// The GEMM for 2-D inputs of several rows: `x · Wᵀ + bias`, activated.
     rows: gpu_gemm::Pipelines,
     weights: Option<GpuMat>,
@@ -238,6 +247,7 @@ impl Layer for InnerProduct {
                     gather_for(Some(gpu), GatherMap::Reshape)?.ok_or(Error::NotLoaded {
                         what: "the flatten gather",
                     })?;
+                let unpack = Gather::create(gpu, GatherMap::shift([0; 4]), Border::Constant)?;
                 let rows = Form {
                     trans_b: true,
                     activation: (self.activation, [p(0), p(1)]),
@@ -248,6 +258,7 @@ impl Layer for InnerProduct {
                     gemv,
                     pointwise,
                     flatten,
+                    unpack,
                     rows,
                     weights: None,
                     weights_pack1: None,
@@ -300,12 +311,15 @@ impl Layer for InnerProduct {
     }
 
     fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
-        // the GEMV reads flat vec4 rows; the gather that flattens, the ragged 1×1
-        // convolution and the GEMM of several rows read pack1
+        // the GEMV reads flat vec4 rows, and 3-D packed inputs unpacked into them where the
+        // storage has scalar views; the gather that flattens, the ragged 1×1 convolution and
+        // the GEMM of several rows read pack1
         let flat =
             matches!(bottoms, [BlobShape { dims, shape }] if flat_values(*dims, *shape).is_some());
+        let unpacks = matches!(bottoms, [BlobShape { dims: 3, .. }])
+            && self.gpu.as_ref().is_some_and(|g| g.unpack.takes_packed());
         let ragged = self.gpu.as_ref().is_none_or(|g| g.gemv.is_none());
-        Some(if flat && !ragged {
+        Some(if (flat || unpacks) && !ragged {
             Packs::UP_TO_4
         } else {
             Packs::ONE
@@ -523,7 +537,7 @@ impl InnerProduct {
         let n = self.num_output;
         let top = GpuMat::alloc(ctx, 1, [1, 1, n], 1, state.rows.options())?;
         if let Some(gemv) = &state.gemv
-            && let Some(rows) = vec4_rows(&state.flatten, bottom, rec)?
+            && let Some(rows) = vec4_rows((&state.flatten, &state.unpack), bottom, rec)?
         {
             let words = [(self.num_input() / 4) as u32, n as u32];
             // one workgroup of the shader's 64 invocations per output, along y (and on along
