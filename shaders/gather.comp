@@ -8,7 +8,9 @@
 //   3 the output channel's own constant (Padding's per-channel values, binding 2; `value`
 //   for channels past the first `nconst`). The source may be packed (`pack` values of a
 //   channel pack side by side, read through its scalar view; Permute's input as it comes):
-//   its channel coordinate counts single channels.
+//   its channel coordinate counts single channels. So may the output (constant `out_pack`:
+//   `out_pack` values of a channel pack side by side along w, written through its scalar
+//   view; Padding's packed blobs).
 // - 1 (reshape: Reshape, Flatten): the same position in row-major order, channels cstep
 //   apart on each side.
 // - 2 (channel shuffle): output channel k reads input channel (k % group) * (c / group)
@@ -20,6 +22,7 @@
 
 layout (constant_id = 0) const int mode = 0;
 layout (constant_id = 1) const int border = 0;
+layout (constant_id = 2) const int out_pack = 1;
 
 layout (binding = 0) readonly buffer bottom_blob { sfp bottom_blob_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfp top_blob_data[]; };
@@ -55,6 +58,10 @@ void main()
     if (gx >= p.outw || gy >= p.outh * p.outd || gz >= p.outc)
         return;
 
+    // the output's own column and channel (a packed output's view holds out_pack lanes per
+    // column: modes 1 and 2 take none)
+    const int ox = gx / out_pack;
+    const int oc = gz * out_pack + gx % out_pack;
     // the source's channel and row of its 3-D view (h * d rows), and column
     int sx;
     int sy;
@@ -78,7 +85,7 @@ void main()
     }
     else
     {
-        const ivec4 o = ivec4(gx, gy % p.outh, gy / p.outh, gz);
+        const ivec4 o = ivec4(ox, gy % p.outh, gy / p.outh, oc);
         sx = fold(o[p.perm_x] + p.off_x, p.w);
         const int y = fold(o[p.perm_y] + p.off_y, p.h);
         const int z = fold(o[p.perm_z] + p.off_z, p.d);
@@ -89,9 +96,9 @@ void main()
     const int gi = gz * p.outcstep + gy * p.outw + gx;
     if (sx < 0 || sy < 0 || sz < 0)
     {
-        if (border == 3 && gz < p.nconst)
+        if (border == 3 && oc < p.nconst)
         {
-            buffer_cp1(top_blob_data, gi, constant_data, gz);
+            buffer_cp1(top_blob_data, gi, constant_data, oc);
         }
         else
         {

@@ -273,6 +273,14 @@ fn ncnn_padding_tests() {
         }
         cases.extend(sample(group, 10));
     }
+    // channel pads of whole blocks of 4, which pack4 blobs keep on the GPU (blazeface's 8=4),
+    // with a constant and with per-channel values
+    for (front, behind, c) in [(0, 4, 0), (4, 8, 28)] {
+        let params = format!("0=1 1=0 2=0 3=1 5=0.5 6={c} 7={front} 8={behind}");
+        let inputs = vec![random_mat(&mut rng, "x", &[20, 9, 16], RANDOM)];
+        let weights = vec![random_values(&mut rng, c, RANDOM)];
+        cases.push(case_with("Padding", params, inputs, weights));
+    }
     check_suite(cases, false);
 }
 

@@ -80,6 +80,8 @@ pub struct Gather {
     constants: GpuMat,
     /// How many of them there are.
     nconst: usize,
+    /// The packing of the mats it writes (through their scalar views; 1: pack1 mats).
+    out_pack: usize,
     /// The packed box copies (`copy_box_pack4/8`) of a shift map's gather, for
     /// [`record_box`].
     boxes: Option<PackPipelines>,
@@ -99,9 +101,21 @@ impl Gather {
         border: Border,
         constants: &[f32],
     ) -> Result<Self> {
+        Self::create_packed(gpu, (map, border), constants, 1)
+    }
+
+    /// [`Gather::create_with_constants`] for a shift map whose outputs are packed mats of
+    /// elempack `out_pack` ([`Gather::record_packed`]; 1 for pack1 ones).
+    pub fn create_packed(
+        gpu: GpuSetup<'_>,
+        (map, border): (GatherMap, Border),
+        constants: &[f32],
+        out_pack: usize,
+    ) -> Result<Self> {
         let values = [
             (0, SpecValue::I32(map.mode())),
             (1, SpecValue::I32(border as i32)),
+            (2, SpecValue::I32(out_pack as i32)),
         ];
         let module = Shader::Gather.module();
         let stored = if constants.is_empty() {
@@ -110,14 +124,16 @@ impl Gather {
             constants
         };
         let boxes = match map {
-            GatherMap::Shift { .. } if border == Border::Constant => Some(PackPipelines::create(
-                gpu,
-                &[
-                    (4, Shader::CopyBoxPack4.module()),
-                    (8, Shader::CopyBoxPack8.module()),
-                ],
-                &[],
-            )?),
+            GatherMap::Shift { .. } if border == Border::Constant && out_pack == 1 => {
+                Some(PackPipelines::create(
+                    gpu,
+                    &[
+                        (4, Shader::CopyBoxPack4.module()),
+                        (8, Shader::CopyBoxPack8.module()),
+                    ],
+                    &[],
+                )?)
+            }
             _ => None,
         };
         Ok(Gather {
@@ -125,8 +141,37 @@ impl Gather {
             mode: map.mode(),
             constants: gpu.upload_values(stored, 1)?,
             nconst: constants.len(),
+            out_pack,
             boxes,
         })
+    }
+
+    /// [`Gather::record`] of a shift map into a new mat of its `out_pack` (from a
+    /// [`Gather::create_packed`] one), channels `space[3]` in whole packs: `None` where the
+    /// channels do not fill them or the storage holds no scalar views.
+    pub fn record_packed(
+        &self,
+        rec: &mut Recorder<'_>,
+        bottom: &GpuMat,
+        (dims, space): (u8, [usize; 4]),
+        map: GatherMap,
+    ) -> Result<Option<GpuMat>> {
+        let [w, h, d, c] = space;
+        let p = self.out_pack;
+        let fits = matches!(map, GatherMap::Shift { .. })
+            && dims >= 3
+            && c.is_multiple_of(p)
+            && self.takes_packed()
+            && StorageFormat::of(self.pipeline.options, bottom.elempack) == bottom.format;
+        if !fits {
+            return Ok(None);
+        }
+        let top = GpuMat::alloc_space(rec.context(), dims, [w, h, d, c / p], p, bottom.options)?;
+        let Some(view) = scalars_of(&top).filter(|v| v.format == bottom.format) else {
+            return Ok(None);
+        };
+        self.record_into(rec, bottom, &view, map)?;
+        Ok(Some(top))
     }
 
     /// Whether a shift map reads packed inputs (through their scalar views: fp32, or fp16

@@ -6,14 +6,14 @@ use rayon::prelude::*;
 
 use crate::error::{Error, InputError, Result};
 use crate::gpu::Recorder;
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shape::gather::{Border, Gather, GatherMap};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{numpy_shape, to_space};
 use crate::layer::weights::Weights;
-use crate::tensor::{GpuMat, Mat};
+use crate::tensor::{BlobShape, GpuMat, Mat};
 
 /// How border values are made (param 4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,9 @@ pub struct Padding {
     value: f32,
     per_channel: Vec<f32>,
     per_channel_size: usize,
-    gpu: Option<Gather>,
+    /// The gathers writing pack1 and pack4 outputs (blazeface pads pack4 blobs between pack4
+    /// layers: each took a repacking pass before and after).
+    gpu: Option<[Gather; 2]>,
 }
 
 /// The input index for output index `i` along an axis of `n` with `before` padding, or `None`
@@ -99,7 +101,26 @@ impl Padding {
 
 impl Layer for Padding {
     fn support(&self) -> Support {
-        Support::ONE_BLOB.gpu_pack1(self.gpu.is_some()).gpu_4d()
+        Support::ONE_BLOB
+            .gpu(self.gpu.is_some())
+            .packs(Packs::UP_TO_4)
+            .gpu_4d()
+    }
+
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
+        // pack4 where the channels' pads keep whole blocks (4-D blobs pad their depth) and
+        // the storage has scalar views, which the gathers read and write packed mats through
+        let blocks = match bottoms {
+            [BlobShape { dims: 3, .. }] => (self.front | self.behind).is_multiple_of(4),
+            [BlobShape { dims: 4, .. }] => true,
+            _ => false,
+        };
+        let views = self.gpu.as_ref().is_some_and(|[g, _]| g.takes_packed());
+        Some(if blocks && views {
+            Packs::UP_TO_4
+        } else {
+            Packs::ONE
+        })
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
@@ -109,17 +130,21 @@ impl Layer for Padding {
             Mode::Replicate => Border::Replicate,
             Mode::Reflect => Border::Reflect,
         };
+        let map = GatherMap::shift([0; 4]);
         self.gpu = gpu
-            .map(|gpu| {
-                let map = GatherMap::shift([0; 4]);
-                Gather::create_with_constants(gpu, map, border, &self.per_channel)
+            .map(|gpu| -> Result<[Gather; 2]> {
+                let constants = &self.per_channel;
+                Ok([
+                    Gather::create_with_constants(gpu, map, border, constants)?,
+                    Gather::create_packed(gpu, (map, border), constants, 4)?,
+                ])
             })
             .transpose()?;
         Ok(())
     }
 
     fn forward_gpu(&self, bottom: &GpuMat, rec: &mut Recorder<'_>) -> Result<GpuMat> {
-        let gather = self.gpu.ready()?;
+        let [gather, packed] = self.gpu.ready()?;
         let dims = bottom.dims;
         let shape = numpy_shape(dims, bottom.shape());
         let pads = self.pads(&shape)?;
@@ -134,7 +159,13 @@ impl Layer for Padding {
             offset: to_space(dims, &before, 0),
             value: self.value,
         };
-        gather.record(rec, bottom, dims, to_space(dims, &out, 1), map)
+        let space = to_space(dims, &out, 1);
+        if bottom.elempack == 4
+            && let Some(top) = packed.record_packed(rec, bottom, (dims, space), map)?
+        {
+            return Ok(top);
+        }
+        gather.record(rec, bottom, dims, space, map)
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
