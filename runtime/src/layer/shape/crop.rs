@@ -190,7 +190,14 @@ impl Layer for Crop {
         let roi = self
             .roi(&numpy_shape(dims, shape), &inputs, reference)
             .ok()?;
-        Some(box_packs(&roi[..1]))
+        // or any packing of 3-D and 4-D inputs where the gather reads packed mats: a cut
+        // inside a block then reads them as they are into a pack1 output
+        let packs = box_packs(&roi[..1]);
+        let gathers_packed = dims >= 3 && self.gpu.as_ref().is_some_and(Gather::takes_packed);
+        Some(match packs {
+            Packs::ONE if gathers_packed => Packs::UP_TO_4,
+            packs => packs,
+        })
     }
 
     fn implements(&self) -> Implements {

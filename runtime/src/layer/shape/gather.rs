@@ -437,7 +437,8 @@ pub(crate) fn scalar_view(m: &GpuMat, shader: &str, what: &str) -> Result<GpuMat
 
 /// Records copying the box `roi` (`(start, len)` per numpy axis) of `bottom`: pack1 through
 /// the gather, packed through `copy_box_pack4/8` (whole blocks of the packed axis; see
-/// [`box_packs`]).
+/// [`box_packs`]), or where it cuts inside a block and the gather reads packed mats, through
+/// the gather into a pack1 output.
 pub(crate) fn record_box(
     rec: &mut Recorder<'_>,
     gather: &Gather,
@@ -454,6 +455,11 @@ pub(crate) fn record_box(
     let [x0, y0, z0, c0] = to_space(dims, &starts, 0);
     let [tw, th, td, tc] = to_space(dims, &lens, 1);
     let boxes = gather.boxes.as_ref().filter(|_| c0 % p == 0 && tc % p == 0);
+    if boxes.is_none() && dims >= 3 && gather.takes_packed() {
+        // channels cut inside a block: the gather reads the packed input as it is, into a
+        // pack1 output (nanodet's 58-channel halves of a 116-channel blob)
+        return record_box_pack1(rec, gather, bottom, roi);
+    }
     let Some(boxes) = boxes else {
         return Err(TensorError::VariantStorage {
             shader: "copy_box".into(),
@@ -472,7 +478,8 @@ pub(crate) fn record_box(
     Ok(top)
 }
 
-/// [`record_box`] of a pack1 `bottom`.
+/// [`record_box`] into a pack1 output (of a pack1 `bottom`, or a packed 3-D or 4-D one where
+/// the gather reads packed mats).
 fn record_box_pack1(
     rec: &mut Recorder<'_>,
     gather: &Gather,
