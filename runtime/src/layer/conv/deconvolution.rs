@@ -9,7 +9,8 @@
 //!
 //! CPU and GPU: each output gathers the inputs whose kernel footprint covers it; on the GPU
 //! pack1 for any groups, and pack4 in (pack4 out, or pack1 where the outputs are not a multiple
-//! of 4) for dense ones over a multiple of 4 input channels. Those of up to 16 taps (an
+//! of 4) for dense ones over a multiple of 4 input channels and depthwise ones over blocks
+//! (`deconvolution_dw_pack4`: a yolo's upsampler between pack4 layers). Those of up to 16 taps (an
 //! upsampler's 2×2 or 4×4 stride 2) take the convolutions' implicit GEMM instead, one 1×1
 //! product over the input whose outputs are every tap's (tensor cores where the convolutions
 //! take them), summed per output with the bias by `deconvolution_taps{,_pack4to1}`.
@@ -151,6 +152,16 @@ impl Deconvolution {
         self.window.group == 1 && self.window.channels_per_group().is_multiple_of(4)
     }
 
+    /// Whether `deconvolution_dw_pack4` takes it: 2-D, each output its own input's, in blocks.
+    fn depthwise_blocks(&self) -> bool {
+        let w = &self.window;
+        w.rank == Rank::Two
+            && w.group > 1
+            && w.group == w.num_output
+            && w.channels_per_group() == 1
+            && w.num_output.is_multiple_of(4)
+    }
+
     /// Whether the taps go through the batched GEMM: dense over whole blocks of 4 input
     /// channels, at most [`MAX_GEMM_TAPS`] taps (the products take taps × the input's
     /// positions × the outputs).
@@ -196,6 +207,18 @@ impl Deconvolution {
                 false => 0.0,
             }
         })
+    }
+
+    /// The depthwise pack4 shader's weights: per block and tap, the block's four weights.
+    fn weights_depthwise4(&self) -> Vec<f32> {
+        let taps = self.window.taps_count();
+        let blocks = self.window.num_output / 4;
+        (0..blocks * taps * 4)
+            .map(|i| {
+                let (b, t, l) = (i / (taps * 4), i / 4 % taps, i % 4);
+                self.weights[(b * 4 + l) * taps + t]
+            })
+            .collect()
     }
 
     /// The weights for the pack4 shaders: per output block (pack1 out too: the last block's
@@ -317,7 +340,13 @@ impl Layer for Deconvolution {
                     }
                     false => None,
                 };
-                let pack4 = if self.dense_blocks() {
+                let depthwise = self
+                    .depthwise_blocks()
+                    .then_some(Shader::DeconvolutionDwPack4);
+                let pack4 = if let Some(shader) = depthwise {
+                    let spec = self.window.spec(Pack4Kind::None);
+                    Some((gpu.pipeline(shader.module(), &spec)?, None))
+                } else if self.dense_blocks() {
                     let shader = match (taps.is_some(), self.out_pack()) {
                         (true, 4) => Shader::DeconvolutionTaps,
                         (true, _) => Shader::DeconvolutionTapsPack4to1,
@@ -348,6 +377,7 @@ impl Layer for Deconvolution {
         let weights4 = self.gpu.as_ref().and_then(|g| {
             g.pack4.as_ref().map(|_| match g.taps {
                 Some(_) => self.weights_taps(),
+                None if self.depthwise_blocks() => self.weights_depthwise4(),
                 None => self.weights_pack4(),
             })
         });
