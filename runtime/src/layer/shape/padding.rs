@@ -111,7 +111,9 @@ impl Layer for Padding {
         // pack4 where the channels' pads keep whole blocks (4-D blobs pad their depth) and
         // the storage has scalar views, which the gathers read and write packed mats through
         let blocks = match bottoms {
-            [BlobShape { dims: 3, .. }] => (self.front | self.behind).is_multiple_of(4),
+            [BlobShape { dims: 3, .. }] => {
+                self.front.is_multiple_of(4) && self.behind.is_multiple_of(4)
+            }
             [BlobShape { dims: 4, .. }] => true,
             _ => false,
         };
