@@ -7,7 +7,7 @@ use crate::layer::contract::Packs;
 use crate::layer::contract::{GpuSetup, Implements, Layer, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
-use crate::layer::shape::gather::{Gather, GatherMap, box_packs, gather_for, record_box};
+use crate::layer::shape::gather::{Gather, box_packs, record_box};
 use crate::layer::shared::expression::{Extents, eval_list, inputs_read};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{numpy_shape, positive_axis};
@@ -211,7 +211,7 @@ impl Layer for Crop {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
+        self.gpu = Gather::for_boxes(gpu)?;
         Ok(())
     }
 

@@ -82,8 +82,8 @@ pub struct Gather {
     nconst: usize,
     /// The packing of the mats it writes (through their scalar views; 1: pack1 mats).
     out_pack: usize,
-    /// The packed box copies (`copy_box_pack4/8`) of a shift map's gather, for
-    /// [`record_box`].
+    /// The packed box copies (`copy_box_pack4/8`) for [`record_box`], where the gather was
+    /// made by [`Gather::for_boxes`].
     boxes: Option<PackPipelines>,
 }
 
@@ -123,27 +123,35 @@ impl Gather {
         } else {
             constants
         };
-        let boxes = match map {
-            GatherMap::Shift { .. } if border == Border::Constant && out_pack == 1 => {
-                Some(PackPipelines::create(
-                    gpu,
-                    &[
-                        (4, Shader::CopyBoxPack4.module()),
-                        (8, Shader::CopyBoxPack8.module()),
-                    ],
-                    &[],
-                )?)
-            }
-            _ => None,
-        };
         Ok(Gather {
             pipeline: gpu.pipeline(module, &values)?,
             mode: map.mode(),
             constants: gpu.upload_values(stored, 1)?,
             nconst: constants.len(),
             out_pack,
-            boxes,
+            boxes: None,
         })
+    }
+
+    /// A shift gather with the packed box copies (`copy_box_pack4/8`) [`record_box`] takes
+    /// for boxes that cut the packed axis at whole blocks (Crop, Slice): the layers that copy
+    /// boxes make them, not every shift gather.
+    pub(crate) fn for_boxes(gpu: Option<GpuSetup<'_>>) -> Result<Option<Self>> {
+        let Some(gpu) = gpu else {
+            return Ok(None);
+        };
+        let boxes = PackPipelines::create(
+            gpu,
+            &[
+                (4, Shader::CopyBoxPack4.module()),
+                (8, Shader::CopyBoxPack8.module()),
+            ],
+            &[],
+        )?;
+        Ok(Some(Gather {
+            boxes: Some(boxes),
+            ..Gather::create(gpu, GatherMap::shift([0; 4]), Border::Constant)?
+        }))
     }
 
     /// [`Gather::record`] of a shift map into a new mat of its `out_pack` (from a
@@ -363,15 +371,31 @@ pub(crate) fn flatten_packed(
     pack: usize,
 ) -> Result<Option<GpuMat>> {
     let n: usize = bottom.shape().iter().product();
-    if bottom.elempack != 1 || !n.is_multiple_of(pack) {
+    if bottom.elempack != 1 {
         return Ok(None);
     }
-    let top = GpuMat::alloc(rec.context(), 1, [1, 1, n / pack], pack, bottom.options)?;
-    let Some(view) = scalars_of(&top).filter(|v| v.format == bottom.format) else {
+    let Some((top, view)) = vector_of(rec, bottom, n, pack)? else {
         return Ok(None);
     };
     gather.record_into(rec, bottom, &view, GatherMap::Reshape)?;
     Ok(Some(top))
+}
+
+/// A new 1-D mat of `n` values in packs of `pack`, in `bottom`'s options, and its scalar view:
+/// `None` where the values do not fill whole packs or the view's storage is not `bottom`'s.
+fn vector_of(
+    rec: &mut Recorder<'_>,
+    bottom: &GpuMat,
+    n: usize,
+    pack: usize,
+) -> Result<Option<(GpuMat, GpuMat)>> {
+    if !n.is_multiple_of(pack) {
+        return Ok(None);
+    }
+    let top = GpuMat::alloc(rec.context(), 1, [1, 1, n / pack], pack, bottom.options)?;
+    Ok(scalars_of(&top)
+        .filter(|v| v.format == bottom.format)
+        .map(|view| (top, view)))
 }
 
 /// A packed 3-D `bottom`'s values in ncnn's flatten order (channel by channel, rows within) as a
@@ -386,12 +410,10 @@ pub(crate) fn flatten_unpacked(
     pack: usize,
 ) -> Result<Option<GpuMat>> {
     let [w, h, _, c] = bottom.space();
-    let n = w * h * c * bottom.elempack;
-    if bottom.dims != 3 || !unpack.takes_packed() || !n.is_multiple_of(pack) {
+    if bottom.dims != 3 || !unpack.takes_packed() {
         return Ok(None);
     }
-    let top = GpuMat::alloc(rec.context(), 1, [1, 1, n / pack], pack, bottom.options)?;
-    let Some(view) = scalars_of(&top).filter(|v| v.format == bottom.format) else {
+    let Some((top, view)) = vector_of(rec, bottom, w * h * c * bottom.elempack, pack)? else {
         return Ok(None);
     };
     let planes = GpuMat {

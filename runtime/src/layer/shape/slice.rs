@@ -8,9 +8,7 @@ use crate::gpu::Recorder;
 use crate::layer::contract::{ChannelMoves, GpuSetup, Layer, Packs, Support};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
-use crate::layer::shape::gather::{
-    Gather, GatherMap, box_packs, gather_for, record_box, scalar_view, scalars_of,
-};
+use crate::layer::shape::gather::{Gather, box_packs, record_box, scalar_view, scalars_of};
 use crate::layer::shared::pipelines::DeviceSide;
 use crate::layer::shared::view::{move_channels, numpy_shape, positive_axis};
 use crate::shaders::Shader;
@@ -116,7 +114,7 @@ impl Layer for Slice {
     }
 
     fn create_pipeline(&mut self, _opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
-        self.gpu = gather_for(gpu, GatherMap::shift([0; 4]))?;
+        self.gpu = Gather::for_boxes(gpu)?;
         self.pair = gpu
             .map(|g| g.pipeline(Shader::SlicePair.module(), &[]))
             .transpose()?;

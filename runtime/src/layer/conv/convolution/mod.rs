@@ -309,6 +309,8 @@ impl Layer for Convolution {
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let gpu = gpu.filter(|_| !self.window.dynamic);
+        // the layer's own weights become dense (a CPU forward of it, after a device limit,
+        // takes the same zeros); a reload puts the grouped form back first
         if gpu.is_some() && self.few_large_groups() {
             let identity: Vec<usize> = (0..self.window.num_output).collect();
             self.reorder(&identity);
