@@ -309,8 +309,7 @@ impl Layer for Convolution {
 
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         let gpu = gpu.filter(|_| !self.window.dynamic);
-        // the layer's own weights become dense (a CPU forward of it, after a device limit,
-        // takes the same zeros); a reload puts the grouped form back first
+        // dense weights for the CPU too (after a device limit); a reload restores the groups
         if gpu.is_some() && self.few_large_groups() {
             let identity: Vec<usize> = (0..self.window.num_output).collect();
             self.reorder(&identity);
