@@ -9,6 +9,9 @@ timing does not depend on them):
   two at a time, the same values). bench/torch_rrdb.py is PyTorch's counterpart.
 - r3d_18.param: torchvision's r3d_18 as pnnx writes it (batch norms folded into the
   convolutions), input 16 × 112² × 3, 400 classes; bench/seq_bench.py times PyTorch's.
+- dcnv2.param: bench/seq_bench.py's DCNv2 block as pnnx writes it (a stride-2 stem to 128
+  channels, the offsets and the sigmoid mask by 3×3 convolutions, DeformConv2d 128 → 128, ReLU),
+  input 256² × 3: an 8 MB output, so the way back to the host weighs as much as the layers.
 """
 import os
 import sys
@@ -143,11 +146,27 @@ def r3d_18(frames=16, size=112, classes=400):
     return w.text()
 
 
+def dcnv2(size=256, ch=128):
+    w = Writer()
+    w.add("Input", "in0", [], ["in0"], f"0={size} 1={size} 2=3")
+    x = w.blob("c")
+    w.add("Convolution", w.blob("stem"), ["in0"], [x],
+          f"0={ch} 1=3 3=2 4=1 5=1 6={ch * 27} 9=1")
+    x_off, x_mask, x_in = w.split(x, 3)
+    off, mask, y = w.blob("o"), w.blob("m"), w.blob("d")
+    w.add("Convolution", w.blob("offset"), [x_off], [off], f"0=18 1=3 4=1 5=1 6={18 * ch * 9}")
+    w.add("Convolution", w.blob("mask"), [x_mask], [mask], f"0=9 1=3 4=1 5=1 6={9 * ch * 9} 9=4")
+    w.add("DeformableConv2D", w.blob("deform"), [x_in, off, mask], [y],
+          f"0={ch} 1=3 4=1 5=1 6={ch * ch * 9}")
+    w.add("ReLU", w.blob("relu"), [y], ["out0"], "")
+    return w.text()
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "bench/nets"
     os.makedirs(out, exist_ok=True)
     nets = [("realesrgan_x4plus", rrdbnet(23)), ("realesrgan_x4plus_anime_6b", rrdbnet(6)),
-            ("r3d_18", r3d_18())]
+            ("r3d_18", r3d_18()), ("dcnv2", dcnv2())]
     for name, text in nets:
         with open(os.path.join(out, name + ".param"), "w") as f:
             f.write(text)

@@ -7,7 +7,8 @@ python3 bench/seq_bench.py OUT_DIR [LOOPS [NAME,...]]. Prints `shape NAME W,H[,C
 `fpshader bench --shape` takes it), `torch NAME fp32|fp16 ms` (on the device), `torch-host NAME fp32|fp16 ms` (from a host tensor
 to a host tensor, as `fpshader bench` times) and `ncnn NAME ms` lines; then run
 `fpshader bench OUT_DIR/NAME.ncnn.param --bin OUT_DIR/NAME.ncnn.bin --shape ...` for each.
-Needs torch, torchvision, pnnx and ncnn (PyPI).
+Needs torch, torchvision, pnnx and ncnn (PyPI); `python3 bench/seq_bench.py OUT_DIR LOOPS NAMES
+torch` times PyTorch alone (no conversion, no ncnn), where pnnx and ncnn are not installed.
 """
 import os
 import shutil
@@ -15,9 +16,7 @@ import sys
 import tempfile
 import time
 
-import ncnn
 import numpy as np
-import pnnx
 import torch
 import torch.nn.functional as F
 import torchvision
@@ -168,6 +167,8 @@ def torch_host_time(net, x, dtype, loops):
 
 
 def ncnn_time(param, weights, x, loops):
+    import ncnn
+
     net = ncnn.Net()
     net.opt.use_vulkan_compute = True
     net.load_param(param)
@@ -188,6 +189,7 @@ def main():
     out = sys.argv[1]
     loops = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None
+    torch_only = len(sys.argv) > 4 and sys.argv[4] == "torch"
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(69)
     for name, (net, shape, fp_shape) in networks().items():
@@ -197,7 +199,9 @@ def main():
         if only is not None and name not in only:
             continue
         # a second round over the same OUT_DIR keeps the first's conversion (the same seed)
-        if not os.path.exists(os.path.join(out, f"{name}.ncnn.bin")):
+        if not torch_only and not os.path.exists(os.path.join(out, f"{name}.ncnn.bin")):
+            import pnnx
+
             with tempfile.TemporaryDirectory() as work:
                 pnnx.export(net, os.path.join(work, name + ".pt"), (x,), check_trace=False, fp16=False)
                 for ext in ("param", "bin"):
@@ -208,7 +212,8 @@ def main():
         print("shape", name, fp_shape, flush=True)
         x0 = x[0].numpy().astype(np.float32)
         param, weights = (os.path.join(out, f"{name}.ncnn.{e}") for e in ("param", "bin"))
-        print("ncnn", name, f"{ncnn_time(param, weights, x0, loops):.3f}", flush=True)
+        if not torch_only:
+            print("ncnn", name, f"{ncnn_time(param, weights, x0, loops):.3f}", flush=True)
         for dtype, label in ((torch.float32, "fp32"), (torch.float16, "fp16")):
             try:
                 print("torch", name, label, f"{torch_time(net, x, dtype, loops):.3f}", flush=True)

@@ -24,6 +24,9 @@
 #define OUT_PACK 4
 #include "convolution_head.comp"
 #include "convolution_gemm_epilogue.comp"
+// its tiles fill 32 KiB of workgroup memory: no room for a table of tap offsets
+#define TAP_OFFSETS_COMPUTED
+#include "convolution_window_table.comp"
 
 // partial sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
@@ -64,14 +67,14 @@ const int W_PER_LANE = TILE_K * TILE_M * 4 / 256;
 // position (zero past the steps or the positions, the pad value outside the input), and its
 // weight vec4s, consecutive per step. No branch guards a load, so that all of them are in
 // flight at once: outside, a load reads element 0 and its value is replaced.
-void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, ivec3 origin, int tid,
-    int m0, int M, out vec4 in_v[4], out vec4 w_v[4])
+void load_steps(int k0, int k_end, bool n_inside, int lk, int ln, ivec3 origin, TabledWindow win,
+    int tid, int m0, int M, out vec4 in_v[4], out vec4 w_v[4])
 {
     for (int r = 0; r < IN_PER_LANE; r++)
     {
         const int k = k0 + lk + r * (256 / TILE_N);
         const bool k_inside = n_inside && k < k_end;
-        const int at = window_step(origin, k);
+        const int at = tabled_step(win, origin, k);
         const bool load = k_inside && at >= 0;
         const vec4 v = vec4(buffer_ld4(bottom_blob_data, load ? in_base + at : 0));
         in_v[r] = load ? v : (k_inside ? vec4(p.pad_value) : vec4(0.f));
@@ -102,6 +105,7 @@ void main()
     const int n = n0 + ln;
     const bool n_inside = n < N;
     const ivec3 origin = window_origin(n);
+    const TabledWindow win = tabled_window(origin);
 
     // the tile entries this invocation computes: positions tp + LANES_N i, blocks tm + LANES_M j
     const int tp = tid % LANES_N;
@@ -119,7 +123,7 @@ void main()
     // many steps waits on memory once per 8 steps otherwise)
     vec4 next_in[4];
     vec4 next_w[4];
-    load_steps(k_begin, k_end, n_inside, lk, ln, origin, tid, m0, M, next_in, next_w);
+    load_steps(k_begin, k_end, n_inside, lk, ln, origin, win, tid, m0, M, next_in, next_w);
 
     for (int k0 = k_begin; k0 < k_end; k0 += TILE_K)
     {
@@ -130,7 +134,7 @@ void main()
         barrier();
 
         if (k0 + TILE_K < k_end)
-            load_steps(k0 + TILE_K, k_end, n_inside, lk, ln, origin, tid, m0, M, next_in, next_w);
+            load_steps(k0 + TILE_K, k_end, n_inside, lk, ln, origin, win, tid, m0, M, next_in, next_w);
 
         for (int sk = 0; sk < TILE_K; sk++)
         {

@@ -32,6 +32,7 @@
 #define OUT_PACK 4
 #include "convolution_head.comp"
 #include "convolution_gemm_epilogue.comp"
+#include "convolution_window_table.comp"
 
 // partial sums, [slice][outc / 4][outw · outh], when the steps are split
 layout (binding = 4) writeonly buffer partial_blob { vec4 partial_data[]; };
@@ -99,8 +100,8 @@ int load_step(int tid, int j, int lines)
 // loads this invocation's share of steps k0 .. k0 + 7 of both operands. No branch guards a
 // load, so that all are in flight at once (branches around them cost 20% on an H200): outside
 // the steps, the positions or the input a load reads element 0 and its value is replaced.
-void load_steps(int tid, int k0, int k_end, int n0, int N, ivec3 origin[2], int m0, int M,
-    out f16vec4 in_v[MAX_LOADS_N], out f16vec4 w_v[MAX_LOADS_M])
+void load_steps(int tid, int k0, int k_end, int n0, int N, ivec3 origin[2], TabledWindow win[2],
+    int m0, int M, out f16vec4 in_v[MAX_LOADS_N], out f16vec4 w_v[MAX_LOADS_M])
 {
     [[unroll]] for (int j = 0; j < MAX_LOADS_N; j++)
     {
@@ -109,7 +110,8 @@ void load_steps(int tid, int k0, int k_end, int n0, int N, ivec3 origin[2], int 
         const int k = k0 + load_step(tid, j, TN);
         const bool n_inside = n0 + load_line(tid, j, TN) < N;
         const bool k_inside = k < k_end;
-        const int at = window_step(origin[TN > 128 ? j % 2 : 0], k);
+        const int q = TN > 128 ? j % 2 : 0;
+        const int at = tabled_step(win[q], origin[q], k);
         const bool load = n_inside && k_inside && at >= 0;
         const f16vec4 v = f16vec4(buffer_ld4(bottom_blob_data, load ? in_base + at : 0));
         in_v[j] = load ? v : (n_inside && k_inside ? f16vec4(p.pad_value) : f16vec4(0.hf));
@@ -168,6 +170,12 @@ void main()
     ivec3 origin[2];
     origin[0] = window_origin(n0 + load_line(tid, 0, TN));
     origin[1] = TN > 128 ? window_origin(n0 + load_line(tid, 1, TN)) : origin[0];
+    TabledWindow win[2];
+    win[0] = tabled_window(origin[0]);
+    win[1] = TN > 128 ? tabled_window(origin[1]) : win[0];
+    fill_tap_offsets(tid);
+    if (TABLED)
+        barrier();
 
     // this subgroup's block: output channels sm .. sm + 16 FM - 1, positions sn .. sn + 16 FN - 1
     const int sg = int(gl_SubgroupID);
@@ -182,7 +190,7 @@ void main()
 
     f16vec4 next_in[MAX_LOADS_N];
     f16vec4 next_w[MAX_LOADS_M];
-    load_steps(tid, k_begin, k_end, n0, N, origin, m0, M, next_in, next_w);
+    load_steps(tid, k_begin, k_end, n0, N, origin, win, m0, M, next_in, next_w);
 
     for (int k0 = k_begin; k0 < k_end; k0 += STEPS)
     {
@@ -201,7 +209,7 @@ void main()
         barrier();
 
         if (k0 + STEPS < k_end)
-            load_steps(tid, k0 + STEPS, k_end, n0, N, origin, m0, M, next_in, next_w);
+            load_steps(tid, k0 + STEPS, k_end, n0, N, origin, win, m0, M, next_in, next_w);
 
         [[unroll]] for (int kh = 0; kh < STEPS / 4; kh++)
         {

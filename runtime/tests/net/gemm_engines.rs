@@ -142,3 +142,42 @@ fn few_large_groups_take_the_convolution_gemm() {
         ctx.set_timing(false);
     }
 }
+
+/// The dense convolutions' implicit GEMM (its windows read through the table of tap offsets
+/// and each window's bits of taps inside the input) on tensor cores, the FMA tiles and fp32,
+/// against the CPU: positions and outputs that fill no tile (143 positions, 20 outputs),
+/// steps that fill no stage (3 input blocks × 9 taps), a strided window, 25 taps, and 3-D
+/// windows of 27 taps over depth slabs (taps past the 32 of the first word of bits).
+#[test]
+fn convolution_gemm_tiles_match_the_cpu() {
+    let mut rng = Rng(2613);
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    // (type, channels, outputs, kernel taps, extra params, input w, h, d)
+    let cases = [
+        ("Convolution", 12, 20, 9, "1=3 4=1", [13, 11, 1]),
+        ("Convolution", 32, 48, 9, "1=3 3=2 4=1", [17, 17, 1]),
+        ("Convolution", 64, 64, 25, "1=5 4=2", [40, 36, 1]),
+        ("Convolution3D", 16, 64, 27, "1=3 4=1", [10, 10, 6]),
+        ("Convolution3D", 64, 64, 27, "1=3 4=1", [20, 18, 4]),
+    ];
+    for (kind, c, outch, taps, extra, [w, h, d]) in cases {
+        let size = outch * c * taps;
+        let params = format!("0={outch} {extra} 5=1 6={size} 9=1");
+        let param = one_layer(kind, &["data"], &params);
+        let weights = random_values(&mut rng, size, RANDOM);
+        let bias = random_values(&mut rng, outch, RANDOM);
+        let weights = bin(&[(&weights, true), (&bias, false)]);
+        let inputs = match d {
+            1 => [Input::new(&mut rng, "data", 3, [w, h, 1, c])],
+            _ => [Input::new(&mut rng, "data", 4, [w, h, d, c])],
+        };
+        let want = run_net(&param, &weights, &inputs, "out", RunOptions::fp32(), None)
+            .unwrap()
+            .to_values();
+        let family = ("convolution_gemm", true, false);
+        check_tensor_core_choice((&param, &weights), &inputs, &want, family, (packed, 0.1));
+    }
+}
