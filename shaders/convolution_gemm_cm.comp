@@ -6,9 +6,14 @@
 //
 // A workgroup of 4 subgroups (of 32: the runtime takes this shader only where subgroups are
 // 32 wide) computes TM output channels × TN positions, the tile of constant 13. The runtime
-// takes tile 0, 64 × 64 (2 × 2 subgroups of 32 × 32). The others pass the same tests on an H200
-// but did not win there: 1-3 (128 × 128, 64 × 256, 32 × 256: subgroups of 64 × 64 or 32 × 64)
-// lost on every network measured (vgg16 4.7 ms against 1.0 with 128 × 128 everywhere; kept to
+// takes tile 0, 64 × 64 (2 × 2 subgroups of 32 × 32), and tile 5, 128 × 64 (subgroups of
+// 64 × 32), for 3-D windows of at least 128 outputs over at most 1024 positions, whose steps
+// are split over the grid: each input staged serves twice the outputs (r3d_18's 14² × 4 and
+// 7² × 2 layers 89 -> 62 and 57 -> 42 us on an H200; on 28² × 8 it lost, 93 -> 107, and on
+// 2-D nets too: alexnet 0.27 -> 0.30 ms, mobilenet_v2 0.67 -> 0.71). The
+// others pass the same tests on an H200 but did not win there (nor did 16 steps a stage, nor
+// 16-byte weight loads, which took RRDBNet-6 from 12.0 to 14.0 ms): 1-3 (128 × 128, 64 × 256,
+// 32 × 256: subgroups of 64 × 64 or 32 × 64) lost on every network measured (vgg16 4.7 ms against 1.0 with 128 × 128 everywhere; kept to
 // layers of enough workgroups, RRDBNet-6 21 ms against 17.5, resnet50's device time unchanged),
 // and 4 (16 × 128, 1 × 4 subgroups of 16 × 32), a quarter of tile 0's products on layers of at
 // most 16 outputs, left an SR model's last convolution (64 to 3 channels at 1024²) at 1.21 ms
@@ -48,14 +53,14 @@ int in_base = 0;
 int out_base = 0;
 int w_base = 0;
 
-// the tile: 0 64 × 64, 1 128 × 128, 2 64 × 256, 3 32 × 256, 4 16 × 128 (output channels ×
-// positions)
+// the tile: 0 64 × 64, 1 128 × 128, 2 64 × 256, 3 32 × 256, 4 16 × 128, 5 128 × 64 (output
+// channels × positions)
 layout (constant_id = 13) const int tile = 0;
 // subgroups along the outputs (the other 4 / SG_M along the positions), 16 × 16 accumulators
 // per subgroup along the outputs and the positions
-const int SG_M = tile >= 2 ? 1 : 2;
-const int FM = tile == 1 || tile == 2 ? 4 : tile == 4 ? 1 : 2;
-const int FN = tile == 0 || tile == 4 ? 2 : 4;
+const int SG_M = tile >= 2 && tile <= 4 ? 1 : 2;
+const int FM = tile == 1 || tile == 2 || tile == 5 ? 4 : tile == 4 ? 1 : 2;
+const int FN = tile == 0 || tile == 4 || tile == 5 ? 2 : 4;
 const int TM = SG_M * FM * 16;
 const int TN = (4 / SG_M) * FN * 16;
 // output blocks of 4 and positions per workgroup

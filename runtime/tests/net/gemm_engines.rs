@@ -146,8 +146,9 @@ fn few_large_groups_take_the_convolution_gemm() {
 /// The dense convolutions' implicit GEMM (its windows read through the table of tap offsets
 /// and each window's bits of taps inside the input) on tensor cores, the FMA tiles and fp32,
 /// against the CPU: positions and outputs that fill no tile (143 positions, 20 outputs),
-/// steps that fill no stage (3 input blocks × 9 taps), a strided window, 25 taps, and 3-D
-/// windows of 27 taps over depth slabs (taps past the 32 of the first word of bits).
+/// steps that fill no stage (3 input blocks × 9 taps), a strided window, 25 taps, 3-D
+/// windows of 27 taps over depth slabs (taps past the 32 of the first word of bits), and
+/// layers of 128 outputs or more over few positions (in 3-D, the tall tensor-core tile).
 #[test]
 fn convolution_gemm_tiles_match_the_cpu() {
     let mut rng = Rng(2613);
@@ -162,6 +163,9 @@ fn convolution_gemm_tiles_match_the_cpu() {
         ("Convolution", 64, 64, 25, "1=5 4=2", [40, 36, 1]),
         ("Convolution3D", 16, 64, 27, "1=3 4=1", [10, 10, 6]),
         ("Convolution3D", 64, 64, 27, "1=3 4=1", [20, 18, 4]),
+        // at least 128 outputs over few positions: in 3-D the tall tile
+        ("Convolution", 32, 136, 9, "1=3 4=1", [12, 10, 1]),
+        ("Convolution3D", 64, 128, 27, "1=3 4=1", [5, 5, 4]),
     ];
     for (kind, c, outch, taps, extra, [w, h, d]) in cases {
         let size = outch * c * taps;

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::GpuSetup;
-use crate::layer::conv::window::{Pack4Kind as Kind, Window};
+use crate::layer::conv::window::{Pack4Kind as Kind, Rank, Window};
 use crate::layer::epilogue::Epilogue;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::gpu_gemm;
@@ -117,11 +117,42 @@ impl Tile {
     }
 }
 
-/// The cooperative-matrix GEMM's one tile: positions × output blocks of 4. (A 128 × 8 tile,
-/// 1 × 4 subgroups of 32 × 32, for layers of at most 8 output blocks, which leave half of this
-/// one's products unused, took RRDBNet's 32-output Winograd products from 28 to 36 us on an
-/// H200, and RRDBNet-6 from 13.2 to 15.5 ms.)
-const CM_TILE: [usize; 2] = [64, 16];
+/// The cooperative-matrix GEMM's tiles (its constant 13): positions × output blocks of 4.
+/// (A 128 × 8 tile, 1 × 4 subgroups of 32 × 32, for layers of at most 8 output blocks, which
+/// leave half of the square one's products unused, took RRDBNet's 32-output Winograd products
+/// from 28 to 36 us on an H200, and RRDBNet-6 from 13.2 to 15.5 ms.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CmTile {
+    /// 64 positions × 16 blocks, the default.
+    Square = 0,
+    /// 64 positions × 32 blocks, for 3-D windows of at least 32 output blocks over at most
+    /// [`TALL_POSITIONS`] positions (split steps): each staged input serves twice the outputs.
+    /// (Taken for 2-D windows too it slowed alexnet's device time from 0.27 to 0.30 ms and
+    /// mobilenet_v2's from 0.67 to 0.71 on an H200.)
+    Tall = 5,
+}
+
+impl CmTile {
+    /// Positions × output blocks of 4.
+    fn size(self) -> [usize; 2] {
+        match self {
+            CmTile::Square => [64, 16],
+            CmTile::Tall => [64, 32],
+        }
+    }
+
+    fn choose(blocks: usize, positions: usize, volume: bool) -> CmTile {
+        if volume && blocks >= 32 && positions <= TALL_POSITIONS {
+            CmTile::Tall
+        } else {
+            CmTile::Square
+        }
+    }
+}
+
+/// Output positions up to which [`CmTile::Tall`] is taken (r3d_18's 28² × 8 layers, 6272
+/// positions, lost with it: 93 against 107 us).
+const TALL_POSITIONS: usize = 1024;
 /// Workgroups the GEMM aims for before it splits its steps (a few per multiprocessor of a large
 /// GPU), and the fewest steps a slice keeps.
 const TARGET_GROUPS: usize = 512;
@@ -135,18 +166,32 @@ const BIG_POSITIONS: usize = 8192;
 pub(crate) struct GemmPlan {
     /// The shader.
     pub gemm: GemmEngine,
-    /// The FMA GEMM's tile (the cooperative-matrix one has one).
+    /// The FMA GEMM's tile.
     pub tile: Option<Tile>,
+    /// The cooperative-matrix GEMM's.
+    pub cm_tile: Option<CmTile>,
     /// Slices of the steps: a power of two.
     pub splits: usize,
 }
 
 impl GemmPlan {
     /// The plan for `blocks` output blocks of 4 over `positions` outputs and `steps` steps
-    /// (input blocks × kernel positions).
-    pub fn choose(gemm: GemmEngine, blocks: usize, positions: usize, steps: usize) -> GemmPlan {
+    /// (input blocks × kernel positions) of a 2-D window, or a 3-D one where `volume`.
+    pub fn choose(
+        gemm: GemmEngine,
+        [blocks, positions, steps]: [usize; 3],
+        volume: bool,
+    ) -> GemmPlan {
         let tile = (gemm == GemmEngine::Fma).then(|| Tile::choose(blocks, positions));
-        let [tn, tm] = tile.map_or(CM_TILE, Tile::size);
+        let cm_tile = (gemm == GemmEngine::CooperativeMatrix)
+            .then(|| CmTile::choose(blocks, positions, volume));
+        let plan = GemmPlan {
+            gemm,
+            tile,
+            cm_tile,
+            splits: 1,
+        };
+        let [tn, tm] = plan.tile_size();
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
         let most = (steps / MIN_SLICE_STEPS).max(1);
@@ -157,12 +202,26 @@ impl GemmPlan {
         } else {
             s.next_power_of_two() / 2
         };
-        GemmPlan { gemm, tile, splits }
+        GemmPlan { splits, ..plan }
     }
 
     /// Positions × output blocks per workgroup.
     pub fn tile_size(&self) -> [usize; 2] {
-        self.tile.map_or(CM_TILE, Tile::size)
+        match (self.tile, self.cm_tile) {
+            (Some(t), _) => t.size(),
+            (None, Some(t)) => t.size(),
+            (None, None) => CmTile::Square.size(),
+        }
+    }
+
+    /// The specialization of its tile (constant 13 of either shader).
+    fn tile_spec(&self) -> Option<(u32, SpecValue)> {
+        let tile = match (self.tile, self.cm_tile) {
+            (Some(t), _) => t as i32,
+            (None, Some(t)) => t as i32,
+            (None, None) => return None,
+        };
+        Some((13, SpecValue::I32(tile)))
     }
 }
 
@@ -228,13 +287,13 @@ impl Batched {
         .iter()
         .map(|&x| x as u32)
         .collect();
-        let plan = GemmPlan::choose(gemm, self.out_blocks, self.positions, 1);
+        let plan = GemmPlan::choose(gemm, [self.out_blocks, self.positions, 1], false);
         let int = |v: usize| SpecValue::I32(v as i32);
         let mut values = vec![(0, int(0)), (1, int(0))];
         values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
         values.extend((4..12).map(|id| (id, int(1))));
         values.extend([(12, int(1)), (14, int(1))]);
-        values.extend(plan.tile.map(|t| (13, int(t as usize))));
+        values.extend(plan.tile_spec());
         let pipeline =
             rec.context()
                 .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
@@ -278,7 +337,8 @@ impl GemmCall<'_> {
         let gemm = self.gemm;
         let positions = top.w * top.h;
         let steps = bottom.c * self.window.taps_count();
-        let plan = GemmPlan::choose(gemm, top.c, positions, steps);
+        let volume = self.window.rank == Rank::Three;
+        let plan = GemmPlan::choose(gemm, [top.c, positions, steps], volume);
         let splits = plan.splits;
         let grid = |v: [usize; 3]| dispatch_grid(v, top);
         let [tn, tm] = plan.tile_size();
@@ -291,15 +351,19 @@ impl GemmCall<'_> {
         // the residual's binding, or a stand-in (read-only, as the bias)
         let residual = epilogue.residual.unwrap_or(bias);
         // the split and the tile (the sum pass has none) and the shapes, specialized here
-        let spec = |tile: Option<Tile>| {
+        let spec = |tile: Option<(u32, SpecValue)>| {
             let mut values = self.window.spec_with(Kind::Blocks, epilogue.act);
             values.push((12, SpecValue::I32(splits as i32)));
             values.push((16, SpecValue::I32(i32::from(epilogue.residual.is_some()))));
-            values.extend(tile.map(|t| (13, SpecValue::I32(t as i32))));
+            values.extend(tile);
             values.extend(self.shape.iter().copied());
             shaped(values, words)
         };
-        let pipeline = ctx.pipeline(gemm.shader().module(), self.options, &spec(plan.tile))?;
+        let pipeline = ctx.pipeline(
+            gemm.shader().module(),
+            self.options,
+            &spec(plan.tile_spec()),
+        )?;
         if splits == 1 {
             // unsplit, the shader continues its position tiles along z past the device limit
             let groups = fold_into_z(ctx, &pipeline, groups, 0);

@@ -187,7 +187,12 @@ impl Convolution {
         let steps = bottom.c * self.window.kernel[0] * self.window.kernel[1];
         let splits = match gemm.engine {
             Int8Engine::CooperativeMatrix => {
-                GemmPlan::choose(GemmEngine::CooperativeMatrix, top.c, positions, steps).splits
+                GemmPlan::choose(
+                    GemmEngine::CooperativeMatrix,
+                    [top.c, positions, steps],
+                    false,
+                )
+                .splits
             }
             _ => 1,
         };
