@@ -8,8 +8,9 @@
 //! outside), times the mask, as ncnn (and torchvision's `deform_conv2d`) do.
 //!
 //! CPU and GPU alike: the samples as columns (a deformable im2col: `deformable_columns` on the
-//! device), then one GEMM with the weights, the bias and the activation (the matrix layers'
-//! GEMM on the device, tensor cores where they take them).
+//! device, from a pack4 image where the offsets and the mask are not themselves whole blocks:
+//! no unpacking of the image first), then one GEMM with the weights, the bias and the
+//! activation (the matrix layers' GEMM on the device, tensor cores where they take them).
 
 use rayon::prelude::*;
 
@@ -17,13 +18,14 @@ use crate::error::{Error, InputError, Result};
 use crate::gpu::specialize::SpecValue;
 use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::activate_all;
-use crate::layer::contract::{GpuSetup, Layer, Support};
+use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::window::Window;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
 use crate::layer::shared::gpu_gemm::{self, Addend, Form, Operand, Pipelines, Sizes};
 use crate::layer::shared::pipelines::DeviceSide;
+use crate::layer::shared::view::channels;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
 use crate::tensor::{BlobShape, GpuMat, Mat};
@@ -39,8 +41,8 @@ pub struct DeformableConv2D {
 }
 
 struct GpuDeformable {
-    /// The columns' shader without and with a mask.
-    columns: [Arc<Pipeline>; 2],
+    /// The columns' shader without and with a mask, from a pack1 and from a pack4 image.
+    columns: [[Arc<Pipeline>; 2]; 2],
     gemm: Pipelines,
     weights: Option<GpuMat>,
     bias: Option<GpuMat>,
@@ -165,7 +167,18 @@ fn bilinear(plane: &[f32], [w, h]: [usize; 2], y: f32, x: f32) -> f32 {
 
 impl Layer for DeformableConv2D {
     fn support(&self) -> Support {
-        Support::MANY.gpu_pack1(self.gpu.is_some())
+        Support::MANY.gpu(self.gpu.is_some())
+    }
+
+    /// The image packed where the net packs it, if the offsets and the mask then stay pack1
+    /// (the columns' shader reads them so): not whole blocks of 4 channels (a 3×3 kernel's 18
+    /// and 9), else every input pack1.
+    fn gpu_packs(&self, bottoms: &[BlobShape]) -> Option<Packs> {
+        let blocks = |b: &BlobShape| channels(b.dims, b.shape).is_multiple_of(4);
+        let packed = bottoms
+            .get(1..)
+            .is_some_and(|rest| !rest.iter().any(blocks));
+        Some(if packed { Packs::UP_TO_4 } else { Packs::ONE })
     }
 
     fn load_param(&mut self, pd: &ParamDict) -> Result<()> {
@@ -192,9 +205,13 @@ impl Layer for DeformableConv2D {
     fn create_pipeline(&mut self, opt: &RunOptions, gpu: Option<GpuSetup<'_>>) -> Result<()> {
         self.gpu = match gpu {
             Some(gpu) => {
-                let module = Shader::DeformableColumns.module();
-                let columns = [0, 1].map(|m| gpu.pipeline(module, &[(0, SpecValue::I32(m))]));
-                let [plain, masked] = columns;
+                let columns = |module| {
+                    let [plain, masked] =
+                        [0, 1].map(|m| gpu.pipeline(module, &[(0, SpecValue::I32(m))]));
+                    Ok::<_, Error>([plain?, masked?])
+                };
+                let pack1 = columns(Shader::DeformableColumns.module())?;
+                let pack4 = columns(Shader::DeformableColumnsPack4.module())?;
                 let w = &self.window;
                 let p = |i: usize| w.activation_params.get(i).copied().unwrap_or(0.0);
                 let form = Form {
@@ -202,7 +219,7 @@ impl Layer for DeformableConv2D {
                     ..Form::PLAIN
                 };
                 Some(GpuDeformable {
-                    columns: [plain?, masked?],
+                    columns: [pack1, pack4],
                     gemm: form.pipeline(gpu, opt)?,
                     weights: None,
                     bias: None,
@@ -270,6 +287,15 @@ impl Layer for DeformableConv2D {
             });
         };
         let mask = bottoms.get(2);
+        // the shader reads the offsets and the mask as pack1 (gpu_packs keeps them so)
+        if let Some(m) = std::iter::once(offsets)
+            .chain(mask)
+            .find(|m| m.elempack != 1)
+        {
+            return Err(Error::NoShader {
+                elempack: m.elempack,
+            });
+        }
         let [ow, oh] = geo.out;
         let [_, _, c] = geo.image;
         let taps = self.window.kernel[0] * self.window.kernel[1];
@@ -298,7 +324,12 @@ impl Layer for DeformableConv2D {
         ]
         .map(|v| v as u32)
         .to_vec();
-        let pipeline = &state.columns[usize::from(mask.is_some())];
+        let packed = match image.elempack {
+            1 => 0,
+            4 => 1,
+            elempack => return Err(Error::NoShader { elempack }),
+        };
+        let pipeline = &state.columns[packed][usize::from(mask.is_some())];
         // a (position, tap) per invocation over a group of 8 channels (the shader's CHANNELS)
         let grid = [positions as u32, taps as u32, c.div_ceil(8) as u32];
         rec.dispatch(
