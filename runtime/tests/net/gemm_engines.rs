@@ -146,8 +146,8 @@ fn few_large_groups_take_the_convolution_gemm() {
 /// The dense convolutions' implicit GEMM (its windows read through the table of tap offsets
 /// and each window's bits of taps inside the input) on tensor cores, the FMA tiles and fp32,
 /// against the CPU: positions and outputs that fill no tile (143 positions, 20 outputs),
-/// steps that fill no stage (3 input blocks × 9 taps), a strided window, 25 taps, 3-D
-/// windows of 27 taps over depth slabs (taps past the 32 of the first word of bits), and
+/// steps that fill no stage (3 input blocks × 9 taps), a strided window, 25 and 49 taps (past
+/// the 32 of the first word of bits), 3-D windows of 27 taps over depth slabs, and
 /// layers of 128 outputs or more over few positions (in 3-D, the tall tensor-core tile).
 #[test]
 fn convolution_gemm_tiles_match_the_cpu() {
@@ -161,6 +161,8 @@ fn convolution_gemm_tiles_match_the_cpu() {
         ("Convolution", 12, 20, 9, "1=3 4=1", [13, 11, 1]),
         ("Convolution", 32, 48, 9, "1=3 3=2 4=1", [17, 17, 1]),
         ("Convolution", 64, 64, 25, "1=5 4=2", [40, 36, 1]),
+        // 49 taps: past the 32 of the first word of bits
+        ("Convolution", 8, 12, 49, "1=7 4=3", [15, 13, 1]),
         ("Convolution3D", 16, 64, 27, "1=3 4=1", [10, 10, 6]),
         ("Convolution3D", 64, 64, 27, "1=3 4=1", [20, 18, 4]),
         // at least 128 outputs over few positions: in 3-D the tall tile
