@@ -10,7 +10,8 @@
 //! CPU and GPU alike: the samples as columns (a deformable im2col: `deformable_columns` on the
 //! device, from a pack4 image where the offsets and the mask are not themselves whole blocks:
 //! no unpacking of the image first), then one GEMM with the weights, the bias and the
-//! activation (the matrix layers' GEMM on the device, tensor cores where they take them).
+//! activation (the matrix layers' GEMM on the device, tensor cores where they take them; an
+//! activation layer after it folded into that GEMM where it has none of its own).
 
 use rayon::prelude::*;
 
@@ -20,6 +21,7 @@ use crate::gpu::{Pipeline, Recorder};
 use crate::layer::activation::fused::activate_all;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
 use crate::layer::conv::window::Window;
+use crate::layer::epilogue::FusedActivation;
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::cpu_gemm::{MatMut, MatRef, gemm};
@@ -29,7 +31,7 @@ use crate::layer::shared::view::channels;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
 use crate::tensor::{BlobShape, GpuMat, Mat};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A deformable convolution (one offset group, as ncnn's).
 #[derive(Default)]
@@ -44,6 +46,10 @@ struct GpuDeformable {
     /// The columns' shader without and with a mask, from a pack1 and from a pack4 image.
     columns: [[Arc<Pipeline>; 2]; 2],
     gemm: Pipelines,
+    /// The options the GEMM's engine was chosen for, and the GEMM with the activation the net
+    /// last fused into it (made at its first forward, as the net fuses per run).
+    opt: RunOptions,
+    fused: Mutex<Option<(FusedActivation, Arc<Pipelines>)>>,
     weights: Option<GpuMat>,
     bias: Option<GpuMat>,
 }
@@ -221,6 +227,8 @@ impl Layer for DeformableConv2D {
                 Some(GpuDeformable {
                     columns: [pack1, pack4],
                     gemm: form.pipeline(gpu, opt)?,
+                    opt: *opt,
+                    fused: Mutex::new(None),
                     weights: None,
                     bias: None,
                 })
@@ -278,6 +286,60 @@ impl Layer for DeformableConv2D {
     }
 
     fn forward_gpu_many(&self, bottoms: &[GpuMat], rec: &mut Recorder<'_>) -> Result<Vec<GpuMat>> {
+        let state = self.gpu.ready()?;
+        self.forward_gpu_with(bottoms, &state.gemm, rec)
+            .map(|top| vec![top])
+    }
+
+    /// The net's activation after it in its GEMM's epilogue, where it has none of its own.
+    fn forward_gpu_activated(
+        &self,
+        bottoms: &[GpuMat],
+        act: FusedActivation,
+        rec: &mut Recorder<'_>,
+    ) -> Result<Option<GpuMat>> {
+        let (state, Some(image)) = (self.gpu.ready()?, bottoms.first()) else {
+            return Ok(None);
+        };
+        if self.window.activation != 0 {
+            return Ok(None);
+        }
+        let cached = (state.fused.lock().ok()).and_then(|f| {
+            f.as_ref()
+                .filter(|(a, _)| *a == act)
+                .map(|(_, p)| p.clone())
+        });
+        let gemm = match cached {
+            Some(p) => p,
+            None => {
+                let gpu = GpuSetup {
+                    ctx: rec.context(),
+                    options: image.options,
+                };
+                let form = Form {
+                    activation: (act.kind, act.params),
+                    ..Form::PLAIN
+                };
+                let p = Arc::new(form.pipeline(gpu, &state.opt)?);
+                if let Ok(mut f) = state.fused.lock() {
+                    *f = Some((act, p.clone()));
+                }
+                p
+            }
+        };
+        self.forward_gpu_with(bottoms, &gemm, rec).map(Some)
+    }
+}
+
+impl DeformableConv2D {
+    /// The device forward: the columns, then `gemm` (the layer's, or one with a fused
+    /// activation) with the weights and the bias.
+    fn forward_gpu_with(
+        &self,
+        bottoms: &[GpuMat],
+        gemm: &Pipelines,
+        rec: &mut Recorder<'_>,
+    ) -> Result<GpuMat> {
         let state = self.gpu.ready()?;
         let shapes: Vec<(u8, [usize; 4])> = bottoms.iter().map(|m| (m.dims, m.shape())).collect();
         let geo = self.geometry(&shapes)?;
@@ -347,7 +409,7 @@ impl Layer for DeformableConv2D {
         });
         gpu_gemm::record(
             rec,
-            &state.gemm,
+            gemm,
             Sizes::batched(outc, positions, steps, 1),
             Operand::dense(weights, steps),
             Operand::dense(&cols, positions),
@@ -355,6 +417,6 @@ impl Layer for DeformableConv2D {
             Operand::rows(&top),
             None,
         )?;
-        Ok(vec![top])
+        Ok(top)
     }
 }
