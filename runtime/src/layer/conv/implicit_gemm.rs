@@ -166,10 +166,8 @@ const BIG_POSITIONS: usize = 8192;
 pub(crate) struct GemmPlan {
     /// The shader.
     pub gemm: GemmEngine,
-    /// The FMA GEMM's tile.
-    pub tile: Option<Tile>,
-    /// The cooperative-matrix GEMM's.
-    pub cm_tile: Option<CmTile>,
+    /// Its tile, of the engine's shader.
+    pub tile: PlanTile,
     /// Slices of the steps: a power of two.
     pub splits: usize,
 }
@@ -182,16 +180,13 @@ impl GemmPlan {
         [blocks, positions, steps]: [usize; 3],
         volume: bool,
     ) -> GemmPlan {
-        let tile = (gemm == GemmEngine::Fma).then(|| Tile::choose(blocks, positions));
-        let cm_tile = (gemm == GemmEngine::CooperativeMatrix)
-            .then(|| CmTile::choose(blocks, positions, volume));
-        let plan = GemmPlan {
-            gemm,
-            tile,
-            cm_tile,
-            splits: 1,
+        let tile = match gemm {
+            GemmEngine::Fma => PlanTile::Fma(Tile::choose(blocks, positions)),
+            GemmEngine::CooperativeMatrix => {
+                PlanTile::CooperativeMatrix(CmTile::choose(blocks, positions, volume))
+            }
         };
-        let [tn, tm] = plan.tile_size();
+        let [tn, tm] = tile.size();
         let tiles = positions.div_ceil(tn) * blocks.div_ceil(tm);
         let wanted = TARGET_GROUPS.div_ceil(tiles.max(1));
         let most = (steps / MIN_SLICE_STEPS).max(1);
@@ -202,26 +197,35 @@ impl GemmPlan {
         } else {
             s.next_power_of_two() / 2
         };
-        GemmPlan { splits, ..plan }
+        GemmPlan { gemm, tile, splits }
     }
+}
 
+/// A plan's tile: the FMA GEMM's or the cooperative-matrix GEMM's, constant 13 of its shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PlanTile {
+    /// `convolution_gemm`'s.
+    Fma(Tile),
+    /// `convolution_gemm_cm`'s.
+    CooperativeMatrix(CmTile),
+}
+
+impl PlanTile {
     /// Positions × output blocks per workgroup.
-    pub fn tile_size(&self) -> [usize; 2] {
-        match (self.tile, self.cm_tile) {
-            (Some(t), _) => t.size(),
-            (None, Some(t)) => t.size(),
-            (None, None) => CmTile::Square.size(),
+    pub fn size(self) -> [usize; 2] {
+        match self {
+            PlanTile::Fma(t) => t.size(),
+            PlanTile::CooperativeMatrix(t) => t.size(),
         }
     }
 
-    /// The specialization of its tile (constant 13 of either shader).
-    fn tile_spec(&self) -> Option<(u32, SpecValue)> {
-        let tile = match (self.tile, self.cm_tile) {
-            (Some(t), _) => t as i32,
-            (None, Some(t)) => t as i32,
-            (None, None) => return None,
+    /// Its specialization (constant 13).
+    fn spec(self) -> (u32, SpecValue) {
+        let tile = match self {
+            PlanTile::Fma(t) => t as i32,
+            PlanTile::CooperativeMatrix(t) => t as i32,
         };
-        Some((13, SpecValue::I32(tile)))
+        (13, SpecValue::I32(tile))
     }
 }
 
@@ -293,11 +297,11 @@ impl Batched {
         values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
         values.extend((4..12).map(|id| (id, int(1))));
         values.extend([(12, int(1)), (14, int(1))]);
-        values.extend(plan.tile_spec());
+        values.push(plan.tile.spec());
         let pipeline =
             rec.context()
                 .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
-        let [tn, tm] = plan.tile_size();
+        let [tn, tm] = plan.tile.size();
         let grid = [
             self.positions.div_ceil(tn) * gemm.invocations(),
             self.out_blocks.div_ceil(tm),
@@ -341,7 +345,7 @@ impl GemmCall<'_> {
         let plan = GemmPlan::choose(gemm, [top.c, positions, steps], volume);
         let splits = plan.splits;
         let grid = |v: [usize; 3]| dispatch_grid(v, top);
-        let [tn, tm] = plan.tile_size();
+        let [tn, tm] = plan.tile.size();
         let groups = grid([
             positions.div_ceil(tn) * gemm.invocations(),
             top.c.div_ceil(tm),
@@ -362,7 +366,7 @@ impl GemmCall<'_> {
         let pipeline = ctx.pipeline(
             gemm.shader().module(),
             self.options,
-            &spec(plan.tile_spec()),
+            &spec(Some(plan.tile.spec())),
         )?;
         if splits == 1 {
             // unsplit, the shader continues its position tiles along z past the device limit
