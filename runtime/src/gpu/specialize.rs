@@ -438,8 +438,8 @@ impl Freezer {
                     what: "a CompositeExtract lacking an operand",
                     at,
                 };
-                let composite = *args.first().ok_or(lacking(0))?;
-                let index = *args.get(1).ok_or(lacking(1))?;
+                let composite = *args.first().ok_or_else(|| lacking(0))?;
+                let index = *args.get(1).ok_or_else(|| lacking(1))?;
                 let part = self
                     .composites
                     .get(&composite)

@@ -86,10 +86,12 @@ impl GpuMat {
     }
 
     pub(super) fn expect_buffer(&self) -> Result<&wgpu::Buffer> {
-        self.buffer().ok_or(Error::Tensor(TensorError::Backing {
-            needed: "a buffer",
-            got: backing(&self.data),
-        }))
+        self.buffer().ok_or_else(|| {
+            Error::Tensor(TensorError::Backing {
+                needed: "a buffer",
+                got: backing(&self.data),
+            })
+        })
     }
 
     /// `[w, h, c, cstep]` as the built-in shaders' push constants take them.

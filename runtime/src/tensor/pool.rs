@@ -47,6 +47,15 @@ fn recycled(n: usize, zero: bool) -> Vec<f32> {
     v
 }
 
+/// `n` values of no particular content ([`any`]) in a recycled buffer, if one fits: for memory
+/// that is otherwise better made fresh in parallel (a large download's landing place).
+pub(crate) fn reused(n: usize) -> Option<Vec<f32>> {
+    let mut v = (n * 4 >= MIN_BYTES).then(|| take(n)).flatten()?;
+    v.resize(n, 0.0);
+    poison(&mut v);
+    Some(v)
+}
+
 /// In debug builds, NaN in every value of a buffer handed out unzeroed: a layer that reads a
 /// value it did not write then fails every test that runs it, where with the pool's recycled
 /// values it failed only under load (LRN summed into another test's old blob that way).

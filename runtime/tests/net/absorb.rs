@@ -94,7 +94,9 @@ fn a_second_load_model_reads_the_parameters_form() {
         for out in ["z", "y"] {
             let want = run_net(&param, &second, &x, out, opt, None).unwrap();
             let got = run(&net, out);
-            let on = ctx.as_ref().map_or("the CPU".to_string(), |c| c.describe());
+            let on = ctx
+                .as_ref()
+                .map_or_else(|| "the CPU".to_string(), |c| c.describe());
             let what = format!("reloaded, {out}, {on}");
             assert_close(&got.to_values(), &want.to_values(), 1e-4, &what);
         }

@@ -468,7 +468,7 @@ fn check_suite_gpu(
                     .map(|(_, w)| *w)
                     .collect();
                 let known = case.is_some_and(|c| known_cpu(c, &outputs, opt));
-                (case.map_or(name.to_string(), Case::what), known)
+                (case.map_or_else(|| name.to_string(), Case::what), known)
             };
             for layer in net.layers().iter().filter(|l| placed && l.kind != "Input") {
                 let (what, known) = known(&layer.name);

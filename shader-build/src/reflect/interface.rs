@@ -146,10 +146,12 @@ impl Module {
                             && (0..members.len() as u32)
                                 .all(|m| self.member_decoration(ty, m, d).is_some())
                     };
-                    let access = var_access.or(self.access_decorations(
-                        all(Decoration::NonWritable),
-                        all(Decoration::NonReadable),
-                    ));
+                    let access = var_access.or_else(|| {
+                        self.access_decorations(
+                            all(Decoration::NonWritable),
+                            all(Decoration::NonReadable),
+                        )
+                    });
                     (
                         DescriptorKind::StorageBuffer,
                         access.unwrap_or(Access::ReadWrite),

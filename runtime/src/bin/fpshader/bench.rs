@@ -524,7 +524,9 @@ pub fn bench(args: BenchArgs) -> Result<(), CliError> {
     }
     with_threads(args.threads, || {
         let ctx = device(args.cpu, args.path)?;
-        let where_ = ctx.as_ref().map_or("CPU".to_string(), |c| c.describe());
+        let where_ = ctx
+            .as_ref()
+            .map_or_else(|| "CPU".to_string(), |c| c.describe());
         let models: Vec<PathBuf> = match (&args.all, &args.param) {
             (Some(dir), _) => {
                 let mut v: Vec<PathBuf> = std::fs::read_dir(dir)

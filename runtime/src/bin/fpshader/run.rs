@@ -251,7 +251,9 @@ fn run_with(args: &RunArgs, opt: RunOptions) -> Result<(), CliError> {
         let t2 = Instant::now();
         extract(&net, &inputs, &outputs)?;
         let second = t2.elapsed();
-        let device = net.context().map_or("CPU".to_string(), |c| c.describe());
+        let device = net
+            .context()
+            .map_or_else(|| "CPU".to_string(), |c| c.describe());
         report += &format!(
             "{device}: load {:.3} ms, first run {:.3} ms, second run {:.3} ms\n",
             loaded.as_secs_f64() * 1e3,

@@ -187,10 +187,14 @@ pub fn upscale(args: UpscaleArgs) -> Result<(), CliError> {
     let tiling = Tiling {
         prepadding: args
             .prepadding
-            .or(model.map(|m| m.1.prepadding))
+            .or_else(|| model.map(|m| m.1.prepadding))
             .unwrap_or(10),
-        align: args.align.or(model.map(|m| m.1.align)).unwrap_or(1).max(1),
-        scale: args.scale.or(model.and_then(|m| m.1.scale)),
+        align: args
+            .align
+            .or_else(|| model.map(|m| m.1.align))
+            .unwrap_or(1)
+            .max(1),
+        scale: args.scale.or_else(|| model.and_then(|m| m.1.scale)),
     };
     if tiling.scale == Some(0) {
         return Err(usage("--scale 0: expected 1 or more".into()));
@@ -201,7 +205,9 @@ pub fn upscale(args: UpscaleArgs) -> Result<(), CliError> {
     }
     with_threads(args.threads, || {
         let ctx = device(args.cpu, None)?;
-        let place = ctx.as_ref().map_or("CPU".to_string(), |c| c.describe());
+        let place = ctx
+            .as_ref()
+            .map_or_else(|| "CPU".to_string(), |c| c.describe());
         let net = load_net(&args.param, Some(&args.bin), ctx, opt)?;
         let (input, output) = blobs(&net, &args)?;
         eprintln!(
@@ -211,7 +217,7 @@ pub fn upscale(args: UpscaleArgs) -> Result<(), CliError> {
             tiling.align,
             tiling
                 .scale
-                .map_or("measured".to_string(), |s| s.to_string())
+                .map_or_else(|| "measured".to_string(), |s| s.to_string())
         );
         let started = Instant::now();
         let done = run_tiles(&net, &pic, &args, tiling, &input, &output)?;

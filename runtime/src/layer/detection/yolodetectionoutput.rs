@@ -97,7 +97,7 @@ impl Layer for YoloDetectionOutput {
             let mut grid = Grid::of(m, self.p.num_box, self.p.num_class, "YoloDetectionOutput")?;
             self.softmax_classes(&mut grid);
             self.boxes(&grid, &mut all)?;
-            first.get_or_insert((m.shape(), grid.values));
+            first.get_or_insert_with(|| (m.shape(), grid.values));
         }
         sort_descending(&mut all);
         let kept: Vec<Scored> = suppress(&all, self.p.nms_threshold, Overlap::Ratio)

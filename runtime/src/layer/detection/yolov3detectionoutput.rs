@@ -27,7 +27,7 @@ pub struct Yolov3DetectionOutput {
 impl Yolov3DetectionOutput {
     /// The boxes of input `b` at or above the threshold.
     fn boxes(&self, b: usize, grid: &Grid, out: &mut Vec<Scored>) -> Result<()> {
-        let scale = *self.anchors_scale.get(b).ok_or(Error::BadParam {
+        let scale = *self.anchors_scale.get(b).ok_or_else(|| Error::BadParam {
             id: 6,
             value: format!("{} anchor scales", self.anchors_scale.len()),
             allowed: "one anchor scale per input",
@@ -38,7 +38,7 @@ impl Yolov3DetectionOutput {
             let index = self
                 .mask
                 .get(b * self.p.num_box + g)
-                .ok_or(Error::BadParam {
+                .ok_or_else(|| Error::BadParam {
                     id: 5,
                     value: format!("{} mask entries", self.mask.len()),
                     allowed: "num_box anchor indices per input",

@@ -132,7 +132,7 @@ impl Layer for Concat {
             let mut offsets = [0u32; 3];
             offsets[at] = offset as u32;
             let mut words = a.shape_words().to_vec();
-            let mut b_words = b.map_or(a.shape_words(), |b| b.shape_words());
+            let mut b_words = b.map_or_else(|| a.shape_words(), |b| b.shape_words());
             if b.is_none() {
                 b_words[at] = 0;
             }

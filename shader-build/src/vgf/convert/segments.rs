@@ -124,7 +124,7 @@ pub(super) fn groups(op: &str, invocations: u64, local: u32) -> Result<u32, Conv
     u32::try_from(g)
         .ok()
         .filter(|&g| g <= 65535)
-        .ok_or(ConvertError::Dispatch {
+        .ok_or_else(|| ConvertError::Dispatch {
             op: op.to_string(),
             groups: g,
         })

@@ -247,7 +247,7 @@ pub fn parse(file: &str, bytes: &[u8]) -> Result<Graph, FlatbufferError> {
     let region = regions
         .iter()
         .find(|r| r.str_at(0) == "main")
-        .or(regions.first())
+        .or_else(|| regions.first())
         .ok_or_else(|| err(0, "the graph has no region".into()))?;
     let block = region
         .tables_at::<TosaBasicBlock>(1)

@@ -263,7 +263,7 @@ impl Layer for Convolution {
             // blocks of 4, its channels padded with zeros
             vulkan_pad_to_pack4: pack4 && self.gemm_pads_input(),
             // packed CPU blobs where a kernel reads them in place
-            packing: self.dense_pack().or(self.taps_pack()).is_some(),
+            packing: self.dense_pack().or_else(|| self.taps_pack()).is_some(),
             ..Support::ONE_BLOB.gpu(self.gpu.is_some()).packs(if pack4 {
                 Packs::UP_TO_4
             } else {
