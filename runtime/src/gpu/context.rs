@@ -63,6 +63,12 @@ pub struct ContextOptions {
     /// default: `FPSHADER_WAIT_TIMEOUT` (seconds), else
     /// [`DEFAULT_WAIT_TIMEOUT`](crate::gpu::DEFAULT_WAIT_TIMEOUT).
     pub wait_timeout: Option<std::time::Duration>,
+    /// How long a wait for the device polls it before blocking in the driver (CUDA's
+    /// `cudaDeviceScheduleSpin`, then its blocking sync): a blocked waiter wakes tens of
+    /// microseconds after the device finished. Default: `FPSHADER_SPIN_WAIT` (microseconds),
+    /// else [`DEFAULT_SPIN_WAIT`](crate::gpu::DEFAULT_SPIN_WAIT) on a real GPU and none on an
+    /// emulated one, whose work runs on the cores a spinning waiter would take.
+    pub spin_wait: Option<std::time::Duration>,
     /// Bytes of device memory the context's buffers may hold; an allocation past it is
     /// [`Error::OutOfMemory`]. Default: `FPSHADER_MEMORY_BUDGET` (bytes), else the host's
     /// available memory on an emulated GPU and no budget on a real one (its driver's refusal
@@ -128,6 +134,7 @@ pub struct Context {
     /// What the device's callbacks reported ([`crate::gpu::health`]).
     pub(crate) health: Arc<Health>,
     pub(crate) wait_timeout: std::time::Duration,
+    pub(crate) spin_wait: std::time::Duration,
     pub(crate) memory_budget: Option<u64>,
 }
 
@@ -309,6 +316,10 @@ impl Context {
             Some(t) => t,
             None => health::wait_timeout_from_env()?,
         };
+        let spin_wait = match opts.spin_wait {
+            Some(t) => t,
+            None => health::spin_wait_from_env(&adapter_info)?,
+        };
         let memory_budget = match (opts.memory_budget, std::env::var("FPSHADER_MEMORY_BUDGET")) {
             (Some(b), _) => Some(b),
             (None, Ok(s)) if !s.is_empty() => {
@@ -367,6 +378,7 @@ impl Context {
             int8,
             health,
             wait_timeout,
+            spin_wait,
             memory_budget,
         })
     }

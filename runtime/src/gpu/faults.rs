@@ -2,7 +2,7 @@
 //! raised outside any scope, waits past the timeout, and buffers past a limit, the budget or
 //! the driver's memory.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::error::{DeviceError, Error, Memory, Result};
 use crate::gpu::context::Context;
@@ -33,10 +33,13 @@ impl Context {
         what: &'static str,
     ) -> Result<()> {
         self.check_device()?;
-        let polled = self.device.poll(wgpu::PollType::Wait {
-            submission_index: index,
-            timeout: Some(self.wait_timeout),
-        });
+        let polled = match self.spin_for(&index) {
+            Ok(false) => self.device.poll(wgpu::PollType::Wait {
+                submission_index: index,
+                timeout: Some(self.wait_timeout),
+            }),
+            done => done.map(|_| wgpu::PollStatus::WaitSucceeded),
+        };
         match polled {
             Ok(_) => self.check_device(),
             Err(wgpu::PollError::Timeout) => Err(DeviceError::Timeout {
@@ -45,6 +48,36 @@ impl Context {
             }
             .into()),
             Err(e) => Err(self.fault(what, e.to_string())),
+        }
+    }
+
+    /// Polls for `index` for up to [`ContextOptions::spin_wait`](crate::ContextOptions::spin_wait):
+    /// whether it completed meanwhile.
+    fn spin_for(&self, index: &Option<wgpu::SubmissionIndex>) -> Result<bool, wgpu::PollError> {
+        if self.spin_wait.is_zero() {
+            return Ok(false);
+        }
+        let started = Instant::now();
+        loop {
+            // a zero timeout: the driver's semaphore read, no sleep
+            let polled = self.device.poll(wgpu::PollType::Wait {
+                submission_index: index.clone(),
+                timeout: Some(Duration::ZERO),
+            });
+            match polled {
+                Ok(_) => return Ok(true),
+                Err(wgpu::PollError::Timeout) => {}
+                Err(e) => return Err(e),
+            }
+            if started.elapsed() >= self.spin_wait {
+                return Ok(false);
+            }
+            // a pause between polls: each takes the device's locks, which the submission
+            // thread and other recorders need too
+            let pause = Instant::now();
+            while pause.elapsed() < Duration::from_micros(2) {
+                std::hint::spin_loop();
+            }
         }
     }
 

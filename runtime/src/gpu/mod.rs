@@ -23,7 +23,7 @@ pub(crate) mod variant;
 mod vulkan_caps;
 
 pub use context::{Context, ContextOptions, ShaderPath, required_wgpu_features};
-pub use health::DEFAULT_WAIT_TIMEOUT;
+pub use health::{DEFAULT_SPIN_WAIT, DEFAULT_WAIT_TIMEOUT};
 pub use options::Options;
 pub use pipeline::Pipeline;
 pub use pool::{DeviceBuffer, MemoryStats};

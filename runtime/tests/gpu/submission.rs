@@ -82,3 +82,45 @@ fn long_recordings_run_in_chunks_in_order() {
         assert_close(&got, &want, 1e-6, "an upload made mid-recording");
     }
 }
+
+/// A wait that polls the device before blocking (`spin_wait`: long enough to cover the work,
+/// and too short, so that the blocking wait follows) returns once the work is done: the
+/// queue is empty then, and the chained results are complete.
+#[test]
+fn waits_that_poll_first_return_once_the_work_is_done() {
+    use std::time::Duration;
+    if std::env::var_os("FPSHADER_SKIP_GPU").is_some() {
+        return;
+    }
+    for spin in [Duration::from_secs(5), Duration::from_micros(1)] {
+        let ctx = Context::new(ContextOptions {
+            backends: Some(wgpu::Backends::VULKAN),
+            allow_cpu_adapter: true,
+            spin_wait: Some(spin),
+            ..Default::default()
+        })
+        .unwrap();
+        let pipeline = leaky_relu(&ctx);
+        let n = 1 << 16;
+        let input = random(n as usize, 12);
+        let mut prev = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
+        let mut rec = ctx.recorder();
+        for _ in 0..20 {
+            let next = ctx.storage_buffer(u64::from(n) * 4).unwrap();
+            rec.dispatch(&pipeline, &[&prev, &next], &[n, 1, 1, n], [n, 1, 1])
+                .unwrap();
+            prev = next;
+        }
+        rec.submit_and_wait().unwrap();
+        let status = ctx.device.poll(wgpu::PollType::Poll).unwrap();
+        assert!(
+            status.is_queue_empty(),
+            "{spin:?}: {status:?} after the wait"
+        );
+        let got = StorageFormat::Fp32.decode(&ctx.download(&prev).unwrap(), n as usize);
+        let want: Vec<f32> = (input.iter())
+            .map(|x| if *x < 0.0 { x * 0.5f32.powi(20) } else { *x })
+            .collect();
+        assert_close(&got, &want, 1e-6, &format!("{spin:?}: 20 chained relus"));
+    }
+}
