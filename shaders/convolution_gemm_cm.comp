@@ -28,7 +28,10 @@
 // need, and off the 64-byte bank period). Each accumulator goes through a 1 KiB scratch of its
 // subgroup to be written as vec4 of 4 channels with the bias and the activation: a whole-tile
 // result array (17 KiB) halved the workgroups an SM holds, and with them the loads in flight,
-// and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200.
+// and took the vgg16 convolutions from 0.92 to 1.80 ms on an H200. Adding a split layer's
+// slices in this dispatch (each tile's last slice to arrive on an atomic counter adds them, its
+// partial sums `coherent`, the counters one read-write buffer bound to every GEMM) passed the
+// tests and lost on the same H200: r3d_18 1.86-1.93 -> 2.82-2.96 ms, resnet50 1.10 -> 1.52.
 #version 450
 
 #include "prelude_coopmat.comp"
