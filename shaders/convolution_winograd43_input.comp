@@ -5,7 +5,11 @@
 // channel block into V, pack4 [36][channel blocks][tiles]: element (i, j) of
 // every tile is one input of the batched GEMM that follows (the implicit GEMM's 1×1 form, one
 // batch matrix per element). Arithmetic in fp32 whatever the storage.
-// Dispatch: global [tiles, c (blocks of 4), 1].
+// A deep layer has few tiles × channel blocks (vgg16's 28² × 512: 49 × 128, a warp and a half
+// per SM of an H200), so the window's 6 columns of `d B` can be split over `parts`
+// invocations (constant 17): each loads the whole window (its peers' loads hit the cache),
+// transforms the rows, keeps its 6 / parts columns and writes their 6 elements each.
+// Dispatch: global [tiles · parts, c (blocks of 4), 1].
 #version 450
 
 #include "prelude.comp"
@@ -16,6 +20,10 @@ layout (binding = 0) readonly buffer bottom_blob { sfpvec4 bottom_blob_data[]; }
 layout (binding = 1) writeonly buffer v_blob { sfpvec4 v_data[]; };
 
 layout (local_size_x = 64) in;
+
+// invocations per window: 1, 2, 3 or 6, each taking 6 / parts of its columns
+layout (constant_id = 17) const int parts = 1;
+const int COLS = 6 / parts;
 
 // Bᵀ · (r0 .. r5) for Bᵀ of the points 0, ±√2, ±√2/2 (and infinity): better conditioned than
 // 0, ±1, ±2, whose transformed values reach 100× the input's and lost a tenth of an output's
@@ -38,20 +46,30 @@ void bt6(inout vec4 r[6])
     r[5] = t5;
 }
 
+// element j of r, with j the same in every invocation of a part (a select, not an indexed
+// register array, which would go to memory)
+vec4 pick(vec4 r[6], int j)
+{
+    return j == 0 ? r[0] : j == 1 ? r[1] : j == 2 ? r[2] : j == 3 ? r[3] : j == 4 ? r[4] : r[5];
+}
+
 void main()
 {
-    const int t = int(gl_GlobalInvocationID.x);
+    const int gx = int(gl_GlobalInvocationID.x);
     const int cb = int(gl_GlobalInvocationID.y);
     const int tw = (psc(outw) + 3) / 4;
     const int tiles = tw * ((psc(outh) + 3) / 4);
-    if (t >= tiles || cb >= psc(c))
+    // consecutive invocations take consecutive tiles of one part: their stores are adjacent
+    const int t = gx % tiles;
+    const int j0 = (gx / tiles) * COLS;
+    if (gx >= tiles * parts || cb >= psc(c))
         return;
     const int rs = tiles;
     const int x0 = (t % tw) * 4 - p.pad_left;
     const int y0 = (t / tw) * 4 - p.pad_top;
     const int base = cb * psc(cstep);
 
-    // rows first: d · B for each of the window's 6 rows
+    // rows first: d · B for each of the window's 6 rows, this part's columns kept
     vec4 m[6][6];
     for (int y = 0; y < 6; y++)
     {
@@ -66,17 +84,17 @@ void main()
             r[x] = in_map ? v : vec4(p.pad_value);
         }
         bt6(r);
-        for (int j = 0; j < 6; j++)
-            m[y][j] = r[j];
+        for (int j = 0; j < COLS; j++)
+            m[y][j] = parts == 1 ? r[j] : pick(r, j0 + j);
     }
     // then the columns: Bᵀ · (d · B), element (i, j) to batch i · 6 + j
-    for (int j = 0; j < 6; j++)
+    for (int j = 0; j < COLS; j++)
     {
         vec4 col[6];
         for (int i = 0; i < 6; i++)
             col[i] = m[i][j];
         bt6(col);
         for (int i = 0; i < 6; i++)
-            buffer_st4(v_data, ((i * 6 + j) * psc(c) + cb) * rs + t, afpvec4(col[i]));
+            buffer_st4(v_data, ((i * 6 + j0 + j) * psc(c) + cb) * rs + t, afpvec4(col[i]));
     }
 }

@@ -2,7 +2,9 @@
 // one block of 4 output channels: its 36 products from the batched GEMM's output, pack4
 // [36][output blocks][tiles], `Aᵀ m A`, then the bias and the activation,
 // and writes the tile's positions that lie in the output map. Arithmetic in fp32.
-// Dispatch: global [tiles, outc (blocks of 4), 1].
+// As the input transform, a deep layer's tile can be split over `parts` invocations (constant
+// 17), each reading the tile's 36 products and making 4 / parts of its output rows.
+// Dispatch: global [tiles · parts, outc (blocks of 4), 1].
 #version 450
 
 #include "prelude.comp"
@@ -14,6 +16,10 @@ layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
 layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
 
 layout (local_size_x = 64) in;
+
+// invocations per tile: 1, 2 or 4, each making 4 / parts of its output rows
+layout (constant_id = 17) const int parts = 1;
+const int ROWS = 4 / parts;
 
 // Aᵀ · (r0 .. r5) for Aᵀ of the points 0, ±√2, ±√2/2 (and infinity)
 #define SQ2 1.41421356237
@@ -30,35 +36,58 @@ void at6(vec4 r[6], out vec4 o[4])
     o[3] = (2.f * SQ2) * d12 + (0.5f * SQ2_2) * d34 + r[5];
 }
 
+// row y of Aᵀ · r, with y the same in every invocation of a part
+vec4 at6_row(vec4 r[6], int y)
+{
+    const vec4 s12 = r[1] + r[2];
+    const vec4 d12 = r[1] - r[2];
+    const vec4 s34 = r[3] + r[4];
+    const vec4 d34 = r[3] - r[4];
+    return y == 0 ? r[0] + s12 + s34
+        : y == 1 ? SQ2 * d12 + SQ2_2 * d34
+        : y == 2 ? 2.f * s12 + 0.5f * s34
+        : (2.f * SQ2) * d12 + (0.5f * SQ2_2) * d34 + r[5];
+}
+
 void main()
 {
-    const int t = int(gl_GlobalInvocationID.x);
+    const int gx = int(gl_GlobalInvocationID.x);
     const int ob = int(gl_GlobalInvocationID.y);
     const int tw = (psc(outw) + 3) / 4;
     const int tiles = tw * ((psc(outh) + 3) / 4);
-    if (t >= tiles || ob >= psc(outc))
+    const int t = gx % tiles;
+    const int y_first = (gx / tiles) * ROWS;
+    if (gx >= tiles * parts || ob >= psc(outc))
         return;
     const int rs = tiles;
 
-    // columns first: Aᵀ · m for each of the 6 columns j, output rows y
+    // columns first: Aᵀ · m for each of the 6 columns j, this part's output rows
     vec4 mt[4][6];
     for (int j = 0; j < 6; j++)
     {
         vec4 col[6];
         for (int i = 0; i < 6; i++)
             col[i] = vec4(buffer_ld4(m_data, ((i * 6 + j) * psc(outc) + ob) * rs + t));
-        vec4 o[4];
-        at6(col, o);
-        for (int y = 0; y < 4; y++)
-            mt[y][j] = o[y];
+        if (parts == 1)
+        {
+            vec4 o[4];
+            at6(col, o);
+            for (int y = 0; y < 4; y++)
+                mt[y][j] = o[y];
+        }
+        else
+        {
+            for (int y = 0; y < ROWS; y++)
+                mt[y][j] = at6_row(col, y_first + y);
+        }
     }
 
     const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, ob)) : vec4(0.f);
     const int x0 = (t % tw) * 4;
-    const int y0 = (t / tw) * 4;
+    const int y0 = (t / tw) * 4 + y_first;
     const int base = ob * psc(outcstep);
     // then the rows: (Aᵀ · m) · A
-    for (int y = 0; y < 4; y++)
+    for (int y = 0; y < ROWS; y++)
     {
         if (y0 + y >= psc(outh))
             break;

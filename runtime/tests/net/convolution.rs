@@ -262,6 +262,37 @@ fn an_rgb_output_over_a_large_map_takes_the_direct_shader() {
     }
 }
 
+/// The GPU Winograd's transforms split a tile's work over more invocations where a layer has
+/// too few tiles × channel blocks to fill a large device: 16 channels at 256² (one invocation
+/// per tile), 200² (two per input and per output tile), 150² (three per input tile, four per
+/// output tile) and 40 × 36 (six and four), against the CPU.
+#[test]
+fn winograd_transforms_whole_and_split_match_the_cpu() {
+    let mut rng = Rng(115);
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let contexts = gpu_contexts();
+    for [w, h] in [[256, 256], [200, 200], [150, 150], [40, 36]] {
+        let case: ConvCase = ([w, h, 1, 16], "4=1".to_string(), 1, 16, [3, 3]);
+        let (param, weights, x, want) = with_cpu_output(&mut rng, &case);
+        for ctx in &contexts {
+            ctx.set_timing(true);
+            let what = format!("{w} x {h}, {}", ctx.describe());
+            let input = std::slice::from_ref(&x);
+            let got = run_net(&param, &weights, input, "out", packed, Some(ctx.clone())).unwrap();
+            assert_close(&got.to_values(), &want, 1e-3, &what);
+            let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+            assert!(
+                shaders.iter().any(|s| s == "convolution_winograd43_input"),
+                "{what}: ran {shaders:?}"
+            );
+            ctx.set_timing(false);
+        }
+    }
+}
+
 /// One net, one GPU context, inputs of three shapes in turn and the first again: the shapes
 /// fold into each forward's pipelines (`psc()`), so a pipeline cached for one shape must never
 /// serve another. Dense (the GEMM, split and whole), depthwise (shared-memory tiles) and pack1.

@@ -6,13 +6,15 @@
 //! (`convolution_winograd43_output`). 36 products per 16 outputs against the implicit GEMM's
 //! 144, for two passes over the transformed values in memory: it wins on large maps, which
 //! the SR models' layers are, and loses on small ones, which keep the implicit GEMM.
-//! (Transforms split over more invocations, six per input tile writing a column each and four
-//! per output tile writing a row, each keeping a tenth of the registers, were slower on an
-//! H200 at 1024², 280 and 200 us against 140 and 125, and on RRDBNet-6 as a whole.)
+//! Transforms split over more invocations (up to six per input tile, each keeping some of its
+//! columns, and four per output tile, each making some of its rows) were slower on an H200 at
+//! 1024², 280 and 200 us against 140 and 125, and on RRDBNet-6 as a whole: only layers of too
+//! few tiles × channel blocks to fill the device split them ([`TRANSFORM_INVOCATIONS`]).
 
 use super::{Convolution, GpuConvolution};
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
+use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::GpuSetup;
 use crate::layer::conv::implicit_gemm::Batched;
 use crate::layer::conv::implicit_gemm::{dispatch_grid, shaped};
@@ -121,17 +123,23 @@ impl Convolution {
             bottom.options,
         )?;
         let m = GpuMat::alloc(ctx, 2, [ELEMENTS * top.c * tiles, 1, 1], 4, bottom.options)?;
-        let spec = shaped(self.window.spec_with(Pack4Kind::Blocks, act), words);
+        // each transform's parts per tile (constant 17)
+        let spec = |parts: usize| {
+            let mut values = self.window.spec_with(Pack4Kind::Blocks, act);
+            values.push((17, SpecValue::I32(parts as i32)));
+            shaped(values, words)
+        };
+        let parts = transform_parts(tiles * bottom.c, &[1, 2, 3, 6]);
         let input = ctx.pipeline(
             Shader::ConvolutionWinograd43Input.module(),
             state.options,
-            &spec,
+            &spec(parts),
         )?;
         rec.dispatch(
             &input,
             &[bottom, &v],
             words,
-            dispatch_grid([tiles, bottom.c, 1], top)?,
+            dispatch_grid([tiles * parts, bottom.c, 1], top)?,
         )?;
         let batched = Batched {
             positions: tiles,
@@ -147,16 +155,50 @@ impl Convolution {
             state.options,
             [&v, &m, weights, bias, no_partials],
         )?;
+        let parts = transform_parts(tiles * top.c, &[1, 2, 4]);
         let output = ctx.pipeline(
             Shader::ConvolutionWinograd43Output.module(),
             state.options,
-            &spec,
+            &spec(parts),
         )?;
         rec.dispatch(
             &output,
             &[&m, top, bias],
             words,
-            dispatch_grid([tiles, top.c, 1], top)?,
+            dispatch_grid([tiles * parts, top.c, 1], top)?,
         )
+    }
+}
+
+/// Invocations a transform wants before it splits a tile's work over more of them (a few
+/// warps per multiprocessor of an H200: vgg16's 224² × 64, 50176 invocations, lost split in two,
+/// its 28² layers, 3136-6272, won split in six).
+const TRANSFORM_INVOCATIONS: usize = 1 << 14;
+
+/// The fewest of `choices` (ascending) parts per tile that give `tiles` (tiles × channel
+/// blocks) [`TRANSFORM_INVOCATIONS`], else the most.
+fn transform_parts(tiles: usize, choices: &[usize]) -> usize {
+    (choices.iter().copied())
+        .find(|p| tiles * p >= TRANSFORM_INVOCATIONS)
+        .or_else(|| choices.last().copied())
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Large maps keep one invocation per tile (splitting them lost at 1024²); deep layers of
+    /// few tiles split theirs.
+    #[test]
+    fn only_few_tiles_split_their_transforms() {
+        let input = [1, 2, 3, 6];
+        // RRDBNet's 32-channel layers at 256²: 4096 tiles × 8 blocks
+        assert_eq!(super::transform_parts(4096 * 8, &input), 1);
+        // vgg16's 224² × 64: 3136 × 16
+        assert_eq!(super::transform_parts(3136 * 16, &input), 1);
+        // its 56² × 256 (196 × 64) and 28² × 512 (49 × 128) and 28² × 256 (49 × 64)
+        assert_eq!(super::transform_parts(196 * 64, &input), 2);
+        assert_eq!(super::transform_parts(49 * 128, &input), 3);
+        assert_eq!(super::transform_parts(49 * 64, &input), 6);
+        assert_eq!(super::transform_parts(49 * 64, &[1, 2, 4]), 4);
     }
 }
