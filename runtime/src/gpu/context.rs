@@ -65,7 +65,8 @@ pub struct ContextOptions {
     pub wait_timeout: Option<std::time::Duration>,
     /// How long a wait for the device polls it before blocking in the driver (CUDA's
     /// `cudaDeviceScheduleSpin`, then its blocking sync): a blocked waiter wakes tens of
-    /// microseconds after the device finished. Default: `FPSHADER_SPIN_WAIT` (microseconds),
+    /// microseconds after the device finished. One waiter of a context polls at a time, the
+    /// others block. Default: `FPSHADER_SPIN_WAIT` (microseconds),
     /// else [`DEFAULT_SPIN_WAIT`](crate::gpu::DEFAULT_SPIN_WAIT) on a real GPU and none on an
     /// emulated one, whose work runs on the cores a spinning waiter would take.
     pub spin_wait: Option<std::time::Duration>,
@@ -135,6 +136,8 @@ pub struct Context {
     pub(crate) health: Arc<Health>,
     pub(crate) wait_timeout: std::time::Duration,
     pub(crate) spin_wait: std::time::Duration,
+    /// Whether a waiter is polling now ([`ContextOptions::spin_wait`]).
+    pub(crate) spinning: std::sync::atomic::AtomicBool,
     pub(crate) memory_budget: Option<u64>,
 }
 
@@ -379,6 +382,7 @@ impl Context {
             health,
             wait_timeout,
             spin_wait,
+            spinning: Default::default(),
             memory_budget,
         })
     }

@@ -2,6 +2,7 @@
 //! raised outside any scope, waits past the timeout, and buffers past a limit, the budget or
 //! the driver's memory.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::error::{DeviceError, Error, Memory, Result};
@@ -33,7 +34,7 @@ impl Context {
         what: &'static str,
     ) -> Result<()> {
         self.check_device()?;
-        let polled = match self.spin_for(&index) {
+        let polled = match self.spin_for() {
             Ok(false) => self.device.poll(wgpu::PollType::Wait {
                 submission_index: index,
                 timeout: Some(self.wait_timeout),
@@ -52,22 +53,33 @@ impl Context {
     }
 
     /// Polls for `index` for up to [`ContextOptions::spin_wait`](crate::ContextOptions::spin_wait):
-    /// whether it completed meanwhile.
-    fn spin_for(&self, index: &Option<wgpu::SubmissionIndex>) -> Result<bool, wgpu::PollError> {
-        if self.spin_wait.is_zero() {
+    /// whether it completed meanwhile. One waiter polls at a time; others block at once, so
+    /// that many threads extracting on one context do not each take a core to wait.
+    fn spin_for(&self) -> Result<bool, wgpu::PollError> {
+        if self.spin_wait.is_zero() || self.spinning.swap(true, Ordering::Acquire) {
             return Ok(false);
         }
+        let polled = self.poll_for();
+        self.spinning.store(false, Ordering::Release);
+        polled
+    }
+
+    /// [`Context::spin_for`]'s loop, by the one waiter that polls: until the queue's work
+    /// submitted so far (the work waited for among it) is done. Not `poll(Wait)` with a zero
+    /// timeout: wgpu 30 asserts, and panics, where another thread's poll retired the
+    /// submissions between its reading of the fence and its own retiring (seen with three
+    /// threads in `waits_that_poll_first_return_once_the_work_is_done`).
+    fn poll_for(&self) -> Result<bool, wgpu::PollError> {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = done.clone();
+        self.queue
+            .on_submitted_work_done(move || flag.store(true, Ordering::Release));
         let started = Instant::now();
         loop {
-            // a zero timeout: the driver's semaphore read, no sleep
-            let polled = self.device.poll(wgpu::PollType::Wait {
-                submission_index: index.clone(),
-                timeout: Some(Duration::ZERO),
-            });
-            match polled {
-                Ok(_) => return Ok(true),
-                Err(wgpu::PollError::Timeout) => {}
-                Err(e) => return Err(e),
+            // retires finished submissions and runs their callbacks, ours among them
+            self.device.poll(wgpu::PollType::Poll)?;
+            if done.load(Ordering::Acquire) {
+                return Ok(true);
             }
             if started.elapsed() >= self.spin_wait {
                 return Ok(false);

@@ -85,7 +85,8 @@ fn long_recordings_run_in_chunks_in_order() {
 
 /// A wait that polls the device before blocking (`spin_wait`: long enough to cover the work,
 /// and too short, so that the blocking wait follows) returns once the work is done: the
-/// queue is empty then, and the chained results are complete.
+/// queue is empty then, and the chained results are complete; so do the waits of three
+/// threads at once, of which one polls and the others block.
 #[test]
 fn waits_that_poll_first_return_once_the_work_is_done() {
     use std::time::Duration;
@@ -100,27 +101,40 @@ fn waits_that_poll_first_return_once_the_work_is_done() {
             ..Default::default()
         })
         .unwrap();
-        let pipeline = leaky_relu(&ctx);
-        let n = 1 << 16;
-        let input = random(n as usize, 12);
-        let mut prev = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
-        let mut rec = ctx.recorder();
-        for _ in 0..20 {
-            let next = ctx.storage_buffer(u64::from(n) * 4).unwrap();
-            rec.dispatch(&pipeline, &[&prev, &next], &[n, 1, 1, n], [n, 1, 1])
-                .unwrap();
-            prev = next;
-        }
-        rec.submit_and_wait().unwrap();
+        let chain = |seed: u64| {
+            let pipeline = leaky_relu(&ctx);
+            let n = 1 << 16;
+            let input = random(n as usize, seed);
+            let mut prev = ctx.upload(&StorageFormat::Fp32.encode(&input)).unwrap();
+            let mut rec = ctx.recorder();
+            for _ in 0..20 {
+                let next = ctx.storage_buffer(u64::from(n) * 4).unwrap();
+                rec.dispatch(&pipeline, &[&prev, &next], &[n, 1, 1, n], [n, 1, 1])
+                    .unwrap();
+                prev = next;
+            }
+            rec.submit_and_wait().unwrap();
+            (input, prev)
+        };
+        let check = |(input, out): (Vec<f32>, fpshader::gpu::DeviceBuffer)| {
+            let n = input.len();
+            let got = StorageFormat::Fp32.decode(&ctx.download(&out).unwrap(), n);
+            let want: Vec<f32> = (input.iter())
+                .map(|x| if *x < 0.0 { x * 0.5f32.powi(20) } else { *x })
+                .collect();
+            assert_close(&got, &want, 1e-6, &format!("{spin:?}: 20 chained relus"));
+        };
+        let done = chain(12);
         let status = ctx.device.poll(wgpu::PollType::Poll).unwrap();
         assert!(
             status.is_queue_empty(),
             "{spin:?}: {status:?} after the wait"
         );
-        let got = StorageFormat::Fp32.decode(&ctx.download(&prev).unwrap(), n as usize);
-        let want: Vec<f32> = (input.iter())
-            .map(|x| if *x < 0.0 { x * 0.5f32.powi(20) } else { *x })
-            .collect();
-        assert_close(&got, &want, 1e-6, &format!("{spin:?}: 20 chained relus"));
+        check(done);
+        std::thread::scope(|s| {
+            for seed in 13..16 {
+                s.spawn(move || check(chain(seed)));
+            }
+        });
     }
 }
