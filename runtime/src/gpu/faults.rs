@@ -52,9 +52,10 @@ impl Context {
         }
     }
 
-    /// Polls for `index` for up to [`ContextOptions::spin_wait`](crate::ContextOptions::spin_wait):
-    /// whether it completed meanwhile. One waiter polls at a time; others block at once, so
-    /// that many threads extracting on one context do not each take a core to wait.
+    /// Polls the device for up to [`ContextOptions::spin_wait`](crate::ContextOptions::spin_wait):
+    /// whether the work submitted so far (a wait's among it) completed meanwhile. One waiter
+    /// polls at a time; others block at once, so that many threads extracting on one context
+    /// do not each take a core to wait.
     fn spin_for(&self) -> Result<bool, wgpu::PollError> {
         if self.spin_wait.is_zero() || self.spinning.swap(true, Ordering::Acquire) {
             return Ok(false);
