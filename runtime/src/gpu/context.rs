@@ -323,16 +323,12 @@ impl Context {
             Some(t) => t,
             None => health::spin_wait_from_env(&adapter_info)?,
         };
-        let memory_budget = match (opts.memory_budget, std::env::var("FPSHADER_MEMORY_BUDGET")) {
-            (Some(b), _) => Some(b),
-            (None, Ok(s)) if !s.is_empty() => {
-                Some(s.parse::<u64>().map_err(|_| DeviceError::Config {
-                    setting: "FPSHADER_MEMORY_BUDGET",
-                    value: s.clone(),
-                    expected: "a number of bytes",
-                })?)
-            }
-            _ => health::default_budget(&adapter_info),
+        let memory_budget = match opts.memory_budget {
+            Some(b) => Some(b),
+            None => health::env_setting("FPSHADER_MEMORY_BUDGET", "a number of bytes", |s| {
+                s.parse::<u64>().ok()
+            })?
+            .or_else(|| health::default_budget(&adapter_info)),
         };
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
@@ -525,17 +521,11 @@ impl Context {
 
 /// An on/off environment variable: `0` or `1`, unset or empty for none.
 fn env_flag(name: &'static str) -> Result<Option<bool>> {
-    match std::env::var(name) {
-        Ok(v) if v == "0" => Ok(Some(false)),
-        Ok(v) if v == "1" => Ok(Some(true)),
-        Ok(v) if !v.is_empty() => Err(DeviceError::Config {
-            setting: name,
-            value: v,
-            expected: "0 or 1",
-        }
-        .into()),
-        _ => Ok(None),
-    }
+    health::env_setting(name, "0 or 1", |v| match v {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    })
 }
 
 /// Whether `adapter` multiplies 16 × 16 fp16 matrices into fp32 on subgroups of 32.

@@ -78,41 +78,52 @@ pub(crate) fn default_budget(info: &wgpu::AdapterInfo) -> Option<u64> {
     (info.device_type == wgpu::DeviceType::Cpu).then(crate::host::available)
 }
 
+/// Environment setting `name` read by `parse`: `None` where it is unset or empty, a
+/// [`DeviceError::Config`] naming it and what it takes (`expected`) where `parse` refuses it.
+pub(crate) fn env_setting<T>(
+    name: &'static str,
+    expected: &'static str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<Option<T>> {
+    match std::env::var(name) {
+        Ok(value) if !value.is_empty() => match parse(&value) {
+            Some(v) => Ok(Some(v)),
+            None => Err(DeviceError::Config {
+                setting: name,
+                value,
+                expected,
+            }
+            .into()),
+        },
+        _ => Ok(None),
+    }
+}
+
 /// The wait timeout from `FPSHADER_WAIT_TIMEOUT` (seconds), else the default.
 pub(crate) fn wait_timeout_from_env() -> Result<Duration> {
-    match std::env::var("FPSHADER_WAIT_TIMEOUT") {
-        Ok(s) if !s.is_empty() => s
-            .parse::<f64>()
-            .ok()
-            .filter(|t| *t > 0.0)
-            .and_then(|t| Duration::try_from_secs_f64(t).ok())
-            .ok_or_else(|| {
-                DeviceError::Config {
-                    setting: "FPSHADER_WAIT_TIMEOUT",
-                    value: s.clone(),
-                    expected: "a positive number of seconds",
-                }
-                .into()
-            }),
-        _ => Ok(DEFAULT_WAIT_TIMEOUT),
-    }
+    let secs = |s: &str| {
+        let t = s.parse::<f64>().ok().filter(|t| *t > 0.0)?;
+        Duration::try_from_secs_f64(t).ok()
+    };
+    let set = env_setting(
+        "FPSHADER_WAIT_TIMEOUT",
+        "a positive number of seconds",
+        secs,
+    )?;
+    Ok(set.unwrap_or(DEFAULT_WAIT_TIMEOUT))
 }
 
 /// The spin before a blocking wait from `FPSHADER_SPIN_WAIT` (microseconds), else
 /// [`DEFAULT_SPIN_WAIT`] on a real GPU and none on an emulated one.
 pub(crate) fn spin_wait_from_env(info: &wgpu::AdapterInfo) -> Result<Duration> {
-    match std::env::var("FPSHADER_SPIN_WAIT") {
-        Ok(s) if !s.is_empty() => (s.parse::<u64>().ok())
-            .map(Duration::from_micros)
-            .ok_or_else(|| {
-                DeviceError::Config {
-                    setting: "FPSHADER_SPIN_WAIT",
-                    value: s.clone(),
-                    expected: "a whole number of microseconds",
-                }
-                .into()
-            }),
-        _ if info.device_type == wgpu::DeviceType::Cpu => Ok(Duration::ZERO),
-        _ => Ok(DEFAULT_SPIN_WAIT),
-    }
+    let micros = |s: &str| s.parse::<u64>().ok().map(Duration::from_micros);
+    let set = env_setting(
+        "FPSHADER_SPIN_WAIT",
+        "a whole number of microseconds",
+        micros,
+    )?;
+    Ok(set.unwrap_or(match info.device_type {
+        wgpu::DeviceType::Cpu => Duration::ZERO,
+        _ => DEFAULT_SPIN_WAIT,
+    }))
 }
