@@ -47,7 +47,7 @@ void bt6(inout vec4 r[6])
 }
 
 // element j of r, with j the same in every invocation of a part (a select, not an indexed
-// register array, which would go to memory)
+// register array, which would go to memory; with one part j is a constant and it folds)
 vec4 pick(vec4 r[6], int j)
 {
     return j == 0 ? r[0] : j == 1 ? r[1] : j == 2 ? r[2] : j == 3 ? r[3] : j == 4 ? r[4] : r[5];
@@ -61,7 +61,8 @@ void main()
     const int tiles = tw * ((psc(outh) + 3) / 4);
     // consecutive invocations take consecutive tiles of one part: their stores are adjacent
     const int t = gx % tiles;
-    const int j0 = (gx / tiles) * COLS;
+    // a constant 0 with one part
+    const int j0 = parts == 1 ? 0 : (gx / tiles) * COLS;
     if (gx >= tiles * parts || cb >= psc(c))
         return;
     const int rs = tiles;
@@ -85,7 +86,7 @@ void main()
         }
         bt6(r);
         for (int j = 0; j < COLS; j++)
-            m[y][j] = parts == 1 ? r[j] : pick(r, j0 + j);
+            m[y][j] = pick(r, j0 + j);
     }
     // then the columns: Bᵀ · (d · B), element (i, j) to batch i · 6 + j
     for (int j = 0; j < COLS; j++)

@@ -21,22 +21,10 @@ layout (local_size_x = 64) in;
 layout (constant_id = 17) const int parts = 1;
 const int ROWS = 4 / parts;
 
-// Aᵀ · (r0 .. r5) for Aᵀ of the points 0, ±√2, ±√2/2 (and infinity)
+// row y of Aᵀ · (r0 .. r5) for Aᵀ of the points 0, ±√2, ±√2/2 (and infinity); with y a
+// constant (the loops below unroll) the selects fold away
 #define SQ2 1.41421356237
 #define SQ2_2 0.707106781187
-void at6(vec4 r[6], out vec4 o[4])
-{
-    const vec4 s12 = r[1] + r[2];
-    const vec4 d12 = r[1] - r[2];
-    const vec4 s34 = r[3] + r[4];
-    const vec4 d34 = r[3] - r[4];
-    o[0] = r[0] + s12 + s34;
-    o[1] = SQ2 * d12 + SQ2_2 * d34;
-    o[2] = 2.f * s12 + 0.5f * s34;
-    o[3] = (2.f * SQ2) * d12 + (0.5f * SQ2_2) * d34 + r[5];
-}
-
-// row y of Aᵀ · r, with y the same in every invocation of a part
 vec4 at6_row(vec4 r[6], int y)
 {
     const vec4 s12 = r[1] + r[2];
@@ -56,7 +44,8 @@ void main()
     const int tw = (psc(outw) + 3) / 4;
     const int tiles = tw * ((psc(outh) + 3) / 4);
     const int t = gx % tiles;
-    const int y_first = (gx / tiles) * ROWS;
+    // a constant 0 with one part
+    const int y_first = parts == 1 ? 0 : (gx / tiles) * ROWS;
     if (gx >= tiles * parts || ob >= psc(outc))
         return;
     const int rs = tiles;
@@ -68,18 +57,8 @@ void main()
         vec4 col[6];
         for (int i = 0; i < 6; i++)
             col[i] = vec4(buffer_ld4(m_data, ((i * 6 + j) * psc(outc) + ob) * rs + t));
-        if (parts == 1)
-        {
-            vec4 o[4];
-            at6(col, o);
-            for (int y = 0; y < 4; y++)
-                mt[y][j] = o[y];
-        }
-        else
-        {
-            for (int y = 0; y < ROWS; y++)
-                mt[y][j] = at6_row(col, y_first + y);
-        }
+        for (int y = 0; y < ROWS; y++)
+            mt[y][j] = at6_row(col, y_first + y);
     }
 
     const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, ob)) : vec4(0.f);
@@ -91,13 +70,11 @@ void main()
     {
         if (y0 + y >= psc(outh))
             break;
-        vec4 o[4];
-        at6(mt[y], o);
         for (int x = 0; x < 4; x++)
         {
             if (x0 + x < psc(outw))
             {
-                const afpvec4 v = activation_afpvec4(afpvec4(o[x] + b), activation_type, activation_param_0, activation_param_1);
+                const afpvec4 v = activation_afpvec4(afpvec4(at6_row(mt[y], x) + b), activation_type, activation_param_0, activation_param_1);
                 buffer_st4(top_blob_data, base + (y0 + y) * psc(outw) + x0 + x, v);
             }
         }
