@@ -175,6 +175,8 @@ mod bindings;
 mod classes;
 #[path = "gpu/conversions.rs"]
 mod conversions;
+#[path = "gpu/dump.rs"]
+mod dump;
 #[path = "gpu/functions.rs"]
 mod functions;
 #[path = "gpu/misuse.rs"]

@@ -92,6 +92,10 @@ pub struct ContextOptions {
     /// ([`Context::from_wgpu`]) never takes these shaders. `false` opens it as wgpu alone
     /// would, and the GEMMs take VK_KHR_cooperative_matrix's subgroup tiles.
     pub workgroup_matrices: Option<bool>,
+    /// A folder to write each pipeline's SPIR-V into as the driver receives it, with its
+    /// specialization beside it, for `bench/pipeline_stats.rs` to read the driver's register
+    /// and workgroup-memory figures; default: `FPSHADER_DUMP_SPIRV`, else none.
+    pub spirv_dump: Option<std::path::PathBuf>,
 }
 
 /// A wgpu device plus what fpshader knows about it.
@@ -139,6 +143,8 @@ pub struct Context {
     /// Whether a waiter is polling now ([`ContextOptions::spin_wait`]).
     pub(crate) spinning: std::sync::atomic::AtomicBool,
     pub(crate) memory_budget: Option<u64>,
+    /// Where pipelines' SPIR-V is written ([`ContextOptions::spirv_dump`]).
+    pub(crate) spirv_dump: Option<std::path::PathBuf>,
 }
 
 /// The adapters of `backends`, from an instance that initializes only those backends.
@@ -330,6 +336,7 @@ impl Context {
             })?
             .or_else(|| health::default_budget(&adapter_info)),
         };
+        let spirv_dump = super::dump::folder(opts.spirv_dump.as_deref())?;
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
@@ -380,6 +387,7 @@ impl Context {
             spin_wait,
             spinning: Default::default(),
             memory_budget,
+            spirv_dump,
         })
     }
 

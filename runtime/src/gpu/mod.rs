@@ -5,6 +5,7 @@ mod buffers;
 #[cfg(feature = "runtime-compile")]
 mod compile;
 pub(crate) mod context;
+pub(crate) mod dump;
 mod faults;
 pub(crate) mod health;
 pub(crate) mod matrix2;

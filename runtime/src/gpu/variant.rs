@@ -237,6 +237,11 @@ impl Context {
                 .unwrap_or(split.words),
             ShaderPath::Passthrough => split.words,
         };
+        if let Some(dir) = &self.spirv_dump {
+            let variant = v.options.name();
+            super::dump::write(dir, shader, &variant, &words, &spec)
+                .map_err(|e| fail(format!("writing its SPIR-V to {}: {e}", dir.display())))?;
+        }
         let mut entries = Vec::new();
         let mut slots = Vec::new();
         for n in 0..first_free {
