@@ -32,6 +32,12 @@
 // slices in this dispatch (each tile's last slice to arrive on an atomic counter adds them, its
 // partial sums `coherent`, the counters one read-write buffer bound to every GEMM) passed the
 // tests and lost on the same H200: r3d_18 1.86-1.93 -> 2.82-2.96 ms, resnet50 1.10 -> 1.52.
+// r3d_18's 64-channel 3×3×3 layers at 16 × 56² (167 us each, 66 TFLOP/s, 104 registers: 4
+// workgroups per SM) kept their tile 0 against each of these, measured and dropped: 64 × 128
+// (168 -> 180 us split in two, 218 whole); 16 steps a stage (128 registers; 223); the next two
+// stages' loads in flight (121 registers; 175); 8 subgroups over two position tiles sharing one
+// stage of weights (221). Neither more workgroups (the steps split in 2 or 4: 184, 196) nor
+// more loads in flight moved it.
 #version 450
 
 #include "prelude_coopmat.comp"
