@@ -34,8 +34,10 @@ pub(crate) fn small_device(groups: u32, buffer: u64, budget: Option<u64>) -> Opt
 }
 
 /// A layer whose grid passes a device's 512 workgroups per dimension (InnerProduct's 1000
-/// outputs along y; a 5×5 convolution's 400 × 400 positions, 2500 GEMM tiles along x) folds
-/// it and computes what the CPU does, in fp32 and fp16.
+/// outputs along y; a 5×5 convolution's 400 × 400 positions, 2500 GEMM tiles along x; a 3×3
+/// one's Winograd transforms over 800 × 660, 33000 tiles of 64 invocations' workgroups) folds
+/// it, or runs it in bands of rows, and computes what the CPU does, in fp32 and fp16 (within
+/// 0.1 for Winograd, whose fp16 products reach 20 here).
 #[test]
 fn grids_past_the_workgroup_limit_fold() {
     let Some(ctx) = small_device(512, 1 << 27, None) else {
@@ -49,6 +51,13 @@ fn grids_past_the_workgroup_limit_fold() {
             bin(&[(&rng.vec(64_000), true), (&rng.vec(1000), false)]),
             [64, 1, 1, 1],
             "innerproduct",
+        ),
+        (
+            "Convolution 3x3 at 800x660",
+            one_layer("Convolution", &["data"], "0=16 1=3 4=1 5=1 6=2304"),
+            bin(&[(&rng.vec(2304), true), (&rng.vec(16), false)]),
+            [800, 660, 1, 16],
+            "convolution_winograd43_input",
         ),
         (
             "Convolution 5x5 at 400x400",
@@ -70,7 +79,12 @@ fn grids_past_the_workgroup_limit_fold() {
             use_packing_layout: true,
             ..RunOptions::fp32()
         };
-        for (opt, eps) in [(packed, 1e-3), (RunOptions::default(), 5e-2)] {
+        let eps16 = if shader.starts_with("convolution_winograd") {
+            0.1
+        } else {
+            5e-2
+        };
+        for (opt, eps) in [(packed, 1e-3), (RunOptions::default(), eps16)] {
             ctx.set_timing(true);
             let got = run_net(&param, &weights, inputs, "out", opt, Some(ctx.clone()))
                 .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
