@@ -263,9 +263,12 @@ fn an_rgb_output_over_a_large_map_takes_the_direct_shader() {
 }
 
 /// The GPU Winograd's transforms split a tile's work over more invocations where a layer has
-/// too few tiles × channel blocks to fill a large device: 16 channels at 256² (one invocation
-/// per tile), 200² (two per input and per output tile), 150² (three per input tile, four per
-/// output tile) and 40 × 36 (six and four), against the CPU.
+/// too few tiles × channel blocks to fill a large device, against the CPU, as many channels in
+/// as out: 16 at 256² (one invocation per tile, a workgroup's 64 windows one row of tiles), 64
+/// at 152 × 110 (one per tile, 38 to a row, the last window's fifth column inside the map: a
+/// workgroup's windows over two rows) and at 151 × 109 (the last tile of a row and the last row
+/// partly outside), 16 at 200² (two per input and per output tile), 150² (three per input
+/// tile, four per output tile) and 40 × 36 (six and four).
 #[test]
 fn winograd_transforms_whole_and_split_match_the_cpu() {
     let mut rng = Rng(115);
@@ -274,8 +277,16 @@ fn winograd_transforms_whole_and_split_match_the_cpu() {
         ..RunOptions::fp32()
     };
     let contexts = gpu_contexts();
-    for [w, h] in [[256, 256], [200, 200], [150, 150], [40, 36]] {
-        let case: ConvCase = ([w, h, 1, 16], "4=1".to_string(), 1, 16, [3, 3]);
+    let shapes = [
+        [256, 256, 16],
+        [152, 110, 64],
+        [151, 109, 64],
+        [200, 200, 16],
+        [150, 150, 16],
+        [40, 36, 16],
+    ];
+    for [w, h, c] in shapes {
+        let case: ConvCase = ([w, h, 1, c], "4=1".to_string(), 1, c, [3, 3]);
         let (param, weights, x, want) = with_cpu_output(&mut rng, &case);
         for ctx in &contexts {
             ctx.set_timing(true);
