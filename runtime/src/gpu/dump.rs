@@ -43,9 +43,19 @@ pub(crate) fn write(
 ) -> std::io::Result<()> {
     let mut hash = std::collections::hash_map::DefaultHasher::new();
     words.hash(&mut hash);
-    let stem = dir.join(format!("{shader}-{variant}-{:016x}", hash.finish()));
+    // a name is the file's alone (a `shader!` module's may hold a path's separators), and
+    // its dots stay: the extensions are appended, not set
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                true => c,
+                false => '_',
+            })
+            .collect()
+    };
+    let stem = format!("{}-{}-{:016x}", safe(shader), safe(variant), hash.finish());
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(stem.with_extension("spv"), bytes)?;
+    std::fs::write(dir.join(format!("{stem}.spv")), bytes)?;
     let mut text = match spec.local_size {
         Some([x, y, z]) => format!("local_size {x} {y} {z}\n"),
         None => String::new(),
@@ -53,5 +63,32 @@ pub(crate) fn write(
     for (id, value) in &spec.values {
         text += &format!("constant {id} = {value:?}\n");
     }
-    std::fs::write(stem.with_extension("txt"), text)
+    std::fs::write(dir.join(format!("{stem}.txt")), text)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A name with a path's separators and dots lands in the folder itself, whole.
+    #[test]
+    fn names_stay_in_the_folder_whole() {
+        let dir = std::env::temp_dir().join(format!("fpshader-dump-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let spec = super::Specialization {
+            values: vec![],
+            local_size: Some([64, 1, 1]),
+        };
+        super::write(&dir, "probes/peak.v2", "fp32", &[0x0723_0203, 0], &spec).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names[0].starts_with("probes_peak.v2-fp32-"), "{names:?}");
+        assert!(
+            names[0].ends_with(".spv") && names[1].ends_with(".txt"),
+            "{names:?}"
+        );
+    }
 }
