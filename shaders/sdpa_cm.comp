@@ -24,77 +24,11 @@
 #include "prelude_coopmat.comp"
 #extension GL_KHR_shader_subgroup_shuffle: require
 
-layout (constant_id = 0) const int attn_mask = 0;
-// the head widths in 16s: Q and K's (embed), V's and the output's (dv)
-layout (constant_id = 1) const int D16 = 4;
-layout (constant_id = 2) const int DV16 = 4;
+#include "sdpa_cm_stage.comp"
 
-// keys per block: as many as keep a staged block within 4096 values
-const int BC = (D16 <= 4 && DV16 <= 4) ? 64 : 32;
-// a staged row of K, V or Q in groups of 8 values, and 1 of padding
-const int KW = D16 * 2 + 1;
-const int VW = DV16 * 2 + 1;
-// a scratch row of scores (fp32: 64 and 4 of padding) and of probabilities (fp16: 64 and 8), in
-// 4-vectors
-#define LDS 17
+// a scratch row of probabilities (fp16: 64 and 8 of padding), in 4-vectors
 #define LDP 18
-
-layout (local_size_x = 128) in;
-
-layout (binding = 0) readonly buffer q_blob { uvec4 q_data[]; };
-layout (binding = 1) readonly buffer k_blob { uvec4 k_data[]; };
-layout (binding = 2) readonly buffer v_blob { uvec4 v_data[]; };
-layout (binding = 3) readonly buffer mask_blob { sfp mask_data[]; };
-layout (binding = 4) writeonly buffer out_blob { sfp out_data[]; };
-
-#include "sdpa_params.comp"
-
-// 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8
-#define STAGE 576
-shared uvec4 tile_k[STAGE];
-shared uvec4 tile_v[STAGE];
-shared vec4 scores[4 * 16 * LDS];
 shared f16vec4 probs[4 * 16 * LDP];
-
-#define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
-#define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
-#define FRAG_C coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
-
-// Where rows of a block are read and staged: `count` rows from row `first` of `rows` (at
-// `base`, `rs` values apart), `w8` groups of 8 values each, `w8 + 1` per staged row. This
-// invocation's share is at most 4 groups.
-struct Block
-{
-    int base;
-    int rs;
-    int rows;
-    int count;
-    int w8;
-};
-
-// Group u of this invocation's share of block rows from `first`, zeros past the last row;
-// no branch around the load, so that all of them are in flight at once.
-#define DEFINE_FETCH(name, data) \
-uvec4 name(int t, Block b, int first, int u) \
-{ \
-    const int i = t + u * 128; \
-    const int r = i / b.w8; \
-    const bool inside = i < b.count * b.w8 && first + r < b.rows; \
-    const uvec4 x = data[inside ? (b.base + (first + r) * b.rs) / 8 + i % b.w8 : 0]; \
-    return inside ? x : uvec4(0); \
-}
-
-DEFINE_FETCH(fetch_q, q_data)
-DEFINE_FETCH(fetch_k, k_data)
-DEFINE_FETCH(fetch_v, v_data)
-
-// Group u of this invocation's share into its staged place.
-#define STAGE_GROUP(tile, b, u, value) \
-{ \
-    const int i = t + (u) * 128; \
-    if (i < (b).count * (b).w8) \
-        tile[(i / (b).w8) * ((b).w8 + 1) + i % (b).w8] = value; \
-}
 
 // The subgroup's 16 × BC scores of the staged key block into its scratch (a macro: the Q
 // fragments stay main's variables rather than an array copied into a call).
@@ -157,25 +91,12 @@ void main()
     const Block bk = Block(p.k_offset + g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
     const Block bv = Block(p.v_offset + g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
 
-    // this subgroup's Q fragments, staged BC rows at a time through the K tile
     FRAG_A q[8];
-    for (int c0 = 0; c0 < 64; c0 += BC)
-    {
-        uvec4 x[4];
-        [[unroll]] for (int u = 0; u < 4; u++)
-            x[u] = fetch_q(t, bq, row0 + c0, u);
-        [[unroll]] for (int u = 0; u < 4; u++)
-            STAGE_GROUP(tile_k, bq, u, x[u]);
-        barrier();
-        const int at = sg * 16 - c0;
-        if (at >= 0 && at < BC)
-        {
-            [[unroll]] for (int i = 0; i < 8; i++)
-                if (i < D16)
-                    coopMatLoad(q[i], tile_k, at * KW + i * 2, KW, gl_CooperativeMatrixLayoutRowMajor);
-        }
-        barrier();
-    }
+#define Q_ARRAY(at) \
+    [[unroll]] for (int i = 0; i < 8; i++) \
+        if (i < D16) \
+            coopMatLoad(q[i], tile_k, (at) * KW + i * 2, KW, gl_CooperativeMatrixLayoutRowMajor);
+    LOAD_Q(Q_ARRAY, bq, row0)
 
     // lane's row of the subgroup's 16, its half of each block's scores and of each 16 output
     // columns

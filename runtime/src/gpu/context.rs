@@ -127,8 +127,9 @@ pub struct Context {
     pub(crate) dummy: wgpu::Buffer,
     /// Whether cooperative-matrix variants can run ([`Context::cooperative_matrix`]).
     cooperative_matrix: bool,
-    /// Whether VK_NV_cooperative_matrix2's shaders can run ([`Context::workgroup_matrices`]).
-    matrix2: bool,
+    /// What a device opened with VK_NV_cooperative_matrix2 offers of it, where its shaders
+    /// can run ([`Context::workgroup_matrices`], [`Context::workgroup_attention`]).
+    matrix2: Option<super::matrix2::Matrix2Caps>,
     /// The device's int8 abilities (passthrough path only; its dot products and matrices off
     /// where [`ContextOptions::int8_arithmetic`] is `false`).
     int8: super::vulkan_caps::Int8Caps,
@@ -254,17 +255,14 @@ impl Context {
             },
             ..Default::default()
         };
-        let matrix2 = match opts.workgroup_matrices {
+        let wanted = match opts.workgroup_matrices {
             Some(on) => on,
             None => env_flag("FPSHADER_MATRIX2")?.unwrap_or(true),
-        } && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
-            && super::matrix2::probe(&adapter).is_some();
+        } && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+        let caps = wanted.then(|| super::matrix2::probe(&adapter)).flatten();
         // a device the extension could not open with is opened as wgpu alone would
-        let opened = match matrix2 {
-            true => super::matrix2::open(&adapter, &desc).ok(),
-            false => None,
-        };
-        let matrix2 = opened.is_some();
+        let opened = caps.and_then(|c| super::matrix2::open(&adapter, &desc, c).ok());
+        let matrix2 = caps.filter(|_| opened.is_some());
         let (device, queue) = match opened {
             Some(pair) => pair,
             None => pollster::block_on(adapter.request_device(&desc))
@@ -281,17 +279,17 @@ impl Context {
         queue: wgpu::Queue,
         opts: ContextOptions,
     ) -> Result<Context> {
-        Context::open(adapter, device, queue, opts, false)
+        Context::open(adapter, device, queue, opts, None)
     }
 
     /// [`from_wgpu`](Self::from_wgpu) for a device opened with VK_NV_cooperative_matrix2
-    /// (`matrix2`) or not.
+    /// (`matrix2`: what it enabled) or not.
     fn open(
         adapter: &wgpu::Adapter,
         device: wgpu::Device,
         queue: wgpu::Queue,
         opts: ContextOptions,
-        matrix2: bool,
+        matrix2: Option<super::matrix2::Matrix2Caps>,
     ) -> Result<Context> {
         let adapter_info = adapter.get_info();
         let features = device.features();
@@ -340,7 +338,7 @@ impl Context {
         let cooperative_matrix = path == ShaderPath::Passthrough
             && features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
             && cooperative_matrix_fits(adapter);
-        let matrix2 = matrix2 && cooperative_matrix;
+        let matrix2 = matrix2.filter(|_| cooperative_matrix);
         // passthrough only: naga reads no integer dot products, int8 types or matrices
         let mut int8 = match path {
             ShaderPath::Passthrough => super::vulkan_caps::int8_caps(adapter),
@@ -422,7 +420,7 @@ impl Context {
     pub fn supports(&self, needed: Features) -> bool {
         let int8_matrices = Features::COOPERATIVE_MATRIX.union(Features::INT8);
         (self.cooperative_matrix || !needed.contains(Features::COOPERATIVE_MATRIX))
-            && (self.matrix2 || !needed.contains(Features::COOPERATIVE_MATRIX2))
+            && (self.matrix2.is_some() || !needed.contains(Features::COOPERATIVE_MATRIX2))
             && (self.int8.int8 || !needed.contains(Features::INT8))
             && (self.int8_cooperative_matrix() || !needed.contains(int8_matrices))
             && (self.int8.dot_product || !needed.contains(Features::INTEGER_DOT_PRODUCT))
@@ -441,7 +439,14 @@ impl Context {
     /// [`cooperative_matrix`](Self::cooperative_matrix), on a device [`Context::new`] opened
     /// with the extension ([`ContextOptions::workgroup_matrices`]).
     pub fn workgroup_matrices(&self) -> bool {
-        self.matrix2
+        self.matrix2.is_some()
+    }
+
+    /// Whether the attention's VK_NV_cooperative_matrix2 shader runs here: a device of
+    /// [`workgroup_matrices`](Self::workgroup_matrices) that also offered the extension's row
+    /// reductions and conversions (enabled when opened).
+    pub fn workgroup_attention(&self) -> bool {
+        self.matrix2.is_some_and(|c| c.attention)
     }
 
     /// Whether the built-in int8 dot-product shaders run here: the passthrough path on a
@@ -513,7 +518,7 @@ impl Context {
             self.adapter_info.backend,
             self.path,
             self.allowed.name(),
-            match (self.matrix2, self.cooperative_matrix) {
+            match (self.matrix2.is_some(), self.cooperative_matrix) {
                 (true, _) => ", workgroup cooperative matrices",
                 (false, true) => ", cooperative matrices",
                 _ => "",

@@ -11,7 +11,7 @@
 pub(crate) const EXTENSION: &std::ffi::CStr = c"VK_NV_cooperative_matrix2";
 
 /// Invocations per workgroup of the built-in shaders that take the extension
-/// (`gemm_cm2.comp`).
+/// (`gemm_cm2.comp`, `sdpa_cm2.comp`).
 pub(crate) const WORKGROUP: u32 = 256;
 
 /// The largest tile side those shaders use: each flexible size's granularity must divide the
@@ -133,6 +133,9 @@ mod vk_structs {
 pub(crate) struct Matrix2Caps {
     /// Shared memory the driver keeps for workgroup-scope matrices, bytes.
     pub reserved_shared_memory: u32,
+    /// Whether row reductions and accumulator-to-operand conversions are offered too (and
+    /// enabled by [`open`]): what `sdpa_cm2.comp` adds to the GEMM's needs.
+    pub attention: bool,
 }
 
 /// Whether `adapter` offers VK_NV_cooperative_matrix2 with what `gemm_cm2.comp` uses:
@@ -207,6 +210,7 @@ pub(crate) fn probe(adapter: &wgpu::Adapter) -> Option<Matrix2Caps> {
         });
         fits.then_some(Matrix2Caps {
             reserved_shared_memory: props.workgroup_scope_reserved_shared_memory,
+            attention: features.reductions == vk::TRUE && features.conversions == vk::TRUE,
         })
     }
     #[cfg(not(any(windows, target_os = "linux", target_os = "android")))]
@@ -217,10 +221,11 @@ pub(crate) fn probe(adapter: &wgpu::Adapter) -> Option<Matrix2Caps> {
 }
 
 /// Opens `adapter` as `desc` asks, with VK_NV_cooperative_matrix2 and the features
-/// [`probe`] checked enabled as well (the caller probed first).
+/// [`probe`] found (`caps`) enabled as well.
 pub(crate) fn open(
     adapter: &wgpu::Adapter,
     desc: &wgpu::DeviceDescriptor<'_>,
+    caps: Matrix2Caps,
 ) -> Result<(wgpu::Device, wgpu::Queue), String> {
     #[cfg(any(windows, target_os = "linux", target_os = "android"))]
     {
@@ -230,6 +235,10 @@ pub(crate) fn open(
         features.flexible_dimensions = ash::vk::TRUE;
         features.tensor_addressing = ash::vk::TRUE;
         features.per_element_operations = ash::vk::TRUE;
+        if caps.attention {
+            features.reductions = ash::vk::TRUE;
+            features.conversions = ash::vk::TRUE;
+        }
         let features_ref = &mut features;
         // SAFETY: the callback only adds an extension the adapter offers and its feature
         // structure, with features the adapter reported (`probe`); the structure outlives
@@ -255,7 +264,7 @@ pub(crate) fn open(
     }
     #[cfg(not(any(windows, target_os = "linux", target_os = "android")))]
     {
-        let _ = (adapter, desc);
+        let _ = (adapter, desc, caps);
         Err("VK_NV_cooperative_matrix2 needs Vulkan".to_string())
     }
 }

@@ -122,7 +122,12 @@ fn check_tensor_core_choice(
     }
     for ctx in contexts {
         time_tensor_core_context(&ctx);
-        let cm = match workgroup && ctx.workgroup_matrices() {
+        // the attention's shader needs the extension's row reductions as well
+        let matrix2 = match family {
+            "sdpa" => ctx.workgroup_attention(),
+            _ => ctx.workgroup_matrices(),
+        };
+        let cm = match workgroup && matrix2 {
             true => format!("{family}_cm2"),
             false => format!("{family}_cm"),
         };

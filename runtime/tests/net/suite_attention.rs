@@ -111,21 +111,24 @@ fn ncnn_sdpa_tests() {
 /// `(q, k, v sizes, masked, whether sdpa_cm takes the shapes)`.
 type CmCase = ([usize; 3], [usize; 3], [usize; 3], bool, bool);
 
-/// SDPA runs on tensor cores (`sdpa_cm`) exactly where the context has cooperative matrices,
-/// the blobs are fp16 storage and the heads fit its tiles (widths in 16s up to 128), on
-/// `sdpa` everywhere else, checked against the CPU: 64-wide heads in 64-key blocks with grouped
-/// heads and query and key counts off the block sizes, 96 → 32 (32-key blocks) with a mask,
-/// 128 → 128 with a scale, and 20-wide heads that take `sdpa` even there.
+/// SDPA runs on tensor cores exactly where the context has cooperative matrices, the blobs are
+/// fp16 storage and the heads fit the tiles (widths in 16s up to 128): `sdpa_cm2` where the
+/// context has workgroup matrices with their reductions, else `sdpa_cm`; on `sdpa` everywhere
+/// else, checked against the CPU: 64-wide heads in 64-key blocks with grouped heads and query
+/// and key counts off the block sizes, 96 → 32 (32-key blocks) with a mask, 128 → 128 with a
+/// scale, 64-wide heads whose queries and keys fill whole blocks (`sdpa_cm2` without clamping),
+/// and 20-wide heads that take `sdpa` even there.
 /// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a passthrough context
 /// without them fail the test.
 #[test]
 fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
     let mut rng = Rng(2614);
     // (q, k, v sizes, mask, the shapes sdpa_cm takes)
-    let cases: [CmCase; 4] = [
+    let cases: [CmCase; 5] = [
         ([64, 77, 4], [64, 130, 2], [64, 130, 2], false, true),
         ([96, 40, 3], [96, 33, 3], [32, 33, 3], true, true),
         ([128, 64, 2], [128, 70, 1], [128, 70, 1], false, true),
+        ([64, 128, 4], [64, 192, 4], [64, 192, 4], true, true),
         ([20, 30, 2], [20, 30, 2], [20, 30, 2], false, false),
     ];
     for (q, k, v, masked, fits) in cases {
@@ -147,7 +150,7 @@ fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
             (&param, &[]),
             &inputs,
             &want,
-            ("sdpa", fits, false),
+            ("sdpa", fits, true),
             (RunOptions::fp32(), 0.05),
         );
     }

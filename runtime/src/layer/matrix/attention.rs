@@ -1,8 +1,10 @@
 //! The attention core SDPA and MultiHeadAttention share: on the CPU one head's
 //! `softmax(Q·Kᵀ · scale + mask) · V`, the scores in fp32 with the row's maximum taken out
 //! before the exponent (as ncnn and PyTorch), both products on the project's GEMM; on the GPU
-//! every head in one dispatch of the fused `sdpa.comp`, or of `sdpa_cm.comp` on tensor cores
-//! where the blobs are fp16 and the heads fit its tiles. int8 heads (ncnn's `forward_int8`)
+//! every head in one dispatch of the fused `sdpa.comp`, or on tensor cores where the blobs are
+//! fp16 and the heads fit the tiles: `sdpa_cm2.comp` (flash attention, the scores and running
+//! output kept in the accumulators) where the device was opened with VK_NV_cooperative_matrix2's
+//! reductions and conversions, else `sdpa_cm.comp`. int8 heads (ncnn's `forward_int8`)
 //! quantize Q and the probabilities per row, K and V per head ([`crate::layer::shared::int8`]), on the
 //! CPU only, as ncnn's Vulkan layers leave them to the CPU. Also MultiHeadAttention's CPU
 //! projections (`x · Wᵀ + b` from the bias up).
@@ -30,9 +32,9 @@ pub(crate) const GPU_MAX_DV: usize = 256;
 /// Query rows per workgroup (the shader's `ROWS`).
 const GPU_ROWS: usize = 16;
 
-/// The widest head `sdpa_cm` takes (its `D16`/`DV16` up to 8).
+/// The widest head `sdpa_cm` and `sdpa_cm2` take (their `D16`/`DV16` up to 8).
 const CM_MAX_WIDTH: usize = 128;
-/// Query rows per workgroup of `sdpa_cm`.
+/// Query rows per workgroup of `sdpa_cm` and `sdpa_cm2`.
 const CM_ROWS: usize = 64;
 
 /// The fused attention's pipelines, with or without a mask, in the layer's variant: `sdpa`
@@ -231,7 +233,12 @@ impl Fused<'_> {
                 local_size: None,
             };
             let ctx = rec.context();
-            let pipeline = ctx.pipeline(Shader::SdpaCm.module(), pipelines.fma.options, &spec)?;
+            // the flash form where the device has the extension's reductions and conversions
+            let shader = match ctx.workgroup_attention() {
+                true => Shader::SdpaCm2,
+                false => Shader::SdpaCm,
+            };
+            let pipeline = ctx.pipeline(shader.module(), pipelines.fma.options, &spec)?;
             let grid = [128, self.src.div_ceil(CM_ROWS) as u32, self.heads as u32];
             return rec.dispatch(&pipeline, &bindings, &push, grid);
         }

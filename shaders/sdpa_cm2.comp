@@ -1,0 +1,229 @@
+// sdpa_cm.comp with VK_NV_cooperative_matrix2's operations on its subgroup matrices (flash
+// attention): the same attention, operands, push constants, mask, workgroups and staged K and
+// V tiles, for a device opened with the extension's reductions, per-element operations and
+// conversions.
+//
+// The scores never leave the accumulators: scale, mask and the keys past `dst` are a
+// per-element function of them; the row's maximum and sum are row reductions whose result
+// holds each row's value in all its elements, so that the running output, in accumulators too,
+// is rescaled row by row by a per-element product; the probabilities become fp16 A operands
+// by conversion. sdpa_cm instead takes each block's scores and products through shared memory,
+// because a KHR accumulator's elements cannot be told apart by row. The output goes through
+// the subgroup's scratch once, at the end.
+// Dispatch: global [128, ceil(src / 64), heads].
+#version 450
+
+#include "prelude_coopmat.comp"
+#extension GL_NV_cooperative_matrix2: require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32: require
+
+#include "sdpa_cm_stage.comp"
+
+const float LOWEST = -3.402823466e+38;
+
+// The scaled score of query row0 + r and key j0 + c with its mask added; the lowest value for
+// keys past dst (their staged rows are zeros).
+float score(const in uint32_t r, const in uint32_t c, const in float s, const in int row0, const in int j0, const in int mbase)
+{
+    const int row = row0 + int(r);
+    const int col = j0 + int(c);
+    if (col >= p.dst)
+        return LOWEST;
+    float x = s * p.scale;
+    if (attn_mask == 1 && row < p.src)
+        x += float(buffer_ld1(mask_data, mbase + row * p.dst + col));
+    return x;
+}
+
+float max_of(const in float a, const in float b)
+{
+    return max(a, b);
+}
+
+float sum_of(const in float a, const in float b)
+{
+    return a + b;
+}
+
+float max_with(const in uint32_t r, const in uint32_t c, const in float x, const in float y)
+{
+    return max(x, y);
+}
+
+float plus(const in uint32_t r, const in uint32_t c, const in float x, const in float y)
+{
+    return x + y;
+}
+
+float times(const in uint32_t r, const in uint32_t c, const in float x, const in float y)
+{
+    return x * y;
+}
+
+// exp(x - m), and 0 on a row whose maximum is still the lowest (every key so far masked)
+float exp_below(const in uint32_t r, const in uint32_t c, const in float x, const in float m)
+{
+    return m == LOWEST ? 0.f : exp(x - m);
+}
+
+// l · alpha + the block's sum
+float rescaled_sum(const in uint32_t r, const in uint32_t c, const in float l, const in float alpha, const in float sum)
+{
+    return l * alpha + sum;
+}
+
+// the output over its row's sum (0 where no key counted)
+float normalized(const in uint32_t r, const in uint32_t c, const in float o, const in float l)
+{
+    return l > 0.f ? o / l : 0.f;
+}
+
+// Named fragments (EACH8/EACH4): Q's of the head's width, the output's, the block's scores.
+#define DECLARE_Q(n) FRAG_A q##n;
+#define LOAD_QN(n) if (n < D16) coopMatLoad(q##n, tile_k, at * KW + n * 2, KW, gl_CooperativeMatrixLayoutRowMajor);
+#define Q_NAMED(at) EACH8(LOAD_QN)
+#define DECLARE_O(n) FRAG_C o##n = FRAG_C(0.f);
+#define DECLARE_S(n) FRAG_C s##n;
+
+// K's fragment i of key columns jb into the scores s_jb
+#define SCORE_TERM(jb, i) \
+    if (i < D16) \
+    { \
+        FRAG_B kt; \
+        coopMatLoad(kt, tile_k, jb * 16 * KW + i * 2, KW, gl_CooperativeMatrixLayoutColumnMajor); \
+        s##jb = coopMatMulAdd(q##i, kt, s##jb); \
+    }
+// the scores of the block's 16 keys jb, scaled and masked, and their maxima into mn
+#define SCORES(jb) \
+    if (jb < BC / 16) \
+    { \
+        s##jb = FRAG_C(0.f); \
+        SCORE_TERM(jb, 0) SCORE_TERM(jb, 1) SCORE_TERM(jb, 2) SCORE_TERM(jb, 3) \
+        SCORE_TERM(jb, 4) SCORE_TERM(jb, 5) SCORE_TERM(jb, 6) SCORE_TERM(jb, 7) \
+        coopMatPerElementNV(s##jb, s##jb, score, rows0, j0 + jb * 16, mbase); \
+        coopMatPerElementNV(mn, mn, max_with, s##jb); \
+    }
+// the scores jb as probabilities, summed into `sum`
+#define PROBABILITIES(jb) \
+    if (jb < BC / 16) \
+    { \
+        coopMatPerElementNV(s##jb, s##jb, exp_below, mn); \
+        coopMatPerElementNV(sum, sum, plus, s##jb); \
+    }
+#define RESCALE(jd) if (jd < DV16) coopMatPerElementNV(o##jd, o##jd, times, alpha);
+// the probabilities of keys kb times V's fragment jd into the output o_jd
+#define VALUE_TERM(kb, jd) \
+    if (jd < DV16) \
+    { \
+        FRAG_B vb; \
+        coopMatLoad(vb, tile_v, kb * 16 * VW + jd * 2, VW, gl_CooperativeMatrixLayoutRowMajor); \
+        o##jd = coopMatMulAdd(pa, vb, o##jd); \
+    }
+#define VALUES(kb) \
+    if (kb < BC / 16) \
+    { \
+        const FRAG_A pa = FRAG_A(s##kb); \
+        VALUE_TERM(kb, 0) VALUE_TERM(kb, 1) VALUE_TERM(kb, 2) VALUE_TERM(kb, 3) \
+        VALUE_TERM(kb, 4) VALUE_TERM(kb, 5) VALUE_TERM(kb, 6) VALUE_TERM(kb, 7) \
+    }
+#define NORMALIZE(jd) if (jd < DV16) coopMatPerElementNV(o##jd, o##jd, normalized, l);
+// output fragment jd into the scratch, where its group of 4 (jd / 4 == jg) is being stored
+#define TO_SCRATCH(jd) \
+    if (jd < DV16 && jd / 4 == jg) \
+        coopMatStore(o##jd, scores, sg * 16 * LDS + (jd % 4) * 4, LDS, gl_CooperativeMatrixLayoutRowMajor);
+
+void main()
+{
+    const int t = int(gl_LocalInvocationID.x);
+    const int sg = int(gl_SubgroupID);
+    const int lane = int(gl_SubgroupInvocationID);
+    const int row0 = int(gl_WorkGroupID.y) * 64;
+    const int h = int(gl_WorkGroupID.z);
+    const int g = h / p.per_group;
+    const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0;
+    const Block bq = Block(p.q_offset + h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2);
+    const Block bk = Block(p.k_offset + g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
+    const Block bv = Block(p.v_offset + g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
+
+    EACH8(DECLARE_Q)
+    LOAD_Q(Q_NAMED, bq, row0)
+    // the subgroup's first query row
+    const int rows0 = row0 + sg * 16;
+
+    // the running output, maximum and sum of exponentials, each row's value in all of its
+    // elements for the last two
+    EACH8(DECLARE_O)
+    FRAG_C m = FRAG_C(LOWEST);
+    FRAG_C l = FRAG_C(0.f);
+
+    uvec4 next_k[4];
+    uvec4 next_v[4];
+    [[unroll]] for (int u = 0; u < 4; u++)
+    {
+        next_k[u] = fetch_k(t, bk, 0, u);
+        next_v[u] = fetch_v(t, bv, 0, u);
+    }
+    for (int j0 = 0; j0 < p.dst; j0 += BC)
+    {
+        [[unroll]] for (int u = 0; u < 4; u++)
+        {
+            STAGE_GROUP(tile_k, bk, u, next_k[u]);
+            STAGE_GROUP(tile_v, bv, u, next_v[u]);
+        }
+        barrier();
+        [[unroll]] for (int u = 0; u < 4; u++)
+        {
+            next_k[u] = fetch_k(t, bk, j0 + BC, u);
+            next_v[u] = fetch_v(t, bv, j0 + BC, u);
+        }
+
+        // the block's scores, 16 keys to an accumulator, and their row maxima
+        EACH4(DECLARE_S)
+        FRAG_C mn = FRAG_C(LOWEST);
+        EACH4(SCORES)
+        coopMatReduceNV(mn, mn, gl_CooperativeMatrixReduceRowNV, max_of);
+        coopMatPerElementNV(mn, mn, max_with, m);
+        FRAG_C alpha;
+        coopMatPerElementNV(alpha, m, exp_below, mn);
+        m = mn;
+
+        // the probabilities, their row sums into l, and the output rescaled, then added to
+        FRAG_C sum = FRAG_C(0.f);
+        EACH4(PROBABILITIES)
+        coopMatReduceNV(sum, sum, gl_CooperativeMatrixReduceRowNV, sum_of);
+        coopMatPerElementNV(l, l, rescaled_sum, alpha, sum);
+        EACH8(RESCALE)
+        EACH4(VALUES)
+        barrier();
+    }
+
+    // the output over the sums, four 16-column blocks at a time through the scratch, each lane
+    // writing 8 columns of one row
+    EACH8(NORMALIZE)
+    const int r = lane / 2;
+    const int side = lane % 2;
+    const int row = rows0 + r;
+    [[unroll]] for (int jg = 0; jg < 2; jg++)
+    {
+        if (jg * 4 < DV16)
+        {
+            EACH8(TO_SCRATCH)
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            if (row < p.src)
+            {
+                const int at = h * p.out_cstep + row * p.out_rs + jg * 64 + side * 8;
+                [[unroll]] for (int jj = 0; jj < 4; jj++)
+                {
+                    if (jg * 4 + jj < DV16)
+                    {
+                        [[unroll]] for (int e = 0; e < 8; e++)
+                            buffer_st1(out_data, at + jj * 16 + e, afp(scores[(sg * 16 + r) * LDS + jj * 4 + side * 2 + e / 4][e % 4]));
+                    }
+                }
+            }
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+        }
+    }
+}
