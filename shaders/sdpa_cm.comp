@@ -26,7 +26,10 @@
 
 #include "sdpa_cm_stage.comp"
 
-// a scratch row of probabilities (fp16: 64 and 8 of padding), in 4-vectors
+shared uvec4 tile_k[STAGE];
+shared uvec4 tile_v[STAGE];
+// a subgroup's scratch of scores, and of probabilities (fp16, rows of 64 and 8 of padding)
+shared vec4 scores[4 * 16 * LDS];
 #define LDP 18
 shared f16vec4 probs[4 * 16 * LDP];
 
@@ -126,8 +129,8 @@ void main()
     {
         [[unroll]] for (int u = 0; u < 4; u++)
         {
-            STAGE_GROUP(tile_k, bk, u, next_k[u]);
-            STAGE_GROUP(tile_v, bv, u, next_v[u]);
+            STAGE_GROUP(tile_k, 0, bk, u, next_k[u]);
+            STAGE_GROUP(tile_v, 0, bv, u, next_v[u]);
         }
         barrier();
         [[unroll]] for (int u = 0; u < 4; u++)

@@ -8,8 +8,11 @@
 // holds each row's value in all its elements, so that the running output, in accumulators too,
 // is rescaled row by row by a per-element product; the probabilities become fp16 A operands
 // by conversion. sdpa_cm instead takes each block's scores and products through shared memory,
-// because a KHR accumulator's elements cannot be told apart by row. The output goes through
-// the subgroup's scratch once, at the end.
+// because a KHR accumulator's elements cannot be told apart by row. The loop is pipelined: a
+// block's scores are taken in the iteration before its softmax, beside the previous block's
+// softmax and values, so that the tensor cores' products and the exponents and reductions
+// overlap (K is staged in two blocks, V in three, one barrier per block). The output goes
+// through a subgroup's scratch once, at the end, in the K tiles.
 // Dispatch: global [128, ceil(src / 64), heads].
 #version 450
 
@@ -18,6 +21,12 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int32: require
 
 #include "sdpa_cm_stage.comp"
+
+// K in two blocks (the scores of the block staged last are taken while the one before is
+// multiplied by its values), V in three (the block being staged must not be the one a slower
+// subgroup still multiplies)
+shared uvec4 tile_k[2 * STAGE];
+shared uvec4 tile_v[3 * STAGE];
 
 const float LOWEST = -3.402823466e+38;
 
@@ -83,26 +92,27 @@ float normalized(const in uint32_t r, const in uint32_t c, const in float o, con
 #define LOAD_QN(n) if (n < D16) coopMatLoad(q##n, tile_k, at * KW + n * 2, KW, gl_CooperativeMatrixLayoutRowMajor);
 #define Q_NAMED(at) EACH8(LOAD_QN)
 #define DECLARE_O(n) FRAG_C o##n = FRAG_C(0.f);
-#define DECLARE_S(n) FRAG_C s##n;
+#define DECLARE_S(n) FRAG_C s##n; FRAG_C sn##n;
 
-// K's fragment i of key columns jb into the scores s_jb
+// K's fragment i of key columns jb (the K block at `kat`) into the next block's scores sn_jb
 #define SCORE_TERM(jb, i) \
     if (i < D16) \
     { \
         FRAG_B kt; \
-        coopMatLoad(kt, tile_k, jb * 16 * KW + i * 2, KW, gl_CooperativeMatrixLayoutColumnMajor); \
-        s##jb = coopMatMulAdd(q##i, kt, s##jb); \
+        coopMatLoad(kt, tile_k, kat + jb * 16 * KW + i * 2, KW, gl_CooperativeMatrixLayoutColumnMajor); \
+        sn##jb = coopMatMulAdd(q##i, kt, sn##jb); \
     }
-// the scores of the block's 16 keys jb, scaled and masked, and their maxima into mn
+// the scores of the next block's (from key jn) 16 keys jb, scaled and masked
 #define SCORES(jb) \
     if (jb < BC / 16) \
     { \
-        s##jb = FRAG_C(0.f); \
+        sn##jb = FRAG_C(0.f); \
         SCORE_TERM(jb, 0) SCORE_TERM(jb, 1) SCORE_TERM(jb, 2) SCORE_TERM(jb, 3) \
         SCORE_TERM(jb, 4) SCORE_TERM(jb, 5) SCORE_TERM(jb, 6) SCORE_TERM(jb, 7) \
-        coopMatPerElementNV(s##jb, s##jb, score, rows0, j0 + jb * 16, mbase); \
-        coopMatPerElementNV(mn, mn, max_with, s##jb); \
+        coopMatPerElementNV(sn##jb, sn##jb, score, rows0, jn + jb * 16, mbase); \
     }
+#define MAXIMA(jb) if (jb < BC / 16) coopMatPerElementNV(mn, mn, max_with, s##jb);
+#define SHIFT(jb) if (jb < BC / 16) s##jb = sn##jb;
 // the scores jb as probabilities, summed into `sum`
 #define PROBABILITIES(jb) \
     if (jb < BC / 16) \
@@ -116,7 +126,7 @@ float normalized(const in uint32_t r, const in uint32_t c, const in float o, con
     if (jd < DV16) \
     { \
         FRAG_B vb; \
-        coopMatLoad(vb, tile_v, kb * 16 * VW + jd * 2, VW, gl_CooperativeMatrixLayoutRowMajor); \
+        coopMatLoad(vb, tile_v, vat + kb * 16 * VW + jd * 2, VW, gl_CooperativeMatrixLayoutRowMajor); \
         o##jd = coopMatMulAdd(pa, vb, o##jd); \
     }
 #define VALUES(kb) \
@@ -127,10 +137,11 @@ float normalized(const in uint32_t r, const in uint32_t c, const in float o, con
         VALUE_TERM(kb, 4) VALUE_TERM(kb, 5) VALUE_TERM(kb, 6) VALUE_TERM(kb, 7) \
     }
 #define NORMALIZE(jd) if (jd < DV16) coopMatPerElementNV(o##jd, o##jd, normalized, l);
-// output fragment jd into the scratch, where its group of 4 (jd / 4 == jg) is being stored
+// output fragment jd into the subgroup's scratch (fp32 in the K tiles' uvec4), where its group
+// of 4 (jd / 4 == jg) is being stored
 #define TO_SCRATCH(jd) \
     if (jd < DV16 && jd / 4 == jg) \
-        coopMatStore(o##jd, scores, sg * 16 * LDS + (jd % 4) * 4, LDS, gl_CooperativeMatrixLayoutRowMajor);
+        coopMatStore(o##jd, tile_k, sg * 16 * LDS + (jd % 4) * 4, LDS, gl_CooperativeMatrixLayoutRowMajor);
 
 void main()
 {
@@ -156,6 +167,7 @@ void main()
     FRAG_C m = FRAG_C(LOWEST);
     FRAG_C l = FRAG_C(0.f);
 
+    // block 0 staged and its scores taken, block 1 fetched
     uvec4 next_k[4];
     uvec4 next_v[4];
     [[unroll]] for (int u = 0; u < 4; u++)
@@ -163,39 +175,63 @@ void main()
         next_k[u] = fetch_k(t, bk, 0, u);
         next_v[u] = fetch_v(t, bv, 0, u);
     }
-    for (int j0 = 0; j0 < p.dst; j0 += BC)
+    [[unroll]] for (int u = 0; u < 4; u++)
+    {
+        STAGE_GROUP(tile_k, 0, bk, u, next_k[u]);
+        STAGE_GROUP(tile_v, 0, bv, u, next_v[u]);
+    }
+    barrier();
+    [[unroll]] for (int u = 0; u < 4; u++)
+    {
+        next_k[u] = fetch_k(t, bk, BC, u);
+        next_v[u] = fetch_v(t, bv, BC, u);
+    }
+    EACH4(DECLARE_S)
+    {
+        const int kat = 0;
+        const int jn = 0;
+        EACH4(SCORES)
+        EACH4(SHIFT)
+    }
+
+    // block b's softmax and values, beside block b + 1's scores (past the keys on the last
+    // block: staged zeros, scores never used), with no branch between them
+    for (int b = 0; b * BC < p.dst; b++)
     {
         [[unroll]] for (int u = 0; u < 4; u++)
         {
-            STAGE_GROUP(tile_k, bk, u, next_k[u]);
-            STAGE_GROUP(tile_v, bv, u, next_v[u]);
+            STAGE_GROUP(tile_k, ((b + 1) % 2) * STAGE, bk, u, next_k[u]);
+            STAGE_GROUP(tile_v, ((b + 1) % 3) * STAGE, bv, u, next_v[u]);
         }
         barrier();
         [[unroll]] for (int u = 0; u < 4; u++)
         {
-            next_k[u] = fetch_k(t, bk, j0 + BC, u);
-            next_v[u] = fetch_v(t, bv, j0 + BC, u);
+            next_k[u] = fetch_k(t, bk, (b + 2) * BC, u);
+            next_v[u] = fetch_v(t, bv, (b + 2) * BC, u);
         }
-
-        // the block's scores, 16 keys to an accumulator, and their row maxima
-        EACH4(DECLARE_S)
-        FRAG_C mn = FRAG_C(LOWEST);
+        const int kat = ((b + 1) % 2) * STAGE;
+        const int jn = (b + 1) * BC;
         EACH4(SCORES)
+
+        // block b's row maxima, probabilities and their sums, the output rescaled and added to
+        FRAG_C mn = FRAG_C(LOWEST);
+        EACH4(MAXIMA)
         coopMatReduceNV(mn, mn, gl_CooperativeMatrixReduceRowNV, max_of);
         coopMatPerElementNV(mn, mn, max_with, m);
         FRAG_C alpha;
         coopMatPerElementNV(alpha, m, exp_below, mn);
         m = mn;
-
-        // the probabilities, their row sums into l, and the output rescaled, then added to
         FRAG_C sum = FRAG_C(0.f);
         EACH4(PROBABILITIES)
         coopMatReduceNV(sum, sum, gl_CooperativeMatrixReduceRowNV, sum_of);
         coopMatPerElementNV(l, l, rescaled_sum, alpha, sum);
         EACH8(RESCALE)
+        const int vat = (b % 3) * STAGE;
         EACH4(VALUES)
-        barrier();
+        EACH4(SHIFT)
     }
+    // every subgroup past its last K tile read before the tiles become the scratch
+    barrier();
 
     // the output over the sums, four 16-column blocks at a time through the scratch, each lane
     // writing 8 columns of one row
@@ -218,7 +254,7 @@ void main()
                     if (jg * 4 + jj < DV16)
                     {
                         [[unroll]] for (int e = 0; e < 8; e++)
-                            buffer_st1(out_data, at + jj * 16 + e, afp(scores[(sg * 16 + r) * LDS + jj * 4 + side * 2 + e / 4][e % 4]));
+                            buffer_st1(out_data, at + jj * 16 + e, afp(uintBitsToFloat(tile_k[(sg * 16 + r) * LDS + jj * 4 + side * 2 + e / 4][e % 4])));
                     }
                 }
             }

@@ -1,8 +1,8 @@
 // What the attention shaders on cooperative matrices (sdpa_cm.comp, sdpa_cm2.comp) share: the
 // specialization constants, bindings and push constants, the key block's size, the K and V
-// tiles staged in shared memory with their 16-byte fetches, a subgroup's fp32 scratch, and the
-// Q fragments' load. A workgroup is 4 subgroups (of 32) over 64 query rows, 16 per subgroup;
-// `t` and `sg` are the invocation's index in it and its subgroup's.
+// tiles' staging in shared memory with their 16-byte fetches, and the Q fragments' load. A
+// workgroup is 4 subgroups (of 32) over 64 query rows, 16 per subgroup; `t` and `sg` are the
+// invocation's index in it and its subgroup's.
 
 layout (constant_id = 0) const int attn_mask = 0;
 // the head widths in 16s: Q and K's (embed), V's and the output's (dv)
@@ -14,7 +14,7 @@ const int BC = (D16 <= 4 && DV16 <= 4) ? 64 : 32;
 // a staged row of K, V or Q in groups of 8 values, and 1 of padding
 const int KW = D16 * 2 + 1;
 const int VW = DV16 * 2 + 1;
-// a scratch row of scores or outputs (fp32: 64 and 4 of padding), in 4-vectors
+// a subgroup's scratch row of scores or outputs (fp32: 64 and 4 of padding), in 4-vectors
 #define LDS 17
 
 layout (local_size_x = 128) in;
@@ -27,11 +27,9 @@ layout (binding = 4) writeonly buffer out_blob { sfp out_data[]; };
 
 #include "sdpa_params.comp"
 
-// 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8
+// a staged block, in uvec4: 64 rows × (8 + 1) or 32 × (16 + 1) groups of 8 (the including
+// shader declares its `tile_k` and `tile_v`, of one or more blocks each)
 #define STAGE 576
-shared uvec4 tile_k[STAGE];
-shared uvec4 tile_v[STAGE];
-shared vec4 scores[4 * 16 * LDS];
 
 #define FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
@@ -65,12 +63,12 @@ DEFINE_FETCH(fetch_q, q_data)
 DEFINE_FETCH(fetch_k, k_data)
 DEFINE_FETCH(fetch_v, v_data)
 
-// Group u of this invocation's share into its staged place.
-#define STAGE_GROUP(tile, b, u, value) \
+// Group u of this invocation's share into its staged place, in the tile's block at `at`.
+#define STAGE_GROUP(tile, at, b, u, value) \
 { \
     const int i = t + (u) * 128; \
     if (i < (b).count * (b).w8) \
-        tile[(i / (b).w8) * ((b).w8 + 1) + i % (b).w8] = value; \
+        tile[(at) + (i / (b).w8) * ((b).w8 + 1) + i % (b).w8] = value; \
 }
 
 // This subgroup's Q fragments of the workgroup's 64 rows from row0, staged BC rows at a time
@@ -83,7 +81,7 @@ DEFINE_FETCH(fetch_v, v_data)
         [[unroll]] for (int u = 0; u < 4; u++) \
             x[u] = fetch_q(t, bq, row0 + c0, u); \
         [[unroll]] for (int u = 0; u < 4; u++) \
-            STAGE_GROUP(tile_k, bq, u, x[u]); \
+            STAGE_GROUP(tile_k, 0, bq, u, x[u]); \
         barrier(); \
         const int at = sg * 16 - c0; \
         if (at >= 0 && at < BC) \
