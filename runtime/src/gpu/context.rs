@@ -89,8 +89,10 @@ pub struct ContextOptions {
     /// offers it; default: `FPSHADER_MATRIX2` (`0` or `1`), else yes. wgpu has no feature for
     /// the extension, so the device is opened through wgpu-hal (`open_with_callback`) with
     /// everything wgpu would enable plus the extension; a device of the program's own
-    /// ([`Context::from_wgpu`]) never takes these shaders. `false` opens it as wgpu alone
-    /// would, and the GEMMs take VK_KHR_cooperative_matrix's subgroup tiles.
+    /// ([`Context::from_wgpu`]) never takes these shaders. Where the adapter also offers the
+    /// extension's reductions and conversions they are enabled too, for the attention's flash
+    /// form ([`Context::workgroup_attention`]). `false` opens it as wgpu alone would, and the
+    /// GEMMs and the attention take VK_KHR_cooperative_matrix's subgroup tiles.
     pub workgroup_matrices: Option<bool>,
     /// A folder to write each pipeline's SPIR-V into as the driver receives it, with its
     /// specialization beside it, for `bench/pipeline_stats.rs` to read the driver's register
