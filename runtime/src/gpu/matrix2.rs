@@ -10,8 +10,8 @@
 /// The extension's name.
 pub(crate) const EXTENSION: &std::ffi::CStr = c"VK_NV_cooperative_matrix2";
 
-/// Invocations per workgroup of the built-in shaders that take the extension
-/// (`gemm_cm2.comp`, `sdpa_cm2.comp`).
+/// Invocations per workgroup of the built-in shaders that take the extension's workgroup-scope
+/// matrices (`gemm_cm2.comp`; `sdpa_cm2.comp` takes its operations on subgroup matrices).
 pub(crate) const WORKGROUP: u32 = 256;
 
 /// The largest tile side those shaders use: each flexible size's granularity must divide the
