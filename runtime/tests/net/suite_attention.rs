@@ -116,8 +116,8 @@ type CmCase = ([usize; 3], [usize; 3], [usize; 3], bool, bool);
 /// context has workgroup matrices with their reductions, else `sdpa_cm`; on `sdpa` everywhere
 /// else, checked against the CPU: 64-wide heads in 64-key blocks with grouped heads and query
 /// and key counts off the block sizes, 96 → 32 (32-key blocks) with a mask, 128 → 128 with a
-/// scale, 64-wide heads whose queries and keys fill whole blocks (`sdpa_cm2` without clamping),
-/// and 20-wide heads that take `sdpa` even there.
+/// scale, 64-wide heads whose queries and keys fill whole blocks, with a mask, and 20-wide heads
+/// that take `sdpa` even there.
 /// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a passthrough context
 /// without them fail the test.
 #[test]
