@@ -83,16 +83,7 @@ shared f16vec4 probs[4 * 16 * LDP];
 
 void main()
 {
-    const int t = int(gl_LocalInvocationID.x);
-    const int sg = int(gl_SubgroupID);
-    const int lane = int(gl_SubgroupInvocationID);
-    const int row0 = int(gl_WorkGroupID.y) * 64;
-    const int h = int(gl_WorkGroupID.z);
-    const int g = h / p.per_group;
-    const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0;
-    const Block bq = Block(p.q_offset + h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2);
-    const Block bk = Block(p.k_offset + g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2);
-    const Block bv = Block(p.v_offset + g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
+    WORKGROUP_PLACE
 
     FRAG_A q[8];
 #define Q_ARRAY(at) \

@@ -71,6 +71,21 @@ DEFINE_FETCH(fetch_v, v_data)
         tile[(at) + (i / (b).w8) * ((b).w8 + 1) + i % (b).w8] = value; \
 }
 
+// main's first lines: the invocation `t`, its subgroup `sg` and lane, the workgroup's first
+// query row and head `h`, the key/value head `g` it reads, where its mask plane starts, and
+// the rows Q, K and V are staged from
+#define WORKGROUP_PLACE \
+    const int t = int(gl_LocalInvocationID.x); \
+    const int sg = int(gl_SubgroupID); \
+    const int lane = int(gl_SubgroupInvocationID); \
+    const int row0 = int(gl_WorkGroupID.y) * 64; \
+    const int h = int(gl_WorkGroupID.z); \
+    const int g = h / p.per_group; \
+    const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0; \
+    const Block bq = Block(p.q_offset + h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2); \
+    const Block bk = Block(p.k_offset + g * p.k_cstep, p.k_rs, p.dst, BC, D16 * 2); \
+    const Block bv = Block(p.v_offset + g * p.v_cstep, p.v_rs, p.dst, BC, DV16 * 2);
+
 // This subgroup's Q fragments of the workgroup's 64 rows from row0, staged BC rows at a time
 // through the K tile (which is free until the keys): LOADS(at) loads them from staged row `at`
 // (the including shader's fragments, D16 of them).
