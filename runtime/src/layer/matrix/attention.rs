@@ -38,11 +38,13 @@ const CM_MAX_WIDTH: usize = 128;
 const CM_ROWS: usize = 64;
 
 /// The fused attention's pipelines, with or without a mask, in the layer's variant: `sdpa`
-/// (FMA, any device and path), and whether `sdpa_cm` may take the heads that fit it (fp16
-/// blobs, a context with cooperative matrices, a run that allows them: the GEMM's rule).
+/// (FMA, any device and path), and the tensor-core shader that may take the heads that fit it
+/// (fp16 blobs, a context with cooperative matrices, a run that allows them: the GEMM's rule):
+/// `sdpa_cm2` where the context has the matrix2 extension's reductions and conversions, else
+/// `sdpa_cm`.
 pub(crate) struct AttentionPipelines {
     fma: Arc<Pipeline>,
-    tensor_cores: bool,
+    tensor_cores: Option<Shader>,
     attn_mask: bool,
 }
 
@@ -57,8 +59,13 @@ pub(crate) fn gpu_pipeline(
     // the blobs are fp16 where the variant the layer got stores fp16 (`sdpa_cm` reads raw
     // fp16 bits)
     let fp16 = fma.options.contains(crate::Opt::Fp16Storage);
+    // the flash form where the device has the extension's reductions and conversions
+    let shader = match gpu.ctx.workgroup_attention() {
+        true => Shader::SdpaCm2,
+        false => Shader::SdpaCm,
+    };
     Ok(AttentionPipelines {
-        tensor_cores: tensor_cores(gpu, opt, fp16),
+        tensor_cores: tensor_cores(gpu, opt, fp16).then_some(shader),
         fma,
         attn_mask,
     })
@@ -223,7 +230,7 @@ impl Fused<'_> {
             self.v.offset as u32,
         ];
         let bindings = [self.q.mat, self.k.mat, self.v.mat, mask, self.out.mat];
-        if pipelines.tensor_cores && self.fits_tensor_cores() {
+        if let Some(shader) = pipelines.tensor_cores.filter(|_| self.fits_tensor_cores()) {
             let spec = Specialization {
                 values: vec![
                     (0, SpecValue::I32(i32::from(pipelines.attn_mask))),
@@ -233,11 +240,6 @@ impl Fused<'_> {
                 local_size: None,
             };
             let ctx = rec.context();
-            // the flash form where the device has the extension's reductions and conversions
-            let shader = match ctx.workgroup_attention() {
-                true => Shader::SdpaCm2,
-                false => Shader::SdpaCm,
-            };
             let pipeline = ctx.pipeline(shader.module(), pipelines.fma.options, &spec)?;
             let grid = [128, self.src.div_ceil(CM_ROWS) as u32, self.heads as u32];
             return rec.dispatch(&pipeline, &bindings, &push, grid);
