@@ -9,7 +9,10 @@
 // per SM of an H200), so the window's 6 columns of `d B` can be split over `parts`
 // invocations (constant 17): each loads the whole window (its peers' loads hit the cache),
 // transforms the rows, keeps its 6 / parts columns and writes their 6 elements each.
-// Dispatch: global [tiles · parts, c (blocks of 4), 1].
+// A 3-D window's input (Convolution3D: `depth` slabs per channel block, constant 34) is
+// transformed slab by slab, V then pack4 [36][channel blocks][slabs][tiles]: the products
+// sum the depth taps as a 3-D window of one tap across (conv/winograd_gpu.rs).
+// Dispatch: global [tiles · parts, c (blocks of 4) · depth, 1].
 #version 450
 
 #include "prelude.comp"
@@ -56,26 +59,27 @@ vec4 pick(vec4 r[6], int j)
 void main()
 {
     const int gx = int(gl_GlobalInvocationID.x);
+    // a channel block's slab (its block, then its depth, as V holds them)
     const int cb = int(gl_GlobalInvocationID.y);
     const int tw = (psc(outw) + 3) / 4;
-    const int tiles = tw * ((psc(outh) + 3) / 4);
+    const int tiles = tw * ((slab_outh() + 3) / 4);
     // consecutive invocations take consecutive tiles of one part: their stores are adjacent
     const int t = gx % tiles;
     // a constant 0 with one part
     const int j0 = parts == 1 ? 0 : (gx / tiles) * COLS;
-    if (gx >= tiles * parts || cb >= psc(c))
+    if (gx >= tiles * parts || cb >= psc(c) * depth)
         return;
     const int rs = tiles;
     const int x0 = (t % tw) * 4 - p.pad_left;
     const int y0 = (t / tw) * 4 - p.pad_top;
-    const int base = cb * psc(cstep);
+    const int base = (cb / depth) * psc(cstep) + (cb % depth) * slab_h() * psc(w);
 
     // rows first: d · B for each of the window's 6 rows, this part's columns kept
     vec4 m[6][6];
     for (int y = 0; y < 6; y++)
     {
         const int iy = y0 + y;
-        const bool row_in = iy >= 0 && iy < psc(h);
+        const bool row_in = iy >= 0 && iy < slab_h();
         vec4 r[6];
         for (int x = 0; x < 6; x++)
         {
@@ -96,6 +100,6 @@ void main()
             col[i] = m[i][j];
         bt6(col);
         for (int i = 0; i < 6; i++)
-            buffer_st4(v_data, ((i * 6 + j0 + j) * psc(c) + cb) * rs + t, afpvec4(col[i]));
+            buffer_st4(v_data, ((i * 6 + j0 + j) * psc(c) * depth + cb) * rs + t, afpvec4(col[i]));
     }
 }

@@ -4,7 +4,10 @@
 // and writes the tile's positions that lie in the output map. Arithmetic in fp32.
 // As the input transform, a deep layer's tile can be split over `parts` invocations (constant
 // 17), each reading the tile's 36 products and making 4 / parts of its output rows.
-// Dispatch: global [tiles · parts, outc (blocks of 4), 1].
+// A 3-D window's output (`outdepth` slabs per block, constant 35) is made slab by slab from
+// the products' pack4 [36][output blocks][slabs][tiles]. Where the net folded a residual sum
+// into the layer (constant 16) it is added before the activation, as the implicit GEMM does.
+// Dispatch: global [tiles · parts, outc (blocks of 4) · outdepth, 1].
 #version 450
 
 #include "prelude.comp"
@@ -14,6 +17,7 @@
 layout (binding = 0) readonly buffer m_blob { sfpvec4 m_data[]; };
 layout (binding = 1) writeonly buffer top_blob { sfpvec4 top_blob_data[]; };
 layout (binding = 2) readonly buffer bias_blob { sfpvec4 bias_data[]; };
+#include "convolution_residual.comp"
 
 layout (local_size_x = 64) in;
 
@@ -40,13 +44,15 @@ vec4 at6_row(vec4 r[6], int y)
 void main()
 {
     const int gx = int(gl_GlobalInvocationID.x);
-    const int ob = int(gl_GlobalInvocationID.y);
+    // an output block's slab (its block, then its depth, as the products hold them)
+    const int os = int(gl_GlobalInvocationID.y);
+    const int ob = os / outdepth;
     const int tw = (psc(outw) + 3) / 4;
-    const int tiles = tw * ((psc(outh) + 3) / 4);
+    const int tiles = tw * ((slab_outh() + 3) / 4);
     const int t = gx % tiles;
     // a constant 0 with one part
     const int y_first = parts == 1 ? 0 : (gx / tiles) * ROWS;
-    if (gx >= tiles * parts || ob >= psc(outc))
+    if (gx >= tiles * parts || os >= psc(outc) * outdepth)
         return;
     const int rs = tiles;
 
@@ -56,7 +62,7 @@ void main()
     {
         vec4 col[6];
         for (int i = 0; i < 6; i++)
-            col[i] = vec4(buffer_ld4(m_data, ((i * 6 + j) * psc(outc) + ob) * rs + t));
+            col[i] = vec4(buffer_ld4(m_data, ((i * 6 + j) * psc(outc) * outdepth + os) * rs + t));
         for (int y = 0; y < ROWS; y++)
             mt[y][j] = at6_row(col, y_first + y);
     }
@@ -64,18 +70,19 @@ void main()
     const vec4 b = bias_term == 1 ? vec4(buffer_ld4(bias_data, ob)) : vec4(0.f);
     const int x0 = (t % tw) * 4;
     const int y0 = (t / tw) * 4 + y_first;
-    const int base = ob * psc(outcstep);
+    const int base = ob * psc(outcstep) + (os % outdepth) * slab_outh() * psc(outw);
     // then the rows: (Aᵀ · m) · A
     for (int y = 0; y < ROWS; y++)
     {
-        if (y0 + y >= psc(outh))
+        if (y0 + y >= slab_outh())
             break;
         for (int x = 0; x < 4; x++)
         {
             if (x0 + x < psc(outw))
             {
-                const afpvec4 v = activation_afpvec4(afpvec4(at6_row(mt[y], x) + b), activation_type, activation_param_0, activation_param_1);
-                buffer_st4(top_blob_data, base + (y0 + y) * psc(outw) + x0 + x, v);
+                const int at = base + (y0 + y) * psc(outw) + x0 + x;
+                const afpvec4 v = activation_afpvec4(afpvec4(at6_row(mt[y], x) + b + residual_at(at)), activation_type, activation_param_0, activation_param_1);
+                buffer_st4(top_blob_data, at, v);
             }
         }
     }

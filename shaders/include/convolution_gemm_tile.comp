@@ -16,7 +16,7 @@
         const int b = int(gl_WorkGroupID.z);
         in_base = b * psc(c) * psc(cstep);
         out_base = b * psc(outc) * psc(outcstep);
-        w_base = b * psc(c) * kernel_w * kernel_h * psc(outc) * 4;
+        w_base = b * psc(c) * kernel_w * kernel_h * kernel_d * psc(outc) * 4;
     }
 
     const int N = psc(outw) * psc(outh);

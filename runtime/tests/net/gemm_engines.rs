@@ -152,8 +152,10 @@ fn few_large_groups_take_the_convolution_gemm() {
 #[test]
 fn convolution_gemm_tiles_match_the_cpu() {
     let mut rng = Rng(2613);
+    // (the GEMM itself: the 3-D layers of 3×3 across would take Winograd)
     let packed = RunOptions {
         use_packing_layout: true,
+        use_winograd_convolution: false,
         ..RunOptions::fp32()
     };
     // (type, channels, outputs, kernel taps, extra params, input w, h, d)

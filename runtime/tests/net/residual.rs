@@ -106,7 +106,13 @@ fn residual_sums_run_in_the_convolution_before_them() {
             depth: 5,
             ..plain(8, 3, [7, 6])
         },
-        // not folded: Winograd's output transform, the layer's own ReLU, a weighted sum
+        // a 3-D convolution's Winograd: its output transform adds the residual
+        Case {
+            depth: 4,
+            ..plain(16, 3, [20, 18])
+        },
+        // not folded: the 2-D Winograd's output transform, the layer's own ReLU, a weighted
+        // sum
         Case {
             folds: false,
             ..plain(16, 3, [20, 18])

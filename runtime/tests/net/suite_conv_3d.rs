@@ -188,3 +188,58 @@ fn three_d_convolutions_refuse_what_does_not_fit() {
     let dynamic = load_error("Convolution3D", &["x"], "0=4 1=3 6=216 19=1");
     assert!(dynamic.contains("19"), "{dynamic}");
 }
+
+/// Convolution3D's layers of 3×3 across at stride 1 on maps of at least 16² take Winograd
+/// F(4,3) per depth slab on the device (the depth taps summed by its products), in fp32, in
+/// fp16 on the tensor cores where the device has them and without: the CPU's outputs. The
+/// depth's kernel, dilation, stride and padding vary; an output side past one tile row and
+/// rows that fill no tile; the bias and a fused ReLU.
+#[test]
+fn winograd_3d_matches_the_cpu() {
+    let mut rng = Rng(3303);
+    // (channels, outputs, kernel_d, params, input w, h, d)
+    let cases = [
+        (16, 16, 3, "1=3 4=1 9=1", [18, 16, 5]),
+        (32, 64, 1, "1=3 21=1 4=1 24=0", [20, 17, 3]),
+        (16, 32, 3, "1=3 22=2 23=2 4=1 24=2", [17, 19, 9]),
+        (20, 16, 3, "1=3 4=-233 9=1", [16, 21, 4]),
+    ];
+    let fp32 = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    let no_cm = RunOptions {
+        use_cooperative_matrix: false,
+        ..RunOptions::default()
+    };
+    for ctx in gpu_contexts() {
+        ctx.set_timing(true);
+        for (c, outch, kd, extra, [w, h, d]) in cases {
+            let size = outch * c * kd * 9;
+            let param = one_layer(
+                "Convolution3D",
+                &["data"],
+                &format!("0={outch} {extra} 5=1 6={size}"),
+            );
+            let scale = 1.0 / (c * kd * 9) as f32;
+            let kernel: Vec<f32> = rng.vec(size).iter().map(|v| v * scale).collect();
+            let weights = bin(&[(&kernel, true), (&rng.vec(outch), false)]);
+            let inputs = [Input::new(&mut rng, "data", 4, [w, h, d, c])];
+            let want = run_net(&param, &weights, &inputs, "out", fp32, None)
+                .unwrap()
+                .to_values();
+            for (opt, eps) in [(fp32, 1e-3), (RunOptions::default(), 3e-2), (no_cm, 3e-2)] {
+                let what = format!("{param}, {opt:?}, {}", ctx.describe());
+                ctx.take_timings();
+                let got = run_net(&param, &weights, &inputs, "out", opt, Some(ctx.clone()))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_close(&got.to_values(), &want, eps, &what);
+                let shaders: Vec<String> =
+                    ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                let winograd = shaders.iter().any(|s| s == "convolution_winograd43_input");
+                assert!(winograd, "{what}: {shaders:?}");
+            }
+        }
+        ctx.set_timing(false);
+    }
+}

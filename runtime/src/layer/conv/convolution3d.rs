@@ -12,8 +12,10 @@
 //! CPU: per group and output slab, the windows as columns (im2col) and one GEMM with the
 //! weights. GPU: dense layers over whole blocks of 4 channels through the 2-D convolutions'
 //! implicit GEMM (tensor cores where those take them), whose steps run over the depth taps
-//! too (`convolution_head.comp`'s depth constants); other layers through the direct pack1
-//! shader, which sums the same window.
+//! too (`convolution_head.comp`'s depth constants); those of 3×3 across at stride 1 on large
+//! maps as Winograd F(4,3) per depth slab, the depth taps summed by its products
+//! (`conv::winograd_gpu`); other layers through the direct pack1 shader, which sums the same
+//! window.
 
 use rayon::prelude::*;
 
@@ -23,8 +25,10 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::fused::activate_all;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
+use crate::layer::conv::implicit_gemm::BatchedDepth;
 use crate::layer::conv::implicit_gemm::{GemmCall, GemmEngine, gemm_weights, shaped};
 use crate::layer::conv::window::{Pack4Kind, Rank, Window, of_rank};
+use crate::layer::conv::winograd_gpu::{self, GpuWinograd, WinogradCall};
 use crate::layer::epilogue::{Epilogue, FusedActivation};
 use crate::layer::params::ParamDict;
 use crate::layer::run_options::RunOptions;
@@ -56,6 +60,8 @@ struct GpuConvolution3D {
     weights4: Option<GpuMat>,
     bias4: Option<GpuMat>,
     no_partials: Option<GpuMat>,
+    /// Winograd F(4,3) for large maps, where the layer fits it.
+    winograd: Option<GpuWinograd>,
 }
 
 /// Where one forward's windows lie, per axis `[w, h, d]`: the padding before the input, and
@@ -139,6 +145,29 @@ impl Convolution3D {
     fn pads_input(&self) -> bool {
         self.dense_blocks() && !self.window.channels().is_multiple_of(4)
     }
+
+    /// Whether pack4 blobs may take Winograd (per shape: [`winograd_gpu::fits_grid`]): a
+    /// dense layer of 3×3 across at stride 1 over whole blocks, padded with zeros (the depth's
+    /// padding lies in the transformed domain, where only 0 is the same value).
+    fn winograd_fits(&self) -> bool {
+        self.dense_blocks()
+            && !self.pads_input()
+            && self.pad_value == 0.0
+            && winograd_gpu::fits_window(&self.window)
+    }
+
+    /// The transformed weights: per depth tap, the F(4,3) weights of its 3×3 kernels.
+    fn winograd_weights(&self) -> Vec<f32> {
+        let w = &self.window;
+        let (cin, cout, kd) = (w.channels(), w.num_output, w.depth.kernel);
+        let per_tap = |kz: usize| {
+            // `[cout][cin][3][3]` of depth tap kz, from `[cout][cin][kd][3][3]`
+            let kernels = self.weights.chunks_exact(9).skip(kz).step_by(kd);
+            let plane: Vec<f32> = kernels.flatten().copied().collect();
+            crate::layer::conv::convolution::cpu::f43_weights(&plane, cout, cin)
+        };
+        winograd_gpu::batched_weights(per_tap, [cin, cout, kd])
+    }
 }
 
 impl Layer for Convolution3D {
@@ -184,6 +213,10 @@ impl Layer for Convolution3D {
                 for shader in shaders.into_iter().flatten() {
                     gpu.ctx.fitting_variants(shader.module(), gpu.options)?;
                 }
+                let winograd = opt.use_winograd_convolution && self.winograd_fits();
+                if winograd {
+                    winograd_gpu::check_shaders(gpu.ctx, gpu.options)?;
+                }
                 Some(GpuConvolution3D {
                     options: gpu.options,
                     gemm,
@@ -192,6 +225,7 @@ impl Layer for Convolution3D {
                     weights4: None,
                     bias4: None,
                     no_partials: None,
+                    winograd: winograd.then_some(GpuWinograd { weights: None }),
                 })
             }
             None => None,
@@ -204,9 +238,15 @@ impl Layer for Convolution3D {
         let bias = w.bias_or_zeros(&self.bias);
         let (cin, taps) = (w.channels_per_group(), w.taps_count());
         let packed = gemm_weights(&self.weights, cin, taps, w.num_output);
+        let winograd = (self.gpu.as_ref())
+            .is_some_and(|g| g.winograd.is_some())
+            .then(|| self.winograd_weights());
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
+        if let (Some(w), Some(values)) = (state.winograd.as_mut(), winograd) {
+            w.weights = Some(gpu.upload_values(&values, 4)?);
+        }
         state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias1 = Some(gpu.upload_values(&bias, 1)?);
         if state.gemm.is_some() {
@@ -389,6 +429,30 @@ impl Convolution3D {
             else {
                 return Err(not_loaded());
             };
+            let blocks = [bottom.c, outc];
+            if let Some(winograd) = (state.winograd.as_ref())
+                .filter(|_| winograd_gpu::fits_grid(ctx, [ow, oh], blocks, [d, od]))
+            {
+                let weights = winograd.weights.as_ref().ok_or_else(not_loaded)?;
+                let dw = self.window.depth;
+                let call = WinogradCall {
+                    gemm,
+                    options: state.options,
+                    weights,
+                    no_partials,
+                    window: &self.window,
+                    depth: Some(BatchedDepth {
+                        kernel: dw.kernel,
+                        dilation: dw.dilation,
+                        stride: dw.stride,
+                        pad_front: geo.before[2],
+                        depth: d,
+                        outdepth: od,
+                    }),
+                };
+                call.record(rec, [bottom, &top, bias], (&words, epilogue))?;
+                return Ok(Some(top));
+            }
             let call = GemmCall {
                 gemm,
                 options: state.options,

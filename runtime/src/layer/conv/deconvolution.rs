@@ -451,8 +451,7 @@ impl Layer for Deconvolution {
             )?;
             gemm.record(
                 rec,
-                taps.gemm,
-                taps.options,
+                (taps.gemm, taps.options, None),
                 [bottom, &products, weights, bias, unused],
             )?;
             rec.dispatch(pipeline, &[&products, &top, bias], &words, grid)?;

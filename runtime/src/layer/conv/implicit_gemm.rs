@@ -243,18 +243,45 @@ pub(crate) struct Batched {
     pub batches: usize,
 }
 
+/// A batched GEMM's window along the depth alone (the 3-D Winograd's products): each batch's
+/// input `depth` slabs of `positions` (a row each), its output `outdepth` slabs, and per
+/// output slab `kernel` input slabs summed (`dilation` apart, the first at `stride` times the
+/// output slab less `pad_front`; zero outside).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BatchedDepth {
+    pub kernel: usize,
+    pub dilation: usize,
+    pub stride: usize,
+    pub pad_front: usize,
+    pub depth: usize,
+    pub outdepth: usize,
+}
+
 impl Batched {
     /// Weights `w(batch, input, output)` in the layout the batched GEMM reads: per batch, per
     /// input block, per output block, four rows (one per output lane) of four input weights.
     pub(crate) fn weights(&self, w: impl Fn(usize, usize, usize) -> f32) -> Vec<f32> {
+        self.weights_over_taps(1, |b, i, _, o| w(b, i, o))
+    }
+
+    /// Weights `w(batch, input, tap, output)` of a window of `taps` depth taps
+    /// ([`BatchedDepth`]): per batch, per input block and tap (the GEMM's steps), per output
+    /// block, four rows of four input weights.
+    pub(crate) fn weights_over_taps(
+        &self,
+        taps: usize,
+        w: impl Fn(usize, usize, usize, usize) -> f32,
+    ) -> Vec<f32> {
         let (ib, ob) = (self.in_blocks, self.out_blocks);
-        let mut out = Vec::with_capacity(self.batches * ib * ob * 16);
+        let mut out = Vec::with_capacity(self.batches * ib * taps * ob * 16);
         for b in 0..self.batches {
             for i4 in 0..ib {
-                for o4 in 0..ob {
-                    for lane in 0..4 {
-                        for j in 0..4 {
-                            out.push(w(b, i4 * 4 + j, o4 * 4 + lane));
+                for t in 0..taps {
+                    for o4 in 0..ob {
+                        for lane in 0..4 {
+                            for j in 0..4 {
+                                out.push(w(b, i4 * 4 + j, t, o4 * 4 + lane));
+                            }
                         }
                     }
                 }
@@ -264,24 +291,25 @@ impl Batched {
     }
 
     /// Records it with `gemm` in the variant `options`: `input` into `output` with `weights`
-    /// (from [`Batched::weights`]); `bias` and `partials` fill bindings it does not use (two
-    /// distinct buffers: one is read-only, the other writable).
+    /// (from [`Batched::weights`], or [`Batched::weights_over_taps`] with `depth`); `bias` and
+    /// `partials` fill bindings it does not use (two distinct buffers: one is read-only, the
+    /// other writable).
     pub(crate) fn record(
         &self,
         rec: &mut Recorder<'_>,
-        gemm: GemmEngine,
-        options: Options,
+        (gemm, options, depth): (GemmEngine, Options, Option<BatchedDepth>),
         [input, output, weights, bias, partials]: [&GpuMat; 5],
     ) -> Result<()> {
-        // the positions as one row of a 1×1 layer: shapes w, h, c, cstep of its input and
-        // output, no padding
+        // the positions as one row of a 1×1 layer (or one row per slab of a window along the
+        // depth alone): shapes w, h, c, cstep of its input and output, no padding across
+        let [din, dout] = depth.map_or([1, 1], |d| [d.depth, d.outdepth]);
         let words: Vec<u32> = [
             self.positions,
-            1,
+            din,
             self.in_blocks,
             self.in_rs,
             self.positions,
-            1,
+            dout,
             self.out_blocks,
             self.out_rs,
             0,
@@ -291,19 +319,28 @@ impl Batched {
         .iter()
         .map(|&x| x as u32)
         .collect();
-        let plan = GemmPlan::choose(gemm, [self.out_blocks, self.positions, 1], false);
+        let positions = self.positions * dout;
+        let plan = GemmPlan::choose(gemm, [self.out_blocks, positions, 1], false);
         let int = |v: usize| SpecValue::I32(v as i32);
         let mut values = vec![(0, int(0)), (1, int(0))];
         values.extend([(2, SpecValue::F32(0.0)), (3, SpecValue::F32(0.0))]);
         values.extend((4..12).map(|id| (id, int(1))));
         values.extend([(12, int(1)), (14, int(1))]);
         values.push(plan.tile.spec());
+        if let Some(d) = depth {
+            values.extend([
+                (30, int(d.kernel)),
+                (31, int(d.dilation)),
+                (32, int(d.stride)),
+            ]);
+            values.extend([(33, int(d.pad_front)), (34, int(din)), (35, int(dout))]);
+        }
         let pipeline =
             rec.context()
                 .pipeline(gemm.shader().module(), options, &shaped(values, &words))?;
         let [tn, tm] = plan.tile.size();
         let grid = [
-            self.positions.div_ceil(tn) * gemm.invocations(),
+            positions.div_ceil(tn) * gemm.invocations(),
             self.out_blocks.div_ceil(tm),
             self.batches,
         ];

@@ -11,3 +11,4 @@ pub mod deconvolution3d;
 pub mod deformableconv2d;
 pub(crate) mod implicit_gemm;
 pub(crate) mod window;
+pub(crate) mod winograd_gpu;

@@ -25,7 +25,7 @@
 //! grouped and depthwise pack4, pack4 to pack1), `residual` (the forward with the net's fused
 //! residual sum), `weights` (the layouts the shaders read).
 
-mod cpu;
+pub(in crate::layer::conv) mod cpu;
 mod direct;
 mod int8;
 mod int8_gpu;
@@ -43,8 +43,7 @@ use crate::layer::epilogue::{Epilogue, FusedActivation};
 use crate::layer::params::{ParamDict, bad_param};
 use crate::layer::rows::Rows;
 use crate::layer::run_options::RunOptions;
-use crate::layer::shared::pipelines::DeviceSide;
-use crate::layer::shared::pipelines::no_partials;
+use crate::layer::shared::pipelines::{DeviceSide, no_partials};
 use crate::layer::shared::view::kernel_fits;
 use crate::layer::weights::Weights;
 use crate::shaders::Shader;
@@ -98,7 +97,7 @@ struct GpuConvolution {
     /// What the unsplit GEMM binds as its (unused) partial sums.
     no_partials: Option<GpuMat>,
     /// Winograd F(4,3) for large maps, where the layer fits it.
-    winograd: Option<winograd::GpuWinograd>,
+    winograd: Option<crate::layer::conv::winograd_gpu::GpuWinograd>,
     /// `convolution_pack4to1`'s weights, where a GEMM layer has one block of pack1 outputs.
     to_pack1: Option<GpuMat>,
 }
@@ -579,7 +578,8 @@ impl Convolution {
         }
         let (top, words) = output(self.window.num_output / pack, pack)?;
         if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
-            self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, act))?;
+            let epilogue = Epilogue::activation(act);
+            self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, epilogue))?;
             return Ok(top);
         }
         if bottom.elempack == 4 && pack == 4 && state.gemm.is_some() {

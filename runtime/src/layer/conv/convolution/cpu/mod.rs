@@ -28,7 +28,7 @@ pub(crate) use pointwise_packed::PackedPanels;
 use sink::Shared;
 pub(crate) use taps_packed::PackedTaps;
 pub(crate) use winograd::WinogradWeights;
-pub(super) use winograd::f43_weights;
+pub(in crate::layer::conv) use winograd::f43_weights;
 use winograd::{PackedInput, PackedOutput, WinogradIo};
 
 /// How the CPU computes one convolution.

@@ -66,11 +66,7 @@ pub(crate) fn tile_size(cin: usize, cout: usize, [ow, oh]: [usize; 2]) -> Option
 
 /// The F(4,3) weights through 0, ±√2, ±√2/2 as `[36][cin][cout]`, for the GPU's Winograd
 /// (whose shaders hold the matching `Bᵀ` and `Aᵀ`).
-pub(in crate::layer::conv::convolution) fn f43_weights(
-    weights: &[f32],
-    cout: usize,
-    cin: usize,
-) -> Vec<f32> {
+pub(in crate::layer::conv) fn f43_weights(weights: &[f32], cout: usize, cin: usize) -> Vec<f32> {
     F43_BALANCED.weights(weights, cout, cin)
 }
 
