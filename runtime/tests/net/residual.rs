@@ -1,10 +1,10 @@
 //! Residual sums folded into the convolution before them on the device: a convolution whose
 //! output only an Eltwise sum or a BinaryOp add reads, with the other addend on the device
 //! already, adds it in its epilogue, and the activation after the sum too (the GEMM's
-//! epilogue, or the pass adding split slices; the direct pack4 shaders' of grouped and
-//! depthwise layers); the CPU's outputs. Where the convolution cannot (Winograd, an activation
-//! of its own), the sum has coefficients, or the blob between is asked for, the sum runs by
-//! itself, with the same outputs.
+//! epilogue, or the pass adding split slices; Winograd's output transform; the direct pack4
+//! shaders' of grouped and depthwise layers); the CPU's outputs. Where the convolution cannot
+//! (an activation of its own), the sum has coefficients, or the blob between is asked for, the
+//! sum runs by itself, with the same outputs.
 
 use super::*;
 
@@ -106,17 +106,13 @@ fn residual_sums_run_in_the_convolution_before_them() {
             depth: 5,
             ..plain(8, 3, [7, 6])
         },
-        // a 3-D convolution's Winograd: its output transform adds the residual
+        // Winograd (2-D, and 3-D per depth slab): its output transform adds the residual
+        plain(16, 3, [20, 18]),
         Case {
             depth: 4,
             ..plain(16, 3, [20, 18])
         },
-        // not folded: the 2-D Winograd's output transform, the layer's own ReLU, a weighted
-        // sum
-        Case {
-            folds: false,
-            ..plain(16, 3, [20, 18])
-        },
+        // not folded: the layer's own ReLU, a weighted sum
         Case {
             own_act: 1,
             folds: false,
@@ -160,6 +156,13 @@ fn residual_sums_run_in_the_convolution_before_them() {
                     assert_close(&got.to_values(), &want.to_values(), eps, &what);
                     let shaders: Vec<String> =
                         ctx.take_timings().into_iter().map(|t| t.shader).collect();
+                    // the 3×3 layers of 16 channels over 16² and more take Winograd
+                    let winograd = case.group == 1
+                        && case.k == 3
+                        && case.c >= 16
+                        && case.side.iter().all(|&s| s >= 16);
+                    let transformed = shaders.iter().any(|s| s == "convolution_winograd43_output");
+                    assert_eq!(transformed, winograd, "{what}: {shaders:?}");
                     let sum_ran = (shaders.iter())
                         .any(|s| s.starts_with("eltwise") || s.starts_with("binaryop"));
                     // asked for, the convolution's own output is made, and no sum runs

@@ -189,20 +189,24 @@ fn three_d_convolutions_refuse_what_does_not_fit() {
     assert!(dynamic.contains("19"), "{dynamic}");
 }
 
-/// Convolution3D's layers of 3×3 across at stride 1 on maps of at least 16² take Winograd
-/// F(4,3) per depth slab on the device (the depth taps summed by its products), in fp32, in
-/// fp16 on the tensor cores where the device has them and without: the CPU's outputs. The
-/// depth's kernel, dilation, stride and padding vary; an output side past one tile row and
-/// rows that fill no tile; the bias and a fused ReLU.
+/// Convolution3D's layers of 3×3 across at stride 1 on maps of at least 16² (12² with 3
+/// depth taps or more) take Winograd F(4,3) per depth slab on the device (the depth taps
+/// summed by its products), in fp32, in fp16 on the tensor cores where the device has them and
+/// without: the CPU's outputs. The depth's kernel, dilation, stride and padding vary; an
+/// output side past one tile row and rows that fill no tile; the bias and a fused ReLU; and
+/// the maps too small for it keep the implicit GEMM.
 #[test]
 fn winograd_3d_matches_the_cpu() {
     let mut rng = Rng(3303);
-    // (channels, outputs, kernel_d, params, input w, h, d)
+    // (channels, outputs, kernel_d, params, input w, h, d, whether Winograd is taken)
     let cases = [
-        (16, 16, 3, "1=3 4=1 9=1", [18, 16, 5]),
-        (32, 64, 1, "1=3 21=1 4=1 24=0", [20, 17, 3]),
-        (16, 32, 3, "1=3 22=2 23=2 4=1 24=2", [17, 19, 9]),
-        (20, 16, 3, "1=3 4=-233 9=1", [16, 21, 4]),
+        (16, 16, 3, "1=3 4=1 9=1", [18, 16, 5], true),
+        (32, 64, 1, "1=3 21=1 4=1 24=0", [20, 17, 3], true),
+        (16, 32, 3, "1=3 22=2 23=2 4=1 24=2", [17, 19, 9], true),
+        (20, 16, 3, "1=3 4=-233 9=1", [16, 21, 4], true),
+        (16, 16, 3, "1=3 4=1", [13, 12, 3], true),
+        (16, 16, 1, "1=3 21=1 4=1 24=0", [13, 12, 3], false),
+        (16, 16, 3, "1=3 4=1", [11, 12, 3], false),
     ];
     let fp32 = RunOptions {
         use_packing_layout: true,
@@ -214,7 +218,7 @@ fn winograd_3d_matches_the_cpu() {
     };
     for ctx in gpu_contexts() {
         ctx.set_timing(true);
-        for (c, outch, kd, extra, [w, h, d]) in cases {
+        for (c, outch, kd, extra, [w, h, d], takes) in cases {
             let size = outch * c * kd * 9;
             let param = one_layer(
                 "Convolution3D",
@@ -237,7 +241,7 @@ fn winograd_3d_matches_the_cpu() {
                 let shaders: Vec<String> =
                     ctx.take_timings().into_iter().map(|t| t.shader).collect();
                 let winograd = shaders.iter().any(|s| s == "convolution_winograd43_input");
-                assert!(winograd, "{what}: {shaders:?}");
+                assert_eq!(winograd, takes, "{what}: {shaders:?}");
             }
         }
         ctx.set_timing(false);

@@ -429,9 +429,9 @@ impl Convolution3D {
             else {
                 return Err(not_loaded());
             };
-            let blocks = [bottom.c, outc];
+            let (blocks, kd) = ([bottom.c, outc], self.window.depth.kernel);
             if let Some(winograd) = (state.winograd.as_ref())
-                .filter(|_| winograd_gpu::fits_grid(ctx, [ow, oh], blocks, [d, od]))
+                .filter(|_| winograd_gpu::fits_grid(ctx, [ow, oh], blocks, [d, od], kd))
             {
                 let weights = winograd.weights.as_ref().ok_or_else(not_loaded)?;
                 let dw = self.window.depth;

@@ -35,7 +35,12 @@ pub(crate) const ELEMENTS: usize = 36;
 /// The smallest output side (width and height) that takes Winograd on the GPU: smaller maps
 /// keep the implicit GEMM, whose one pass over the input beats the transforms' round trips
 /// through memory there.
-pub(crate) const MIN_SIDE: usize = 16;
+const MIN_SIDE: usize = 16;
+
+/// [`MIN_SIDE`] for windows of at least 3 depth taps, whose products sum 3 times the steps
+/// per transformed value: r3d_18's 14² × 4 layers of 256 channels took 69–71 us against the
+/// implicit GEMM's 84–86 on an H200, its 7² × 2 ones 115–119 against 56–58.
+const MIN_SIDE_DEEP: usize = 12;
 
 /// Invocations per workgroup of both transforms.
 const TRANSFORM_GROUP: usize = 64;
@@ -51,20 +56,31 @@ pub(crate) fn fits_window(w: &Window) -> bool {
         && w.num_output >= 16
 }
 
-/// Whether the transforms of an output of `[ow, oh]` over `slabs` (input, output) slabs of
-/// `blocks` (input, output) blocks of 4 fit one dispatch's grid of `ctx`, and the map is large
-/// enough ([`MIN_SIDE`]); otherwise the layer takes its implicit GEMM.
+/// Whether an output of `[ow, oh]` over `slabs` (input, output) depth slabs of `blocks`
+/// (input, output) blocks of 4, with `depth_taps` taps along the depth (1 for a 2-D window),
+/// takes Winograd: the map large enough ([`MIN_SIDE`], [`MIN_SIDE_DEEP`]), the transforms'
+/// grid within a dispatch of `ctx`, and the transformed values within one of its buffers
+/// (reckoned at 4 bytes a value); otherwise the layer takes its implicit GEMM.
 pub(crate) fn fits_grid(
     ctx: &Context,
     [ow, oh]: [usize; 2],
     blocks: [usize; 2],
     slabs: [usize; 2],
+    depth_taps: usize,
 ) -> bool {
     let limit = ctx.limits().max_compute_workgroups_per_dimension as usize;
     let tiles = ow.div_ceil(4) * oh.div_ceil(4);
     // the most parts a transform splits a tile into: six
     let across = (tiles * 6).div_ceil(TRANSFORM_GROUP);
-    ow.min(oh) >= MIN_SIDE && across <= limit && (0..2).all(|i| blocks[i] * slabs[i] <= limit)
+    let bytes = |i: usize| (ELEMENTS * blocks[i] * slabs[i] * tiles * 16) as u64;
+    let min_side = if depth_taps >= 3 {
+        MIN_SIDE_DEEP
+    } else {
+        MIN_SIDE
+    };
+    ow.min(oh) >= min_side
+        && across <= limit
+        && (0..2).all(|i| blocks[i] * slabs[i] <= limit && bytes(i) <= ctx.largest_mat_bytes())
 }
 
 /// The device side: the transformed weights ([`batched_weights`]).

@@ -1,6 +1,7 @@
 //! Convolution's forward with a residual sum in its epilogue (the net's fusion of the Eltwise
 //! or BinaryOp sum after it, [`crate::layer::Layer::forward_gpu_residual`]): the implicit
-//! GEMM's, or the direct pack4 shaders' where the layer is grouped or depthwise.
+//! GEMM's, Winograd's output transform, or the direct pack4 shaders' where the layer is
+//! grouped or depthwise.
 
 use super::Convolution;
 use crate::error::Result;
@@ -13,8 +14,9 @@ use crate::tensor::GpuMat;
 
 impl Convolution {
     /// The forward of pack4 `bottom` with `residual` added to each output value before `act`
-    /// (the layer has no activation of its own), where this input takes the plain GEMM (not
-    /// Winograd) or a direct pack4 shader of one output per block, and the output has the
+    /// (the layer has no activation of its own), where this input takes the implicit GEMM,
+    /// Winograd (its output transform adds it) or a direct pack4 shader of one output per
+    /// block, and the output has the
     /// residual's shape and layout; `None`, with nothing recorded, otherwise.
     pub(super) fn forward_residual(
         &self,
@@ -39,7 +41,8 @@ impl Convolution {
         let gemm = state.gemm.is_some() && kind == Pack4Kind::Blocks;
         let direct = matches!(shader, Shader::ConvolutionPack4 | Shader::ConvolutionDwTile)
             && matches!(kind, Pack4Kind::Blocks | Pack4Kind::Depthwise);
-        if !whole_blocks || !(gemm || direct) || gemm && self.winograd_on(state, geo.out) {
+        let winograd = gemm && self.winograd_on((state, rec.context()), bottom, geo.out);
+        if !whole_blocks || !(gemm || direct) {
             return Ok(None);
         }
         let blocks = self.window.num_output / 4;
@@ -59,7 +62,9 @@ impl Convolution {
             residual: Some(residual),
         };
         let buffers = [bottom, &top, weights, bias];
-        if gemm {
+        if winograd {
+            self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, epilogue))?;
+        } else if gemm {
             self.dispatch_gemm(state, rec, buffers, (&words, epilogue))?;
         } else {
             self.dispatch_direct(state, rec, shader, buffers, (&words, [None; 2], epilogue))?;
