@@ -28,6 +28,11 @@
 shared uvec4 tile_k[2 * STAGE];
 shared uvec4 tile_v[3 * STAGE];
 
+// 1 where there is no mask, the scale is positive and the keys fill whole blocks: the scores
+// skip their per-element pass and the scale rides in the exponent (the row maxima of the raw
+// scores are those of the scaled ones)
+layout (constant_id = 3) const int folded = 0;
+
 const float LOWEST = -3.402823466e+38;
 
 // The scaled score of query row0 + r and key j0 + c with its mask added; the lowest value for
@@ -69,10 +74,11 @@ float times(const in uint32_t r, const in uint32_t c, const in float x, const in
     return x * y;
 }
 
-// exp(x - m), and 0 on a row whose maximum is still the lowest (every key so far masked)
+// exp(x - m) (times the scale where folded), and 0 on a row whose maximum is still the lowest
+// (every key so far masked)
 float exp_below(const in uint32_t r, const in uint32_t c, const in float x, const in float m)
 {
-    return m == LOWEST ? 0.f : exp(x - m);
+    return m == LOWEST ? 0.f : exp((x - m) * (folded == 1 ? p.scale : 1.f));
 }
 
 // l · alpha + the block's sum
@@ -109,7 +115,8 @@ float normalized(const in uint32_t r, const in uint32_t c, const in float o, con
         sn##jb = FRAG_C(0.f); \
         SCORE_TERM(jb, 0) SCORE_TERM(jb, 1) SCORE_TERM(jb, 2) SCORE_TERM(jb, 3) \
         SCORE_TERM(jb, 4) SCORE_TERM(jb, 5) SCORE_TERM(jb, 6) SCORE_TERM(jb, 7) \
-        coopMatPerElementNV(sn##jb, sn##jb, score, rows0, jn + jb * 16, mbase); \
+        if (folded == 0) \
+            coopMatPerElementNV(sn##jb, sn##jb, score, rows0, jn + jb * 16, mbase); \
     }
 #define MAXIMA(jb) if (jb < BC / 16) coopMatPerElementNV(mn, mn, max_with, s##jb);
 #define SHIFT(jb) if (jb < BC / 16) s##jb = sn##jb;

@@ -116,19 +116,21 @@ type CmCase = ([usize; 3], [usize; 3], [usize; 3], bool, bool);
 /// context has workgroup matrices with their reductions, else `sdpa_cm`; on `sdpa` everywhere
 /// else, checked against the CPU: 64-wide heads in 64-key blocks with grouped heads and query
 /// and key counts off the block sizes, 96 → 32 (32-key blocks) with a mask, 128 → 128 with a
-/// scale, 64-wide heads whose queries and keys fill whole blocks, with a mask, and 20-wide heads
-/// that take `sdpa` even there.
+/// scale, 64-wide heads whose queries and keys fill whole blocks, with a mask, 32 → 48 over
+/// whole blocks without one (`sdpa_cm2`'s scale in the exponent), and 20-wide heads that take
+/// `sdpa` even there.
 /// `FPSHADER_REQUIRE_COOPMAT` (set on machines that have them) makes a passthrough context
 /// without them fail the test.
 #[test]
 fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
     let mut rng = Rng(2614);
     // (q, k, v sizes, mask, the shapes sdpa_cm takes)
-    let cases: [CmCase; 5] = [
+    let cases: [CmCase; 6] = [
         ([64, 77, 4], [64, 130, 2], [64, 130, 2], false, true),
         ([96, 40, 3], [96, 33, 3], [32, 33, 3], true, true),
         ([128, 64, 2], [128, 70, 1], [128, 70, 1], false, true),
         ([64, 128, 4], [64, 192, 4], [64, 192, 4], true, true),
+        ([32, 96, 2], [32, 128, 2], [48, 128, 2], false, true),
         ([20, 30, 2], [20, 30, 2], [20, 30, 2], false, false),
     ];
     for (q, k, v, masked, fits) in cases {

@@ -231,7 +231,7 @@ impl Fused<'_> {
         ];
         let bindings = [self.q.mat, self.k.mat, self.v.mat, mask, self.out.mat];
         if let Some(shader) = pipelines.tensor_cores.filter(|_| self.fits_tensor_cores()) {
-            let spec = Specialization {
+            let mut spec = Specialization {
                 values: vec![
                     (0, SpecValue::I32(i32::from(pipelines.attn_mask))),
                     (1, SpecValue::I32((self.embed / 16) as i32)),
@@ -239,6 +239,17 @@ impl Fused<'_> {
                 ],
                 local_size: None,
             };
+            // sdpa_cm2 leaves its scores' pass out where nothing but the scale would change
+            // them (its keys per block: 64, or 32 past 64-wide heads)
+            if shader == Shader::SdpaCm2 {
+                let keys = match self.embed <= 64 && self.dv <= 64 {
+                    true => 64,
+                    false => 32,
+                };
+                let folded =
+                    !pipelines.attn_mask && self.scale > 0.0 && self.dst.is_multiple_of(keys);
+                spec.values.push((3, SpecValue::I32(i32::from(folded))));
+            }
             let ctx = rec.context();
             let pipeline = ctx.pipeline(shader.module(), pipelines.fma.options, &spec)?;
             let grid = [128, self.src.div_ceil(CM_ROWS) as u32, self.heads as u32];
