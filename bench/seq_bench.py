@@ -9,6 +9,8 @@ to a host tensor, as `fpshader bench` times) and `ncnn NAME ms` lines; then run
 `fpshader bench OUT_DIR/NAME.ncnn.param --bin OUT_DIR/NAME.ncnn.bin --shape ...` for each.
 Needs torch, torchvision, pnnx and ncnn (PyPI); `python3 bench/seq_bench.py OUT_DIR LOOPS NAMES
 torch` times PyTorch alone (no conversion, no ncnn), where pnnx and ncnn are not installed.
+With TORCH_CUDNN_BENCHMARK=1 PyTorch lets cuDNN pick its algorithms by timing them
+(`torch.backends.cudnn.benchmark`), as a user tuning for one input shape would.
 """
 import os
 import shutil
@@ -192,6 +194,7 @@ def main():
     torch_only = len(sys.argv) > 4 and sys.argv[4] == "torch"
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(69)
+    torch.backends.cudnn.benchmark = os.environ.get("TORCH_CUDNN_BENCHMARK") == "1"
     for name, (net, shape, fp_shape) in networks().items():
         # every network and input is made (the seed's sequence), only those named are timed
         net.eval()
