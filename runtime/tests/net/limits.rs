@@ -99,6 +99,41 @@ fn grids_past_the_workgroup_limit_fold() {
     }
 }
 
+/// A 3-D layer whose Winograd transforms would pass the grid's limit (400 × 330 over 2 slabs:
+/// 8300 tiles, up to 779 workgroups of 64 against 512) takes the implicit GEMM, whose grid
+/// folds, and computes what the CPU does.
+#[test]
+fn three_d_winograd_past_the_limit_takes_the_gemm() {
+    let Some(ctx) = small_device(512, 1 << 27, None) else {
+        return;
+    };
+    let mut rng = Rng(66);
+    let param = one_layer("Convolution3D", &["data"], "0=16 1=3 4=1 5=1 6=6912");
+    let weights = bin(&[(&rng.vec(6912), true), (&rng.vec(16), false)]);
+    let x = [Input::new(&mut rng, "data", 4, [400, 330, 2, 16])];
+    let cpu = run_net(&param, &weights, &x, "out", RunOptions::fp32(), None).unwrap();
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    ctx.set_timing(true);
+    let got = run_net(&param, &weights, &x, "out", packed, Some(ctx.clone()))
+        .unwrap_or_else(|e| panic!("{}", e.report()));
+    let ran: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+    ctx.set_timing(false);
+    assert!(ran.iter().any(|s| s == "convolution_gemm"), "{ran:?}");
+    assert!(
+        !ran.iter().any(|s| s.starts_with("convolution_winograd")),
+        "{ran:?}"
+    );
+    assert_close(
+        &got.to_values(),
+        &cpu.to_values(),
+        1e-3,
+        "Convolution3D at 400 × 330 × 2",
+    );
+}
+
 /// Past the context's memory budget the net's answer is a typed error naming the layer and
 /// the sizes; the context goes on working after it.
 #[test]

@@ -56,29 +56,37 @@ pub(crate) fn fits_window(w: &Window) -> bool {
         && w.num_output >= 16
 }
 
-/// Whether an output of `[ow, oh]` over `slabs` (input, output) depth slabs of `blocks`
-/// (input, output) blocks of 4, with `depth_taps` taps along the depth (1 for a 2-D window),
-/// takes Winograd: the map large enough ([`MIN_SIDE`], [`MIN_SIDE_DEEP`]), the transforms'
-/// grid within a dispatch of `ctx`, and the transformed values within one of its buffers
-/// (reckoned at 4 bytes a value); otherwise the layer takes its implicit GEMM.
-pub(crate) fn fits_grid(
-    ctx: &Context,
-    [ow, oh]: [usize; 2],
-    blocks: [usize; 2],
-    slabs: [usize; 2],
-    depth_taps: usize,
-) -> bool {
-    let limit = ctx.limits().max_compute_workgroups_per_dimension as usize;
-    let tiles = ow.div_ceil(4) * oh.div_ceil(4);
-    // the most parts a transform splits a tile into: six
-    let across = (tiles * 6).div_ceil(TRANSFORM_GROUP);
-    let bytes = |i: usize| (ELEMENTS * blocks[i] * slabs[i] * tiles * 16) as u64;
+/// Whether an output of `[ow, oh]`, with `depth_taps` taps along the depth (1 for a 2-D
+/// window), is large enough for Winograd ([`MIN_SIDE`], [`MIN_SIDE_DEEP`]). (A 2-D layer's
+/// grid or transformed values past the device's limits are the net's to split: it runs the
+/// layer in bands of rows.)
+pub(crate) fn large_enough([ow, oh]: [usize; 2], depth_taps: usize) -> bool {
     let min_side = if depth_taps >= 3 {
         MIN_SIDE_DEEP
     } else {
         MIN_SIDE
     };
     ow.min(oh) >= min_side
+}
+
+/// Whether a 3-D layer's output of `[ow, oh]` over `slabs` (input, output) depth slabs of
+/// `blocks` (input, output) blocks of 4, with `depth_taps` taps along the depth, takes
+/// Winograd: [`large_enough`], the transforms' grid within a dispatch of `ctx`, and the
+/// transformed values within one of its buffers (reckoned at 4 bytes a value); otherwise the
+/// layer takes its implicit GEMM, whose grid folds past the limit.
+pub(crate) fn fits_grid(
+    ctx: &Context,
+    out: [usize; 2],
+    blocks: [usize; 2],
+    slabs: [usize; 2],
+    depth_taps: usize,
+) -> bool {
+    let limit = ctx.limits().max_compute_workgroups_per_dimension as usize;
+    let tiles = out[0].div_ceil(4) * out[1].div_ceil(4);
+    // the most parts a transform splits a tile into: six
+    let across = (tiles * 6).div_ceil(TRANSFORM_GROUP);
+    let bytes = |i: usize| (ELEMENTS * blocks[i] * slabs[i] * tiles * 16) as u64;
+    large_enough(out, depth_taps)
         && across <= limit
         && (0..2).all(|i| blocks[i] * slabs[i] <= limit && bytes(i) <= ctx.largest_mat_bytes())
 }

@@ -577,7 +577,7 @@ impl Convolution {
             return blocks.record_unpacked_channels(rec, self.window.num_output);
         }
         let (top, words) = output(self.window.num_output / pack, pack)?;
-        if bottom.elempack == 4 && self.winograd_on((state, ctx), bottom, geo.out) {
+        if bottom.elempack == 4 && self.winograd_on(state, geo.out) {
             let epilogue = Epilogue::activation(act);
             self.dispatch_winograd(state, rec, [bottom, &top, bias], (&words, epilogue))?;
             return Ok(top);

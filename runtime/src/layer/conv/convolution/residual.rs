@@ -41,7 +41,7 @@ impl Convolution {
         let gemm = state.gemm.is_some() && kind == Pack4Kind::Blocks;
         let direct = matches!(shader, Shader::ConvolutionPack4 | Shader::ConvolutionDwTile)
             && matches!(kind, Pack4Kind::Blocks | Pack4Kind::Depthwise);
-        let winograd = gemm && self.winograd_on((state, rec.context()), bottom, geo.out);
+        let winograd = gemm && self.winograd_on(state, geo.out);
         if !whole_blocks || !(gemm || direct) {
             return Ok(None);
         }

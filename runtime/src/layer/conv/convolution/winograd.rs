@@ -3,7 +3,7 @@
 
 use super::{Convolution, GpuConvolution};
 use crate::error::{Error, Result};
-use crate::gpu::{Context, Recorder};
+use crate::gpu::Recorder;
 use crate::layer::contract::GpuSetup;
 use crate::layer::conv::window::Pack4Kind;
 use crate::layer::conv::winograd_gpu::{self, GpuWinograd, WinogradCall};
@@ -41,16 +41,9 @@ impl Convolution {
         winograd_gpu::batched_weights(u, [cin, cout, 1])
     }
 
-    /// Whether a forward of `bottom` onto an output of `ow × oh` takes Winograd
-    /// ([`winograd_gpu::fits_grid`]).
-    pub(super) fn winograd_on(
-        &self,
-        (state, ctx): (&GpuConvolution, &Context),
-        bottom: &GpuMat,
-        out: [usize; 2],
-    ) -> bool {
-        let blocks = [bottom.c, self.window.num_output / 4];
-        state.winograd.is_some() && winograd_gpu::fits_grid(ctx, out, blocks, [1, 1], 1)
+    /// Whether a forward onto an output of `ow × oh` takes Winograd.
+    pub(super) fn winograd_on(&self, state: &GpuConvolution, out: [usize; 2]) -> bool {
+        state.winograd.is_some() && winograd_gpu::large_enough(out, 1)
     }
 
     /// Records the three steps from pack4 `bottom` into `top` ([`WinogradCall`]).
