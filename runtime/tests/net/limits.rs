@@ -99,9 +99,10 @@ fn grids_past_the_workgroup_limit_fold() {
     }
 }
 
-/// A 3-D layer whose Winograd transforms would pass the grid's limit (400 × 330 over 2 slabs:
-/// 8300 tiles, up to 779 workgroups of 64 against 512) takes the implicit GEMM, whose grid
-/// folds, and computes what the CPU does.
+/// A 3-D layer whose Winograd transforms (400 × 330 over 2 slabs: 8300 tiles, up to 779
+/// workgroups of 64) or products (160 × 128 over 32 slabs: 40960 positions a product, 640
+/// workgroups of the smallest tile, 64 positions) would pass the grid's limit of 512 takes the
+/// implicit GEMM, whose grid folds, and computes what the CPU does.
 #[test]
 fn three_d_winograd_past_the_limit_takes_the_gemm() {
     let Some(ctx) = small_device(512, 1 << 27, None) else {
@@ -110,28 +111,63 @@ fn three_d_winograd_past_the_limit_takes_the_gemm() {
     let mut rng = Rng(66);
     let param = one_layer("Convolution3D", &["data"], "0=16 1=3 4=1 5=1 6=6912");
     let weights = bin(&[(&rng.vec(6912), true), (&rng.vec(16), false)]);
-    let x = [Input::new(&mut rng, "data", 4, [400, 330, 2, 16])];
+    let packed = RunOptions {
+        use_packing_layout: true,
+        ..RunOptions::fp32()
+    };
+    for [w, h, d] in [[400, 330, 2], [160, 128, 32]] {
+        let x = [Input::new(&mut rng, "data", 4, [w, h, d, 16])];
+        let cpu = run_net(&param, &weights, &x, "out", RunOptions::fp32(), None).unwrap();
+        let what = format!("Convolution3D at {w} × {h} × {d}");
+        ctx.set_timing(true);
+        let got = run_net(&param, &weights, &x, "out", packed, Some(ctx.clone()))
+            .unwrap_or_else(|e| panic!("{what}: {}", e.report()));
+        let ran: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
+        ctx.set_timing(false);
+        assert!(
+            ran.iter().any(|s| s == "convolution_gemm"),
+            "{what}: {ran:?}"
+        );
+        let winograd = ran.iter().any(|s| s.starts_with("convolution_winograd"));
+        assert!(!winograd, "{what}: {ran:?}");
+        assert_close(&got.to_values(), &cpu.to_values(), 1e-3, &what);
+    }
+}
+
+/// A 3-D layer whose Winograd buffers would pass the memory budget where its implicit GEMM
+/// does not (16 channels at 64 × 64 × 8 in 10 MiB: 2 MiB in and out, 4.5 MiB of transformed
+/// values each side) takes the GEMM on the device, not the CPU, and computes what the CPU
+/// does.
+#[test]
+fn three_d_winograd_past_the_budget_takes_the_gemm() {
+    let Some(ctx) = small_device(65535, 1 << 27, Some(10 << 20)) else {
+        return;
+    };
+    let mut rng = Rng(67);
+    let param = one_layer("Convolution3D", &["data"], "0=16 1=3 4=1 5=1 6=6912");
+    let weights = bin(&[(&rng.vec(6912), true), (&rng.vec(16), false)]);
+    let x = [Input::new(&mut rng, "data", 4, [64, 64, 8, 16])];
     let cpu = run_net(&param, &weights, &x, "out", RunOptions::fp32(), None).unwrap();
     let packed = RunOptions {
         use_packing_layout: true,
         ..RunOptions::fp32()
     };
     ctx.set_timing(true);
-    let got = run_net(&param, &weights, &x, "out", packed, Some(ctx.clone()))
+    let (got, record) = run_net_recorded(&param, &weights, &x, "out", packed, Some(ctx.clone()))
         .unwrap_or_else(|e| panic!("{}", e.report()));
     let ran: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
     ctx.set_timing(false);
-    assert!(ran.iter().any(|s| s == "convolution_gemm"), "{ran:?}");
+    let layers = &record.layers;
+    assert!(
+        ran.iter().any(|s| s == "convolution_gemm"),
+        "{ran:?} {layers:?}"
+    );
     assert!(
         !ran.iter().any(|s| s.starts_with("convolution_winograd")),
         "{ran:?}"
     );
-    assert_close(
-        &got.to_values(),
-        &cpu.to_values(),
-        1e-3,
-        "Convolution3D at 400 × 330 × 2",
-    );
+    let what = "Convolution3D at 64 × 64 × 8 in 10 MiB";
+    assert_close(&got.to_values(), &cpu.to_values(), 1e-3, what);
 }
 
 /// Past the context's memory budget the net's answer is a typed error naming the layer and

@@ -71,9 +71,9 @@ pub(crate) fn large_enough([ow, oh]: [usize; 2], depth_taps: usize) -> bool {
 
 /// Whether a 3-D layer's output of `[ow, oh]` over `slabs` (input, output) depth slabs of
 /// `blocks` (input, output) blocks of 4, with `depth_taps` taps along the depth, takes
-/// Winograd: [`large_enough`], the transforms' grid within a dispatch of `ctx`, and the
-/// transformed values within one of its buffers (reckoned at 4 bytes a value); otherwise the
-/// layer takes its implicit GEMM, whose grid folds past the limit.
+/// Winograd: [`large_enough`], the transforms' and the products' grids within a dispatch of
+/// `ctx`, and the transformed values within one of its buffers (reckoned at 4 bytes a value);
+/// otherwise the layer takes its implicit GEMM, whose grid folds past the limit.
 pub(crate) fn fits_grid(
     ctx: &Context,
     out: [usize; 2],
@@ -86,8 +86,11 @@ pub(crate) fn fits_grid(
     // the most parts a transform splits a tile into: six
     let across = (tiles * 6).div_ceil(TRANSFORM_GROUP);
     let bytes = |i: usize| (ELEMENTS * blocks[i] * slabs[i] * tiles * 16) as u64;
+    // the products' workgroups along x: at least 64 positions each, positions every output
+    // slab's tiles
+    let products = (tiles * slabs[1]).div_ceil(64);
     large_enough(out, depth_taps)
-        && across <= limit
+        && across.max(products) <= limit
         && (0..2).all(|i| blocks[i] * slabs[i] <= limit && bytes(i) <= ctx.largest_mat_bytes())
 }
 
@@ -136,7 +139,9 @@ pub(crate) struct WinogradCall<'a> {
 
 impl WinogradCall<'_> {
     /// Records the three steps from pack4 `bottom` into `top` (`words`: the convolution's push
-    /// constants, shapes of 3-D blobs as their `h · d` views), with the net's epilogue.
+    /// constants, shapes of 3-D blobs as their `h · d` views), with the net's epilogue. Its
+    /// buffers are made before anything is recorded: an error past a limit of the device or
+    /// the memory budget ([`crate::Error::is_device_limit`]) leaves the recording as it was.
     pub(crate) fn record(
         &self,
         rec: &mut Recorder<'_>,
