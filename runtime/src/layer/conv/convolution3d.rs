@@ -155,19 +155,6 @@ impl Convolution3D {
             && self.pad_value == 0.0
             && winograd_gpu::fits_window(&self.window)
     }
-
-    /// The transformed weights: per depth tap, the F(4,3) weights of its 3×3 kernels.
-    fn winograd_weights(&self) -> Vec<f32> {
-        let w = &self.window;
-        let (cin, cout, kd) = (w.channels(), w.num_output, w.depth.kernel);
-        let per_tap = |kz: usize| {
-            // `[cout][cin][3][3]` of depth tap kz, from `[cout][cin][kd][3][3]`
-            let kernels = self.weights.chunks_exact(9).skip(kz).step_by(kd);
-            let plane: Vec<f32> = kernels.flatten().copied().collect();
-            crate::layer::conv::convolution::cpu::f43_weights(&plane, cout, cin)
-        };
-        winograd_gpu::batched_weights(per_tap, [cin, cout, kd])
-    }
 }
 
 impl Layer for Convolution3D {
@@ -240,7 +227,12 @@ impl Layer for Convolution3D {
         let packed = gemm_weights(&self.weights, cin, taps, w.num_output);
         let winograd = (self.gpu.as_ref())
             .is_some_and(|g| g.winograd.is_some())
-            .then(|| self.winograd_weights());
+            .then(|| {
+                winograd_gpu::transformed_weights(
+                    &self.weights,
+                    [cin, w.num_output, w.depth.kernel],
+                )
+            });
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };

@@ -23,6 +23,7 @@ use crate::error::Result;
 use crate::gpu::Context;
 use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
+use crate::layer::conv::convolution::cpu::f43_weights;
 use crate::layer::conv::implicit_gemm::{Batched, BatchedDepth, GemmEngine, dispatch_grid, shaped};
 use crate::layer::conv::window::{Pack4Kind, Window};
 use crate::layer::epilogue::Epilogue;
@@ -110,13 +111,19 @@ pub(crate) fn check_shaders(ctx: &Context, options: OptionSet) -> Result<()> {
     Ok(())
 }
 
-/// The transformed weights as the batched GEMM reads them, from `u(kz)`: depth tap `kz`'s
-/// F(4,3) weights as `[36][cin][cout]` (`taps` depth taps; 1 for a 2-D window).
-pub(crate) fn batched_weights(
-    u: impl Fn(usize) -> Vec<f32>,
-    [cin, cout, taps]: [usize; 3],
-) -> Vec<f32> {
-    let per_tap: Vec<Vec<f32>> = (0..taps).map(u).collect();
+/// The transformed weights as the batched GEMM reads them, from kernels `[cout][cin][taps][3][3]`
+/// (`taps` depth taps; 1 for a 2-D window): per depth tap, the F(4,3) weights of its 3×3
+/// kernels (the CPU's Winograd's transform, through 0, ±√2, ±√2/2, as the shaders' `Bᵀ` and
+/// `Aᵀ`), laid out per batch, per input block and tap, per output block.
+pub(crate) fn transformed_weights(weights: &[f32], [cin, cout, taps]: [usize; 3]) -> Vec<f32> {
+    let per_tap: Vec<Vec<f32>> = (0..taps)
+        .map(|kz| {
+            // `[cout][cin][3][3]` of depth tap kz
+            let kernels = weights.chunks_exact(9).skip(kz).step_by(taps);
+            let plane: Vec<f32> = kernels.flatten().copied().collect();
+            f43_weights(&plane, cout, cin)
+        })
+        .collect();
     let batched = Batched {
         in_blocks: cin / 4,
         out_blocks: cout / 4,

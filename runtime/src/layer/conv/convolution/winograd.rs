@@ -34,11 +34,10 @@ impl Convolution {
         Ok(Some(GpuWinograd { weights: None }))
     }
 
-    /// The transformed weights as uploaded ([`winograd_gpu::batched_weights`]).
+    /// The transformed weights as uploaded ([`winograd_gpu::transformed_weights`]).
     pub(super) fn winograd_weights(&self) -> Vec<f32> {
         let (cin, cout) = (self.window.channels(), self.window.num_output);
-        let u = |_| super::cpu::f43_weights(&self.weights, cout, cin);
-        winograd_gpu::batched_weights(u, [cin, cout, 1])
+        winograd_gpu::transformed_weights(&self.weights, [cin, cout, 1])
     }
 
     /// Whether a forward onto an output of `ow × oh` takes Winograd.
