@@ -1,8 +1,8 @@
 //! A second `load_model` on a net that has run: every weighted layer's output afterwards is
 //! what a net loaded with the second weights alone gives. Layers build layouts of their
 //! weights lazily on their first forward (Convolution's Winograd, lane, panel and tap
-//! layouts, Deconvolution's GEMM rows); one kept across a reload computes with the first
-//! weights, silently.
+//! layouts, Deconvolution's GEMM rows; on the device, the 2-D and 3-D Winograd's transformed
+//! weights); one kept across a reload computes with the first weights, silently.
 
 use super::suite::{Case, RANDOM, random_mat, tagged_weights};
 use super::*;
@@ -33,6 +33,22 @@ fn cases(rng: &mut Rng) -> Vec<(Case, Vec<(usize, usize)>)> {
             "0=16 1=3 5=1 6=2304",
             &[12, 12, 16],
             2304,
+            16,
+        ),
+        // 3x3 stride 1 on 16² (3-D: on 16² × 3): Winograd on the device too, its transformed
+        // weights made at the first forward
+        conv(
+            "Convolution",
+            "0=16 1=3 4=1 5=1 6=2304",
+            &[16, 16, 16],
+            2304,
+            16,
+        ),
+        conv(
+            "Convolution3D",
+            "0=16 1=3 4=1 5=1 6=6912",
+            &[16, 16, 3, 16],
+            6912,
             16,
         ),
         // 1x1: packed panels

@@ -212,7 +212,7 @@ impl Layer for Convolution3D {
                     weights4: None,
                     bias4: None,
                     no_partials: None,
-                    winograd: winograd.then_some(GpuWinograd { weights: None }),
+                    winograd: winograd.then(GpuWinograd::default),
                 })
             }
             None => None,
@@ -225,19 +225,12 @@ impl Layer for Convolution3D {
         let bias = w.bias_or_zeros(&self.bias);
         let (cin, taps) = (w.channels_per_group(), w.taps_count());
         let packed = gemm_weights(&self.weights, cin, taps, w.num_output);
-        let winograd = (self.gpu.as_ref())
-            .is_some_and(|g| g.winograd.is_some())
-            .then(|| {
-                winograd_gpu::transformed_weights(
-                    &self.weights,
-                    [cin, w.num_output, w.depth.kernel],
-                )
-            });
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        if let (Some(w), Some(values)) = (state.winograd.as_mut(), winograd) {
-            w.weights = Some(gpu.upload_values(&values, 4)?);
+        // new weights: the transformed ones are made again at the next Winograd forward
+        if let Some(w) = state.winograd.as_mut() {
+            *w = GpuWinograd::default();
         }
         state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias1 = Some(gpu.upload_values(&bias, 1)?);
@@ -376,6 +369,46 @@ impl Convolution3D {
             });
     }
 
+    /// Winograd's forward from pack4 `bottom` into `top` (`conv::winograd_gpu`) over `[d, od]`
+    /// input and output slabs with `pad_front`: the transformed weights (made and uploaded at
+    /// the first), then its three steps. An error past a device limit or the memory budget
+    /// comes before anything is recorded.
+    fn record_winograd(
+        &self,
+        (state, winograd): (&GpuConvolution3D, &GpuWinograd),
+        rec: &mut Recorder<'_>,
+        [bottom, top, bias]: [&GpuMat; 3],
+        (words, epilogue, ([d, od], pad_front)): (&[u32], Epilogue<'_>, ([usize; 2], usize)),
+    ) -> Result<()> {
+        let (Some(gemm), Some(no_partials)) = (state.gemm, &state.no_partials) else {
+            return Err(Error::NotLoaded {
+                what: "the weights on the device",
+            });
+        };
+        let dw = self.window.depth;
+        let gpu = GpuSetup {
+            ctx: rec.context(),
+            options: state.options,
+        };
+        let sizes = [self.window.channels(), self.window.num_output, dw.kernel];
+        let call = WinogradCall {
+            gemm,
+            options: state.options,
+            weights: winograd.weights(gpu, &self.weights, sizes)?,
+            no_partials,
+            window: &self.window,
+            depth: Some(BatchedDepth {
+                kernel: dw.kernel,
+                dilation: dw.dilation,
+                stride: dw.stride,
+                pad_front,
+                depth: d,
+                outdepth: od,
+            }),
+        };
+        call.record(rec, [bottom, top, bias], (words, epilogue))
+    }
+
     /// The forward on the device, `act` in place of the layer's own activation where given.
     /// With `residual`, that blob is added before the activation in the GEMM's epilogue (the
     /// net's fused sum): `None`, with nothing recorded, where this input does not take the GEMM
@@ -425,25 +458,10 @@ impl Convolution3D {
             if let Some(winograd) = (state.winograd.as_ref())
                 .filter(|_| winograd_gpu::fits_grid(ctx, [ow, oh], blocks, [d, od], kd))
             {
-                let weights = winograd.weights.as_ref().ok_or_else(not_loaded)?;
-                let dw = self.window.depth;
-                let call = WinogradCall {
-                    gemm,
-                    options: state.options,
-                    weights,
-                    no_partials,
-                    window: &self.window,
-                    depth: Some(BatchedDepth {
-                        kernel: dw.kernel,
-                        dilation: dw.dilation,
-                        stride: dw.stride,
-                        pad_front: geo.before[2],
-                        depth: d,
-                        outdepth: od,
-                    }),
-                };
-                // transformed values past the memory left: the implicit GEMM needs none
-                match call.record(rec, [bottom, &top, bias], (&words, epilogue)) {
+                let io = [bottom, &top, bias];
+                let shape = ([d, od], geo.before[2]);
+                // its buffers past the memory left: the implicit GEMM needs none of them
+                match self.record_winograd((state, winograd), rec, io, (&words, epilogue, shape)) {
                     Err(e) if e.is_device_limit() => {}
                     done => return done.map(|()| Some(top)),
                 }

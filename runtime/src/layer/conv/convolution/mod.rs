@@ -358,11 +358,6 @@ impl Layer for Convolution {
             return Ok(());
         }
         let bias = self.window.bias_or_zeros(&self.bias);
-        let winograd = self
-            .gpu
-            .as_ref()
-            .is_some_and(|g| g.winograd.is_some())
-            .then(|| self.winograd_weights());
         let packed = match self.pack4_kind() {
             Pack4Kind::Blocks | Pack4Kind::ToPack1 if self.uses_gemm() => Some(self.weights_gemm()),
             Pack4Kind::Blocks | Pack4Kind::ToPack1 => Some(self.weights_pack4()),
@@ -373,8 +368,9 @@ impl Layer for Convolution {
         let Some(state) = self.gpu.as_mut() else {
             return Ok(());
         };
-        if let (Some(w), Some(values)) = (state.winograd.as_mut(), winograd) {
-            w.weights = Some(gpu.upload_values(&values, 4)?);
+        // new weights: the transformed ones are made again at the next Winograd forward
+        if let Some(w) = state.winograd.as_mut() {
+            *w = Default::default();
         }
         state.weights1 = Some(gpu.upload_values(&self.weights, 1)?);
         state.bias = Some(gpu.upload_values(&bias, 1)?);

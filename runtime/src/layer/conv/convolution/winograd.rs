@@ -31,13 +31,7 @@ impl Convolution {
             return Ok(None);
         }
         winograd_gpu::check_shaders(gpu.ctx, gpu.options)?;
-        Ok(Some(GpuWinograd { weights: None }))
-    }
-
-    /// The transformed weights as uploaded ([`winograd_gpu::transformed_weights`]).
-    pub(super) fn winograd_weights(&self) -> Vec<f32> {
-        let (cin, cout) = (self.window.channels(), self.window.num_output);
-        winograd_gpu::transformed_weights(&self.weights, [cin, cout, 1])
+        Ok(Some(GpuWinograd::default()))
     }
 
     /// Whether a forward onto an output of `ow × oh` takes Winograd.
@@ -53,18 +47,19 @@ impl Convolution {
         [bottom, top, bias]: [&GpuMat; 3],
         (words, epilogue): (&[u32], Epilogue<'_>),
     ) -> Result<()> {
-        let (
-            Some(GpuWinograd {
-                weights: Some(weights),
-            }),
-            Some(gemm),
-            Some(no_partials),
-        ) = (&state.winograd, state.gemm, &state.no_partials)
+        let (Some(winograd), Some(gemm), Some(no_partials)) =
+            (&state.winograd, state.gemm, &state.no_partials)
         else {
             return Err(Error::NotLoaded {
                 what: "the Winograd weights on the device",
             });
         };
+        let gpu = GpuSetup {
+            ctx: rec.context(),
+            options: state.options,
+        };
+        let (cin, cout) = (self.window.channels(), self.window.num_output);
+        let weights = winograd.weights(gpu, &self.weights, [cin, cout, 1])?;
         let call = WinogradCall {
             gemm,
             options: state.options,
