@@ -22,10 +22,9 @@ use rayon::prelude::*;
 use crate::OptionSet;
 use crate::error::{Error, Result};
 use crate::gpu::Recorder;
-use crate::gpu::specialize::SpecValue;
 use crate::layer::activation::fused::activate_all;
 use crate::layer::contract::{GpuSetup, Layer, Packs, Support};
-use crate::layer::conv::implicit_gemm::BatchedDepth;
+use crate::layer::conv::implicit_gemm::DepthSlabs;
 use crate::layer::conv::implicit_gemm::{GemmCall, GemmEngine, gemm_weights, shaped};
 use crate::layer::conv::window::{Pack4Kind, Rank, Window, of_rank};
 use crate::layer::conv::winograd_gpu::{self, GpuWinograd, WinogradCall};
@@ -369,42 +368,37 @@ impl Convolution3D {
             });
     }
 
-    /// Winograd's forward from pack4 `bottom` into `top` (`conv::winograd_gpu`) over `[d, od]`
-    /// input and output slabs with `pad_front`: the transformed weights (made and uploaded at
-    /// the first), then its three steps. An error past a device limit or the memory budget
-    /// comes before anything is recorded.
+    /// Winograd's forward from pack4 `bottom` into `top` (`conv::winograd_gpu`) over `slabs`:
+    /// the transformed weights (made and uploaded at the first), then its three steps. An
+    /// error past a device limit or the memory budget comes before anything is recorded.
     fn record_winograd(
         &self,
         (state, winograd): (&GpuConvolution3D, &GpuWinograd),
         rec: &mut Recorder<'_>,
         [bottom, top, bias]: [&GpuMat; 3],
-        (words, epilogue, ([d, od], pad_front)): (&[u32], Epilogue<'_>, ([usize; 2], usize)),
+        (words, epilogue, slabs): (&[u32], Epilogue<'_>, DepthSlabs),
     ) -> Result<()> {
         let (Some(gemm), Some(no_partials)) = (state.gemm, &state.no_partials) else {
             return Err(Error::NotLoaded {
                 what: "the weights on the device",
             });
         };
-        let dw = self.window.depth;
         let gpu = GpuSetup {
             ctx: rec.context(),
             options: state.options,
         };
-        let sizes = [self.window.channels(), self.window.num_output, dw.kernel];
+        let sizes = [
+            self.window.channels(),
+            self.window.num_output,
+            slabs.axis.kernel,
+        ];
         let call = WinogradCall {
             gemm,
             options: state.options,
             weights: winograd.weights(gpu, &self.weights, sizes)?,
             no_partials,
             window: &self.window,
-            depth: Some(BatchedDepth {
-                kernel: dw.kernel,
-                dilation: dw.dilation,
-                stride: dw.stride,
-                pad_front,
-                depth: d,
-                outdepth: od,
-            }),
+            depth: Some(slabs),
         };
         call.record(rec, [bottom, top, bias], (words, epilogue))
     }
@@ -437,8 +431,13 @@ impl Convolution3D {
             geo.before[1] as u32,
             self.pad_value.to_bits(),
         ]);
-        let int = |v: usize| SpecValue::I32(v as i32);
-        let shape = vec![(33, int(geo.before[2])), (34, int(d)), (35, int(od))];
+        let slabs = DepthSlabs {
+            axis: self.window.depth,
+            pad_front: geo.before[2],
+            depth: d,
+            outdepth: od,
+        };
+        let shape = slabs.spec().to_vec();
         let not_loaded = || Error::NotLoaded {
             what: "the weights on the device",
         };
@@ -459,9 +458,8 @@ impl Convolution3D {
                 .filter(|_| winograd_gpu::fits_grid(ctx, [ow, oh], blocks, [d, od], kd))
             {
                 let io = [bottom, &top, bias];
-                let shape = ([d, od], geo.before[2]);
                 // its buffers past the memory left: the implicit GEMM needs none of them
-                match self.record_winograd((state, winograd), rec, io, (&words, epilogue, shape)) {
+                match self.record_winograd((state, winograd), rec, io, (&words, epilogue, slabs)) {
                     Err(e) if e.is_device_limit() => {}
                     done => return done.map(|()| Some(top)),
                 }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Recorder;
 use crate::gpu::specialize::{SpecValue, Specialization};
 use crate::layer::contract::GpuSetup;
-use crate::layer::conv::window::{Pack4Kind as Kind, Rank, Window};
+use crate::layer::conv::window::{DepthAxis, Pack4Kind as Kind, Rank, Window};
 use crate::layer::epilogue::Epilogue;
 use crate::layer::run_options::RunOptions;
 use crate::layer::shared::gpu_gemm;
@@ -243,18 +243,29 @@ pub(crate) struct Batched {
     pub batches: usize,
 }
 
-/// A batched GEMM's window along the depth alone (the 3-D Winograd's products): each batch's
-/// input `depth` slabs of `positions` (a row each), its output `outdepth` slabs, and per
-/// output slab `kernel` input slabs summed (`dilation` apart, the first at `stride` times the
-/// output slab less `pad_front`; zero outside).
+/// A 3-D window's depth over one forward's slabs: its `axis` (kernel, dilation and stride; its
+/// pad params resolved as `pad_front`), and the input's and output's depths. Per output slab,
+/// `kernel` input slabs are summed, `dilation` apart, the first at `stride` times the output
+/// slab less `pad_front` (zero outside). A batched GEMM with one takes a window along the
+/// depth alone (the 3-D Winograd's products: each batch's slabs a row of `positions` each).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct BatchedDepth {
-    pub kernel: usize,
-    pub dilation: usize,
-    pub stride: usize,
+pub(crate) struct DepthSlabs {
+    pub axis: DepthAxis,
     pub pad_front: usize,
     pub depth: usize,
     pub outdepth: usize,
+}
+
+impl DepthSlabs {
+    /// `convolution_head.comp`'s constants of the slabs: the front pad and the depths (33–35).
+    pub(crate) fn spec(&self) -> [(u32, SpecValue); 3] {
+        let i = |v: usize| SpecValue::I32(v as i32);
+        [
+            (33, i(self.pad_front)),
+            (34, i(self.depth)),
+            (35, i(self.outdepth)),
+        ]
+    }
 }
 
 impl Batched {
@@ -265,7 +276,7 @@ impl Batched {
     }
 
     /// Weights `w(batch, input, tap, output)` of a window of `taps` depth taps
-    /// ([`BatchedDepth`]): per batch, per input block and tap (the GEMM's steps), per output
+    /// ([`DepthSlabs`]): per batch, per input block and tap (the GEMM's steps), per output
     /// block, four rows of four input weights.
     pub(crate) fn weights_over_taps(
         &self,
@@ -297,7 +308,7 @@ impl Batched {
     pub(crate) fn record(
         &self,
         rec: &mut Recorder<'_>,
-        (gemm, options, depth): (GemmEngine, Options, Option<BatchedDepth>),
+        (gemm, options, depth): (GemmEngine, Options, Option<DepthSlabs>),
         [input, output, weights, bias, partials]: [&GpuMat; 5],
     ) -> Result<()> {
         // the positions as one row of a 1×1 layer (or one row per slab of a window along the
@@ -328,12 +339,8 @@ impl Batched {
         values.extend([(12, int(1)), (14, int(1))]);
         values.push(plan.tile.spec());
         if let Some(d) = depth {
-            values.extend([
-                (30, int(d.kernel)),
-                (31, int(d.dilation)),
-                (32, int(d.stride)),
-            ]);
-            values.extend([(33, int(d.pad_front)), (34, int(din)), (35, int(dout))]);
+            values.extend(d.axis.spec());
+            values.extend(d.spec());
         }
         let pipeline =
             rec.context()

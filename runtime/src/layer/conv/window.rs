@@ -37,6 +37,18 @@ pub(crate) struct DepthAxis {
     pub pad: [i32; 2],
 }
 
+impl DepthAxis {
+    /// `convolution_head.comp`'s constants of it: the kernel, dilation and stride (30–32).
+    pub fn spec(&self) -> [(u32, SpecValue); 3] {
+        let i = |v: usize| SpecValue::I32(v as i32);
+        [
+            (30, i(self.kernel)),
+            (31, i(self.dilation)),
+            (32, i(self.stride)),
+        ]
+    }
+}
+
 impl Default for DepthAxis {
     fn default() -> Self {
         DepthAxis {
@@ -316,8 +328,7 @@ impl Window {
         // (only the shaders 3-D windows take read the depth axis: the others' optimized
         // modules have no such constants)
         if self.rank == Rank::Three {
-            let d = self.depth;
-            values.extend([(30, i(d.kernel)), (31, i(d.dilation)), (32, i(d.stride))]);
+            values.extend(self.depth.spec());
         }
         values
     }

@@ -7,7 +7,7 @@
 //! memory: it wins on large maps and loses on small ones, which keep the implicit GEMM.
 //!
 //! A 3-D window of 3×3 across and any kernel, dilation, stride and padding along the depth
-//! ([`BatchedDepth`]) is a sum of 2-D 3×3 convolutions of the input's depth slabs: each slab is
+//! ([`DepthSlabs`]) is a sum of 2-D 3×3 convolutions of the input's depth slabs: each slab is
 //! transformed as a 2-D map, and each of the 36 products becomes a 3-D convolution of one tap
 //! across over the transformed slabs (`[blocks][slabs][tiles]`, a tile row per slab), whose
 //! steps sum the input blocks and the depth taps. The implicit GEMM takes that window as it
@@ -27,7 +27,7 @@ use crate::gpu::Recorder;
 use crate::gpu::specialize::SpecValue;
 use crate::layer::contract::GpuSetup;
 use crate::layer::conv::convolution::cpu::f43_weights;
-use crate::layer::conv::implicit_gemm::{Batched, BatchedDepth, GemmEngine, dispatch_grid, shaped};
+use crate::layer::conv::implicit_gemm::{Batched, DepthSlabs, GemmEngine, dispatch_grid, shaped};
 use crate::layer::conv::window::{Pack4Kind, Window};
 use crate::layer::epilogue::Epilogue;
 use crate::shaders::Shader;
@@ -174,7 +174,7 @@ pub(crate) struct WinogradCall<'a> {
     pub weights: &'a GpuMat,
     pub no_partials: &'a GpuMat,
     pub window: &'a Window,
-    pub depth: Option<BatchedDepth>,
+    pub depth: Option<DepthSlabs>,
 }
 
 impl WinogradCall<'_> {
