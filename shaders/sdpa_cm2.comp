@@ -13,7 +13,11 @@
 // softmax and values, so that the tensor cores' products and the exponents and reductions
 // overlap (K is staged in two blocks, V in three, one barrier per block). The output goes
 // through a subgroup's scratch once, at the end, in the K tiles.
-// Dispatch: global [128, ceil(src / 64), heads].
+// Where a head's rows are few workgroups for the device (`splits` > 1), each workgroup takes
+// one part of the key blocks and writes its normalized rows in fp32 with their log-sum-exp
+// into `part_data` (per head and part: rows padded to 64, then the log-sum-exps after all of
+// them); sdpa_combine.comp weighs the parts into the output.
+// Dispatch: global [128, ceil(src / 64), heads · splits].
 #version 450
 
 #include "prelude_coopmat.comp"
@@ -27,6 +31,9 @@
 // subgroup still multiplies)
 shared uvec4 tile_k[2 * STAGE];
 shared uvec4 tile_v[3 * STAGE];
+
+// the parts' rows and log-sum-exps where splits > 1 (any buffer otherwise)
+layout (binding = 5) writeonly buffer part_blob { float part_data[]; };
 
 // 1 where there is no mask, the scale is positive and the keys fill whole blocks: the scores
 // skip their per-element pass and the scale rides in the exponent (the row maxima of the raw
@@ -85,6 +92,12 @@ float exp_below(const in uint32_t r, const in uint32_t c, const in float x, cons
 float rescaled_sum(const in uint32_t r, const in uint32_t c, const in float l, const in float alpha, const in float sum)
 {
     return l * alpha + sum;
+}
+
+// a row's log of its sum of exponentials, with its maximum (lowest where no key counted)
+float log_sum_exp(const in uint32_t r, const in uint32_t c, const in float m, const in float l)
+{
+    return l > 0.f ? m * (folded == 1 ? p.scale : 1.f) + log(l) : LOWEST;
 }
 
 // the output over its row's sum (0 where no key counted)
@@ -165,13 +178,20 @@ void main()
     FRAG_C m = FRAG_C(LOWEST);
     FRAG_C l = FRAG_C(0.f);
 
-    // block 0 staged and its scores taken, block 1 fetched
+    // this part's key blocks: `count` from block `first`
+    const int blocks = (p.dst + BC - 1) / BC;
+    const int per = (blocks + splits - 1) / splits;
+    const int first = min(part * per, blocks);
+    const int count = min(blocks - first, per);
+    const int key0 = first * BC;
+
+    // the part's first block staged and its scores taken, the second fetched
     uvec4 next_k[4];
     uvec4 next_v[4];
     [[unroll]] for (int u = 0; u < 4; u++)
     {
-        next_k[u] = fetch_k(t, bk, 0, u);
-        next_v[u] = fetch_v(t, bv, 0, u);
+        next_k[u] = fetch_k(t, bk, key0, u);
+        next_v[u] = fetch_v(t, bv, key0, u);
     }
     [[unroll]] for (int u = 0; u < 4; u++)
     {
@@ -181,20 +201,21 @@ void main()
     barrier();
     [[unroll]] for (int u = 0; u < 4; u++)
     {
-        next_k[u] = fetch_k(t, bk, BC, u);
-        next_v[u] = fetch_v(t, bv, BC, u);
+        next_k[u] = fetch_k(t, bk, key0 + BC, u);
+        next_v[u] = fetch_v(t, bv, key0 + BC, u);
     }
     EACH4(DECLARE_S)
     {
         const int kat = 0;
-        const int jn = 0;
+        const int jn = key0;
         EACH4(SCORES)
         EACH4(SHIFT)
     }
 
-    // block b's softmax and values, beside block b + 1's scores (past the keys on the last
-    // block: staged zeros, scores never used), with no branch between them
-    for (int b = 0; b * BC < p.dst; b++)
+    // the part's block b's softmax and values, beside block b + 1's scores (past the part on
+    // its last block: another part's keys or staged zeros, scores never used), with no branch
+    // between them
+    for (int b = 0; b < count; b++)
     {
         [[unroll]] for (int u = 0; u < 4; u++)
         {
@@ -204,11 +225,11 @@ void main()
         barrier();
         [[unroll]] for (int u = 0; u < 4; u++)
         {
-            next_k[u] = fetch_k(t, bk, (b + 2) * BC, u);
-            next_v[u] = fetch_v(t, bv, (b + 2) * BC, u);
+            next_k[u] = fetch_k(t, bk, key0 + (b + 2) * BC, u);
+            next_v[u] = fetch_v(t, bv, key0 + (b + 2) * BC, u);
         }
         const int kat = ((b + 1) % 2) * STAGE;
-        const int jn = (b + 1) * BC;
+        const int jn = key0 + (b + 1) * BC;
         EACH4(SCORES)
 
         // block b's row maxima, probabilities and their sums, the output rescaled and added to
@@ -232,11 +253,13 @@ void main()
     barrier();
 
     // the output over the sums, four 16-column blocks at a time through the scratch, each lane
-    // writing 8 columns of one row
+    // writing 8 columns of one row: into the output, or in fp32 into this part's rows
     EACH8(NORMALIZE)
     const int r = lane / 2;
     const int side = lane % 2;
     const int row = rows0 + r;
+    // the head and part's first row among the parts' (their rows padded to 64)
+    const int part_row = int(gl_WorkGroupID.z) * ((p.src + 63) / 64 * 64);
     [[unroll]] for (int jg = 0; jg < 2; jg++)
     {
         if (jg * 4 < DV16)
@@ -246,18 +269,37 @@ void main()
             subgroupBarrier();
             if (row < p.src)
             {
-                const int at = h * p.out_cstep + row * p.out_rs + jg * 64 + side * 8;
+                const int at = splits > 1 ? (part_row + row) * p.dv + jg * 64 + side * 8 : h * p.out_cstep + row * p.out_rs + jg * 64 + side * 8;
                 [[unroll]] for (int jj = 0; jj < 4; jj++)
                 {
                     if (jg * 4 + jj < DV16)
                     {
                         [[unroll]] for (int e = 0; e < 8; e++)
-                            buffer_st1(out_data, at + jj * 16 + e, afp(uintBitsToFloat(tile_k[(sg * 16 + r) * LDS + jj * 4 + side * 2 + e / 4][e % 4])));
+                        {
+                            const float x = uintBitsToFloat(tile_k[(sg * 16 + r) * LDS + jj * 4 + side * 2 + e / 4][e % 4]);
+                            if (splits > 1)
+                                part_data[at + jj * 16 + e] = x;
+                            else
+                                buffer_st1(out_data, at + jj * 16 + e, afp(x));
+                        }
                     }
                 }
             }
             subgroupMemoryBarrierShared();
             subgroupBarrier();
         }
+    }
+    if (splits > 1)
+    {
+        // the rows' log-sum-exps (each row's value in all of its elements) through the scratch,
+        // after all of the parts' rows
+        FRAG_C lse;
+        coopMatPerElementNV(lse, m, log_sum_exp, l);
+        coopMatStore(lse, tile_k, sg * 16 * LDS, LDS, gl_CooperativeMatrixLayoutRowMajor);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        const int lse_at = int(gl_NumWorkGroups.z) * ((p.src + 63) / 64 * 64) * p.dv;
+        if (lane < 16 && rows0 + lane < p.src)
+            part_data[lse_at + part_row + rows0 + lane] = uintBitsToFloat(tile_k[(sg * 16 + lane) * LDS].x);
     }
 }

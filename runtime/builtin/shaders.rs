@@ -136,6 +136,8 @@ include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/s
 
 include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/sdpa_cm2.rs"));
 
+include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/sdpa_combine.rs"));
+
 include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/slice_pair.rs"));
 
 include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/softmax.rs"));
@@ -158,7 +160,7 @@ include!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/builtin/modules/u
 
 /// Every shader of this build, in name order.
 #[allow(dead_code)]
-pub static SHADERS: [&::fpshader::meta::ShaderModule; 78] = [&BINARYOP, &BINARYOP_FLAT, &BINARYOP_PACK4, &BINARYOP_PACK8, &CHANNEL_AFFINE, &CHANNEL_AFFINE_PACK4, &CHANNEL_AFFINE_PACK8, &CHANNEL_GATHER, &CONCAT, &CONCAT_FLAT, &CONCAT_PACK4, &CONVOLUTION, &CONVOLUTION_DW_TILE, &CONVOLUTION_GEMM, &CONVOLUTION_GEMM_CM, &CONVOLUTION_GEMM_INT8, &CONVOLUTION_GEMM_INT8_CM, &CONVOLUTION_GEMM_INT8_EXACT, &CONVOLUTION_GEMM_INT8_SUM, &CONVOLUTION_GEMM_SUM, &CONVOLUTION_PACK4, &CONVOLUTION_PACK4TO1, &CONVOLUTION_WINOGRAD43_INPUT, &CONVOLUTION_WINOGRAD43_OUTPUT, &COPY_BOX_PACK4, &COPY_BOX_PACK8, &DECONVOLUTION, &DECONVOLUTION_DW_PACK4, &DECONVOLUTION_PACK4, &DECONVOLUTION_PACK4TO1, &DECONVOLUTION_TAPS, &DECONVOLUTION_TAPS_PACK4TO1, &DEFORMABLE_COLUMNS, &DEFORMABLE_COLUMNS_PACK4, &EINSUM, &ELTWISE_FLAT, &EMBED, &FOLD, &GATHER, &GEMM, &GEMM_CM, &GEMM_CM2, &GRIDSAMPLE, &INNERPRODUCT, &INNERPRODUCT_INT8, &INNERPRODUCT_INT8_EXACT, &INTERP, &INTERP_PACK4, &INVERSESPECTROGRAM, &LRN, &LRN_PACK4, &NORMALIZE_VEC4, &NORMALIZE_VEC4_SUBGROUP, &PACKING_1TO4, &PACKING_4TO1, &PACKING_4TO8, &PACKING_8TO4, &POOLING, &POOLING1D, &POOLING3D, &POOLING_PACK4, &RECURRENT, &RECURRENT_STEP, &REDUCE, &ROTARYEMBED, &SDPA, &SDPA_CM, &SDPA_CM2, &SLICE_PAIR, &SOFTMAX, &SOFTMAX_PACK4, &SPECTROGRAM, &STRIDED, &UNARYOP, &UNARYOP_FLAT, &UNARYOP_PACK4, &UNARYOP_PACK8, &UNFOLD];
+pub static SHADERS: [&::fpshader::meta::ShaderModule; 79] = [&BINARYOP, &BINARYOP_FLAT, &BINARYOP_PACK4, &BINARYOP_PACK8, &CHANNEL_AFFINE, &CHANNEL_AFFINE_PACK4, &CHANNEL_AFFINE_PACK8, &CHANNEL_GATHER, &CONCAT, &CONCAT_FLAT, &CONCAT_PACK4, &CONVOLUTION, &CONVOLUTION_DW_TILE, &CONVOLUTION_GEMM, &CONVOLUTION_GEMM_CM, &CONVOLUTION_GEMM_INT8, &CONVOLUTION_GEMM_INT8_CM, &CONVOLUTION_GEMM_INT8_EXACT, &CONVOLUTION_GEMM_INT8_SUM, &CONVOLUTION_GEMM_SUM, &CONVOLUTION_PACK4, &CONVOLUTION_PACK4TO1, &CONVOLUTION_WINOGRAD43_INPUT, &CONVOLUTION_WINOGRAD43_OUTPUT, &COPY_BOX_PACK4, &COPY_BOX_PACK8, &DECONVOLUTION, &DECONVOLUTION_DW_PACK4, &DECONVOLUTION_PACK4, &DECONVOLUTION_PACK4TO1, &DECONVOLUTION_TAPS, &DECONVOLUTION_TAPS_PACK4TO1, &DEFORMABLE_COLUMNS, &DEFORMABLE_COLUMNS_PACK4, &EINSUM, &ELTWISE_FLAT, &EMBED, &FOLD, &GATHER, &GEMM, &GEMM_CM, &GEMM_CM2, &GRIDSAMPLE, &INNERPRODUCT, &INNERPRODUCT_INT8, &INNERPRODUCT_INT8_EXACT, &INTERP, &INTERP_PACK4, &INVERSESPECTROGRAM, &LRN, &LRN_PACK4, &NORMALIZE_VEC4, &NORMALIZE_VEC4_SUBGROUP, &PACKING_1TO4, &PACKING_4TO1, &PACKING_4TO8, &PACKING_8TO4, &POOLING, &POOLING1D, &POOLING3D, &POOLING_PACK4, &RECURRENT, &RECURRENT_STEP, &REDUCE, &ROTARYEMBED, &SDPA, &SDPA_CM, &SDPA_CM2, &SDPA_COMBINE, &SLICE_PAIR, &SOFTMAX, &SOFTMAX_PACK4, &SPECTROGRAM, &STRIDED, &UNARYOP, &UNARYOP_FLAT, &UNARYOP_PACK4, &UNARYOP_PACK8, &UNFOLD];
 
 /// Index of the shaders of this build; `Shader::X as usize` indexes `SHADERS`.
 #[allow(dead_code)]
@@ -301,6 +303,8 @@ pub enum Shader {
     SdpaCm,
     /// `sdpa_cm2`
     SdpaCm2,
+    /// `sdpa_combine`
+    SdpaCombine,
     /// `slice_pair`
     SlicePair,
     /// `softmax`
@@ -326,7 +330,7 @@ pub enum Shader {
 #[allow(dead_code)]
 impl Shader {
     /// Every shader, in index order.
-    pub const ALL: [Shader; 78] = [Shader::Binaryop, Shader::BinaryopFlat, Shader::BinaryopPack4, Shader::BinaryopPack8, Shader::ChannelAffine, Shader::ChannelAffinePack4, Shader::ChannelAffinePack8, Shader::ChannelGather, Shader::Concat, Shader::ConcatFlat, Shader::ConcatPack4, Shader::Convolution, Shader::ConvolutionDwTile, Shader::ConvolutionGemm, Shader::ConvolutionGemmCm, Shader::ConvolutionGemmInt8, Shader::ConvolutionGemmInt8Cm, Shader::ConvolutionGemmInt8Exact, Shader::ConvolutionGemmInt8Sum, Shader::ConvolutionGemmSum, Shader::ConvolutionPack4, Shader::ConvolutionPack4to1, Shader::ConvolutionWinograd43Input, Shader::ConvolutionWinograd43Output, Shader::CopyBoxPack4, Shader::CopyBoxPack8, Shader::Deconvolution, Shader::DeconvolutionDwPack4, Shader::DeconvolutionPack4, Shader::DeconvolutionPack4to1, Shader::DeconvolutionTaps, Shader::DeconvolutionTapsPack4to1, Shader::DeformableColumns, Shader::DeformableColumnsPack4, Shader::Einsum, Shader::EltwiseFlat, Shader::Embed, Shader::Fold, Shader::Gather, Shader::Gemm, Shader::GemmCm, Shader::GemmCm2, Shader::Gridsample, Shader::Innerproduct, Shader::InnerproductInt8, Shader::InnerproductInt8Exact, Shader::Interp, Shader::InterpPack4, Shader::Inversespectrogram, Shader::Lrn, Shader::LrnPack4, Shader::NormalizeVec4, Shader::NormalizeVec4Subgroup, Shader::Packing1to4, Shader::Packing4to1, Shader::Packing4to8, Shader::Packing8to4, Shader::Pooling, Shader::Pooling1d, Shader::Pooling3d, Shader::PoolingPack4, Shader::Recurrent, Shader::RecurrentStep, Shader::Reduce, Shader::Rotaryembed, Shader::Sdpa, Shader::SdpaCm, Shader::SdpaCm2, Shader::SlicePair, Shader::Softmax, Shader::SoftmaxPack4, Shader::Spectrogram, Shader::Strided, Shader::Unaryop, Shader::UnaryopFlat, Shader::UnaryopPack4, Shader::UnaryopPack8, Shader::Unfold];
+    pub const ALL: [Shader; 79] = [Shader::Binaryop, Shader::BinaryopFlat, Shader::BinaryopPack4, Shader::BinaryopPack8, Shader::ChannelAffine, Shader::ChannelAffinePack4, Shader::ChannelAffinePack8, Shader::ChannelGather, Shader::Concat, Shader::ConcatFlat, Shader::ConcatPack4, Shader::Convolution, Shader::ConvolutionDwTile, Shader::ConvolutionGemm, Shader::ConvolutionGemmCm, Shader::ConvolutionGemmInt8, Shader::ConvolutionGemmInt8Cm, Shader::ConvolutionGemmInt8Exact, Shader::ConvolutionGemmInt8Sum, Shader::ConvolutionGemmSum, Shader::ConvolutionPack4, Shader::ConvolutionPack4to1, Shader::ConvolutionWinograd43Input, Shader::ConvolutionWinograd43Output, Shader::CopyBoxPack4, Shader::CopyBoxPack8, Shader::Deconvolution, Shader::DeconvolutionDwPack4, Shader::DeconvolutionPack4, Shader::DeconvolutionPack4to1, Shader::DeconvolutionTaps, Shader::DeconvolutionTapsPack4to1, Shader::DeformableColumns, Shader::DeformableColumnsPack4, Shader::Einsum, Shader::EltwiseFlat, Shader::Embed, Shader::Fold, Shader::Gather, Shader::Gemm, Shader::GemmCm, Shader::GemmCm2, Shader::Gridsample, Shader::Innerproduct, Shader::InnerproductInt8, Shader::InnerproductInt8Exact, Shader::Interp, Shader::InterpPack4, Shader::Inversespectrogram, Shader::Lrn, Shader::LrnPack4, Shader::NormalizeVec4, Shader::NormalizeVec4Subgroup, Shader::Packing1to4, Shader::Packing4to1, Shader::Packing4to8, Shader::Packing8to4, Shader::Pooling, Shader::Pooling1d, Shader::Pooling3d, Shader::PoolingPack4, Shader::Recurrent, Shader::RecurrentStep, Shader::Reduce, Shader::Rotaryembed, Shader::Sdpa, Shader::SdpaCm, Shader::SdpaCm2, Shader::SdpaCombine, Shader::SlicePair, Shader::Softmax, Shader::SoftmaxPack4, Shader::Spectrogram, Shader::Strided, Shader::Unaryop, Shader::UnaryopFlat, Shader::UnaryopPack4, Shader::UnaryopPack8, Shader::Unfold];
     /// Its index in `SHADERS`.
     pub const fn index(self) -> usize { self as usize }
     /// Its compiled module.
@@ -401,6 +405,7 @@ impl Shader {
         Shader::Sdpa => "sdpa",
         Shader::SdpaCm => "sdpa_cm",
         Shader::SdpaCm2 => "sdpa_cm2",
+        Shader::SdpaCombine => "sdpa_combine",
         Shader::SlicePair => "slice_pair",
         Shader::Softmax => "softmax",
         Shader::SoftmaxPack4 => "softmax_pack4",

@@ -8,6 +8,9 @@ layout (constant_id = 0) const int attn_mask = 0;
 // the head widths in 16s: Q and K's (embed), V's and the output's (dv)
 layout (constant_id = 1) const int D16 = 4;
 layout (constant_id = 2) const int DV16 = 4;
+// key ranges a head's rows are split over (sdpa_cm2 only: 1 in sdpa_cm); workgroup z is
+// head · splits + part
+layout (constant_id = 4) const int splits = 1;
 
 // keys per block: as many as keep a staged block within 4096 values
 const int BC = (D16 <= 4 && DV16 <= 4) ? 64 : 32;
@@ -72,14 +75,15 @@ DEFINE_FETCH(fetch_v, v_data)
 }
 
 // main's first lines: the invocation `t`, its subgroup `sg` and lane, the workgroup's first
-// query row and head `h`, the key/value head `g` it reads, where its mask plane starts, and
-// the rows Q, K and V are staged from
+// query row, head `h` and part of the keys, the key/value head `g` it reads, where its mask
+// plane starts, and the rows Q, K and V are staged from
 #define WORKGROUP_PLACE \
     const int t = int(gl_LocalInvocationID.x); \
     const int sg = int(gl_SubgroupID); \
     const int lane = int(gl_SubgroupInvocationID); \
     const int row0 = int(gl_WorkGroupID.y) * 64; \
-    const int h = int(gl_WorkGroupID.z); \
+    const int h = int(gl_WorkGroupID.z) / splits; \
+    const int part = int(gl_WorkGroupID.z) % splits; \
     const int g = h / p.per_group; \
     const int mbase = p.mask_channels > 1 ? h * p.mask_cstep : 0; \
     const Block bq = Block(p.q_offset + h * p.q_cstep, p.q_rs, p.src, BC, D16 * 2); \

@@ -1,5 +1,6 @@
-// The push constants of the attention shaders (sdpa.comp and sdpa_cm.comp): head widths and
-// counts, the blobs' channel and row steps, the scale, and where head 0 starts in each.
+// The push constants of the attention shaders (sdpa, sdpa_cm, sdpa_cm2, sdpa_combine): head
+// widths and counts, the blobs' channel and row steps, the scale, and where head 0 starts in
+// each.
 
 layout (push_constant) uniform parameter
 {
