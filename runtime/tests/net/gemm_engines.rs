@@ -8,9 +8,10 @@ use crate::suite::{RANDOM, random_values};
 /// Gemm and MatMul run on tensor cores exactly where the context has cooperative matrices and
 /// the blobs are fp16 storage (`gemm_cm2` where it has workgroup matrices and the product has
 /// enough tiles for them, else `gemm_cm`), on the FMA GEMM everywhere else, checked against
-/// the CPU: on workgroup matrices, batched products of 192 128 × 256 tiles and of 192 128 × 128
-/// ones, wholly inside the operands with K a multiple of 64, 192 128 × 256 tiles with edges on
-/// every side, and a Gemm with a transposed B in 192 64 × 64 tiles, 512 deep (steps of 4 × 64);
+/// the CPU: on workgroup matrices, batched products of 256 128 × 256 tiles and of 400 128 × 128
+/// ones, wholly inside the operands with K a multiple of 64, 256 128 × 256 tiles with edges on
+/// every side, a Gemm with a transposed B in 192 64 × 64 tiles, 512 deep (steps of 4 × 64),
+/// and the same with beta times a C of each broadcast (a column's, a row's, a whole, one value);
 /// on subgroup ones, a batched product of 128 64 × 64 tiles, a Gemm with every transpose, alpha, beta and a whole C in
 /// one tile and one whose operands load 8 values at a time. `FPSHADER_REQUIRE_COOPMAT`
 /// (set on machines that have them) makes a passthrough context without them fail the test,
@@ -28,24 +29,24 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
         (
             matmul.clone(),
             vec![
-                Input::new(&mut rng, "a", 3, [64, 128, 1, 192]),
-                Input::new(&mut rng, "b", 3, [256, 64, 1, 192]),
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 256]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 256]),
             ],
             true,
         ),
         (
             matmul.clone(),
             vec![
-                Input::new(&mut rng, "a", 3, [64, 128, 1, 96]),
-                Input::new(&mut rng, "b", 3, [256, 64, 1, 96]),
+                Input::new(&mut rng, "a", 3, [64, 128, 1, 200]),
+                Input::new(&mut rng, "b", 3, [256, 64, 1, 200]),
             ],
             true,
         ),
         (
             matmul.clone(),
             vec![
-                Input::new(&mut rng, "a", 3, [70, 130, 1, 96]),
-                Input::new(&mut rng, "b", 3, [136, 70, 1, 96]),
+                Input::new(&mut rng, "a", 3, [70, 130, 1, 128]),
+                Input::new(&mut rng, "b", 3, [136, 70, 1, 128]),
             ],
             true,
         ),
@@ -83,6 +84,23 @@ fn gemm_takes_cooperative_matrices_where_the_device_has_them() {
             true,
         ),
     ];
+    let mut models = models.to_vec();
+    // C through gemm_cm2's epilogue: beta times a column's, a row's, a whole or one value
+    // added to 192 64 × 64 tiles with a transposed B
+    let gemm_c = one_layer("Gemm", &["a", "b", "c"], "1=0.7 3=1");
+    for (dims, c) in [
+        (1, [768, 1, 1, 1]),
+        (2, [1, 1024, 1, 1]),
+        (2, [768, 1024, 1, 1]),
+        (1, [1, 1, 1, 1]),
+    ] {
+        let inputs = vec![
+            Input::new(&mut rng, "a", 2, [512, 1024, 1, 1]),
+            Input::new(&mut rng, "b", 2, [512, 768, 1, 1]),
+            Input::new(&mut rng, "c", dims, c),
+        ];
+        models.push((gemm_c.clone(), inputs, true));
+    }
     for (param, inputs, workgroup) in &models {
         let want = run_net(param, &[], inputs, "out", RunOptions::fp32(), None)
             .unwrap()

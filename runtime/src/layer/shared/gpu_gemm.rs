@@ -79,7 +79,7 @@ impl Form {
     }
 
     /// Whether `gemm_cm2` has been checked on NVIDIA against the CPU for this form: `A · op(B)`
-    /// into a plain output (`gemm_engines`' workgroup-matrix cases).
+    /// plus any broadcast of C into a plain output (`gemm_engines`' workgroup-matrix cases).
     fn matrix2_checked(&self) -> bool {
         !self.trans_a && !self.out_trans && self.alpha == 1.0 && self.activation.0 == 0
     }
@@ -245,11 +245,11 @@ struct EngineSet {
 
 impl EngineSet {
     /// The tile size a product of `tiles(size)` tiles takes: the largest with at least
-    /// [`WIDE_TILES_MIN`], else the smallest.
-    fn size(&self, tiles: impl Fn(&Tiled) -> usize) -> usize {
+    /// `wide_min`, else the smallest.
+    fn size(&self, tiles: impl Fn(&Tiled) -> usize, wide_min: usize) -> usize {
         let last = self.any.len() - 1;
         (0..last)
-            .find(|s| tiles(&self.any[*s]) >= WIDE_TILES_MIN)
+            .find(|s| tiles(&self.any[*s]) >= wide_min)
             .unwrap_or(last)
     }
 }
@@ -279,6 +279,14 @@ const MATRIX2_TILES_MIN: usize = 192;
 /// 197 × 768 projections (48 tiles) and ConvNeXt-tiny's late stages in 32 × 32 ones; small
 /// devices (lavapipe) lose little either way.
 const WIDE_TILES_MIN: usize = 128;
+
+/// [`WIDE_TILES_MIN`] for `gemm_cm2` once a product takes it (its workgroups hold a
+/// multiprocessor each). Measured on an H200: a MultiHeadAttention's 1024 × 3072 × 1024
+/// projection ran in 68.3 µs as 192 128 × 128 tiles, 63.7 as 768 64 × 64 ones (77.3 on
+/// `gemm_cm`); 4096³ keeps 128 × 256 (512 tiles: 603 µs, 680 in 128 × 128). The engine is
+/// chosen at [`WIDE_TILES_MIN`]'s size first, so 2048³ (128 tiles of 128 × 256) stays on
+/// `gemm_cm`: 101.9 µs there, 106.4 in 256 128 × 128 workgroup tiles, 131.5 in 64 × 64 ones.
+const MATRIX2_WIDE_TILES_MIN: usize = 256;
 
 impl Pipelines {
     /// The variant options its blobs are in.
@@ -401,13 +409,14 @@ pub(crate) fn record(
     push.extend([inner.max(1), a.outer, b.outer, out.outer].map(|w| w as u32));
     let tiles = |t: &Tiled| m.div_ceil(t.tile[0]) * n.div_ceil(t.tile[1]) * batches;
     let mut set = &pipelines.preferred;
-    let mut size = set.size(tiles);
-    // C through gemm_cm2's epilogue is not yet checked on a device (`Form::matrix2_checked`)
-    if let Some(subgroup) = &pipelines.subgroup
-        && (tiles(&set.any[size]) < MATRIX2_TILES_MIN || c.is_some())
-    {
-        set = subgroup;
-        size = set.size(tiles);
+    let mut size = set.size(tiles, WIDE_TILES_MIN);
+    if let Some(subgroup) = &pipelines.subgroup {
+        if tiles(&set.any[size]) < MATRIX2_TILES_MIN {
+            set = subgroup;
+            size = set.size(tiles, WIDE_TILES_MIN);
+        } else {
+            size = set.size(tiles, MATRIX2_WIDE_TILES_MIN);
+        }
     }
     let aligned = a.aligned(k, m, pipelines.trans_a) && b.aligned(k, n, !pipelines.trans_b);
     let tiled = match &set.aligned {
