@@ -8,6 +8,7 @@
 
 mod absorb;
 mod appends;
+mod attention_splits;
 mod bands;
 mod cli;
 mod cli_tools;

@@ -158,69 +158,6 @@ fn sdpa_takes_cooperative_matrices_where_the_device_has_them() {
     }
 }
 
-/// Heads of few query rows over many keys: `sdpa_cm2` splits each head's keys into parts (a
-/// workgroup each) and `sdpa_combine` weighs them into the output, against the CPU: 4 parts
-/// of 1100 keys (the last part shorter, its last block partial) with grouped heads, 2 parts
-/// with a mask and a query count off the block, 4 whole-block parts without a mask (the
-/// scale in the exponent), and 2 parts where every key of a row is masked out in one part
-/// only. Many heads of many rows are not split, nor are heads on other attention shaders.
-#[test]
-fn sdpa_cm2_splits_few_rows_over_many_keys() {
-    let mut rng = Rng(2615);
-    // (q, k, v sizes, mask, whether the keys are split)
-    let cases: [CmCase; 5] = [
-        ([64, 40, 4], [64, 1100, 2], [64, 1100, 2], false, true),
-        ([64, 70, 3], [64, 600, 3], [32, 600, 3], true, true),
-        ([32, 64, 2], [32, 1024, 2], [64, 1024, 2], false, true),
-        ([64, 20, 1], [64, 520, 1], [64, 520, 1], true, true),
-        ([32, 2048, 16], [32, 1024, 16], [32, 1024, 16], false, false),
-    ];
-    for (i, (q, k, v, masked, split)) in cases.into_iter().enumerate() {
-        let mut inputs = vec![
-            random_mat(&mut rng, "q", &q, RANDOM),
-            random_mat(&mut rng, "k", &k, RANDOM),
-            random_mat(&mut rng, "v", &v, RANDOM),
-        ];
-        let mut bottoms = vec!["q", "k", "v"];
-        if masked {
-            let mut mask = random_mat(&mut rng, "mask", &[k[1], q[1]], RANDOM);
-            if i == 3 {
-                // row 0 sees no key of the first part (keys 0..320 of 520)
-                mask.values[..320]
-                    .iter_mut()
-                    .for_each(|m| *m = f32::NEG_INFINITY);
-            }
-            inputs.push(mask);
-            bottoms.push("mask");
-        }
-        let param = one_layer("SDPA", &bottoms, &format!("5={} 6=0.3", u8::from(masked)));
-        let want = run_net(&param, &[], &inputs, "out", RunOptions::fp32(), None)
-            .unwrap()
-            .to_values();
-        let fp16 = RunOptions {
-            use_fp16_packed: true,
-            use_fp16_storage: true,
-            ..RunOptions::fp32()
-        };
-        for ctx in gpu_contexts() {
-            // elsewhere the heads run whole on another attention shader
-            let split = split && ctx.workgroup_attention();
-            time_tensor_core_context(&ctx);
-            let what = format!("{param}, {}", ctx.describe());
-            let got = run_net(&param, &[], &inputs, "out", fp16, Some(ctx.clone()))
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_close(&got.to_values(), &want, 0.05, &what);
-            let shaders: Vec<String> = ctx.take_timings().into_iter().map(|t| t.shader).collect();
-            let ran = |name: &str| shaders.iter().any(|s| s == name);
-            assert!(
-                ran("sdpa_cm2") == ctx.workgroup_attention() && ran("sdpa_combine") == split,
-                "{what}: ran {shaders:?}, split expected: {split}"
-            );
-            ctx.set_timing(false);
-        }
-    }
-}
-
 /// test_sdpa.cpp's test_sdpa_int8 (`18=2`) on its shapes (one of which gives the query another
 /// width than the key, which ncnn reads past; the fp32 test's shape stands in for it): on the
 /// CPU against the wheel at the test's epsilon 0.01 ([`check_suite_cpu_only_int8`]). ncnn's Vulkan SDPA leaves int8 to the CPU,
@@ -277,7 +214,7 @@ fn ncnn_rotaryembed_tests() {
 
 /// A MultiHeadAttention layer's params and weights: `embed`, `heads`, the three input widths,
 /// the mask flag, an explicit scale and kv_cache.
-fn mha(
+pub(super) fn mha(
     rng: &mut Rng,
     [qdim, kdim, vdim]: [usize; 3],
     embed: usize,
