@@ -277,9 +277,7 @@ impl Fused<'_> {
         let grid = [64, self.src.div_ceil(GPU_ROWS) as u32, self.heads as u32];
         rec.dispatch(&pipelines.fma, &bindings, &push, grid)
     }
-}
 
-impl Fused<'_> {
     /// The parts `sdpa_cm2` splits each head's keys into: more while the heads' row blocks are
     /// fewer workgroups than [`SPLIT_WORKGROUPS`] and each part keeps [`SPLIT_MIN_KEYS`] keys.
     fn splits(&self) -> usize {
@@ -335,9 +333,9 @@ impl Fused<'_> {
 
 /// `sdpa_cm2` splits heads' keys while its workgroups would number at most this many. Measured
 /// on an H200 (132 SMs), 16 heads of 64, µs of both dispatches: 1 query over 4096 keys 72 → 27
-/// in 8 parts (35 in 4, 32 in 16); 256 queries over 4096 keys 77 → 51 in 2 parts (55 in 4, 61
-/// in 8); 1024 over 1024 (256 workgroups) 53 unsplit, where 2 parts left the main dispatch at
-/// 49–56 and added the combine's.
+/// in 8 parts (51 in 2, 35 in 4, 32 in 16); 256 queries over 4096 keys 77 → 59 in 2 parts (68
+/// in 4, 83 in 8); 1024 over 1024 (256 workgroups) stays whole at 53: in a probe that did not
+/// keep its parts, 2 parts left the main dispatch at 49–56.
 const SPLIT_WORKGROUPS: usize = 128;
 /// The fewest keys a part of a split head takes.
 const SPLIT_MIN_KEYS: usize = 256;
