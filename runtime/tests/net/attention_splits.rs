@@ -38,7 +38,8 @@ fn check_split(param: &str, weights: &[u8], inputs: &[Input], split: bool) {
 /// SDPA: 4 parts of 1100 keys (the last part shorter, its last block partial) with grouped
 /// heads, 2 parts with a mask and a query count off the block, 4 whole-block parts without a
 /// mask (the scale in the exponent), and 2 parts where every key of a row is masked out in one
-/// part only. Many heads of many rows are not split, nor are heads on other attention shaders.
+/// part only, and 2 parts of 128-wide heads (32-key blocks). Many heads of many rows are not
+/// split, nor are heads on other attention shaders.
 #[test]
 fn sdpa_splits_few_rows_over_many_keys() {
     let mut rng = Rng(2615);
@@ -48,6 +49,7 @@ fn sdpa_splits_few_rows_over_many_keys() {
         ([64, 70, 3], [64, 600, 3], [32, 600, 3], true, true),
         ([32, 64, 2], [32, 1024, 2], [64, 1024, 2], false, true),
         ([64, 20, 1], [64, 520, 1], [64, 520, 1], true, true),
+        ([128, 30, 2], [128, 700, 2], [96, 700, 2], false, true),
         ([32, 2048, 16], [32, 1024, 16], [32, 1024, 16], false, false),
     ];
     for (i, (q, k, v, masked, split)) in cases.into_iter().enumerate() {
