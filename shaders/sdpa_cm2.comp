@@ -259,7 +259,7 @@ void main()
     const int side = lane % 2;
     const int row = rows0 + r;
     // the head and part's first row among the parts' (their rows padded to 64)
-    const int part_row = int(gl_WorkGroupID.z) * ((p.src + 63) / 64 * 64);
+    const int part_row = int(gl_WorkGroupID.z) * PART_ROWS;
     [[unroll]] for (int jg = 0; jg < 2; jg++)
     {
         if (jg * 4 < DV16)
@@ -298,7 +298,7 @@ void main()
         coopMatStore(lse, tile_k, sg * 16 * LDS, LDS, gl_CooperativeMatrixLayoutRowMajor);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
-        const int lse_at = int(gl_NumWorkGroups.z) * ((p.src + 63) / 64 * 64) * p.dv;
+        const int lse_at = int(gl_NumWorkGroups.z) * PART_ROWS * p.dv;
         if (lane < 16 && rows0 + lane < p.src)
             part_data[lse_at + part_row + rows0 + lane] = uintBitsToFloat(tile_k[(sg * 16 + lane) * LDS].x);
     }

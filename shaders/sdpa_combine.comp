@@ -24,7 +24,7 @@ void main()
     GLOBAL_XYZ;
     if (gx >= p.dv || gy >= p.src)
         return;
-    const int rows = (p.src + 63) / 64 * 64;
+    const int rows = PART_ROWS;
     const int lse_at = int(gl_NumWorkGroups.z) * splits * rows * p.dv;
     const int row0 = gz * splits * rows + gy;
 

@@ -11,3 +11,7 @@ layout (push_constant) uniform parameter
     // where head 0 of Q, K and V starts (their parts of one row of stacked projections)
     int q_offset, k_offset, v_offset;
 } p;
+
+// the query rows padded to the tensor-core workgroups' 64: the rows of each part of a split
+// head (sdpa_cm2 writes them, sdpa_combine reads them)
+#define PART_ROWS ((p.src + 63) / 64 * 64)
