@@ -267,12 +267,17 @@ impl Fused<'_> {
             if shader == Shader::SdpaCm {
                 return rec.dispatch(&pipeline, &bindings, &push, grid);
             }
-            if splits == 1 {
-                // sdpa_cm2's parts' binding, unread without parts
-                let bindings = [bindings.as_slice(), &[self.out.mat]].concat();
-                return rec.dispatch(&pipeline, &bindings, &push, grid);
-            }
-            return self.record_split(rec, (&pipeline, pipelines.fma.options), splits, &push);
+            // sdpa_cm2's parts where it splits; the output stands in, unread, where not
+            let parts = match splits {
+                1 => None,
+                _ => Some(self.parts(rec, splits)?),
+            };
+            let at_parts = [parts.as_ref().unwrap_or(self.out.mat)];
+            rec.dispatch(&pipeline, &[&bindings[..], &at_parts].concat(), &push, grid)?;
+            return match &parts {
+                Some(parts) => self.combine(rec, parts, (pipelines.fma.options, splits), &push),
+                None => Ok(()),
+            };
         }
         let grid = [64, self.src.div_ceil(GPU_ROWS) as u32, self.heads as u32];
         rec.dispatch(&pipelines.fma, &bindings, &push, grid)
@@ -292,42 +297,32 @@ impl Fused<'_> {
         splits
     }
 
-    /// Records `sdpa_cm2` over `splits` parts of the keys into fp32 parts, then
-    /// `sdpa_combine` weighing them into the output.
-    fn record_split(
-        &self,
-        rec: &mut Recorder<'_>,
-        (pipeline, options): (&Pipeline, crate::OptionSet),
-        splits: usize,
-        push: &[u32],
-    ) -> Result<()> {
-        let (mask, _, _) = self.mask.unwrap_or((self.q.mat, 0, 1));
-        // each part's rows (padded to the workgroup's 64) then their log-sum-exps
+    /// The fp32 buffer `sdpa_cm2` writes `splits` parts of each head into: each part's rows
+    /// (padded to the workgroup's 64), then their log-sum-exps.
+    fn parts(&self, rec: &Recorder<'_>, splits: usize) -> Result<GpuMat> {
         let rows = self.src.div_ceil(CM_ROWS) * CM_ROWS;
         let values = self.heads * splits * rows * (self.dv + 1);
-        let ctx = rec.context();
-        let parts = GpuMat::alloc(ctx, 2, [values, 1, 1], 1, crate::OptionSet::FP32)?;
-        let bindings = [
-            self.q.mat,
-            self.k.mat,
-            self.v.mat,
-            mask,
-            self.out.mat,
-            &parts,
-        ];
-        let grid = [
-            128,
-            self.src.div_ceil(CM_ROWS) as u32,
-            (self.heads * splits) as u32,
-        ];
-        rec.dispatch(pipeline, &bindings, push, grid)?;
+        GpuMat::alloc(rec.context(), 2, [values, 1, 1], 1, crate::OptionSet::FP32)
+    }
+
+    /// Records `sdpa_combine` weighing the `splits` parts in `parts` into the output, in the
+    /// layer's variant `options`.
+    fn combine(
+        &self,
+        rec: &mut Recorder<'_>,
+        parts: &GpuMat,
+        (options, splits): (crate::OptionSet, usize),
+        push: &[u32],
+    ) -> Result<()> {
         let spec = Specialization {
             values: vec![(4, SpecValue::I32(splits as i32))],
             local_size: None,
         };
-        let combine = ctx.pipeline(Shader::SdpaCombine.module(), options, &spec)?;
+        let combine = rec
+            .context()
+            .pipeline(Shader::SdpaCombine.module(), options, &spec)?;
         let grid = [self.dv as u32, self.src as u32, self.heads as u32];
-        rec.dispatch(&combine, &[&parts, self.out.mat], push, grid)
+        rec.dispatch(&combine, &[parts, self.out.mat], push, grid)
     }
 }
 
