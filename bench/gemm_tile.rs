@@ -4,7 +4,9 @@
 //! sampled entries. What `gemm_cm`'s shape is chosen by.
 //!
 //! `cargo run --release --example gemm_tile [-- SIZE [REPEATS]]` (defaults 4096, 10).
-//! One line per variant: `gemm_tile NAME tile TMxTN threads T ms X TFLOPs Y maxerr E`.
+//! One line per variant: `gemm_tile NAME tile TMxTN threads T ms X TFLOPs Y maxerr E`; then
+//! the runtime's `gemm_cm` on the same product, specialized as the Gemm layer has it and with
+//! those constants as literals.
 
 use fpshader::meta::ShaderModule;
 use fpshader::specialize::{SpecValue, Specialization};
@@ -194,9 +196,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     // the runtime's gemm_cm as the Gemm layer runs it on aligned operands with K a multiple
-    // of its depth (constant 10 = 2): A · Bᵀ, 128 × 128 tiles, no C
-    let module = shader!("shaders/gemm_cm.comp", include: ["shaders/include"]);
-    let spec = Specialization {
+    // of its depth (constant 10 = 2): A · Bᵀ, 128 × 128 tiles, no C; in the variant the
+    // runtime takes (the device's options: fp16 storage and arithmetic), then with those
+    // constants as literals (`LITERAL_FORM`), against what specializing costs
+    let constants = Specialization {
         values: vec![
             (1, SpecValue::I32(1)),
             (5, SpecValue::I32(4)),
@@ -204,64 +207,84 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         local_size: None,
     };
-    let fp16 = OptionSet::parse("fp16s")?.canonicalize()?;
-    match ctx.pipeline(module, fp16, &spec) {
-        Err(e) => println!("gemm_tile gemm_cm error {e}"),
-        Ok(pipeline) => {
-            let push = [
-                size,
-                size,
-                size,
-                size,
-                size,
-                0,
-                size,
-                0,
-                0,
-                0,
-                u32::MAX,
-                1,
-                0,
-                0,
-                0,
-            ];
-            let secs = best_seconds(|| {
-                fpshader_tests::seconds_per_dispatch(
-                    &ctx,
-                    &pipeline,
-                    &[&a, &b_nk, &a, &out, &a, &a],
-                    &push,
-                    [size, size / 128, 1],
-                    repeats,
-                )
-            })?;
-            // the variant's storage: fp16 where it has fp16 storage, else fp32
-            let half = pipeline.options.contains(fpshader::Opt::Fp16Storage);
-            let got = ctx.download(&out)?;
-            let err = max_error(
-                &samples,
-                &wanted,
-                |i| {
-                    if half {
-                        half_to_f32(u16::from_le_bytes([got[2 * i], got[2 * i + 1]]))
-                    } else {
-                        f32::from_le_bytes([
-                            got[4 * i],
-                            got[4 * i + 1],
-                            got[4 * i + 2],
-                            got[4 * i + 3],
-                        ])
-                    }
-                },
-                n,
-            );
-            println!(
-                "gemm_tile gemm_cm options {:?} ms {:.3} TFLOPs {:.1} maxerr {err}",
-                pipeline.options,
-                secs * 1e3,
-                flops / secs / 1e12
-            );
-        }
+    let literal = Specialization {
+        values: vec![],
+        local_size: None,
+    };
+    let forms: [(&str, &'static ShaderModule, &Specialization); 2] = [
+        (
+            "specialized",
+            shader!("shaders/gemm_cm.comp", fp16s, fp16a, include: ["shaders/include"]),
+            &constants,
+        ),
+        (
+            "literal",
+            shader!(
+                "shaders/gemm_cm.comp",
+                fp16s,
+                fp16a,
+                include: ["shaders/include"],
+                define: [("LITERAL_FORM", "1")],
+            ),
+            &literal,
+        ),
+    ];
+    let push = [
+        size,
+        size,
+        size,
+        size,
+        size,
+        0,
+        size,
+        0,
+        0,
+        0,
+        u32::MAX,
+        1,
+        0,
+        0,
+        0,
+    ];
+    for (name, module, spec) in forms {
+        let pipeline = match ctx.pipeline(module, ctx.allowed_options(), spec) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("gemm_tile gemm_cm {name} error {e}");
+                continue;
+            }
+        };
+        let secs = best_seconds(|| {
+            fpshader_tests::seconds_per_dispatch(
+                &ctx,
+                &pipeline,
+                &[&a, &b_nk, &a, &out, &a, &a],
+                &push,
+                [size, size / 128, 1],
+                repeats,
+            )
+        })?;
+        // the variant's storage: fp16 where it has fp16 storage, else fp32
+        let half = pipeline.options.contains(fpshader::Opt::Fp16Storage);
+        let got = ctx.download(&out)?;
+        let err = max_error(
+            &samples,
+            &wanted,
+            |i| {
+                if half {
+                    half_to_f32(u16::from_le_bytes([got[2 * i], got[2 * i + 1]]))
+                } else {
+                    f32::from_le_bytes([got[4 * i], got[4 * i + 1], got[4 * i + 2], got[4 * i + 3]])
+                }
+            },
+            n,
+        );
+        println!(
+            "gemm_tile gemm_cm {name} options {:?} ms {:.3} TFLOPs {:.1} maxerr {err}",
+            pipeline.options,
+            secs * 1e3,
+            flops / secs / 1e12
+        );
     }
     Ok(())
 }

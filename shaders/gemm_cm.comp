@@ -35,7 +35,11 @@
 // strides, sizes and batch offsets). Only then is the 8-load fallback left out of the
 // shader: its mere presence, behind a branch not taken, tripled the 4096³ product's time.
 // 2: that, and K a multiple of DEPTH: no load needs zeroing (the runtime's Engine::depth).
+#ifdef LITERAL_FORM
+const int aligned = 2;
+#else
 layout (constant_id = 10) const int aligned = 0;
+#endif
 
 // accumulators per subgroup along the rows and the columns, the workgroup's tile
 const int FM = PER;

@@ -2,6 +2,21 @@
 // 0-9, the bindings (A and B of the including file's GEMM_OPERAND type), the push constants
 // (shapes, row steps, C's broadcast and the batches' grouping) and where a batch's matrix starts.
 
+#ifdef LITERAL_FORM
+// bench/gemm_tile.rs's probe of gemm_cm with no specialization constant: the Gemm layer's
+// A · Bᵀ in 128 × 128 tiles as plain constants, to tell what the driver's handling of the
+// constants costs
+const int trans_a = 0;
+const int trans_b = 1;
+const int out_trans = 0;
+const float alpha = 1.0;
+const float beta = 1.0;
+const int PER = 4;
+const int activation_type = 0;
+const float activation_param_0 = 0;
+const float activation_param_1 = 0;
+const int int8_product = 0;
+#else
 layout (constant_id = 0) const int trans_a = 0;
 layout (constant_id = 1) const int trans_b = 0;
 layout (constant_id = 2) const int out_trans = 0;
@@ -15,6 +30,7 @@ layout (constant_id = 8) const float activation_param_1 = 0;
 // Gemm's int8 product: A and B hold int8 levels (exact in any storage), the sum of their
 // products (exact in fp32) is scaled by A's row descale and B's one before C
 layout (constant_id = 9) const int int8_product = 0;
+#endif
 
 layout (binding = 0) readonly buffer a_blob { GEMM_OPERAND a_data[]; };
 layout (binding = 1) readonly buffer b_blob { GEMM_OPERAND b_data[]; };
